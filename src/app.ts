@@ -1,0 +1,51 @@
+// buildApp(deps): the Fastify application with every http plugin and feature route. It never
+// listens; main.ts does, and tests do on an ephemeral port.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
+import type { Deps } from './deps.ts'
+import { authRoutes } from './features/auth/auth.routes.ts'
+import { profileRoutes } from './features/profile/profile.routes.ts'
+import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
+import { totpRoutes } from './features/totp/totp.routes.ts'
+import { registerBearerCheck } from './http/bearer.ts'
+import { healthRoutes, registerMetrics } from './http/health.ts'
+import { createLogger } from './http/logging.ts'
+import { registerMediaTypes } from './http/media-type.ts'
+import { registerOpenApi } from './http/openapi.ts'
+import { registerProblemHandlers } from './http/problem.ts'
+import { registerRequestIdHeader, requestId } from './http/request-id.ts'
+import type { App } from './http/route.ts'
+import { registerValidators } from './http/validation.ts'
+
+export interface AppOptions {
+  /** Tests capture log lines through their own logger. */
+  readonly logger?: FastifyBaseLogger
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    loggerInstance: options.logger ?? createLogger(deps.config.logLevel),
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    genReqId: requestId,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // While closing, requests already on open connections are still answered normally.
+    return503OnClosing: false,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  registerProblemHandlers(app)
+  registerValidators(app)
+  registerMediaTypes(app)
+  registerRequestIdHeader(app)
+  registerBearerCheck(app, deps)
+  registerMetrics(app, deps.metrics)
+  await registerOpenApi(app)
+
+  healthRoutes(app, deps)
+  authRoutes(app, deps)
+  sessionsRoutes(app, deps)
+  totpRoutes(app, deps)
+  profileRoutes(app, deps)
+  return app
+}

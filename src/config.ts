@@ -1,0 +1,128 @@
+// The only reader of process.env. Names and defaults are those of API.md section 9; a bad
+// value stops start-up with a ConfigError naming the variable.
+import path from 'node:path'
+
+export class ConfigError extends Error {
+  readonly variable: string
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`)
+    this.variable = variable
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  /** `sqlite:<file>` or a `postgres://` URL. */
+  readonly database: { readonly engine: 'sqlite'; readonly file: string } | { readonly engine: 'postgres'; readonly url: string }
+  readonly publicOrigin: string
+  /** 32 bytes; null means "read or generate `$DATA_DIR/secret.key`" (crypto/secret-key.ts). */
+  readonly secretKey: Buffer | null
+  readonly bodyLimitBytes: number
+  readonly trustProxy: boolean
+  readonly logLevel: LogLevel
+  readonly passwordHash: { readonly memoryKib: number; readonly iterations: number }
+  readonly lockout: { readonly threshold: number; readonly durationS: number }
+  readonly tokens: { readonly accessTtlS: number; readonly refreshTtlS: number; readonly refreshGraceS: number }
+  readonly secondFactor: { readonly challengeTtlS: number; readonly verifyMaxAttempts: number }
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  if (/^(true|1|yes)$/i.test(raw)) return true
+  if (/^(false|0|no)$/i.test(raw)) return false
+  throw new ConfigError(name, `must be true or false, got "${raw}"`)
+}
+
+function origin(name: string, raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`)
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) {
+    throw new ConfigError(name, `must be an origin such as https://photos.example.com, got "${raw}"`)
+  }
+  return url.origin
+}
+
+function secretKey(env: Env): Buffer | null {
+  const raw = read(env, 'SECRET_KEY')
+  if (raw === undefined) return null
+  const key = Buffer.from(raw, 'base64')
+  if (key.length !== 32 || key.toString('base64') !== raw) {
+    throw new ConfigError('SECRET_KEY', 'must be 32 bytes in standard base64 (for example: openssl rand -base64 32)')
+  }
+  return key
+}
+
+function database(env: Env, dataDir: string): Config['database'] {
+  const raw = read(env, 'DATABASE_URL')
+  if (raw === undefined) return { engine: 'sqlite', file: path.join(dataDir, 'coffer.db') }
+  if (/^postgres(ql)?:\/\//.test(raw)) return { engine: 'postgres', url: raw }
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length)
+    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, for example sqlite:./data/coffer.db')
+    return { engine: 'sqlite', file: path.resolve(file) }
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:')
+}
+
+export function loadConfig(env: Env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535)
+  const host = read(env, 'HOST') ?? '127.0.0.1'
+  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data')
+  const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)
+  const publicHost = host.includes(':') ? `[${host}]` : host
+  return {
+    port,
+    host,
+    dataDir,
+    database: database(env, dataDir),
+    publicOrigin: origin('PUBLIC_ORIGIN', read(env, 'PUBLIC_ORIGIN') ?? `http://${publicHost}:${port}`),
+    secretKey: secretKey(env),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    logLevel,
+    passwordHash: {
+      memoryKib: integer(env, 'PASSWORD_HASH_MEMORY_KIB', 19_456, 8, 4_194_304),
+      iterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 2, 1, 100),
+    },
+    lockout: {
+      threshold: integer(env, 'LOCKOUT_THRESHOLD', 10, 1),
+      durationS: integer(env, 'LOCKOUT_DURATION_S', 900, 1),
+    },
+    tokens: {
+      accessTtlS: integer(env, 'ACCESS_TOKEN_TTL_S', 900, 1),
+      refreshTtlS: integer(env, 'REFRESH_TOKEN_TTL_S', 2_592_000, 1),
+      refreshGraceS: integer(env, 'REFRESH_GRACE_S', 30, 0),
+    },
+    secondFactor: {
+      challengeTtlS: integer(env, 'MFA_CHALLENGE_TTL_S', 300, 1),
+      verifyMaxAttempts: integer(env, 'VERIFY_MAX_ATTEMPTS', 5, 1),
+    },
+  }
+}

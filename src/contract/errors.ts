@@ -1,0 +1,47 @@
+// THE error catalog: every `code` the service can answer, with its status and title.
+// docs/errors.md lists exactly these (test/architecture/errors-doc.test.ts keeps them equal).
+import Type from 'typebox'
+
+export const errorCatalog = {
+  'error.request.malformed': { status: 400, title: 'Malformed request' },
+  'error.auth.unauthenticated': { status: 401, title: 'Authentication required' },
+  'error.auth.invalid_credentials': { status: 401, title: 'Invalid email or password' },
+  'error.auth.session_expired': { status: 401, title: 'Session expired' },
+  'error.auth.challenge_expired': { status: 401, title: 'Second-factor challenge expired' },
+  'error.auth.invalid_code': { status: 401, title: 'Invalid second-factor code' },
+  'error.not_found': { status: 404, title: 'Not found' },
+  'error.auth.account_exists': { status: 409, title: 'Account already exists' },
+  'error.totp.already_active': { status: 409, title: 'Second factor already active' },
+  'error.totp.nothing_pending': { status: 409, title: 'No second-factor enrollment pending' },
+  'error.totp.not_enrolled': { status: 409, title: 'Second factor not enrolled' },
+  'error.request.too_large': { status: 413, title: 'Request body too large' },
+  'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
+  'error.request.invalid': { status: 422, title: 'Invalid request' },
+  'error.totp.invalid_code': { status: 422, title: 'Invalid authenticator code' },
+  'error.auth.account_locked': { status: 423, title: 'Account locked' },
+  'error.rate_limited': { status: 429, title: 'Too many attempts' },
+  'error.internal': { status: 500, title: 'Internal server error' },
+  'error.unavailable': { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof errorCatalog
+
+export const errorCodes = Object.keys(errorCatalog) as ErrorCode[]
+
+/** `type` of a problem: a URI reference naming the code (API.md section 1). */
+export function problemType(code: ErrorCode): string {
+  return `/problems/${code.slice('error.'.length)}`
+}
+
+const problemFields = {
+  type: Type.String({ description: 'URI reference naming the code, e.g. /problems/auth.invalid_credentials' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String({ description: 'English explanation of this occurrence' }),
+  instance: Type.String({ description: 'The request path this problem answers' }),
+  code: Type.String({ description: 'Stable error.* catalog code, for clients to localize' }),
+}
+
+export const CodedProblem = Type.Object(problemFields, {
+  description: 'RFC 9457 problem details (application/problem+json)',
+})

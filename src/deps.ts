@@ -1,0 +1,48 @@
+// The composition root: every component the routes and services use, built once from config.
+import type { Config } from './config.ts'
+import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
+import { deriveKey, resolveSecretKey } from './crypto/secret-key.ts'
+import { createMetrics, type Metrics } from './http/metrics.ts'
+import type { Storage } from './storage/port.ts'
+import { openStorage, type DatabaseTarget } from './storage/kysely/storage.ts'
+
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+export interface Deps {
+  readonly config: Config
+  readonly clock: Clock
+  readonly storage: Storage
+  readonly passwords: PasswordHasher
+  /** Seals TOTP secrets at rest. */
+  readonly totpSecrets: SecretBox
+  /** Derives a refresh token's successor pair (crypto/tokens.ts). */
+  readonly refreshKey: Buffer
+  readonly metrics: Metrics
+}
+
+export interface DepsOverrides {
+  readonly clock?: Clock
+  /** Tests point each file at its own PostgreSQL schema. */
+  readonly database?: DatabaseTarget
+}
+
+export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
+  const secretKey = await resolveSecretKey(config.secretKey, config.dataDir)
+  const metrics = createMetrics()
+  const passwords = await createPasswordHasher(config.passwordHash, () => metrics.passwordVerifications.inc())
+  return {
+    config,
+    clock: overrides.clock ?? systemClock,
+    storage: openStorage(overrides.database ?? config.database),
+    passwords,
+    totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
+    refreshKey: deriveKey(secretKey, 'refresh-successor'),
+    metrics,
+  }
+}

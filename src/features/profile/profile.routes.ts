@@ -1,0 +1,51 @@
+import { timestamp } from '../../contract/common.ts'
+import { ProfileResponse, UpdateProfileRequest } from '../../contract/profile.ts'
+import type { Deps } from '../../deps.ts'
+import { requireCaller } from '../../http/bearer.ts'
+import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import type { Account } from '../../storage/port.ts'
+import { getProfile, updateProfile } from './profile.service.ts'
+
+const tags = ['Profile']
+
+function profileResponse(account: Account) {
+  return {
+    user_id: account.userId,
+    email: account.email,
+    ...(account.displayName === null ? {} : { display_name: account.displayName }),
+    created_at: timestamp(account.createdAt),
+  }
+}
+
+export function profileRoutes(app: App, deps: Deps): void {
+  app.route({
+    method: 'GET',
+    url: '/v1/profile',
+    ...operation({
+      operationId: 'getProfile',
+      summary: 'The caller’s profile',
+      tags,
+      auth: 'bearer',
+      responses: { 200: ProfileResponse },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => profileResponse(await getProfile(deps, requireCaller(request))),
+  })
+
+  app.route({
+    method: 'PATCH',
+    url: '/v1/profile',
+    ...operation({
+      operationId: 'updateProfile',
+      summary: 'Set or clear the display name',
+      description: 'An empty object is valid and returns the profile unchanged.',
+      tags,
+      auth: 'bearer',
+      accepts: [...JSON_MEDIA, 'application/merge-patch+json'],
+      body: UpdateProfileRequest,
+      responses: { 200: ProfileResponse },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => profileResponse(await updateProfile(deps, requireCaller(request), request.body)),
+  })
+}

@@ -1,0 +1,59 @@
+import { NoContent, timestamp } from '../../contract/common.ts'
+import { DevicesResponse, SessionIdParams } from '../../contract/sessions.ts'
+import type { Deps } from '../../deps.ts'
+import { requireCaller } from '../../http/bearer.ts'
+import { noContent, operation, type App } from '../../http/route.ts'
+import { listDevices, revokeSession } from './sessions.service.ts'
+
+const tags = ['Accounts and sessions']
+
+export function sessionsRoutes(app: App, deps: Deps): void {
+  app.route({
+    method: 'GET',
+    url: '/v1/auth/sessions',
+    ...operation({
+      operationId: 'listSessions',
+      summary: 'Every live session of the account and every cohort ever seen',
+      tags,
+      auth: 'bearer',
+      responses: { 200: DevicesResponse },
+    }),
+    handler: async (request) => {
+      const caller = requireCaller(request)
+      const devices = await listDevices(deps, caller)
+      return {
+        sessions: devices.sessions.map((s) => ({
+          session_id: s.sessionId,
+          created_at: timestamp(s.createdAt),
+          authenticated_at: timestamp(s.authenticatedAt),
+          last_active_at: timestamp(s.createdAt),
+          user_agent: s.userAgent,
+          ip_address: s.ipAddress,
+          cohort_hash: s.cohortHash,
+          device_id: s.deviceId,
+          current: s.sessionId === caller.sessionId,
+        })),
+        cohorts: devices.cohorts.map((c) => ({ cohort_hash: c.cohortHash, first_seen: timestamp(c.firstSeen), last_seen: timestamp(c.lastSeen) })),
+      }
+    },
+  })
+
+  app.route({
+    method: 'DELETE',
+    url: '/v1/auth/sessions/:session_id',
+    ...operation({
+      operationId: 'revokeSession',
+      summary: 'End one of the account’s sessions (the current one included)',
+      description: 'A session of another account answers 404 exactly as an unknown id.',
+      tags,
+      auth: 'bearer',
+      params: SessionIdParams,
+      responses: { 204: NoContent },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request, reply) => {
+      await revokeSession(deps, requireCaller(request), request.params.session_id)
+      return noContent(reply)
+    },
+  })
+}

@@ -1,0 +1,50 @@
+// The bearer check: `Authorization: Bearer <token>`, one indexed lookup on the token's hash.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { hashToken } from '../crypto/tokens.ts'
+import type { Deps } from '../deps.ts'
+import { bearerIsLive } from '../domain/session.ts'
+import { AppError } from '../errors.ts'
+import type { Caller } from '../features/context.ts'
+import { BEARER_CHALLENGE } from './problem.ts'
+
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the bearer check on `bearer` operations. */
+    caller: Caller | null
+    /** The presented token on `bearer-presented` operations. */
+    bearerToken: string | null
+  }
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
+
+export function bearerToken(header: string | undefined): string | null {
+  return header === undefined ? null : (BEARER.exec(header)?.[1] ?? null)
+}
+
+export function requireCaller(request: FastifyRequest): Caller {
+  if (request.caller === null) throw new Error(`${request.routeOptions.url ?? request.url} is not a bearer operation`)
+  return request.caller
+}
+
+export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('caller', null)
+  app.decorateRequest('bearerToken', null)
+  app.addHook('onRequest', async (request, reply) => {
+    const mode = request.routeOptions.config.auth
+    if (mode === undefined || mode === 'none') return
+    const token = bearerToken(request.headers.authorization)
+    if (token === null) throw new AppError('error.auth.unauthenticated', 'An Authorization: Bearer <access_token> header is required')
+    if (mode === 'bearer-presented') {
+      request.bearerToken = token
+      return
+    }
+    const session = await deps.storage.findBearerSession(hashToken(token))
+    if (session === undefined || !bearerIsLive(session, deps.clock.now())) {
+      reply.header('www-authenticate', `${BEARER_CHALLENGE}, error="invalid_token"`)
+      throw new AppError('error.auth.unauthenticated', 'The access token is unknown, revoked or expired')
+    }
+    request.caller = { sessionId: session.sessionId, userId: session.userId, authenticatedAt: session.authenticatedAt }
+  })
+}

@@ -1,0 +1,62 @@
+// Liveness, readiness and metrics, for load balancers and Prometheus.
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import type { Metrics } from './metrics.ts'
+import { operation } from './route.ts'
+
+const tags = ['Operations']
+const Status = Type.Object({ status: Type.String() })
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    metrics.httpRequests.inc(labels)
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+  })
+}
+
+export function healthRoutes(app: FastifyInstance, deps: Deps): void {
+  app.route({
+    method: 'GET',
+    url: '/healthz',
+    ...operation({ operationId: 'health', summary: 'The process is up', tags, auth: 'none', responses: { 200: Status } }),
+    handler: async () => ({ status: 'ok' }),
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/readyz',
+    ...operation({
+      operationId: 'readiness',
+      summary: 'The database (and blob store) answer',
+      tags,
+      auth: 'none',
+      responses: { 200: Status },
+      errors: ['error.unavailable'],
+    }),
+    handler: async (request) => {
+      try {
+        await deps.storage.ping()
+      } catch (error) {
+        request.log.error({ err: error }, 'readiness check failed')
+        throw new AppError('error.unavailable', 'The database does not answer')
+      }
+      return { status: 'ready' }
+    },
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/metrics',
+    ...operation({
+      operationId: 'metrics',
+      summary: 'Prometheus metrics of this instance (text exposition format)',
+      tags,
+      auth: 'none',
+      responses: { 200: Type.String({ description: 'Prometheus text format' }) },
+    }),
+    handler: async (_request, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  })
+}

@@ -1,0 +1,35 @@
+// Body media types. An operation lists what it accepts (route config `accepts`); anything else
+// is a 415 before a byte is parsed. Operations without a body ignore whatever is sent.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.ts'
+
+type Done = (error: Error | null, body?: unknown) => void
+
+/** The media type without parameters, lowercased; null when absent. */
+export function mediaTypeEssence(header: string | undefined): string | null {
+  if (header === undefined) return null
+  const essence = header.split(';')[0]?.trim().toLowerCase() ?? ''
+  return essence === '' ? null : essence
+}
+
+export function registerMediaTypes(app: FastifyInstance): void {
+  // Fastify's own parser (prototype-poisoning checks included), in its callback form.
+  const parseJson = app.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: Done) => void
+  app.removeAllContentTypeParsers()
+  const json = (request: FastifyRequest, body: string, done: Done) => {
+    // A bodyless operation called with an empty JSON body (some clients always send the header).
+    if (request.routeOptions.config.accepts === undefined && body.length === 0) return done(null, undefined)
+    return parseJson(request, body, done)
+  }
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, json)
+
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const accepts = request.routeOptions.config.accepts
+    if (accepts === undefined) return payload
+    const essence = mediaTypeEssence(request.headers['content-type'])
+    if (essence === null || !accepts.includes(essence)) {
+      throw new AppError('error.request.unsupported_media_type', `Content-Type must be ${accepts.join(' or ')}`)
+    }
+    return payload
+  })
+}

@@ -1,0 +1,68 @@
+// The OpenAPI 3.1 document, generated from the route schemas. Error responses are added from
+// each operation's declared catalog codes plus the generic ones every operation of its kind
+// can answer, so the document lists exactly what the route can say.
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+import { CodedProblem, errorCatalog, type ErrorCode } from '../contract/errors.ts'
+import { PROBLEM_MEDIA } from './problem.ts'
+
+export const API_VERSION = '1.0.0'
+
+interface DocumentedSchema {
+  hide?: boolean
+  body?: unknown
+  params?: unknown
+  querystring?: unknown
+  response?: Record<string, unknown>
+}
+
+/** Every catalog code an operation can answer, generic ones included. */
+export function operationCodes(config: FastifyContextConfig, schema: DocumentedSchema): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['error.request.too_large', 'error.internal'])
+  if (config.auth === 'bearer' || config.auth === 'bearer-presented') codes.add('error.auth.unauthenticated')
+  if (config.accepts) {
+    codes.add('error.request.malformed')
+    codes.add('error.request.unsupported_media_type')
+    codes.add('error.request.invalid')
+  }
+  if (schema.params || schema.querystring) codes.add('error.request.malformed')
+  for (const code of config.errors ?? []) codes.add(code)
+  return [...codes]
+}
+
+function problemResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of codes) {
+    const status = errorCatalog[code].status
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      { description: list.map((code) => `\`${code}\``).join(', '), content: { [PROBLEM_MEDIA]: { schema: CodedProblem } } },
+    ]),
+  )
+}
+
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Coffer',
+        version: API_VERSION,
+        description: 'End-to-end-encrypted photo albums: accounts, sessions, devices, albums and custody receipts. Errors are RFC 9457 problems with a stable `code`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: ({ schema, url, route }) => {
+      const documented = schema as DocumentedSchema | undefined
+      if (!documented || documented.hide) return { schema, url }
+      const response = { ...problemResponses(operationCodes(route.config ?? {}, documented)), ...(documented.response ?? {}) }
+      return { schema: { ...schema, response }, url }
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}

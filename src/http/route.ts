@@ -1,0 +1,87 @@
+// How every operation is declared: auth mode, accepted media types, schemas and the catalog
+// codes it can answer. `operation()` turns that into Fastify route options; the hooks in
+// http/ read the `config` part, and the OpenAPI transform (http/openapi.ts) the `errors`.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { TSchema } from 'typebox'
+import type { ErrorCode } from '../contract/errors.ts'
+import type { RequestMeta } from '../features/context.ts'
+
+/**
+ * none: no credential. bearer: a live access token. bearer-presented: any bearer token,
+ * checked by the handler itself (logout answers 204 for a dead one).
+ */
+export type AuthMode = 'none' | 'bearer' | 'bearer-presented'
+
+export const JSON_MEDIA = ['application/json'] as const
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode
+    /** Media types the body may have; absent for operations that take no body. */
+    accepts?: readonly string[]
+    /** Catalog codes the operation answers beyond the generic ones. */
+    errors?: readonly ErrorCode[]
+  }
+}
+
+interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undefined, Q extends TSchema | undefined, R extends Record<number, TSchema>> {
+  readonly operationId: string
+  readonly summary: string
+  readonly description?: string
+  readonly tags: readonly string[]
+  readonly auth: AuthMode
+  readonly accepts?: readonly string[]
+  readonly body?: B
+  readonly params?: P
+  readonly querystring?: Q
+  /** Success responses by status. */
+  readonly responses: R
+  readonly errors?: readonly ErrorCode[]
+}
+
+type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
+
+export function operation<
+  R extends Record<number, TSchema>,
+  B extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+>(spec: OperationSpec<B, P, Q, R>) {
+  const schema = {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+    tags: [...spec.tags],
+    ...(spec.auth === 'none' ? {} : { security: [{ bearer: [] }] }),
+    ...(spec.accepts ? { consumes: [...spec.accepts] } : {}),
+    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.querystring ? { querystring: spec.querystring } : {}),
+    response: spec.responses,
+  } as unknown as { response: R } & Defined<'body', B> & Defined<'params', P> & Defined<'querystring', Q>
+  return {
+    schema,
+    config: {
+      auth: spec.auth,
+      ...(spec.accepts ? { accepts: spec.accepts } : {}),
+      errors: spec.errors ?? [],
+    },
+  }
+}
+
+/** 204 with no body. */
+export function noContent(reply: FastifyReply): FastifyReply {
+  return reply.code(204).send(null)
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
+
+const USER_AGENT_MAX = 512
+
+/** Where a session-opening request came from (recorded for the devices listing). */
+export function requestMeta(request: FastifyRequest): RequestMeta {
+  const userAgent = request.headers['user-agent']
+  return { userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null, ipAddress: request.ip || null }
+}

@@ -1,0 +1,45 @@
+// Process entry: config -> deps -> migrate -> buildApp -> listen, and a graceful shutdown on
+// SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database).
+import { buildApp } from './app.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { createDeps } from './deps.ts'
+
+export async function serve(env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const config = loadConfig(env)
+  const deps = await createDeps(config)
+  await deps.storage.migrate()
+  const app = await buildApp(deps)
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    try {
+      await app.close()
+      await deps.storage.close()
+      app.log.info('stopped')
+    } catch (error) {
+      app.log.error({ err: error }, 'unclean shutdown')
+      process.exitCode = 1
+    }
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+  await app.listen({ port: config.port, host: config.host })
+  app.log.info({ engine: deps.storage.engine, dataDir: config.dataDir, publicOrigin: config.publicOrigin }, 'coffer is serving')
+}
+
+export async function runServe(): Promise<void> {
+  try {
+    await serve(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`coffer: invalid configuration: ${error.message}\n`)
+    } else {
+      process.stderr.write(`coffer: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    }
+    process.exit(1)
+  }
+}
+
+if (import.meta.main) await runServe()

@@ -1,0 +1,236 @@
+// Typed client for the Coffer API. It imports only the wire contract. It holds the token pair
+// and refreshes it once when the access token has expired (or the server says so), with at
+// most one refresh in flight however many calls are waiting.
+import type { Static } from 'typebox'
+import type {
+  EnrollmentResponse, ReauthenticateResponse, SecondFactorChallenge, TokenResponse,
+} from '../contract/auth.ts'
+import type { CodedProblem } from '../contract/errors.ts'
+import type { ProfileResponse } from '../contract/profile.ts'
+import type { DevicesResponse } from '../contract/sessions.ts'
+
+export type Tokens = Static<typeof TokenResponse>
+export type Profile = Static<typeof ProfileResponse>
+export type Devices = Static<typeof DevicesResponse>
+export type Problem = Static<typeof CodedProblem> & Record<string, unknown>
+
+/** A non-2xx answer: the RFC 9457 problem, its status and headers. */
+export class CofferProblem extends Error {
+  readonly status: number
+  readonly code: string
+  readonly problem: Problem
+  readonly headers: Headers
+  constructor(status: number, problem: Problem, headers: Headers) {
+    super(`${status} ${problem.code}: ${problem.detail}`)
+    this.name = 'CofferProblem'
+    this.status = status
+    this.code = problem.code
+    this.problem = problem
+    this.headers = headers
+  }
+}
+
+export interface Advisory {
+  readonly cohort_hash?: string | null
+  readonly device_id?: string | null
+}
+
+export type LoginResult =
+  | { readonly kind: 'session'; readonly tokens: Tokens }
+  | { readonly kind: 'second_factor'; readonly challenge: Static<typeof SecondFactorChallenge> }
+
+export interface CofferClientOptions {
+  readonly baseUrl: string
+  readonly tokens?: Tokens | null
+  /** Called whenever the client holds a new token pair (or none), e.g. to persist it. */
+  readonly onTokens?: (tokens: Tokens | null) => void
+  /** Unix milliseconds; the local expiry check uses it. */
+  readonly now?: () => number
+  readonly fetch?: typeof fetch
+  readonly userAgent?: string
+}
+
+interface Call {
+  readonly method: string
+  readonly path: string
+  readonly json?: unknown
+  readonly bytes?: Uint8Array
+  readonly contentType?: string
+  readonly bearer?: boolean
+}
+
+export class CofferClient {
+  readonly baseUrl: string
+  #tokens: Tokens | null
+  #refreshing: Promise<void> | null = null
+  readonly #onTokens: (tokens: Tokens | null) => void
+  readonly #now: () => number
+  readonly #fetch: typeof fetch
+  readonly #userAgent: string | undefined
+
+  constructor(options: CofferClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.#tokens = options.tokens ?? null
+    this.#onTokens = options.onTokens ?? (() => {})
+    this.#now = options.now ?? Date.now
+    this.#fetch = options.fetch ?? fetch
+    this.#userAgent = options.userAgent
+  }
+
+  get tokens(): Tokens | null {
+    return this.#tokens
+  }
+
+  set tokens(tokens: Tokens | null) {
+    this.#tokens = tokens
+    this.#onTokens(tokens)
+  }
+
+  // --- transport -----------------------------------------------------------------------
+
+  async #send(call: Call): Promise<Response> {
+    const headers: Record<string, string> = {}
+    if (this.#userAgent) headers['user-agent'] = this.#userAgent
+    let body: RequestInit['body']
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(call.json)
+    } else if (call.bytes !== undefined) {
+      headers['content-type'] = call.contentType ?? 'application/octet-stream'
+      body = call.bytes as Uint8Array<ArrayBuffer>
+    }
+    if (call.bearer) {
+      if (this.#tokens === null) throw new Error('not signed in: register or log in first')
+      headers.authorization = `Bearer ${this.#tokens.access_token}`
+    }
+    return this.#fetch(this.baseUrl + call.path, { method: call.method, headers, ...(body === undefined ? {} : { body }) })
+  }
+
+  static async #problemOf(response: Response): Promise<CofferProblem> {
+    const text = await response.text()
+    let problem: Problem
+    try {
+      problem = JSON.parse(text) as Problem
+    } catch {
+      problem = { type: 'about:blank', title: response.statusText, status: response.status, detail: text, instance: '', code: 'error.unknown' }
+    }
+    return new CofferProblem(response.status, problem, response.headers)
+  }
+
+  /** Sends a call; a bearer call refreshes first when the token has expired, and once more on a 401. */
+  async #request(call: Call): Promise<Response> {
+    if (call.bearer && this.#tokens !== null && this.#tokens.expires_by * 1000 <= this.#now()) await this.refresh()
+    let response = await this.#send(call)
+    if (call.bearer && response.status === 401 && this.#tokens !== null) {
+      const used = this.#tokens
+      await response.body?.cancel()
+      await this.#refreshOnce(used)
+      response = await this.#send(call)
+    }
+    if (!response.ok) throw await CofferClient.#problemOf(response)
+    return response
+  }
+
+  async #json<T>(call: Call): Promise<T> {
+    return (await (await this.#request(call)).json()) as T
+  }
+
+  async #empty(call: Call): Promise<void> {
+    await (await this.#request(call)).body?.cancel()
+  }
+
+  /** Refreshes unless another caller already replaced `used` (one refresh in flight, never two). */
+  async #refreshOnce(used: Tokens): Promise<void> {
+    if (this.#tokens !== used) return
+    await this.refresh()
+  }
+
+  // --- accounts and sessions -------------------------------------------------------------
+
+  async register(email: string, password: string): Promise<Tokens> {
+    this.tokens = await this.#json<Tokens>({ method: 'POST', path: '/v1/auth/register', json: { email, password } })
+    return this.tokens
+  }
+
+  /** 200 opens a session (tokens kept); 202 asks for the second factor (finish with verifyLogin). */
+  async login(email: string, password: string, advisory: Advisory = {}): Promise<LoginResult> {
+    const response = await this.#request({ method: 'POST', path: '/v1/auth/login', json: { email, password, ...advisory } })
+    if (response.status === 202) return { kind: 'second_factor', challenge: (await response.json()) as Static<typeof SecondFactorChallenge> }
+    this.tokens = (await response.json()) as Tokens
+    return { kind: 'session', tokens: this.tokens }
+  }
+
+  async verifyLogin(mfaToken: string, totpCode: string, advisory: Advisory = {}): Promise<Tokens> {
+    this.tokens = await this.#json<Tokens>({ method: 'POST', path: '/v1/auth/login/verify', json: { mfa_token: mfaToken, totp_code: totpCode, ...advisory } })
+    return this.tokens
+  }
+
+  /** Rotates the token pair. Concurrent callers share one request. */
+  refresh(): Promise<void> {
+    this.#refreshing ??= (async () => {
+      try {
+        if (this.#tokens === null) throw new Error('not signed in: register or log in first')
+        const response = await this.#send({ method: 'POST', path: '/v1/auth/refresh', json: { refresh_token: this.#tokens.refresh_token } })
+        if (!response.ok) {
+          const problem = await CofferClient.#problemOf(response)
+          if (response.status === 401) this.tokens = null
+          throw problem
+        }
+        this.tokens = (await response.json()) as Tokens
+      } finally {
+        this.#refreshing = null
+      }
+    })()
+    return this.#refreshing
+  }
+
+  async logout(): Promise<void> {
+    const response = await this.#send({ method: 'POST', path: '/v1/auth/logout', bearer: true })
+    if (!response.ok) throw await CofferClient.#problemOf(response)
+    await response.body?.cancel()
+    this.tokens = null
+  }
+
+  async reauthenticate(password: string): Promise<string> {
+    const answer = await this.#json<Static<typeof ReauthenticateResponse>>({ method: 'POST', path: '/v1/auth/reauthenticate', json: { password }, bearer: true })
+    return answer.authenticated_at
+  }
+
+  changePassword(currentPassword: string, newPassword: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: '/v1/auth/password', json: { current_password: currentPassword, new_password: newPassword }, bearer: true })
+  }
+
+  listSessions(): Promise<Devices> {
+    return this.#json({ method: 'GET', path: '/v1/auth/sessions', bearer: true })
+  }
+
+  revokeSession(sessionId: string): Promise<void> {
+    return this.#empty({ method: 'DELETE', path: `/v1/auth/sessions/${encodeURIComponent(sessionId)}`, bearer: true })
+  }
+
+  // --- profile -------------------------------------------------------------------------
+
+  getProfile(): Promise<Profile> {
+    return this.#json({ method: 'GET', path: '/v1/profile', bearer: true })
+  }
+
+  /** Absent leaves the name, null clears it, a string sets it. */
+  updateProfile(update: { display_name?: string | null }): Promise<Profile> {
+    return this.#json({ method: 'PATCH', path: '/v1/profile', json: update, bearer: true })
+  }
+
+  // --- second factor -------------------------------------------------------------------
+
+  async startTotpEnrollment(): Promise<string> {
+    const answer = await this.#json<Static<typeof EnrollmentResponse>>({ method: 'POST', path: '/v1/auth/totp/enroll', bearer: true })
+    return answer.provisioning_uri
+  }
+
+  confirmTotpEnrollment(totpCode: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: '/v1/auth/totp/confirm', json: { totp_code: totpCode }, bearer: true })
+  }
+
+  disableTotp(totpCode: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: '/v1/auth/totp/disable', json: { totp_code: totpCode }, bearer: true })
+  }
+}

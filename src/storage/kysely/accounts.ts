@@ -1,0 +1,59 @@
+import { sql } from 'kysely'
+import type { Account, AccountStore } from '../port.ts'
+import { affected, type Executor } from './executor.ts'
+
+const accountColumns = ['userId', 'email', 'passwordHash', 'displayName', 'createdAt', 'lockedUntil'] as const
+
+export function accountQueries(db: Executor): AccountStore {
+  return {
+    async insertAccount(account) {
+      const result = await db
+        .insertInto('accounts')
+        .values({ ...account, displayName: null, failedPasswordCount: 0, lockedUntil: null })
+        .onConflict((oc) => oc.column('emailKey').doNothing())
+        .executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async findAccountByEmailKey(emailKey): Promise<Account | undefined> {
+      return db.selectFrom('accounts').select(accountColumns).where('emailKey', '=', emailKey).executeTakeFirst()
+    },
+
+    async findAccount(userId): Promise<Account | undefined> {
+      return db.selectFrom('accounts').select(accountColumns).where('userId', '=', userId).executeTakeFirst()
+    },
+
+    async recordPasswordFailure(userId, threshold, lockUntil) {
+      // Both CASEs read the row as it was before this statement, so the count and the lock
+      // move together even when several wrong passwords race.
+      const reaches = sql<boolean>`failed_password_count + 1 >= ${threshold}`
+      const row = await db
+        .updateTable('accounts')
+        .set({
+          failedPasswordCount: sql<number>`case when ${reaches} then 0 else failed_password_count + 1 end`,
+          lockedUntil: sql<number | null>`case when ${reaches} then ${lockUntil} else locked_until end`,
+        })
+        .where('userId', '=', userId)
+        .returning('lockedUntil')
+        .executeTakeFirst()
+      return row?.lockedUntil ?? null
+    },
+
+    async clearPasswordFailures(userId) {
+      await db
+        .updateTable('accounts')
+        .set({ failedPasswordCount: 0, lockedUntil: null })
+        .where('userId', '=', userId)
+        .where((eb) => eb.or([eb('failedPasswordCount', '>', 0), eb('lockedUntil', 'is not', null)]))
+        .execute()
+    },
+
+    async setPasswordHash(userId, passwordHash) {
+      await db.updateTable('accounts').set({ passwordHash }).where('userId', '=', userId).execute()
+    },
+
+    async setDisplayName(userId, displayName) {
+      await db.updateTable('accounts').set({ displayName }).where('userId', '=', userId).execute()
+    },
+  }
+}

@@ -1,0 +1,18 @@
+// Every migration, listed statically and in order. Forward-only: a landed migration is never
+// edited; a change is a new file.
+import type { Kysely, Migration, MigrationProvider } from 'kysely'
+import type { Engine } from '../../port.ts'
+import { columnTypes, type MigrationStep } from './column-types.ts'
+import { up as accountsAndSessions } from './0001-accounts-and-sessions.ts'
+
+const steps: ReadonlyArray<readonly [string, MigrationStep]> = [['0001-accounts-and-sessions', accountsAndSessions]]
+
+export function migrationProvider(engine: Engine): MigrationProvider {
+  const types = columnTypes(engine)
+  return {
+    getMigrations: async () =>
+      Object.fromEntries(
+        steps.map(([name, step]): [string, Migration] => [name, { up: (db: Kysely<unknown>) => step(db, types) }]),
+      ),
+  }
+}

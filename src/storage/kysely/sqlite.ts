@@ -1,0 +1,47 @@
+// node:sqlite behind Kysely's SqliteDialect. DatabaseSync is close to better-sqlite3; this
+// adapter supplies the rest, and write transactions start with BEGIN IMMEDIATE so that a
+// transaction that reads before it writes never fails to upgrade its lock.
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteDialectConfig } from 'kysely'
+
+function adapt(db: DatabaseSync): SqliteDatabase {
+  return {
+    close: () => db.close(),
+    prepare(sqlText) {
+      const statement = db.prepare(sqlText)
+      return {
+        reader: statement.columns().length > 0,
+        all: (parameters) => statement.all(...(parameters as never[])),
+        run: (parameters) => statement.run(...(parameters as never[])),
+        iterate: (parameters) => statement.iterate(...(parameters as never[])),
+      }
+    },
+  }
+}
+
+class ImmediateTransactionDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+class SqliteImmediateDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig
+  constructor(config: SqliteDialectConfig) {
+    super(config)
+    this.#config = config
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateTransactionDriver(this.#config)
+  }
+}
+
+export function sqliteDialect(file: string): SqliteDialect {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
+  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 })
+  // WAL lets readers run beside the writer; synchronous=FULL makes "committed" mean "on disk".
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
+  return new SqliteImmediateDialect({ database: adapt(db) })
+}

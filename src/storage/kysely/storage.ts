@@ -1,0 +1,41 @@
+// The one implementation of the storage port: Kysely over SQLite or PostgreSQL.
+import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
+import type { Engine, Storage, Store } from '../port.ts'
+import { accountQueries } from './accounts.ts'
+import type { Executor } from './executor.ts'
+import { migrationProvider } from './migrations/index.ts'
+import { postgresDialect } from './postgres.ts'
+import { secondFactorQueries } from './second-factor.ts'
+import { sessionQueries } from './sessions.ts'
+import { sqliteDialect } from './sqlite.ts'
+import type { Tables } from './tables.ts'
+
+function store(db: Executor): Store {
+  return { ...accountQueries(db), ...sessionQueries(db), ...secondFactorQueries(db) }
+}
+
+export type DatabaseTarget =
+  | { readonly engine: 'sqlite'; readonly file: string }
+  | { readonly engine: 'postgres'; readonly url: string; readonly searchPath?: string }
+
+export function openStorage(target: DatabaseTarget): Storage {
+  const dialect: Dialect = target.engine === 'sqlite'
+    ? sqliteDialect(target.file)
+    : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect
+  const db = new Kysely<Tables>({ dialect, plugins: [new CamelCasePlugin()] })
+  const engine: Engine = target.engine
+  return {
+    ...store(db),
+    engine,
+    transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
+    async migrate() {
+      const { error, results } = await new Migrator({ db, provider: migrationProvider(engine) }).migrateToLatest()
+      const failed = results?.find((r) => r.status === 'Error')
+      if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error })
+    },
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}

@@ -1,0 +1,63 @@
+// Client-like helpers: what a real app does to get an account into a given state.
+import { randomUUID } from 'node:crypto'
+import { Secret, TOTP, URI } from 'otpauth'
+import type { CofferClient } from '../../src/sdk/client.ts'
+import type { TestServer } from './server.ts'
+
+export const PASSWORD = 'correct horse battery staple'
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${randomUUID()}@example.test`
+}
+
+export interface Member {
+  readonly email: string
+  readonly password: string
+  readonly client: CofferClient
+}
+
+export async function registered(server: TestServer, label?: string): Promise<Member> {
+  const email = uniqueEmail(label)
+  const client = server.client()
+  await client.register(email, PASSWORD)
+  return { email, password: PASSWORD, client }
+}
+
+/** The authenticator app's view of a provisioning URI: codes at any instant. */
+export interface Authenticator {
+  readonly secret: Secret
+  codeAt(ms: number): string
+}
+
+export function authenticatorFor(provisioningUri: string): Authenticator {
+  const parsed = URI.parse(provisioningUri)
+  if (!(parsed instanceof TOTP)) throw new Error('not a TOTP URI')
+  return { secret: parsed.secret, codeAt: (ms) => parsed.generate({ timestamp: ms }) }
+}
+
+/** Registers and enrolls a confirmed second factor; the confirming step is the current one. */
+export async function withSecondFactor(server: TestServer, label?: string): Promise<Member & { authenticator: Authenticator }> {
+  const member = await registered(server, label)
+  const authenticator = authenticatorFor(await member.client.startTotpEnrollment())
+  await member.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
+  return { ...member, authenticator }
+}
+
+/** Raw HTTP for what the SDK would never send (malformed bodies, wrong media types). */
+export async function raw(server: TestServer, method: string, urlPath: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}) {
+  const response = await fetch(server.url + urlPath, {
+    method,
+    headers: init.headers ?? {},
+    ...(init.body === undefined ? {} : { body: init.body as NonNullable<RequestInit['body']> }),
+  })
+  const text = await response.text()
+  let json: Record<string, unknown> | undefined
+  try {
+    json = JSON.parse(text) as Record<string, unknown>
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
+}
+
+export const THIRTY_SECONDS = 30_000

@@ -1,0 +1,64 @@
+// A real Coffer server on an ephemeral port, with real storage (see database.ts), a settable
+// clock and captured log lines. Tests talk to it over HTTP, through the SDK or fetch.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createDeps, type Deps } from '../../src/deps.ts'
+import { createLogger } from '../../src/http/logging.ts'
+import type { App } from '../../src/http/route.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
+import { testClock, type TestClock } from './clock.ts'
+import { freshDatabase } from './database.ts'
+
+export interface TestServer {
+  readonly url: string
+  readonly app: App
+  readonly deps: Deps
+  readonly clock: TestClock
+  /** Every log line written so far (JSON strings, trace level). */
+  readonly logs: string[]
+  /** A new SDK client against this server, on the server's clock. */
+  client(): CofferClient
+  close(): Promise<void>
+}
+
+/** Fast argon2 parameters for tests; the hash still records them, as in production. */
+const TEST_ENV = { PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1', LOG_LEVEL: 'trace' }
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-test-'))
+  const database = await freshDatabase(directory)
+  const config = loadConfig({ ...TEST_ENV, DATA_DIR: directory, ...env })
+  const clock = testClock()
+  const deps = await createDeps(config, { clock, database: database.target })
+  await deps.storage.migrate()
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''))
+      done()
+    },
+  })
+  const app = await buildApp(deps, { logger: createLogger(config.logLevel, sink) })
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  let closed = false
+  return {
+    url: address,
+    app,
+    deps,
+    clock,
+    logs,
+    client: () => new CofferClient({ baseUrl: address, now: clock.now }),
+    async close() {
+      if (closed) return
+      closed = true
+      await app.close()
+      await deps.storage.close()
+      await database.drop()
+      await rm(directory, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config'
+
+// `npm test` runs the unit and architecture tests once, and the HTTP and concurrency suites
+// on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
+const postgres = process.env.TEST_DATABASE_URL
+if (!postgres) {
+  console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
+}
+
+const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts']
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
+      { test: { name: 'sqlite', include: engineSuites, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
+      ...(postgres ? [{ test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
+    ],
+  },
+})
