@@ -14,9 +14,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
-      { test: { name: 'sqlite', include: engineSuites, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
-      ...(postgres ? [{ test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: engineSuites, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
+      ...(postgres ? [{ extends: true, test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
     ],
   },
 })

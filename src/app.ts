@@ -34,6 +34,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // A response finished while closing ends its connection, so that a keep-alive client of an
+  // in-flight request does not hold the shutdown open.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   registerProblemHandlers(app)
   registerValidators(app)
   registerMediaTypes(app)

@@ -90,7 +90,7 @@ function database(env: Env, dataDir: string): Config['database'] {
   throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:')
 }
 
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
   const host = read(env, 'HOST') ?? '127.0.0.1'
   const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data')

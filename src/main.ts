@@ -4,8 +4,8 @@ import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createDeps } from './deps.ts'
 
-export async function serve(env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  const config = loadConfig(env)
+export async function serve(): Promise<void> {
+  const config = loadConfig()
   const deps = await createDeps(config)
   await deps.storage.migrate()
   const app = await buildApp(deps)
@@ -31,7 +31,7 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
 
 export async function runServe(): Promise<void> {
   try {
-    await serve(process.env)
+    await serve()
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`coffer: invalid configuration: ${error.message}\n`)

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // The `coffer` command for operators: serve, migrate, openapi.
-import { buildApp } from '../app.ts'
 import { ConfigError, loadConfig } from '../config.ts'
-import { createDeps } from '../deps.ts'
 import { runServe } from '../main.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
+import { generateOpenApiDocument } from './openapi.ts'
 
 const USAGE = `usage: coffer <command>
 
@@ -14,7 +13,7 @@ const USAGE = `usage: coffer <command>
 `
 
 async function migrate(): Promise<void> {
-  const config = loadConfig(process.env)
+  const config = loadConfig()
   const storage = openStorage(config.database)
   try {
     await storage.migrate()
@@ -25,13 +24,7 @@ async function migrate(): Promise<void> {
 }
 
 async function printOpenApi(): Promise<void> {
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: 'sqlite::memory:' })
-  const deps = await createDeps({ ...config, passwordHash: { memoryKib: 8, iterations: 1 } })
-  const app = await buildApp(deps)
-  await app.ready()
-  process.stdout.write(JSON.stringify(app.swagger(), null, 2) + '\n')
-  await app.close()
-  await deps.storage.close()
+  process.stdout.write(JSON.stringify(await generateOpenApiDocument(), null, 2) + '\n')
 }
 
 const commands: Record<string, () => Promise<void>> = { serve: runServe, migrate, openapi: printOpenApi }

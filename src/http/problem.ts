@@ -53,7 +53,8 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     if (error instanceof AppError) return sendProblem(request, reply, error)
     const mapped = frameworkError(error)
     if (mapped) {
-      request.log.warn({ code: mapped.code, reason: error.message }, 'request refused')
+      // The framework's message can quote the body (a JSON parse error does): log codes only.
+      request.log.warn({ code: mapped.code, cause: error.code }, 'request refused')
       return sendProblem(request, reply, mapped)
     }
     request.log.error({ err: error }, 'unexpected failure')

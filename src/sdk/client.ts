@@ -117,11 +117,16 @@ export class CofferClient {
     return new CofferProblem(response.status, problem, response.headers)
   }
 
-  /** Sends a call; a bearer call refreshes first when the token has expired, and once more on a 401. */
+  /**
+   * Sends a call; a bearer call refreshes first when the token has expired, and once more on a
+   * 401 that refuses the token itself (it carries a `WWW-Authenticate` challenge). Another 401,
+   * such as a wrong password on reauthenticate or change password, is the answer: retrying it
+   * would rotate the session and count the wrong password twice toward the lockout.
+   */
   async #request(call: Call): Promise<Response> {
     if (call.bearer && this.#tokens !== null && this.#tokens.expires_by * 1000 <= this.#now()) await this.refresh()
     let response = await this.#send(call)
-    if (call.bearer && response.status === 401 && this.#tokens !== null) {
+    if (call.bearer && response.status === 401 && response.headers.has('www-authenticate') && this.#tokens !== null) {
       const used = this.#tokens
       await response.body?.cancel()
       await this.#refreshOnce(used)

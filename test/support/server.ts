@@ -56,7 +56,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       if (closed) return
       closed = true
       await app.close()
-      await deps.storage.close()
+      await deps.storage.close().catch(() => {}) // a fault test may have closed it already
       await database.drop()
       await rm(directory, { recursive: true, force: true })
     },

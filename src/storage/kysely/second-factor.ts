@@ -76,7 +76,7 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
         .where('tokenHash', '=', tokenHash)
         .where('expiresAt', '>', now)
         .returning(['tokenHash', 'userId', 'expiresAt', 'failedAttempts'])
-        .executeTakeFirst()
+        .executeTakeFirst().then((r) => r ?? { tokenHash, userId: '', expiresAt: 0, failedAttempts: 0 })
     },
 
     async deleteMfaChallenge(tokenHash) {

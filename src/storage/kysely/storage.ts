@@ -29,7 +29,13 @@ export function openStorage(target: DatabaseTarget): Storage {
     engine,
     transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
     async migrate() {
-      const { error, results } = await new Migrator({ db, provider: migrationProvider(engine) }).migrateToLatest()
+      const { error, results } = await new Migrator({
+        db,
+        provider: migrationProvider(engine),
+        // Kysely finds its bookkeeping tables by introspecting every schema; name ours so
+        // that several schemas in one database never see each other's.
+        ...(target.engine === 'postgres' && target.searchPath ? { migrationTableSchema: target.searchPath } : {}),
+      }).migrateToLatest()
       const failed = results?.find((r) => r.status === 'Error')
       if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error })
     },

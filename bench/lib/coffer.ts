@@ -1,0 +1,64 @@
+// Starting a real Coffer server as a child (servers/coffer.ts) on a fresh database, and
+// getting an account onto it the way a client does.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { CofferClient } from '../../src/sdk/client.ts'
+import type { CofferReady } from '../servers/coffer.ts'
+import { startChild, type Child } from './child.ts'
+import { createSchema, dropSchema } from './postgres.ts'
+import type { BenchContext } from './scenario.ts'
+
+export type CofferChild = Child<CofferReady>
+
+export interface CofferOptions {
+  readonly engine: 'sqlite' | 'postgres'
+  /** The production default is info: that is what operators run. */
+  readonly logLevel: 'info' | 'warn'
+  /** More server variables (LOCKOUT_THRESHOLD, ...). */
+  readonly env?: Record<string, string>
+}
+
+/** A Coffer server on a fresh temp DATA_DIR (and a fresh schema on PostgreSQL), stopped and removed at the end of the run. */
+export async function startCoffer(context: BenchContext, options: CofferOptions): Promise<CofferChild> {
+  const dataDir = await mkdtemp(path.join(context.workDir, `coffer-${options.engine}-`))
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: options.logLevel,
+    // Whatever the shell running the bench has set, the server under test uses the defaults.
+    DATABASE_URL: '',
+    SECRET_KEY: '',
+    PASSWORD_HASH_MEMORY_KIB: '',
+    PASSWORD_HASH_ITERATIONS: '',
+    ...options.env,
+  }
+  if (options.engine === 'postgres') {
+    if (context.postgresUrl === null) throw new Error('a PostgreSQL contender needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
+    const url = context.postgresUrl
+    const schema = `bench_${randomBytes(6).toString('hex')}`
+    await createSchema(url, schema)
+    context.defer(() => dropSchema(url, schema))
+    env.DATABASE_URL = url
+    env.BENCH_PG_SCHEMA = schema
+  }
+  const child = await startChild<CofferReady>('servers/coffer.ts', { env })
+  context.defer(async () => {
+    await child.stop()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  return child
+}
+
+export interface BenchAccount {
+  readonly email: string
+  readonly password: string
+  readonly accessToken: string
+}
+
+/** Registers a new account through the SDK (one argon2 hash at the server's parameters). */
+export async function registerAccount(server: CofferChild): Promise<BenchAccount> {
+  const email = `bench-${randomUUID()}@example.test`
+  const password = 'correct horse battery staple'
+  const tokens = await new CofferClient({ baseUrl: server.ready.url }).register(email, password)
+  return { email, password, accessToken: tokens.access_token }
+}

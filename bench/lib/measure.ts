@@ -1,0 +1,127 @@
+// Measurements and how they are taken: HTTP load with autocannon from this process against a
+// child server, or a child's own loop; contenders warmed up, then measured alternately in
+// rounds so that drift (thermal, noisy neighbours) hits subject and ceiling alike.
+import autocannon from 'autocannon'
+import type { Child } from './child.ts'
+
+export interface Measurement {
+  /** Completed operations per second. */
+  readonly rate: number
+  readonly completed: number
+  readonly seconds: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** CPU of the process under test, in cores (1.0 = one core busy the whole time). */
+  readonly subjectCores: number
+  /** CPU of this process (the load generator), in cores; 0 when the child loops by itself. */
+  readonly loadgenCores: number
+  /** Anything that makes the figure untrustworthy (wrong statuses, socket errors). */
+  readonly problems: readonly string[]
+}
+
+export interface Contender {
+  readonly name: string
+  measure(seconds: number): Promise<Measurement>
+}
+
+export interface HttpLoad {
+  readonly url: string
+  readonly method?: 'GET' | 'POST'
+  readonly headers?: Record<string, string>
+  readonly body?: string
+  readonly connections: number
+  /** Every response must have this status; others are problems. */
+  readonly expectStatus: number
+}
+
+/** Measures `load` for `seconds` against the server in `child`, CPU of both sides included. */
+export async function measureHttp(child: Child<unknown>, load: HttpLoad, seconds: number): Promise<Measurement> {
+  const cpu0 = child.cpuSeconds()
+  const own0 = process.cpuUsage()
+  const t0 = performance.now()
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    connections: load.connections,
+    duration: seconds,
+    pipelining: 1,
+    ...(load.headers === undefined ? {} : { headers: load.headers }),
+    ...(load.body === undefined ? {} : { body: load.body }),
+  })
+  const wall = (performance.now() - t0) / 1000
+  const own = process.cpuUsage(own0)
+  const subjectCpu = child.cpuSeconds() - cpu0
+
+  const problems: string[] = []
+  for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
+    if (Number(status) !== load.expectStatus) problems.push(`${count} responses with status ${status} (expected ${load.expectStatus})`)
+  }
+  if (result.errors > 0) problems.push(`${result.errors} socket errors`)
+  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`)
+  const completed = result.requests.total
+  if (completed === 0) problems.push('no request completed')
+  return {
+    rate: completed / result.duration,
+    completed,
+    seconds: result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    subjectCores: subjectCpu / wall,
+    loadgenCores: (own.user + own.system) / 1e6 / wall,
+    problems,
+  }
+}
+
+/** Several measurements of one contender as one: total completed over total time. */
+export function pool(measurements: readonly Measurement[]): Measurement {
+  const completed = measurements.reduce((sum, m) => sum + m.completed, 0)
+  const seconds = measurements.reduce((sum, m) => sum + m.seconds, 0)
+  const weighted = (pick: (m: Measurement) => number) =>
+    seconds === 0 ? 0 : measurements.reduce((sum, m) => sum + pick(m) * m.seconds, 0) / seconds
+  return {
+    rate: seconds === 0 ? 0 : completed / seconds,
+    completed,
+    seconds,
+    p50Ms: weighted((m) => m.p50Ms),
+    p99Ms: Math.max(0, ...measurements.map((m) => m.p99Ms)),
+    subjectCores: weighted((m) => m.subjectCores),
+    loadgenCores: weighted((m) => m.loadgenCores),
+    problems: [...new Set(measurements.flatMap((m) => m.problems))],
+  }
+}
+
+export interface Schedule {
+  readonly warmupS: number
+  readonly measureS: number
+  readonly rounds: number
+}
+
+export interface Measured {
+  readonly name: string
+  readonly rounds: readonly Measurement[]
+  readonly pooled: Measurement
+}
+
+/**
+ * Warms every contender up once, then measures them in turn, `rounds` times over
+ * (A B C, A B C, ...). Returns the pooled figure of each, by name.
+ */
+export async function alternate(contenders: readonly Contender[], schedule: Schedule, log: (line: string) => void): Promise<Map<string, Measured>> {
+  for (const contender of contenders) {
+    log(`  warm-up   ${contender.name} (${schedule.warmupS} s)`)
+    await contender.measure(schedule.warmupS)
+  }
+  const taken = new Map<string, Measurement[]>(contenders.map((c) => [c.name, []]))
+  for (let round = 1; round <= schedule.rounds; round++) {
+    for (const contender of contenders) {
+      const measurement = await contender.measure(schedule.measureS)
+      taken.get(contender.name)?.push(measurement)
+      log(`  round ${round}   ${contender.name}: ${formatRate(measurement.rate)}/s, server ${measurement.subjectCores.toFixed(2)} cores${measurement.problems.length > 0 ? `  PROBLEMS: ${measurement.problems.join('; ')}` : ''}`)
+    }
+  }
+  return new Map([...taken].map(([name, rounds]) => [name, { name, rounds, pooled: pool(rounds) }]))
+}
+
+export function formatRate(rate: number): string {
+  return rate >= 100 ? Math.round(rate).toLocaleString('en-US') : rate.toFixed(1)
+}

@@ -1,0 +1,110 @@
+// `npm run bench [-- <scenario>...]`: runs the scenarios of bench/scenarios/ (all, or those
+// named), each subject against a ceiling measured in the same run, and prints one table of
+// ratios against targets. Every server under test is a child process; the load generator
+// (autocannon) runs here.
+//
+// Environment:
+//   BENCH_SECONDS          seconds per measurement (default 5)
+//   BENCH_WARMUP_SECONDS   seconds of warm-up per contender (default 2)
+//   BENCH_ROUNDS           measurements per contender, alternated (default 2)
+//   BENCH_DATABASE_URL     PostgreSQL for the PostgreSQL contenders (else TEST_DATABASE_URL; else skipped)
+//   BENCH_STRICT=1         exit 1 when a target is missed (an invalid measurement always does)
+//   BENCH_CHILD_EXEC_ARGV  extra node flags for every child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describeMachine, formatMachine } from './lib/machine.ts'
+import type { Measured } from './lib/measure.ts'
+import { detailsTable, resultsTable } from './lib/report.ts'
+import { verdict, type BenchContext, type Row } from './lib/scenario.ts'
+import { scenarios } from './scenarios/index.ts'
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`)
+  return value
+}
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+const unknown = wanted.filter((name) => !scenarios.some((s) => s.name === name))
+if (unknown.length > 0) {
+  process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known: ${scenarios.map((s) => s.name).join(', ')}\n`)
+  process.exit(2)
+}
+const selected = wanted.length === 0 ? scenarios : scenarios.filter((s) => wanted.includes(s.name))
+
+// Each scenario's children and databases go when the scenario ends (they must not share the
+// CPU with the next one), and on Ctrl-C.
+const cleanups: Array<() => Promise<void>> = []
+const cleanUp = async () => {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()?.()
+    } catch (error) {
+      process.stderr.write(`cleanup failed: ${String(error)}\n`)
+    }
+  }
+}
+
+const workDir = await mkdtemp(path.join(tmpdir(), 'coffer-bench-'))
+const removeWorkDir = () => rm(workDir, { recursive: true, force: true })
+process.once('SIGINT', () => {
+  void cleanUp().then(removeWorkDir).then(() => process.exit(130))
+})
+const context: BenchContext = {
+  schedule: {
+    warmupS: positive('BENCH_WARMUP_SECONDS', 2),
+    measureS: positive('BENCH_SECONDS', 5),
+    rounds: Math.round(positive('BENCH_ROUNDS', 2)),
+  },
+  postgresUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null,
+  workDir,
+  log: (line) => process.stdout.write(`${line}\n`),
+  defer: (cleanup) => {
+    cleanups.push(cleanup)
+  },
+}
+
+const machine = formatMachine(describeMachine())
+context.log(`machine: ${machine}`)
+context.log(`schedule: ${context.schedule.warmupS} s warm-up, ${context.schedule.rounds} x ${context.schedule.measureS} s per contender, alternated`)
+
+const rows: Row[] = []
+const measured: Measured[] = []
+const notes: string[] = []
+let failed: unknown = null
+const started = performance.now()
+for (const scenario of selected) {
+  context.log(`\n== ${scenario.name}: ${scenario.summary}`)
+  try {
+    const result = await scenario.run(context)
+    rows.push(...result.rows)
+    measured.push(...result.measured)
+    notes.push(...result.notes.map((n) => `${scenario.name}: ${n}`))
+  } catch (error) {
+    failed = error
+  } finally {
+    await cleanUp()
+  }
+  if (failed !== null) break
+}
+await removeWorkDir()
+
+if (rows.length > 0) {
+  context.log(`\n## Results (${machine})\n`)
+  context.log(resultsTable(rows))
+  context.log('\n## Per contender\n')
+  context.log(detailsTable(measured))
+  if (notes.length > 0) context.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`)
+}
+context.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`)
+
+if (failed !== null) {
+  process.stderr.write(`\nbench failed: ${failed instanceof Error ? (failed.stack ?? failed.message) : String(failed)}\n`)
+  process.exit(1)
+}
+const verdicts = rows.map(verdict)
+if (verdicts.includes('INVALID')) process.exit(1)
+if (process.env.BENCH_STRICT === '1' && verdicts.includes('FAIL')) process.exit(1)

@@ -1,0 +1,83 @@
+// login: `POST /v1/auth/login` on a real Coffer server (SQLite, default argon2id parameters)
+// against raw @node-rs/argon2 `verify` with the same parameters and the same number of
+// operations in flight through the libuv pool. Also an unknown email (the dummy hash) against a
+// wrong password: they must cost the same, or the rate tells which emails exist.
+import { startChild } from '../lib/child.ts'
+import { registerAccount, startCoffer, type CofferChild } from '../lib/coffer.ts'
+import { alternate, measureHttp, type Contender } from '../lib/measure.ts'
+import { row, type Scenario } from '../lib/scenario.ts'
+import type { Argon2Ready, VerifyRun, VerifyRunResult } from '../servers/argon2-raw.ts'
+
+/** Requests (verifications) in flight: the default libuv pool size, twice the cores here. */
+const CONCURRENCY = Number(process.env.BENCH_LOGIN_CONCURRENCY ?? 4)
+const CEILING = 'raw argon2 verify'
+const OK = 'login, right password (200)'
+const WRONG = 'login, wrong password (401)'
+const UNKNOWN = 'login, unknown email (401)'
+
+function loginLoad(name: string, server: CofferChild, body: { email: string; password: string }, expectStatus: number): Contender {
+  return {
+    name,
+    measure: (seconds) =>
+      measureHttp(server, {
+        url: `${server.ready.url}/v1/auth/login`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        connections: CONCURRENCY,
+        expectStatus,
+      }, seconds),
+  }
+}
+
+export const login: Scenario = {
+  name: 'login',
+  summary: `POST /v1/auth/login, ${CONCURRENCY} in flight, default argon2id parameters; ceiling: ${CEILING} at the same concurrency`,
+  async run(context) {
+    // A wrong password counts toward the lock; the bench sends thousands, so the lock is out of
+    // reach here (a locked account would answer without hashing at all).
+    const server = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: { LOCKOUT_THRESHOLD: '1000000000' } })
+    const account = await registerAccount(server)
+    const raw = await startChild<Argon2Ready>('servers/argon2-raw.ts')
+    context.defer(() => raw.stop())
+
+    const ceiling: Contender = {
+      name: CEILING,
+      async measure(seconds) {
+        const cpu0 = raw.cpuSeconds()
+        const run: VerifyRun = { seconds, concurrency: CONCURRENCY }
+        const result = await raw.request<VerifyRunResult>(run)
+        return {
+          rate: result.completed / result.seconds,
+          completed: result.completed,
+          seconds: result.seconds,
+          p50Ms: result.p50Ms,
+          p99Ms: result.p99Ms,
+          subjectCores: (raw.cpuSeconds() - cpu0) / result.seconds,
+          loadgenCores: 0,
+          problems: result.completed === 0 ? ['no verification completed'] : [],
+        }
+      },
+    }
+    const contenders = [
+      ceiling,
+      loginLoad(OK, server, { email: account.email, password: account.password }, 200),
+      loginLoad(WRONG, server, { email: account.email, password: 'wrong horse battery staple' }, 401),
+      loginLoad(UNKNOWN, server, { email: 'nobody-here@example.test', password: account.password }, 401),
+    ]
+    const measured = await alternate(contenders, context.schedule, context.log)
+    return {
+      rows: [
+        row('login', measured, OK, CEILING, { min: 0.85 }),
+        row('login', measured, WRONG, CEILING, { min: 0.85 }),
+        row('login', measured, UNKNOWN, CEILING, { min: 0.85 }),
+        row('login', measured, UNKNOWN, WRONG, { min: 0.9, max: 1.1 }),
+      ],
+      measured: [...measured.values()],
+      notes: [
+        `argon2id m=${raw.ready.memoryKib} KiB, t=${raw.ready.iterations}, p=${raw.ready.parallelism} on both sides; ${CONCURRENCY} in flight (BENCH_LOGIN_CONCURRENCY).`,
+        'The last row compares unknown email to wrong password: about 1.0 means the dummy hash hides which emails exist.',
+      ],
+    }
+  },
+}

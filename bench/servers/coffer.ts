@@ -1,0 +1,35 @@
+// A real Coffer server for the benchmarks, built the way src/main.ts builds it (config from
+// the environment, createDeps, migrate, buildApp) with the production logger, on an ephemeral
+// port. Environment: the server's own variables (DATA_DIR, LOG_LEVEL, DATABASE_URL, ...) and
+// BENCH_PG_SCHEMA, the fresh PostgreSQL schema to pin every connection to.
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createDeps, type DepsOverrides } from '../../src/deps.ts'
+import { serveParent, startOrDie } from '../lib/child-side.ts'
+
+export interface CofferReady {
+  readonly url: string
+  readonly engine: string
+  readonly logLevel: string
+}
+
+await startOrDie(async () => {
+  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' })
+  const schema = process.env.BENCH_PG_SCHEMA
+  let overrides: DepsOverrides = {}
+  if (schema) {
+    if (config.database.engine !== 'postgres') throw new Error('BENCH_PG_SCHEMA needs a postgres:// DATABASE_URL')
+    overrides = { database: { engine: 'postgres', url: config.database.url, searchPath: schema } }
+  }
+  const deps = await createDeps(config, overrides)
+  await deps.storage.migrate()
+  const app = await buildApp(deps)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel }
+  serveParent(ready, {
+    onStop: async () => {
+      await app.close()
+      await deps.storage.close()
+    },
+  })
+})

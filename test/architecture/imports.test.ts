@@ -1,0 +1,85 @@
+// The layout's rules hold in the source: pure domain, an SDK that knows only the wire
+// contract, services free of HTTP and SQL, one reader of process.env, argon2 only off the loop.
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = path.resolve(import.meta.dirname, '../../src')
+
+async function sources(directory = root): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true })
+  const nested = await Promise.all(entries.map((entry) => {
+    const full = path.join(directory, entry.name)
+    if (entry.isDirectory()) return sources(full)
+    return Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [])
+  }))
+  return nested.flat()
+}
+
+interface Source {
+  readonly file: string
+  readonly text: string
+  /** Import specifiers resolved to paths relative to src/ when relative, else as written. */
+  readonly imports: string[]
+}
+
+const files: Source[] = await Promise.all(
+  (await sources()).map(async (full) => {
+    const text = await readFile(full, 'utf8')
+    const specifiers = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2] ?? '')
+    const imports = specifiers.map((s) => (s.startsWith('.') ? path.relative(root, path.resolve(path.dirname(full), s)) : s))
+    return { file: path.relative(root, full), text, imports }
+  }),
+)
+
+const under = (prefix: string) => files.filter((f) => f.file.startsWith(prefix))
+
+describe('layout rules', () => {
+  it('finds the sources', () => {
+    expect(files.length).toBeGreaterThan(30)
+    expect(under('domain/').length).toBeGreaterThan(3)
+  })
+
+  it('keeps domain/ pure: it imports only domain/ and contract/ modules', () => {
+    for (const source of under('domain/')) {
+      for (const imported of source.imports) {
+        expect(imported.startsWith('domain/') || imported.startsWith('contract/'), `${source.file} imports ${imported}`).toBe(true)
+      }
+    }
+  })
+
+  it('keeps the SDK on the wire contract: from src/ it imports only contract/ and sdk/', () => {
+    for (const source of under('sdk/')) {
+      for (const imported of source.imports.filter((i) => !i.startsWith('node:') && i.includes('/') && !i.startsWith('@'))) {
+        expect(imported.startsWith('contract/') || imported.startsWith('sdk/'), `${source.file} imports ${imported}`).toBe(true)
+      }
+    }
+  })
+
+  it('keeps HTTP and SQL out of services and domain', () => {
+    for (const source of [...under('domain/'), ...files.filter((f) => f.file.endsWith('.service.ts'))]) {
+      for (const imported of source.imports) {
+        expect(/^(fastify|@fastify\/|kysely|pg$)/.test(imported) || imported.startsWith('http/') || imported.startsWith('storage/kysely'), `${source.file} imports ${imported}`).toBe(false)
+      }
+    }
+  })
+
+  it('reaches the database only through the storage port outside storage/ and the composition root', () => {
+    for (const source of files.filter((f) => !f.file.startsWith('storage/') && !['deps.ts', 'cli/main.ts', 'cli/openapi.ts'].includes(f.file))) {
+      for (const imported of source.imports) {
+        expect(imported.startsWith('storage/kysely') || imported === 'kysely' || imported === 'pg', `${source.file} imports ${imported}`).toBe(false)
+      }
+    }
+  })
+
+  it('reads process.env only in config.ts', () => {
+    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file)
+    expect(readers).toEqual(['config.ts'])
+  })
+
+  it('hashes passwords only in crypto/passwords.ts, and never with a synchronous argon2 call', () => {
+    const argon2Users = files.filter((f) => f.imports.includes('@node-rs/argon2')).map((f) => f.file)
+    expect(argon2Users).toEqual(['crypto/passwords.ts'])
+    for (const source of files) expect(/\b(hashSync|verifySync|hashRawSync)\b/.test(source.text), source.file).toBe(false)
+  })
+})

@@ -1,0 +1,128 @@
+// Concurrent uses of one TOTP code, or of one challenge, succeed exactly once: the replay ledger
+// and the challenge are claimed atomically, and a loser leaves nothing behind.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CofferProblem } from '../../src/sdk/client.ts'
+import { authenticatorFor, PASSWORD, registered, THIRTY_SECONDS, withSecondFactor, type Member } from '../support/actors.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(() => server.close())
+
+const STEP = THIRTY_SECONDS
+const ROUNDS = 5
+
+async function challenge(member: Member): Promise<string> {
+  const login = await server.client().login(member.email, PASSWORD)
+  if (login.kind !== 'second_factor') throw new Error('expected 202 with a second-factor challenge')
+  return login.challenge.mfa_token
+}
+
+/** Settles every promise; answers the successes and the problems of the failures. */
+async function settle<T>(promises: Promise<T>[]): Promise<{ won: T[]; lost: CofferProblem[] }> {
+  const results = await Promise.allSettled(promises)
+  const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
+  for (const reason of lost) expect(reason).toBeInstanceOf(CofferProblem)
+  return { won, lost: lost as CofferProblem[] }
+}
+
+async function sessionCount(member: Member): Promise<number> {
+  return (await member.client.listSessions()).sessions.length
+}
+
+describe('one code, two uses at once', () => {
+  it('two sign-ins verified at once with the same code open exactly one session', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await withSecondFactor(server, `race-login-${round}`)
+      server.clock.advance(STEP)
+      const code = member.authenticator.codeAt(server.clock.now())
+      const [first, second] = await Promise.all([challenge(member), challenge(member)])
+      const { won, lost } = await settle([first, second].map((token) => server.client().verifyLogin(token, code)))
+      expect(won, `round ${round}`).toHaveLength(1)
+      expect(lost.map((p) => [p.status, p.code])).toEqual([[401, 'error.auth.invalid_code']])
+      expect(await sessionCount(member)).toBe(2) // registration + the one winner
+    }
+  })
+
+  it('two disables at once with the same code: one 204, one refusal, and the factor is gone', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await withSecondFactor(server, `race-disable-${round}`)
+      server.clock.advance(STEP)
+      const code = member.authenticator.codeAt(server.clock.now())
+      const { won, lost } = await settle([member.client.disableTotp(code), member.client.disableTotp(code)])
+      expect(won, `round ${round}`).toHaveLength(1)
+      expect(lost).toHaveLength(1)
+      // The loser either lost the ledger entry (422) or found the factor already gone (409).
+      expect([['error.totp.invalid_code', 422], ['error.totp.not_enrolled', 409]]).toContainEqual([lost[0]?.code, lost[0]?.status])
+      expect((await server.client().login(member.email, PASSWORD)).kind).toBe('session')
+    }
+  })
+
+  it('two confirms at once with the same code: one 204, one refusal, and the factor is active', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await registered(server, `race-confirm-${round}`)
+      const authenticator = authenticatorFor(await member.client.startTotpEnrollment())
+      const code = authenticator.codeAt(server.clock.now())
+      const { won, lost } = await settle([member.client.confirmTotpEnrollment(code), member.client.confirmTotpEnrollment(code)])
+      expect(won, `round ${round}`).toHaveLength(1)
+      expect(lost).toHaveLength(1)
+      expect([['error.totp.invalid_code', 422], ['error.totp.nothing_pending', 409]]).toContainEqual([lost[0]?.code, lost[0]?.status])
+      expect((await server.client().login(member.email, PASSWORD)).kind).toBe('second_factor')
+    }
+  })
+})
+
+describe('one challenge, two codes at once', () => {
+  it('verifying one mfa_token with the current and the previous step at once opens exactly one session', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await withSecondFactor(server, `race-token-${round}`)
+      server.clock.advance(2 * STEP) // the previous step is unspent too
+      const codes = [member.authenticator.codeAt(server.clock.now()), member.authenticator.codeAt(server.clock.now() - STEP)]
+      const mfaToken = await challenge(member)
+      const results = await Promise.allSettled(codes.map((code) => server.client().verifyLogin(mfaToken, code)))
+      const winners = results.filter((r) => r.status === 'fulfilled')
+      expect(winners, `round ${round}`).toHaveLength(1)
+      const loserIndex = results.findIndex((r) => r.status === 'rejected')
+      const loser = results[loserIndex]
+      const problem = loser?.status === 'rejected' ? (loser.reason as CofferProblem) : undefined
+      expect(problem).toBeInstanceOf(CofferProblem)
+      expect([problem?.status, problem?.code]).toEqual([401, 'error.auth.challenge_expired'])
+      expect(await sessionCount(member)).toBe(2)
+      // The loser's step was rolled back with its failed attempt: it completes a new sign-in.
+      await server.client().verifyLogin(await challenge(member), codes[loserIndex] ?? '')
+      expect(await sessionCount(member)).toBe(3)
+    }
+  })
+})
+
+describe('enrollment restarted while a confirm is in flight', () => {
+  it('never activates a secret the confirming code did not come from', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await registered(server, `race-restart-${round}`)
+      const first = authenticatorFor(await member.client.startTotpEnrollment())
+      const code = first.codeAt(server.clock.now())
+      const [confirm, restart] = await Promise.allSettled([member.client.confirmTotpEnrollment(code), member.client.startTotpEnrollment()])
+      // Both cannot succeed: either the confirm won (and the restart found the factor active),
+      // or the restart replaced the secret (and the confirm's code no longer fits it).
+      expect(confirm.status === 'fulfilled' && restart.status === 'fulfilled', `round ${round}`).toBe(false)
+      if (confirm.status === 'fulfilled') {
+        expect(restart.status === 'rejected' && (restart.reason as CofferProblem).code).toBe('error.totp.already_active')
+        // Active with the first secret: the user's authenticator signs in.
+        server.clock.advance(STEP)
+        const mfaToken = await challenge(member)
+        await server.client().verifyLogin(mfaToken, first.codeAt(server.clock.now()))
+      } else {
+        expect((confirm.reason as CofferProblem).code).toBe('error.totp.invalid_code')
+        expect(restart.status).toBe('fulfilled')
+        expect((await server.client().login(member.email, PASSWORD)).kind).toBe('session')
+        // Still pending with the second secret, and the first secret's step was not spent.
+        const second = authenticatorFor(restart.status === 'fulfilled' ? restart.value : '')
+        await member.client.confirmTotpEnrollment(second.codeAt(server.clock.now()))
+        expect((await server.client().login(member.email, PASSWORD)).kind).toBe('second_factor')
+      }
+    }
+  })
+})

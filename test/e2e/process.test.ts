@@ -1,0 +1,136 @@
+// The server as an operator runs it: `node src/main.ts` starts on the embedded default or the
+// configured database, generates SECRET_KEY once into DATA_DIR, refuses a bad setting by
+// name, and on SIGTERM finishes the request in flight before it exits.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterEach, describe, expect, it } from 'vitest'
+import { freshDatabase, testEngine, type TestDatabase } from '../support/database.ts'
+
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts')
+
+interface Running {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly lines: string[]
+  readonly exited: Promise<number | null>
+}
+
+const cleanup: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step()
+})
+
+async function workspace(): Promise<{ directory: string; database: TestDatabase; env: Record<string, string> }> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-e2e-'))
+  const database = await freshDatabase(directory)
+  cleanup.push(async () => {
+    await database.drop()
+    await rm(directory, { recursive: true, force: true })
+  })
+  const target = database.target
+  // The server reads DATABASE_URL only; a PostgreSQL test schema rides in the URL's options.
+  const databaseUrl = target.engine === 'postgres'
+    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
+    : `sqlite:${target.file}`
+  return { directory, database, env: { DATA_DIR: directory, DATABASE_URL: databaseUrl, PORT: '0', PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1' } }
+}
+
+function start(env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const lines: string[] = []
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => lines.push(line))
+  }
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  cleanup.push(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+    await exited
+  })
+  return { child, lines, exited }
+}
+
+async function waitFor(lines: string[], pattern: RegExp, timeoutMs = 40_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    for (const line of lines) {
+      const match = pattern.exec(line)
+      if (match) return match
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${lines.join('\n')}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+async function serve(env: Record<string, string>): Promise<Running> {
+  const started = start(env)
+  const match = await waitFor(started.lines, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
+  return { ...started, url: match[1] ?? '' }
+}
+
+describe(`node src/main.ts on ${testEngine}`, () => {
+  it('serves, generates SECRET_KEY once into DATA_DIR and keeps it across restarts', async () => {
+    const { directory, env } = await workspace()
+    const first = await serve(env)
+    const health = await fetch(`${first.url}/readyz`)
+    expect(health.status).toBe(200)
+    const register = await fetch(`${first.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'e2e@example.test', password: 'pw' }),
+    })
+    expect(register.status).toBe(200)
+    const keyFile = path.join(directory, 'secret.key')
+    const key = await readFile(keyFile, 'utf8')
+    expect(Buffer.from(key.trim(), 'base64')).toHaveLength(32)
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600)
+    first.child.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+
+    const second = await serve(env)
+    expect(await readFile(keyFile, 'utf8')).toBe(key)
+    const login = await fetch(`${second.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'e2e@example.test', password: 'pw' }),
+    })
+    expect(login.status).toBe(200)
+    second.child.kill('SIGTERM')
+    expect(await second.exited).toBe(0)
+  }, 90_000)
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['ACCESS_TOKEN_TTL_S', '-5'],
+    ['SECRET_KEY', 'too-short'],
+    ['DATABASE_URL', 'mysql://localhost/coffer'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_ORIGIN', 'photos.example.com'],
+  ])('refuses to start with a bad %s and names it', async (variable, value) => {
+    const { env } = await workspace()
+    const started = start({ ...env, [variable]: value })
+    expect(await started.exited).toBe(1)
+    expect(started.lines.join('\n')).toContain(`invalid configuration: ${variable}`)
+  })
+
+  it('finishes the request in flight on SIGTERM, then stops accepting and exits 0', async () => {
+    const { env } = await workspace()
+    // A deliberately slow password hash keeps the registration in flight while the signal lands.
+    const running = await serve({ ...env, PASSWORD_HASH_MEMORY_KIB: '131072', PASSWORD_HASH_ITERATIONS: '3' })
+    const inFlight = fetch(`${running.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'slow@example.test', password: 'pw' }),
+    })
+    await waitFor(running.lines, /"route":"\/v1\/auth\/register".*incoming request/)
+    running.child.kill('SIGTERM')
+    const response = await inFlight
+    expect(response.status).toBe(200)
+    expect(await response.json()).toHaveProperty('access_token')
+    expect(await running.exited).toBe(0)
+    expect(running.lines.some((line) => line.includes('"msg":"stopped"'))).toBe(true)
+    await expect(fetch(`${running.url}/healthz`)).rejects.toThrow()
+  }, 90_000)
+})
