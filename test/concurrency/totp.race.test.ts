@@ -98,6 +98,29 @@ describe('one challenge, two codes at once', () => {
   })
 })
 
+describe('wrong codes at once', () => {
+  it('cannot get past VERIFY_MAX_ATTEMPTS: four 401 invalid_code, one 429, the rest find the challenge burned', async () => {
+    const member = await withSecondFactor(server, 'race-cap')
+    server.clock.advance(STEP)
+    const accepted = [-1, 0, 1].map((d) => member.authenticator.codeAt(server.clock.now() + d * STEP))
+    const wrong: string[] = []
+    for (let n = 0; wrong.length < 8; n++) {
+      const candidate = String(n).padStart(6, '0')
+      if (!accepted.includes(candidate)) wrong.push(candidate)
+    }
+    const mfaToken = await challenge(member)
+    const { won, lost } = await settle(wrong.map((code) => server.client().verifyLogin(mfaToken, code)))
+    expect(won).toHaveLength(0)
+    const tally = (code: string, status: number) => lost.filter((p) => p.code === code && p.status === status).length
+    expect(tally('error.auth.invalid_code', 401)).toBe(4)
+    expect(tally('error.rate_limited', 429)).toBe(1)
+    expect(tally('error.auth.challenge_expired', 401)).toBe(3)
+    const burned = await settle([server.client().verifyLogin(mfaToken, member.authenticator.codeAt(server.clock.now()))])
+    expect(burned.lost.map((p) => p.code)).toEqual(['error.auth.challenge_expired'])
+    expect(await sessionCount(member)).toBe(1)
+  })
+})
+
 describe('enrollment restarted while a confirm is in flight', () => {
   it('never activates a secret the confirming code did not come from', async () => {
     for (let round = 0; round < ROUNDS; round++) {

@@ -76,7 +76,7 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
         .where('tokenHash', '=', tokenHash)
         .where('expiresAt', '>', now)
         .returning(['tokenHash', 'userId', 'expiresAt', 'failedAttempts'])
-        .executeTakeFirst().then((r) => r ?? { tokenHash, userId: '', expiresAt: 0, failedAttempts: 0 })
+        .executeTakeFirst()
     },
 
     async deleteMfaChallenge(tokenHash) {
