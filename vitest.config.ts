@@ -16,7 +16,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: engineSuites, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
-      ...(postgres ? [{ extends: true, test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
+      ...(postgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
     ],
   },
 })

@@ -4,6 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Deps } from './deps.ts'
 import { authRoutes } from './features/auth/auth.routes.ts'
+import { directoryRoutes } from './features/directory/directory.routes.ts'
+import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
+import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { profileRoutes } from './features/profile/profile.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { totpRoutes } from './features/totp/totp.routes.ts'
@@ -57,5 +60,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   sessionsRoutes(app, deps)
   totpRoutes(app, deps)
   profileRoutes(app, deps)
+  directoryRoutes(app, deps)
+  enrollmentRoutes(app, deps)
+  escrowRoutes(app, deps)
   return app
 }

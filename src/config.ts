@@ -31,6 +31,11 @@ export interface Config {
   readonly lockout: { readonly threshold: number; readonly durationS: number }
   readonly tokens: { readonly accessTtlS: number; readonly refreshTtlS: number; readonly refreshGraceS: number }
   readonly secondFactor: { readonly challengeTtlS: number; readonly verifyMaxAttempts: number }
+  readonly freshnessWindowS: number
+  readonly revokeChallengeTtlS: number
+  readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
+  /** How often each instance deletes expired rows. */
+  readonly sweepIntervalS: number
 }
 
 function read(env: Env, name: string): string | undefined {
@@ -124,5 +129,14 @@ export function loadConfig(env: Env = process.env): Config {
       challengeTtlS: integer(env, 'MFA_CHALLENGE_TTL_S', 300, 1),
       verifyMaxAttempts: integer(env, 'VERIFY_MAX_ATTEMPTS', 5, 1),
     },
+    freshnessWindowS: integer(env, 'FRESHNESS_WINDOW_S', 600, 1),
+    revokeChallengeTtlS: integer(env, 'REVOKE_CHALLENGE_TTL_S', 300, 1),
+    enrollment: {
+      codeTtlS: integer(env, 'ENROLL_CODE_TTL_S', 300, 1),
+      redeemMaxFailures: integer(env, 'REDEEM_MAX_FAILURES', 10, 1),
+      redeemWindowS: integer(env, 'REDEEM_WINDOW_S', 600, 1),
+      channelTtlS: integer(env, 'RELAY_CHANNEL_TTL_S', 600, 1),
+    },
+    sweepIntervalS: integer(env, 'SWEEP_INTERVAL_S', 60, 1),
   }
 }

@@ -3,17 +3,20 @@
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createDeps } from './deps.ts'
+import { startSweeping } from './features/maintenance/sweep.service.ts'
 
 export async function serve(): Promise<void> {
   const config = loadConfig()
   const deps = await createDeps(config)
   await deps.storage.migrate()
   const app = await buildApp(deps)
+  const stopSweeping = startSweeping(deps, app.log)
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    stopSweeping()
     try {
       await app.close()
       await deps.storage.close()

@@ -1,23 +1,33 @@
 // THE error catalog: every `code` the service can answer, with its status and title.
 // docs/errors.md lists exactly these (test/architecture/errors-doc.test.ts keeps them equal).
-import Type from 'typebox'
+import Type, { type TSchema } from 'typebox'
 
 export const errorCatalog = {
   'error.request.malformed': { status: 400, title: 'Malformed request' },
+  'error.directory.malformed': { status: 400, title: 'Malformed device directory' },
+  'error.escrow.malformed': { status: 400, title: 'Malformed escrow' },
   'error.auth.unauthenticated': { status: 401, title: 'Authentication required' },
   'error.auth.invalid_credentials': { status: 401, title: 'Invalid email or password' },
   'error.auth.session_expired': { status: 401, title: 'Session expired' },
   'error.auth.challenge_expired': { status: 401, title: 'Second-factor challenge expired' },
   'error.auth.invalid_code': { status: 401, title: 'Invalid second-factor code' },
+  'error.auth.proof_required': { status: 401, title: 'Identity-key proof required' },
+  'error.auth.reauthentication_required': { status: 403, title: 'Recent sign-in required' },
   'error.not_found': { status: 404, title: 'Not found' },
+  'error.enroll.code_refused': { status: 404, title: 'Enrollment code refused' },
+  'error.enroll.channel_not_found': { status: 404, title: 'Enrollment channel not found' },
   'error.auth.account_exists': { status: 409, title: 'Account already exists' },
   'error.totp.already_active': { status: 409, title: 'Second factor already active' },
   'error.totp.nothing_pending': { status: 409, title: 'No second-factor enrollment pending' },
   'error.totp.not_enrolled': { status: 409, title: 'Second factor not enrolled' },
+  'error.directory.version_conflict': { status: 409, title: 'Directory version conflict' },
+  'error.directory.identity_key_mismatch': { status: 409, title: 'Identity key mismatch' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
   'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'error.request.invalid': { status: 422, title: 'Invalid request' },
   'error.totp.invalid_code': { status: 422, title: 'Invalid authenticator code' },
+  'error.directory.identity_key_invalid': { status: 422, title: 'Invalid identity key' },
+  'error.enroll.mailbox_full': { status: 422, title: 'Mailbox full' },
   'error.auth.account_locked': { status: 423, title: 'Account locked' },
   'error.rate_limited': { status: 429, title: 'Too many attempts' },
   'error.internal': { status: 500, title: 'Internal server error' },
@@ -45,3 +55,17 @@ const problemFields = {
 export const CodedProblem = Type.Object(problemFields, {
   description: 'RFC 9457 problem details (application/problem+json)',
 })
+
+export const DirectoryConflictProblem = Type.Object(
+  {
+    ...problemFields,
+    submitted: Type.Integer({ description: 'The directory_version submitted' }),
+    stored: Type.Integer({ description: 'The directory_version stored; re-sign above it' }),
+  },
+  { description: 'CodedProblem of error.directory.version_conflict' },
+)
+
+/** Problems that carry members beyond CodedProblem, by code (for the OpenAPI document). */
+export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
+  'error.directory.version_conflict': DirectoryConflictProblem,
+}

@@ -21,6 +21,9 @@ export function expiresBy(accessExpiresAt: number): number {
 export interface RefreshFacts {
   readonly rotatedAt: number | null
   readonly refreshExpiresAt: number
+  /** The session's epoch and its account's current one: they differ once every session was ended. */
+  readonly epoch: number
+  readonly accountEpoch: number
 }
 
 export type RefreshDecision =
@@ -30,10 +33,11 @@ export type RefreshDecision =
   | 'repeat_successor'
   /** Any other use of a used token: close the live session of the lineage, answer 401. */
   | 'reuse_detected'
-  /** Unused but past its lifetime: 401. */
+  /** Unused but past its lifetime, or ended with every session of the account: 401. */
   | 'expired'
 
 export function decideRefresh(presented: RefreshFacts, successor: RefreshFacts | undefined, now: number, graceS: number): RefreshDecision {
+  if (presented.epoch !== presented.accountEpoch) return 'expired'
   if (presented.rotatedAt === null) return presented.refreshExpiresAt > now ? 'rotate' : 'expired'
   const withinGrace = now - presented.rotatedAt <= graceS * 1000
   const successorLiveAndUnused = successor !== undefined && successor.rotatedAt === null && successor.refreshExpiresAt > now
@@ -43,9 +47,16 @@ export function decideRefresh(presented: RefreshFacts, successor: RefreshFacts |
 export interface BearerFacts {
   readonly accessExpiresAt: number
   readonly rotatedAt: number | null
+  readonly epoch: number
+  readonly accountEpoch: number
 }
 
-/** An access token is honoured until its expiry, and only while its session is not rotated. */
+/** An access token is honoured until its expiry, while its session is neither rotated nor ended with all the account's sessions. */
 export function bearerIsLive(session: BearerFacts, now: number): boolean {
-  return session.rotatedAt === null && session.accessExpiresAt > now
+  return session.rotatedAt === null && session.accessExpiresAt > now && session.epoch === session.accountEpoch
+}
+
+/** The freshness gate: a credential was proved on this lineage within the window. */
+export function isFresh(authenticatedAt: number, now: number, windowS: number): boolean {
+  return now - authenticatedAt <= windowS * 1000
 }

@@ -22,6 +22,8 @@ export function registerMediaTypes(app: FastifyInstance): void {
     return parseJson(request, body, done)
   }
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, json)
+  // Opaque client bytes: handed to the operation as a Buffer, exactly as received.
+  app.addContentTypeParser(['application/cbor', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body: Buffer, done: Done) => done(null, body))
 
   app.addHook('preParsing', async (request, _reply, payload) => {
     const accepts = request.routeOptions.config.accepts

@@ -4,7 +4,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyContextConfig, FastifyInstance } from 'fastify'
-import { CodedProblem, errorCatalog, type ErrorCode } from '../contract/errors.ts'
+import { CodedProblem, errorCatalog, extendedProblems, type ErrorCode } from '../contract/errors.ts'
 import { PROBLEM_MEDIA } from './problem.ts'
 
 export const API_VERSION = '1.0.0'
@@ -31,6 +31,11 @@ export function operationCodes(config: FastifyContextConfig, schema: DocumentedS
   return [...codes]
 }
 
+function problemSchema(codes: readonly ErrorCode[]): unknown {
+  const extended = codes.flatMap((code) => extendedProblems[code] ?? [])
+  return extended.length === 0 ? CodedProblem : { anyOf: [...extended, CodedProblem] }
+}
+
 function problemResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) {
@@ -40,7 +45,10 @@ function problemResponses(codes: readonly ErrorCode[]): Record<string, unknown> 
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       status,
-      { description: list.map((code) => `\`${code}\``).join(', '), content: { [PROBLEM_MEDIA]: { schema: CodedProblem } } },
+      {
+        description: list.map((code) => `\`${code}\``).join(', '),
+        content: { [PROBLEM_MEDIA]: { schema: problemSchema(list) } },
+      },
     ]),
   )
 }
@@ -59,8 +67,16 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: ({ schema, url, route }) => {
       const documented = schema as DocumentedSchema | undefined
       if (!documented || documented.hide) return { schema, url }
-      const response = { ...problemResponses(operationCodes(route.config ?? {}, documented)), ...(documented.response ?? {}) }
-      return { schema: { ...schema, response }, url }
+      const config = route.config ?? {}
+      const response: Record<string, unknown> = { ...problemResponses(operationCodes(config, documented)), ...(documented.response ?? {}) }
+      if (config.binaryResponse) {
+        const { status, mediaType, description } = config.binaryResponse
+        response[status] = { description, content: { [mediaType]: { schema: { type: 'string', contentMediaType: mediaType } } } }
+      }
+      // Opaque request bytes have no JSON schema to validate against; document them here.
+      const binaryBody = !documented.body && config.accepts?.some((type) => !type.includes('json'))
+      const body = binaryBody ? { body: { type: 'string', contentMediaType: config.accepts?.[0] } } : {}
+      return { schema: { ...schema, ...body, response }, url }
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })

@@ -15,6 +15,8 @@ import type { RequestMeta } from '../features/context.ts'
 export type AuthMode = 'none' | 'bearer' | 'bearer-presented'
 
 export const JSON_MEDIA = ['application/json'] as const
+export const CBOR_MEDIA = ['application/cbor'] as const
+export const OCTET_MEDIA = ['application/octet-stream'] as const
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,7 +25,15 @@ declare module 'fastify' {
     accepts?: readonly string[]
     /** Catalog codes the operation answers beyond the generic ones. */
     errors?: readonly ErrorCode[]
+    /** A success answer whose body is bytes rather than JSON (for the OpenAPI document). */
+    binaryResponse?: BinaryResponse
   }
+}
+
+export interface BinaryResponse {
+  readonly status: number
+  readonly mediaType: string
+  readonly description: string
 }
 
 interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undefined, Q extends TSchema | undefined, R extends Record<number, TSchema>> {
@@ -39,6 +49,9 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   /** Success responses by status. */
   readonly responses: R
   readonly errors?: readonly ErrorCode[]
+  /** Overrides BODY_LIMIT_BYTES for this operation. */
+  readonly bodyLimit?: number
+  readonly binaryResponse?: BinaryResponse
 }
 
 type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
@@ -63,10 +76,12 @@ export function operation<
   } as unknown as { response: R } & Defined<'body', B> & Defined<'params', P> & Defined<'querystring', Q>
   return {
     schema,
+    ...(spec.bodyLimit === undefined ? {} : { bodyLimit: spec.bodyLimit }),
     config: {
       auth: spec.auth,
       ...(spec.accepts ? { accepts: spec.accepts } : {}),
       errors: spec.errors ?? [],
+      ...(spec.binaryResponse ? { binaryResponse: spec.binaryResponse } : {}),
     },
   }
 }

@@ -11,6 +11,8 @@ export interface Account {
   readonly displayName: string | null
   readonly createdAt: number
   readonly lockedUntil: number | null
+  /** Sessions of another epoch are dead (see storage/kysely/tables.ts). */
+  readonly sessionEpoch: number
 }
 
 export interface NewAccount {
@@ -25,6 +27,8 @@ export interface NewSession {
   readonly sessionId: string
   readonly userId: string
   readonly lineageId: string
+  /** The account's session epoch this session belongs to. */
+  readonly epoch: number
   readonly accessHash: string
   readonly refreshHash: string
   readonly accessExpiresAt: number
@@ -40,6 +44,8 @@ export interface NewSession {
 export interface Session extends NewSession {
   readonly rotatedAt: number | null
   readonly successorId: string | null
+  /** The account's current session epoch, read with the session. */
+  readonly accountEpoch: number
 }
 
 /** What the bearer check needs, read by one indexed lookup on the access-token hash. */
@@ -49,6 +55,8 @@ export interface BearerSession {
   readonly authenticatedAt: number
   readonly accessExpiresAt: number
   readonly rotatedAt: number | null
+  readonly epoch: number
+  readonly accountEpoch: number
 }
 
 export interface Cohort {
@@ -67,6 +75,7 @@ export interface MfaChallenge {
   readonly userId: string
   readonly expiresAt: number
   readonly failedAttempts: number
+  readonly epoch: number
 }
 
 export interface AccountStore {
@@ -81,7 +90,8 @@ export interface AccountStore {
   recordPasswordFailure(userId: string, threshold: number, lockUntil: number): Promise<number | null>
   /** Resets the wrong-password count and any lock (a right password). Writes only when there is something to reset. */
   clearPasswordFailures(userId: string): Promise<void>
-  setPasswordHash(userId: string, passwordHash: string): Promise<void>
+  /** Writes the new hash and moves the session epoch in one statement (every session dies); returns the new epoch. */
+  changePasswordHash(userId: string, passwordHash: string): Promise<number>
   setDisplayName(userId: string, displayName: string | null): Promise<void>
 }
 
@@ -98,10 +108,12 @@ export interface SessionStore {
   closeSessionByAccessHash(accessHash: string): Promise<void>
   /** Closes one live session of the account; false when there is no such live session. */
   closeLiveSessionOf(userId: string, sessionId: string, now: number): Promise<boolean>
-  /** Closes every session of the account but one (rotated records included). */
+  /** Deletes every session record of the account but one (dead ones included): clean-up after an epoch move. */
   closeOtherSessions(userId: string, keepSessionId: string): Promise<void>
   setAuthenticatedAt(sessionId: string, authenticatedAt: number): Promise<void>
-  /** Unrotated sessions whose refresh token has not expired, oldest first. */
+  /** Carries one session into a new epoch (the caller of a password change). */
+  restampSession(sessionId: string, epoch: number, authenticatedAt: number): Promise<void>
+  /** Unrotated sessions of the current epoch whose refresh token has not expired, oldest first. */
   listLiveSessions(userId: string, now: number): Promise<Session[]>
   /** Records a sighting: `first_seen` once, `last_seen` moved forward. */
   recordCohort(userId: string, cohortHash: string, now: number): Promise<void>
@@ -128,7 +140,89 @@ export interface SecondFactorStore {
   deleteMfaChallenge(tokenHash: string): Promise<void>
 }
 
-export interface Store extends AccountStore, SessionStore, SecondFactorStore {}
+export interface Directory {
+  readonly version: number
+  readonly body: Buffer
+  readonly etag: string
+}
+
+export type RelayDirection = 'to_initiator' | 'to_enrollee'
+
+export interface RedeemThrottle {
+  readonly windowStartedAt: number
+  readonly failures: number
+}
+
+export interface Escrow {
+  readonly blob: Buffer
+  readonly storedAt: number
+}
+
+export interface DirectoryStore {
+  /**
+   * Binds `identityKey` to the account unless one is bound already: 'bound' when this call
+   * bound it, 'same' when it was already this key, 'mismatch' (nothing written) otherwise.
+   * Of racing first binds of different keys exactly one is 'bound'.
+   */
+  bindIdentityKey(userId: string, identityKey: Buffer): Promise<'bound' | 'same' | 'mismatch'>
+  findIdentityKey(userId: string): Promise<Buffer | undefined>
+  /**
+   * Stores the directory when `version` exceeds the stored one: the compare and the store are
+   * one statement, so of racing publishes of one version exactly one is stored. Otherwise
+   * returns the version that stays stored.
+   */
+  publishDirectoryIfNewer(userId: string, directory: Directory, now: number): Promise<{ readonly stored: true } | { readonly stored: false; readonly storedVersion: number }>
+  findDirectory(userId: string): Promise<Directory | undefined>
+}
+
+export interface RevokeStore {
+  insertRevokeChallenge(challenge: { readonly challengeHash: string; readonly userId: string; readonly expiresAt: number }): Promise<void>
+  /** Deletes the challenge and returns it, live or expired: a challenge is burned by its first use. */
+  burnRevokeChallenge(challengeHash: string): Promise<{ readonly userId: string; readonly expiresAt: number } | undefined>
+  /** Moves the session epoch and deletes every session record of the account; returns how many were live. */
+  closeAllSessions(userId: string, now: number): Promise<number>
+}
+
+export interface EnrollmentStore {
+  /** False (nothing written) when the text spelling collides with a live code's. */
+  insertEnrollmentCode(code: { readonly codeHash: string; readonly textHash: string; readonly userId: string; readonly expiresAt: number }): Promise<boolean>
+  /** Deletes the live code having either spelling hash and returns its issuer; of racing redeems exactly one gets it. */
+  redeemEnrollmentCode(spellingHash: string, now: number): Promise<string | undefined>
+  openChannel(channel: { readonly channelHash: string; readonly initiatorId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>
+  findRedeemThrottle(clientAddress: string): Promise<RedeemThrottle | undefined>
+  /** Counts a refused redemption from an address; a window that has ended restarts at `now`. */
+  recordRedeemFailure(clientAddress: string, now: number, windowMs: number): Promise<void>
+  /**
+   * Appends a payload to one mailbox of a live channel, in arrival order. Racing appends to one
+   * channel are serialized on the channel row, so the mailbox bound is exact.
+   */
+  appendToMailbox(channelHash: string, direction: RelayDirection, payload: string, now: number, maxPayloads: number): Promise<'appended' | 'no_channel' | 'full'>
+  /** Removes and returns one mailbox's payloads in arrival order; each payload goes to exactly one drain. Undefined when the channel is not live. */
+  drainMailbox(channelHash: string, direction: RelayDirection, now: number): Promise<string[] | undefined>
+  /** Closes a live channel of this initiator (both mailboxes go with it); false otherwise. */
+  closeChannel(channelHash: string, initiatorId: string, now: number): Promise<boolean>
+}
+
+export interface EscrowStore {
+  /** Stores the account's escrow, displacing the earlier one in the same statement. */
+  storeEscrow(userId: string, blob: Buffer, now: number): Promise<{ readonly replaced: boolean }>
+  findEscrow(userId: string): Promise<Escrow | undefined>
+}
+
+export interface SweepLimits {
+  readonly now: number
+  /** Replay-ledger steps below this one can no longer be presented. */
+  readonly oldestUsableTotpStep: number
+  /** Redeem-throttle windows older than this have ended. */
+  readonly redeemWindowMs: number
+}
+
+export interface MaintenanceStore {
+  /** Deletes every expired row; idempotent, so every instance may run it at once. Counts by table. */
+  sweepExpired(limits: SweepLimits): Promise<Record<string, number>>
+}
+
+export interface Store extends AccountStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore {}
 
 export interface Storage extends Store {
   readonly engine: Engine

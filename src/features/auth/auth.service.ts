@@ -32,14 +32,19 @@ export function advisoryOf(body: { cohort_hash?: unknown; device_id?: unknown })
   return { cohortHash: advisoryCohortHash(body.cohort_hash), deviceId: advisoryDeviceId(body.device_id) }
 }
 
-/** Opens the first session of a new lineage (register, login, verify login). */
-async function openLineage(tx: Store, deps: Deps, userId: string, now: number, meta: RequestMeta, advisory: Advisory): Promise<IssuedTokens> {
+/**
+ * Opens the first session of a new lineage (register, login, verify login) in the session
+ * epoch read together with the credential it proved: if every session of the account is
+ * ended meanwhile, this one is born dead instead of surviving the race.
+ */
+async function openLineage(tx: Store, deps: Deps, userId: string, epoch: number, now: number, meta: RequestMeta, advisory: Advisory): Promise<IssuedTokens> {
   const tokens = { accessToken: newToken('access'), refreshToken: newToken('refresh') }
   const lifetimes = sessionLifetimes(now, deps.config.tokens.accessTtlS, deps.config.tokens.refreshTtlS)
   await tx.openSession({
     sessionId: randomUUID(),
     userId,
     lineageId: randomUUID(),
+    epoch,
     accessHash: hashToken(tokens.accessToken),
     refreshHash: hashToken(tokens.refreshToken),
     accessExpiresAt: lifetimes.accessExpiresAt,
@@ -92,7 +97,7 @@ export async function register(deps: Deps, body: { email: string; password: stri
     if (!(await tx.insertAccount({ userId, ...email, passwordHash, createdAt: now }))) {
       throw new AppError('error.auth.account_exists', 'An account with this email already exists')
     }
-    return openLineage(tx, deps, userId, now, meta, { cohortHash: null, deviceId: null })
+    return openLineage(tx, deps, userId, 0, now, meta, { cohortHash: null, deviceId: null })
   })
 }
 
@@ -105,10 +110,10 @@ export async function login(deps: Deps, body: { email: string; password: string 
     // No session, cohort or refresh token until the code is verified.
     const mfaToken = newToken('mfa')
     const expiresAt = now + deps.config.secondFactor.challengeTtlS * 1000
-    await deps.storage.insertMfaChallenge({ tokenHash: hashToken(mfaToken), userId: account.userId, expiresAt, failedAttempts: 0 })
+    await deps.storage.insertMfaChallenge({ tokenHash: hashToken(mfaToken), userId: account.userId, expiresAt, failedAttempts: 0, epoch: account.sessionEpoch })
     return { kind: 'second_factor', mfaToken, expiresBy: Math.floor(expiresAt / 1000) }
   }
-  const tokens = await deps.storage.transaction((tx) => openLineage(tx, deps, account.userId, now, meta, advisory))
+  const tokens = await deps.storage.transaction((tx) => openLineage(tx, deps, account.userId, account.sessionEpoch, now, meta, advisory))
   return { kind: 'session', tokens }
 }
 
@@ -117,7 +122,8 @@ export async function verifyLogin(deps: Deps, body: { mfa_token: string; totp_co
   const tokenHash = hashToken(body.mfa_token)
   const expired = () => new AppError('error.auth.challenge_expired', 'The second-factor challenge is unknown, used or expired; sign in again')
   const challenge = await deps.storage.findLiveMfaChallenge(tokenHash, now)
-  if (challenge === undefined) throw expired()
+  // A password change since the login ended every session, this pending one included.
+  if (challenge === undefined || (await deps.storage.findAccount(challenge.userId))?.sessionEpoch !== challenge.epoch) throw expired()
   const factor = await deps.storage.findSecondFactor(challenge.userId)
   const secret = factor?.status === 'active' ? deps.totpSecrets.open(factor.secretBox, totpAssociatedData(challenge.userId)) : null
   const step = secret === null ? null : matchTotpStep(secret, body.totp_code, now)
@@ -127,7 +133,7 @@ export async function verifyLogin(deps: Deps, body: { mfa_token: string; totp_co
   const outcome = await deps.storage.transaction(async (tx) => {
     if (step !== null && (await tx.claimTotpStep(challenge.userId, step, now))) {
       if ((await tx.consumeMfaChallenge(tokenHash, now)) === undefined) throw expired() // rolls the claim back
-      return { kind: 'opened' as const, tokens: await openLineage(tx, deps, challenge.userId, now, meta, advisory) }
+      return { kind: 'opened' as const, tokens: await openLineage(tx, deps, challenge.userId, challenge.epoch, now, meta, advisory) }
     }
     const failures = await tx.recordMfaFailure(tokenHash)
     if (failures === null) return { kind: 'gone' as const }
@@ -167,7 +173,14 @@ export async function refresh(deps: Deps, refreshToken: string): Promise<IssuedT
           const tokens = successorTokens(deps.refreshKey, refreshToken)
           const lifetimes = sessionLifetimes(now, accessTtlS, refreshTtlS)
           await tx.openSession({
-            ...presented,
+            userId: presented.userId,
+            lineageId: presented.lineageId,
+            epoch: presented.epoch,
+            authenticatedAt: presented.authenticatedAt,
+            userAgent: presented.userAgent,
+            ipAddress: presented.ipAddress,
+            cohortHash: presented.cohortHash,
+            deviceId: presented.deviceId,
             sessionId: successorId,
             accessHash: hashToken(tokens.accessToken),
             refreshHash: hashToken(tokens.refreshToken),
@@ -209,15 +222,17 @@ export async function reauthenticate(deps: Deps, caller: Caller, password: strin
 
 export async function changePassword(deps: Deps, caller: Caller, body: { current_password: string; new_password: string }, log: (error: unknown) => void): Promise<void> {
   const account = await checkPassword(deps, await callerAccount(deps, caller), body.current_password)
-  await deps.storage.setPasswordHash(account.userId, await deps.passwords.hash(body.new_password))
-  // SPEC.md's order of effects: the new password stands even if ending the other sessions
-  // fails; that failure is logged, not returned.
+  const passwordHash = await deps.passwords.hash(body.new_password)
+  // The new password and the end of every session are one write (the epoch moves with the
+  // hash); the caller's session is carried into the new epoch in the same transaction.
+  await deps.storage.transaction(async (tx) => {
+    const epoch = await tx.changePasswordHash(account.userId, passwordHash)
+    await tx.restampSession(caller.sessionId, epoch, deps.clock.now())
+  })
+  // Deleting the dead records is clean-up: SPEC.md's "failure of the final revocation is
+  // logged and not returned".
   try {
-    const now = deps.clock.now()
-    await deps.storage.transaction(async (tx) => {
-      await tx.closeOtherSessions(account.userId, caller.sessionId)
-      await tx.setAuthenticatedAt(caller.sessionId, now)
-    })
+    await deps.storage.closeOtherSessions(account.userId, caller.sessionId)
   } catch (error) {
     log(error)
   }

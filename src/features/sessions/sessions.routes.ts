@@ -1,9 +1,10 @@
 import { NoContent, timestamp } from '../../contract/common.ts'
+import { RevokeAllRequest, RevokeAllResponse, RevokeChallengeResponse } from '../../contract/devices.ts'
 import { DevicesResponse, SessionIdParams } from '../../contract/sessions.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
-import { noContent, operation, type App } from '../../http/route.ts'
-import { listDevices, revokeSession } from './sessions.service.ts'
+import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
+import { issueRevokeChallenge, listDevices, revokeAllSessions, revokeSession } from './sessions.service.ts'
 
 const tags = ['Accounts and sessions']
 
@@ -55,5 +56,38 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       await revokeSession(deps, requireCaller(request), request.params.session_id)
       return noContent(reply)
     },
+  })
+
+  app.route({
+    method: 'POST',
+    url: '/v1/auth/sessions/revoke-all/challenge',
+    ...operation({
+      operationId: 'revokeAllChallenge',
+      summary: 'Get a single-use challenge to sign for revoke-all',
+      tags,
+      auth: 'bearer',
+      responses: { 200: RevokeChallengeResponse },
+    }),
+    handler: async (request) => {
+      const issued = await issueRevokeChallenge(deps, requireCaller(request))
+      return { challenge: issued.challenge, expires_at: timestamp(issued.expiresAt) }
+    },
+  })
+
+  app.route({
+    method: 'POST',
+    url: '/v1/auth/sessions/revoke-all',
+    ...operation({
+      operationId: 'revokeAllSessions',
+      summary: 'End every session of the account, proved with the identity key (no bearer)',
+      description: 'The challenge is burned by this call whatever its outcome. `revoked` counts the sessions actually removed, the one that asked for the challenge included.',
+      tags,
+      auth: 'none',
+      accepts: JSON_MEDIA,
+      body: RevokeAllRequest,
+      responses: { 200: RevokeAllResponse },
+      errors: ['error.auth.proof_required'],
+    }),
+    handler: async (request) => ({ revoked: await revokeAllSessions(deps, request.body.challenge, request.body.proof) }),
   })
 }

@@ -1,4 +1,8 @@
 // The devices listing and revoking one session (SPEC.md "Sessions").
+import { randomBytes } from 'node:crypto'
+import { revokeAllSigningBytes } from '../../contract/signing.ts'
+import { hybridVerify } from '../../crypto/hybrid.ts'
+import { hashToken } from '../../crypto/tokens.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller } from '../context.ts'
@@ -22,4 +26,28 @@ export async function revokeSession(deps: Deps, caller: Caller, sessionId: strin
   if (!(await deps.storage.closeLiveSessionOf(caller.userId, sessionId, deps.clock.now()))) {
     throw new AppError('error.not_found', 'No live session of this account has that id')
   }
+}
+
+/** A single-use challenge for revoke-all, bound to the caller's account. */
+export async function issueRevokeChallenge(deps: Deps, caller: Caller): Promise<{ challenge: string; expiresAt: number }> {
+  const challenge = randomBytes(32).toString('base64url')
+  const expiresAt = deps.clock.now() + deps.config.revokeChallengeTtlS * 1000
+  await deps.storage.insertRevokeChallenge({ challengeHash: hashToken(challenge), userId: caller.userId, expiresAt })
+  return { challenge, expiresAt }
+}
+
+/**
+ * Revoke-all needs the identity key, not a session: the challenge is burned first, whatever
+ * follows, then the proof is checked against the account's bound key. A stolen access token
+ * alone can therefore end only its own session (logout).
+ */
+export async function revokeAllSessions(deps: Deps, challenge: string, proof: string): Promise<number> {
+  const refused = () => new AppError('error.auth.proof_required', 'A fresh challenge signed with the account identity key is required')
+  const burned = await deps.storage.burnRevokeChallenge(hashToken(challenge))
+  if (burned === undefined || burned.expiresAt <= deps.clock.now()) throw refused()
+  const identityKey = await deps.storage.findIdentityKey(burned.userId)
+  const signature = Buffer.from(proof, 'base64')
+  if (identityKey === undefined || signature.toString('base64') !== proof) throw refused()
+  if (!(await hybridVerify(identityKey, revokeAllSigningBytes(burned.userId, challenge), signature))) throw refused()
+  return deps.storage.closeAllSessions(burned.userId, deps.clock.now())
 }

@@ -2,14 +2,14 @@ import { sql } from 'kysely'
 import type { Account, AccountStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 
-const accountColumns = ['userId', 'email', 'passwordHash', 'displayName', 'createdAt', 'lockedUntil'] as const
+const accountColumns = ['userId', 'email', 'passwordHash', 'displayName', 'createdAt', 'lockedUntil', 'sessionEpoch'] as const
 
 export function accountQueries(db: Executor): AccountStore {
   return {
     async insertAccount(account) {
       const result = await db
         .insertInto('accounts')
-        .values({ ...account, displayName: null, failedPasswordCount: 0, lockedUntil: null })
+        .values({ ...account, displayName: null, failedPasswordCount: 0, lockedUntil: null, identityKey: null, sessionEpoch: 0 })
         .onConflict((oc) => oc.column('emailKey').doNothing())
         .executeTakeFirst()
       return affected(result) === 1
@@ -48,8 +48,14 @@ export function accountQueries(db: Executor): AccountStore {
         .execute()
     },
 
-    async setPasswordHash(userId, passwordHash) {
-      await db.updateTable('accounts').set({ passwordHash }).where('userId', '=', userId).execute()
+    async changePasswordHash(userId, passwordHash) {
+      const row = await db
+        .updateTable('accounts')
+        .set((eb) => ({ passwordHash, sessionEpoch: eb('sessionEpoch', '+', 1) }))
+        .where('userId', '=', userId)
+        .returning('sessionEpoch')
+        .executeTakeFirstOrThrow()
+      return row.sessionEpoch
     },
 
     async setDisplayName(userId, displayName) {

@@ -54,7 +54,7 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
     async findLiveMfaChallenge(tokenHash, now) {
       return db
         .selectFrom('mfaChallenges')
-        .select(['tokenHash', 'userId', 'expiresAt', 'failedAttempts'])
+        .select(['tokenHash', 'userId', 'expiresAt', 'failedAttempts', 'epoch'])
         .where('tokenHash', '=', tokenHash)
         .where('expiresAt', '>', now)
         .executeTakeFirst()
@@ -75,7 +75,7 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
         .deleteFrom('mfaChallenges')
         .where('tokenHash', '=', tokenHash)
         .where('expiresAt', '>', now)
-        .returning(['tokenHash', 'userId', 'expiresAt', 'failedAttempts'])
+        .returning(['tokenHash', 'userId', 'expiresAt', 'failedAttempts', 'epoch'])
         .executeTakeFirst()
     },
 

@@ -2,9 +2,16 @@ import type { Session, SessionStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 
 const sessionColumns = [
-  'sessionId', 'userId', 'lineageId', 'accessHash', 'refreshHash', 'accessExpiresAt', 'refreshExpiresAt', 'createdAt',
-  'authenticatedAt', 'userAgent', 'ipAddress', 'cohortHash', 'deviceId', 'rotatedAt', 'successorId',
+  'sessions.sessionId', 'sessions.userId', 'sessions.lineageId', 'sessions.epoch', 'sessions.accessHash', 'sessions.refreshHash',
+  'sessions.accessExpiresAt', 'sessions.refreshExpiresAt', 'sessions.createdAt', 'sessions.authenticatedAt', 'sessions.userAgent',
+  'sessions.ipAddress', 'sessions.cohortHash', 'sessions.deviceId', 'sessions.rotatedAt', 'sessions.successorId',
+  'accounts.sessionEpoch as accountEpoch',
 ] as const
+
+/** Sessions read together with their account's current epoch (a primary-key join). */
+function sessionsWithEpoch(db: Executor) {
+  return db.selectFrom('sessions').innerJoin('accounts', 'accounts.userId', 'sessions.userId')
+}
 
 export function sessionQueries(db: Executor): SessionStore {
   return {
@@ -13,19 +20,18 @@ export function sessionQueries(db: Executor): SessionStore {
     },
 
     async findBearerSession(accessHash) {
-      return db
-        .selectFrom('sessions')
-        .select(['sessionId', 'userId', 'authenticatedAt', 'accessExpiresAt', 'rotatedAt'])
-        .where('accessHash', '=', accessHash)
+      return sessionsWithEpoch(db)
+        .select(['sessions.sessionId', 'sessions.userId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch', 'accounts.sessionEpoch as accountEpoch'])
+        .where('sessions.accessHash', '=', accessHash)
         .executeTakeFirst()
     },
 
     async findSessionByRefreshHash(refreshHash): Promise<Session | undefined> {
-      return db.selectFrom('sessions').select(sessionColumns).where('refreshHash', '=', refreshHash).executeTakeFirst()
+      return sessionsWithEpoch(db).select(sessionColumns).where('sessions.refreshHash', '=', refreshHash).executeTakeFirst()
     },
 
     async findSession(sessionId): Promise<Session | undefined> {
-      return db.selectFrom('sessions').select(sessionColumns).where('sessionId', '=', sessionId).executeTakeFirst()
+      return sessionsWithEpoch(db).select(sessionColumns).where('sessions.sessionId', '=', sessionId).executeTakeFirst()
     },
 
     async claimRotation(sessionId, successorId, now) {
@@ -54,6 +60,7 @@ export function sessionQueries(db: Executor): SessionStore {
         .where('userId', '=', userId)
         .where('rotatedAt', 'is', null)
         .where('refreshExpiresAt', '>', now)
+        .where('epoch', '=', (eb) => eb.selectFrom('accounts').select('sessionEpoch').where('accounts.userId', '=', userId))
         .executeTakeFirst()
       return affected(result) === 1
     },
@@ -66,15 +73,19 @@ export function sessionQueries(db: Executor): SessionStore {
       await db.updateTable('sessions').set({ authenticatedAt }).where('sessionId', '=', sessionId).execute()
     },
 
+    async restampSession(sessionId, epoch, authenticatedAt) {
+      await db.updateTable('sessions').set({ epoch, authenticatedAt }).where('sessionId', '=', sessionId).execute()
+    },
+
     async listLiveSessions(userId, now): Promise<Session[]> {
-      return db
-        .selectFrom('sessions')
+      return sessionsWithEpoch(db)
         .select(sessionColumns)
-        .where('userId', '=', userId)
-        .where('rotatedAt', 'is', null)
-        .where('refreshExpiresAt', '>', now)
-        .orderBy('createdAt')
-        .orderBy('sessionId')
+        .where('sessions.userId', '=', userId)
+        .where('sessions.rotatedAt', 'is', null)
+        .where('sessions.refreshExpiresAt', '>', now)
+        .whereRef('sessions.epoch', '=', 'accounts.sessionEpoch')
+        .orderBy('sessions.createdAt')
+        .orderBy('sessions.sessionId')
         .execute()
     },
 

@@ -2,16 +2,30 @@
 import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
+import { directoryQueries } from './directory.ts'
+import { enrollmentQueries } from './enrollment.ts'
+import { escrowQueries } from './escrow.ts'
 import type { Executor } from './executor.ts'
+import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { postgresDialect } from './postgres.ts'
+import { revokeQueries } from './revoke.ts'
 import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { sqliteDialect } from './sqlite.ts'
 import type { Tables } from './tables.ts'
 
 function store(db: Executor): Store {
-  return { ...accountQueries(db), ...sessionQueries(db), ...secondFactorQueries(db) }
+  return {
+    ...accountQueries(db),
+    ...sessionQueries(db),
+    ...secondFactorQueries(db),
+    ...directoryQueries(db),
+    ...revokeQueries(db),
+    ...enrollmentQueries(db),
+    ...escrowQueries(db),
+    ...maintenanceQueries(db),
+  }
 }
 
 export type DatabaseTarget =

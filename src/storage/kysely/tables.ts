@@ -12,6 +12,13 @@ export interface AccountsTable {
   createdAt: number
   failedPasswordCount: number
   lockedUntil: number | null
+  /** Hybrid identity public key (1984 bytes), bound by the first directory publish. */
+  identityKey: Uint8Array | null
+  /**
+   * Sessions stamped with another epoch are dead. Ending every session of the account (change
+   * password, revoke-all) moves it, so a session opened concurrently from a stale read dies too.
+   */
+  sessionEpoch: number
 }
 
 export interface SessionsTable {
@@ -19,6 +26,8 @@ export interface SessionsTable {
   userId: string
   /** Shared by every session descending from one sign-in through refreshes. */
   lineageId: string
+  /** The account's session epoch when the lineage was opened (see AccountsTable.sessionEpoch). */
+  epoch: number
   accessHash: string
   refreshHash: string
   accessExpiresAt: number
@@ -60,6 +69,60 @@ export interface MfaChallengesTable {
   userId: string
   expiresAt: number
   failedAttempts: number
+  /** The account's session epoch at login: a password change in between kills the challenge. */
+  epoch: number
+}
+
+export interface DirectoriesTable {
+  userId: string
+  directoryVersion: number
+  /** The signed directory exactly as received. */
+  body: Uint8Array
+  etag: string
+  publishedAt: number
+}
+
+export interface RevokeChallengesTable {
+  challengeHash: string
+  userId: string
+  expiresAt: number
+}
+
+export interface EnrollmentCodesTable {
+  codeHash: string
+  /** Hash of the 10-digit spelling; redeeming either spelling deletes the row. */
+  textHash: string
+  userId: string
+  expiresAt: number
+}
+
+export interface RelayChannelsTable {
+  /** Hash of the channel id: the id itself is a capability and is never stored. */
+  channelHash: string
+  initiatorId: string
+  createdAt: number
+  expiresAt: number
+  /** Arrival counter of the channel's payloads (both mailboxes). */
+  nextSeq: number
+}
+
+export interface RelayMessagesTable {
+  channelHash: string
+  seq: number
+  direction: 'to_initiator' | 'to_enrollee'
+  payload: string
+}
+
+export interface RedeemThrottleTable {
+  clientAddress: string
+  windowStartedAt: number
+  failures: number
+}
+
+export interface EscrowsTable {
+  userId: string
+  blob: Uint8Array
+  storedAt: number
 }
 
 export interface Tables {
@@ -69,4 +132,11 @@ export interface Tables {
   secondFactors: SecondFactorsTable
   totpUsedSteps: TotpUsedStepsTable
   mfaChallenges: MfaChallengesTable
+  directories: DirectoriesTable
+  revokeChallenges: RevokeChallengesTable
+  enrollmentCodes: EnrollmentCodesTable
+  relayChannels: RelayChannelsTable
+  relayMessages: RelayMessagesTable
+  redeemThrottle: RedeemThrottleTable
+  escrows: EscrowsTable
 }

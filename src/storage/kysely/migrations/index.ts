@@ -4,8 +4,12 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely'
 import type { Engine } from '../../port.ts'
 import { columnTypes, type MigrationStep } from './column-types.ts'
 import { up as accountsAndSessions } from './0001-accounts-and-sessions.ts'
+import { up as devicesAndEscrow } from './0002-devices-and-escrow.ts'
 
-const steps: ReadonlyArray<readonly [string, MigrationStep]> = [['0001-accounts-and-sessions', accountsAndSessions]]
+const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
+  ['0001-accounts-and-sessions', accountsAndSessions],
+  ['0002-devices-and-escrow', devicesAndEscrow],
+]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   const types = columnTypes(engine)

@@ -1,0 +1,97 @@
+// Hybrid signatures (API.md section 4): Ed25519 followed by ML-DSA-65 (FIPS 204, empty
+// context), both over the same message; valid only when both halves verify. Keys travel as
+// raw bytes: public key = Ed25519 (32) | ML-DSA-65 (1952); private key = the two 32-byte
+// seeds. Signing and verifying run on the libuv pool (node:crypto's callback forms), never on
+// the event loop. Shared by the server and the SDK: it holds no server state.
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
+
+export const ED25519_PUBLIC_KEY_BYTES = 32
+export const ML_DSA_65_PUBLIC_KEY_BYTES = 1952
+export const HYBRID_PUBLIC_KEY_BYTES = ED25519_PUBLIC_KEY_BYTES + ML_DSA_65_PUBLIC_KEY_BYTES
+export const ED25519_SIGNATURE_BYTES = 64
+export const ML_DSA_65_SIGNATURE_BYTES = 3309
+export const HYBRID_SIGNATURE_BYTES = ED25519_SIGNATURE_BYTES + ML_DSA_65_SIGNATURE_BYTES
+export const HYBRID_SEED_BYTES = 64
+export const HYBRID_ALGORITHM = 'ed25519+ml-dsa-65'
+
+export interface HybridPrivateKey {
+  readonly ed25519: KeyObject
+  readonly mlDsa65: KeyObject
+}
+
+export interface HybridKeyPair {
+  /** 1984 bytes: Ed25519 public key | ML-DSA-65 public key. */
+  readonly publicKey: Buffer
+  readonly privateKey: HybridPrivateKey
+}
+
+function rawPublic(key: KeyObject): Buffer {
+  return key.export({ format: 'raw-public' })
+}
+
+function pairOf(privateKey: HybridPrivateKey): HybridKeyPair {
+  const publicKey = Buffer.concat([rawPublic(createPublicKey(privateKey.ed25519)), rawPublic(createPublicKey(privateKey.mlDsa65))])
+  return { publicKey, privateKey }
+}
+
+export function generateHybridKeyPair(): HybridKeyPair {
+  return pairOf({ ed25519: generateKeyPairSync('ed25519').privateKey, mlDsa65: generateKeyPairSync('ml-dsa-65').privateKey })
+}
+
+/** The private key as 64 bytes: the Ed25519 seed | the ML-DSA-65 seed. */
+export function exportHybridSeeds(privateKey: HybridPrivateKey): Buffer {
+  return Buffer.concat([privateKey.ed25519.export({ format: 'raw-private' }), privateKey.mlDsa65.export({ format: 'raw-seed' })])
+}
+
+export function importHybridSeeds(seeds: Uint8Array): HybridKeyPair {
+  if (seeds.length !== HYBRID_SEED_BYTES) throw new Error(`a hybrid private key is ${HYBRID_SEED_BYTES} bytes of seeds`)
+  const bytes = Buffer.from(seeds)
+  return pairOf({
+    ed25519: createPrivateKey({ key: bytes.subarray(0, 32), format: 'raw-private', asymmetricKeyType: 'ed25519' }),
+    mlDsa65: createPrivateKey({ key: bytes.subarray(32), format: 'raw-seed', asymmetricKeyType: 'ml-dsa-65' }),
+  })
+}
+
+/** Hex SHA-256 of the public key bytes: `server_key_id` and identity key ids. */
+export function keyFingerprint(publicKey: Uint8Array): string {
+  return createHash('sha256').update(publicKey).digest('hex')
+}
+
+function signAsync(key: KeyObject, message: Uint8Array): Promise<Buffer> {
+  return new Promise((resolve, reject) => sign(null, message, key, (error, signature) => (error ? reject(error) : resolve(signature))))
+}
+
+function verifyAsync(key: KeyObject, message: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  return new Promise((resolve) => verify(null, message, key, signature, (error, valid) => resolve(!error && valid)))
+}
+
+export async function hybridSign(privateKey: HybridPrivateKey, message: Uint8Array): Promise<Buffer> {
+  const [classical, postQuantum] = await Promise.all([signAsync(privateKey.ed25519, message), signAsync(privateKey.mlDsa65, message)])
+  return Buffer.concat([classical, postQuantum])
+}
+
+/** Parses a 1984-byte hybrid public key; null when it is not one. */
+export function parseHybridPublicKey(publicKey: Uint8Array): { ed25519: KeyObject; mlDsa65: KeyObject } | null {
+  if (publicKey.length !== HYBRID_PUBLIC_KEY_BYTES) return null
+  const bytes = Buffer.from(publicKey)
+  try {
+    return {
+      ed25519: createPublicKey({ key: bytes.subarray(0, ED25519_PUBLIC_KEY_BYTES), format: 'raw-public', asymmetricKeyType: 'ed25519' }),
+      mlDsa65: createPublicKey({ key: bytes.subarray(ED25519_PUBLIC_KEY_BYTES), format: 'raw-public', asymmetricKeyType: 'ml-dsa-65' }),
+    }
+  } catch {
+    return null
+  }
+}
+
+/** True only when both halves verify; false for any malformed key or signature. */
+export async function hybridVerify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  if (signature.length !== HYBRID_SIGNATURE_BYTES) return false
+  const keys = parseHybridPublicKey(publicKey)
+  if (keys === null) return false
+  const [classical, postQuantum] = await Promise.all([
+    verifyAsync(keys.ed25519, message, signature.subarray(0, ED25519_SIGNATURE_BYTES)),
+    verifyAsync(keys.mlDsa65, message, signature.subarray(ED25519_SIGNATURE_BYTES)),
+  ])
+  return classical && postQuantum
+}

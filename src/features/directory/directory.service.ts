@@ -1,0 +1,53 @@
+// The signed device directory (SPEC.md "Signed device directory", API.md sections 4 and 5):
+// stored exactly as received, read only for `directory_version`, bound to one identity key.
+import { createHash } from 'node:crypto'
+import { decodeTopLevelMap, unsignedField } from '../../codec/cbor.ts'
+import { parseHybridPublicKey } from '../../crypto/hybrid.ts'
+import type { Deps } from '../../deps.ts'
+import { AppError } from '../../errors.ts'
+import type { Directory } from '../../storage/port.ts'
+import type { Caller } from '../context.ts'
+
+export const DIRECTORY_MAX_BYTES = 256 * 1024
+
+/** The identity key from its header: standard base64 of a 1984-byte hybrid public key. */
+function identityKeyOf(header: string | undefined): Buffer {
+  const key = header === undefined ? null : Buffer.from(header, 'base64')
+  if (key === null || key.toString('base64') !== header || parseHybridPublicKey(key) === null) {
+    throw new AppError('error.directory.identity_key_invalid', 'X-Service-Identity-Key must be standard base64 of the 1984-byte hybrid public key (Ed25519 | ML-DSA-65)')
+  }
+  return key
+}
+
+function directoryOf(body: Buffer): Directory {
+  const map = decodeTopLevelMap(body)
+  const version = map === null ? null : unsignedField(map, 'directory_version')
+  if (version === null) {
+    throw new AppError('error.directory.malformed', 'The body must be one CBOR item whose top level is a map with an unsigned integer under "directory_version"')
+  }
+  return { version, body, etag: `"${createHash('sha256').update(body).digest('hex')}"` }
+}
+
+export async function publishDirectory(deps: Deps, caller: Caller, identityKeyHeader: string | undefined, body: Buffer): Promise<number> {
+  const identityKey = identityKeyOf(identityKeyHeader)
+  const directory = directoryOf(body)
+  const now = deps.clock.now()
+  await deps.storage.transaction(async (tx) => {
+    if ((await tx.bindIdentityKey(caller.userId, identityKey)) === 'mismatch') {
+      throw new AppError('error.directory.identity_key_mismatch', 'This account is bound to another identity key')
+    }
+    const outcome = await tx.publishDirectoryIfNewer(caller.userId, directory, now)
+    if (!outcome.stored) {
+      throw new AppError('error.directory.version_conflict', `directory_version must exceed the stored ${outcome.storedVersion}; re-sign above it`, {
+        extensions: { submitted: directory.version, stored: outcome.storedVersion },
+      })
+    }
+  })
+  return directory.version
+}
+
+export async function fetchDirectory(deps: Deps, userId: string): Promise<Directory> {
+  const directory = await deps.storage.findDirectory(userId)
+  if (directory === undefined) throw new AppError('error.not_found', 'No directory is published for this user')
+  return directory
+}

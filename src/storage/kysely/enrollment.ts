@@ -1,0 +1,88 @@
+import { sql } from 'kysely'
+import type { EnrollmentStore } from '../port.ts'
+import { affected, type Executor } from './executor.ts'
+
+export function enrollmentQueries(db: Executor): EnrollmentStore {
+  return {
+    async insertEnrollmentCode(code) {
+      const result = await db.insertInto('enrollmentCodes').values(code).onConflict((oc) => oc.doNothing()).executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async redeemEnrollmentCode(spellingHash, now) {
+      const row = await db
+        .deleteFrom('enrollmentCodes')
+        .where((eb) => eb.or([eb('codeHash', '=', spellingHash), eb('textHash', '=', spellingHash)]))
+        .where('expiresAt', '>', now)
+        .returning('userId')
+        .executeTakeFirst()
+      return row?.userId
+    },
+
+    async openChannel(channel) {
+      await db.insertInto('relayChannels').values({ ...channel, nextSeq: 0 }).execute()
+    },
+
+    async findRedeemThrottle(clientAddress) {
+      return db.selectFrom('redeemThrottle').select(['windowStartedAt', 'failures']).where('clientAddress', '=', clientAddress).executeTakeFirst()
+    },
+
+    async recordRedeemFailure(clientAddress, now, windowMs) {
+      // One statement: a failure after the window ended starts a new window at 1.
+      const ended = sql<boolean>`redeem_throttle.window_started_at + ${windowMs} <= ${now}`
+      await db
+        .insertInto('redeemThrottle')
+        .values({ clientAddress, windowStartedAt: now, failures: 1 })
+        .onConflict((oc) =>
+          oc.column('clientAddress').doUpdateSet({
+            windowStartedAt: sql<number>`case when ${ended} then ${now} else redeem_throttle.window_started_at end`,
+            failures: sql<number>`case when ${ended} then 1 else redeem_throttle.failures + 1 end`,
+          }),
+        )
+        .execute()
+    },
+
+    async appendToMailbox(channelHash, direction, payload, now, maxPayloads) {
+      // Taking the next sequence number locks the channel row: appends to one channel queue here.
+      const channel = await db
+        .updateTable('relayChannels')
+        .set((eb) => ({ nextSeq: eb('nextSeq', '+', 1) }))
+        .where('channelHash', '=', channelHash)
+        .where('expiresAt', '>', now)
+        .returning('nextSeq')
+        .executeTakeFirst()
+      if (channel === undefined) return 'no_channel'
+      const held = await db
+        .selectFrom('relayMessages')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('channelHash', '=', channelHash)
+        .where('direction', '=', direction)
+        .executeTakeFirstOrThrow()
+      if (Number(held.count) >= maxPayloads) return 'full'
+      await db.insertInto('relayMessages').values({ channelHash, seq: channel.nextSeq, direction, payload }).execute()
+      return 'appended'
+    },
+
+    async drainMailbox(channelHash, direction, now) {
+      const channel = await db.selectFrom('relayChannels').select('channelHash').where('channelHash', '=', channelHash).where('expiresAt', '>', now).executeTakeFirst()
+      if (channel === undefined) return undefined
+      const drained = await db
+        .deleteFrom('relayMessages')
+        .where('channelHash', '=', channelHash)
+        .where('direction', '=', direction)
+        .returning(['seq', 'payload'])
+        .execute()
+      return drained.sort((a, b) => a.seq - b.seq).map((m) => m.payload)
+    },
+
+    async closeChannel(channelHash, initiatorId, now) {
+      const result = await db
+        .deleteFrom('relayChannels')
+        .where('channelHash', '=', channelHash)
+        .where('initiatorId', '=', initiatorId)
+        .where('expiresAt', '>', now)
+        .executeTakeFirst()
+      return affected(result) === 1
+    },
+  }
+}

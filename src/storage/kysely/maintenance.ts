@@ -1,0 +1,21 @@
+import type { MaintenanceStore } from '../port.ts'
+import { affected, type Executor } from './executor.ts'
+
+export function maintenanceQueries(db: Executor): MaintenanceStore {
+  return {
+    async sweepExpired({ now, oldestUsableTotpStep, redeemWindowMs }) {
+      const counts: Record<string, number> = {}
+      const count = async (table: string, query: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) => {
+        counts[table] = affected(await query.executeTakeFirst())
+      }
+      await count('sessions', db.deleteFrom('sessions').where('refreshExpiresAt', '<=', now))
+      await count('mfa_challenges', db.deleteFrom('mfaChallenges').where('expiresAt', '<=', now))
+      await count('totp_used_steps', db.deleteFrom('totpUsedSteps').where('step', '<', oldestUsableTotpStep))
+      await count('revoke_challenges', db.deleteFrom('revokeChallenges').where('expiresAt', '<=', now))
+      await count('enrollment_codes', db.deleteFrom('enrollmentCodes').where('expiresAt', '<=', now))
+      await count('relay_channels', db.deleteFrom('relayChannels').where('expiresAt', '<=', now))
+      await count('redeem_throttle', db.deleteFrom('redeemThrottle').where('windowStartedAt', '<=', now - redeemWindowMs))
+      return counts
+    },
+  }
+}
