@@ -5,14 +5,29 @@ import type { Static } from 'typebox'
 import type {
   EnrollmentResponse, ReauthenticateResponse, SecondFactorChallenge, TokenResponse,
 } from '../contract/auth.ts'
+import type {
+  ChannelResponse, DrainResponse, EnrollmentCodeResponse, PublishDirectoryResponse, RevokeAllResponse, RevokeChallengeResponse, StoreEscrowResponse,
+} from '../contract/devices.ts'
 import type { CodedProblem } from '../contract/errors.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { DevicesResponse } from '../contract/sessions.ts'
+import type { IdentityKey } from './identity.ts'
 
 export type Tokens = Static<typeof TokenResponse>
 export type Profile = Static<typeof ProfileResponse>
 export type Devices = Static<typeof DevicesResponse>
 export type Problem = Static<typeof CodedProblem> & Record<string, unknown>
+export type RevokeChallenge = Static<typeof RevokeChallengeResponse>
+export type EnrollmentCode = Static<typeof EnrollmentCodeResponse>
+export type Channel = Static<typeof ChannelResponse>
+export type RelayDirection = 'to_initiator' | 'to_enrollee'
+export type StoredEscrow = Static<typeof StoreEscrowResponse>
+
+/** A fetched directory: the exact bytes and the tag to revalidate them with. */
+export interface FetchedDirectory {
+  readonly bytes: Buffer
+  readonly etag: string
+}
 
 /** A non-2xx answer: the RFC 9457 problem, its status and headers. */
 export class CofferProblem extends Error {
@@ -56,6 +71,7 @@ interface Call {
   readonly json?: unknown
   readonly bytes?: Uint8Array
   readonly contentType?: string
+  readonly headers?: Record<string, string>
   readonly bearer?: boolean
 }
 
@@ -89,7 +105,7 @@ export class CofferClient {
   // --- transport -----------------------------------------------------------------------
 
   async #send(call: Call): Promise<Response> {
-    const headers: Record<string, string> = {}
+    const headers: Record<string, string> = { ...call.headers }
     if (this.#userAgent) headers['user-agent'] = this.#userAgent
     let body: RequestInit['body']
     if (call.json !== undefined) {
@@ -132,7 +148,8 @@ export class CofferClient {
       await this.#refreshOnce(used)
       response = await this.#send(call)
     }
-    if (!response.ok) throw await CofferClient.#problemOf(response)
+    // 304 answers a conditional request: not an error.
+    if (!response.ok && response.status !== 304) throw await CofferClient.#problemOf(response)
     return response
   }
 
@@ -238,4 +255,116 @@ export class CofferClient {
   disableTotp(totpCode: string): Promise<void> {
     return this.#empty({ method: 'POST', path: '/v1/auth/totp/disable', json: { totp_code: totpCode }, bearer: true })
   }
+
+  // --- identity key and device directory ------------------------------------------------
+
+  /** Publishes the signed directory (CBOR bytes) under the account's identity key; answers the stored version. */
+  async publishDirectory(directory: Uint8Array, identityKey: IdentityKey | string): Promise<number> {
+    const header = typeof identityKey === 'string' ? identityKey : identityKey.publicKeyBase64
+    const answer = await this.#json<Static<typeof PublishDirectoryResponse>>({
+      method: 'POST',
+      path: '/v1/auth/devices/directory',
+      bytes: directory,
+      contentType: 'application/cbor',
+      headers: { 'x-service-identity-key': header },
+      bearer: true,
+    })
+    return answer.directory_version
+  }
+
+  /** A user's directory, byte for byte; with `ifNoneMatch`, null when it has not changed. */
+  async fetchDirectory(userId: string, ifNoneMatch?: string): Promise<FetchedDirectory | null> {
+    const response = await this.#request({
+      method: 'GET',
+      path: `/v1/auth/devices/directory/${encodeURIComponent(userId)}`,
+      bearer: true,
+      ...(ifNoneMatch === undefined ? {} : { headers: { 'if-none-match': ifNoneMatch } }),
+    })
+    if (response.status === 304) return null
+    return { bytes: Buffer.from(await response.arrayBuffer()), etag: response.headers.get('etag') ?? '' }
+  }
+
+  // --- revoke-all --------------------------------------------------------------------------
+
+  revokeAllChallenge(): Promise<RevokeChallenge> {
+    return this.#json({ method: 'POST', path: '/v1/auth/sessions/revoke-all/challenge', bearer: true })
+  }
+
+  /** Submits a signed challenge; needs no session. Answers how many sessions ended. */
+  async revokeAll(challenge: string, proof: string): Promise<number> {
+    const answer = await this.#json<Static<typeof RevokeAllResponse>>({ method: 'POST', path: '/v1/auth/sessions/revoke-all', json: { challenge, proof } })
+    return answer.revoked
+  }
+
+  /**
+   * The whole ceremony: a challenge on this session, signed with the identity key, submitted.
+   * Every session ends, this one included, so the client forgets its tokens.
+   */
+  async revokeAllSessions(identityKey: IdentityKey): Promise<number> {
+    const { user_id: userId } = await this.getProfile()
+    const { challenge } = await this.revokeAllChallenge()
+    const revoked = await this.revokeAll(challenge, await identityKey.proveRevokeAll(userId, challenge))
+    this.tokens = null
+    return revoked
+  }
+
+  // --- device enrollment -------------------------------------------------------------------
+
+  /** Needs a recent sign-in or reauthenticate (403 error.auth.reauthentication_required otherwise). */
+  issueEnrollmentCode(): Promise<EnrollmentCode> {
+    return this.#json({ method: 'POST', path: '/v1/auth/devices/enroll/code', bearer: true })
+  }
+
+  /** Needs no session: the code (either spelling) is the credential. */
+  redeemEnrollmentCode(code: string): Promise<Channel> {
+    return this.#json({ method: 'POST', path: '/v1/auth/devices/enroll/redeem', json: { code } })
+  }
+
+  relay(channelId: string, direction: RelayDirection, payload: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: `/v1/auth/devices/enroll/channel/${encodeURIComponent(channelId)}`, json: { direction, payload } })
+  }
+
+  async drain(channelId: string, direction: RelayDirection): Promise<string[]> {
+    const answer = await this.#json<Static<typeof DrainResponse>>({ method: 'GET', path: `/v1/auth/devices/enroll/channel/${encodeURIComponent(channelId)}?direction=${direction}` })
+    return answer.payloads
+  }
+
+  /** The initiator (the account that issued the code) closes the channel. */
+  closeChannel(channelId: string): Promise<void> {
+    return this.#empty({ method: 'DELETE', path: `/v1/auth/devices/enroll/channel/${encodeURIComponent(channelId)}`, bearer: true })
+  }
+
+  /** One end of an enrollment channel: the initiator (existing device) or the enrollee (new device). */
+  enrollmentChannel(channelId: string, role: 'initiator' | 'enrollee'): EnrollmentChannelEnd {
+    const outbound: RelayDirection = role === 'initiator' ? 'to_enrollee' : 'to_initiator'
+    const inbound: RelayDirection = role === 'initiator' ? 'to_initiator' : 'to_enrollee'
+    return {
+      channelId,
+      role,
+      send: (payload) => this.relay(channelId, outbound, payload),
+      receive: () => this.drain(channelId, inbound),
+      close: () => this.closeChannel(channelId),
+    }
+  }
+
+  // --- escrow ------------------------------------------------------------------------------
+
+  storeEscrow(wrappedMasterKey: Uint8Array): Promise<StoredEscrow> {
+    return this.#json({ method: 'PUT', path: '/v1/escrow', bytes: wrappedMasterKey, contentType: 'application/octet-stream', bearer: true })
+  }
+
+  async fetchEscrow(): Promise<Buffer> {
+    return Buffer.from(await (await this.#request({ method: 'GET', path: '/v1/escrow', bearer: true })).arrayBuffer())
+  }
+}
+
+export interface EnrollmentChannelEnd {
+  readonly channelId: string
+  readonly role: 'initiator' | 'enrollee'
+  /** Posts to the other end's mailbox. */
+  send(payload: string): Promise<void>
+  /** Takes everything the other end has sent since the last receive, in order. */
+  receive(): Promise<string[]>
+  /** Initiator only (needs its session). */
+  close(): Promise<void>
 }
