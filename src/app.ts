@@ -3,13 +3,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { Deps } from './deps.ts'
+import { albumsRoutes } from './features/albums/albums.routes.ts'
 import { authRoutes } from './features/auth/auth.routes.ts'
+import { blobsRoutes } from './features/blobs/blobs.routes.ts'
 import { directoryRoutes } from './features/directory/directory.routes.ts'
 import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
+import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { profileRoutes } from './features/profile/profile.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { totpRoutes } from './features/totp/totp.routes.ts'
+import { uploadsRoutes } from './features/uploads/uploads.routes.ts'
 import { registerBearerCheck } from './http/bearer.ts'
 import { healthRoutes, registerMetrics } from './http/health.ts'
 import { createLogger } from './http/logging.ts'
@@ -63,5 +67,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   directoryRoutes(app, deps)
   enrollmentRoutes(app, deps)
   escrowRoutes(app, deps)
+  albumsRoutes(app, deps)
+  uploadsRoutes(app, deps)
+  lifecycleRoutes(app, deps)
+  blobsRoutes(app, deps)
   return app
 }

@@ -36,6 +36,12 @@ export interface Config {
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
   /** How often each instance deletes expired rows. */
   readonly sweepIntervalS: number
+  readonly blobDir: string
+  readonly cryptoSuites: readonly number[]
+  readonly uploadSessionTtlS: number
+  readonly maxBlobBytes: number
+  readonly protocol: { readonly min: string; readonly current: string; readonly max: string }
+  readonly upgradeWindowS: number
 }
 
 function read(env: Env, name: string): string | undefined {
@@ -71,6 +77,22 @@ function origin(name: string, raw: string): string {
     throw new ConfigError(name, `must be an origin such as https://photos.example.com, got "${raw}"`)
   }
   return url.origin
+}
+
+const PROTOCOL_DATE = /^\d{4}-\d{2}-\d{2}$/
+
+function protocolDate(env: Env, name: string, fallback: string): string {
+  const value = read(env, name) ?? fallback
+  if (!PROTOCOL_DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new ConfigError(name, `must be a date YYYY-MM-DD, got "${value}"`)
+  return value
+}
+
+function integerList(env: Env, name: string, fallback: readonly number[]): number[] {
+  const raw = read(env, name)
+  if (raw === undefined) return [...fallback]
+  const items = raw.split(',').map((item) => item.trim())
+  if (items.some((item) => !/^\d+$/.test(item))) throw new ConfigError(name, `must be a comma-separated list of whole numbers, got "${raw}"`)
+  return items.map(Number)
 }
 
 function secretKey(env: Env): Buffer | null {
@@ -138,5 +160,19 @@ export function loadConfig(env: Env = process.env): Config {
       channelTtlS: integer(env, 'RELAY_CHANNEL_TTL_S', 600, 1),
     },
     sweepIntervalS: integer(env, 'SWEEP_INTERVAL_S', 60, 1),
+    blobDir: path.resolve(read(env, 'BLOB_DIR') ?? path.join(dataDir, 'blobs')),
+    cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
+    uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
+    maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1),
+    protocol: protocolRange(env),
+    upgradeWindowS: integer(env, 'UPGRADE_WINDOW_S', 900, 1),
   }
+}
+
+function protocolRange(env: Env): Config['protocol'] {
+  const min = protocolDate(env, 'PROTOCOL_MIN', '2025-01-01')
+  const current = protocolDate(env, 'PROTOCOL_CURRENT', '2026-06-01')
+  const max = protocolDate(env, 'PROTOCOL_MAX', '2026-11-01')
+  if (!(min <= current && current <= max)) throw new ConfigError('PROTOCOL_CURRENT', `must lie within PROTOCOL_MIN (${min}) and PROTOCOL_MAX (${max}), got ${current}`)
+  return { min, current, max }
 }

@@ -1,4 +1,5 @@
 // The composition root: every component the routes and services use, built once from config.
+import { openLocalFolderBlobStore, type LocalFolderBlobStore } from './blob-store/local-folder.ts'
 import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
@@ -18,6 +19,7 @@ export interface Deps {
   readonly config: Config
   readonly clock: Clock
   readonly storage: Storage
+  readonly blobs: LocalFolderBlobStore
   readonly passwords: PasswordHasher
   /** Seals TOTP secrets at rest. */
   readonly totpSecrets: SecretBox
@@ -40,6 +42,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config,
     clock: overrides.clock ?? systemClock,
     storage: openStorage(overrides.database ?? config.database),
+    blobs: await openLocalFolderBlobStore(config.blobDir, (bytes) => metrics.blobBytesRead.inc(bytes)),
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
     refreshKey: deriveKey(secretKey, 'refresh-successor'),

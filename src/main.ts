@@ -9,7 +9,9 @@ export async function serve(): Promise<void> {
   const config = loadConfig()
   const deps = await createDeps(config)
   await deps.storage.migrate()
+  const leftovers = await deps.blobs.cleanLeftovers()
   const app = await buildApp(deps)
+  if (leftovers > 0) app.log.info({ files: leftovers }, 'removed what interrupted blob writes left')
   const stopSweeping = startSweeping(deps, app.log)
   let stopping = false
   const stop = async (signal: string) => {

@@ -22,13 +22,22 @@ export const errorCatalog = {
   'error.totp.not_enrolled': { status: 409, title: 'Second factor not enrolled' },
   'error.directory.version_conflict': { status: 409, title: 'Directory version conflict' },
   'error.directory.identity_key_mismatch': { status: 409, title: 'Identity key mismatch' },
+  'error.directory.required': { status: 409, title: 'Device directory required' },
+  'error.upgrade.in_flight': { status: 409, title: 'Upgrade in flight' },
+  'error.upgrade.not_quiescent': { status: 409, title: 'Uploads still in flight' },
+  'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
   'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
+  'error.request.range_not_satisfiable': { status: 416, title: 'Range not satisfiable' },
   'error.request.invalid': { status: 422, title: 'Invalid request' },
   'error.totp.invalid_code': { status: 422, title: 'Invalid authenticator code' },
   'error.directory.identity_key_invalid': { status: 422, title: 'Invalid identity key' },
   'error.enroll.mailbox_full': { status: 422, title: 'Mailbox full' },
+  'error.album.id_unavailable': { status: 422, title: 'Album id unavailable' },
+  'error.upload.hash_mismatch': { status: 422, title: 'Blob bytes do not match' },
+  'error.op.bundle_incomplete': { status: 422, title: 'Bundle incomplete' },
   'error.auth.account_locked': { status: 423, title: 'Account locked' },
+  'error.protocol.out_of_range': { status: 426, title: 'Protocol version out of range' },
   'error.rate_limited': { status: 429, title: 'Too many attempts' },
   'error.internal': { status: 500, title: 'Internal server error' },
   'error.unavailable': { status: 503, title: 'Service unavailable' },
@@ -65,7 +74,26 @@ export const DirectoryConflictProblem = Type.Object(
   { description: 'CodedProblem of error.directory.version_conflict' },
 )
 
+export const StaleRevivalProblem = Type.Object(
+  {
+    ...problemFields,
+    chain_head: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The manifest hash the asset’s chain is at; absent when this album holds no such asset' })),
+  },
+  { description: 'CodedProblem of error.op.stale_revival' },
+)
+
+export const ProtocolRangeProblem = Type.Object(
+  {
+    ...problemFields,
+    protocol_min: Type.String({ description: 'Oldest version accepted here (YYYY-MM-DD)' }),
+    protocol_max: Type.String({ description: 'Newest version spoken (YYYY-MM-DD)' }),
+  },
+  { description: 'CodedProblem of error.protocol.out_of_range' },
+)
+
 /** Problems that carry members beyond CodedProblem, by code (for the OpenAPI document). */
 export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
   'error.directory.version_conflict': DirectoryConflictProblem,
+  'error.op.stale_revival': StaleRevivalProblem,
+  'error.protocol.out_of_range': ProtocolRangeProblem,
 }

@@ -38,10 +38,10 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
     }),
     handler: async (request) => {
       try {
-        await deps.storage.ping()
+        await Promise.all([deps.storage.ping(), deps.blobs.ping()])
       } catch (error) {
         request.log.error({ err: error }, 'readiness check failed')
-        throw new AppError('error.unavailable', 'The database does not answer')
+        throw new AppError('error.unavailable', 'The database or the blob store does not answer')
       }
       return { status: 'ready' }
     },

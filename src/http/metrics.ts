@@ -7,6 +7,7 @@ export interface Metrics {
   readonly httpRequests: Counter<'method' | 'route' | 'status'>
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>
   readonly passwordVerifications: Counter
+  readonly blobBytesRead: Counter
 }
 
 export function createMetrics(): Metrics {
@@ -30,6 +31,11 @@ export function createMetrics(): Metrics {
     passwordVerifications: new Counter({
       name: 'coffer_password_verifications_total',
       help: 'argon2id verifications run, including the dummy one for an unknown email',
+      registers: [registry],
+    }),
+    blobBytesRead: new Counter({
+      name: 'coffer_blob_bytes_read_total',
+      help: 'Bytes read from the blob store (downloads, deep verification)',
       registers: [registry],
     }),
   }

@@ -75,7 +75,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       }
       // Opaque request bytes have no JSON schema to validate against; document them here.
       const binaryBody = !documented.body && config.accepts?.some((type) => !type.includes('json'))
-      const body = binaryBody ? { body: { type: 'string', contentMediaType: config.accepts?.[0] } } : {}
+      const body = config.deferredBody ? { body: config.deferredBody } : binaryBody ? { body: { type: 'string', contentMediaType: config.accepts?.[0] } } : {}
       return { schema: { ...schema, ...body, response }, url }
     },
   })

@@ -27,6 +27,8 @@ declare module 'fastify' {
     errors?: readonly ErrorCode[]
     /** A success answer whose body is bytes rather than JSON (for the OpenAPI document). */
     binaryResponse?: BinaryResponse
+    /** A body schema the handler checks itself, after earlier checks (for the OpenAPI document). */
+    deferredBody?: TSchema
   }
 }
 
@@ -52,6 +54,8 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   /** Overrides BODY_LIMIT_BYTES for this operation. */
   readonly bodyLimit?: number
   readonly binaryResponse?: BinaryResponse
+  /** Validated by the handler with validateBody() once the checks that come first have run. */
+  readonly deferredBody?: TSchema
 }
 
 type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
@@ -82,6 +86,7 @@ export function operation<
       ...(spec.accepts ? { accepts: spec.accepts } : {}),
       errors: spec.errors ?? [],
       ...(spec.binaryResponse ? { binaryResponse: spec.binaryResponse } : {}),
+      ...(spec.deferredBody ? { deferredBody: spec.deferredBody } : {}),
     },
   }
 }

@@ -1,7 +1,12 @@
 // Typed client for the Coffer API. It imports only the wire contract. It holds the token pair
 // and refreshes it once when the access token has expired (or the server says so), with at
 // most one refresh in flight however many calls are waiting.
+import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
+import type {
+  AlbumListResponse, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse, UpgradePhaseResponse,
+  UploadSessionResponse,
+} from '../contract/albums.ts'
 import type {
   EnrollmentResponse, ReauthenticateResponse, SecondFactorChallenge, TokenResponse,
 } from '../contract/auth.ts'
@@ -22,6 +27,39 @@ export type EnrollmentCode = Static<typeof EnrollmentCodeResponse>
 export type Channel = Static<typeof ChannelResponse>
 export type RelayDirection = 'to_initiator' | 'to_enrollee'
 export type StoredEscrow = Static<typeof StoreEscrowResponse>
+
+export type Album = Static<typeof ProvisionAlbumResponse>
+export type AlbumList = Static<typeof AlbumListResponse>
+export type ManifestEnvelopeFields = Static<typeof ManifestEnvelope>
+export type OpenUpload = Static<typeof OpenUploadRequest>
+export type UploadSessionView = Static<typeof UploadSessionResponse>
+export type LifecycleWrite = Static<typeof OpRequest>
+export type OpResult = Static<typeof OpResponse>
+export type Feed = Static<typeof FeedResponse>
+export type UpgradePhase = Static<typeof UpgradePhaseResponse>
+
+/** What `uploadAsset` knows once it has hashed the bytes: enough to build and sign the manifest. */
+export interface BundleHashes {
+  readonly ciphertextHash: string
+  readonly derivativeHashes: readonly string[]
+  readonly metadataBlobHash: string | null
+}
+
+export interface AssetUpload {
+  readonly albumId: string
+  readonly cryptoSuiteId: number
+  /** The encrypted original (ciphertext). */
+  readonly original: Uint8Array
+  readonly derivatives?: readonly Uint8Array[]
+  /** The encrypted metadata blob, when the manifest commits one. */
+  readonly metadata?: Uint8Array
+  /** Builds the envelope and the signed canonical CBOR manifest for these hashes. */
+  sign(hashes: BundleHashes): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> | { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
 
 /** A fetched directory: the exact bytes and the tag to revalidate them with. */
 export interface FetchedDirectory {
@@ -69,7 +107,7 @@ interface Call {
   readonly method: string
   readonly path: string
   readonly json?: unknown
-  readonly bytes?: Uint8Array
+  readonly bytes?: Uint8Array | AsyncIterable<Uint8Array>
   readonly contentType?: string
   readonly headers?: Record<string, string>
   readonly bearer?: boolean
@@ -115,11 +153,13 @@ export class CofferClient {
       headers['content-type'] = call.contentType ?? 'application/octet-stream'
       body = call.bytes as Uint8Array<ArrayBuffer>
     }
+    // A streamed body needs half-duplex fetch.
+    const streamed = call.bytes !== undefined && !(call.bytes instanceof Uint8Array)
     if (call.bearer) {
       if (this.#tokens === null) throw new Error('not signed in: register or log in first')
       headers.authorization = `Bearer ${this.#tokens.access_token}`
     }
-    return this.#fetch(this.baseUrl + call.path, { method: call.method, headers, ...(body === undefined ? {} : { body }) })
+    return this.#fetch(this.baseUrl + call.path, { method: call.method, headers, ...(body === undefined ? {} : { body }), ...(streamed ? { duplex: 'half' } : {}) } as RequestInit)
   }
 
   static async #problemOf(response: Response): Promise<CofferProblem> {
@@ -355,6 +395,105 @@ export class CofferClient {
 
   async fetchEscrow(): Promise<Buffer> {
     return Buffer.from(await (await this.#request({ method: 'GET', path: '/v1/escrow', bearer: true })).arrayBuffer())
+  }
+
+  // --- albums ------------------------------------------------------------------------------
+
+  /** `created` is true on the first provision (201), false when this account already held it (200). */
+  provisionAlbum(albumId: string): Promise<Album> {
+    return this.#json({ method: 'POST', path: '/v1/albums', json: { album_id: albumId }, bearer: true })
+  }
+
+  listAlbums(): Promise<AlbumList> {
+    return this.#json({ method: 'GET', path: '/v1/albums', bearer: true })
+  }
+
+  feed(albumId: string, after = 0, limit = 100): Promise<Feed> {
+    return this.#json({ method: 'GET', path: `/v1/albums/${encodeURIComponent(albumId)}/feed?after=${after}&limit=${limit}`, bearer: true })
+  }
+
+  applyManifest(albumId: string, write: LifecycleWrite): Promise<OpResult> {
+    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/ops`, json: write, bearer: true })
+  }
+
+  // --- uploads -----------------------------------------------------------------------------
+
+  openUploadSession(declaration: OpenUpload): Promise<UploadSessionView> {
+    return this.#json({ method: 'POST', path: '/v1/upload', json: declaration, bearer: true })
+  }
+
+  uploadSessionStatus(uploadId: string): Promise<UploadSessionView> {
+    return this.#json({ method: 'GET', path: `/v1/upload/${encodeURIComponent(uploadId)}`, bearer: true })
+  }
+
+  abortUploadSession(uploadId: string): Promise<void> {
+    return this.#empty({ method: 'DELETE', path: `/v1/upload/${encodeURIComponent(uploadId)}`, bearer: true })
+  }
+
+  /** Sends one declared blob: bytes in memory, or any async iterable of chunks (streamed, e.g. a file). */
+  putBlob(uploadId: string, hash: string, bytes: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
+    return this.#empty({ method: 'PUT', path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`, bytes, contentType: 'application/octet-stream', bearer: true })
+  }
+
+  /**
+   * Uploads one asset end to end: hashes the bytes, opens a session, sends only the blobs the
+   * server does not already hold for this account, then applies the `create` manifest that
+   * `sign` builds for those hashes.
+   */
+  async uploadAsset(asset: AssetUpload): Promise<OpResult & { uploadId: string; sent: number }> {
+    const derivatives = asset.derivatives ?? []
+    const hashes: BundleHashes = {
+      ciphertextHash: sha256Hex(asset.original),
+      derivativeHashes: derivatives.map(sha256Hex),
+      metadataBlobHash: asset.metadata === undefined ? null : sha256Hex(asset.metadata),
+    }
+    const bytesByHash = new Map<string, Uint8Array>([[hashes.ciphertextHash, asset.original], ...derivatives.map((bytes, i) => [hashes.derivativeHashes[i] ?? '', bytes] as const)])
+    const session = await this.openUploadSession({
+      album_id: asset.albumId,
+      crypto_suite_id: asset.cryptoSuiteId,
+      ciphertext_hash: hashes.ciphertextHash,
+      blobs: [...bytesByHash].map(([hash, bytes]) => ({ role: hash === hashes.ciphertextHash ? 'original' as const : 'derivative' as const, hash, size: bytes.length })),
+    })
+    const missing = session.blobs.filter((blob) => !blob.present)
+    for (const blob of missing) await this.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? new Uint8Array())
+    const { envelope, manifestCbor } = await asset.sign(hashes)
+    const result = await this.applyManifest(asset.albumId, {
+      manifest_envelope: envelope,
+      manifest_cbor: Buffer.from(manifestCbor).toString('base64'),
+      metadata_blob: asset.metadata === undefined ? null : Buffer.from(asset.metadata).toString('base64'),
+    })
+    return { ...result, uploadId: session.upload_id, sent: missing.length }
+  }
+
+  /** A blob's bytes; `range` asks for bytes start..end inclusive (206). */
+  async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Buffer> {
+    const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true, ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}) })
+    return Buffer.from(await response.arrayBuffer())
+  }
+
+  // --- upgrade ceremony --------------------------------------------------------------------
+
+  readUpgrade(albumId: string): Promise<UpgradePhase> {
+    return this.#json({ method: 'GET', path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade`, bearer: true })
+  }
+
+  /** `intent` is the CBOR intent (a map with intent_id and to_protocol_version). */
+  startUpgrade(albumId: string, intent: Uint8Array): Promise<UpgradePhase> {
+    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade`, bytes: intent, contentType: 'application/cbor', bearer: true })
+  }
+
+  abortUpgrade(albumId: string, intentId: string): Promise<UpgradePhase> {
+    return this.#json({ method: 'DELETE', path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade?intent_id=${encodeURIComponent(intentId)}`, bearer: true })
+  }
+
+  commitUpgrade(albumId: string, intentId: string, tombstone: Uint8Array): Promise<UpgradePhase> {
+    return this.#json({
+      method: 'POST',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade/commit?intent_id=${encodeURIComponent(intentId)}`,
+      bytes: tombstone,
+      contentType: 'application/cbor',
+      bearer: true,
+    })
   }
 }
 

@@ -222,7 +222,133 @@ export interface MaintenanceStore {
   sweepExpired(limits: SweepLimits): Promise<Record<string, number>>
 }
 
-export interface Store extends AccountStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore {}
+export interface UpgradeIntent {
+  readonly intentId: string
+  readonly toVersion: string
+  /** Server clock; the ceremony lapses (the album is back to normal) once it passes. */
+  readonly expiresAt: number
+}
+
+export interface Album {
+  readonly albumId: string
+  readonly ownerId: string
+  readonly protocolVersion: string
+  readonly createdAt: number
+  /** The recorded ceremony, live or lapsed: ask domain/upgrade.ts which. */
+  readonly upgrade: UpgradeIntent | null
+}
+
+export interface UploadBlob {
+  readonly hash: string
+  readonly role: 'original' | 'derivative'
+  readonly size: number
+}
+
+export interface UploadSession {
+  readonly uploadId: string
+  readonly ownerId: string
+  readonly albumId: string
+  readonly cryptoSuiteId: number
+  readonly ciphertextHash: string
+  readonly createdAt: number
+  readonly expiresAt: number
+  readonly closedAt: number | null
+  readonly blobs: readonly UploadBlob[]
+}
+
+export type BlobRole = 'original' | 'derivative' | 'metadata' | 'provenance'
+
+export interface Asset {
+  readonly assetId: string
+  readonly albumId: string
+  readonly ownerId: string
+  readonly chainHead: string
+  readonly originalHash: string
+  readonly retentionUntil: number | null
+}
+
+export interface AssetBlobRef {
+  readonly hash: string
+  readonly role: BlobRole
+  readonly size: number
+}
+
+export interface AppliedOp {
+  readonly albumId: string
+  readonly syncSeq: number
+  readonly manifestHash: string
+  readonly assetId: string
+  readonly action: 'create' | 'replace'
+  readonly manifestCbor: Buffer
+  readonly metadataBlobHash: string | null
+  readonly uploadId: string
+  readonly appliedAt: number
+}
+
+export interface AlbumStore {
+  /** Inserts unless the id exists: 'exists' when it is this owner's, 'taken' when another account's. */
+  provisionAlbum(album: { readonly albumId: string; readonly ownerId: string; readonly protocolVersion: string; readonly createdAt: number }): Promise<'created' | 'exists' | 'taken'>
+  findAlbum(albumId: string): Promise<Album | undefined>
+  /** The owner's albums, oldest first. */
+  listAlbums(ownerId: string): Promise<Album[]>
+  /**
+   * Takes the album row's write lock for the rest of the transaction and reads it. Upload
+   * opens, lifecycle writes and the upgrade steps all start here, so they queue per album.
+   */
+  lockAlbum(albumId: string): Promise<Album | undefined>
+  /** Open upload sessions of the album: not closed and not expired. */
+  countInFlight(albumId: string, now: number): Promise<number>
+  setUpgrade(albumId: string, upgrade: (UpgradeIntent & { readonly intent: Buffer }) | null): Promise<void>
+  /** Pins the album to the ceremony's version, records the ceremony with its tombstone and ends it. */
+  commitUpgrade(albumId: string, record: { readonly intentId: string; readonly fromVersion: string; readonly toVersion: string; readonly tombstone: Buffer; readonly committedAt: number }): Promise<void>
+  /** The next feed position of the album (call under lockAlbum). */
+  takeSyncSeq(albumId: string): Promise<number>
+  hasDirectory(userId: string): Promise<boolean>
+}
+
+export interface UploadStore {
+  insertUploadSession(session: Omit<UploadSession, 'closedAt'>): Promise<void>
+  findUploadSession(uploadId: string): Promise<UploadSession | undefined>
+  /** Closes a session that is still open; false when it was not. */
+  closeUploadSession(uploadId: string, now: number): Promise<boolean>
+  /** Which of these hashes the owner already stores. */
+  ownedBlobHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
+  /** Records that the owner stores these bytes (idempotent). */
+  recordOwnedBlob(ownerId: string, hash: string, size: number, now: number): Promise<void>
+  /** The newest open session of the owner for this album whose original is `ciphertextHash`. */
+  findOpenSessionForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession | undefined>
+}
+
+export interface LifecycleStore {
+  findAppliedOp(albumId: string, manifestHash: string): Promise<AppliedOp | undefined>
+  findAsset(assetId: string): Promise<Asset | undefined>
+  insertAsset(asset: Asset, now: number): Promise<void>
+  /** Moves the asset to a new chain head and original. */
+  advanceAsset(assetId: string, head: { readonly chainHead: string; readonly originalHash: string; readonly retentionUntil: number | null }, now: number): Promise<void>
+  /** Marks the asset's live bundle as replaced. */
+  supersedeBundle(assetId: string, now: number): Promise<void>
+  insertBundle(assetId: string, owner: { readonly ownerId: string; readonly syncSeq: number; readonly uploadId: string }, refs: readonly AssetBlobRef[]): Promise<void>
+  insertAppliedOp(op: AppliedOp): Promise<void>
+  /** Feed entries after `afterSeq`, in order. */
+  feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
+  /** A blob of the owner referenced by a live asset of theirs. */
+  findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number } | undefined>
+  /** Hashes a blob row of any owner still names (a file may go only when none does). */
+  blobHashesStillOwned(hashes: readonly string[]): Promise<Set<string>>
+}
+
+export interface GarbageStore {
+  /**
+   * Drops replaced-bundle references that nothing protects any more (retention passed), then
+   * the owner rows of blobs that no reference and no open upload session needs. Returns the
+   * hashes whose rows went.
+   */
+  collectGarbage(now: number): Promise<string[]>
+}
+
+export interface Store
+  extends AccountStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore,
+    AlbumStore, UploadStore, LifecycleStore, GarbageStore {}
 
 export interface Storage extends Store {
   readonly engine: Engine

@@ -1,6 +1,5 @@
-import { timestamp } from '../../contract/common.ts'
 import { ChannelParams, ChannelResponse, DrainQuery, DrainResponse, EnrollmentCodeResponse, RedeemRequest, RelayRequest } from '../../contract/devices.ts'
-import { NoContent } from '../../contract/common.ts'
+import { NoContent, timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'

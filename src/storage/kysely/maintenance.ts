@@ -14,6 +14,7 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
       await count('revoke_challenges', db.deleteFrom('revokeChallenges').where('expiresAt', '<=', now))
       await count('enrollment_codes', db.deleteFrom('enrollmentCodes').where('expiresAt', '<=', now))
       await count('relay_channels', db.deleteFrom('relayChannels').where('expiresAt', '<=', now))
+      await count('upload_sessions', db.deleteFrom('uploadSessions').where('expiresAt', '<=', now))
       await count('redeem_throttle', db.deleteFrom('redeemThrottle').where('windowStartedAt', '<=', now - redeemWindowMs))
       return counts
     },

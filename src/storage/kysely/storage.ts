@@ -2,9 +2,12 @@
 import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
+import { albumQueries } from './albums.ts'
 import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
 import { escrowQueries } from './escrow.ts'
+import { garbageQueries } from './garbage.ts'
+import { lifecycleQueries } from './lifecycle.ts'
 import type { Executor } from './executor.ts'
 import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
@@ -13,6 +16,7 @@ import { revokeQueries } from './revoke.ts'
 import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { sqliteDialect } from './sqlite.ts'
+import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
 
 function store(db: Executor): Store {
@@ -25,6 +29,10 @@ function store(db: Executor): Store {
     ...enrollmentQueries(db),
     ...escrowQueries(db),
     ...maintenanceQueries(db),
+    ...albumQueries(db),
+    ...uploadQueries(db),
+    ...lifecycleQueries(db),
+    ...garbageQueries(db),
   }
 }
 

@@ -125,6 +125,97 @@ export interface EscrowsTable {
   storedAt: number
 }
 
+export interface AlbumsTable {
+  albumId: string
+  ownerId: string
+  /** The protocol date the album is pinned to. */
+  protocolVersion: string
+  createdAt: number
+  /** Last sync_seq handed out; taking the next one locks the album row (writes queue per album). */
+  nextSyncSeq: number
+  /** The live (or lapsed) upgrade ceremony; lapsed once upgradeExpiresAt has passed. */
+  upgradeIntentId: string | null
+  upgradeToVersion: string | null
+  upgradeIntent: Uint8Array | null
+  upgradeExpiresAt: number | null
+}
+
+export interface AlbumUpgradesTable {
+  albumId: string
+  intentId: string
+  fromVersion: string
+  toVersion: string
+  intent: Uint8Array
+  tombstone: Uint8Array
+  committedAt: number
+}
+
+export interface UploadSessionsTable {
+  uploadId: string
+  ownerId: string
+  albumId: string
+  cryptoSuiteId: number
+  ciphertextHash: string
+  createdAt: number
+  expiresAt: number
+  /** Set when a lifecycle write used the session or the client aborted it. */
+  closedAt: number | null
+}
+
+export interface UploadBlobsTable {
+  uploadId: string
+  hash: string
+  role: 'original' | 'derivative'
+  size: number
+}
+
+export interface BlobsTable {
+  /** The account that uploaded these bytes (content addressing is per owner). */
+  ownerId: string
+  hash: string
+  size: number
+  storedAt: number
+}
+
+export interface AssetsTable {
+  assetId: string
+  albumId: string
+  ownerId: string
+  /** SHA-256 of the last applied manifest_cbor. */
+  chainHead: string
+  originalHash: string
+  retentionUntil: number | null
+  createdAt: number
+  updatedAt: number
+}
+
+export type BlobRole = 'original' | 'derivative' | 'metadata' | 'provenance'
+
+export interface AssetBlobsTable {
+  assetId: string
+  /** The feed position of the bundle this reference belongs to. */
+  syncSeq: number
+  hash: string
+  ownerId: string
+  role: BlobRole
+  size: number
+  uploadId: string
+  /** Set when a later bundle replaced this one; null references are the live ones. */
+  supersededAt: number | null
+}
+
+export interface AlbumOpsTable {
+  albumId: string
+  syncSeq: number
+  manifestHash: string
+  assetId: string
+  action: 'create' | 'replace'
+  manifestCbor: Uint8Array
+  metadataBlobHash: string | null
+  uploadId: string
+  appliedAt: number
+}
+
 export interface Tables {
   accounts: AccountsTable
   sessions: SessionsTable
@@ -139,4 +230,12 @@ export interface Tables {
   relayMessages: RelayMessagesTable
   redeemThrottle: RedeemThrottleTable
   escrows: EscrowsTable
+  albums: AlbumsTable
+  albumUpgrades: AlbumUpgradesTable
+  uploadSessions: UploadSessionsTable
+  uploadBlobs: UploadBlobsTable
+  blobs: BlobsTable
+  assets: AssetsTable
+  assetBlobs: AssetBlobsTable
+  albumOps: AlbumOpsTable
 }

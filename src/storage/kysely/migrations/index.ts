@@ -5,10 +5,12 @@ import type { Engine } from '../../port.ts'
 import { columnTypes, type MigrationStep } from './column-types.ts'
 import { up as accountsAndSessions } from './0001-accounts-and-sessions.ts'
 import { up as devicesAndEscrow } from './0002-devices-and-escrow.ts'
+import { up as albumsAndBlobs } from './0003-albums-and-blobs.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
   ['0002-devices-and-escrow', devicesAndEscrow],
+  ['0003-albums-and-blobs', albumsAndBlobs],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

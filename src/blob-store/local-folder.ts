@@ -1,0 +1,143 @@
+// The blob store on a local (or shared) folder. Layout: <root>/<2 hex>/<2 hex>/<64 hex> for
+// blobs and <root>/tmp/ for writes in progress. A write goes to a temporary file, is hashed
+// while streaming, fsynced, renamed into place and the directory fsynced: a blob is either
+// absent or complete and durable. Temporary names carry host and pid so that a start-up
+// cleans only what dead writers left (several instances may share the folder).
+import { createHash, randomBytes } from 'node:crypto'
+import { createReadStream, type ReadStream } from 'node:fs'
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import path from 'node:path'
+import type { BlobStore, ByteRange, PutOutcome } from './port.ts'
+
+const HASH = /^[0-9a-f]{64}$/
+const STALE_FOREIGN_TEMP_MS = 24 * 3600 * 1000
+
+function host(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, '_')
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export interface LocalFolderBlobStore extends BlobStore {
+  readonly root: string
+  /** Where a blob lives (tests and the operator's tools look at the files). */
+  pathOf(hash: string): string
+}
+
+export async function openLocalFolderBlobStore(root: string, onRead: (bytes: number) => void = () => {}): Promise<LocalFolderBlobStore> {
+  const temporary = path.join(root, 'tmp')
+  await mkdir(temporary, { recursive: true })
+  const pathOf = (hash: string): string => {
+    if (!HASH.test(hash)) throw new Error(`not a blob name: ${hash}`)
+    return path.join(root, hash.slice(0, 2), hash.slice(2, 4), hash)
+  }
+
+  async function writeVerified(handle: FileHandle, hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+    const digest = createHash('sha256')
+    let received = 0
+    for await (const chunk of source) {
+      received += chunk.length
+      if (received > size) return { kind: 'mismatch', detail: `more than the declared ${size} bytes arrived` }
+      digest.update(chunk)
+      await handle.write(chunk)
+    }
+    if (received !== size) return { kind: 'mismatch', detail: `${received} bytes arrived, ${size} were declared` }
+    if (digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
+    await handle.sync()
+    return { kind: 'stored' }
+  }
+
+  return {
+    root,
+    pathOf,
+
+    async put(hash, size, source) {
+      const final = pathOf(hash)
+      const partial = path.join(temporary, `${host()}-${process.pid}-${randomBytes(8).toString('hex')}.part`)
+      const handle = await open(partial, 'wx', 0o600)
+      let outcome: PutOutcome
+      try {
+        outcome = await writeVerified(handle, hash, size, source)
+      } catch (error) {
+        await handle.close()
+        await unlink(partial)
+        throw error
+      }
+      await handle.close()
+      if (outcome.kind !== 'stored') {
+        await unlink(partial)
+        return outcome
+      }
+      await mkdir(path.dirname(final), { recursive: true })
+      // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
+      await rename(partial, final)
+      await syncDirectory(path.dirname(final))
+      return outcome
+    },
+
+    async size(hash) {
+      try {
+        return (await stat(pathOf(hash))).size
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw error
+      }
+    },
+
+    open(hash, range?: ByteRange) {
+      const stream: ReadStream = createReadStream(pathOf(hash), range ? { start: range.start, end: range.end } : {})
+      stream.on('data', (chunk) => onRead(chunk.length))
+      return stream
+    },
+
+    async remove(hash, unlessModifiedSince) {
+      const file = pathOf(hash)
+      try {
+        // A blob rewritten after the caller decided to remove it (a new upload of the same
+        // bytes) is kept: its modification time moved.
+        if (unlessModifiedSince !== undefined && (await stat(file)).mtimeMs > unlessModifiedSince) return
+        await unlink(file)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
+    },
+
+    async cleanLeftovers() {
+      let removed = 0
+      const me = host()
+      for (const name of await readdir(temporary)) {
+        const match = /^(.+)-(\d+)-[0-9a-f]+\.part$/.exec(name)
+        const file = path.join(temporary, name)
+        const mine = match?.[1] === me
+        const writerGone = mine && !processIsAlive(Number(match?.[2]))
+        const staleForeign = !mine && Date.now() - (await stat(file)).mtimeMs > STALE_FOREIGN_TEMP_MS
+        if (writerGone || staleForeign || match === null) {
+          await unlink(file)
+          removed++
+        }
+      }
+      return removed
+    },
+
+    async ping() {
+      await stat(temporary)
+    },
+  }
+}

@@ -1,0 +1,126 @@
+// Wire shapes of albums, upload sessions, lifecycle writes, the feed and the upgrade ceremony
+// (SPEC.md "Albums and manifests", API.md section 6).
+import Type from 'typebox'
+import { Timestamp, Uuid } from './common.ts'
+
+export const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256, 64 lowercase hex characters' })
+const NullableHash = Type.Union([Hash, Type.Null()])
+const ProtocolDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' })
+const Rfc3339 = Type.String({ format: 'date-time', description: 'RFC 3339' })
+
+export const AlbumIdParams = Type.Object({ album_id: Uuid })
+
+export const ProvisionAlbumRequest = Type.Object({ album_id: Uuid }, { additionalProperties: false })
+
+export const ProvisionAlbumResponse = Type.Object({
+  album_id: Type.String(),
+  protocol_version: Type.String({ description: 'The album’s pinned protocol version' }),
+  created: Type.Boolean({ description: 'Advisory' }),
+})
+
+export const AlbumListResponse = Type.Object({
+  albums: Type.Array(Type.Object({ album_id: Type.String(), protocol_version: Type.String(), created_at: Timestamp }), { description: 'Oldest first' }),
+})
+
+export const ManifestEnvelope = Type.Object(
+  {
+    crypto_suite_id: Type.Integer({ description: 'Must equal the upload session’s' }),
+    protocol_version: ProtocolDate,
+    album_id: Type.Union([Uuid, Type.Null()], { description: 'Must equal the album of the operation' }),
+    file_id: Type.String({ ...Uuid, description: 'The asset id: a canonical UUID, the same across the bundle' }),
+    amk_version: Type.Integer({ description: 'Album-key epoch' }),
+    ciphertext_hash: Hash,
+    plaintext_size: Type.Integer({ minimum: 0 }),
+    chunk_size: Type.Integer({ minimum: 0 }),
+    key_mode: Type.Union([Type.Literal('derived'), Type.Literal('wrapped')]),
+    metadata_blob_hash: NullableHash,
+    original_blob_hash: Type.Optional(NullableHash),
+    created_by_user: Type.String({ description: 'Must be the caller’s user_id' }),
+    created_by_device: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' }),
+    client_version: Type.String(),
+    timestamp: Rfc3339,
+    action: Type.Union([Type.Literal('create'), Type.Literal('replace')]),
+    prior_provenance_hash: NullableHash,
+    retention_until: Type.Union([Rfc3339, Type.Null()], { description: 'Retention floor' }),
+  },
+  { additionalProperties: false, description: 'Strict: unknown keys are refused' },
+)
+
+export const OpRequest = Type.Object(
+  {
+    manifest_envelope: ManifestEnvelope,
+    manifest_cbor: Type.String({ description: 'Standard base64 of the signed canonical CBOR manifest (1 byte or more); stored verbatim, never parsed' }),
+    metadata_blob: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Standard base64 of the encrypted metadata blob, present exactly when metadata_blob_hash is non-null' })),
+  },
+  { additionalProperties: false },
+)
+
+export const OpResponse = Type.Object({
+  asset_id: Type.String(),
+  sync_seq: Type.Integer({ description: 'Feed position (of the first application, on a replay)' }),
+  action: Type.String(),
+  replayed: Type.Boolean({ description: 'Advisory' }),
+})
+
+export const UploadBlobDeclaration = Type.Object(
+  {
+    role: Type.Union([Type.Literal('original'), Type.Literal('derivative')]),
+    hash: Hash,
+    size: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+)
+
+export const OpenUploadRequest = Type.Object(
+  {
+    album_id: Uuid,
+    crypto_suite_id: Type.Integer(),
+    ciphertext_hash: Hash,
+    blobs: Type.Array(UploadBlobDeclaration, { minItems: 1, maxItems: 64 }),
+    manifest_envelope: Type.Optional(ManifestEnvelope),
+  },
+  { additionalProperties: false },
+)
+
+export const UploadSessionResponse = Type.Object({
+  upload_id: Type.String(),
+  album_id: Type.String(),
+  expires_at: Timestamp,
+  blobs: Type.Array(Type.Object({ hash: Type.String(), role: Type.String(), size: Type.Integer(), present: Type.Boolean({ description: 'The caller already stores these bytes: no need to send them' }) })),
+})
+
+export const UploadIdParams = Type.Object({ upload_id: Uuid })
+
+export const UploadBlobParams = Type.Object({ upload_id: Uuid, hash: Hash })
+
+export const BlobParams = Type.Object({ hash: Hash })
+
+export const FeedQuery = Type.Object({
+  after: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+})
+
+export const FeedResponse = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      sync_seq: Type.Integer(),
+      asset_id: Type.String(),
+      action: Type.String(),
+      manifest_cbor: Type.String({ description: 'Standard base64, exactly as applied' }),
+      envelope_hash: Hash,
+      metadata_blob_hash: Type.Optional(Hash),
+      applied_at: Timestamp,
+    }),
+  ),
+  next_after: Type.Integer({ description: 'The last entry’s sync_seq, or `after` itself on an empty page' }),
+})
+
+export const UpgradePhaseResponse = Type.Object({
+  album_id: Type.String(),
+  intent_id: Type.Optional(Type.String({ description: 'Absent in normal operation or once the window expired' })),
+  to_protocol_version: Type.Optional(Type.String()),
+  expires_at: Type.Optional(Timestamp),
+  in_flight: Type.Integer({ description: 'Upload sessions still in flight against the album' }),
+})
+
+export const IntentQuery = Type.Object({ intent_id: Type.String({ minLength: 1 }) })

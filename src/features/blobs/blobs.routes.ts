@@ -1,0 +1,44 @@
+import { BlobParams } from '../../contract/albums.ts'
+import type { Deps } from '../../deps.ts'
+import { AppError } from '../../errors.ts'
+import { requireCaller } from '../../http/bearer.ts'
+import { parseRange } from '../../http/range.ts'
+import { operation, type App } from '../../http/route.ts'
+import { downloadableBlob } from './blobs.service.ts'
+
+export function blobsRoutes(app: App, deps: Deps): void {
+  app.route({
+    method: 'GET',
+    url: '/v1/blobs/:hash',
+    ...operation({
+      operationId: 'downloadBlob',
+      summary: 'Download a blob a live asset of yours references (Range requests supported)',
+      description: '`ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416.',
+      tags: ['Albums'],
+      auth: 'bearer',
+      params: BlobParams,
+      responses: {},
+      binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The blob bytes, exactly as uploaded (206 for a range)' },
+      errors: ['error.not_found', 'error.request.range_not_satisfiable'],
+    }),
+    handler: async (request, reply) => {
+      const hash = request.params.hash
+      const blob = await downloadableBlob(deps, requireCaller(request), hash)
+      const etag = `"${hash}"`
+      reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send()
+      const range = parseRange(request.headers.range, blob.size)
+      if (range.kind === 'unsatisfiable') {
+        reply.header('content-range', `bytes */${blob.size}`)
+        throw new AppError('error.request.range_not_satisfiable', `The blob has ${blob.size} bytes`)
+      }
+      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(blob.open())
+      const { start, end } = range.range
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${start}-${end}/${blob.size}`)
+        .header('content-length', end - start + 1)
+        .send(blob.open(range.range))
+    },
+  })
+}

@@ -1,0 +1,34 @@
+// Checks of a manifest envelope that the schema cannot make (API.md section 6, checks 2 and
+// 4), shared by lifecycle writes and upload sessions that carry an envelope.
+import type { Static } from 'typebox'
+import type { ManifestEnvelope } from '../../contract/albums.ts'
+import type { Deps } from '../../deps.ts'
+import { checkProtocol, isProtocolDate } from '../../domain/protocol.ts'
+import { AppError } from '../../errors.ts'
+import type { Album } from '../../storage/port.ts'
+
+export type Envelope = Static<typeof ManifestEnvelope>
+
+/** Shape beyond the schema: the album and the author are the operation's own. */
+export function checkEnvelopeShape(envelope: Envelope, albumId: string, callerId: string): void {
+  const refuse = (detail: string) => new AppError('error.request.invalid', detail)
+  if (envelope.album_id !== albumId) throw refuse('manifest_envelope.album_id must equal the album of the operation')
+  if (envelope.created_by_user !== callerId) throw refuse('manifest_envelope.created_by_user must be the caller’s user_id')
+  if (!isProtocolDate(envelope.protocol_version)) throw refuse('manifest_envelope.protocol_version must be a date YYYY-MM-DD')
+}
+
+/** 426 ProtocolRangeProblem when the envelope speaks a version this album no longer (or not yet) accepts. */
+export function checkEnvelopeProtocol(deps: Deps, envelope: Envelope, album: Album): void {
+  const verdict = checkProtocol(envelope.protocol_version, deps.config.protocol, album.protocolVersion)
+  if (!verdict.accepted) {
+    throw new AppError('error.protocol.out_of_range', `protocol_version ${envelope.protocol_version} is outside ${verdict.protocolMin}..${verdict.protocolMax} for this album`, {
+      extensions: { protocol_min: verdict.protocolMin, protocol_max: verdict.protocolMax },
+    })
+  }
+}
+
+/** Strict standard base64 (with padding); null when the text is not exactly that. */
+export function strictBase64(text: string): Buffer | null {
+  const bytes = Buffer.from(text, 'base64')
+  return bytes.toString('base64') === text ? bytes : null
+}

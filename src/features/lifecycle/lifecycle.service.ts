@@ -1,0 +1,183 @@
+// Applying a signed lifecycle manifest (API.md section 6): every check runs, in its order,
+// before anything is written; then one transaction indexes the asset and its bundle, records
+// the metadata and provenance blobs, closes the upload session and appends to the feed.
+import { createHash } from 'node:crypto'
+import type { Static } from 'typebox'
+import type { OpRequest } from '../../contract/albums.ts'
+import type { Deps } from '../../deps.ts'
+import { checkChain, type ChainVerdict } from '../../domain/lifecycle-write.ts'
+import { liveCeremony } from '../../domain/upgrade.ts'
+import { AppError } from '../../errors.ts'
+import type { Album, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
+import { ownAlbum } from '../albums/albums.service.ts'
+import type { Caller } from '../context.ts'
+import { presentBlobs } from '../uploads/uploads.service.ts'
+import { checkEnvelopeProtocol, checkEnvelopeShape, strictBase64, type Envelope } from './envelope.ts'
+
+export interface OpOutcome {
+  readonly assetId: string
+  readonly syncSeq: number
+  readonly action: 'create' | 'replace'
+  readonly replayed: boolean
+}
+
+/** Bytes the write stores as blobs besides the uploaded ones. */
+interface ExtraBlob {
+  readonly hash: string
+  readonly bytes: Buffer
+  readonly role: 'metadata' | 'provenance'
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+function refuseInvalid(detail: string): AppError {
+  return new AppError('error.request.invalid', detail)
+}
+
+const upgradeInFlight = () => new AppError('error.upgrade.in_flight', 'An upgrade ceremony is in flight on this album; writes resume after it')
+const bundleIncomplete = (detail: string) => new AppError('error.op.bundle_incomplete', detail)
+
+function staleRevival(verdict: ChainVerdict & { kind: 'stale' }): AppError {
+  return new AppError('error.op.stale_revival', 'The manifest does not continue the asset’s chain; fetch the head and re-sign', {
+    extensions: verdict.chainHead === null ? {} : { chain_head: verdict.chainHead },
+  })
+}
+
+/** Check 7, as a throw. */
+function ensureChain(envelope: Envelope, asset: Parameters<typeof checkChain>[1]): void {
+  const verdict = checkChain(
+    { action: envelope.action, albumId: envelope.album_id ?? '', priorProvenanceHash: envelope.prior_provenance_hash, originalBlobHash: envelope.original_blob_hash ?? null },
+    asset,
+  )
+  if (verdict.kind === 'original_required') throw refuseInvalid('manifest_envelope.original_blob_hash is required on a replace')
+  if (verdict.kind === 'stale') throw staleRevival(verdict)
+}
+
+/** Check 2 beyond the schema: the manifest bytes, the metadata bytes, the envelope's own fields. */
+function decodeRequest(body: Static<typeof OpRequest>, albumId: string, caller: Caller) {
+  const envelope = body.manifest_envelope
+  checkEnvelopeShape(envelope, albumId, caller.userId)
+  const manifest = strictBase64(body.manifest_cbor)
+  if (manifest === null || manifest.length === 0) throw refuseInvalid('manifest_cbor must be standard base64 of 1 byte or more')
+  const metadataText = body.metadata_blob ?? null
+  const metadata = metadataText === null ? null : strictBase64(metadataText)
+  if (metadataText !== null && metadata === null) throw refuseInvalid('metadata_blob must be standard base64')
+  return { envelope, manifest, metadata }
+}
+
+/** Check 6: the bundle of this write is complete and consistent. */
+async function findBundle(deps: Deps, caller: Caller, albumId: string, envelope: Envelope, metadata: Buffer | null, now: number): Promise<UploadSession> {
+  const session = await deps.storage.findOpenSessionForOriginal(caller.userId, albumId, envelope.ciphertext_hash, now)
+  if (session === undefined) throw bundleIncomplete('No open upload session of this album has ciphertext_hash as its original')
+  const present = await presentBlobs(deps, caller.userId, session.blobs)
+  const missing = session.blobs.filter((blob) => !present.has(blob.hash))
+  if (missing.length > 0) throw bundleIncomplete(`The session still lacks ${missing.length} blob(s): ${missing.map((blob) => blob.hash).join(', ')}`)
+  if (envelope.crypto_suite_id !== session.cryptoSuiteId) throw bundleIncomplete('manifest_envelope.crypto_suite_id differs from the upload session’s')
+  if ((metadata === null) !== (envelope.metadata_blob_hash === null)) {
+    throw bundleIncomplete('metadata_blob must be present exactly when metadata_blob_hash is non-null')
+  }
+  if (metadata !== null && sha256(metadata) !== envelope.metadata_blob_hash) throw bundleIncomplete('The SHA-256 of metadata_blob differs from metadata_blob_hash')
+  return session
+}
+
+/** The references of the new bundle: the session's blobs, then the metadata and the manifest. */
+function bundleRefs(session: UploadSession, extras: readonly ExtraBlob[]): AssetBlobRef[] {
+  return [
+    ...session.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, size: blob.size })),
+    ...extras.filter((extra) => !session.blobs.some((blob) => blob.hash === extra.hash)).map((extra) => ({ hash: extra.hash, role: extra.role, size: extra.bytes.length })),
+  ]
+}
+
+async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], now: number): Promise<OpOutcome> {
+  // Under the album lock the checks that a racing write could invalidate are made again.
+  const locked = await tx.lockAlbum(album.albumId)
+  if (locked === undefined) throw new AppError('error.not_found', 'No album of this account has that id')
+  const replay = await tx.findAppliedOp(album.albumId, manifestHash)
+  if (replay !== undefined) return { assetId: replay.assetId, syncSeq: replay.syncSeq, action: replay.action, replayed: true }
+  if (liveCeremony(locked.upgrade, now) !== null) throw upgradeInFlight()
+  const asset = await tx.findAsset(envelope.file_id)
+  ensureChain(envelope, asset)
+  if (!(await tx.closeUploadSession(session.uploadId, now))) throw bundleIncomplete('The upload session was closed meanwhile')
+
+  const syncSeq = await tx.takeSyncSeq(album.albumId)
+  for (const extra of extras) await tx.recordOwnedBlob(caller.userId, extra.hash, extra.bytes.length, now)
+  const retentionUntil = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
+  const head = { chainHead: manifestHash, originalHash: envelope.ciphertext_hash, retentionUntil }
+  if (asset === undefined) {
+    await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now)
+  } else {
+    await tx.supersedeBundle(envelope.file_id, now)
+    await tx.advanceAsset(envelope.file_id, head, now)
+  }
+  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, bundleRefs(session, extras))
+  await tx.insertAppliedOp({
+    albumId: album.albumId,
+    syncSeq,
+    manifestHash,
+    assetId: envelope.file_id,
+    action: envelope.action,
+    manifestCbor: manifest,
+    metadataBlobHash: envelope.metadata_blob_hash,
+    uploadId: session.uploadId,
+    appliedAt: now,
+  })
+  return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
+}
+
+/** Puts the metadata and provenance bytes in the blob store (before the transaction: no fsync inside it). */
+async function storeExtras(deps: Deps, caller: Caller, extras: readonly ExtraBlob[]): Promise<void> {
+  const owned = await deps.storage.ownedBlobHashes(caller.userId, extras.map((extra) => extra.hash))
+  for (const extra of extras) {
+    if (owned.has(extra.hash) && (await deps.blobs.size(extra.hash)) === extra.bytes.length) continue
+    const outcome = await deps.blobs.put(extra.hash, extra.bytes.length, [extra.bytes])
+    if (outcome.kind !== 'stored') throw new Error(`storing a ${extra.role} blob failed: ${outcome.detail}`)
+  }
+}
+
+/**
+ * After a failed transaction, the files this write put down that no row owns go again, unless
+ * another writer has rewritten them since (their modification time moved past `storedAt`).
+ */
+async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], storedAt: number): Promise<void> {
+  const owned = await deps.storage.blobHashesStillOwned(extras.map((extra) => extra.hash))
+  for (const extra of extras) if (!owned.has(extra.hash)) await deps.blobs.remove(extra.hash, storedAt)
+}
+
+/**
+ * The lifecycle write. `validate` checks the request body's shape; it runs after the album
+ * check, as API.md orders them.
+ */
+export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: string, validate: () => Static<typeof OpRequest>): Promise<OpOutcome> {
+  // 1. The album is the caller's.
+  const album = await ownAlbum(deps.storage, caller, albumId)
+  // 2. Shape.
+  const { envelope, manifest, metadata } = decodeRequest(validate(), albumId, caller)
+  // 3. Replay: the first application's answer, writing nothing.
+  const manifestHash = sha256(manifest)
+  const applied = await deps.storage.findAppliedOp(albumId, manifestHash)
+  if (applied !== undefined) return { assetId: applied.assetId, syncSeq: applied.syncSeq, action: applied.action, replayed: true }
+  // 4. Protocol.
+  checkEnvelopeProtocol(deps, envelope, album)
+  // 5. Upgrade window.
+  const now = deps.clock.now()
+  if (liveCeremony(album.upgrade, now) !== null) throw upgradeInFlight()
+  // 6. Bundle.
+  const session = await findBundle(deps, caller, albumId, envelope, metadata, now)
+  // 7. Chain.
+  ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
+
+  const extras: ExtraBlob[] = [
+    ...(metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' as const }]),
+    { hash: manifestHash, bytes: manifest, role: 'provenance' },
+  ]
+  await storeExtras(deps, caller, extras)
+  const storedAt = Date.now()
+  try {
+    return await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, now))
+  } catch (error) {
+    await dropUnownedExtras(deps, extras, storedAt)
+    throw error
+  }
+}

@@ -1,0 +1,67 @@
+import type { AppliedOp, LifecycleStore } from '../port.ts'
+import { asBuffer, type Executor } from './executor.ts'
+import type { AlbumOpsTable } from './tables.ts'
+
+const opColumns = ['albumId', 'syncSeq', 'manifestHash', 'assetId', 'action', 'manifestCbor', 'metadataBlobHash', 'uploadId', 'appliedAt'] as const
+
+function opOf(row: AlbumOpsTable): AppliedOp {
+  return { ...row, manifestCbor: asBuffer(row.manifestCbor) }
+}
+
+export function lifecycleQueries(db: Executor): LifecycleStore {
+  return {
+    async findAppliedOp(albumId, manifestHash) {
+      const row = await db.selectFrom('albumOps').select(opColumns).where('albumId', '=', albumId).where('manifestHash', '=', manifestHash).executeTakeFirst()
+      return row && opOf(row)
+    },
+
+    async findAsset(assetId) {
+      return db
+        .selectFrom('assets')
+        .select(['assetId', 'albumId', 'ownerId', 'chainHead', 'originalHash', 'retentionUntil'])
+        .where('assetId', '=', assetId)
+        .executeTakeFirst()
+    },
+
+    async insertAsset(asset, now) {
+      await db.insertInto('assets').values({ ...asset, createdAt: now, updatedAt: now }).execute()
+    },
+
+    async advanceAsset(assetId, head, now) {
+      await db.updateTable('assets').set({ ...head, updatedAt: now }).where('assetId', '=', assetId).execute()
+    },
+
+    async supersedeBundle(assetId, now) {
+      await db.updateTable('assetBlobs').set({ supersededAt: now }).where('assetId', '=', assetId).where('supersededAt', 'is', null).execute()
+    },
+
+    async insertBundle(assetId, owner, refs) {
+      await db.insertInto('assetBlobs').values(refs.map((ref) => ({ assetId, ...owner, ...ref, supersededAt: null }))).execute()
+    },
+
+    async insertAppliedOp(op) {
+      await db.insertInto('albumOps').values(op).execute()
+    },
+
+    async feed(albumId, afterSeq, limit) {
+      const rows = await db.selectFrom('albumOps').select(opColumns).where('albumId', '=', albumId).where('syncSeq', '>', afterSeq).orderBy('syncSeq').limit(limit).execute()
+      return rows.map(opOf)
+    },
+
+    async findLiveBlob(ownerId, hash) {
+      return db
+        .selectFrom('assetBlobs')
+        .select('size')
+        .where('ownerId', '=', ownerId)
+        .where('hash', '=', hash)
+        .where('supersededAt', 'is', null)
+        .executeTakeFirst()
+    },
+
+    async blobHashesStillOwned(hashes) {
+      if (hashes.length === 0) return new Set()
+      const rows = await db.selectFrom('blobs').select('hash').distinct().where('hash', 'in', hashes).execute()
+      return new Set(rows.map((row) => row.hash))
+    },
+  }
+}

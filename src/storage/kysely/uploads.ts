@@ -1,0 +1,53 @@
+import type { UploadSession, UploadStore } from '../port.ts'
+import { affected, type Executor } from './executor.ts'
+
+const sessionColumns = ['uploadId', 'ownerId', 'albumId', 'cryptoSuiteId', 'ciphertextHash', 'createdAt', 'expiresAt', 'closedAt'] as const
+
+async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'> | undefined): Promise<UploadSession | undefined> {
+  if (session === undefined) return undefined
+  const blobs = await db.selectFrom('uploadBlobs').select(['hash', 'role', 'size']).where('uploadId', '=', session.uploadId).orderBy('role', 'desc').orderBy('hash').execute()
+  return { ...session, blobs }
+}
+
+export function uploadQueries(db: Executor): UploadStore {
+  return {
+    async insertUploadSession({ blobs, ...session }) {
+      await db.insertInto('uploadSessions').values({ ...session, closedAt: null }).execute()
+      await db.insertInto('uploadBlobs').values(blobs.map((blob) => ({ uploadId: session.uploadId, ...blob }))).execute()
+    },
+
+    async findUploadSession(uploadId) {
+      return withBlobs(db, await db.selectFrom('uploadSessions').select(sessionColumns).where('uploadId', '=', uploadId).executeTakeFirst())
+    },
+
+    async closeUploadSession(uploadId, now) {
+      const result = await db.updateTable('uploadSessions').set({ closedAt: now }).where('uploadId', '=', uploadId).where('closedAt', 'is', null).executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async ownedBlobHashes(ownerId, hashes) {
+      if (hashes.length === 0) return new Set()
+      const rows = await db.selectFrom('blobs').select('hash').where('ownerId', '=', ownerId).where('hash', 'in', hashes).execute()
+      return new Set(rows.map((row) => row.hash))
+    },
+
+    async recordOwnedBlob(ownerId, hash, size, now) {
+      await db.insertInto('blobs').values({ ownerId, hash, size, storedAt: now }).onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing()).execute()
+    },
+
+    async findOpenSessionForOriginal(ownerId, albumId, ciphertextHash, now) {
+      const session = await db
+        .selectFrom('uploadSessions')
+        .select(sessionColumns)
+        .where('ownerId', '=', ownerId)
+        .where('albumId', '=', albumId)
+        .where('ciphertextHash', '=', ciphertextHash)
+        .where('closedAt', 'is', null)
+        .where('expiresAt', '>', now)
+        .orderBy('createdAt', 'desc')
+        .orderBy('uploadId', 'desc')
+        .executeTakeFirst()
+      return withBlobs(db, session)
+    },
+  }
+}

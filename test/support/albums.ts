@@ -1,0 +1,76 @@
+// Client-like helpers for albums: a member with a published directory (so it may upload),
+// a provisioned album, and the envelope + signed manifest a real client would produce.
+import { encode } from 'cborg'
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { BundleHashes, ManifestEnvelopeFields } from '../../src/sdk/client.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { registered, type Member } from './actors.ts'
+import type { TestServer } from './server.ts'
+
+export interface Uploader extends Member {
+  readonly userId: string
+  readonly identity: IdentityKey
+  readonly deviceId: string
+}
+
+/** Registers, publishes a device directory (uploads need one) and returns the member. */
+export async function uploader(server: TestServer, label?: string): Promise<Uploader> {
+  const member = await registered(server, label)
+  const identity = IdentityKey.generate()
+  await member.client.publishDirectory(encode({ directory_version: 1 }), identity)
+  const { user_id: userId } = await member.client.getProfile()
+  return { ...member, userId, identity, deviceId: randomUUID() }
+}
+
+export async function album(member: Member): Promise<string> {
+  const albumId = randomUUID()
+  await member.client.provisionAlbum(albumId)
+  return albumId
+}
+
+export function ciphertext(size = 1024): Buffer {
+  return randomBytes(size)
+}
+
+export interface ManifestOptions {
+  readonly albumId: string
+  readonly fileId?: string
+  readonly action?: 'create' | 'replace'
+  readonly prior?: string | null
+  readonly originalBlobHash?: string | null
+  readonly protocolVersion?: string
+  readonly retentionUntil?: string | null
+  readonly cryptoSuiteId?: number
+  readonly overrides?: Partial<ManifestEnvelopeFields>
+}
+
+/**
+ * The envelope and a signed manifest for a bundle: the manifest is canonical CBOR of the
+ * envelope signed with the member's identity key (the server never parses it).
+ */
+export async function signedManifest(member: Uploader, hashes: BundleHashes, options: ManifestOptions): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
+  const envelope: ManifestEnvelopeFields = {
+    crypto_suite_id: options.cryptoSuiteId ?? 1,
+    protocol_version: options.protocolVersion ?? '2026-06-01',
+    album_id: options.albumId,
+    file_id: options.fileId ?? randomUUID(),
+    amk_version: 1,
+    ciphertext_hash: hashes.ciphertextHash,
+    plaintext_size: 1000,
+    chunk_size: 65536,
+    key_mode: 'derived',
+    metadata_blob_hash: hashes.metadataBlobHash,
+    original_blob_hash: options.originalBlobHash ?? null,
+    created_by_user: member.userId,
+    created_by_device: member.deviceId,
+    client_version: 'coffer-tests/1',
+    timestamp: new Date().toISOString(),
+    action: options.action ?? 'create',
+    prior_provenance_hash: options.prior ?? null,
+    retention_until: options.retentionUntil ?? null,
+    ...options.overrides,
+  }
+  const body = encode({ envelope, nonce: randomBytes(8) })
+  const signature = await member.identity.sign(body)
+  return { envelope, manifestCbor: encode({ body, sig: signature }) }
+}
