@@ -2,6 +2,12 @@ import { sql } from 'kysely'
 import type { EnrollmentStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 
+// A payload is any JSON string, which may hold U+0000 (PostgreSQL text refuses it) or a lone
+// surrogate (UTF-8 binding on either engine turns it into U+FFFD). Stored as its JSON
+// encoding, which is plain well-formed text, it comes back exactly as it was posted.
+const storedPayload = (payload: string): string => JSON.stringify(payload)
+const postedPayload = (stored: string): string => JSON.parse(stored) as string
+
 export function enrollmentQueries(db: Executor): EnrollmentStore {
   return {
     async insertEnrollmentCode(code) {
@@ -59,7 +65,7 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
         .where('direction', '=', direction)
         .executeTakeFirstOrThrow()
       if (Number(held.count) >= maxPayloads) return 'full'
-      await db.insertInto('relayMessages').values({ channelHash, seq: channel.nextSeq, direction, payload }).execute()
+      await db.insertInto('relayMessages').values({ channelHash, seq: channel.nextSeq, direction, payload: storedPayload(payload) }).execute()
       return 'appended'
     },
 
@@ -72,7 +78,7 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
         .where('direction', '=', direction)
         .returning(['seq', 'payload'])
         .execute()
-      return drained.sort((a, b) => a.seq - b.seq).map((m) => m.payload)
+      return drained.sort((a, b) => a.seq - b.seq).map((m) => postedPayload(m.payload))
     },
 
     async closeChannel(channelHash, initiatorId, now) {

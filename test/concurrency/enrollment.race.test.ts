@@ -1,0 +1,167 @@
+// Racing clients cannot duplicate or overfill the enrollment relay: concurrent drains hand each
+// payload to exactly one caller in arrival order, concurrent redeems of one code (either
+// spelling) open exactly one channel, and concurrent relays never push a mailbox past 64.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CofferProblem, type RelayDirection } from '../../src/sdk/client.ts'
+import { registered } from '../support/actors.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  // The losing redeems of the races below are refusals; keep the throttle out of the way.
+  server = await startServer({ REDEEM_MAX_FAILURES: '100000' })
+})
+afterAll(() => server.close())
+
+type Settled<T> = { ok: true; value: T } | { ok: false; problem: CofferProblem }
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise }
+  } catch (error) {
+    if (!(error instanceof CofferProblem)) throw error
+    return { ok: false, problem: error }
+  }
+}
+
+async function openChannel(): Promise<string> {
+  const member = await registered(server, 'race')
+  const code = await member.client.issueEnrollmentCode()
+  return (await server.client().redeemEnrollmentCode(code.code)).channel_id
+}
+
+async function post(channelId: string, direction: RelayDirection, payloads: readonly string[]): Promise<void> {
+  const client = server.client()
+  for (const payload of payloads) await client.relay(channelId, direction, payload)
+}
+
+/** Positions of `received` in `sent`; fails on anything not sent. */
+function positions(sent: readonly string[], received: readonly string[]): number[] {
+  return received.map((payload) => {
+    const index = sent.indexOf(payload)
+    expect(index, `unexpected payload ${payload}`).toBeGreaterThanOrEqual(0)
+    return index
+  })
+}
+
+function expectIncreasing(indexes: readonly number[]): void {
+  for (let i = 1; i < indexes.length; i++) expect(indexes[i]!).toBeGreaterThan(indexes[i - 1]!)
+}
+
+describe('concurrent drains', () => {
+  it('hand each of 40 payloads to exactly one of 4 drains, in arrival order, round after round', async () => {
+    const channelId = await openChannel()
+    for (let round = 0; round < 6; round++) {
+      const sent = Array.from({ length: 40 }, (_, i) => `r${round}-p${String(i).padStart(2, '0')}`)
+      await post(channelId, 'to_enrollee', sent)
+      await post(channelId, 'to_initiator', [`other-${round}`])
+
+      const drains = await Promise.all(Array.from({ length: 4 }, () => server.client().drain(channelId, 'to_enrollee')))
+      for (const drained of drains) expectIncreasing(positions(sent, drained))
+      const all = drains.flat()
+      expect(all).toHaveLength(sent.length)
+      expect(new Set(all).size).toBe(sent.length)
+      expect([...all].sort()).toEqual(sent)
+      expect(await server.client().drain(channelId, 'to_enrollee')).toEqual([])
+      // The other mailbox was not touched by any of them.
+      expect(await server.client().drain(channelId, 'to_initiator')).toEqual([`other-${round}`])
+    }
+  })
+
+  it('hand each payload to exactly one drain while a sender is still posting', async () => {
+    const channelId = await openChannel()
+    const sent = Array.from({ length: 40 }, (_, i) => `live-${String(i).padStart(2, '0')}`)
+    let sending = true
+    const sender = post(channelId, 'to_enrollee', sent).finally(() => {
+      sending = false
+    })
+    const receivers = Array.from({ length: 4 }, async () => {
+      const client = server.client()
+      const batches: string[][] = []
+      while (sending) batches.push(await client.drain(channelId, 'to_enrollee'))
+      batches.push(await client.drain(channelId, 'to_enrollee'))
+      return batches
+    })
+    await sender
+    const perReceiver = await Promise.all(receivers)
+    // What one receiver took, batch after batch, is in arrival order.
+    for (const batches of perReceiver) expectIncreasing(positions(sent, batches.flat()))
+    const all = perReceiver.flat(2)
+    expect(all).toHaveLength(sent.length)
+    expect([...all].sort()).toEqual(sent)
+    expect(await server.client().drain(channelId, 'to_enrollee')).toEqual([])
+  })
+})
+
+describe('concurrent redeems of one code', () => {
+  it('open exactly one channel whichever spelling wins', async () => {
+    for (let round = 0; round < 8; round++) {
+      const member = await registered(server, 'redeem-race')
+      const code = await member.client.issueEnrollmentCode()
+      const spellings = [code.code, code.text_fallback, code.code, `${code.text_fallback.slice(0, 5)}-${code.text_fallback.slice(5)}`]
+      const answers = await Promise.all(spellings.map((spelling) => settle(server.client().redeemEnrollmentCode(spelling))))
+      const opened = answers.filter((a) => a.ok)
+      const refused = answers.filter((a) => !a.ok)
+      expect(opened, `round ${round}`).toHaveLength(1)
+      for (const answer of refused) {
+        expect(answer.problem.status).toBe(404)
+        expect(answer.problem.code).toBe('error.enroll.code_refused')
+      }
+      // The one channel is real and belongs to the issuer.
+      const channelId = opened[0]!.ok ? opened[0]!.value.channel_id : ''
+      await server.client().relay(channelId, 'to_initiator', 'hi')
+      expect(await member.client.drain(channelId, 'to_initiator')).toEqual(['hi'])
+      await member.client.closeChannel(channelId)
+    }
+  })
+
+  it('of the two spellings alone, pairwise, give one 200 and one 404', async () => {
+    for (let round = 0; round < 10; round++) {
+      const member = await registered(server, 'pair-race')
+      const code = await member.client.issueEnrollmentCode()
+      const order = round % 2 === 0 ? [code.code, code.text_fallback] : [code.text_fallback, code.code]
+      const answers = await Promise.all(order.map((spelling) => settle(server.client().redeemEnrollmentCode(spelling))))
+      expect(answers.filter((a) => a.ok)).toHaveLength(1)
+      expect(answers.filter((a) => !a.ok).map((a) => (a.ok ? 0 : a.problem.status))).toEqual([404])
+    }
+  })
+})
+
+describe('concurrent relays into a nearly full mailbox', () => {
+  it('never store more than 64: with 60 held, exactly 4 of 10 posts succeed', async () => {
+    for (let round = 0; round < 3; round++) {
+      const channelId = await openChannel()
+      const held = Array.from({ length: 60 }, (_, i) => `held-${String(i).padStart(2, '0')}`)
+      await post(channelId, 'to_enrollee', held)
+      const racing = Array.from({ length: 10 }, (_, i) => `racing-${i}`)
+      const answers = await Promise.all(racing.map((payload) => settle(server.client().relay(channelId, 'to_enrollee', payload))))
+
+      const accepted = racing.filter((_, i) => answers[i]!.ok)
+      expect(accepted, `round ${round}`).toHaveLength(4)
+      for (const answer of answers) {
+        if (!answer.ok) {
+          expect(answer.problem.status).toBe(422)
+          expect(answer.problem.code).toBe('error.enroll.mailbox_full')
+        }
+      }
+      const drained = await server.client().drain(channelId, 'to_enrollee')
+      expect(drained).toHaveLength(64)
+      expect(drained.slice(0, 60)).toEqual(held)
+      expect([...drained.slice(60)].sort()).toEqual([...accepted].sort())
+      // The other mailbox has its own bound.
+      await post(channelId, 'to_initiator', ['unaffected'])
+      expect(await server.client().drain(channelId, 'to_initiator')).toEqual(['unaffected'])
+    }
+  })
+
+  it('fill an empty mailbox to exactly 64 from 80 concurrent posts', async () => {
+    const channelId = await openChannel()
+    const racing = Array.from({ length: 80 }, (_, i) => `burst-${i}`)
+    const answers = await Promise.all(racing.map((payload) => settle(server.client().relay(channelId, 'to_initiator', payload))))
+    const accepted = racing.filter((_, i) => answers[i]!.ok)
+    expect(accepted).toHaveLength(64)
+    expect(answers.filter((a) => !a.ok).every((a) => !a.ok && a.problem.code === 'error.enroll.mailbox_full')).toBe(true)
+    const drained = await server.client().drain(channelId, 'to_initiator')
+    expect([...drained].sort()).toEqual([...accepted].sort())
+  })
+})
