@@ -1,14 +1,17 @@
-// Canonical CBOR is RFC 8949 core deterministic encoding, and reading one field out of opaque
-// client CBOR accepts any well-formed item but refuses what is not exactly one.
+// Canonical CBOR is RFC 8949 core deterministic encoding, and reading named top-level fields
+// out of opaque client CBOR accepts any item cborg tokenizes but refuses what is not exactly
+// one map-topped item, or names a field twice.
 import { encode } from 'cborg'
 import { describe, expect, it } from 'vitest'
-import { decodeTopLevelMap, encodeCanonical, textField, unsignedField } from './cbor.ts'
+import { encodeCanonical, readTopLevelFields, textField, unsignedField } from './cbor.ts'
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+const h = (text: string) => Buffer.from(text.replace(/\s/g, ''), 'hex')
+/** "v" as a text key. */
+const V = '6176'
 
 describe('encodeCanonical', () => {
   it('sorts map keys bytewise and uses the shortest forms (RFC 8949 4.2.1)', () => {
-    // {"b": 1, "aa": 2} -> keys sorted by encoded bytes: 0x61 62 ("b") < 0x62 61 61 ("aa").
     expect(hex(encodeCanonical({ aa: 2, b: 1 }))).toBe('a2616201626161' + '02')
     expect(hex(encodeCanonical(23))).toBe('17')
     expect(hex(encodeCanonical(24))).toBe('1818')
@@ -17,33 +20,43 @@ describe('encodeCanonical', () => {
   })
 })
 
-describe('decodeTopLevelMap', () => {
-  it('reads a map whatever else it carries: other key types, tags, nesting', () => {
-    const bytes = Buffer.concat([Buffer.from('a3', 'hex'), encode('directory_version'), encode(7), encode(1), encode('int key'), Buffer.from('6474616767', 'hex'), Buffer.from('d8184100', 'hex')])
-    const map = decodeTopLevelMap(bytes)
-    expect(map).not.toBeNull()
-    expect(unsignedField(map ?? new Map(), 'directory_version')).toBe(7)
-  })
+describe('readTopLevelFields', () => {
+  const version = (bytes: Uint8Array) => {
+    const fields = readTopLevelFields(bytes, ['v'])
+    return fields === null ? 'refused' : unsignedField(fields, 'v')
+  }
 
   it.each([
-    ['not CBOR', Buffer.from('ff00', 'hex')],
-    ['empty', Buffer.alloc(0)],
-    ['an array at the top', encode([1, 2])],
-    ['trailing bytes', Buffer.concat([encode({ directory_version: 1 }), Buffer.from('00', 'hex')])],
-    ['a duplicate key', Buffer.from('a2' + '6161' + '01' + '6161' + '02', 'hex')],
-    ['truncated', encode({ directory_version: 1 }).subarray(0, 5)],
-  ])('refuses %s', (_case, bytes) => {
-    expect(decodeTopLevelMap(bytes)).toBeNull()
+    ['a plain map', encode({ v: 7, other: 'x' }), 7],
+    ['a tagged map and a tagged value', h(`d8 18 a1 ${V} c1 07`), 7],
+    ['other key types (integer, float, array)', h(`a4 01 00 f9 3c00 01 81 00 02 ${V} 07`), 7],
+    ['nested maps and arrays', h(`a2 61 61 a1 61 62 82 01 a0 ${V} 18 2a`), 42],
+    ['indefinite-length map and array', h(`bf 61 61 9f 01 02 ff ${V} 03 ff`), 3],
+    ['keys out of canonical order', h(`a2 ${V} 05 61 61 00`), 5],
+    ['a duplicate key other than the field', h(`a3 61 61 00 61 61 01 ${V} 09`), 9],
+    ['deep nesting (10,000 arrays)', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(10_000, 0x81), h('00')]), 1],
+    ['2^53-1', h(`a1 ${V} 1b 001fffffffffffff`), Number.MAX_SAFE_INTEGER],
+    ['the field missing', encode({ other: 1 }), null],
+    ['a float field', h(`a1 ${V} f9 3c00`), null],
+    ['a negative field', h(`a1 ${V} 20`), null],
+    ['a text field', h(`a1 ${V} 61 31`), null],
+    ['above 2^53-1', h(`a1 ${V} 1b 0020000000000000`), null],
+    ['not CBOR', h('ff 00'), 'refused'],
+    ['empty', Buffer.alloc(0), 'refused'],
+    ['an array at the top', encode([1, 2]), 'refused'],
+    ['trailing bytes', h(`a1 ${V} 01 00`), 'refused'],
+    ['the field twice', h(`a2 ${V} 01 ${V} 02`), 'refused'],
+    ['truncated', encode({ v: 1, w: 'long text' }).subarray(0, 6), 'refused'],
+    ['a break in a definite map', h(`a2 ${V} 01 ff`), 'refused'],
+    ['an odd indefinite map', h(`bf ${V} 01 61 61 ff`), 'refused'],
+    ['reserved additional information', h(`a1 ${V} 1c`), 'refused'],
+  ])('%s', (_case, bytes, expected) => {
+    expect(version(bytes)).toBe(expected)
   })
-})
 
-describe('fields', () => {
-  const map = new Map<unknown, unknown>([['n', 5], ['neg', -1], ['big', 2n ** 60n], ['s', 'x'], ['f', 1.5]])
-  it.each([['n', 5], ['neg', null], ['big', null], ['s', null], ['f', null], ['missing', null]])('unsignedField %s -> %j', (key, expected) => {
-    expect(unsignedField(map, key)).toBe(expected)
-  })
-  it('textField reads text only', () => {
-    expect(textField(map, 's')).toBe('x')
-    expect(textField(map, 'n')).toBeNull()
+  it('reads text fields', () => {
+    const fields = readTopLevelFields(encode({ intent_id: 'i-1', to_protocol_version: '2026-10-01', n: 1 }), ['intent_id', 'to_protocol_version', 'n'])
+    expect(fields && textField(fields, 'intent_id')).toBe('i-1')
+    expect(fields && textField(fields, 'n')).toBeNull()
   })
 })

@@ -1,39 +1,120 @@
-// Deterministic CBOR in one place (cborg). Encoding follows RFC 8949 section 4.2.1 (core
-// deterministic encoding: shortest forms, definite lengths, map keys in bytewise order).
-// Decoding is for reading one field out of client bytes that are otherwise opaque.
-import { decode, encode, rfc8949EncodeOptions, type DecodeOptions, type TagDecodeControl } from 'cborg'
+// CBOR in one place (cborg). Encoding follows RFC 8949 section 4.2.1 (core deterministic
+// encoding: shortest forms, definite lengths, map keys in bytewise order). Reading client CBOR
+// never builds values: cborg's tokenizer walks the bytes (every head checked by the library)
+// and only the top-level fields asked for are kept, so whatever else the client put there
+// (tags, float keys, duplicate keys elsewhere, deep nesting) stays opaque and is never
+// reinterpreted. cborg does not tokenize indefinite-length strings or unassigned simple
+// values; bytes holding those are refused as malformed.
+import { Tokenizer, Type, encode, rfc8949EncodeOptions, type Token } from 'cborg'
 
 export function encodeCanonical(value: unknown): Uint8Array {
   return encode(value, rfc8949EncodeOptions)
 }
 
-// Client CBOR may carry any tag; only a named field matters, so every tag is read through.
-const anyTag = new Proxy({}, { get: () => (decodeContent: TagDecodeControl) => decodeContent() }) as NonNullable<DecodeOptions['tags']>
+/** A scalar read from a top-level field: a text string or an unsigned integer (major type 0). */
+export type FieldValue = { readonly kind: 'text'; readonly value: string } | { readonly kind: 'unsigned'; readonly value: bigint }
 
-const lenient: DecodeOptions = { useMaps: true, rejectDuplicateMapKeys: true, tags: anyTag }
+class Malformed extends Error {}
 
-/**
- * The top-level map of one CBOR data item (trailing bytes refused), or null when the bytes are
- * not exactly one well-formed item whose top level is a map.
- */
-export function decodeTopLevelMap(bytes: Uint8Array): Map<unknown, unknown> | null {
-  try {
-    const item: unknown = decode(bytes, lenient)
-    return item instanceof Map ? item : null
-  } catch {
-    return null
+interface OpenContainer {
+  /** Items still expected; Infinity for an indefinite-length container (ended by a break). */
+  remaining: number
+  /** For an indefinite-length map: items seen, which must come in pairs. */
+  readonly indefiniteMap: boolean
+  items: number
+}
+
+function children(token: Token): number {
+  if (token.type === Type.array) return token.value as number
+  if (token.type === Type.map) return (token.value as number) * 2
+  if (token.type === Type.tag) return 1
+  return 0
+}
+
+/** Consumes the rest of the data item that `first` starts, without recursion. */
+function skipItem(tokens: Tokenizer, first: Token): void {
+  const open: OpenContainer[] = []
+  let token = first
+  for (;;) {
+    if (token.type === Type.break) {
+      const top = open.pop()
+      if (top === undefined || top.remaining !== Infinity || (top.indefiniteMap && top.items % 2 !== 0)) throw new Malformed('misplaced break')
+    } else {
+      const expected = children(token)
+      if (expected > 0) {
+        open.push({ remaining: expected, indefiniteMap: token.type === Type.map && expected === Infinity, items: 0 })
+        token = tokens.next()
+        continue
+      }
+    }
+    // One item is complete: it counts toward its container, which may complete in turn.
+    for (;;) {
+      const top = open.at(-1)
+      if (top === undefined) return
+      top.items += 1
+      if (top.remaining === Infinity) break
+      top.remaining -= 1
+      if (top.remaining > 0) break
+      open.pop()
+    }
+    token = tokens.next()
   }
 }
 
-/** An unsigned integer (within JavaScript's safe range) under a text key; null otherwise. */
-export function unsignedField(map: Map<unknown, unknown>, key: string): number | null {
-  const value = map.get(key)
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
-  if (typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(value)
+/** The first token of a data item with any tags around it read through. */
+function untagged(tokens: Tokenizer): Token {
+  let token = tokens.next()
+  while (token.type === Type.tag) token = tokens.next()
+  return token
+}
+
+function scalar(token: Token): FieldValue | null {
+  if (token.type === Type.string) return { kind: 'text', value: token.value as string }
+  if (token.type === Type.uint) return { kind: 'unsigned', value: BigInt(token.value as number | bigint) }
   return null
 }
 
-export function textField(map: Map<unknown, unknown>, key: string): string | null {
-  const value = map.get(key)
-  return typeof value === 'string' ? value : null
+/**
+ * The named top-level fields of exactly one well-formed CBOR data item whose top level is a
+ * map (tags around it read through). A field holding anything but a text string or an
+ * unsigned integer reads as null. Null overall when the bytes are not such an item, or when a
+ * named field occurs twice (its value would be ambiguous).
+ */
+export function readTopLevelFields(bytes: Uint8Array, names: readonly string[]): Map<string, FieldValue | null> | null {
+  try {
+    const tokens = new Tokenizer(bytes, { allowIndefinite: true, allowUndefined: true, allowBigInt: true })
+    const map = untagged(tokens)
+    if (map.type !== Type.map) return null
+    const fields = new Map<string, FieldValue | null>()
+    for (let entry = 0; entry < (map.value as number); entry++) {
+      const keyStart = untagged(tokens)
+      if (keyStart.type === Type.break) {
+        if (map.value !== Infinity) return null
+        break
+      }
+      const name = keyStart.type === Type.string && names.includes(keyStart.value as string) ? (keyStart.value as string) : null
+      skipItem(tokens, keyStart)
+      const valueStart = untagged(tokens)
+      if (valueStart.type === Type.break) return null
+      if (name !== null) {
+        if (fields.has(name)) return null
+        fields.set(name, scalar(valueStart))
+      }
+      skipItem(tokens, valueStart)
+    }
+    return tokens.done() ? fields : null
+  } catch {
+    return null // truncated, not well-formed, or something cborg does not tokenize
+  }
+}
+
+/** An unsigned integer field no larger than 2^53-1; null otherwise. */
+export function unsignedField(fields: Map<string, FieldValue | null>, name: string): number | null {
+  const field = fields.get(name)
+  return field?.kind === 'unsigned' && field.value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(field.value) : null
+}
+
+export function textField(fields: Map<string, FieldValue | null>, name: string): string | null {
+  const field = fields.get(name)
+  return field?.kind === 'text' ? field.value : null
 }

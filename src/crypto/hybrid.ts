@@ -3,6 +3,7 @@
 // raw bytes: public key = Ed25519 (32) | ML-DSA-65 (1952); private key = the two 32-byte
 // seeds. Signing and verifying run on the libuv pool (node:crypto's callback forms), never on
 // the event loop. Shared by the server and the SDK: it holds no server state.
+import { ed25519 } from '@noble/curves/ed25519.js'
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
 
 export const ED25519_PUBLIC_KEY_BYTES = 32
@@ -70,10 +71,24 @@ export async function hybridSign(privateKey: HybridPrivateKey, message: Uint8Arr
   return Buffer.concat([classical, postQuantum])
 }
 
-/** Parses a 1984-byte hybrid public key; null when it is not one. */
+/**
+ * Whether 32 bytes are a usable Ed25519 public key: a canonical encoding (RFC 8032 section
+ * 5.1.3) of a point outside the small-order subgroup. Node imports any 32 bytes, and OpenSSL
+ * then verifies nothing under a bad one; @noble/curves decodes the point.
+ */
+function usableEd25519(bytes: Uint8Array): boolean {
+  try {
+    return !ed25519.Point.fromBytes(bytes).isSmallOrder()
+  } catch {
+    return false
+  }
+}
+
+/** Parses a 1984-byte hybrid public key; null when it is not one that can ever verify. */
 export function parseHybridPublicKey(publicKey: Uint8Array): { ed25519: KeyObject; mlDsa65: KeyObject } | null {
   if (publicKey.length !== HYBRID_PUBLIC_KEY_BYTES) return null
   const bytes = Buffer.from(publicKey)
+  if (!usableEd25519(bytes.subarray(0, ED25519_PUBLIC_KEY_BYTES))) return null
   try {
     return {
       ed25519: createPublicKey({ key: bytes.subarray(0, ED25519_PUBLIC_KEY_BYTES), format: 'raw-public', asymmetricKeyType: 'ed25519' }),

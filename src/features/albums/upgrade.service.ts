@@ -1,7 +1,7 @@
 // The upgrade ceremony (SPEC.md "Album upgrade ceremony", API.md section 6): an intent opens
 // a window in which writes and new uploads are refused; once nothing is in flight the
 // proposer commits its tombstone and the album is pinned to the newer protocol.
-import { decodeTopLevelMap, textField } from '../../codec/cbor.ts'
+import { readTopLevelFields, textField } from '../../codec/cbor.ts'
 import type { Deps } from '../../deps.ts'
 import { isProtocolDate } from '../../domain/protocol.ts'
 import { acceptableTarget, decideAbort, decideCommit, decideStart, liveCeremony, type Ceremony } from '../../domain/upgrade.ts'
@@ -36,9 +36,9 @@ export async function readUpgrade(deps: Deps, caller: Caller, albumId: string): 
 }
 
 function intentOf(body: Buffer): { intentId: string; toVersion: string } {
-  const map = decodeTopLevelMap(body)
-  const intentId = map === null ? null : textField(map, 'intent_id')
-  const toVersion = map === null ? null : textField(map, 'to_protocol_version')
+  const fields = readTopLevelFields(body, ['intent_id', 'to_protocol_version'])
+  const intentId = fields === null ? null : textField(fields, 'intent_id')
+  const toVersion = fields === null ? null : textField(fields, 'to_protocol_version')
   if (intentId === null || intentId === '' || toVersion === null || !isProtocolDate(toVersion)) {
     throw new AppError('error.request.malformed', 'The intent must be a CBOR map with text intent_id and to_protocol_version (YYYY-MM-DD)')
   }

@@ -6,6 +6,17 @@ import { DIRECTORY_MAX_BYTES, fetchDirectory, publishDirectory } from './directo
 
 const tags = ['Devices']
 
+/**
+ * RFC 9110 section 13.1.2: `*` matches any current representation; otherwise a list of entity
+ * tags compared weakly (a `W/` prefix is ignored on either side).
+ */
+function noneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  if (header.trim() === '*') return true
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag))
+}
+
 export function directoryRoutes(app: App, deps: Deps): void {
   app.route({
     method: 'POST',
@@ -45,7 +56,7 @@ export function directoryRoutes(app: App, deps: Deps): void {
     handler: async (request, reply) => {
       const directory = await fetchDirectory(deps, request.params.user_id)
       reply.header('etag', directory.etag)
-      if (request.headers['if-none-match'] === directory.etag) return reply.code(304).send()
+      if (noneMatchHits(request.headers['if-none-match'], directory.etag)) return reply.code(304).send()
       return reply.type('application/cbor').send(directory.body)
     },
   })

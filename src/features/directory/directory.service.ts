@@ -1,7 +1,7 @@
 // The signed device directory (SPEC.md "Signed device directory", API.md sections 4 and 5):
 // stored exactly as received, read only for `directory_version`, bound to one identity key.
 import { createHash } from 'node:crypto'
-import { decodeTopLevelMap, unsignedField } from '../../codec/cbor.ts'
+import { readTopLevelFields, unsignedField } from '../../codec/cbor.ts'
 import { parseHybridPublicKey } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
@@ -20,8 +20,9 @@ function identityKeyOf(header: string | undefined): Buffer {
 }
 
 function directoryOf(body: Buffer): Directory {
-  const map = decodeTopLevelMap(body)
-  const version = map === null ? null : unsignedField(map, 'directory_version')
+  // Only well-formedness and this one field are read: every other byte is opaque.
+  const fields = readTopLevelFields(body, ['directory_version'])
+  const version = fields === null ? null : unsignedField(fields, 'directory_version')
   if (version === null) {
     throw new AppError('error.directory.malformed', 'The body must be one CBOR item whose top level is a map with an unsigned integer under "directory_version"')
   }

@@ -49,5 +49,6 @@ export async function revokeAllSessions(deps: Deps, challenge: string, proof: st
   const signature = Buffer.from(proof, 'base64')
   if (identityKey === undefined || signature.toString('base64') !== proof) throw refused()
   if (!(await hybridVerify(identityKey, revokeAllSigningBytes(burned.userId, challenge), signature))) throw refused()
-  return deps.storage.closeAllSessions(burned.userId, deps.clock.now())
+  // One transaction: the epoch move, the count and the delete see no other revoke-all between them.
+  return deps.storage.transaction((tx) => tx.closeAllSessions(burned.userId, deps.clock.now()))
 }
