@@ -7,6 +7,9 @@
 //   BENCH_SECONDS          seconds per measurement (default 5)
 //   BENCH_WARMUP_SECONDS   seconds of warm-up per contender (default 2)
 //   BENCH_ROUNDS           measurements per contender, alternated (default 2)
+//   BENCH_QUIET_TIMEOUT_SECONDS  before each measurement, wait up to this long for the rest of the
+//                          machine to go quiet (default 15; 0: never wait); a row measured beside other work says "(noisy)"
+//   BENCH_RETRIES          a measurement disturbed by other work is taken again up to this many times (default 2)
 //   BENCH_DATABASE_URL     PostgreSQL for the PostgreSQL contenders (else TEST_DATABASE_URL; else skipped)
 //   BENCH_STRICT=1         exit 1 when a target is missed (an invalid measurement always does)
 //   BENCH_CHILD_EXEC_ARGV  extra node flags for every child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -14,16 +17,16 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describeMachine, formatMachine } from './lib/machine.ts'
-import type { Measured } from './lib/measure.ts'
+import { NOISY_CORES, type Measured } from './lib/measure.ts'
 import { detailsTable, resultsTable } from './lib/report.ts'
-import { verdict, type BenchContext, type Row } from './lib/scenario.ts'
+import { noisy, verdict, type BenchContext, type Row } from './lib/scenario.ts'
 import { scenarios } from './scenarios/index.ts'
 
-function positive(name: string, fallback: number): number {
+function positive(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`)
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new Error(`${name} must be a positive number, got "${raw}"`)
   return value
 }
 
@@ -58,6 +61,8 @@ const context: BenchContext = {
     warmupS: positive('BENCH_WARMUP_SECONDS', 2),
     measureS: positive('BENCH_SECONDS', 5),
     rounds: Math.round(positive('BENCH_ROUNDS', 2)),
+    quietTimeoutS: positive('BENCH_QUIET_TIMEOUT_SECONDS', 15, true),
+    retries: Math.round(positive('BENCH_RETRIES', 2, true)),
   },
   postgresUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || null,
   workDir,
@@ -98,6 +103,7 @@ if (rows.length > 0) {
   context.log('\n## Per contender\n')
   context.log(detailsTable(measured))
   if (notes.length > 0) context.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`)
+  if (rows.some(noisy)) context.log(`- (noisy): other work on the machine took ${NOISY_CORES}+ cores during a measurement of that row; its figures are suspect.`)
 }
 context.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`)
 

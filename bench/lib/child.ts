@@ -4,12 +4,9 @@
 // (log lines are still formatted and written, as in production, just not kept), its stderr is
 // kept for diagnostics.
 import { fork, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { FromChild, ToChild } from './child-side.ts'
-
-/** Linux's USER_HZ, the unit of utime and stime in /proc/<pid>/stat (100 on every Linux ABI Node runs on). */
-const CLOCK_TICKS_PER_S = 100
+import { processCpuSeconds } from './cpu.ts'
 
 export interface Child<Ready> {
   readonly pid: number
@@ -100,13 +97,4 @@ function wrap<Ready>(script: string, child: ChildProcess, ready: Ready, stderr: 
       clearTimeout(timer)
     },
   }
-}
-
-/** utime + stime of a process (all threads), from /proc/<pid>/stat. */
-export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name, which is in parentheses and may contain spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  // Field 3 (state) is fields[0]; utime is field 14, stime field 15.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S
 }

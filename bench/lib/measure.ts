@@ -3,6 +3,7 @@
 // rounds so that drift (thermal, noisy neighbours) hits subject and ceiling alike.
 import autocannon from 'autocannon'
 import type { Child } from './child.ts'
+import { cpuWindow, waitForQuiet } from './cpu.ts'
 
 export interface Measurement {
   /** Completed operations per second. */
@@ -13,8 +14,10 @@ export interface Measurement {
   readonly p99Ms: number
   /** CPU of the process under test, in cores (1.0 = one core busy the whole time). */
   readonly subjectCores: number
-  /** CPU of this process (the load generator), in cores; 0 when the child loops by itself. */
+  /** CPU of this process (the load generator), in cores; about 0 when the child loops by itself. */
   readonly loadgenCores: number
+  /** CPU that the rest of the machine used meanwhile, in cores: other work skews the figure. */
+  readonly otherCores: number
   /** Anything that makes the figure untrustworthy (wrong statuses, socket errors). */
   readonly problems: readonly string[]
 }
@@ -36,9 +39,7 @@ export interface HttpLoad {
 
 /** Measures `load` for `seconds` against the server in `child`, CPU of both sides included. */
 export async function measureHttp(child: Child<unknown>, load: HttpLoad, seconds: number): Promise<Measurement> {
-  const cpu0 = child.cpuSeconds()
-  const own0 = process.cpuUsage()
-  const t0 = performance.now()
+  const cpu = cpuWindow(() => child.cpuSeconds())
   const result = await autocannon({
     url: load.url,
     method: load.method ?? 'GET',
@@ -48,9 +49,7 @@ export async function measureHttp(child: Child<unknown>, load: HttpLoad, seconds
     ...(load.headers === undefined ? {} : { headers: load.headers }),
     ...(load.body === undefined ? {} : { body: load.body }),
   })
-  const wall = (performance.now() - t0) / 1000
-  const own = process.cpuUsage(own0)
-  const subjectCpu = child.cpuSeconds() - cpu0
+  const { subjectCores, loadgenCores, otherCores } = cpu.end()
 
   const problems: string[] = []
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
@@ -66,8 +65,9 @@ export async function measureHttp(child: Child<unknown>, load: HttpLoad, seconds
     seconds: result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    subjectCores: subjectCpu / wall,
-    loadgenCores: (own.user + own.system) / 1e6 / wall,
+    subjectCores,
+    loadgenCores,
+    otherCores,
     problems,
   }
 }
@@ -86,6 +86,7 @@ export function pool(measurements: readonly Measurement[]): Measurement {
     p99Ms: Math.max(0, ...measurements.map((m) => m.p99Ms)),
     subjectCores: weighted((m) => m.subjectCores),
     loadgenCores: weighted((m) => m.loadgenCores),
+    otherCores: weighted((m) => m.otherCores),
     problems: [...new Set(measurements.flatMap((m) => m.problems))],
   }
 }
@@ -94,7 +95,14 @@ export interface Schedule {
   readonly warmupS: number
   readonly measureS: number
   readonly rounds: number
+  /** Before each measurement, wait up to this long for the rest of the machine to go quiet. */
+  readonly quietTimeoutS: number
+  /** How many times a measurement disturbed by other work is taken again. */
+  readonly retries: number
 }
+
+/** Other work above this (in cores) during a measurement marks its figure as noisy. */
+export const NOISY_CORES = 0.25
 
 export interface Measured {
   readonly name: string
@@ -114,12 +122,31 @@ export async function alternate(contenders: readonly Contender[], schedule: Sche
   const taken = new Map<string, Measurement[]>(contenders.map((c) => [c.name, []]))
   for (let round = 1; round <= schedule.rounds; round++) {
     for (const contender of contenders) {
-      const measurement = await contender.measure(schedule.measureS)
+      const measurement = await measureQuietly(contender, schedule, log)
       taken.get(contender.name)?.push(measurement)
-      log(`  round ${round}   ${contender.name}: ${formatRate(measurement.rate)}/s, server ${measurement.subjectCores.toFixed(2)} cores${measurement.problems.length > 0 ? `  PROBLEMS: ${measurement.problems.join('; ')}` : ''}`)
+      log(`  round ${round}   ${contender.name}: ${formatRate(measurement.rate)}/s, subject ${measurement.subjectCores.toFixed(2)} cores, load generator ${measurement.loadgenCores.toFixed(2)}, rest of machine ${measurement.otherCores.toFixed(2)}${measurement.problems.length > 0 ? `  PROBLEMS: ${measurement.problems.join('; ')}` : ''}`)
     }
   }
   return new Map([...taken].map(([name, rounds]) => [name, { name, rounds, pooled: pool(rounds) }]))
+}
+
+/**
+ * One measurement, taken when the rest of the machine is quiet if it gets quiet in time; a
+ * measurement that other work disturbed anyway is taken again (`schedule.retries` times at most)
+ * and the least disturbed attempt is kept.
+ */
+async function measureQuietly(contender: Contender, schedule: Schedule, log: (line: string) => void): Promise<Measurement> {
+  let best: Measurement | null = null
+  for (let attempt = 0; attempt <= schedule.retries; attempt++) {
+    const busy = await waitForQuiet(NOISY_CORES, schedule.quietTimeoutS)
+    if (busy >= NOISY_CORES) log(`  (the machine is busy with other work: ${busy.toFixed(2)} cores; measuring anyway)`)
+    const measurement = await contender.measure(schedule.measureS)
+    if (best === null || measurement.otherCores < best.otherCores) best = measurement
+    if (measurement.otherCores < NOISY_CORES) break
+    if (attempt < schedule.retries) log(`  (other work took ${measurement.otherCores.toFixed(2)} cores during ${contender.name}: measuring again)`)
+  }
+  if (best === null) throw new Error('no attempt was made')
+  return best
 }
 
 export function formatRate(rate: number): string {

@@ -1,6 +1,6 @@
 // The results as Markdown tables (they paste straight into docs/benchmarks.md).
 import { formatRate, type Measured } from './measure.ts'
-import { formatTarget, ratio, verdict, type Row } from './scenario.ts'
+import { formatTarget, noisy, ratio, verdict, type Row } from './scenario.ts'
 
 function table(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)))
@@ -19,14 +19,14 @@ export function resultsTable(rows: readonly Row[]): string {
       `${formatRate(r.ceiling.pooled.rate)} ${r.unit}/s`,
       ratio(r).toFixed(2),
       formatTarget(r.target),
-      verdict(r),
+      `${verdict(r)}${noisy(r) ? ' (noisy)' : ''}`,
     ]),
   )
 }
 
 export function detailsTable(measured: readonly Measured[]): string {
   return table(
-    ['contender', 'rounds (/s)', 'pooled (/s)', 'p50 ms', 'p99 ms', 'server CPU (cores)', 'load generator CPU (cores)', 'problems'],
+    ['contender', 'rounds (/s)', 'pooled (/s)', 'p50 ms', 'p99 ms', 'subject CPU (cores)', 'load generator CPU (cores)', 'rest of machine (cores)', 'problems'],
     measured.map((m) => [
       m.name,
       m.rounds.map((r) => formatRate(r.rate)).join(', '),
@@ -34,7 +34,8 @@ export function detailsTable(measured: readonly Measured[]): string {
       m.pooled.p50Ms.toFixed(2),
       m.pooled.p99Ms.toFixed(2),
       m.pooled.subjectCores.toFixed(2),
-      m.pooled.loadgenCores === 0 ? '-' : m.pooled.loadgenCores.toFixed(2),
+      m.pooled.loadgenCores.toFixed(2),
+      m.pooled.otherCores.toFixed(2),
       m.pooled.problems.join('; ') || '-',
     ]),
   )

@@ -2,7 +2,7 @@
 // measures subject(s) and ceiling(s) with `alternate` (measure.ts), and returns rows of
 // subject/ceiling ratios against targets. bench/run.ts lists the scenarios, filters them by
 // name from the command line, and prints one table for all of them.
-import type { Measured, Schedule } from './measure.ts'
+import { NOISY_CORES, type Measured, type Schedule } from './measure.ts'
 
 export interface BenchContext {
   readonly schedule: Schedule
@@ -68,4 +68,9 @@ export function verdict(row: Row): Verdict {
 export function formatTarget(target: Target | null): string {
   if (target === null) return '-'
   return target.max === undefined ? `>= ${target.min.toFixed(2)}` : `${target.min.toFixed(2)}-${target.max.toFixed(2)}`
+}
+
+/** Whether something else on the machine took CPU while a figure of the row was measured. */
+export function noisy(row: Row): boolean {
+  return [...row.subject.rounds, ...row.ceiling.rounds].some((m) => m.otherCores >= NOISY_CORES)
 }
