@@ -2,6 +2,8 @@
 // The `coffer` command for operators: serve, migrate, openapi.
 import { ConfigError, loadConfig } from '../config.ts'
 import { runServe } from '../main.ts'
+import { createDeps } from '../deps.ts'
+import { maintain } from '../features/maintenance/sweep.service.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
 import { generateOpenApiDocument } from './openapi.ts'
 
@@ -9,6 +11,7 @@ const USAGE = `usage: coffer <command>
 
   serve      start the server (configuration from the environment, see README)
   migrate    apply pending database migrations and exit
+  maintain   delete expired rows and garbage blobs once (every instance also does it periodically)
   openapi    print the OpenAPI document to stdout
 `
 
@@ -23,11 +26,21 @@ async function migrate(): Promise<void> {
   }
 }
 
+async function maintainOnce(): Promise<void> {
+  const deps = await createDeps(loadConfig())
+  try {
+    await deps.storage.migrate()
+    process.stdout.write(JSON.stringify(await maintain(deps)) + '\n')
+  } finally {
+    await deps.storage.close()
+  }
+}
+
 async function printOpenApi(): Promise<void> {
   process.stdout.write(JSON.stringify(await generateOpenApiDocument(), null, 2) + '\n')
 }
 
-const commands: Record<string, () => Promise<void>> = { serve: runServe, migrate, openapi: printOpenApi }
+const commands: Record<string, () => Promise<void>> = { serve: runServe, migrate, maintain: maintainOnce, openapi: printOpenApi }
 
 const command = commands[process.argv[2] ?? '']
 if (command === undefined) {

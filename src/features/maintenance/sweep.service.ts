@@ -1,7 +1,9 @@
 // The periodic sweep of expired rows (codes, channels, challenges, sessions past their refresh
 // lifetime, replay-ledger steps that can no longer be presented), so tables stay bounded.
-// Plain conditional deletes: every instance may run it at the same time.
+// Plain conditional deletes: every instance may run it at the same time. Garbage collection
+// of blobs runs in the same periodic pass.
 import type { Deps } from '../../deps.ts'
+import { collectGarbage } from './gc.service.ts'
 
 /** TOTP accepts one step either side of now; anything older than two steps back is dead. */
 const TOTP_STEP_MS = 30_000
@@ -15,14 +17,20 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
   })
 }
 
-/** Runs the sweep every `sweepIntervalS` on this instance; returns the function that stops it. */
+/** One maintenance pass: expired rows, then garbage blobs (which expired sessions may have released). */
+export async function maintain(deps: Deps): Promise<{ deleted: Record<string, number>; garbage: { rows: number; files: number } }> {
+  const deleted = await sweepExpired(deps)
+  return { deleted, garbage: await collectGarbage(deps) }
+}
+
+/** Runs maintenance every `sweepIntervalS` on this instance; returns the function that stops it. */
 export function startSweeping(deps: Deps, log: { info(o: object, m: string): void; error(o: object, m: string): void }): () => void {
   const timer = setInterval(() => {
-    sweepExpired(deps).then(
-      (counts) => {
-        if (Object.values(counts).some((n) => n > 0)) log.info({ deleted: counts }, 'swept expired rows')
+    maintain(deps).then(
+      (done) => {
+        if (Object.values(done.deleted).some((n) => n > 0) || done.garbage.rows > 0) log.info(done, 'maintenance removed expired rows and garbage')
       },
-      (error: unknown) => log.error({ err: error }, 'sweep failed'),
+      (error: unknown) => log.error({ err: error }, 'maintenance failed'),
     )
   }, deps.config.sweepIntervalS * 1000)
   timer.unref()
