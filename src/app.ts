@@ -16,7 +16,7 @@ import { totpRoutes } from './features/totp/totp.routes.ts'
 import { uploadsRoutes } from './features/uploads/uploads.routes.ts'
 import { registerBearerCheck } from './http/bearer.ts'
 import { healthRoutes, registerMetrics } from './http/health.ts'
-import { createLogger } from './http/logging.ts'
+import { createLogger, registerRequestLog } from './http/logging.ts'
 import { registerMediaTypes } from './http/media-type.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerProblemHandlers } from './http/problem.ts'
@@ -36,7 +36,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
     trustProxy: deps.config.trustProxy,
     genReqId: requestId,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     // While closing, requests already on open connections are still answered normally.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -47,8 +47,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
 
   registerProblemHandlers(app)
@@ -57,6 +58,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   registerRequestIdHeader(app)
   registerBearerCheck(app, deps)
   registerMetrics(app, deps.metrics)
+  registerRequestLog(app)
   await registerOpenApi(app)
 
   healthRoutes(app, deps)

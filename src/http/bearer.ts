@@ -1,5 +1,5 @@
 // The bearer check: `Authorization: Bearer <token>`, one indexed lookup on the token's hash.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hashToken } from '../crypto/tokens.ts'
 import type { Deps } from '../deps.ts'
 import { bearerIsLive } from '../domain/session.ts'
@@ -31,9 +31,8 @@ export function requireCaller(request: FastifyRequest): Caller {
 export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('caller', null)
   app.decorateRequest('bearerToken', null)
-  app.addHook('onRequest', async (request, reply) => {
+  const check = async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.auth
-    if (mode === undefined || mode === 'none') return
     const token = bearerToken(request.headers.authorization)
     if (token === null) throw new AppError('error.auth.unauthenticated', 'An Authorization: Bearer <access_token> header is required')
     if (mode === 'bearer-presented') {
@@ -45,6 +44,15 @@ export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
       reply.header('www-authenticate', `${BEARER_CHALLENGE}, error="invalid_token"`)
       throw new AppError('error.auth.unauthenticated', 'The access token is unknown, revoked or expired')
     }
-    request.caller = { sessionId: session.sessionId, userId: session.userId, authenticatedAt: session.authenticatedAt }
+    request.caller = { sessionId: session.sessionId, userId: session.account.userId, authenticatedAt: session.authenticatedAt, account: session.account }
+  }
+  // Attached to the operations that need it only, so that the others pay nothing per request.
+  app.addHook('onRoute', (route) => {
+    const mode = route.config?.auth
+    if (mode === 'bearer' || mode === 'bearer-presented') route.onRequest = [check, ...toArray(route.onRequest)]
   })
+}
+
+export function toArray<T>(value: T | readonly T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? [...(value as readonly T[])] : [value as T]
 }

@@ -10,10 +10,11 @@ const tags = ['Operations']
 const Status = Type.Object({ status: Type.String() })
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
     metrics.httpRequests.inc(labels)
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+    done()
   })
 }
 

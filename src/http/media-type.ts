@@ -1,6 +1,7 @@
 // Body media types. An operation lists what it accepts (route config `accepts`); anything else
 // is a 415 before a byte is parsed. Operations without a body ignore whatever is sent.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
+import { toArray } from './bearer.ts'
 import { AppError } from '../errors.ts'
 
 type Done = (error: Error | null, body?: unknown) => void
@@ -25,13 +26,17 @@ export function registerMediaTypes(app: FastifyInstance): void {
   // Opaque client bytes: handed to the operation as a Buffer, exactly as received.
   app.addContentTypeParser(['application/cbor', 'application/octet-stream'], { parseAs: 'buffer' }, (_request, body: Buffer, done: Done) => done(null, body))
 
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const accepts = request.routeOptions.config.accepts
-    if (accepts === undefined) return payload
-    const essence = mediaTypeEssence(request.headers['content-type'])
-    if (essence === null || !accepts.includes(essence)) {
-      throw new AppError('error.request.unsupported_media_type', `Content-Type must be ${accepts.join(' or ')}`)
+  // Attached to the operations that take a body only.
+  app.addHook('onRoute', (route) => {
+    const accepts = route.config?.accepts
+    if (accepts === undefined) return
+    const check: preParsingAsyncHookHandler = async (request, _reply, payload) => {
+      const essence = mediaTypeEssence(request.headers['content-type'])
+      if (essence === null || !accepts.includes(essence)) {
+        throw new AppError('error.request.unsupported_media_type', `Content-Type must be ${accepts.join(' or ')}`)
+      }
+      return payload
     }
-    return payload
+    route.preParsing = [check, ...toArray(route.preParsing)]
   })
 }

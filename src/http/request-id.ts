@@ -12,7 +12,8 @@ export function requestId(request: IncomingMessage): string {
 }
 
 export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 }

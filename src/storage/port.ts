@@ -48,15 +48,18 @@ export interface Session extends NewSession {
   readonly accountEpoch: number
 }
 
-/** What the bearer check needs, read by one indexed lookup on the access-token hash. */
+/**
+ * What the bearer check reads, in one indexed lookup on the access-token hash: the session
+ * and its account (a primary-key join), so that the operation behind it reads no more.
+ */
 export interface BearerSession {
   readonly sessionId: string
-  readonly userId: string
   readonly authenticatedAt: number
   readonly accessExpiresAt: number
   readonly rotatedAt: number | null
   readonly epoch: number
   readonly accountEpoch: number
+  readonly account: Account
 }
 
 export interface Cohort {

@@ -118,13 +118,13 @@ describe(`node src/main.ts on ${testEngine}`, () => {
   it('finishes the request in flight on SIGTERM, then stops accepting and exits 0', async () => {
     const { env } = await workspace()
     // A deliberately slow password hash keeps the registration in flight while the signal lands.
-    const running = await serve({ ...env, PASSWORD_HASH_MEMORY_KIB: '131072', PASSWORD_HASH_ITERATIONS: '3' })
+    const running = await serve({ ...env, LOG_LEVEL: 'debug', PASSWORD_HASH_MEMORY_KIB: '131072', PASSWORD_HASH_ITERATIONS: '3' })
     const inFlight = fetch(`${running.url}/v1/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'slow@example.test', password: 'pw' }),
     })
-    await waitFor(running.lines, /"route":"\/v1\/auth\/register".*incoming request/)
+    await waitFor(running.lines, /"route":"\/v1\/auth\/register".*request received/)
     running.child.kill('SIGTERM')
     const response = await inFlight
     expect(response.status).toBe(200)

@@ -81,12 +81,6 @@ async function checkPassword(deps: Deps, account: Account | undefined, password:
   return account
 }
 
-async function callerAccount(deps: Deps, caller: Caller): Promise<Account> {
-  const account = await deps.storage.findAccount(caller.userId)
-  if (account === undefined) throw new AppError('error.not_found', 'The account no longer exists')
-  return account
-}
-
 export async function register(deps: Deps, body: { email: string; password: string }, meta: RequestMeta): Promise<IssuedTokens> {
   const email = normalizeEmail(body.email)
   if (email === null) throw new AppError('error.request.invalid', 'email must be at most 254 characters with one @ and text on both sides')
@@ -214,14 +208,14 @@ export async function logout(deps: Deps, accessToken: string): Promise<void> {
 }
 
 export async function reauthenticate(deps: Deps, caller: Caller, password: string): Promise<number> {
-  await checkPassword(deps, await callerAccount(deps, caller), password)
+  await checkPassword(deps, caller.account, password)
   const now = deps.clock.now()
   await deps.storage.setAuthenticatedAt(caller.sessionId, now)
   return now
 }
 
 export async function changePassword(deps: Deps, caller: Caller, body: { current_password: string; new_password: string }, log: (error: unknown) => void): Promise<void> {
-  const account = await checkPassword(deps, await callerAccount(deps, caller), body.current_password)
+  const account = await checkPassword(deps, caller.account, body.current_password)
   const passwordHash = await deps.passwords.hash(body.new_password)
   // The new password and the end of every session are one write (the epoch moves with the
   // hash); the caller's session is carried into the new epoch in the same transaction.

@@ -29,7 +29,7 @@ export function profileRoutes(app: App, deps: Deps): void {
       responses: { 200: ProfileResponse },
       errors: ['error.not_found'],
     }),
-    handler: async (request) => profileResponse(await getProfile(deps, requireCaller(request))),
+    handler: async (request) => profileResponse(getProfile(requireCaller(request))),
   })
 
   app.route({

@@ -11,13 +11,14 @@ async function found(store: AccountStore, userId: string): Promise<Account> {
   return account
 }
 
-export function getProfile(deps: Deps, caller: Caller): Promise<Account> {
-  return found(deps.storage, caller.userId)
+/** The account as the bearer check read it: no further query. */
+export function getProfile(caller: Caller): Account {
+  return caller.account
 }
 
 /** An absent key leaves the name, null clears it, a string sets it (1-100 characters after trimming). */
 export async function updateProfile(deps: Deps, caller: Caller, body: { display_name?: string | null }): Promise<Account> {
-  if (body.display_name === undefined) return found(deps.storage, caller.userId)
+  if (body.display_name === undefined) return caller.account
   const displayName = body.display_name === null ? null : normalizeDisplayName(body.display_name)
   if (body.display_name !== null && displayName === null) {
     throw new AppError('error.request.invalid', 'display_name must be 1-100 characters after trimming')

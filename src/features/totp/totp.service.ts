@@ -24,14 +24,12 @@ function ensureAllowed(transition: Transition): void {
 const invalidCode = () => new AppError('error.totp.invalid_code', 'The code is wrong, expired or already used')
 
 export async function startTotpEnrollment(deps: Deps, caller: Caller): Promise<string> {
-  const account = await deps.storage.findAccount(caller.userId)
-  if (account === undefined) throw new AppError('error.not_found', 'The account no longer exists')
   const factor = await deps.storage.findSecondFactor(caller.userId)
   ensureAllowed(startEnrollment(factor?.status ?? 'none'))
   const secret = newTotpSecret()
   const sealed = deps.totpSecrets.seal(secret, totpAssociatedData(caller.userId))
   if (!(await deps.storage.putPendingSecondFactor(caller.userId, sealed, deps.clock.now()))) ensureAllowed('error.totp.already_active')
-  return provisioningUri(secret, account.email)
+  return provisioningUri(secret, caller.account.email)
 }
 
 /**

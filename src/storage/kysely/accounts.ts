@@ -1,8 +1,12 @@
 import { sql } from 'kysely'
 import type { Account, AccountStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
+import { preparedQuery } from './prepared.ts'
 
 const accountColumns = ['userId', 'email', 'passwordHash', 'displayName', 'createdAt', 'lockedUntil', 'sessionEpoch'] as const
+
+/** Read on nearly every bearer operation: compiled once (see prepared.ts). */
+const accountById = preparedQuery((db, userId: string) => db.selectFrom('accounts').select(accountColumns).where('userId', '=', userId))
 
 export function accountQueries(db: Executor): AccountStore {
   return {
@@ -19,9 +23,7 @@ export function accountQueries(db: Executor): AccountStore {
       return db.selectFrom('accounts').select(accountColumns).where('emailKey', '=', emailKey).executeTakeFirst()
     },
 
-    async findAccount(userId): Promise<Account | undefined> {
-      return db.selectFrom('accounts').select(accountColumns).where('userId', '=', userId).executeTakeFirst()
-    },
+    findAccount: (userId): Promise<Account | undefined> => accountById(db, userId),
 
     async recordPasswordFailure(userId, threshold, lockUntil) {
       // Both CASEs read the row as it was before this statement, so the count and the lock

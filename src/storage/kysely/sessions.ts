@@ -1,5 +1,6 @@
 import type { Session, SessionStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
+import { preparedQuery } from './prepared.ts'
 
 const sessionColumns = [
   'sessions.sessionId', 'sessions.userId', 'sessions.lineageId', 'sessions.epoch', 'sessions.accessHash', 'sessions.refreshHash',
@@ -13,6 +14,16 @@ function sessionsWithEpoch(db: Executor) {
   return db.selectFrom('sessions').innerJoin('accounts', 'accounts.userId', 'sessions.userId')
 }
 
+/** The bearer check: one lookup on the unique index of access_hash, with the account. */
+const bearerLookup = preparedQuery((db, accessHash: string) =>
+  sessionsWithEpoch(db)
+    .select([
+      'sessions.sessionId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch',
+      'accounts.userId', 'accounts.email', 'accounts.passwordHash', 'accounts.displayName', 'accounts.createdAt', 'accounts.lockedUntil', 'accounts.sessionEpoch',
+    ])
+    .where('sessions.accessHash', '=', accessHash),
+)
+
 export function sessionQueries(db: Executor): SessionStore {
   return {
     async openSession(session) {
@@ -20,10 +31,10 @@ export function sessionQueries(db: Executor): SessionStore {
     },
 
     async findBearerSession(accessHash) {
-      return sessionsWithEpoch(db)
-        .select(['sessions.sessionId', 'sessions.userId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch', 'accounts.sessionEpoch as accountEpoch'])
-        .where('sessions.accessHash', '=', accessHash)
-        .executeTakeFirst()
+      const row = await bearerLookup(db, accessHash)
+      if (row === undefined) return undefined
+      const { sessionId, authenticatedAt, accessExpiresAt, rotatedAt, epoch, ...account } = row
+      return { sessionId, authenticatedAt, accessExpiresAt, rotatedAt, epoch, accountEpoch: account.sessionEpoch, account }
     },
 
     async findSessionByRefreshHash(refreshHash): Promise<Session | undefined> {

@@ -3,16 +3,30 @@
 // transaction that reads before it writes never fails to upgrade its lock.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteDialectConfig } from 'kysely'
 
+/** Prepared statements kept per SQL text: Kysely sends the same few hundred texts over and over. */
+const STATEMENT_CACHE_SIZE = 512
+
 function adapt(db: DatabaseSync): SqliteDatabase {
+  const cache = new Map<string, { statement: StatementSync; reader: boolean }>()
+  const prepared = (sqlText: string) => {
+    let entry = cache.get(sqlText)
+    if (entry === undefined) {
+      const statement = db.prepare(sqlText)
+      entry = { statement, reader: statement.columns().length > 0 }
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+      cache.set(sqlText, entry)
+    }
+    return entry
+  }
   return {
     close: () => db.close(),
     prepare(sqlText) {
-      const statement = db.prepare(sqlText)
+      const { statement, reader } = prepared(sqlText)
       return {
-        reader: statement.columns().length > 0,
+        reader,
         all: (parameters) => statement.all(...(parameters as never[])),
         run: (parameters) => statement.run(...(parameters as never[])),
         iterate: (parameters) => statement.iterate(...(parameters as never[])),
