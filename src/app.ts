@@ -6,10 +6,12 @@ import type { Deps } from './deps.ts'
 import { albumsRoutes } from './features/albums/albums.routes.ts'
 import { authRoutes } from './features/auth/auth.routes.ts'
 import { blobsRoutes } from './features/blobs/blobs.routes.ts'
+import { custodyRoutes } from './features/custody/custody.routes.ts'
 import { directoryRoutes } from './features/directory/directory.routes.ts'
 import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
+import { moderationRoutes } from './features/moderation/moderation.routes.ts'
 import { profileRoutes } from './features/profile/profile.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { totpRoutes } from './features/totp/totp.routes.ts'
@@ -73,5 +75,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   uploadsRoutes(app, deps)
   lifecycleRoutes(app, deps)
   blobsRoutes(app, deps)
+  custodyRoutes(app, deps)
+  moderationRoutes(app, deps)
   return app
 }

@@ -42,6 +42,9 @@ export interface Config {
   readonly maxBlobBytes: number
   readonly protocol: { readonly min: string; readonly current: string; readonly max: string }
   readonly upgradeWindowS: number
+  /** Null: the operator API is off (every /v1/admin path answers 404). */
+  readonly adminToken: string | null
+  readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
 }
 
 function read(env: Env, name: string): string | undefined {
@@ -93,6 +96,13 @@ function integerList(env: Env, name: string, fallback: readonly number[]): numbe
   const items = raw.split(',').map((item) => item.trim())
   if (items.some((item) => !/^\d+$/.test(item))) throw new ConfigError(name, `must be a comma-separated list of whole numbers, got "${raw}"`)
   return items.map(Number)
+}
+
+function adminToken(env: Env): string | null {
+  const token = read(env, 'ADMIN_TOKEN')
+  if (token === undefined) return null
+  if (token.length < 32) throw new ConfigError('ADMIN_TOKEN', 'must be at least 32 characters (for example: openssl rand -base64 32)')
+  return token
 }
 
 function secretKey(env: Env): Buffer | null {
@@ -166,6 +176,13 @@ export function loadConfig(env: Env = process.env): Config {
     maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1),
     protocol: protocolRange(env),
     upgradeWindowS: integer(env, 'UPGRADE_WINDOW_S', 900, 1),
+    adminToken: adminToken(env),
+    verification: {
+      maxAssets: integer(env, 'VERIFY_MAX_ASSETS', 256, 1),
+      maxHashes: integer(env, 'VERIFY_MAX_HASHES', 4096, 1),
+      deepScanBudgetBytes: integer(env, 'DEEP_SCAN_BUDGET_BYTES', 1_073_741_824, 0),
+      deepScanWindowS: integer(env, 'DEEP_SCAN_WINDOW_S', 3600, 1),
+    },
   }
 }
 

@@ -4,6 +4,7 @@ import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
 import { deriveKey, resolveSecretKey } from './crypto/secret-key.ts'
+import { createAttestationKeyring, ensureAttestationKey, type AttestationKeyring } from './features/custody/attestation.ts'
 import { createMetrics, type Metrics } from './http/metrics.ts'
 import type { Storage } from './storage/port.ts'
 import { openStorage, type DatabaseTarget } from './storage/kysely/storage.ts'
@@ -25,6 +26,8 @@ export interface Deps {
   readonly totpSecrets: SecretBox
   /** Derives a refresh token's successor pair (crypto/tokens.ts). */
   readonly refreshKey: Buffer
+  /** Seals and opens the attestation keys that sign custody receipts. */
+  readonly attestation: AttestationKeyring
   readonly metrics: Metrics
 }
 
@@ -46,6 +49,18 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
     refreshKey: deriveKey(secretKey, 'refresh-successor'),
+    attestation: createAttestationKeyring(createSecretBox(deriveKey(secretKey, 'attestation-key'))),
     metrics,
   }
+}
+
+/**
+ * What every start does before serving: migrations, the leftovers of interrupted blob writes,
+ * and the first attestation key. Answers how many leftover files went.
+ */
+export async function startUp(deps: Deps): Promise<number> {
+  await deps.storage.migrate()
+  const leftovers = await deps.blobs.cleanLeftovers()
+  await ensureAttestationKey(deps)
+  return leftovers
 }

@@ -2,14 +2,13 @@
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database).
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
-import { createDeps } from './deps.ts'
+import { createDeps, startUp } from './deps.ts'
 import { startSweeping } from './features/maintenance/sweep.service.ts'
 
 export async function serve(): Promise<void> {
   const config = loadConfig()
   const deps = await createDeps(config)
-  await deps.storage.migrate()
-  const leftovers = await deps.blobs.cleanLeftovers()
+  const leftovers = await startUp(deps)
   const app = await buildApp(deps)
   if (leftovers > 0) app.log.info({ files: leftovers }, 'removed what interrupted blob writes left')
   const stopSweeping = startSweeping(deps, app.log)

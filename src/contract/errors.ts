@@ -13,6 +13,7 @@ export const errorCatalog = {
   'error.auth.invalid_code': { status: 401, title: 'Invalid second-factor code' },
   'error.auth.proof_required': { status: 401, title: 'Identity-key proof required' },
   'error.auth.reauthentication_required': { status: 403, title: 'Recent sign-in required' },
+  'error.account.suspended': { status: 403, title: 'Account suspended' },
   'error.not_found': { status: 404, title: 'Not found' },
   'error.enroll.code_refused': { status: 404, title: 'Enrollment code refused' },
   'error.enroll.channel_not_found': { status: 404, title: 'Enrollment channel not found' },
@@ -26,6 +27,7 @@ export const errorCatalog = {
   'error.upgrade.in_flight': { status: 409, title: 'Upgrade in flight' },
   'error.upgrade.not_quiescent': { status: 409, title: 'Uploads still in flight' },
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
+  'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
   'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'error.request.range_not_satisfiable': { status: 416, title: 'Range not satisfiable' },
@@ -39,6 +41,7 @@ export const errorCatalog = {
   'error.auth.account_locked': { status: 423, title: 'Account locked' },
   'error.protocol.out_of_range': { status: 426, title: 'Protocol version out of range' },
   'error.rate_limited': { status: 429, title: 'Too many attempts' },
+  'error.moderation.taken_down': { status: 451, title: 'Unavailable for legal reasons' },
   'error.internal': { status: 500, title: 'Internal server error' },
   'error.unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>

@@ -1,4 +1,5 @@
 // The bearer check: `Authorization: Bearer <token>`, one indexed lookup on the token's hash.
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hashToken } from '../crypto/tokens.ts'
 import type { Deps } from '../deps.ts'
@@ -46,10 +47,20 @@ export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
     }
     request.caller = { sessionId: session.sessionId, userId: session.account.userId, authenticatedAt: session.authenticatedAt, account: session.account }
   }
+  // The operator credential, compared in constant time (over digests, so lengths never leak).
+  const adminDigest = deps.config.adminToken === null ? null : createHash('sha256').update(deps.config.adminToken).digest()
+  const checkAdmin = async (request: FastifyRequest) => {
+    const token = bearerToken(request.headers.authorization)
+    const presented = createHash('sha256').update(token ?? '').digest()
+    if (token === null || adminDigest === null || !timingSafeEqual(presented, adminDigest)) {
+      throw new AppError('error.auth.unauthenticated', 'The operator API needs Authorization: Bearer <ADMIN_TOKEN>')
+    }
+  }
   // Attached to the operations that need it only, so that the others pay nothing per request.
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth
     if (mode === 'bearer' || mode === 'bearer-presented') route.onRequest = [check, ...toArray(route.onRequest)]
+    if (mode === 'admin') route.onRequest = [checkAdmin, ...toArray(route.onRequest)]
   })
 }
 

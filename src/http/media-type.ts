@@ -18,8 +18,10 @@ export function registerMediaTypes(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: Done) => void
   app.removeAllContentTypeParsers()
   const json = (request: FastifyRequest, body: string, done: Done) => {
-    // A bodyless operation called with an empty JSON body (some clients always send the header).
-    if (request.routeOptions.config.accepts === undefined && body.length === 0) return done(null, undefined)
+    // A bodyless operation (or one whose body is optional) called with an empty JSON body:
+    // some clients always send the header.
+    const config = request.routeOptions.config
+    if ((config.accepts === undefined || config.bodyOptional === true) && body.length === 0) return done(null, undefined)
     return parseJson(request, body, done)
   }
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, json)
@@ -30,7 +32,10 @@ export function registerMediaTypes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const accepts = route.config?.accepts
     if (accepts === undefined) return
+    const optional = route.config?.bodyOptional === true
     const check: preParsingAsyncHookHandler = async (request, _reply, payload) => {
+      const sent = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0
+      if (optional && !sent) return payload
       const essence = mediaTypeEssence(request.headers['content-type'])
       if (essence === null || !accepts.includes(essence)) {
         throw new AppError('error.request.unsupported_media_type', `Content-Type must be ${accepts.join(' or ')}`)

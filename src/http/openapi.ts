@@ -20,7 +20,7 @@ interface DocumentedSchema {
 /** Every catalog code an operation can answer, generic ones included. */
 export function operationCodes(config: FastifyContextConfig, schema: DocumentedSchema): ErrorCode[] {
   const codes = new Set<ErrorCode>(['error.request.too_large', 'error.internal'])
-  if (config.auth === 'bearer' || config.auth === 'bearer-presented') codes.add('error.auth.unauthenticated')
+  if (config.auth !== undefined && config.auth !== 'none') codes.add('error.auth.unauthenticated')
   if (config.accepts) {
     codes.add('error.request.malformed')
     codes.add('error.request.unsupported_media_type')
@@ -62,7 +62,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: API_VERSION,
         description: 'End-to-end-encrypted photo albums: accounts, sessions, devices, albums and custody receipts. Errors are RFC 9457 problems with a stable `code`.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An access token from register, login, verify login or refresh' },
+          admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator API; enabled only when it is set)' },
+        },
+      },
     },
     transform: ({ schema, url, route }) => {
       const documented = schema as DocumentedSchema | undefined

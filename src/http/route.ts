@@ -10,9 +10,9 @@ import type { RequestMeta } from '../features/context.ts'
 
 /**
  * none: no credential. bearer: a live access token. bearer-presented: any bearer token,
- * checked by the handler itself (logout answers 204 for a dead one).
+ * checked by the handler itself (logout answers 204 for a dead one). admin: ADMIN_TOKEN.
  */
-export type AuthMode = 'none' | 'bearer' | 'bearer-presented'
+export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
 
 export const JSON_MEDIA = ['application/json'] as const
 export const CBOR_MEDIA = ['application/cbor'] as const
@@ -23,6 +23,8 @@ declare module 'fastify' {
     auth?: AuthMode
     /** Media types the body may have; absent for operations that take no body. */
     accepts?: readonly string[]
+    /** The body may be left out altogether (then no Content-Type is needed). */
+    bodyOptional?: boolean
     /** Catalog codes the operation answers beyond the generic ones. */
     errors?: readonly ErrorCode[]
     /** A success answer whose body is bytes rather than JSON (for the OpenAPI document). */
@@ -45,6 +47,8 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   readonly tags: readonly string[]
   readonly auth: AuthMode
   readonly accepts?: readonly string[]
+  /** With `deferredBody`: a request without any body is accepted. */
+  readonly bodyOptional?: boolean
   readonly body?: B
   readonly params?: P
   readonly querystring?: Q
@@ -71,7 +75,7 @@ export function operation<
     summary: spec.summary,
     ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [...spec.tags],
-    ...(spec.auth === 'none' ? {} : { security: [{ bearer: [] }] }),
+    ...(spec.auth === 'none' ? {} : { security: [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }] }),
     ...(spec.accepts ? { consumes: [...spec.accepts] } : {}),
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.params ? { params: spec.params } : {}),
@@ -84,6 +88,7 @@ export function operation<
     config: {
       auth: spec.auth,
       ...(spec.accepts ? { accepts: spec.accepts } : {}),
+      ...(spec.bodyOptional ? { bodyOptional: true } : {}),
       errors: spec.errors ?? [],
       ...(spec.binaryResponse ? { binaryResponse: spec.binaryResponse } : {}),
       ...(spec.deferredBody ? { deferredBody: spec.deferredBody } : {}),

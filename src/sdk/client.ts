@@ -13,6 +13,7 @@ import type {
 import type {
   ChannelResponse, DrainResponse, EnrollmentCodeResponse, PublishDirectoryResponse, RevokeAllResponse, RevokeChallengeResponse, StoreEscrowResponse,
 } from '../contract/devices.ts'
+import type { AssetReceiptsResponse, AttestationKeysDocument, ModerationRecordResponse, StorageVerifyRequest, StorageVerifyResponse } from '../contract/custody.ts'
 import type { CodedProblem } from '../contract/errors.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { DevicesResponse } from '../contract/sessions.ts'
@@ -37,6 +38,11 @@ export type LifecycleWrite = Static<typeof OpRequest>
 export type OpResult = Static<typeof OpResponse>
 export type Feed = Static<typeof FeedResponse>
 export type UpgradePhase = Static<typeof UpgradePhaseResponse>
+export type StorageVerification = Static<typeof StorageVerifyRequest>
+export type StorageVerdicts = Static<typeof StorageVerifyResponse>
+export type AssetReceipts = Static<typeof AssetReceiptsResponse>
+export type AttestationKeys = Static<typeof AttestationKeysDocument>
+export type ModerationRecord = Static<typeof ModerationRecordResponse>
 
 /** What `uploadAsset` knows once it has hashed the bytes: enough to build and sign the manifest. */
 export interface BundleHashes {
@@ -484,6 +490,26 @@ export class CofferClient {
 
   abortUpgrade(albumId: string, intentId: string): Promise<UpgradePhase> {
     return this.#json({ method: 'DELETE', path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade?intent_id=${encodeURIComponent(intentId)}`, bearer: true })
+  }
+
+  // --- custody and moderation ------------------------------------------------------------
+
+  /** Structural verdicts (and, with `deep`, re-hashed bytes) for blobs the client may stop holding. */
+  verifyStorage(request: StorageVerification): Promise<StorageVerdicts> {
+    return this.#json({ method: 'POST', path: '/v1/storage/verify', json: request, bearer: true })
+  }
+
+  assetReceipts(assetId: string): Promise<AssetReceipts> {
+    return this.#json({ method: 'GET', path: `/v1/assets/${encodeURIComponent(assetId)}/receipts`, bearer: true })
+  }
+
+  /** The keys that sign receipts (no credential needed). Check receipts with `verifyReceipts` (sdk/receipts.ts). */
+  attestationKeys(): Promise<AttestationKeys> {
+    return this.#json({ method: 'GET', path: '/.well-known/service/attestation-keys' })
+  }
+
+  moderationRecord(): Promise<ModerationRecord> {
+    return this.#json({ method: 'GET', path: '/v1/moderation/record', bearer: true })
   }
 
   commitUpgrade(albumId: string, intentId: string, tombstone: Uint8Array): Promise<UpgradePhase> {

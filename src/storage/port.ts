@@ -13,6 +13,8 @@ export interface Account {
   readonly lockedUntil: number | null
   /** Sessions of another epoch are dead (see storage/kysely/tables.ts). */
   readonly sessionEpoch: number
+  /** Set while the account is suspended. */
+  readonly suspendedAt: number | null
 }
 
 export interface NewAccount {
@@ -304,6 +306,8 @@ export interface AlbumStore {
   setUpgrade(albumId: string, upgrade: (UpgradeIntent & { readonly intent: Buffer }) | null): Promise<void>
   /** Pins the album to the ceremony's version, records the ceremony with its tombstone and ends it. */
   commitUpgrade(albumId: string, record: { readonly intentId: string; readonly fromVersion: string; readonly toVersion: string; readonly tombstone: Buffer; readonly committedAt: number }): Promise<void>
+  /** Whether a ceremony with this intent was committed on the album (an intent is spent once committed). */
+  isCommittedIntent(albumId: string, intentId: string): Promise<boolean>
   /** The next feed position of the album (call under lockAlbum). */
   takeSyncSeq(albumId: string): Promise<number>
   hasDirectory(userId: string): Promise<boolean>
@@ -334,8 +338,8 @@ export interface LifecycleStore {
   insertAppliedOp(op: AppliedOp): Promise<void>
   /** Feed entries after `afterSeq`, in order. */
   feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
-  /** A blob of the owner referenced by a live asset of theirs. */
-  findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number } | undefined>
+  /** A blob of the owner referenced by a live asset of theirs; `withheld` when every such asset is taken down. */
+  findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number; readonly withheld: boolean } | undefined>
   /** Hashes a blob row of any owner still names (a file may go only when none does). */
   blobHashesStillOwned(hashes: readonly string[]): Promise<Set<string>>
 }
@@ -349,9 +353,98 @@ export interface GarbageStore {
   collectGarbage(now: number): Promise<string[]>
 }
 
+export interface AttestationKey {
+  /** Hex SHA-256 of the public key. */
+  readonly keyId: string
+  readonly publicKey: Buffer
+  /** The private seeds, sealed. */
+  readonly privateBox: Buffer
+  readonly status: 'active' | 'retired'
+  readonly notBefore: number
+  readonly notAfter: number | null
+}
+
+export interface ChainHead {
+  readonly lastSeq: number
+  readonly lastReceiptHash: string | null
+  readonly activeKeyId: string | null
+}
+
+export interface Receipt {
+  readonly receiptSeq: number
+  readonly serverId: string
+  readonly assetId: string
+  readonly uploadId: string
+  readonly blobRole: BlobRole
+  readonly ciphertextHash: string
+  readonly size: number
+  readonly envelopeHash: string | null
+  readonly receivedAt: number
+  readonly serverKeyId: string
+  readonly priorReceiptHash: string | null
+  readonly receiptCbor: Buffer
+}
+
+/** What storage verification knows about one asset of the caller. */
+export interface AssetCustody {
+  readonly takenDown: boolean
+  /** Role of each hash in the asset's live bundle. */
+  readonly roles: ReadonlyMap<string, BlobRole>
+}
+
+export interface CustodyStore {
+  /** Every attestation key, active and retired, oldest first. */
+  listAttestationKeys(): Promise<AttestationKey[]>
+  findAttestationKey(keyId: string): Promise<AttestationKey | undefined>
+  /** Writes the chain head row first, so its lock is held for the rest of the transaction, and reads it. */
+  lockReceiptChain(): Promise<ChainHead>
+  /** Makes a new key the active one, retiring the active one at `now` (call under lockReceiptChain). */
+  activateAttestationKey(key: { readonly keyId: string; readonly publicKey: Buffer; readonly privateBox: Buffer }, now: number): Promise<void>
+  /** Appends receipts (in order, continuing the head) and moves the head to the last, whose hash is given (under lockReceiptChain). */
+  appendReceipts(receipts: readonly Receipt[], lastReceiptHash: string): Promise<void>
+  /** Every receipt ever issued for the asset, replaced bundles included, in receipt_seq order. */
+  listReceipts(assetId: string): Promise<Receipt[]>
+  /**
+   * Takes `bytes` from the account's deep-scan budget when they fit in what is left of the
+   * current window (a window that has ended starts again at `now`); false, writing nothing, otherwise.
+   */
+  reserveDeepScan(userId: string, bytes: number, now: number, budget: number, windowMs: number): Promise<boolean>
+  /** The live assets of the owner among `assetIds`, with their live bundles. */
+  assetCustody(ownerId: string, assetIds: readonly string[]): Promise<Map<string, AssetCustody>>
+  /** Which of these hashes a live asset of the owner references. */
+  liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
+}
+
+export type ModerationEventAction = 'suspended' | 'reinstated' | 'taken_down' | 'legal_hold' | 'hold_lifted'
+
+export interface ModerationEvent {
+  readonly action: ModerationEventAction
+  readonly assetId: string | null
+  readonly reason: string | null
+  readonly at: number
+}
+
+export interface ModeratedAsset {
+  readonly assetId: string
+  readonly ownerId: string
+  readonly takenDownAt: number | null
+  readonly legalHoldAt: number | null
+}
+
+export interface ModerationStore {
+  findModeratedAsset(assetId: string): Promise<ModeratedAsset | undefined>
+  setSuspended(userId: string, suspendedAt: number | null): Promise<void>
+  setTakenDown(assetId: string, takenDownAt: number): Promise<void>
+  setLegalHold(assetId: string, legalHoldAt: number | null): Promise<void>
+  /** Appends to the account's record, after every earlier event. */
+  appendModerationEvent(userId: string, event: ModerationEvent): Promise<void>
+  /** The account's record, oldest first. */
+  listModerationEvents(userId: string): Promise<ModerationEvent[]>
+}
+
 export interface Store
   extends AccountStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore,
-    AlbumStore, UploadStore, LifecycleStore, GarbageStore {}
+    AlbumStore, UploadStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore {}
 
 export interface Storage extends Store {
   readonly engine: Engine

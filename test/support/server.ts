@@ -6,7 +6,7 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { createDeps, type Deps } from '../../src/deps.ts'
+import { createDeps, startUp, type Deps } from '../../src/deps.ts'
 import { createLogger } from '../../src/http/logging.ts'
 import type { App } from '../../src/http/route.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
@@ -34,7 +34,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: directory, ...env })
   const clock = testClock()
   const deps = await createDeps(config, { clock, database: database.target })
-  await deps.storage.migrate()
+  await startUp(deps)
   const logs: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

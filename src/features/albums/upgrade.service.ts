@@ -8,6 +8,7 @@ import { acceptableTarget, decideAbort, decideCommit, decideStart, liveCeremony,
 import { AppError } from '../../errors.ts'
 import type { Album, AlbumStore, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
+import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { ownAlbum } from './albums.service.ts'
 
 export interface UpgradePhase {
@@ -47,6 +48,7 @@ function intentOf(body: Buffer): { intentId: string; toVersion: string } {
 
 export async function startUpgrade(deps: Deps, caller: Caller, albumId: string, body: Buffer): Promise<UpgradePhase> {
   await ownAlbum(deps.storage, caller, albumId)
+  ensureNotSuspended(caller)
   const intent = intentOf(body)
   const now = deps.clock.now()
   return deps.storage.transaction(async (tx) => {
@@ -58,6 +60,8 @@ export async function startUpgrade(deps: Deps, caller: Caller, albumId: string, 
       case 'conflict':
         throw inFlightConflict('Another upgrade ceremony is in flight on this album')
       case 'start': {
+        // The same intent never produces two forks: a committed one is spent.
+        if (await tx.isCommittedIntent(albumId, intent.intentId)) throw inFlightConflict('This intent_id was already committed on this album; propose a new intent')
         if (!acceptableTarget(intent.toVersion, album.protocolVersion, deps.config.protocol.max)) {
           throw new AppError('error.request.invalid', `to_protocol_version must be later than ${album.protocolVersion} and at most ${deps.config.protocol.max}`)
         }
@@ -71,6 +75,7 @@ export async function startUpgrade(deps: Deps, caller: Caller, albumId: string, 
 
 export async function abortUpgrade(deps: Deps, caller: Caller, albumId: string, intentId: string): Promise<UpgradePhase> {
   await ownAlbum(deps.storage, caller, albumId)
+  ensureNotSuspended(caller)
   const now = deps.clock.now()
   return deps.storage.transaction(async (tx) => {
     const album = await lockedAlbum(tx, albumId)
@@ -82,6 +87,7 @@ export async function abortUpgrade(deps: Deps, caller: Caller, albumId: string, 
 
 export async function commitUpgrade(deps: Deps, caller: Caller, albumId: string, intentId: string, tombstone: Buffer): Promise<UpgradePhase> {
   await ownAlbum(deps.storage, caller, albumId)
+  ensureNotSuspended(caller)
   const now = deps.clock.now()
   return deps.storage.transaction(async (tx) => {
     // Upload opens take the same album lock, so in_flight cannot grow under this check.

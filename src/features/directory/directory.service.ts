@@ -7,6 +7,7 @@ import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Directory } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
+import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 
 export const DIRECTORY_MAX_BYTES = 256 * 1024
 
@@ -30,6 +31,7 @@ function directoryOf(body: Buffer): Directory {
 }
 
 export async function publishDirectory(deps: Deps, caller: Caller, identityKeyHeader: string | undefined, body: Buffer): Promise<number> {
+  ensureNotSuspended(caller)
   const identityKey = identityKeyOf(identityKeyHeader)
   const directory = directoryOf(body)
   const now = deps.clock.now()

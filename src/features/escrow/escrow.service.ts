@@ -3,10 +3,12 @@ import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Escrow } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
+import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 
 export const ESCROW_MAX_BYTES = 64 * 1024
 
 export async function storeEscrow(deps: Deps, caller: Caller, blob: Buffer): Promise<{ storedAt: number; replaced: boolean }> {
+  ensureNotSuspended(caller)
   if (blob.length === 0) throw new AppError('error.escrow.malformed', 'The escrow body must hold 1 byte to 64 KiB')
   const storedAt = deps.clock.now()
   const { replaced } = await deps.storage.storeEscrow(caller.userId, blob, storedAt)

@@ -8,8 +8,10 @@ import type { Deps } from '../../deps.ts'
 import { checkChain, type ChainVerdict } from '../../domain/lifecycle-write.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
-import type { Album, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
+import type { Album, AppliedOp, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
 import { ownAlbum } from '../albums/albums.service.ts'
+import { issueReceipts } from '../custody/receipts.ts'
+import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeProtocol, checkEnvelopeShape, strictBase64, type Envelope } from './envelope.ts'
@@ -90,12 +92,16 @@ function bundleRefs(session: UploadSession, extras: readonly ExtraBlob[]): Asset
   ]
 }
 
-async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], now: number): Promise<OpOutcome> {
+function replayOf(applied: AppliedOp): OpOutcome {
+  return { assetId: applied.assetId, syncSeq: applied.syncSeq, action: applied.action, replayed: true }
+}
+
+async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], now: number): Promise<OpOutcome> {
   // Under the album lock the checks that a racing write could invalidate are made again.
   const locked = await tx.lockAlbum(album.albumId)
   if (locked === undefined) throw new AppError('error.not_found', 'No album of this account has that id')
   const replay = await tx.findAppliedOp(album.albumId, manifestHash)
-  if (replay !== undefined) return { assetId: replay.assetId, syncSeq: replay.syncSeq, action: replay.action, replayed: true }
+  if (replay !== undefined) return replayOf(replay)
   if (liveCeremony(locked.upgrade, now) !== null) throw upgradeInFlight()
   const asset = await tx.findAsset(envelope.file_id)
   ensureChain(envelope, asset)
@@ -111,7 +117,8 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
     await tx.supersedeBundle(envelope.file_id, now)
     await tx.advanceAsset(envelope.file_id, head, now)
   }
-  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, bundleRefs(session, extras))
+  const refs = bundleRefs(session, extras)
+  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, refs)
   await tx.insertAppliedOp({
     albumId: album.albumId,
     syncSeq,
@@ -123,6 +130,8 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
     uploadId: session.uploadId,
     appliedAt: now,
   })
+  // Last, so that the server-wide chain lock is held for the signing alone.
+  await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash, receivedAt: now })
   return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
 }
 
@@ -152,21 +161,31 @@ async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], store
 export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: string, validate: () => Static<typeof OpRequest>): Promise<OpOutcome> {
   // 1. The album is the caller's.
   const album = await ownAlbum(deps.storage, caller, albumId)
+  ensureNotSuspended(caller)
   // 2. Shape.
   const { envelope, manifest, metadata } = decodeRequest(validate(), albumId, caller)
   // 3. Replay: the first application's answer, writing nothing.
   const manifestHash = sha256(manifest)
   const applied = await deps.storage.findAppliedOp(albumId, manifestHash)
-  if (applied !== undefined) return { assetId: applied.assetId, syncSeq: applied.syncSeq, action: applied.action, replayed: true }
-  // 4. Protocol.
-  checkEnvelopeProtocol(deps, envelope, album)
-  // 5. Upgrade window.
+  if (applied !== undefined) return replayOf(applied)
   const now = deps.clock.now()
-  if (liveCeremony(album.upgrade, now) !== null) throw upgradeInFlight()
-  // 6. Bundle.
-  const session = await findBundle(deps, caller, albumId, envelope, metadata, now)
-  // 7. Chain.
-  ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
+  let session: UploadSession
+  try {
+    // 4. Protocol.
+    checkEnvelopeProtocol(deps, envelope, album)
+    // 5. Upgrade window.
+    if (liveCeremony(album.upgrade, now) !== null) throw upgradeInFlight()
+    // 6. Bundle.
+    session = await findBundle(deps, caller, albumId, envelope, metadata, now)
+    // 7. Chain.
+    ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
+  } catch (error) {
+    // An identical request applied since check 3 (its session now closed, its asset now
+    // existing) makes this one a replay, and check 3 answers before the others.
+    const appliedMeanwhile = error instanceof AppError ? await deps.storage.findAppliedOp(albumId, manifestHash) : undefined
+    if (appliedMeanwhile !== undefined) return replayOf(appliedMeanwhile)
+    throw error
+  }
 
   const extras: ExtraBlob[] = [
     ...(metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' as const }]),
@@ -175,7 +194,7 @@ export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId
   await storeExtras(deps, caller, extras)
   const storedAt = Date.now()
   try {
-    return await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, now))
+    return await deps.storage.transaction((tx) => writeAndIndex(tx, deps, caller, album, envelope, manifest, manifestHash, session, extras, now))
   } catch (error) {
     await dropUnownedExtras(deps, extras, storedAt)
     throw error

@@ -10,6 +10,7 @@ import { AppError } from '../../errors.ts'
 import type { UploadBlob, UploadSession } from '../../storage/port.ts'
 import { ownAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
+import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { checkEnvelopeProtocol, checkEnvelopeShape } from '../lifecycle/envelope.ts'
 
 export interface SessionView {
@@ -39,6 +40,7 @@ function checkDeclaration(deps: Deps, body: Static<typeof OpenUploadRequest>): v
 
 export async function openUploadSession(deps: Deps, caller: Caller, body: Static<typeof OpenUploadRequest>): Promise<SessionView> {
   const album = await ownAlbum(deps.storage, caller, body.album_id)
+  ensureNotSuspended(caller)
   if (!(await deps.storage.hasDirectory(caller.userId))) {
     throw new AppError('error.directory.required', 'Publish a device directory before uploading')
   }
@@ -68,6 +70,8 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     if (locked === undefined || liveCeremony(locked.upgrade, now) !== null) {
       throw new AppError('error.upgrade.in_flight', 'An upgrade ceremony is in flight on this album; uploads resume after it')
     }
+    // Against the album as locked: a commit just before this may have raised its version.
+    if (body.manifest_envelope) checkEnvelopeProtocol(deps, body.manifest_envelope, locked)
     await tx.insertUploadSession(session)
   })
   return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
@@ -99,6 +103,7 @@ export type BlobReceipt = 'stored' | 'already_present'
 export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash: string, bytes: AsyncIterable<Uint8Array>, announcedLength?: number): Promise<BlobReceipt> {
   const now = deps.clock.now()
   const session = await ownSession(deps, caller, uploadId)
+  ensureNotSuspended(caller)
   if (session.closedAt !== null || session.expiresAt <= now) throw notFound()
   const declared = session.blobs.find((blob) => blob.hash === hash)
   if (declared === undefined) throw new AppError('error.not_found', 'This upload session did not declare that hash')

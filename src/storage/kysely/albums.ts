@@ -76,6 +76,11 @@ export function albumQueries(db: Executor): AlbumStore {
         .execute()
     },
 
+    async isCommittedIntent(albumId, intentId) {
+      const row = await db.selectFrom('albumUpgrades').select('intentId').where('albumId', '=', albumId).where('intentId', '=', intentId).executeTakeFirst()
+      return row !== undefined
+    },
+
     async takeSyncSeq(albumId) {
       const row = await db
         .updateTable('albums')

@@ -4,12 +4,20 @@ import type { Executor } from './executor.ts'
 export function garbageQueries(db: Executor): GarbageStore {
   return {
     async collectGarbage(now) {
-      // References of replaced bundles stay while their asset's retention floor is ahead.
+      // References of replaced bundles stay while their asset's retention floor is ahead or a
+      // legal hold is on it.
       await db
         .deleteFrom('assetBlobs')
         .where('supersededAt', 'is not', null)
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('assets').select('assets.assetId').whereRef('assets.assetId', '=', 'assetBlobs.assetId').where('assets.retentionUntil', '>', now))),
+          not(
+            exists(
+              selectFrom('assets')
+                .select('assets.assetId')
+                .whereRef('assets.assetId', '=', 'assetBlobs.assetId')
+                .where((inner) => inner.or([inner('assets.retentionUntil', '>', now), inner('assets.legalHoldAt', 'is not', null)])),
+            ),
+          ),
         )
         .execute()
       // Bytes nobody references and no open upload session still needs.

@@ -24,7 +24,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     },
 
     async insertAsset(asset, now) {
-      await db.insertInto('assets').values({ ...asset, createdAt: now, updatedAt: now }).execute()
+      await db.insertInto('assets').values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null }).execute()
     },
 
     async advanceAsset(assetId, head, now) {
@@ -49,13 +49,16 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     },
 
     async findLiveBlob(ownerId, hash) {
-      return db
+      const refs = await db
         .selectFrom('assetBlobs')
-        .select('size')
-        .where('ownerId', '=', ownerId)
-        .where('hash', '=', hash)
-        .where('supersededAt', 'is', null)
-        .executeTakeFirst()
+        .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
+        .select(['assetBlobs.size', 'assets.takenDownAt'])
+        .where('assetBlobs.ownerId', '=', ownerId)
+        .where('assetBlobs.hash', '=', hash)
+        .where('assetBlobs.supersededAt', 'is', null)
+        .execute()
+      const first = refs[0]
+      return first && { size: first.size, withheld: refs.every((ref) => ref.takenDownAt !== null) }
     },
 
     async blobHashesStillOwned(hashes) {

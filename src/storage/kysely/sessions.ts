@@ -20,6 +20,7 @@ const bearerLookup = preparedQuery((db, accessHash: string) =>
     .select([
       'sessions.sessionId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch',
       'accounts.userId', 'accounts.email', 'accounts.passwordHash', 'accounts.displayName', 'accounts.createdAt', 'accounts.lockedUntil', 'accounts.sessionEpoch',
+      'accounts.suspendedAt',
     ])
     .where('sessions.accessHash', '=', accessHash),
 )

@@ -3,6 +3,7 @@ import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
 import { albumQueries } from './albums.ts'
+import { custodyQueries } from './custody.ts'
 import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
 import { escrowQueries } from './escrow.ts'
@@ -11,6 +12,7 @@ import { lifecycleQueries } from './lifecycle.ts'
 import type { Executor } from './executor.ts'
 import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
+import { moderationQueries } from './moderation.ts'
 import { postgresDialect } from './postgres.ts'
 import { revokeQueries } from './revoke.ts'
 import { secondFactorQueries } from './second-factor.ts'
@@ -33,6 +35,8 @@ function store(db: Executor): Store {
     ...uploadQueries(db),
     ...lifecycleQueries(db),
     ...garbageQueries(db),
+    ...custodyQueries(db),
+    ...moderationQueries(db),
   }
 }
 
@@ -51,12 +55,14 @@ export function openStorage(target: DatabaseTarget): Storage {
     engine,
     transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
     async migrate() {
+      // Kysely finds its bookkeeping tables by introspecting every schema; name the schema this
+      // connection works in (search_path, also when set in DATABASE_URL's options) so that
+      // several schemas in one database never see each other's.
+      const schema = engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
       const { error, results } = await new Migrator({
         db,
         provider: migrationProvider(engine),
-        // Kysely finds its bookkeeping tables by introspecting every schema; name ours so
-        // that several schemas in one database never see each other's.
-        ...(target.engine === 'postgres' && target.searchPath ? { migrationTableSchema: target.searchPath } : {}),
+        ...(schema === undefined ? {} : { migrationTableSchema: schema }),
       }).migrateToLatest()
       const failed = results?.find((r) => r.status === 'Error')
       if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error })

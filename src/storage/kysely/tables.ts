@@ -19,6 +19,10 @@ export interface AccountsTable {
    * password, revoke-all) moves it, so a session opened concurrently from a stale read dies too.
    */
   sessionEpoch: number
+  /** Set while the account is suspended (moderation). */
+  suspendedAt: number | null
+  /** Last moderation event number of the account (events are ordered by it). */
+  moderationSeq: number
 }
 
 export interface SessionsTable {
@@ -187,6 +191,10 @@ export interface AssetsTable {
   retentionUntil: number | null
   createdAt: number
   updatedAt: number
+  /** Set when an operator took the asset down: its blobs are withheld (451). */
+  takenDownAt: number | null
+  /** Set while a legal hold keeps every blob of the asset from garbage collection. */
+  legalHoldAt: number | null
 }
 
 export type BlobRole = 'original' | 'derivative' | 'metadata' | 'provenance'
@@ -216,6 +224,56 @@ export interface AlbumOpsTable {
   appliedAt: number
 }
 
+export interface AttestationKeysTable {
+  /** Hex SHA-256 of the hybrid public key. */
+  keyId: string
+  publicKey: Uint8Array
+  /** The 64 seed bytes, sealed with the secret box. */
+  privateBox: Uint8Array
+  status: 'active' | 'retired'
+  notBefore: number
+  notAfter: number | null
+}
+
+export interface ReceiptChainTable {
+  id: number
+  lastSeq: number
+  lastReceiptHash: string | null
+  activeKeyId: string | null
+}
+
+export interface ReceiptsTable {
+  receiptSeq: number
+  /** PUBLIC_ORIGIN when the receipt was issued. */
+  serverId: string
+  assetId: string
+  uploadId: string
+  blobRole: BlobRole
+  ciphertextHash: string
+  size: number
+  envelopeHash: string | null
+  receivedAt: number
+  serverKeyId: string
+  priorReceiptHash: string | null
+  /** The signed receipt exactly as issued: this is the receipt, the other columns read it. */
+  receiptCbor: Uint8Array
+}
+
+export interface DeepScanBudgetsTable {
+  userId: string
+  windowStartedAt: number
+  bytesUsed: number
+}
+
+export interface ModerationEventsTable {
+  userId: string
+  seq: number
+  action: 'suspended' | 'reinstated' | 'taken_down' | 'legal_hold' | 'hold_lifted'
+  assetId: string | null
+  reason: string | null
+  at: number
+}
+
 export interface Tables {
   accounts: AccountsTable
   sessions: SessionsTable
@@ -238,4 +296,9 @@ export interface Tables {
   assets: AssetsTable
   assetBlobs: AssetBlobsTable
   albumOps: AlbumOpsTable
+  attestationKeys: AttestationKeysTable
+  receiptChain: ReceiptChainTable
+  receipts: ReceiptsTable
+  deepScanBudgets: DeepScanBudgetsTable
+  moderationEvents: ModerationEventsTable
 }

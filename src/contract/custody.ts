@@ -1,0 +1,85 @@
+// Wire shapes of storage verification, custody receipts, attestation keys and moderation
+// (SPEC.md "Storage verification and receipts", "Moderation"; API.md sections 7 and 8).
+import Type from 'typebox'
+import { Hash } from './albums.ts'
+import { Timestamp, Uuid } from './common.ts'
+
+export const AssetVerifyRequest = Type.Object(
+  { asset_id: Type.String({ minLength: 1, maxLength: 64 }), blob_hashes: Type.Array(Hash, { description: 'Every content address the client relies on' }) },
+  { additionalProperties: false },
+)
+
+export const StorageVerifyRequest = Type.Object(
+  {
+    assets: Type.Array(AssetVerifyRequest),
+    deep: Type.Optional(Type.Boolean({ description: 'Re-read and re-hash the bytes, within the per-account budget' })),
+  },
+  { additionalProperties: false },
+)
+
+export const BlobVerdictResponse = Type.Object({
+  hash: Type.String(),
+  role: Type.String({ description: 'original, derivative, metadata, provenance, or unknown for a hash the asset does not hold' }),
+  stored: Type.Boolean(),
+  indexed: Type.Boolean({ description: 'A live asset of the caller references it' }),
+  retrievable: Type.Boolean({ description: 'Nothing withholds it' }),
+  deep: Type.Optional(Type.Union([Type.Literal('intact'), Type.Literal('corrupt'), Type.Literal('rate_limited')], { description: 'Absent when no deep scan ran' })),
+})
+
+export const StorageVerdictResponse = Type.Object({
+  asset_id: Type.String(),
+  durable: Type.Boolean({ description: 'True only when every declared blob is stored, indexed and retrievable and none was found corrupt' }),
+  blobs: Type.Array(BlobVerdictResponse, { description: 'One per declared hash, in declaration order' }),
+  checked_at: Timestamp,
+})
+
+export const StorageVerifyResponse = Type.Object({ verdicts: Type.Array(StorageVerdictResponse, { description: 'Request order' }) })
+
+export const AssetIdParams = Type.Object({ asset_id: Uuid })
+
+export const AssetReceipt = Type.Object({
+  receipt_seq: Type.Integer(),
+  server_id: Type.String(),
+  server_key_id: Type.String(),
+  prior_receipt_hash: Type.Optional(Type.String({ description: 'Absent for the first receipt of the server' })),
+  upload_id: Type.String(),
+  blob_role: Type.String(),
+  ciphertext_hash: Type.String(),
+  size: Type.Integer(),
+  envelope_hash: Type.Optional(Type.String({ description: 'On the provenance receipt only' })),
+  received_at: Timestamp,
+  receipt_cbor: Type.String({ description: 'Standard base64 of the canonical CBOR map {"body", "sig"}: this is the receipt, the other fields read it' }),
+})
+
+export const AssetReceiptsResponse = Type.Object({ asset_id: Type.String(), receipts: Type.Array(AssetReceipt, { description: 'receipt_seq order' }) })
+
+export const AttestationKeysDocument = Type.Object({
+  server_id: Type.String(),
+  keys: Type.Array(
+    Type.Object({
+      key_id: Type.String(),
+      algorithm: Type.Literal('ed25519+ml-dsa-65'),
+      public_key: Type.String({ description: 'Standard base64 of the 1984-byte hybrid public key' }),
+      status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+      not_before: Timestamp,
+      not_after: Type.Optional(Timestamp),
+    }),
+  ),
+})
+
+export const ModerationEventResponse = Type.Object({
+  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('taken_down'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
+  asset_id: Type.Optional(Type.String()),
+  at: Timestamp,
+  reason: Type.Optional(Type.String({ description: 'Absent when the reason cannot be stated' })),
+})
+
+export const ModerationRecordResponse = Type.Object({
+  standing: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+  suspended_since: Type.Optional(Timestamp),
+  events: Type.Array(ModerationEventResponse, { description: 'Oldest first' }),
+})
+
+export const ModerationReason = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) })
+
+export const AdminUserParams = Type.Object({ user_id: Uuid })

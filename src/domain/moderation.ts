@@ -1,0 +1,34 @@
+// Moderation standing and asset measures (SPEC.md "Moderation standing", API.md section 8).
+
+export type ModerationAction = 'suspend' | 'reinstate' | 'take_down' | 'legal_hold' | 'lift_hold'
+
+export interface ModerationFacts {
+  readonly suspended: boolean
+  readonly takenDown: boolean
+  readonly legalHold: boolean
+}
+
+/** Whether the action changes anything; repeating a state (or undoing one that is not in force) is a conflict (409). */
+export function moderationAllowed(action: ModerationAction, facts: ModerationFacts): boolean {
+  switch (action) {
+    case 'suspend':
+      return !facts.suspended
+    case 'reinstate':
+      return facts.suspended
+    case 'take_down':
+      return !facts.takenDown
+    case 'legal_hold':
+      return !facts.legalHold
+    case 'lift_hold':
+      return facts.legalHold
+  }
+}
+
+/** The event an action records. */
+export const eventOf = {
+  suspend: 'suspended',
+  reinstate: 'reinstated',
+  take_down: 'taken_down',
+  legal_hold: 'legal_hold',
+  lift_hold: 'hold_lifted',
+} as const satisfies Record<ModerationAction, string>

@@ -1,0 +1,84 @@
+// Attestation keys (API.md section 7): hybrid keys that sign custody receipts. The first start
+// generates one; `coffer keys rotate` retires it (it stays listed, so old receipts verify) and
+// activates a new one. Private seeds are sealed at rest with a key derived from SECRET_KEY.
+import type { Static } from 'typebox'
+import type { AttestationKeysDocument } from '../../contract/custody.ts'
+import { timestamp } from '../../contract/common.ts'
+import type { SecretBox } from '../../crypto/secret-box.ts'
+import { HYBRID_ALGORITHM, exportHybridSeeds, generateHybridKeyPair, importHybridSeeds, keyFingerprint, type HybridPrivateKey } from '../../crypto/hybrid.ts'
+import type { Deps } from '../../deps.ts'
+import type { CustodyStore } from '../../storage/port.ts'
+
+export interface SigningKey {
+  readonly keyId: string
+  readonly privateKey: HybridPrivateKey
+}
+
+/**
+ * Opens sealed attestation keys, keeping each opened key by its id: a key id names immutable
+ * bytes, so the cache can never disagree with the database (which says which key is active).
+ */
+export interface AttestationKeyring {
+  generate(): { keyId: string; publicKey: Buffer; privateBox: Buffer }
+  signingKey(store: CustodyStore, keyId: string): Promise<SigningKey>
+}
+
+function associatedData(keyId: string): string {
+  return `coffer/attestation-key/v1:${keyId}`
+}
+
+export function createAttestationKeyring(box: SecretBox): AttestationKeyring {
+  const opened = new Map<string, SigningKey>()
+  return {
+    generate() {
+      const pair = generateHybridKeyPair()
+      const keyId = keyFingerprint(pair.publicKey)
+      return { keyId, publicKey: pair.publicKey, privateBox: box.seal(exportHybridSeeds(pair.privateKey), associatedData(keyId)) }
+    },
+    async signingKey(store, keyId) {
+      const cached = opened.get(keyId)
+      if (cached) return cached
+      const record = await store.findAttestationKey(keyId)
+      if (record === undefined) throw new Error(`attestation key ${keyId} is not in the database`)
+      const key = { keyId, privateKey: importHybridSeeds(box.open(record.privateBox, associatedData(keyId))).privateKey }
+      opened.set(keyId, key)
+      return key
+    },
+  }
+}
+
+/** Generates the first attestation key unless one is active (several instances starting at once agree on one). */
+export async function ensureAttestationKey(deps: Deps): Promise<string> {
+  return deps.storage.transaction(async (tx) => {
+    const head = await tx.lockReceiptChain()
+    if (head.activeKeyId !== null) return head.activeKeyId
+    const key = deps.attestation.generate()
+    await tx.activateAttestationKey(key, deps.clock.now())
+    return key.keyId
+  })
+}
+
+/** Retires the active key and activates a new one; receipts signed from now on name the new key. */
+export async function rotateAttestationKey(deps: Deps): Promise<{ retired: string | null; active: string }> {
+  return deps.storage.transaction(async (tx) => {
+    const head = await tx.lockReceiptChain()
+    const key = deps.attestation.generate()
+    await tx.activateAttestationKey(key, deps.clock.now())
+    return { retired: head.activeKeyId, active: key.keyId }
+  })
+}
+
+export async function attestationKeysDocument(deps: Deps): Promise<Static<typeof AttestationKeysDocument>> {
+  const keys = await deps.storage.listAttestationKeys()
+  return {
+    server_id: deps.config.publicOrigin,
+    keys: keys.map((key) => ({
+      key_id: key.keyId,
+      algorithm: HYBRID_ALGORITHM,
+      public_key: key.publicKey.toString('base64'),
+      status: key.status,
+      not_before: timestamp(key.notBefore),
+      ...(key.notAfter === null ? {} : { not_after: timestamp(key.notAfter) }),
+    })),
+  }
+}

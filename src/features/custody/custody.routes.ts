@@ -1,0 +1,78 @@
+import { AssetIdParams, AssetReceiptsResponse, AttestationKeysDocument, StorageVerifyRequest, StorageVerifyResponse } from '../../contract/custody.ts'
+import { timestamp } from '../../contract/common.ts'
+import type { Deps } from '../../deps.ts'
+import { requireCaller } from '../../http/bearer.ts'
+import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import { attestationKeysDocument } from './attestation.ts'
+import { assetReceipts } from './receipts.ts'
+import { verifyStorage } from './verification.service.ts'
+
+const tags = ['Custody']
+
+export function custodyRoutes(app: App, deps: Deps): void {
+  app.route({
+    method: 'POST',
+    url: '/v1/storage/verify',
+    ...operation({
+      operationId: 'verifyStorage',
+      summary: 'Does the server durably hold these blobs? (before the client stops holding them)',
+      description: 'Verdicts in request order, blobs in declaration order. With `deep`, bytes are re-read and re-hashed within the per-account budget (past it: rate_limited). Writes nothing but the budget.',
+      tags,
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      body: StorageVerifyRequest,
+      responses: { 200: StorageVerifyResponse },
+    }),
+    handler: async (request) => ({
+      verdicts: (await verifyStorage(deps, requireCaller(request), request.body)).map((verdict) => ({
+        asset_id: verdict.assetId,
+        durable: verdict.durable,
+        blobs: [...verdict.blobs],
+        checked_at: timestamp(verdict.checkedAt),
+      })),
+    }),
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/v1/assets/:asset_id/receipts',
+    ...operation({
+      operationId: 'assetReceipts',
+      summary: 'Every signed custody receipt of an asset, replaced bundles included',
+      tags,
+      auth: 'bearer',
+      params: AssetIdParams,
+      responses: { 200: AssetReceiptsResponse },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => ({
+      asset_id: request.params.asset_id,
+      receipts: (await assetReceipts(deps, requireCaller(request), request.params.asset_id)).map((receipt) => ({
+        receipt_seq: receipt.receiptSeq,
+        server_id: receipt.serverId,
+        server_key_id: receipt.serverKeyId,
+        ...(receipt.priorReceiptHash === null ? {} : { prior_receipt_hash: receipt.priorReceiptHash }),
+        upload_id: receipt.uploadId,
+        blob_role: receipt.blobRole,
+        ciphertext_hash: receipt.ciphertextHash,
+        size: receipt.size,
+        ...(receipt.envelopeHash === null ? {} : { envelope_hash: receipt.envelopeHash }),
+        received_at: timestamp(receipt.receivedAt),
+        receipt_cbor: receipt.receiptCbor.toString('base64'),
+      })),
+    }),
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/.well-known/service/attestation-keys',
+    ...operation({
+      operationId: 'attestationKeys',
+      summary: 'The keys that sign custody receipts, active and retired',
+      tags,
+      auth: 'none',
+      responses: { 200: AttestationKeysDocument },
+    }),
+    handler: async () => attestationKeysDocument(deps),
+  })
+}

@@ -1,0 +1,80 @@
+import { timestamp } from '../../contract/common.ts'
+import { AdminUserParams, AssetIdParams, ModerationReason, ModerationRecordResponse } from '../../contract/custody.ts'
+import type { Deps } from '../../deps.ts'
+import type { ModerationAction } from '../../domain/moderation.ts'
+import { requireCaller } from '../../http/bearer.ts'
+import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import { validateBody } from '../../http/validation.ts'
+import { moderate, ownModerationRecord, type ModerationRecord } from './moderation.service.ts'
+
+function recordResponse(record: ModerationRecord) {
+  return {
+    standing: record.suspendedSince === null ? ('active' as const) : ('suspended' as const),
+    ...(record.suspendedSince === null ? {} : { suspended_since: timestamp(record.suspendedSince) }),
+    events: record.events.map((event) => ({
+      action: event.action,
+      ...(event.assetId === null ? {} : { asset_id: event.assetId }),
+      at: timestamp(event.at),
+      ...(event.reason === null ? {} : { reason: event.reason }),
+    })),
+  }
+}
+
+/** The optional `{"reason": string}` body. */
+function reasonOf(body: unknown): string | null {
+  return body === undefined ? null : (validateBody(ModerationReason, body).reason ?? null)
+}
+
+const accountActions: ReadonlyArray<[path: string, action: ModerationAction, summary: string]> = [
+  ['suspend', 'suspend', 'Suspend an account: it can sign in and read, content writes answer 403'],
+  ['reinstate', 'reinstate', 'Reinstate a suspended account'],
+]
+
+const assetActions: ReadonlyArray<[path: string, action: ModerationAction, summary: string]> = [
+  ['take-down', 'take_down', 'Take an asset down: its blobs are withheld (451) and not durable'],
+  ['legal-hold', 'legal_hold', 'Put an asset under legal hold: none of its blobs is garbage-collected'],
+  ['lift-hold', 'lift_hold', 'Lift an asset’s legal hold'],
+]
+
+export function moderationRoutes(app: App, deps: Deps): void {
+  app.route({
+    method: 'GET',
+    url: '/v1/moderation/record',
+    ...operation({
+      operationId: 'moderationRecord',
+      summary: 'The caller’s own moderation record',
+      tags: ['Moderation'],
+      auth: 'bearer',
+      responses: { 200: ModerationRecordResponse },
+    }),
+    handler: async (request) => recordResponse(await ownModerationRecord(deps, requireCaller(request))),
+  })
+
+  // The operator API exists only when ADMIN_TOKEN is set (otherwise every path is a 404).
+  if (deps.config.adminToken === null) return
+  const common = {
+    tags: ['Operator'],
+    auth: 'admin' as const,
+    accepts: JSON_MEDIA,
+    bodyOptional: true,
+    deferredBody: ModerationReason,
+    responses: { 200: ModerationRecordResponse },
+    errors: ['error.not_found', 'error.moderation.state_conflict'] as const,
+  }
+  for (const [path, action, summary] of accountActions) {
+    app.route({
+      method: 'POST',
+      url: `/v1/admin/accounts/:user_id/${path}`,
+      ...operation({ ...common, operationId: `admin_${action}`, summary, params: AdminUserParams }),
+      handler: async (request) => recordResponse(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body))),
+    })
+  }
+  for (const [path, action, summary] of assetActions) {
+    app.route({
+      method: 'POST',
+      url: `/v1/admin/assets/:asset_id/${path}`,
+      ...operation({ ...common, operationId: `admin_${action}`, summary, params: AssetIdParams }),
+      handler: async (request) => recordResponse(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body))),
+    })
+  }
+}

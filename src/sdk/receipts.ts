@@ -1,0 +1,70 @@
+// Client-side checking of custody receipts: each signature under the key the receipt names
+// (from the attestation-keys document), the JSON reading equal to the signed CBOR body, and
+// the chain links between consecutive receipts.
+import { decode } from 'cborg'
+import { createHash } from 'node:crypto'
+import type { Static } from 'typebox'
+import type { AssetReceipt, AttestationKeysDocument } from '../contract/custody.ts'
+import { encodeCanonical } from '../codec/cbor.ts'
+import { receiptSigningBytes } from '../contract/signing.ts'
+import { hybridVerify } from '../crypto/hybrid.ts'
+
+export type ReceiptView = Static<typeof AssetReceipt>
+export type KeysDocument = Static<typeof AttestationKeysDocument>
+
+export interface ReceiptCheck {
+  readonly valid: boolean
+  /** One line per failed check, naming the receipt_seq. */
+  readonly problems: readonly string[]
+}
+
+const BODY_FIELDS = ['receipt_seq', 'server_id', 'server_key_id', 'prior_receipt_hash', 'upload_id', 'blob_role', 'ciphertext_hash', 'size', 'envelope_hash', 'received_at'] as const
+
+function decodeReceipt(receiptCbor: Buffer): { body: Uint8Array; sig: Uint8Array; fields: Record<string, unknown> } | null {
+  try {
+    const outer = decode(receiptCbor) as { body?: unknown; sig?: unknown }
+    if (!(outer.body instanceof Uint8Array) || !(outer.sig instanceof Uint8Array)) return null
+    const fields = decode(outer.body) as Record<string, unknown>
+    // Canonical form only: the same content has exactly one encoding.
+    if (Buffer.compare(Buffer.from(encodeCanonical({ body: outer.body, sig: outer.sig })), receiptCbor) !== 0) return null
+    if (Buffer.compare(Buffer.from(encodeCanonical(fields)), Buffer.from(outer.body)) !== 0) return null
+    return { body: outer.body, sig: outer.sig, fields }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Checks an asset's receipts (as served by GET /v1/assets/{asset_id}/receipts) against the
+ * server's attestation-keys document. `assetId`, when given, must be the one every body names.
+ */
+export async function verifyReceipts(receipts: readonly ReceiptView[], keys: KeysDocument, assetId?: string): Promise<ReceiptCheck> {
+  const problems: string[] = []
+  const publicKeys = new Map(keys.keys.map((key) => [key.key_id, Buffer.from(key.public_key, 'base64')]))
+  let previous: { seq: number; hash: string } | null = null
+  for (const receipt of receipts) {
+    const at = `receipt ${receipt.receipt_seq}`
+    const bytes = Buffer.from(receipt.receipt_cbor, 'base64')
+    const decoded = decodeReceipt(bytes)
+    if (decoded === null) {
+      problems.push(`${at}: receipt_cbor is not the canonical CBOR map {body, sig}`)
+    } else {
+      const publicKey = publicKeys.get(receipt.server_key_id)
+      if (publicKey === undefined) problems.push(`${at}: key ${receipt.server_key_id} is not in the attestation-keys document`)
+      else if (!(await hybridVerify(publicKey, receiptSigningBytes(decoded.body), decoded.sig))) problems.push(`${at}: the signature does not verify`)
+      for (const field of BODY_FIELDS) {
+        const signed = decoded.fields[field] ?? null
+        const read = (receipt as Record<string, unknown>)[field] ?? null
+        if (signed !== read) problems.push(`${at}: ${field} reads ${JSON.stringify(read)}, the signed body says ${JSON.stringify(signed)}`)
+      }
+      if (assetId !== undefined && decoded.fields.asset_id !== assetId) problems.push(`${at}: the signed body names asset ${String(decoded.fields.asset_id)}`)
+      if (decoded.fields.server_id !== keys.server_id) problems.push(`${at}: issued by ${String(decoded.fields.server_id)}, the keys are ${keys.server_id}'s`)
+    }
+    if (previous !== null) {
+      if (receipt.receipt_seq <= previous.seq) problems.push(`${at}: not after receipt ${previous.seq}`)
+      if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash) problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)
+    }
+    previous = { seq: receipt.receipt_seq, hash: createHash('sha256').update(bytes).digest('hex') }
+  }
+  return { valid: problems.length === 0, problems }
+}

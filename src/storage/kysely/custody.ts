@@ -1,0 +1,102 @@
+import { sql } from 'kysely'
+import type { AssetCustody, CustodyStore, Receipt } from '../port.ts'
+import { affected, asBuffer, type Executor } from './executor.ts'
+import type { ReceiptsTable } from './tables.ts'
+
+const keyColumns = ['keyId', 'publicKey', 'privateBox', 'status', 'notBefore', 'notAfter'] as const
+
+function receiptOf(row: ReceiptsTable): Receipt {
+  return { ...row, receiptCbor: asBuffer(row.receiptCbor) }
+}
+
+export function custodyQueries(db: Executor): CustodyStore {
+  return {
+    async listAttestationKeys() {
+      // Oldest first; a key retired in the instant its successor began comes before it.
+      const rows = await db.selectFrom('attestationKeys').select(keyColumns).orderBy('notBefore').orderBy(sql`not_after is null`).orderBy('keyId').execute()
+      return rows.map((row) => ({ ...row, publicKey: asBuffer(row.publicKey), privateBox: asBuffer(row.privateBox) }))
+    },
+
+    async findAttestationKey(keyId) {
+      const row = await db.selectFrom('attestationKeys').select(keyColumns).where('keyId', '=', keyId).executeTakeFirst()
+      return row && { ...row, publicKey: asBuffer(row.publicKey), privateBox: asBuffer(row.privateBox) }
+    },
+
+    async lockReceiptChain() {
+      return db
+        .updateTable('receiptChain')
+        .set((eb) => ({ lastSeq: eb.ref('lastSeq') }))
+        .where('id', '=', 1)
+        .returning(['lastSeq', 'lastReceiptHash', 'activeKeyId'])
+        .executeTakeFirstOrThrow()
+    },
+
+    async activateAttestationKey(key, now) {
+      await db.updateTable('attestationKeys').set({ status: 'retired', notAfter: now }).where('status', '=', 'active').execute()
+      await db.insertInto('attestationKeys').values({ ...key, status: 'active', notBefore: now, notAfter: null }).execute()
+      await db.updateTable('receiptChain').set({ activeKeyId: key.keyId }).where('id', '=', 1).execute()
+    },
+
+    async appendReceipts(receipts, lastReceiptHash) {
+      const last = receipts.at(-1)
+      if (last === undefined) return
+      await db.insertInto('receipts').values([...receipts]).execute()
+      await db.updateTable('receiptChain').set({ lastSeq: last.receiptSeq, lastReceiptHash }).where('id', '=', 1).execute()
+    },
+
+    async listReceipts(assetId) {
+      const rows = await db.selectFrom('receipts').selectAll().where('assetId', '=', assetId).orderBy('receiptSeq').execute()
+      return rows.map(receiptOf)
+    },
+
+    async reserveDeepScan(userId, bytes, now, budget, windowMs) {
+      if (bytes > budget) return false
+      const ended = sql<boolean>`deep_scan_budgets.window_started_at + ${windowMs} <= ${now}`
+      const result = await db
+        .insertInto('deepScanBudgets')
+        .values({ userId, windowStartedAt: now, bytesUsed: bytes })
+        .onConflict((oc) =>
+          oc
+            .column('userId')
+            .doUpdateSet({
+              windowStartedAt: sql<number>`case when ${ended} then ${now} else deep_scan_budgets.window_started_at end`,
+              bytesUsed: sql<number>`case when ${ended} then ${bytes} else deep_scan_budgets.bytes_used + ${bytes} end`,
+            })
+            .where(sql<boolean>`${ended} or deep_scan_budgets.bytes_used + ${bytes} <= ${budget}`),
+        )
+        .executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async assetCustody(ownerId, assetIds) {
+      const custody = new Map<string, AssetCustody>()
+      if (assetIds.length === 0) return custody
+      const rows = await db
+        .selectFrom('assets')
+        .leftJoin('assetBlobs', (join) => join.onRef('assetBlobs.assetId', '=', 'assets.assetId').on('assetBlobs.supersededAt', 'is', null))
+        .select(['assets.assetId', 'assets.takenDownAt', 'assetBlobs.hash', 'assetBlobs.role'])
+        .where('assets.ownerId', '=', ownerId)
+        .where('assets.assetId', 'in', assetIds)
+        .execute()
+      for (const row of rows) {
+        const entry = custody.get(row.assetId) ?? { takenDown: row.takenDownAt !== null, roles: new Map() }
+        if (row.hash !== null && row.role !== null) (entry.roles as Map<string, typeof row.role>).set(row.hash, row.role)
+        custody.set(row.assetId, entry)
+      }
+      return custody
+    },
+
+    async liveReferencedHashes(ownerId, hashes) {
+      if (hashes.length === 0) return new Set()
+      const rows = await db
+        .selectFrom('assetBlobs')
+        .select('hash')
+        .distinct()
+        .where('ownerId', '=', ownerId)
+        .where('hash', 'in', hashes)
+        .where('supersededAt', 'is', null)
+        .execute()
+      return new Set(rows.map((row) => row.hash))
+    },
+  }
+}

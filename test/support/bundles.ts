@@ -1,0 +1,145 @@
+// Client-like helpers for lifecycle writes and the upgrade ceremony: an upload session with its
+// blobs sent (or deliberately not), the OpRequest a client would send for it, CBOR intents, and
+// what a test compares before and after a write (the feed, in_flight, the files of the blob folder).
+import { encode } from 'cborg'
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { expect } from 'vitest'
+import { CofferProblem, sha256Hex, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import { raw } from './actors.ts'
+import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
+import type { TestServer } from './server.ts'
+
+/** API.md section 6 defaults (the test servers run with them). */
+export const PROTOCOL_MIN = '2025-01-01'
+export const PROTOCOL_CURRENT = '2026-06-01'
+export const PROTOCOL_MAX = '2026-11-01'
+
+export interface Bundle {
+  readonly albumId: string
+  readonly uploadId: string
+  readonly original: Buffer
+  readonly derivatives: readonly Buffer[]
+  readonly metadata: Buffer | null
+  readonly hashes: BundleHashes
+}
+
+export interface BundleOptions {
+  /** How many derivatives besides the original (default 1). */
+  readonly derivatives?: number
+  /** Whether the write commits a metadata blob (default true). */
+  readonly metadata?: boolean
+  /** Which declared blobs are sent: all (default), only the original, or none. */
+  readonly send?: 'all' | 'original' | 'none'
+  readonly cryptoSuiteId?: number
+}
+
+/** Opens an upload session for fresh random bytes and sends the blobs `send` asks for. */
+export async function openBundle(member: Uploader, albumId: string, options: BundleOptions = {}): Promise<Bundle> {
+  const original = ciphertext(700)
+  const derivatives = Array.from({ length: options.derivatives ?? 1 }, () => ciphertext(300))
+  const metadata = options.metadata === false ? null : ciphertext(90)
+  const hashes: BundleHashes = {
+    ciphertextHash: sha256Hex(original),
+    derivativeHashes: derivatives.map(sha256Hex),
+    metadataBlobHash: metadata === null ? null : sha256Hex(metadata),
+  }
+  const session = await member.client.openUploadSession({
+    album_id: albumId,
+    crypto_suite_id: options.cryptoSuiteId ?? 1,
+    ciphertext_hash: hashes.ciphertextHash,
+    blobs: [
+      { role: 'original', hash: hashes.ciphertextHash, size: original.length },
+      ...derivatives.map((bytes, i) => ({ role: 'derivative' as const, hash: hashes.derivativeHashes[i]!, size: bytes.length })),
+    ],
+  })
+  const send = options.send ?? 'all'
+  if (send !== 'none') await member.client.putBlob(session.upload_id, hashes.ciphertextHash, original)
+  if (send === 'all') for (const [i, bytes] of derivatives.entries()) await member.client.putBlob(session.upload_id, hashes.derivativeHashes[i]!, bytes)
+  return { albumId, uploadId: session.upload_id, original, derivatives, metadata, hashes }
+}
+
+export interface Write {
+  readonly request: LifecycleWrite
+  readonly envelope: ManifestEnvelopeFields
+  readonly manifest: Buffer
+  /** SHA-256 of the manifest: the chain position this write takes. */
+  readonly manifestHash: string
+}
+
+export interface WriteOptions extends Omit<ManifestOptions, 'albumId'> {
+  /** Defaults to the bundle's album. */
+  readonly albumId?: string
+  /** The metadata_blob member: default the bundle's metadata (or null); `undefined` leaves the key out. */
+  readonly metadataBlob?: string | null | undefined
+}
+
+/** The OpRequest a client sends to apply `bundle`: the envelope, the signed manifest, the metadata. */
+export async function writeFor(member: Uploader, bundle: Bundle, options: WriteOptions = {}): Promise<Write> {
+  const { albumId, metadataBlob, ...manifestOptions } = options
+  const signed = await signedManifest(member, bundle.hashes, { albumId: albumId ?? bundle.albumId, ...manifestOptions })
+  const manifest = Buffer.from(signed.manifestCbor)
+  const metadata = 'metadataBlob' in options ? metadataBlob : bundle.metadata === null ? null : bundle.metadata.toString('base64')
+  return {
+    request: { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64'), ...(metadata === undefined ? {} : { metadata_blob: metadata }) },
+    envelope: signed.envelope,
+    manifest,
+    manifestHash: sha256Hex(manifest),
+  }
+}
+
+export function bearer(member: Uploader): Record<string, string> {
+  return { authorization: `Bearer ${member.client.tokens!.access_token}` }
+}
+
+/** POST .../ops with any JSON body, for what the SDK's types would not let through. */
+export function opsRaw(server: TestServer, member: Uploader, albumId: string, body: unknown) {
+  return raw(server, 'POST', `/v1/albums/${albumId}/ops`, { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+}
+
+/** Every file under the blob folder (tmp/ included), relative and sorted. */
+export async function blobFiles(server: TestServer): Promise<string[]> {
+  const root = server.deps.blobs.root
+  const entries = await readdir(root, { recursive: true, withFileTypes: true })
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort()
+}
+
+/** The blob folder path of a content hash (the store's layout). */
+export function blobFile(hash: string): string {
+  return path.join(hash.slice(0, 2), hash.slice(2, 4), hash)
+}
+
+export interface AlbumState {
+  readonly feed: Feed['entries']
+  readonly inFlight: number
+  readonly files: string[]
+}
+
+/** What a write may change: the album's feed, its in_flight, the files of the blob folder. */
+export async function albumState(server: TestServer, member: Uploader, albumId: string): Promise<AlbumState> {
+  return {
+    feed: (await member.client.feed(albumId, 0, 1000)).entries,
+    inFlight: (await member.client.readUpgrade(albumId)).in_flight,
+    files: await blobFiles(server),
+  }
+}
+
+export async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(CofferProblem)
+  return error as CofferProblem
+}
+
+/** A CBOR upgrade intent; `extra` adds opaque keys. */
+export function intent(intentId: string, toProtocolVersion: string, extra: Record<string, unknown> = {}): Uint8Array {
+  return encode({ intent_id: intentId, to_protocol_version: toProtocolVersion, ...extra })
+}
+
+export function tombstone(intentId: string): Uint8Array {
+  return encode({ tombstone: intentId })
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString()
