@@ -46,9 +46,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   // A response finished while closing ends its connection, so that a keep-alive client of an
   // in-flight request does not hold the shutdown open.
   let closing = false
+  let reaper: NodeJS.Timeout | undefined
   app.addHook('preClose', async () => {
     closing = true
+    // A response that finishes after close began leaves an idle keep-alive socket the server's
+    // own close no longer looks at: reap idle sockets until the server is closed.
+    reaper = setInterval(() => app.server.closeIdleConnections(), 50)
   })
+  app.addHook('onClose', async () => clearInterval(reaper))
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
     done(null, payload)

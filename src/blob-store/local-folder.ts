@@ -5,7 +5,7 @@
 // cleans only what dead writers left (several instances may share the folder).
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, type ReadStream } from 'node:fs'
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import path from 'node:path'
 import type { BlobStore, ByteRange, PutOutcome } from './port.ts'
@@ -88,6 +88,10 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       await mkdir(path.dirname(final), { recursive: true })
       // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
       await rename(partial, final)
+      // The publish time, not the last write's: a collector that decided before this publish
+      // leaves the file alone (remove's unlessModifiedSince).
+      const published = new Date()
+      await utimes(final, published, published)
       await syncDirectory(path.dirname(final))
       return outcome
     },

@@ -1,5 +1,6 @@
 // HTTP Range requests (RFC 9110 section 14) for blob downloads: one byte range per request;
 // a multi-range or unparsable header is ignored (the whole body is served, as RFC 9110 allows).
+// Also the If-None-Match check (RFC 9110 section 13.1.2) that comes before a range.
 import type { ByteRange } from '../blob-store/port.ts'
 
 export type RangeRequest =
@@ -23,4 +24,15 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   const end = last === '' ? size - 1 : Math.min(Number(last), size - 1)
   if (end < start) return { kind: 'whole' }
   return { kind: 'range', range: { start, end } }
+}
+
+/**
+ * If-None-Match (RFC 9110 section 13.1.2): `*` matches any current representation; otherwise a
+ * list of entity tags compared weakly (a `W/` prefix is ignored on either side).
+ */
+export function noneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  if (header.trim() === '*') return true
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag))
 }

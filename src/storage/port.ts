@@ -340,8 +340,12 @@ export interface LifecycleStore {
   feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
   /** A blob of the owner referenced by a live asset of theirs; `withheld` when every such asset is taken down. */
   findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number; readonly withheld: boolean } | undefined>
-  /** Hashes a blob row of any owner still names (a file may go only when none does). */
-  blobHashesStillOwned(hashes: readonly string[]): Promise<Set<string>>
+  /**
+   * Hashes whose bytes are still needed: a blob row of any owner names them, or an open upload
+   * session of any account declares them (its PUT may be publishing the file right now). A
+   * file may go only when neither holds.
+   */
+  blobHashesStillNeeded(hashes: readonly string[], now: number): Promise<Set<string>>
 }
 
 export interface GarbageStore {

@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream'
+import type { ByteRange } from '../../blob-store/port.ts'
 import { BlobParams } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
-import { parseRange } from '../../http/range.ts'
+import { noneMatchHits, parseRange } from '../../http/range.ts'
 import { operation, type App } from '../../http/route.ts'
 import { downloadableBlob } from './blobs.service.ts'
 
@@ -19,26 +21,29 @@ export function blobsRoutes(app: App, deps: Deps): void {
       params: BlobParams,
       responses: {},
       binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The blob bytes, exactly as uploaded (206 for a range)' },
-      errors: ['error.not_found', 'error.request.range_not_satisfiable'],
+      errors: ['error.not_found', 'error.request.range_not_satisfiable', 'error.moderation.taken_down'],
     }),
     handler: async (request, reply) => {
       const hash = request.params.hash
       const blob = await downloadableBlob(deps, requireCaller(request), hash)
       const etag = `"${hash}"`
       reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send()
+      if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
       const range = parseRange(request.headers.range, blob.size)
       if (range.kind === 'unsatisfiable') {
         reply.header('content-range', `bytes */${blob.size}`)
         throw new AppError('error.request.range_not_satisfiable', `The blob has ${blob.size} bytes`)
       }
-      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(blob.open())
+      // Fastify answers HEAD through this handler and drains a stream body to discard it, which
+      // would read the whole blob: HEAD gets an empty stream (the Content-Length set stays).
+      const body = (bytes?: ByteRange) => (request.method === 'HEAD' ? Readable.from([]) : blob.open(bytes))
+      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(body())
       const { start, end } = range.range
       return reply
         .code(206)
         .header('content-range', `bytes ${start}-${end}/${blob.size}`)
         .header('content-length', end - start + 1)
-        .send(blob.open(range.range))
+        .send(body(range.range))
     },
   })
 }

@@ -1,21 +1,11 @@
 import { PublishDirectoryResponse, UserIdParams, IDENTITY_KEY_HEADER } from '../../contract/devices.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
+import { noneMatchHits } from '../../http/range.ts'
 import { CBOR_MEDIA, operation, type App } from '../../http/route.ts'
 import { DIRECTORY_MAX_BYTES, fetchDirectory, publishDirectory } from './directory.service.ts'
 
 const tags = ['Devices']
-
-/**
- * RFC 9110 section 13.1.2: `*` matches any current representation; otherwise a list of entity
- * tags compared weakly (a `W/` prefix is ignored on either side).
- */
-function noneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  if (header.trim() === '*') return true
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
-  return header.split(',').some((tag) => opaque(tag) === opaque(etag))
-}
 
 export function directoryRoutes(app: App, deps: Deps): void {
   app.route({

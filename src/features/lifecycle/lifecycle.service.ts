@@ -109,7 +109,9 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
 
   const syncSeq = await tx.takeSyncSeq(album.albumId)
   for (const extra of extras) await tx.recordOwnedBlob(caller.userId, extra.hash, extra.bytes.length, now)
-  const retentionUntil = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
+  // A retention floor only rises: a later manifest cannot release what an earlier one promised to keep.
+  const claimed = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
+  const retentionUntil = claimed === null ? (asset?.retentionUntil ?? null) : Math.max(claimed, asset?.retentionUntil ?? claimed)
   const head = { chainHead: manifestHash, originalHash: envelope.ciphertext_hash, retentionUntil }
   if (asset === undefined) {
     await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now)
@@ -150,7 +152,7 @@ async function storeExtras(deps: Deps, caller: Caller, extras: readonly ExtraBlo
  * another writer has rewritten them since (their modification time moved past `storedAt`).
  */
 async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], storedAt: number): Promise<void> {
-  const owned = await deps.storage.blobHashesStillOwned(extras.map((extra) => extra.hash))
+  const owned = await deps.storage.blobHashesStillNeeded(extras.map((extra) => extra.hash), deps.clock.now())
   for (const extra of extras) if (!owned.has(extra.hash)) await deps.blobs.remove(extra.hash, storedAt)
 }
 

@@ -8,8 +8,8 @@ import type { Deps } from '../../deps.ts'
 export async function collectGarbage(deps: Deps): Promise<{ rows: number; files: number }> {
   const decidedAt = Date.now()
   const released = await deps.storage.transaction((tx) => tx.collectGarbage(deps.clock.now()))
-  const stillOwned = await deps.storage.blobHashesStillOwned(released)
-  const unowned = released.filter((hash) => !stillOwned.has(hash))
+  const stillNeeded = await deps.storage.blobHashesStillNeeded(released, deps.clock.now())
+  const unowned = released.filter((hash) => !stillNeeded.has(hash))
   for (const hash of unowned) await deps.blobs.remove(hash, decidedAt)
   return { rows: released.length, files: unowned.length }
 }

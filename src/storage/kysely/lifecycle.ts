@@ -61,10 +61,19 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
       return first && { size: first.size, withheld: refs.every((ref) => ref.takenDownAt !== null) }
     },
 
-    async blobHashesStillOwned(hashes) {
+    async blobHashesStillNeeded(hashes, now) {
       if (hashes.length === 0) return new Set()
-      const rows = await db.selectFrom('blobs').select('hash').distinct().where('hash', 'in', hashes).execute()
-      return new Set(rows.map((row) => row.hash))
+      const owned = await db.selectFrom('blobs').select('hash').distinct().where('hash', 'in', hashes).execute()
+      const declared = await db
+        .selectFrom('uploadBlobs')
+        .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'uploadBlobs.uploadId')
+        .select('uploadBlobs.hash')
+        .distinct()
+        .where('uploadBlobs.hash', 'in', hashes)
+        .where('uploadSessions.closedAt', 'is', null)
+        .where('uploadSessions.expiresAt', '>', now)
+        .execute()
+      return new Set([...owned, ...declared].map((row) => row.hash))
     },
   }
 }

@@ -1,0 +1,350 @@
+// Garbage collection deletes exactly the blobs nothing needs any more (no live asset, no
+// replaced bundle under a future retention floor, no open upload session, no other account
+// holding the same bytes), file and row, and several collections at once remove each once.
+import { randomUUID } from 'node:crypto'
+import { readdir, stat, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
+import { maintain } from '../../src/features/maintenance/sweep.service.ts'
+import { CofferProblem, sha256Hex, type OpenUpload } from '../../src/sdk/client.ts'
+import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+beforeEach(async () => {
+  server = await startServer()
+})
+afterEach(() => server.close())
+
+const TTL_MS = 86_400 * 1000
+
+/** Blob files in the folder (tmp/ excluded: writes in progress are not blobs). */
+async function blobFiles(): Promise<string[]> {
+  const root = server.deps.blobs.root
+  const entries = await readdir(root, { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith(`tmp${path.sep}`))
+    .map((file) => path.basename(file))
+    .sort()
+}
+
+async function onDisk(hash: string): Promise<boolean> {
+  return stat(server.deps.blobs.pathOf(hash)).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** Whether the account still has its owner row for the bytes. */
+async function owns(member: Uploader, hash: string): Promise<boolean> {
+  return (await server.deps.storage.ownedBlobHashes(member.userId, [hash])).has(hash)
+}
+
+async function downloadStatus(member: Uploader, hash: string): Promise<number> {
+  try {
+    await member.client.downloadBlob(hash)
+    return 200
+  } catch (error) {
+    if (error instanceof CofferProblem) return error.status
+    throw error
+  }
+}
+
+interface Written {
+  readonly fileId: string
+  /** Hashes of the bundle: original first, then derivatives, metadata and the manifest. */
+  readonly original: string
+  readonly hashes: string[]
+  readonly bytes: Map<string, Buffer>
+}
+
+/** A create, or a replace continuing `previous` (its envelope_hash read from the feed). */
+async function write(
+  member: Uploader,
+  albumId: string,
+  options: { previous?: Written; original?: Buffer; derivatives?: Buffer[]; metadata?: Buffer; retentionUntil?: string } = {},
+): Promise<Written> {
+  const fileId = options.previous?.fileId ?? randomUUID()
+  const original = options.original ?? ciphertext(1_000)
+  const derivatives = options.derivatives ?? [ciphertext(200)]
+  let prior: string | null = null
+  if (options.previous) {
+    const entries = (await member.client.feed(albumId, 0, 1000)).entries.filter((entry) => entry.asset_id === fileId)
+    prior = entries.at(-1)!.envelope_hash
+  }
+  let manifest: Uint8Array | undefined
+  await member.client.uploadAsset({
+    albumId,
+    cryptoSuiteId: 1,
+    original,
+    derivatives,
+    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    sign: async (hashes) => {
+      const signed = await signedManifest(member, hashes, {
+        albumId,
+        fileId,
+        action: options.previous ? 'replace' : 'create',
+        prior,
+        originalBlobHash: options.previous?.original ?? null,
+        retentionUntil: options.retentionUntil ?? null,
+      })
+      manifest = signed.manifestCbor
+      return signed
+    },
+  })
+  const all = [original, ...derivatives, ...(options.metadata ? [options.metadata] : []), Buffer.from(manifest!)]
+  return { fileId, original: sha256Hex(original), hashes: all.map(sha256Hex), bytes: new Map(all.map((b) => [sha256Hex(b), b])) }
+}
+
+function openFor(albumId: string, blobs: Buffer[]): OpenUpload {
+  const [original, ...derivatives] = blobs
+  return {
+    album_id: albumId,
+    crypto_suite_id: 1,
+    ciphertext_hash: sha256Hex(original!),
+    blobs: [
+      { role: 'original', hash: sha256Hex(original!), size: original!.length },
+      ...derivatives.map((bytes) => ({ role: 'derivative' as const, hash: sha256Hex(bytes), size: bytes.length })),
+    ],
+  }
+}
+
+describe('after a replace', () => {
+  it('deletes the replaced bundle’s files and rows, keeps the new bundle’s, which still download', async () => {
+    const member = await uploader(server, 'replace')
+    const albumId = await album(member)
+    const first = await write(member, albumId, { metadata: ciphertext(64) })
+    const other = await write(member, albumId)
+    // Nothing is garbage yet.
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
+    expect(await blobFiles()).toEqual([...first.hashes, ...other.hashes].sort())
+
+    const second = await write(member, albumId, { previous: first })
+    expect(await blobFiles()).toEqual([...first.hashes, ...other.hashes, ...second.hashes].sort())
+    const collected = await collectGarbage(server.deps)
+    expect(collected).toEqual({ rows: first.hashes.length, files: first.hashes.length })
+    expect(await blobFiles()).toEqual([...other.hashes, ...second.hashes].sort())
+    for (const hash of first.hashes) {
+      expect(await onDisk(hash)).toBe(false)
+      expect(await owns(member, hash)).toBe(false)
+    }
+    for (const [hash, bytes] of [...second.bytes, ...other.bytes]) {
+      expect(await owns(member, hash)).toBe(true)
+      expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+    }
+    // The feed keeps the chain's history (manifests live in the feed, not only as blobs).
+    expect((await member.client.feed(albumId)).entries.map((e) => e.envelope_hash)).toEqual([first.hashes.at(-1), other.hashes.at(-1), second.hashes.at(-1)])
+    // A second pass finds nothing.
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
+  })
+
+  it('still releases a garbage blob whose file is already gone from the folder', async () => {
+    const member = await uploader(server, 'file-gone')
+    const albumId = await album(member)
+    const first = await write(member, albumId)
+    await write(member, albumId, { previous: first })
+    await unlink(server.deps.blobs.pathOf(first.original))
+    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length })
+    for (const hash of first.hashes) {
+      expect(await owns(member, hash)).toBe(false)
+      expect(await onDisk(hash)).toBe(false)
+    }
+  })
+
+  it('keeps a blob the new bundle shares with the replaced one', async () => {
+    const member = await uploader(server, 'shared-derivative')
+    const albumId = await album(member)
+    const thumbnail = ciphertext(300)
+    const first = await write(member, albumId, { derivatives: [thumbnail] })
+    await write(member, albumId, { previous: first, derivatives: [thumbnail] })
+    const collected = await collectGarbage(server.deps)
+    // The old original and the old manifest go; the shared thumbnail stays.
+    expect(collected).toEqual({ rows: 2, files: 2 })
+    expect(await onDisk(sha256Hex(thumbnail))).toBe(true)
+    expect((await member.client.downloadBlob(sha256Hex(thumbnail))).equals(thumbnail)).toBe(true)
+    expect(await onDisk(first.original)).toBe(false)
+  })
+
+  it('keeps the replaced bundle while the asset’s retention_until is in the future, and collects it once the clock passes it', async () => {
+    const member = await uploader(server, 'retention')
+    const albumId = await album(member)
+    const first = await write(member, albumId)
+    const retentionUntil = server.clock.now() + 3_600_000
+    const second = await write(member, albumId, { previous: first, retentionUntil: new Date(retentionUntil).toISOString() })
+    const everything = [...first.hashes, ...second.hashes].sort()
+
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
+    server.clock.set(retentionUntil - 1)
+    expect(await maintain(server.deps)).toMatchObject({ garbage: { rows: 0, files: 0 } })
+    expect(await blobFiles()).toEqual(everything)
+    for (const hash of first.hashes) expect(await owns(member, hash)).toBe(true)
+    // Kept is not live: the replaced original is not served meanwhile.
+    expect(await downloadStatus(member, first.original)).toBe(404)
+
+    server.clock.set(retentionUntil + 1)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length })
+    expect(await blobFiles()).toEqual([...second.hashes].sort())
+    for (const [hash, bytes] of second.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+  })
+})
+
+describe('upload sessions', () => {
+  it('keeps the blobs of an open session that nothing references yet; they go once it is aborted', async () => {
+    const member = await uploader(server, 'open-session')
+    const albumId = await album(member)
+    const blobs = [ciphertext(500), ciphertext(100)]
+    const session = await member.client.openUploadSession(openFor(albumId, blobs))
+    for (const bytes of blobs) await member.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
+
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
+    expect(await blobFiles()).toEqual(blobs.map(sha256Hex).sort())
+    expect((await member.client.uploadSessionStatus(session.upload_id)).blobs.every((blob) => blob.present)).toBe(true)
+
+    await member.client.abortUploadSession(session.upload_id)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 2 })
+    expect(await blobFiles()).toEqual([])
+    for (const bytes of blobs) expect(await owns(member, sha256Hex(bytes))).toBe(false)
+  })
+
+  it('keeps bytes another open session of the account still declares', async () => {
+    const member = await uploader(server, 'two-sessions')
+    const albumId = await album(member)
+    const bytes = ciphertext(400)
+    const first = await member.client.openUploadSession(openFor(albumId, [bytes]))
+    await member.client.putBlob(first.upload_id, sha256Hex(bytes), bytes)
+    const second = await member.client.openUploadSession(openFor(albumId, [bytes]))
+    expect(second.blobs[0]?.present).toBe(true)
+
+    await member.client.abortUploadSession(first.upload_id)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
+    expect(await onDisk(sha256Hex(bytes))).toBe(true)
+    await member.client.abortUploadSession(second.upload_id)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 1, files: 1 })
+    expect(await onDisk(sha256Hex(bytes))).toBe(false)
+  })
+
+  it('collects the blobs of a session that expired (maintain: sweep, then collection)', async () => {
+    const member = await uploader(server, 'expired-session')
+    const albumId = await album(member)
+    const bytes = ciphertext(300)
+    const session = await member.client.openUploadSession(openFor(albumId, [bytes]))
+    await member.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
+    const expiresAt = Date.parse(session.expires_at)
+    expect(expiresAt).toBe(server.clock.now() + TTL_MS)
+
+    server.clock.set(expiresAt - 1)
+    expect((await maintain(server.deps)).garbage).toEqual({ rows: 0, files: 0 })
+    expect(await onDisk(sha256Hex(bytes))).toBe(true)
+
+    server.clock.set(expiresAt)
+    expect((await maintain(server.deps)).garbage).toEqual({ rows: 1, files: 1 })
+    expect(await onDisk(sha256Hex(bytes))).toBe(false)
+    expect(await owns(member, sha256Hex(bytes))).toBe(false)
+  })
+
+  it('collects the blobs of an expired session even before the sweep deletes its row', async () => {
+    const member = await uploader(server, 'expired-unswept')
+    const albumId = await album(member)
+    const bytes = ciphertext(300)
+    const session = await member.client.openUploadSession(openFor(albumId, [bytes]))
+    await member.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
+    server.clock.set(Date.parse(session.expires_at))
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 1, files: 1 })
+    expect(await onDisk(sha256Hex(bytes))).toBe(false)
+  })
+})
+
+describe('bytes two accounts hold', () => {
+  it('stay on disk until neither account references them', async () => {
+    const alice = await uploader(server, 'alice')
+    const bob = await uploader(server, 'bob')
+    const aliceAlbum = await album(alice)
+    const bobAlbum = await album(bob)
+    const shared = ciphertext(2_000)
+    const hash = sha256Hex(shared)
+    const aliceAsset = await write(alice, aliceAlbum, { original: shared, derivatives: [] })
+    const bobAsset = await write(bob, bobAlbum, { original: shared, derivatives: [] })
+    expect(await owns(alice, hash)).toBe(true)
+    expect(await owns(bob, hash)).toBe(true)
+
+    await write(alice, aliceAlbum, { previous: aliceAsset, derivatives: [] })
+    // Alice's row for the shared bytes and her old manifest go; the file stays for Bob.
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 1 })
+    expect(await owns(alice, hash)).toBe(false)
+    expect(await owns(bob, hash)).toBe(true)
+    expect(await onDisk(hash)).toBe(true)
+    expect((await bob.client.downloadBlob(hash)).equals(shared)).toBe(true)
+    expect(await downloadStatus(alice, hash)).toBe(404)
+
+    await write(bob, bobAlbum, { previous: bobAsset, derivatives: [] })
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 2 })
+    expect(await owns(bob, hash)).toBe(false)
+    expect(await onDisk(hash)).toBe(false)
+  })
+
+  it('stay while the other account has them only in an open upload session', async () => {
+    const alice = await uploader(server, 'alice-open')
+    const bob = await uploader(server, 'bob-open')
+    const aliceAlbum = await album(alice)
+    const shared = ciphertext(800)
+    const hash = sha256Hex(shared)
+    const aliceAsset = await write(alice, aliceAlbum, { original: shared, derivatives: [] })
+    const session = await bob.client.openUploadSession(openFor(await album(bob), [shared]))
+    await bob.client.putBlob(session.upload_id, hash, shared)
+
+    await write(alice, aliceAlbum, { previous: aliceAsset, derivatives: [] })
+    await collectGarbage(server.deps)
+    expect(await owns(alice, hash)).toBe(false)
+    expect(await onDisk(hash)).toBe(true)
+    expect((await bob.client.uploadSessionStatus(session.upload_id)).blobs[0]?.present).toBe(true)
+
+    await bob.client.abortUploadSession(session.upload_id)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 1, files: 1 })
+    expect(await onDisk(hash)).toBe(false)
+  })
+})
+
+describe('concurrent collections', () => {
+  it('three at once: no error, each garbage file removed once, live blobs intact', async () => {
+    const member = await uploader(server, 'concurrent')
+    const albumId = await album(member)
+    const garbage: string[] = []
+    const live: Written[] = []
+    for (let i = 0; i < 4; i++) {
+      const first = await write(member, albumId, { metadata: ciphertext(32) })
+      garbage.push(...first.hashes)
+      live.push(await write(member, albumId, { previous: first }))
+    }
+    live.push(await write(member, albumId))
+    const liveHashes = live.flatMap((w) => w.hashes)
+    expect(await blobFiles()).toEqual([...garbage, ...liveHashes].sort())
+
+    const results = await Promise.all([collectGarbage(server.deps), collectGarbage(server.deps), collectGarbage(server.deps)])
+    expect(results.reduce((sum, r) => sum + r.files, 0)).toBe(garbage.length)
+    expect(results.reduce((sum, r) => sum + r.rows, 0)).toBe(garbage.length)
+    expect(await blobFiles()).toEqual([...liveHashes].sort())
+    for (const written of live) for (const [hash, bytes] of written.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+  })
+
+  it('three maintenance passes at once after sessions expired: each removed once', async () => {
+    const member = await uploader(server, 'concurrent-maintain')
+    const albumId = await album(member)
+    const kept = await write(member, albumId)
+    const stale: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const bytes = [ciphertext(200), ciphertext(50)]
+      const session = await member.client.openUploadSession(openFor(albumId, bytes))
+      for (const b of bytes) await member.client.putBlob(session.upload_id, sha256Hex(b), b)
+      stale.push(...bytes.map(sha256Hex))
+    }
+    server.clock.advance(TTL_MS)
+    const results = await Promise.all([maintain(server.deps), maintain(server.deps), maintain(server.deps)])
+    expect(results.reduce((sum, r) => sum + r.garbage.files, 0)).toBe(stale.length)
+    expect(results.reduce((sum, r) => sum + (r.deleted.upload_sessions ?? 0), 0)).toBe(3 + 1) // the applied session expires too
+    expect(await blobFiles()).toEqual([...kept.hashes].sort())
+    for (const [hash, bytes] of kept.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+  })
+})
