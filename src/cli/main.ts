@@ -8,7 +8,7 @@ import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
-import { moderate } from '../features/moderation/moderation.service.ts'
+import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
 import { runServe } from '../main.ts'
 import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
@@ -73,7 +73,8 @@ async function admin(args: string[]): Promise<void> {
   const entry = adminActions[name ?? '']
   if (entry === undefined || id === undefined) throw new UsageError(`admin needs one of ${Object.keys(adminActions).join(', ')} and an id`)
   const target = entry.target === 'account' ? { userId: id } : { assetId: id }
-  print(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null)))
+  // The affected account's record, as the operator API answers it.
+  print(moderationRecordView(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null))))
 }
 
 async function keys(args: string[]): Promise<void> {

@@ -3,8 +3,8 @@
 // the feed pages through exactly the manifests that were applied, to the owner only.
 import { createHash, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem, sha256Hex, type Feed } from '../../src/sdk/client.ts'
-import { raw } from '../support/actors.ts'
+import { sha256Hex, type Feed } from '../../src/sdk/client.ts'
+import { problemOf, raw } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -27,15 +27,6 @@ function provisionRaw(member: Uploader, body: unknown) {
 
 function feedRaw(member: Uploader, albumId: string, query: string) {
   return raw(server, 'GET', `/v1/albums/${albumId}/feed${query}`, { headers: bearer(member) })
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 interface Applied {

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { encode } from 'cborg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
+import { type CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { raw, registered, type Member } from '../support/actors.ts'
+import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -63,15 +63,6 @@ async function fetchRaw(accessToken: string | null, userId: string, headers: Rec
   })
   const bytes = Buffer.from(await response.arrayBuffer())
   return { status: response.status, headers: response.headers, bytes }
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 /** What is stored for `who`, fetched by another account: null when nothing is. */

@@ -3,8 +3,8 @@
 // requests that read only the range asked for, and answers 404 for anything else.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem, sha256Hex } from '../../src/sdk/client.ts'
-import { raw } from '../support/actors.ts'
+import { sha256Hex } from '../../src/sdk/client.ts'
+import { problemOf, raw } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -58,15 +58,6 @@ async function createAsset(member: Uploader, albumId: string, originalSize = 3_0
     },
   })
   return { fileId, original, derivative, metadata, manifest: Buffer.from(manifest!) }
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 async function bytesReadCounter(): Promise<number> {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashToken } from '../../src/crypto/tokens.ts'
 import { CofferProblem, type Channel, type EnrollmentCode, type RelayDirection } from '../../src/sdk/client.ts'
-import { PASSWORD, raw, registered, type Member } from '../support/actors.ts'
+import { type Member, PASSWORD, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -25,15 +25,6 @@ const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/
 const json = { 'content-type': 'application/json' }
 const iso = (ms: number) => new Date(ms).toISOString()
 const channelPath = (id: string) => `/v1/auth/devices/enroll/channel/${id}`
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
 
 async function expectProblem(promise: Promise<unknown>, status: number, code: string): Promise<CofferProblem> {
   const problem = await problemOf(promise)

@@ -3,8 +3,7 @@
 // empty, oversized or mistyped bodies are refused without touching what is stored.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem } from '../../src/sdk/client.ts'
-import { raw, registered, type Member } from '../support/actors.ts'
+import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -16,15 +15,6 @@ afterAll(() => server.close())
 const KIB64 = 64 * 1024
 const iso = (ms: number) => new Date(ms).toISOString()
 const octets = { 'content-type': 'application/octet-stream' }
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
 
 function bearer(member: Member): Record<string, string> {
   return { authorization: `Bearer ${member.client.tokens!.access_token}` }

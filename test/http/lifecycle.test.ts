@@ -7,12 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
-import { raw } from '../support/actors.ts'
+import { raw, problemOf } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
-import {
-  PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, intent, openBundle, opsRaw, problemOf, tombstone, writeFor,
-  type Bundle, type BundleOptions, type Write, type WriteOptions,
-} from '../support/bundles.ts'
+import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer

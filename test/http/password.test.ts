@@ -2,8 +2,8 @@
 // caller keeps its session id and token pair with a fresh authenticated_at; reauthenticate
 // moves only authenticated_at, and a wrong password in either changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferClient, CofferProblem, type Devices, type Tokens } from '../../src/sdk/client.ts'
-import { PASSWORD, raw, uniqueEmail } from '../support/actors.ts'
+import { CofferClient, type Devices, type Tokens } from '../../src/sdk/client.ts'
+import { PASSWORD, problemOf, raw, uniqueEmail } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -32,15 +32,6 @@ function loginRaw(email: string, password: string) {
 
 function refreshRaw(refreshToken: string) {
   return raw(server, 'POST', '/v1/auth/refresh', { headers: json, body: JSON.stringify({ refresh_token: refreshToken }) })
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 /** An account with three sessions opened one second apart: the register one and two logins. */

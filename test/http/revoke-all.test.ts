@@ -4,9 +4,9 @@
 import { encode } from 'cborg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeAllSigningBytes } from '../../src/contract/signing.ts'
-import { CofferClient, CofferProblem, type Tokens } from '../../src/sdk/client.ts'
+import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, raw, registered, type Member } from '../support/actors.ts'
+import { type Member, PASSWORD, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -72,15 +72,6 @@ function expectProofRequired(answer: { status: number; headers: Headers; json: R
   expect(answer.status, JSON.stringify(answer.json)).toBe(401)
   expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
   expect(answer.json?.code).toBe('error.auth.proof_required')
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 describe('the ceremony through the SDK', () => {

@@ -3,8 +3,8 @@
 // and every bearer operation refuses a missing or dead token with a Bearer challenge.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferClient, CofferProblem, type Tokens } from '../../src/sdk/client.ts'
-import { PASSWORD, raw, registered, uniqueEmail } from '../support/actors.ts'
+import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
+import { PASSWORD, problemOf, raw, registered, uniqueEmail } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -26,15 +26,6 @@ function withBearer(accessToken: string, method = 'GET', path = '/v1/auth/sessio
 
 function refreshRaw(refreshToken: string) {
   return raw(server, 'POST', '/v1/auth/refresh', { headers: json, body: JSON.stringify({ refresh_token: refreshToken }) })
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 /** Both halves of a pair are refused. */

@@ -7,9 +7,8 @@ import { encode } from 'cborg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashToken } from '../../src/crypto/tokens.ts'
 import { sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
-import { CofferProblem } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, raw, registered, THIRTY_SECONDS, withSecondFactor, type Authenticator, type Member } from '../support/actors.ts'
+import { type Authenticator, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const SECOND = 1_000
@@ -33,15 +32,6 @@ function sum(results: readonly Counts[]): Counts {
   const total: Counts = {}
   for (const result of results) for (const [table, n] of Object.entries(result)) total[table] = (total[table] ?? 0) + n
   return total
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 function redeemFrom(address: string, code: string) {

@@ -1,8 +1,7 @@
 // Each TOTP step of an account is usable once across confirm, disable and verify login (the
 // replay ledger), and only an operation that succeeds spends its step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem } from '../../src/sdk/client.ts'
-import { authenticatorFor, PASSWORD, registered, THIRTY_SECONDS, withSecondFactor, type Member } from '../support/actors.ts'
+import { authenticatorFor, type Member, PASSWORD, problemOf, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -12,15 +11,6 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const STEP = THIRTY_SECONDS
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
 
 async function challenge(member: Member): Promise<string> {
   const login = await server.client().login(member.email, PASSWORD)

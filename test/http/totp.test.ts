@@ -3,8 +3,7 @@
 import { Secret } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpAssociatedData } from '../../src/features/totp/totp.service.ts'
-import { CofferProblem } from '../../src/sdk/client.ts'
-import { authenticatorFor, PASSWORD, raw, registered, THIRTY_SECONDS, withSecondFactor, type Authenticator, type Member } from '../support/actors.ts'
+import { type Authenticator, authenticatorFor, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor, windowCodes, wrongCode } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -15,35 +14,9 @@ afterAll(() => server.close())
 
 const STEP = THIRTY_SECONDS
 
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
-
 /** What a fresh client gets from a password sign-in: 'session' (200) or 'second_factor' (202). */
 async function signInKind(member: Member): Promise<'session' | 'second_factor'> {
   return (await server.client().login(member.email, member.password)).kind
-}
-
-/** The codes the server accepts at `ms`: one step either side. */
-function windowCodes(authenticator: Authenticator, ms: number): string[] {
-  return [-1, 0, 1].map((d) => authenticator.codeAt(ms + d * STEP))
-}
-
-/** A six-digit code that is none of the codes accepted at `ms`. */
-function wrongCode(authenticator: Authenticator, ms: number): string {
-  const accepted = windowCodes(authenticator, ms)
-  let n = Number(authenticator.codeAt(ms))
-  let code: string
-  do {
-    n = (n + 1) % 1_000_000
-    code = String(n).padStart(6, '0')
-  } while (accepted.includes(code))
-  return code
 }
 
 /**

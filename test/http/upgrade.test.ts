@@ -6,11 +6,9 @@ import { encode } from 'cborg'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { UpgradePhase } from '../../src/sdk/client.ts'
-import { raw } from '../support/actors.ts'
+import { raw, problemOf } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
-import {
-  PROTOCOL_CURRENT, PROTOCOL_MAX, albumState, bearer, intent, iso, openBundle, problemOf, tombstone, writeFor,
-} from '../support/bundles.ts'
+import { PROTOCOL_CURRENT, PROTOCOL_MAX, albumState, bearer, intent, iso, openBundle, tombstone, writeFor } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer

@@ -6,8 +6,8 @@ import { readdir, readFile, unlink } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem, sha256Hex, type OpenUpload, type UploadSessionView } from '../../src/sdk/client.ts'
-import { raw, registered, type Member } from '../support/actors.ts'
+import { sha256Hex, type OpenUpload, type UploadSessionView } from '../../src/sdk/client.ts'
+import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -95,15 +95,6 @@ function putWithLength(member: Member, uploadId: string, hash: string, body: Buf
 
 async function* inChunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size)
-}
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
 }
 
 /** Every file under the blob folder, its tmp/ folder included. */

@@ -3,8 +3,8 @@
 // guessed at, reused or outlived.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferClient, CofferProblem } from '../../src/sdk/client.ts'
-import { PASSWORD, raw, THIRTY_SECONDS, withSecondFactor, type Authenticator, type Member } from '../support/actors.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
+import { type Authenticator, type Member, PASSWORD, problemOf, raw, THIRTY_SECONDS, withSecondFactor, windowCodes, wrongCode } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -17,30 +17,6 @@ const STEP = THIRTY_SECONDS
 const json = { 'content-type': 'application/json' }
 
 type Enrolled = Member & { authenticator: Authenticator }
-
-async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
-
-function windowCodes(authenticator: Authenticator, ms: number): string[] {
-  return [-1, 0, 1].map((d) => authenticator.codeAt(ms + d * STEP))
-}
-
-function wrongCode(authenticator: Authenticator, ms: number): string {
-  const accepted = windowCodes(authenticator, ms)
-  let n = Number(authenticator.codeAt(ms))
-  let code: string
-  do {
-    n = (n + 1) % 1_000_000
-    code = String(n).padStart(6, '0')
-  } while (accepted.includes(code))
-  return code
-}
 
 /** An enrolled account whose confirming step is behind it: the current step is unspent. */
 async function enrolled(label?: string): Promise<Enrolled> {

@@ -1,7 +1,8 @@
 // Client-like helpers: what a real app does to get an account into a given state.
 import { randomUUID } from 'node:crypto'
 import { Secret, TOTP, URI } from 'otpauth'
-import type { CofferClient } from '../../src/sdk/client.ts'
+import { expect } from 'vitest'
+import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
 import type { TestServer } from './server.ts'
 
 export const PASSWORD = 'correct horse battery staple'
@@ -27,6 +28,23 @@ export async function registered(server: TestServer, label?: string): Promise<Me
 export interface Authenticator {
   readonly secret: Secret
   codeAt(ms: number): string
+}
+
+/** The codes the server accepts at `ms`: one step either side. */
+export function windowCodes(authenticator: Authenticator, ms: number): string[] {
+  return [-1, 0, 1].map((d) => authenticator.codeAt(ms + d * THIRTY_SECONDS))
+}
+
+/** A six-digit code that is none of the codes accepted at `ms`. */
+export function wrongCode(authenticator: Authenticator, ms: number): string {
+  const accepted = windowCodes(authenticator, ms)
+  let n = Number(authenticator.codeAt(ms))
+  let code: string
+  do {
+    n = (n + 1) % 1_000_000
+    code = String(n).padStart(6, '0')
+  } while (accepted.includes(code))
+  return code
 }
 
 export function authenticatorFor(provisioningUri: string): Authenticator {
@@ -61,3 +79,13 @@ export async function raw(server: TestServer, method: string, urlPath: string, i
 }
 
 export const THIRTY_SECONDS = 30_000
+
+/** The problem a rejected SDK call carries (fails the test when the call succeeded). */
+export async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(CofferProblem)
+  return error as CofferProblem
+}

@@ -4,8 +4,7 @@
 import { encode } from 'cborg'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { expect } from 'vitest'
-import { CofferProblem, sha256Hex, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import { sha256Hex, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
 import { raw } from './actors.ts'
 import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
 import type { TestServer } from './server.ts'
@@ -124,14 +123,6 @@ export async function albumState(server: TestServer, member: Uploader, albumId: 
   }
 }
 
-export async function problemOf(promise: Promise<unknown>): Promise<CofferProblem> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(CofferProblem)
-  return error as CofferProblem
-}
 
 /** A CBOR upgrade intent; `extra` adds opaque keys. */
 export function intent(intentId: string, toProtocolVersion: string, extra: Record<string, unknown> = {}): Uint8Array {

@@ -1,24 +1,10 @@
-import { timestamp } from '../../contract/common.ts'
 import { AdminUserParams, AssetIdParams, ModerationReason, ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import type { ModerationAction } from '../../domain/moderation.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
 import { validateBody } from '../../http/validation.ts'
-import { moderate, ownModerationRecord, type ModerationRecord } from './moderation.service.ts'
-
-function recordResponse(record: ModerationRecord) {
-  return {
-    standing: record.suspendedSince === null ? ('active' as const) : ('suspended' as const),
-    ...(record.suspendedSince === null ? {} : { suspended_since: timestamp(record.suspendedSince) }),
-    events: record.events.map((event) => ({
-      action: event.action,
-      ...(event.assetId === null ? {} : { asset_id: event.assetId }),
-      at: timestamp(event.at),
-      ...(event.reason === null ? {} : { reason: event.reason }),
-    })),
-  }
-}
+import { moderate, moderationRecordView, ownModerationRecord } from './moderation.service.ts'
 
 /** The optional `{"reason": string}` body. */
 function reasonOf(body: unknown): string | null {
@@ -47,7 +33,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       responses: { 200: ModerationRecordResponse },
     }),
-    handler: async (request) => recordResponse(await ownModerationRecord(deps, requireCaller(request))),
+    handler: async (request) => moderationRecordView(await ownModerationRecord(deps, requireCaller(request))),
   })
 
   // The operator API exists only when ADMIN_TOKEN is set (otherwise every path is a 404).
@@ -66,7 +52,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       method: 'POST',
       url: `/v1/admin/accounts/:user_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AdminUserParams }),
-      handler: async (request) => recordResponse(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body))),
+      handler: async (request) => moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body))),
     })
   }
   for (const [path, action, summary] of assetActions) {
@@ -74,7 +60,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       method: 'POST',
       url: `/v1/admin/assets/:asset_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AssetIdParams }),
-      handler: async (request) => recordResponse(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body))),
+      handler: async (request) => moderationRecordView(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body))),
     })
   }
 }

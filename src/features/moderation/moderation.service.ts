@@ -1,8 +1,11 @@
 // The moderation record (SPEC.md "Moderation", API.md section 8): operators suspend and
 // reinstate accounts, take assets down and put them under legal hold; each action is an
 // event in the owner's record, which the owner can read.
+import type { Static } from 'typebox'
+import { timestamp } from '../../contract/common.ts'
+import type { ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
-import { eventOf, moderationAllowed, type ModerationAction } from '../../domain/moderation.ts'
+import { eventOf, moderationAllowed, type ModerationAction, type ModerationFacts } from '../../domain/moderation.ts'
 import { AppError } from '../../errors.ts'
 import type { ModerationEvent, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
@@ -10,6 +13,20 @@ import type { Caller } from '../context.ts'
 export interface ModerationRecord {
   readonly suspendedSince: number | null
   readonly events: readonly ModerationEvent[]
+}
+
+/** ModerationRecordResponse: what the owner, the operator API and the CLI show. */
+export function moderationRecordView(record: ModerationRecord): Static<typeof ModerationRecordResponse> {
+  return {
+    standing: record.suspendedSince === null ? 'active' : 'suspended',
+    ...(record.suspendedSince === null ? {} : { suspended_since: timestamp(record.suspendedSince) }),
+    events: record.events.map((event) => ({
+      action: event.action,
+      ...(event.assetId === null ? {} : { asset_id: event.assetId }),
+      at: timestamp(event.at),
+      ...(event.reason === null ? {} : { reason: event.reason }),
+    })),
+  }
 }
 
 /** Content writes (API.md section 3) are refused to a suspended account. */
@@ -31,25 +48,29 @@ export function ownModerationRecord(deps: Deps, caller: Caller): Promise<Moderat
 
 export type ModerationTarget = { readonly userId: string } | { readonly assetId: string }
 
+/** Who the action concerns, and the facts it is checked against (404 when there is no such target). */
+async function targetOf(store: Store, target: ModerationTarget): Promise<{ userId: string; assetId: string | null; facts: ModerationFacts }> {
+  if ('userId' in target) {
+    const account = await store.findAccount(target.userId)
+    if (account === undefined) throw new AppError('error.not_found', 'No such account')
+    return { userId: account.userId, assetId: null, facts: { suspended: account.suspendedAt !== null, takenDown: false, legalHold: false } }
+  }
+  const asset = await store.findModeratedAsset(target.assetId)
+  if (asset === undefined) throw new AppError('error.not_found', 'No such asset')
+  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
+}
+
 /** Applies an operator action and answers the affected account's record. */
 export async function moderate(deps: Deps, action: ModerationAction, target: ModerationTarget, reason: string | null): Promise<ModerationRecord> {
   const now = deps.clock.now()
   return deps.storage.transaction(async (tx) => {
-    let userId: string
-    let assetId: string | null = null
-    let facts
-    if ('userId' in target) {
-      const account = await tx.findAccount(target.userId)
-      if (account === undefined) throw new AppError('error.not_found', 'No such account')
-      userId = account.userId
-      facts = { suspended: account.suspendedAt !== null, takenDown: false, legalHold: false }
-    } else {
-      const asset = await tx.findModeratedAsset(target.assetId)
-      if (asset === undefined) throw new AppError('error.not_found', 'No such asset')
-      userId = asset.ownerId
-      assetId = asset.assetId
-      facts = { suspended: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null }
-    }
+    const { userId, assetId } = await targetOf(tx, target)
+    // The event goes in first: appending writes the account's row, so the actions on one
+    // account (and on its assets) queue here, and the facts read next are those the previous
+    // action committed. Two identical actions at once therefore give one change and one 409,
+    // never two events (the refused one's append rolls back with it).
+    await tx.appendModerationEvent(userId, { action: eventOf[action], assetId, reason, at: now })
+    const { facts } = await targetOf(tx, target)
     if (!moderationAllowed(action, facts)) throw new AppError('error.moderation.state_conflict', `The ${action.replace('_', ' ')} would change nothing`)
     switch (action) {
       case 'suspend':
@@ -64,7 +85,6 @@ export async function moderate(deps: Deps, action: ModerationAction, target: Mod
         await tx.setLegalHold(assetId ?? '', action === 'legal_hold' ? now : null)
         break
     }
-    await tx.appendModerationEvent(userId, { action: eventOf[action], assetId, reason, at: now })
     return recordOf(tx, userId)
   })
 }

@@ -1,0 +1,216 @@
+// The custody-receipt chain stays one line under concurrent lifecycle writes (several accounts,
+// albums and assets at once, creates, replaces and identical replays, on one instance or on two
+// sharing a database): receipt_seq 1..N each exactly once, every prior_receipt_hash linking to
+// the receipt before, every blob of every applied bundle receipted once.
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createDeps, startUp } from '../../src/deps.ts'
+import { createLogger } from '../../src/http/logging.ts'
+import { CofferClient, sha256Hex } from '../../src/sdk/client.ts'
+import { verifyReceipts, type ReceiptView } from '../../src/sdk/receipts.ts'
+import { album, uploader, type Uploader } from '../support/albums.ts'
+import { openBundle, writeFor, type Bundle, type Write } from '../support/bundles.ts'
+import { testClock } from '../support/clock.ts'
+import { freshDatabase, testEngine } from '../support/database.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+const ROUNDS = 5
+
+interface Asset {
+  readonly assetId: string
+  readonly owner: Uploader
+  readonly albumId: string
+  head: string
+  original: string
+  /** Every applied bundle's blobs, as (upload_id, hash) pairs. */
+  readonly bundles: Array<{ uploadId: string; hashes: string[] }>
+}
+
+interface Planned {
+  readonly owner: Uploader
+  readonly albumId: string
+  readonly bundle: Bundle
+  readonly write: Write
+  /** The asset it replaces, if any. */
+  readonly replaces: Asset | null
+}
+
+function bundleHashes(bundle: Bundle, write: Write): string[] {
+  return [bundle.hashes.ciphertextHash, ...bundle.derivatives.map(sha256Hex), ...(bundle.metadata === null ? [] : [sha256Hex(bundle.metadata)]), write.manifestHash]
+}
+
+async function postOps(baseUrl: string, member: Uploader, albumId: string, body: unknown) {
+  const response = await fetch(`${baseUrl}/v1/albums/${albumId}/ops`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${member.client.tokens!.access_token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const text = await response.text()
+  return { status: response.status, text, json: JSON.parse(text) as { asset_id: string; replayed: boolean } }
+}
+
+const receiptHash = (receipt: ReceiptView) => sha256Hex(Buffer.from(receipt.receipt_cbor, 'base64'))
+
+/**
+ * Runs ROUNDS rounds of concurrent writes from `members` (each with its albums), sending each
+ * request to one of `urls` in turn, then checks the whole chain.
+ */
+async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] }>, urls: readonly string[]) {
+  const assets: Asset[] = []
+  let expected = 0
+  let turn = 0
+  for (let round = 0; round < ROUNDS; round++) {
+    const planned: Planned[] = []
+    for (const { member, albums } of members) {
+      for (const albumId of albums) {
+        // A create of a new asset, with a varying bundle shape.
+        const bundle = await openBundle(member, albumId, { derivatives: (round + albums.indexOf(albumId)) % 3, metadata: round % 2 === 0 })
+        planned.push({ owner: member, albumId, bundle, write: await writeFor(member, bundle), replaces: null })
+        // A replace of every asset of the album so far (each continues its own chain).
+        for (const asset of assets.filter((a) => a.albumId === albumId)) {
+          const next = await openBundle(member, albumId, { derivatives: 1 })
+          const write = await writeFor(member, next, { fileId: asset.assetId, action: 'replace', prior: asset.head, originalBlobHash: asset.original })
+          planned.push({ owner: member, albumId, bundle: next, write, replaces: asset })
+        }
+      }
+    }
+    // Every planned write is sent once, and a third of them twice more (identical requests).
+    const sends = planned.flatMap((plan, i) => (i % 3 === 0 ? [plan, plan, plan] : [plan]))
+    const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request)))
+    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
+    for (const plan of planned) {
+      const own = answers.filter((_, i) => sends[i] === plan)
+      expect(own.filter((a) => !a.json.replayed), 'one application per manifest').toHaveLength(1)
+      const hashes = bundleHashes(plan.bundle, plan.write)
+      expected += hashes.length
+      if (plan.replaces === null) {
+        assets.push({ assetId: plan.write.envelope.file_id, owner: plan.owner, albumId: plan.albumId, head: plan.write.manifestHash, original: plan.bundle.hashes.ciphertextHash, bundles: [{ uploadId: plan.bundle.uploadId, hashes }] })
+      } else {
+        plan.replaces.head = plan.write.manifestHash
+        plan.replaces.original = plan.bundle.hashes.ciphertextHash
+        plan.replaces.bundles.push({ uploadId: plan.bundle.uploadId, hashes })
+      }
+    }
+  }
+
+  const lists = await Promise.all(assets.map(async (asset) => ({ asset, receipts: (await asset.owner.client.assetReceipts(asset.assetId)).receipts })))
+  // Each asset holds exactly one receipt per blob of each of its bundles, in chain order.
+  for (const { asset, receipts } of lists) {
+    expect(receipts.map((r) => `${r.upload_id}:${r.ciphertext_hash}`).sort()).toEqual(asset.bundles.flatMap((b) => b.hashes.map((h) => `${b.uploadId}:${h}`)).sort())
+    const seqs = receipts.map((r) => r.receipt_seq)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+  }
+  const line = lists.flatMap((l) => l.receipts).sort((a, b) => a.receipt_seq - b.receipt_seq)
+  // No gap and no fork: 1..N, each exactly once.
+  expect(line.map((r) => r.receipt_seq)).toEqual(Array.from({ length: expected }, (_, i) => i + 1))
+  for (const [i, receipt] of line.entries()) {
+    if (i === 0) expect(receipt.prior_receipt_hash).toBeUndefined()
+    else expect(receipt.prior_receipt_hash, `receipt ${receipt.receipt_seq}`).toBe(receiptHash(line[i - 1]!))
+  }
+  // And the SDK's check (signatures, JSON = signed body, links) over the whole line.
+  const keys = await members[0]!.member.client.attestationKeys()
+  expect(await verifyReceipts(line, keys)).toEqual({ valid: true, problems: [] })
+  return { receipts: line.length, keys }
+}
+
+async function membersOf(server: TestServer, count: number, albumsEach: number) {
+  return Promise.all(Array.from({ length: count }, async (_, i) => {
+    const member = await uploader(server, `racer-${i}`)
+    const albums = []
+    for (let j = 0; j < albumsEach; j++) albums.push(await album(member))
+    return { member, albums }
+  }))
+}
+
+describe('concurrent lifecycle writes on one instance', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer()
+  })
+  afterAll(() => server.close())
+
+  it('leave one gapless, unforked, hash-linked receipt chain', async () => {
+    const members = await membersOf(server, 3, 2)
+    const { receipts, keys } = await raceAndCheck(members, [server.url])
+    expect(receipts).toBeGreaterThan(100)
+    expect(keys.keys).toHaveLength(1)
+  }, 120_000)
+})
+
+/**
+ * Two instances sharing one database and one blob folder, as README's "PostgreSQL and several
+ * instances" deploys them (same SECRET_KEY and PUBLIC_ORIGIN), started at the same time.
+ */
+async function twoInstances(): Promise<{ instances: TestServer[]; close(): Promise<void> }> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-pair-'))
+  const database = await freshDatabase(directory)
+  const config = loadConfig({
+    PASSWORD_HASH_MEMORY_KIB: '64',
+    PASSWORD_HASH_ITERATIONS: '1',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: directory,
+    SECRET_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_ORIGIN: 'https://pair.coffer.example',
+  })
+  const clock = testClock()
+  const instances = await Promise.all([0, 1].map(async (): Promise<TestServer> => {
+    const deps = await createDeps(config, { clock, database: database.target })
+    await startUp(deps)
+    const app = await buildApp(deps, { logger: createLogger('silent') })
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    return {
+      url,
+      app,
+      deps,
+      clock,
+      logs: [],
+      client: () => new CofferClient({ baseUrl: url, now: clock.now }),
+      async close() {
+        await app.close()
+        await deps.storage.close()
+      },
+    }
+  }))
+  return {
+    instances,
+    async close() {
+      for (const instance of instances) await instance.close()
+      await database.drop()
+      await rm(directory, { recursive: true, force: true })
+    },
+  }
+}
+
+// SQLite is for one instance (README, "PostgreSQL and several instances"): two instances in one
+// process would share nothing but a file lock, so this half exists in the PostgreSQL run only.
+if (testEngine === 'postgres') describe('concurrent lifecycle writes on two instances sharing one database', () => {
+  let pair: Awaited<ReturnType<typeof twoInstances>>
+  beforeAll(async () => {
+    pair = await twoInstances()
+  })
+  afterAll(() => pair.close())
+
+  it('agree on one attestation key when they start at once', async () => {
+    const [a, b] = pair.instances
+    const [keysA, keysB] = await Promise.all([a!.client().attestationKeys(), b!.client().attestationKeys()])
+    expect(keysA).toEqual(keysB)
+    expect(keysA.keys).toHaveLength(1)
+  })
+
+  it('leave one gapless, unforked, hash-linked receipt chain', async () => {
+    const [a, b] = pair.instances
+    const members = await membersOf(a!, 3, 2)
+    const { receipts } = await raceAndCheck(members, [a!.url, b!.url])
+    expect(receipts).toBeGreaterThan(100)
+    // Both instances read the same line.
+    const viaB = new CofferClient({ baseUrl: b!.url, tokens: members[0]!.member.client.tokens })
+    const first = members[0]!.member
+    const someAsset = (await first.client.feed(members[0]!.albums[0]!)).entries[0]!.asset_id
+    expect(await viaB.assetReceipts(someAsset)).toEqual(await first.client.assetReceipts(someAsset))
+  }, 120_000)
+})

@@ -1,0 +1,253 @@
+// The operator CLI as README has operators use it: `node src/cli/main.ts` with the running
+// server's environment acts on that server's database (suspend, reinstate, take down, hold,
+// rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
+// an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
+import { encode } from 'cborg'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CofferClient, CofferProblem, type AttestationKeys, type ModerationRecord, type OpResult } from '../../src/sdk/client.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD, uniqueEmail } from '../support/actors.ts'
+import { ciphertext, signedManifest, type Uploader } from '../support/albums.ts'
+import { freshDatabase, testEngine, type TestDatabase } from '../support/database.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const MAIN = path.join(ROOT, 'src/main.ts')
+const CLI = path.join(ROOT, 'src/cli/main.ts')
+
+interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `coffer <args>` with the server's environment, as README instructs (`npm run coffer -- ...`). */
+function coffer(env: Record<string, string>, ...args: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+/** A command that must succeed; its JSON output. */
+async function cofferJson<T>(env: Record<string, string>, ...args: string[]): Promise<T> {
+  const ran = await coffer(env, ...args)
+  expect(ran.code, `coffer ${args.join(' ')}\n${ran.stderr}`).toBe(0)
+  return JSON.parse(ran.stdout) as T
+}
+
+let directory: string
+let database: TestDatabase
+let env: Record<string, string>
+let server: { child: ChildProcess; url: string; lines: string[]; exited: Promise<number | null> }
+
+async function waitFor(lines: string[], pattern: RegExp, timeoutMs = 40_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    for (const line of lines) {
+      const match = pattern.exec(line)
+      if (match) return match
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${lines.join('\n')}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+beforeAll(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), 'coffer-cli-'))
+  database = await freshDatabase(directory)
+  const target = database.target
+  // The server reads DATABASE_URL only; a PostgreSQL test schema rides in the URL's options.
+  const databaseUrl = target.engine === 'postgres'
+    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
+    : `sqlite:${target.file}`
+  env = { DATA_DIR: directory, DATABASE_URL: databaseUrl, PORT: '0', PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1' }
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const lines: string[] = []
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const match = await waitFor(lines, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
+  server = { child, url: match[1]!, lines, exited }
+}, 60_000)
+
+afterAll(async () => {
+  if (server !== undefined && server.child.exitCode === null) {
+    server.child.kill('SIGTERM')
+    await server.exited
+  }
+  await database?.drop()
+  await rm(directory, { recursive: true, force: true })
+})
+
+/** A client with an account, a published directory and an album, the way an app sets one up. */
+async function member(): Promise<Uploader & { albumId: string }> {
+  const client = new CofferClient({ baseUrl: server.url })
+  const email = uniqueEmail('cli')
+  await client.register(email, PASSWORD)
+  const identity = IdentityKey.generate()
+  await client.publishDirectory(encode({ directory_version: 1 }), identity)
+  const { user_id: userId } = await client.getProfile()
+  const albumId = randomUUID()
+  await client.provisionAlbum(albumId)
+  return { email, password: PASSWORD, client, userId, identity, deviceId: randomUUID(), albumId }
+}
+
+async function upload(who: Uploader & { albumId: string }): Promise<OpResult> {
+  return who.client.uploadAsset({
+    albumId: who.albumId,
+    cryptoSuiteId: 1,
+    original: ciphertext(1500),
+    derivatives: [ciphertext(300)],
+    metadata: ciphertext(80),
+    sign: (hashes) => signedManifest(who, hashes, { albumId: who.albumId }),
+  })
+}
+
+async function statusOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+    return '200'
+  } catch (error) {
+    if (error instanceof CofferProblem) return `${error.status} ${error.code}`
+    throw error
+  }
+}
+
+describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, () => {
+  it('admin suspend / reinstate: the running server refuses content writes at once, then takes them again', async () => {
+    const alice = await member()
+    const printed = await cofferJson<ModerationRecord>(env, 'admin', 'suspend', alice.userId, '--reason', 'x')
+    // The CLI prints the affected account's record as the operator API answers it.
+    expect(printed).toEqual({ standing: 'suspended', suspended_since: expect.any(String), events: [{ action: 'suspended', at: printed.suspended_since, reason: 'x' }] })
+    expect(new Date(printed.suspended_since!).toISOString()).toBe(printed.suspended_since)
+
+    expect(await statusOf(alice.client.provisionAlbum(randomUUID()))).toBe('403 error.account.suspended')
+    expect(await statusOf(upload(alice))).toBe('403 error.account.suspended')
+    expect(await alice.client.moderationRecord()).toEqual(printed)
+    // Still able to sign in and read.
+    expect((await alice.client.login(alice.email, PASSWORD)).kind).toBe('session')
+
+    // Suspending again changes nothing: an error, exit 1, the record unchanged.
+    const twice = await coffer(env, 'admin', 'suspend', alice.userId)
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toMatch(/^coffer: .*change nothing/m)
+    expect((await alice.client.moderationRecord()).events).toHaveLength(1)
+
+    const reinstated = await cofferJson<ModerationRecord>(env, 'admin', 'reinstate', alice.userId)
+    expect(reinstated).toEqual({ standing: 'active', events: [...printed.events, { action: 'reinstated', at: expect.any(String) }] })
+    expect((await alice.client.provisionAlbum(randomUUID())).created).toBe(true)
+    expect((await upload(alice)).replayed).toBe(false)
+    expect(await alice.client.moderationRecord()).toMatchObject({ standing: 'active', events: [{ action: 'suspended' }, { action: 'reinstated' }] })
+
+    // An unknown account: exit 1.
+    const unknown = await coffer(env, 'admin', 'suspend', randomUUID())
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/^coffer: /m)
+  }, 120_000)
+
+  it('admin take-down / legal-hold / lift-hold: the running server withholds the blobs (451) and records each action', async () => {
+    const bob = await member()
+    const asset = await upload(bob)
+    const receipts = (await bob.client.assetReceipts(asset.asset_id)).receipts
+    const original = receipts.find((r) => r.blob_role === 'original')!.ciphertext_hash
+    expect(await statusOf(bob.client.downloadBlob(original))).toBe('200')
+
+    await cofferJson(env, 'admin', 'take-down', asset.asset_id, '--reason', 'complaint')
+    for (const receipt of receipts) expect(await statusOf(bob.client.downloadBlob(receipt.ciphertext_hash))).toBe('451 error.moderation.taken_down')
+    const verdict = await bob.client.verifyStorage({ assets: [{ asset_id: asset.asset_id, blob_hashes: receipts.map((r) => r.ciphertext_hash) }] })
+    expect(verdict.verdicts[0]!.durable).toBe(false)
+    expect(verdict.verdicts[0]!.blobs.map((b) => b.retrievable)).toEqual(receipts.map(() => false))
+
+    await cofferJson(env, 'admin', 'legal-hold', asset.asset_id, '--reason', 'court')
+    const again = await coffer(env, 'admin', 'legal-hold', asset.asset_id)
+    expect(again.code).toBe(1)
+    const printed = await cofferJson<ModerationRecord>(env, 'admin', 'lift-hold', asset.asset_id)
+    const record = await bob.client.moderationRecord()
+    expect(printed).toEqual(record)
+    expect(record.events).toEqual([
+      { action: 'taken_down', asset_id: asset.asset_id, at: expect.any(String), reason: 'complaint' },
+      { action: 'legal_hold', asset_id: asset.asset_id, at: expect.any(String), reason: 'court' },
+      { action: 'hold_lifted', asset_id: asset.asset_id, at: expect.any(String) },
+    ])
+  }, 120_000)
+
+  it('keys rotate: the running server lists both keys, signs new receipts with the new one, and every receipt still verifies', async () => {
+    const carol = await member()
+    const before = await upload(carol)
+    const keysBefore: AttestationKeys = await carol.client.attestationKeys()
+    expect(keysBefore.keys).toHaveLength(1)
+    const oldKey = keysBefore.keys[0]!.key_id
+
+    const rotation = await cofferJson<{ retired: string | null; active: string }>(env, 'keys', 'rotate')
+    expect(rotation.retired).toBe(oldKey)
+    expect(rotation.active).not.toBe(oldKey)
+
+    const keysAfter = await carol.client.attestationKeys()
+    expect(keysAfter.keys.map((k) => [k.key_id, k.status])).toEqual([[oldKey, 'retired'], [rotation.active, 'active']])
+    expect(keysAfter.keys[0]!.not_after).toBe(keysAfter.keys[1]!.not_before)
+
+    const after = await upload(carol)
+    const newReceipts = (await carol.client.assetReceipts(after.asset_id)).receipts
+    expect(new Set(newReceipts.map((r) => r.server_key_id))).toEqual(new Set([rotation.active]))
+    expect(new Set((await carol.client.assetReceipts(before.asset_id)).receipts.map((r) => r.server_key_id))).toEqual(new Set([oldKey]))
+
+    // receipts verify, like any client, over HTTP: both the old and the new asset.
+    const token = carol.client.tokens!.access_token
+    for (const assetId of [before.asset_id, after.asset_id]) {
+      const ran = await coffer(env, 'receipts', 'verify', assetId, '--server', server.url, '--token', token)
+      expect(ran.code, ran.stderr).toBe(0)
+      const report = JSON.parse(ran.stdout) as { asset_id: string; receipts: number; valid: boolean; problems: string[] }
+      expect(report).toEqual({ asset_id: assetId, receipts: 4, valid: true, problems: [] })
+    }
+    // An asset the token's account does not hold: the server answers 404, the command fails.
+    const missing = await coffer(env, 'receipts', 'verify', randomUUID(), '--server', server.url, '--token', token)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/404/)
+  }, 120_000)
+
+  it('maintain runs one maintenance pass and migrate finds nothing left to apply, beside the running server', async () => {
+    const pass = await cofferJson<{ deleted: Record<string, number>; garbage: { rows: number; files: number } }>(env, 'maintain')
+    expect(pass).toEqual({ deleted: expect.any(Object), garbage: { rows: expect.any(Number), files: expect.any(Number) } })
+    const migrate = await coffer(env, 'migrate')
+    expect(migrate.code, migrate.stderr).toBe(0)
+    expect(migrate.stdout).toBe(`migrations applied (${testEngine})\n`)
+    // The server is still serving.
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+  }, 120_000)
+
+  it('exits 2 with the usage text on wrong usage', async () => {
+    const wrong = [
+      ['bogus'],
+      ['admin'],
+      ['admin', 'suspend'],
+      ['admin', 'frobnicate', randomUUID()],
+      ['keys'],
+      ['keys', 'spin'],
+      ['receipts', 'verify', randomUUID()],
+      ['receipts', 'verify', '--server', 'http://127.0.0.1:1', '--token', 't'],
+      ['receipts', 'check', randomUUID(), '--server', 'http://127.0.0.1:1', '--token', 't'],
+    ]
+    const ran = await Promise.all(wrong.map((args) => coffer(env, ...args)))
+    for (const [i, outcome] of ran.entries()) {
+      expect(outcome.code, wrong[i]!.join(' ')).toBe(2)
+      expect(outcome.stderr).toContain('usage: coffer <command> [arguments]')
+      expect(outcome.stdout).toBe('')
+    }
+  }, 60_000)
+
+  it('no command at all prints the usage and exits 0', async () => {
+    const ran = await coffer(env)
+    expect(ran.code).toBe(0)
+    expect(ran.stderr).toContain('usage: coffer <command> [arguments]')
+  })
+})
