@@ -1,11 +1,11 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios of bench/scenarios/ (all, or those
 // named), each subject against a ceiling measured in the same run, and prints one table of
-// ratios against targets. Every server under test is a child process; the load generator
-// (autocannon) runs here.
+// ratios against targets (and the memory scenario's checks). Every server under test is a
+// child process; the load generator (autocannon, or bench/lib/loop.ts's closed loops) runs here.
 //
 // Environment:
-//   BENCH_SECONDS          seconds per measurement (default 5)
-//   BENCH_WARMUP_SECONDS   seconds of warm-up per contender (default 2)
+//   BENCH_SECONDS          seconds per measurement (default 4)
+//   BENCH_WARMUP_SECONDS   seconds of warm-up per contender (default 1)
 //   BENCH_ROUNDS           measurements per contender, alternated (default 2)
 //   BENCH_QUIET_TIMEOUT_SECONDS  before each measurement, wait up to this long for the rest of the
 //                          machine to go quiet (default 15; 0: never wait); a row measured beside other work says "(noisy)"
@@ -13,13 +13,15 @@
 //   BENCH_DATABASE_URL     PostgreSQL for the PostgreSQL contenders (else TEST_DATABASE_URL; else skipped)
 //   BENCH_STRICT=1         exit 1 when a target is missed (an invalid measurement always does)
 //   BENCH_CHILD_EXEC_ARGV  extra node flags for every child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   BENCH_REVOKE_BATCH, BENCH_LIFECYCLE_BATCH  single-use operations prepared per measurement at most
+//   BENCH_UPLOAD_MIB, BENCH_MEMORY_MIB  blob sizes of the upload (64) and memory (1024) scenarios
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describeMachine, formatMachine } from './lib/machine.ts'
 import { NOISY_CORES, type Measured } from './lib/measure.ts'
-import { detailsTable, resultsTable } from './lib/report.ts'
-import { noisy, verdict, type BenchContext, type Row } from './lib/scenario.ts'
+import { checksTable, detailsTable, resultsTable } from './lib/report.ts'
+import { noisy, verdict, type BenchContext, type Check, type Row } from './lib/scenario.ts'
 import { scenarios } from './scenarios/index.ts'
 
 function positive(name: string, fallback: number, zeroAllowed = false): number {
@@ -39,7 +41,7 @@ if (unknown.length > 0) {
 const selected = wanted.length === 0 ? scenarios : scenarios.filter((s) => wanted.includes(s.name))
 
 // Each scenario's children and databases go when the scenario ends (they must not share the
-// CPU with the next one), and on Ctrl-C.
+// CPU with the next one), and on Ctrl-C or SIGTERM.
 const cleanups: Array<() => Promise<void>> = []
 const cleanUp = async () => {
   while (cleanups.length > 0) {
@@ -53,13 +55,16 @@ const cleanUp = async () => {
 
 const workDir = await mkdtemp(path.join(tmpdir(), 'coffer-bench-'))
 const removeWorkDir = () => rm(workDir, { recursive: true, force: true })
-process.once('SIGINT', () => {
-  void cleanUp().then(removeWorkDir).then(() => process.exit(130))
-})
+// Ctrl-C, or a `timeout` around the run: children stopped, schemas dropped, temp files gone.
+for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    void cleanUp().then(removeWorkDir).then(() => process.exit(status))
+  })
+}
 const context: BenchContext = {
   schedule: {
-    warmupS: positive('BENCH_WARMUP_SECONDS', 2),
-    measureS: positive('BENCH_SECONDS', 5),
+    warmupS: positive('BENCH_WARMUP_SECONDS', 1),
+    measureS: positive('BENCH_SECONDS', 4),
     rounds: Math.round(positive('BENCH_ROUNDS', 2)),
     quietTimeoutS: positive('BENCH_QUIET_TIMEOUT_SECONDS', 15, true),
     retries: Math.round(positive('BENCH_RETRIES', 2, true)),
@@ -77,15 +82,18 @@ context.log(`machine: ${machine}`)
 context.log(`schedule: ${context.schedule.warmupS} s warm-up, ${context.schedule.rounds} x ${context.schedule.measureS} s per contender, alternated`)
 
 const rows: Row[] = []
+const checks: Check[] = []
 const measured: Measured[] = []
 const notes: string[] = []
 let failed: unknown = null
 const started = performance.now()
 for (const scenario of selected) {
   context.log(`\n== ${scenario.name}: ${scenario.summary}`)
+  const scenarioStarted = performance.now()
   try {
     const result = await scenario.run(context)
     rows.push(...result.rows)
+    checks.push(...(result.checks ?? []))
     measured.push(...result.measured)
     notes.push(...result.notes.map((n) => `${scenario.name}: ${n}`))
   } catch (error) {
@@ -93,15 +101,19 @@ for (const scenario of selected) {
   } finally {
     await cleanUp()
   }
+  context.log(`  (${scenario.name} took ${((performance.now() - scenarioStarted) / 1000).toFixed(0)} s)`)
   if (failed !== null) break
 }
 await removeWorkDir()
 
-if (rows.length > 0) {
+if (rows.length > 0 || checks.length > 0) {
   context.log(`\n## Results (${machine})\n`)
-  context.log(resultsTable(rows))
-  context.log('\n## Per contender\n')
-  context.log(detailsTable(measured))
+  if (rows.length > 0) context.log(resultsTable(rows))
+  if (checks.length > 0) context.log(`${rows.length > 0 ? '\n' : ''}${checksTable(checks)}`)
+  if (measured.length > 0) {
+    context.log('\n## Per contender\n')
+    context.log(detailsTable(measured))
+  }
   if (notes.length > 0) context.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`)
   if (rows.some(noisy)) context.log(`- (noisy): other work on the machine took ${NOISY_CORES}+ cores during a measurement of that row; its figures are suspect.`)
 }
@@ -113,4 +125,4 @@ if (failed !== null) {
 }
 const verdicts = rows.map(verdict)
 if (verdicts.includes('INVALID')) process.exit(1)
-if (process.env.BENCH_STRICT === '1' && verdicts.includes('FAIL')) process.exit(1)
+if (process.env.BENCH_STRICT === '1' && (verdicts.includes('FAIL') || checks.some((c) => c.pass === false))) process.exit(1)

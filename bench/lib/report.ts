@@ -1,6 +1,6 @@
 // The results as Markdown tables (they paste straight into docs/benchmarks.md).
 import { formatRate, type Measured } from './measure.ts'
-import { formatTarget, noisy, ratio, verdict, type Row } from './scenario.ts'
+import { formatTarget, noisy, ratio, verdict, type Check, type Row } from './scenario.ts'
 
 function table(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)))
@@ -38,5 +38,12 @@ export function detailsTable(measured: readonly Measured[]): string {
       m.pooled.otherCores.toFixed(2),
       m.pooled.problems.join('; ') || '-',
     ]),
+  )
+}
+
+export function checksTable(checks: readonly Check[]): string {
+  return table(
+    ['scenario', 'check', 'value', 'target', 'result'],
+    checks.map((c) => [c.scenario, c.name, c.value, c.target, c.pass === null ? 'info' : c.pass ? 'pass' : 'FAIL']),
   )
 }

@@ -31,11 +31,25 @@ export interface Row {
   readonly unit: string
 }
 
+/**
+ * A figure that is not a rate against a ceiling (a memory growth, an exact byte count), with
+ * its own target: `pass` is null when it is reported for information only.
+ */
+export interface Check {
+  readonly scenario: string
+  readonly name: string
+  readonly value: string
+  readonly target: string
+  readonly pass: boolean | null
+}
+
 export interface ScenarioResult {
   readonly rows: readonly Row[]
   /** Per-contender figures beyond the rows (rounds, latency, CPU). */
   readonly measured: readonly Measured[]
   readonly notes: readonly string[]
+  /** Figures with a target of their own (the memory scenario's). */
+  readonly checks?: readonly Check[]
 }
 
 export interface Scenario {

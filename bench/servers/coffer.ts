@@ -1,16 +1,19 @@
 // A real Coffer server for the benchmarks, built the way src/main.ts builds it (config from
-// the environment, createDeps, migrate, buildApp) with the production logger, on an ephemeral
+// the environment, createDeps, startUp, buildApp) with the production logger, on an ephemeral
 // port. Environment: the server's own variables (DATA_DIR, LOG_LEVEL, DATABASE_URL, ...) and
-// BENCH_PG_SCHEMA, the fresh PostgreSQL schema to pin every connection to.
+// BENCH_PG_SCHEMA, the fresh PostgreSQL schema to pin every connection to. It answers one
+// request, { kind: 'memory' }, with its process.memoryUsage().
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { createDeps, type DepsOverrides } from '../../src/deps.ts'
+import { createDeps, startUp, type DepsOverrides } from '../../src/deps.ts'
 import { serveParent, startOrDie } from '../lib/child-side.ts'
 
 export interface CofferReady {
   readonly url: string
   readonly engine: string
   readonly logLevel: string
+  /** Where the blob store keeps its files (the upload scenario writes its raw ceiling beside them). */
+  readonly blobDir: string
 }
 
 await startOrDie(async () => {
@@ -22,11 +25,16 @@ await startOrDie(async () => {
     overrides = { database: { engine: 'postgres', url: config.database.url, searchPath: schema } }
   }
   const deps = await createDeps(config, overrides)
-  await deps.storage.migrate()
+  await startUp(deps)
   const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel }
+  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir }
   serveParent(ready, {
+    // The memory scenario asks where the resident memory is (V8 heap, buffers).
+    onRequest: async (body) => {
+      if ((body as { kind?: unknown } | null)?.kind !== 'memory') throw new Error('unknown request')
+      return process.memoryUsage()
+    },
     onStop: async () => {
       await app.close()
       await deps.storage.close()

@@ -1,0 +1,114 @@
+// revoke-all: `POST /v1/auth/sessions/revoke-all` on a real Coffer server, each with a fresh
+// single-use challenge and its hybrid proof (Ed25519 + ML-DSA-65 over the canonical signing
+// bytes). Challenges are issued (a bearer call each) and proofs signed before the measured
+// window: only the revoke call is timed (burn the challenge, read the bound identity key, verify
+// the proof, close every session in one transaction). Each worker has an account of its own,
+// signed in once per batch, so an account has at most a couple of sessions to close (the first
+// revoke of a batch closes them, the rest find none). Ceiling: raw hybridVerify (the same
+// function) in CONCURRENCY loops in one process.
+import { cpuWindow } from '../lib/cpu.ts'
+import { uploader, PASSWORD, type Uploader } from '../lib/albums.ts'
+import { startChild } from '../lib/child.ts'
+import { startCoffer, type CofferChild } from '../lib/coffer.ts'
+import { expectStatus, inParallel, preparedContender } from '../lib/loop.ts'
+import { alternate, type Contender } from '../lib/measure.ts'
+import { row, type Row, type Scenario } from '../lib/scenario.ts'
+import type { HybridVerifyRun, HybridVerifyRunResult } from '../servers/hybrid-raw.ts'
+
+/** Revoke-alls (and raw verifications) in flight: twice the default libuv pool, as in login. */
+const CONCURRENCY = 8
+/**
+ * Proofs per measurement at most: each costs a challenge call and an ML-DSA-65 signature
+ * (about 1 ms of CPU) beforehand, so a measurement ends when its batch is spent if that comes
+ * before BENCH_SECONDS.
+ */
+const MAX_BATCH = Number(process.env.BENCH_REVOKE_BATCH ?? 2500)
+const CEILING = 'raw hybridVerify'
+const SERVER_ENV = { REVOKE_CHALLENGE_TTL_S: '3600' }
+
+interface Proof {
+  readonly body: string
+}
+
+function revokeLoad(name: string, server: CofferChild, accounts: readonly Uploader[]): Contender {
+  return preparedContender<Proof>({
+    name,
+    url: server.ready.url,
+    concurrency: CONCURRENCY,
+    subjectCpu: () => server.cpuSeconds(),
+    initialRate: 500,
+    maxBatch: MAX_BATCH,
+    async prepare(perWorker) {
+      return Promise.all(accounts.map(async (account) => {
+        // The last batch ended this account's sessions: sign in again to ask for challenges.
+        const signedIn = await account.client.login(account.email, PASSWORD)
+        if (signedIn.kind !== 'session') throw new Error('login asked for a second factor')
+        const slots = Array.from({ length: perWorker }, (_, i) => i)
+        return inParallel(slots, 4, async () => {
+          const { challenge } = await account.client.revokeAllChallenge()
+          return { body: JSON.stringify({ challenge, proof: await account.identity.proveRevokeAll(account.userId, challenge) }) }
+        })
+      }))
+    },
+    async run(proof, http) {
+      expectStatus(await http.call('POST', '/v1/auth/sessions/revoke-all', { 'content-type': 'application/json' }, proof.body), 200, 'revoke-all')
+      return 1
+    },
+  })
+}
+
+async function accountsOn(server: CofferChild): Promise<Uploader[]> {
+  return inParallel(Array.from({ length: CONCURRENCY }, (_, i) => i), 4, () => uploader(server))
+}
+
+export const revokeAll: Scenario = {
+  name: 'revoke-all',
+  summary: `POST /v1/auth/sessions/revoke-all with prepared challenges and hybrid proofs, ${CONCURRENCY} in flight; ceiling: ${CEILING} at the same concurrency`,
+  async run(context) {
+    const raw = await startChild<{ proofs: number }>('servers/hybrid-raw.ts')
+    context.defer(() => raw.stop())
+    const ceiling: Contender = {
+      name: CEILING,
+      async measure(seconds) {
+        const cpu = cpuWindow(() => raw.cpuSeconds())
+        const run: HybridVerifyRun = { seconds, concurrency: CONCURRENCY }
+        const result = await raw.request<HybridVerifyRunResult>(run)
+        const { subjectCores, loadgenCores, otherCores } = cpu.end()
+        return {
+          rate: result.completed / result.seconds,
+          completed: result.completed,
+          seconds: result.seconds,
+          p50Ms: result.p50Ms,
+          p99Ms: result.p99Ms,
+          subjectCores,
+          loadgenCores,
+          otherCores,
+          problems: result.completed === 0 ? ['no verification completed'] : [],
+        }
+      },
+    }
+    const contenders: Contender[] = [ceiling]
+    const rows: Array<[subject: string, target: Row['target']]> = []
+
+    const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: SERVER_ENV })
+    contenders.push(revokeLoad('revoke-all, coffer sqlite', sqlite, await accountsOn(sqlite)))
+    rows.push(['revoke-all, coffer sqlite', null])
+    const notes = [
+      `Only the revoke call is timed: challenges (a bearer call each) and proofs are made before each measurement, at most ${MAX_BATCH} (BENCH_REVOKE_BATCH), so a measurement may end before BENCH_SECONDS when its batch is spent.`,
+    ]
+    if (context.postgresUrl !== null) {
+      const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: SERVER_ENV })
+      contenders.push(revokeLoad('revoke-all, coffer postgres', postgres, await accountsOn(postgres)))
+      rows.push(['revoke-all, coffer postgres', null])
+    } else {
+      notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+    }
+
+    const measured = await alternate(contenders, context.schedule, context.log)
+    return {
+      rows: rows.map(([subject, target]) => row('revoke-all', measured, subject, CEILING, target, 'proof')),
+      measured: [...measured.values()],
+      notes,
+    }
+  },
+}
