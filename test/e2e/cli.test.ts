@@ -3,21 +3,17 @@
 // rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
 // an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
 import { encode } from 'cborg'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferClient, CofferProblem, type AttestationKeys, type ModerationRecord, type OpResult } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { ciphertext, signedManifest, type Uploader } from '../support/albums.ts'
-import { freshDatabase, testEngine, type TestDatabase } from '../support/database.ts'
+import { testEngine } from '../support/database.ts'
+import { ROOT, serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
-const MAIN = path.join(ROOT, 'src/main.ts')
 const CLI = path.join(ROOT, 'src/cli/main.ts')
 
 interface Ran {
@@ -46,38 +42,14 @@ async function cofferJson<T>(env: Record<string, string>, ...args: string[]): Pr
   return JSON.parse(ran.stdout) as T
 }
 
-let directory: string
-let database: TestDatabase
+let space: Workspace
 let env: Record<string, string>
-let server: { child: ChildProcess; url: string; lines: string[]; exited: Promise<number | null> }
-
-async function waitFor(lines: string[], pattern: RegExp, timeoutMs = 40_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    for (const line of lines) {
-      const match = pattern.exec(line)
-      if (match) return match
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${lines.join('\n')}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+let server: Started & { url: string }
 
 beforeAll(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'coffer-cli-'))
-  database = await freshDatabase(directory)
-  const target = database.target
-  // The server reads DATABASE_URL only; a PostgreSQL test schema rides in the URL's options.
-  const databaseUrl = target.engine === 'postgres'
-    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
-    : `sqlite:${target.file}`
-  env = { DATA_DIR: directory, DATABASE_URL: databaseUrl, PORT: '0', PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1' }
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const lines: string[] = []
-  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const match = await waitFor(lines, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
-  server = { child, url: match[1]!, lines, exited }
+  space = await workspace('cli')
+  env = space.env
+  server = await serveProcess(env)
 }, 60_000)
 
 afterAll(async () => {
@@ -85,8 +57,7 @@ afterAll(async () => {
     server.child.kill('SIGTERM')
     await server.exited
   }
-  await database?.drop()
-  await rm(directory, { recursive: true, force: true })
+  await space?.remove()
 })
 
 /** A client with an account, a published directory and an album, the way an app sets one up. */

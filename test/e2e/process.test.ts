@@ -1,73 +1,33 @@
 // The server as an operator runs it: `node src/main.ts` starts on the embedded default or the
 // configured database, generates SECRET_KEY once into DATA_DIR, refuses a bad setting by
 // name, and on SIGTERM finishes the request in flight before it exits.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freshDatabase, testEngine, type TestDatabase } from '../support/database.ts'
-
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts')
-
-interface Running {
-  readonly child: ChildProcess
-  readonly url: string
-  readonly lines: string[]
-  readonly exited: Promise<number | null>
-}
+import { testEngine } from '../support/database.ts'
+import { serveProcess, startProcess, waitFor, workspace as makeWorkspace } from '../support/process.ts'
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step()
 })
 
-async function workspace(): Promise<{ directory: string; database: TestDatabase; env: Record<string, string> }> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-e2e-'))
-  const database = await freshDatabase(directory)
-  cleanup.push(async () => {
-    await database.drop()
-    await rm(directory, { recursive: true, force: true })
-  })
-  const target = database.target
-  // The server reads DATABASE_URL only; a PostgreSQL test schema rides in the URL's options.
-  const databaseUrl = target.engine === 'postgres'
-    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
-    : `sqlite:${target.file}`
-  return { directory, database, env: { DATA_DIR: directory, DATABASE_URL: databaseUrl, PORT: '0', PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1' } }
+async function workspace() {
+  const made = await makeWorkspace('e2e')
+  cleanup.push(() => made.remove())
+  return made
 }
 
-function start(env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const lines: string[] = []
-  for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => lines.push(line))
-  }
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  cleanup.push(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-    await exited
-  })
-  return { child, lines, exited }
+function start(env: Record<string, string>) {
+  const started = startProcess(env)
+  cleanup.push(() => started.kill())
+  return started
 }
 
-async function waitFor(lines: string[], pattern: RegExp, timeoutMs = 40_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    for (const line of lines) {
-      const match = pattern.exec(line)
-      if (match) return match
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${lines.join('\n')}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-async function serve(env: Record<string, string>): Promise<Running> {
-  const started = start(env)
-  const match = await waitFor(started.lines, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
-  return { ...started, url: match[1] ?? '' }
+async function serve(env: Record<string, string>) {
+  const started = await serveProcess(env)
+  cleanup.push(() => started.kill())
+  return started
 }
 
 describe(`node src/main.ts on ${testEngine}`, () => {
