@@ -74,7 +74,24 @@ export async function signedManifest(member: Pick<Uploader, 'userId' | 'identity
 
 /** The JSON body of `POST /v1/albums/{id}/ops` for a signed manifest. */
 export function opBody(signed: { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }): string {
-  return JSON.stringify({ manifest_envelope: signed.envelope, manifest_cbor: Buffer.from(signed.manifestCbor).toString('base64'), metadata_blob: null })
+  return JSON.stringify(opRequest(signed))
+}
+
+function opRequest(signed: { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }) {
+  return { manifest_envelope: signed.envelope, manifest_cbor: Buffer.from(signed.manifestCbor).toString('base64'), metadata_blob: null }
+}
+
+/** An upload session whose bundle is one original blob (`hash`, `size` bytes); its id. */
+export async function openOriginalSession(member: Uploader, albumId: string, hash: string, size: number): Promise<string> {
+  const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size }] })
+  return session.upload_id
+}
+
+/** Makes an uploaded bundle a live asset (a signed `create` whose original is `ciphertextHash`); the asset's id. */
+export async function createAsset(member: Uploader, albumId: string, ciphertextHash: string): Promise<string> {
+  const signed = await signedManifest(member, albumId, { ciphertextHash, derivativeHashes: [], metadataBlobHash: null })
+  await member.client.applyManifest(albumId, opRequest(signed))
+  return signed.envelope.file_id
 }
 
 const MIB = 1024 * 1024

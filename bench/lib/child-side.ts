@@ -1,5 +1,7 @@
 // The child's side of child.ts: announce readiness, answer the parent's requests, and shut
-// down cleanly on SIGTERM or when the parent goes away.
+// down cleanly on SIGTERM or when the parent goes away; and the timed loops of the children
+// that measure by themselves (the raw ceilings under bench/servers/).
+import { percentile } from './stats.ts'
 
 export type ToChild = { readonly kind: 'request'; readonly id: number; readonly body: unknown }
 
@@ -54,4 +56,46 @@ export async function startOrDie(start: () => Promise<void>): Promise<void> {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     process.exit(1)
   }
+}
+
+/** What the parent asks a looping child for (measure.ts childLoop): run for `seconds` with `concurrency` loops. */
+export interface LoopRun {
+  readonly seconds: number
+  readonly concurrency: number
+}
+
+export interface LoopRunResult {
+  /** Operations completed. */
+  readonly operations: number
+  /** What they completed, in the child's unit (1 per operation unless it says otherwise: bytes, ...). */
+  readonly units: number
+  /** From the start to the end of the last operation. */
+  readonly seconds: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+}
+
+/**
+ * Runs `op(loop)` in `concurrency` independent loops until `seconds` have passed (an operation
+ * under way then is finished and counted). `op` answers the units it completed (nothing: 1).
+ */
+export async function timedLoops(run: LoopRun, op: (loop: number) => Promise<number | void>): Promise<LoopRunResult> {
+  const started = performance.now()
+  const deadline = started + run.seconds * 1000
+  const latencies: number[] = []
+  let units = 0
+  let lastEnd = started
+  const loop = async (index: number) => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now()
+      // Not `units += await op()`: that reads `units` before the await, losing the other loops' counts.
+      const done = await op(index)
+      units += done ?? 1
+      lastEnd = performance.now()
+      latencies.push(lastEnd - t0)
+    }
+  }
+  await Promise.all(Array.from({ length: run.concurrency }, (_, i) => loop(i)))
+  latencies.sort((a, b) => a - b)
+  return { operations: latencies.length, units, seconds: (lastEnd - started) / 1000, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) }
 }

@@ -5,6 +5,7 @@
 import { connect, type Socket } from 'node:net'
 import { cpuWindow } from './cpu.ts'
 import type { Contender, Measurement } from './measure.ts'
+import { percentile } from './stats.ts'
 
 export interface HttpAnswer {
   readonly status: number
@@ -120,15 +121,13 @@ export function expectStatus(answer: HttpAnswer, expected: number, what: string)
   }
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0)
-}
-
 export interface LoopOptions {
   readonly concurrency: number
   readonly seconds: number
   /** CPU seconds of the process under test so far (Child.cpuSeconds). */
   readonly subjectCpu: () => number
+  /** Where every operation's latency (ms) goes too, for percentiles over several measurements. */
+  readonly latencies?: number[]
 }
 
 /**
@@ -157,7 +156,9 @@ export async function closedLoop(options: LoopOptions, op: (worker: number) => P
       }
       if (done === null) return
       units += done
-      latencies.push(performance.now() - t0)
+      const latency = performance.now() - t0
+      latencies.push(latency)
+      options.latencies?.push(latency)
     }
   }
   await Promise.all(Array.from({ length: options.concurrency }, (_, i) => worker(i)))
@@ -196,35 +197,52 @@ export interface PreparedLoad<T> {
   run(item: T, http: HttpClient, worker: number): Promise<number>
 }
 
+/** A batch of single-use operations made ready, to be run once. */
+export interface PreparedBatch {
+  /** Runs the batch for `seconds` at most (less when it is spent first). */
+  run(seconds: number): Promise<Measurement>
+}
+
 /**
- * A contender whose operations are single use: before each measurement a batch is prepared
- * (outside the measured window), sized from the last measured rate to last `seconds`, capped
- * at `maxBatch`; the measurement ends when the time is up or the batch is spent, whichever
- * comes first, and its rate is what completed over the time it took.
+ * Batches of single-use operations: each is prepared (outside any measured window) for about
+ * `seconds` at the last measured rate, capped at `maxBatch`, and its run ends when the time
+ * is up or the batch is spent, whichever comes first; its rate is what completed over the
+ * time it took, and sizes the next batch.
  */
-export function preparedContender<T>(load: PreparedLoad<T>): Contender {
+export function preparedBatches<T>(load: PreparedLoad<T>): { prepare(seconds: number): Promise<PreparedBatch> } {
   let rate = load.initialRate
   return {
-    name: load.name,
-    async measure(seconds) {
+    async prepare(seconds) {
       const wanted = Math.min(load.maxBatch, Math.max(load.concurrency * 2, Math.ceil((rate * seconds * 1.15) / (load.unitsPerItem ?? 1))))
-      const perWorker = Math.ceil(wanted / load.concurrency)
-      const batches = await load.prepare(perWorker)
+      const batches = await load.prepare(Math.ceil(wanted / load.concurrency))
       // Let what the preparation left behind (fsyncs, WAL checkpoints) settle.
       await new Promise((resolve) => setTimeout(resolve, 250))
-      const http = new HttpClient(load.url)
-      let measurement: Measurement
-      try {
-        measurement = await closedLoop({ concurrency: load.concurrency, seconds, subjectCpu: load.subjectCpu }, async (worker) => {
-          const item = batches[worker]?.pop()
-          return item === undefined ? null : load.run(item, http, worker)
-        })
-      } finally {
-        http.close()
+      return {
+        async run(runSeconds) {
+          const http = new HttpClient(load.url)
+          let measurement: Measurement
+          try {
+            measurement = await closedLoop({ concurrency: load.concurrency, seconds: runSeconds, subjectCpu: load.subjectCpu }, async (worker) => {
+              const item = batches[worker]?.pop()
+              return item === undefined ? null : load.run(item, http, worker)
+            })
+          } finally {
+            http.close()
+          }
+          if (measurement.rate > 0) rate = measurement.rate
+          return measurement
+        },
       }
-      if (measurement.rate > 0) rate = measurement.rate
-      return measurement
     },
+  }
+}
+
+/** A contender whose operations are single use (see preparedBatches): a batch per measurement. */
+export function preparedContender<T>(load: PreparedLoad<T>): Contender {
+  const batches = preparedBatches(load)
+  return {
+    name: load.name,
+    measure: async (seconds) => (await batches.prepare(seconds)).run(seconds),
   }
 }
 

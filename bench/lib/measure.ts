@@ -3,6 +3,7 @@
 // rounds so that drift (thermal, noisy neighbours) hits subject and ceiling alike.
 import autocannon from 'autocannon'
 import type { Child } from './child.ts'
+import type { LoopRun, LoopRunResult } from './child-side.ts'
 import { cpuWindow, waitForQuiet } from './cpu.ts'
 
 export interface Measurement {
@@ -69,6 +70,35 @@ export async function measureHttp(child: Child<unknown>, load: HttpLoad, seconds
     loadgenCores,
     otherCores,
     problems,
+  }
+}
+
+/**
+ * A contender that is a child looping by itself (the raw ceilings under bench/servers/): asked
+ * over IPC to run `request(seconds)` (a LoopRun and whatever else that child needs), its CPU
+ * accounted from here. The child counts `units` (bytes, ...); the figure is `units / unitSize`
+ * (1 by default) per second.
+ */
+export function childLoop<R extends LoopRun>(name: string, child: Child<unknown>, request: (seconds: number) => R, unitSize = 1): Contender {
+  return {
+    name,
+    async measure(seconds) {
+      const cpu = cpuWindow(() => child.cpuSeconds())
+      const result = await child.request<LoopRunResult>(request(seconds))
+      const { subjectCores, loadgenCores, otherCores } = cpu.end()
+      const completed = result.units / unitSize
+      return {
+        rate: result.seconds === 0 ? 0 : completed / result.seconds,
+        completed,
+        seconds: result.seconds,
+        p50Ms: result.p50Ms,
+        p99Ms: result.p99Ms,
+        subjectCores,
+        loadgenCores,
+        otherCores,
+        problems: result.operations === 0 ? ['no operation completed'] : [],
+      }
+    },
   }
 }
 

@@ -2,7 +2,7 @@
 // measures subject(s) and ceiling(s) with `alternate` (measure.ts), and returns rows of
 // subject/ceiling ratios against targets. bench/run.ts lists the scenarios, filters them by
 // name from the command line, and prints one table for all of them.
-import { NOISY_CORES, type Measured, type Schedule } from './measure.ts'
+import { alternate, NOISY_CORES, type Contender, type Measured, type Schedule } from './measure.ts'
 
 export interface BenchContext {
   readonly schedule: Schedule
@@ -64,6 +64,30 @@ export function row(scenario: string, measured: ReadonlyMap<string, Measured>, s
   const c = measured.get(ceiling)
   if (s === undefined || c === undefined) throw new Error(`${scenario}: no measurement for ${s === undefined ? subject : ceiling}`)
   return { scenario, subject: s, ceiling: c, target, unit }
+}
+
+/** The note of a scenario run without a PostgreSQL URL. */
+export const POSTGRES_SKIPPED = 'PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.'
+
+/**
+ * How most scenarios end: the contenders measured alternately, one row per subject against
+ * `ceiling`, every contender in the details.
+ */
+export async function measureAgainst(
+  context: BenchContext,
+  scenario: string,
+  contenders: readonly Contender[],
+  subjects: ReadonlyArray<readonly [subject: string, target: Target | null]>,
+  ceiling: string,
+  unit: string,
+  notes: readonly string[],
+): Promise<ScenarioResult> {
+  const measured = await alternate(contenders, context.schedule, context.log)
+  return {
+    rows: subjects.map(([subject, target]) => row(scenario, measured, subject, ceiling, target, unit)),
+    measured: [...measured.values()],
+    notes,
+  }
 }
 
 export function ratio(row: Row): number {

@@ -3,11 +3,10 @@
 // does the same header check on an in-memory Map. Coffer runs at LOG_LEVEL=info (the
 // production default) and at warn (to show what per-request logging costs), on SQLite and, when
 // a URL is given, on PostgreSQL.
-import type { Child } from '../lib/child.ts'
-import { startChild } from '../lib/child.ts'
+import { startChild, type Child } from '../lib/child.ts'
 import { registerAccount, startCoffer } from '../lib/coffer.ts'
-import { alternate, measureHttp, type Contender } from '../lib/measure.ts'
-import { row, type Row, type Scenario } from '../lib/scenario.ts'
+import { measureHttp, type Contender } from '../lib/measure.ts'
+import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
 
 const CONNECTIONS = 10
 const CEILING = 'bare Fastify route + Map'
@@ -30,7 +29,7 @@ export const bearer: Scenario = {
   summary: `GET /v1/profile with a bearer token, ${CONNECTIONS} keep-alive connections; ceiling: ${CEILING}`,
   async run(context) {
     const contenders: Contender[] = []
-    const rows: Array<[subject: string, target: Row['target']]> = []
+    const subjects: Array<[subject: string, target: Target | null]> = []
 
     const sqliteInfo = await startCoffer(context, { engine: 'sqlite', logLevel: 'info' })
     const account = await registerAccount(sqliteInfo)
@@ -40,26 +39,20 @@ export const bearer: Scenario = {
     contenders.push(profileLoad(CEILING, ceiling, account.accessToken))
 
     contenders.push(profileLoad('coffer sqlite, LOG_LEVEL=info', sqliteInfo, account.accessToken))
-    rows.push(['coffer sqlite, LOG_LEVEL=info', { min: 0.5 }])
+    subjects.push(['coffer sqlite, LOG_LEVEL=info', { min: 0.5 }])
 
     const sqliteWarn = await startCoffer(context, { engine: 'sqlite', logLevel: 'warn' })
     contenders.push(profileLoad('coffer sqlite, LOG_LEVEL=warn', sqliteWarn, (await registerAccount(sqliteWarn)).accessToken))
-    rows.push(['coffer sqlite, LOG_LEVEL=warn', null])
+    subjects.push(['coffer sqlite, LOG_LEVEL=warn', null])
 
     const notes: string[] = []
     if (context.postgresUrl !== null) {
       const postgresInfo = await startCoffer(context, { engine: 'postgres', logLevel: 'info' })
       contenders.push(profileLoad('coffer postgres, LOG_LEVEL=info', postgresInfo, (await registerAccount(postgresInfo)).accessToken))
-      rows.push(['coffer postgres, LOG_LEVEL=info', null])
+      subjects.push(['coffer postgres, LOG_LEVEL=info', null])
     } else {
-      notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+      notes.push(POSTGRES_SKIPPED)
     }
-
-    const measured = await alternate(contenders, context.schedule, context.log)
-    return {
-      rows: rows.map(([subject, target]) => row('bearer', measured, subject, CEILING, target)),
-      measured: [...measured.values()],
-      notes,
-    }
+    return measureAgainst(context, 'bearer', contenders, subjects, CEILING, 'req', notes)
   },
 }

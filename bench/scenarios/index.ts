@@ -2,6 +2,7 @@
 // exporting a `Scenario` (lib/scenario.ts), listed here.
 import type { Scenario } from '../lib/scenario.ts'
 import { bearer } from './bearer.ts'
+import { deepVerify } from './deep-verify.ts'
 import { lifecycle } from './lifecycle.ts'
 import { login } from './login.ts'
 import { memory } from './memory.ts'
@@ -9,4 +10,4 @@ import { relay } from './relay.ts'
 import { revokeAll } from './revoke-all.ts'
 import { upload } from './upload.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify]

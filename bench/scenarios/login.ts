@@ -3,11 +3,11 @@
 // operations in flight through the libuv pool. Also an unknown email (the dummy hash) against a
 // wrong password: they must cost the same, or the rate tells which emails exist.
 import { startChild } from '../lib/child.ts'
-import { cpuWindow } from '../lib/cpu.ts'
+import type { LoopRun } from '../lib/child-side.ts'
 import { registerAccount, startCoffer, type CofferChild } from '../lib/coffer.ts'
-import { alternate, measureHttp, type Contender } from '../lib/measure.ts'
+import { alternate, childLoop, measureHttp, type Contender } from '../lib/measure.ts'
 import { row, type Scenario } from '../lib/scenario.ts'
-import type { Argon2Ready, VerifyRun, VerifyRunResult } from '../servers/argon2-raw.ts'
+import type { Argon2Ready } from '../servers/argon2-raw.ts'
 
 /**
  * Requests (verifications) in flight: twice the default libuv pool size (4), so that the pool
@@ -47,26 +47,7 @@ export const login: Scenario = {
     const raw = await startChild<Argon2Ready>('servers/argon2-raw.ts')
     context.defer(() => raw.stop())
 
-    const ceiling: Contender = {
-      name: CEILING,
-      async measure(seconds) {
-        const cpu = cpuWindow(() => raw.cpuSeconds())
-        const run: VerifyRun = { seconds, concurrency: CONCURRENCY }
-        const result = await raw.request<VerifyRunResult>(run)
-        const { subjectCores, loadgenCores, otherCores } = cpu.end()
-        return {
-          rate: result.completed / result.seconds,
-          completed: result.completed,
-          seconds: result.seconds,
-          p50Ms: result.p50Ms,
-          p99Ms: result.p99Ms,
-          subjectCores,
-          loadgenCores,
-          otherCores,
-          problems: result.completed === 0 ? ['no verification completed'] : [],
-        }
-      },
-    }
+    const ceiling = childLoop(CEILING, raw, (seconds): LoopRun => ({ seconds, concurrency: CONCURRENCY }))
     const contenders = [
       ceiling,
       loginLoad(OK, server, { email: account.email, password: account.password }, 200),

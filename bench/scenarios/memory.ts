@@ -5,11 +5,11 @@
 // of it are downloaded: the server's `coffer_blob_bytes_read_total` must grow by exactly the
 // range's length (only the range is read from the store).
 import { readFileSync } from 'node:fs'
-import { album, BlobFactory, signedManifest, uploader } from '../lib/albums.ts'
+import { album, BlobFactory, createAsset, openOriginalSession, uploader } from '../lib/albums.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
 import { NOISY_CORES } from '../lib/measure.ts'
 import { waitForQuiet } from '../lib/cpu.ts'
-import type { BenchContext, Check, Scenario } from '../lib/scenario.ts'
+import { POSTGRES_SKIPPED, type BenchContext, type Check, type Scenario } from '../lib/scenario.ts'
 
 const BLOB_MIB = Number(process.env.BENCH_MEMORY_MIB ?? 1024)
 const TARGET_MIB = 64
@@ -76,12 +76,7 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
   const member = await uploader(server)
   const albumId = await album(member)
   const blob = factory.next()
-  const session = await member.client.openUploadSession({
-    album_id: albumId,
-    crypto_suite_id: 1,
-    ciphertext_hash: blob.hash,
-    blobs: [{ role: 'original', hash: blob.hash, size: factory.bytes }],
-  })
+  const uploadId = await openOriginalSession(member, albumId, blob.hash, factory.bytes)
 
   // Before: the server after start-up and a few requests, idle, sampled for a second.
   const busy = await waitForQuiet(NOISY_CORES, context.schedule.quietTimeoutS)
@@ -97,7 +92,7 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
   const during = sampler(server.pid)
   const duringHeap = breakdown(server)
   const t0 = performance.now()
-  await member.client.putBlob(session.upload_id, blob.hash, blob.stream())
+  await member.client.putBlob(uploadId, blob.hash, blob.stream())
   const seconds = (performance.now() - t0) / 1000
   const samples = during.stop()
   const heapDuring = await duringHeap.stop()
@@ -106,8 +101,7 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
   context.log(`  ${label}: ${seconds.toFixed(1)} s, ${samples.length} samples, peak resident ${mib(peak)} (+${mib(growth)})`)
 
   // Make the blob downloadable (a live asset references it), then read ranges of it.
-  const signed = await signedManifest(member, albumId, { ciphertextHash: blob.hash, derivativeHashes: [], metadataBlobHash: null })
-  await member.client.applyManifest(albumId, { manifest_envelope: signed.envelope, manifest_cbor: Buffer.from(signed.manifestCbor).toString('base64'), metadata_blob: null })
+  await createAsset(member, albumId, blob.hash)
   const ranges = [
     { start: Math.floor(factory.bytes / 2) + 12_345, length: MIB },
     { start: factory.bytes - 100, length: 100 },
@@ -143,7 +137,7 @@ export const memory: Scenario = {
     const checks = await measureOn(context, 'sqlite', factory)
     const notes = [`VmRSS of the server child sampled every ${SAMPLE_MS} ms; growth = peak during the upload - highest in the idle second before it.`]
     if (context.postgresUrl !== null) checks.push(...(await measureOn(context, 'postgres', factory)))
-    else notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+    else notes.push(POSTGRES_SKIPPED)
     return { rows: [], measured: [], notes, checks }
   },
 }

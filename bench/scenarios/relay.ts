@@ -9,8 +9,8 @@ import { PASSWORD } from '../lib/albums.ts'
 import { startChild, type Child } from '../lib/child.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
 import { closedLoop, expectStatus, HttpClient } from '../lib/loop.ts'
-import { alternate, type Contender } from '../lib/measure.ts'
-import { row, type Row, type Scenario } from '../lib/scenario.ts'
+import type { Contender } from '../lib/measure.ts'
+import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
 
 /** Round trips in flight, one channel each. */
 const CONCURRENCY = 8
@@ -67,7 +67,7 @@ export const relay: Scenario = {
   summary: `enrollment relay round trips (post a ${PAYLOAD_BYTES}-byte payload, drain it at the other end), ${CONCURRENCY} in flight on ${CONCURRENCY} channels; ceiling: ${CEILING}`,
   async run(context) {
     const contenders: Contender[] = []
-    const rows: Array<[subject: string, target: Row['target']]> = []
+    const subjects: Array<[subject: string, target: Target | null]> = []
 
     const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: SERVER_ENV })
     const channels = await openChannels(sqlite, CONCURRENCY)
@@ -76,7 +76,7 @@ export const relay: Scenario = {
     context.defer(() => ceiling.stop())
     contenders.push(relayLoad(CEILING, ceiling, channels))
     contenders.push(relayLoad('relay, coffer sqlite', sqlite, channels))
-    rows.push(['relay, coffer sqlite', null])
+    subjects.push(['relay, coffer sqlite', null])
 
     const notes = [
       `A round trip is two requests (a relay, 204, then a drain, 200, whose payload is checked); ${CONCURRENCY} in flight, each on its own channel, directions alternating. Both are write transactions on Coffer (a commit each).`,
@@ -84,16 +84,10 @@ export const relay: Scenario = {
     if (context.postgresUrl !== null) {
       const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: SERVER_ENV })
       contenders.push(relayLoad('relay, coffer postgres', postgres, await openChannels(postgres, CONCURRENCY)))
-      rows.push(['relay, coffer postgres', null])
+      subjects.push(['relay, coffer postgres', null])
     } else {
-      notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+      notes.push(POSTGRES_SKIPPED)
     }
-
-    const measured = await alternate(contenders, context.schedule, context.log)
-    return {
-      rows: rows.map(([subject, target]) => row('relay', measured, subject, CEILING, target, 'rt')),
-      measured: [...measured.values()],
-      notes,
-    }
+    return measureAgainst(context, 'relay', contenders, subjects, CEILING, 'rt', notes)
   },
 }

@@ -6,14 +6,13 @@
 // signed in once per batch, so an account has at most a couple of sessions to close (the first
 // revoke of a batch closes them, the rest find none). Ceiling: raw hybridVerify (the same
 // function) in CONCURRENCY loops in one process.
-import { cpuWindow } from '../lib/cpu.ts'
 import { uploader, PASSWORD, type Uploader } from '../lib/albums.ts'
 import { startChild } from '../lib/child.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
 import { expectStatus, inParallel, preparedContender } from '../lib/loop.ts'
-import { alternate, type Contender } from '../lib/measure.ts'
-import { row, type Row, type Scenario } from '../lib/scenario.ts'
-import type { HybridVerifyRun, HybridVerifyRunResult } from '../servers/hybrid-raw.ts'
+import { childLoop, type Contender } from '../lib/measure.ts'
+import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
+import type { HybridRun } from '../servers/hybrid-raw.ts'
 
 /** Revoke-alls (and raw verifications) in flight: twice the default libuv pool, as in login. */
 const CONCURRENCY = 8
@@ -65,50 +64,25 @@ export const revokeAll: Scenario = {
   name: 'revoke-all',
   summary: `POST /v1/auth/sessions/revoke-all with prepared challenges and hybrid proofs, ${CONCURRENCY} in flight; ceiling: ${CEILING} at the same concurrency`,
   async run(context) {
-    const raw = await startChild<{ proofs: number }>('servers/hybrid-raw.ts')
+    const raw = await startChild<unknown>('servers/hybrid-raw.ts')
     context.defer(() => raw.stop())
-    const ceiling: Contender = {
-      name: CEILING,
-      async measure(seconds) {
-        const cpu = cpuWindow(() => raw.cpuSeconds())
-        const run: HybridVerifyRun = { seconds, concurrency: CONCURRENCY }
-        const result = await raw.request<HybridVerifyRunResult>(run)
-        const { subjectCores, loadgenCores, otherCores } = cpu.end()
-        return {
-          rate: result.completed / result.seconds,
-          completed: result.completed,
-          seconds: result.seconds,
-          p50Ms: result.p50Ms,
-          p99Ms: result.p99Ms,
-          subjectCores,
-          loadgenCores,
-          otherCores,
-          problems: result.completed === 0 ? ['no verification completed'] : [],
-        }
-      },
-    }
+    const ceiling = childLoop(CEILING, raw, (seconds): HybridRun => ({ operation: 'verify', seconds, concurrency: CONCURRENCY }))
     const contenders: Contender[] = [ceiling]
-    const rows: Array<[subject: string, target: Row['target']]> = []
+    const subjects: Array<[subject: string, target: Target | null]> = []
 
     const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: SERVER_ENV })
     contenders.push(revokeLoad('revoke-all, coffer sqlite', sqlite, await accountsOn(sqlite)))
-    rows.push(['revoke-all, coffer sqlite', null])
+    subjects.push(['revoke-all, coffer sqlite', null])
     const notes = [
       `Only the revoke call is timed: challenges (a bearer call each) and proofs are made before each measurement, at most ${MAX_BATCH} (BENCH_REVOKE_BATCH), so a measurement may end before BENCH_SECONDS when its batch is spent.`,
     ]
     if (context.postgresUrl !== null) {
       const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: SERVER_ENV })
       contenders.push(revokeLoad('revoke-all, coffer postgres', postgres, await accountsOn(postgres)))
-      rows.push(['revoke-all, coffer postgres', null])
+      subjects.push(['revoke-all, coffer postgres', null])
     } else {
-      notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+      notes.push(POSTGRES_SKIPPED)
     }
-
-    const measured = await alternate(contenders, context.schedule, context.log)
-    return {
-      rows: rows.map(([subject, target]) => row('revoke-all', measured, subject, CEILING, target, 'proof')),
-      measured: [...measured.values()],
-      notes,
-    }
+    return measureAgainst(context, 'revoke-all', contenders, subjects, CEILING, 'proof', notes)
   },
 }

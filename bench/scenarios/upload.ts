@@ -5,14 +5,13 @@
 // writes in a child process of the same bytes, in the same chunks, through an fs write stream,
 // then fsync, into the same filesystem (beside the server's blob store), as many in flight.
 import path from 'node:path'
-import { album, BlobFactory, uploader, type Uploader } from '../lib/albums.ts'
-import { startChild, type Child } from '../lib/child.ts'
-import { cpuWindow } from '../lib/cpu.ts'
+import { album, BlobFactory, openOriginalSession, uploader, type Uploader } from '../lib/albums.ts'
+import { startChild } from '../lib/child.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
 import { inParallel, preparedContender } from '../lib/loop.ts'
-import { alternate, type Contender } from '../lib/measure.ts'
-import { row, type Row, type Scenario } from '../lib/scenario.ts'
-import type { DiskRun, DiskRunResult } from '../servers/disk-raw.ts'
+import { childLoop, type Contender } from '../lib/measure.ts'
+import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
+import type { DiskRun } from '../servers/disk-raw.ts'
 
 const BLOB_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 64)
 /** Uploads (and raw file writes) in flight. */
@@ -40,13 +39,7 @@ function uploadLoad(name: string, server: CofferChild, member: Uploader, albumId
       Promise.all(Array.from({ length: CONCURRENCY }, () =>
         inParallel(Array.from({ length: perWorker }, (_, i) => i), 2, async () => {
           const blob = factory.next()
-          const session = await member.client.openUploadSession({
-            album_id: albumId,
-            crypto_suite_id: 1,
-            ciphertext_hash: blob.hash,
-            blobs: [{ role: 'original', hash: blob.hash, size: factory.bytes }],
-          })
-          return { uploadId: session.upload_id, hash: blob.hash, stream: blob.stream }
+          return { uploadId: await openOriginalSession(member, albumId, blob.hash, factory.bytes), hash: blob.hash, stream: blob.stream }
         }))),
     // Through the SDK (fetch with a streamed body), as a client uploads.
     async run(item) {
@@ -56,44 +49,21 @@ function uploadLoad(name: string, server: CofferChild, member: Uploader, albumId
   })
 }
 
-function diskLoad(raw: Child<unknown>, server: CofferChild): Contender {
-  return {
-    name: CEILING,
-    async measure(seconds) {
-      const cpu = cpuWindow(() => raw.cpuSeconds())
-      const run: DiskRun = { seconds, concurrency: CONCURRENCY, bytesPerFile: BLOB_MIB * MIB, directory: path.join(path.dirname(server.ready.blobDir), 'raw-disk') }
-      const result = await raw.request<DiskRunResult>(run)
-      const { subjectCores, loadgenCores, otherCores } = cpu.end()
-      return {
-        rate: result.bytes / MIB / result.seconds,
-        completed: result.bytes / MIB,
-        seconds: result.seconds,
-        p50Ms: result.p50Ms,
-        p99Ms: result.p99Ms,
-        subjectCores,
-        loadgenCores,
-        otherCores,
-        problems: result.files === 0 ? ['no file written'] : [],
-      }
-    },
-  }
-}
-
 export const upload: Scenario = {
   name: 'upload',
   summary: `PUT of ${BLOB_MIB} MiB blobs streamed through the SDK, ${CONCURRENCY} in flight; ceiling: ${CEILING} of the same bytes in the same filesystem`,
   async run(context) {
     const factory = new BlobFactory(BLOB_MIB)
-    const contenders: Contender[] = []
-    const rows: Array<[subject: string, target: Row['target']]> = []
+    const subjects: Array<[subject: string, target: Target | null]> = []
 
     const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info' })
     const raw = await startChild<unknown>('servers/disk-raw.ts')
     context.defer(() => raw.stop())
-    contenders.push(diskLoad(raw, sqlite))
+    const directory = path.join(path.dirname(sqlite.ready.blobDir), 'raw-disk')
+    const contenders = [childLoop(CEILING, raw, (seconds): DiskRun => ({ seconds, concurrency: CONCURRENCY, bytesPerFile: BLOB_MIB * MIB, directory }), MIB)]
     const member = await uploader(sqlite)
     contenders.push(uploadLoad('upload, coffer sqlite', sqlite, member, await album(member), factory))
-    rows.push(['upload, coffer sqlite', null])
+    subjects.push(['upload, coffer sqlite', null])
 
     const notes = [
       `${BLOB_MIB} MiB blobs (BENCH_UPLOAD_MIB), ${CONCURRENCY} in flight, 64 KiB chunks on both sides; rates in MiB/s. The raw files go beside the server's blob store, in the run's temporary directory: one filesystem.`,
@@ -102,16 +72,10 @@ export const upload: Scenario = {
       const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info' })
       const onPostgres = await uploader(postgres)
       contenders.push(uploadLoad('upload, coffer postgres', postgres, onPostgres, await album(onPostgres), factory))
-      rows.push(['upload, coffer postgres', null])
+      subjects.push(['upload, coffer postgres', null])
     } else {
-      notes.push('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to measure it too.')
+      notes.push(POSTGRES_SKIPPED)
     }
-
-    const measured = await alternate(contenders, context.schedule, context.log)
-    return {
-      rows: rows.map(([subject, target]) => row('upload', measured, subject, CEILING, target, 'MiB')),
-      measured: [...measured.values()],
-      notes,
-    }
+    return measureAgainst(context, 'upload', contenders, subjects, CEILING, 'MiB', notes)
   },
 }

@@ -8,28 +8,15 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { once } from 'node:events'
-import { serveParent, startOrDie } from '../lib/child-side.ts'
+import { serveParent, startOrDie, timedLoops, type LoopRun } from '../lib/child-side.ts'
 
-export interface DiskRun {
-  readonly seconds: number
-  readonly concurrency: number
+/** Its result counts bytes (`units`), files (`operations`). */
+export interface DiskRun extends LoopRun {
   readonly bytesPerFile: number
   readonly directory: string
 }
 
-export interface DiskRunResult {
-  readonly bytes: number
-  readonly files: number
-  readonly seconds: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-}
-
 const CHUNK = 64 * 1024
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0)
-}
 
 await startOrDie(async () => {
   const base = randomBytes(1024 * 1024)
@@ -47,31 +34,18 @@ await startOrDie(async () => {
     await closed
   }
 
-  const run = async ({ seconds, concurrency, bytesPerFile, directory }: DiskRun): Promise<DiskRunResult> => {
+  const run = async ({ bytesPerFile, directory, ...loops }: DiskRun) => {
     const folder = path.join(directory, `run-${process.pid}-${fileNumber}`)
     await mkdir(folder, { recursive: true })
-    const started = performance.now()
-    const deadline = started + seconds * 1000
-    const latencies: number[] = []
-    const ends: number[] = []
-    const loop = async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now()
-        await writeFile(path.join(folder, `file-${fileNumber++}`), bytesPerFile)
-        const t1 = performance.now()
-        latencies.push(t1 - t0)
-        ends.push(t1)
-      }
-    }
     try {
-      await Promise.all(Array.from({ length: concurrency }, loop))
+      // The clock stops when the last file is fsynced; the removal below is not timed.
+      return await timedLoops(loops, async () => {
+        await writeFile(path.join(folder, `file-${fileNumber++}`), bytesPerFile)
+        return bytesPerFile
+      })
     } finally {
       await rm(folder, { recursive: true, force: true })
     }
-    // The clock stopped when the last file was fsynced; the removal above is not timed.
-    const elapsed = (Math.max(...ends, started) - started) / 1000
-    latencies.sort((a, b) => a - b)
-    return { bytes: latencies.length * bytesPerFile, files: latencies.length, seconds: elapsed, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) }
   }
 
   serveParent({}, { onRequest: (body) => run(body as DiskRun) })

@@ -1,26 +1,36 @@
-// The ceiling of the revoke-all scenario: raw hybrid verification (src/crypto/hybrid.ts
-// hybridVerify: key parsing on the event loop, Ed25519 and ML-DSA-65 on the libuv pool) of
-// revoke-all proofs, `concurrency` independent loops in one process, so on every core the
-// pool reaches. Same process shape as the servers: its own child, default UV_THREADPOOL_SIZE.
+// Raw hybrid signatures (src/crypto/hybrid.ts), `concurrency` independent loops in one process,
+// so on every core the libuv pool reaches. Same process shape as the servers: its own child,
+// default UV_THREADPOOL_SIZE.
+// - verify: the ceiling of the revoke-all scenario. hybridVerify of revoke-all proofs (16 keys):
+//   key parsing on the event loop, Ed25519 and ML-DSA-65 on the pool.
+// - sign: the ceiling of the receipts scenario. hybridSign of custody receipt bodies (the
+//   signing bytes of receipts shaped as the server issues them) with one key, as the server
+//   signs with its one active attestation key: both halves on the pool.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { revokeAllSigningBytes } from '../../src/contract/signing.ts'
+import { timestamp } from '../../src/contract/common.ts'
+import { encodeReceiptBody, receiptSigningBytes, revokeAllSigningBytes } from '../../src/contract/signing.ts'
 import { generateHybridKeyPair, hybridSign, hybridVerify } from '../../src/crypto/hybrid.ts'
-import { serveParent, startOrDie } from '../lib/child-side.ts'
+import { serveParent, startOrDie, timedLoops, type LoopRun } from '../lib/child-side.ts'
 
-export interface HybridVerifyRun {
-  readonly seconds: number
-  readonly concurrency: number
+export interface HybridRun extends LoopRun {
+  readonly operation: 'verify' | 'sign'
 }
 
-export interface HybridVerifyRunResult {
-  readonly completed: number
-  readonly seconds: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0)
+/** The signing bytes of a custody receipt like those the server issues (API.md section 7). */
+function receiptMessage(seq: number): Uint8Array {
+  return receiptSigningBytes(encodeReceiptBody({
+    receipt_seq: seq,
+    server_id: 'http://127.0.0.1:8080',
+    server_key_id: randomBytes(32).toString('hex'),
+    prior_receipt_hash: randomBytes(32).toString('hex'),
+    upload_id: randomUUID(),
+    asset_id: randomUUID(),
+    blob_role: 'derivative',
+    ciphertext_hash: randomBytes(32).toString('hex'),
+    size: 2048,
+    envelope_hash: null,
+    received_at: timestamp(Date.now()),
+  }))
 }
 
 await startOrDie(async () => {
@@ -30,24 +40,23 @@ await startOrDie(async () => {
     const message = revokeAllSigningBytes(randomUUID(), randomBytes(32).toString('base64url'))
     return { publicKey: pair.publicKey, message, signature: await hybridSign(pair.privateKey, message) }
   }))
+  const attestationKey = generateHybridKeyPair().privateKey
+  const receipts = Array.from({ length: 16 }, (_, i) => receiptMessage(i + 1))
 
-  const run = async ({ seconds, concurrency }: HybridVerifyRun): Promise<HybridVerifyRunResult> => {
-    const started = performance.now()
-    const deadline = started + seconds * 1000
-    const latencies: number[] = []
-    const loop = async (index: number) => {
-      for (let i = index; performance.now() < deadline; i++) {
-        const proof = proofs[i % proofs.length]
-        if (proof === undefined) throw new Error('no proof')
-        const t0 = performance.now()
-        if (!(await hybridVerify(proof.publicKey, proof.message, proof.signature))) throw new Error('raw hybridVerify refused a good proof')
-        latencies.push(performance.now() - t0)
-      }
+  const run = ({ operation, ...loops }: HybridRun) => {
+    const turns = Array.from({ length: loops.concurrency }, (_, i) => i)
+    const next = (loop: number) => (turns[loop] = (turns[loop] ?? 0) + loops.concurrency)
+    if (operation === 'sign') {
+      return timedLoops(loops, async (loop) => {
+        await hybridSign(attestationKey, receipts[next(loop) % receipts.length] as Uint8Array)
+      })
     }
-    await Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i)))
-    latencies.sort((a, b) => a - b)
-    return { completed: latencies.length, seconds: (performance.now() - started) / 1000, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) }
+    return timedLoops(loops, async (loop) => {
+      const proof = proofs[next(loop) % proofs.length]
+      if (proof === undefined) throw new Error('no proof')
+      if (!(await hybridVerify(proof.publicKey, proof.message, proof.signature))) throw new Error('raw hybridVerify refused a good proof')
+    })
   }
 
-  serveParent({ proofs: proofs.length }, { onRequest: (body) => run(body as HybridVerifyRun) })
+  serveParent({ proofs: proofs.length, receipts: receipts.length }, { onRequest: (body) => run(body as HybridRun) })
 })
