@@ -16,6 +16,8 @@ export const WRITERS = 8
 const ACCOUNTS = 4
 export const ORIGINAL_BYTES = 4096
 export const DERIVATIVE_BYTES = [2048, 1024] as const
+/** Receipts a write issues: one per blob of its bundle (the original, the derivatives) and one for the manifest (provenance). */
+export const RECEIPTS_PER_WRITE = 1 + DERIVATIVE_BYTES.length + 1
 /** Writes per measurement at most: each costs a session, an upload and a signature beforehand. */
 export const MAX_WRITE_BATCH = Number(process.env.BENCH_LIFECYCLE_BATCH ?? 2000)
 

@@ -6,8 +6,9 @@ import { deepVerify } from './deep-verify.ts'
 import { lifecycle } from './lifecycle.ts'
 import { login } from './login.ts'
 import { memory } from './memory.ts'
+import { receipts } from './receipts.ts'
 import { relay } from './relay.ts'
 import { revokeAll } from './revoke-all.ts'
 import { upload } from './upload.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts]

@@ -1,0 +1,150 @@
+// receipts: custody receipts issued by lifecycle writes. Every write (a create whose bundle
+// has 3 blobs, lib/lifecycle-writes.ts) issues one receipt per blob plus one for the manifest,
+// each signed with the server's hybrid attestation key (Ed25519 + ML-DSA-65) and chained to
+// the previous one under the server-wide chain lock, inside the write's transaction.
+// - Rate: receipts issued per second by WRITERS writes in flight, beside raw hybridSign of
+//   receipt bodies on every core (bench/servers/hybrid-raw.ts, as many loops in flight); and
+//   the same as writes per second beside (raw sign rate / receipts per write).
+// - Responsiveness: GET /healthz latency while those writes run at full speed, beside the same
+//   probe on the idle server: signing runs on the libuv pool, so the event loop stays free.
+import { startChild } from '../lib/child.ts'
+import { startCoffer, type CofferChild } from '../lib/coffer.ts'
+import { RECEIPTS_PER_WRITE, sendWrite, prepareWrite, WRITE_SHAPE, writeBatches, writeLoad, writersOn, WRITERS, type Writer } from '../lib/lifecycle-writes.ts'
+import { expectStatus, HttpClient, preparedContender } from '../lib/loop.ts'
+import { alternate, childLoop, type Contender, type Measured } from '../lib/measure.ts'
+import { POSTGRES_SKIPPED, row, type BenchContext, type Check, type Row, type Scenario } from '../lib/scenario.ts'
+import { percentile } from '../lib/stats.ts'
+import type { HybridRun } from '../servers/hybrid-raw.ts'
+
+const RAW_SIGN = 'raw hybridSign of receipt bodies, all cores'
+const RAW_PER_WRITE = `raw hybridSign / ${RECEIPTS_PER_WRITE} receipts per write`
+/** One health probe every PROBE_INTERVAL_MS, one at a time, as a load balancer's checks would come. */
+const PROBE_INTERVAL_MS = 5
+/** The health check must answer well inside any load balancer's timeout while writes run at full speed. */
+const HEALTHZ_P99_MAX_MS = 20
+
+/** Checks that a write issues RECEIPTS_PER_WRITE receipts (the ratio's denominator is read, not assumed). */
+async function receiptsPerWrite(server: CofferChild, writer: Writer): Promise<void> {
+  const http = new HttpClient(server.ready.url)
+  try {
+    const write = await prepareWrite(writer)
+    const assetId = await sendWrite(http, write)
+    const answer = await http.call('GET', `/v1/assets/${assetId}/receipts`, { authorization: `Bearer ${write.token}` })
+    expectStatus(answer, 200, 'asset receipts')
+    const { receipts } = JSON.parse(answer.body.toString('utf8')) as { receipts: unknown[] }
+    if (receipts.length !== RECEIPTS_PER_WRITE) throw new Error(`a write issued ${receipts.length} receipts, expected ${RECEIPTS_PER_WRITE}`)
+  } finally {
+    http.close()
+  }
+}
+
+/** Lifecycle writes counted in receipts issued (RECEIPTS_PER_WRITE per write). */
+function receiptLoad(name: string, server: CofferChild, writers: readonly Writer[]): Contender {
+  const load = writeLoad(name, server, writers)
+  return preparedContender({
+    ...load,
+    initialRate: load.initialRate * RECEIPTS_PER_WRITE,
+    unitsPerItem: RECEIPTS_PER_WRITE,
+    run: async (write, http, worker) => (await load.run(write, http, worker)) * RECEIPTS_PER_WRITE,
+  })
+}
+
+/** A measured contender read in other units (receipts as writes, signatures as writes' worth). */
+function perWrite(measured: Measured, name: string): Measured {
+  const scale = <T extends { rate: number; completed: number }>(m: T): T => ({ ...m, rate: m.rate / RECEIPTS_PER_WRITE, completed: m.completed / RECEIPTS_PER_WRITE })
+  return { name, rounds: measured.rounds.map(scale), pooled: scale(measured.pooled) }
+}
+
+interface Probe {
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  readonly count: number
+}
+
+/** GET /healthz every PROBE_INTERVAL_MS until `until` settles; every answer must be 200. */
+async function probeHealthz(server: CofferChild, until: Promise<unknown>): Promise<Probe> {
+  const http = new HttpClient(server.ready.url)
+  const latencies: number[] = []
+  let done = false
+  void until.finally(() => (done = true))
+  try {
+    while (!done) {
+      const t0 = performance.now()
+      expectStatus(await http.call('GET', '/healthz'), 200, 'healthz')
+      const latency = performance.now() - t0
+      latencies.push(latency)
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, PROBE_INTERVAL_MS - latency)))
+    }
+  } finally {
+    http.close()
+  }
+  latencies.sort((a, b) => a - b)
+  return { p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), maxMs: latencies.at(-1) ?? 0, count: latencies.length }
+}
+
+/** healthz latency on the idle server, then while a batch of writes runs at full speed. */
+async function healthzUnderWrites(context: BenchContext, label: string, server: CofferChild, writers: readonly Writer[]): Promise<Check[]> {
+  const seconds = context.schedule.measureS
+  const idle = await probeHealthz(server, new Promise((resolve) => setTimeout(resolve, seconds * 1000)))
+  const batch = await writeBatches(server, writers).prepare(seconds)
+  const writes = batch.run(seconds)
+  const loaded = await probeHealthz(server, writes)
+  const measurement = await writes
+  if (measurement.problems.length > 0) throw new Error(`${label}: writes under the health probe: ${measurement.problems.join('; ')}`)
+  context.log(`  healthz   ${label}: idle p99 ${idle.p99Ms.toFixed(2)} ms; under ${measurement.rate.toFixed(0)} writes/s p99 ${loaded.p99Ms.toFixed(2)} ms`)
+  const describe = (probe: Probe) => `p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms (${probe.count} probes)`
+  return [
+    { scenario: 'receipts', name: `${label}: GET /healthz, idle server`, value: describe(idle), target: '-', pass: null },
+    {
+      scenario: 'receipts',
+      name: `${label}: GET /healthz during ${WRITERS} writes in flight (${measurement.rate.toFixed(0)} writes/s, ${(measurement.rate * RECEIPTS_PER_WRITE).toFixed(0)} receipts/s)`,
+      value: describe(loaded),
+      target: `p99 <= ${HEALTHZ_P99_MAX_MS} ms`,
+      pass: loaded.p99Ms <= HEALTHZ_P99_MAX_MS,
+    },
+  ]
+}
+
+export const receipts: Scenario = {
+  name: 'receipts',
+  summary: `custody receipts issued by lifecycle writes (${WRITERS} in flight) beside ${RAW_SIGN}; GET /healthz latency while they run`,
+  async run(context) {
+    const raw = await startChild<unknown>('servers/hybrid-raw.ts')
+    context.defer(() => raw.stop())
+    const contenders: Contender[] = [childLoop(RAW_SIGN, raw, (seconds): HybridRun => ({ operation: 'sign', seconds, concurrency: WRITERS }))]
+    const engines: Array<{ label: string; server: CofferChild; writers: Writer[] }> = []
+    const notes = [
+      `Each write: ${WRITE_SHAPE}; it issues ${RECEIPTS_PER_WRITE} receipts (original, 2 derivatives, provenance), checked on a first write through GET /v1/assets/{id}/receipts. Receipts are signed one after another under the chain lock (each carries the hash of the previous signed receipt), so however many cores sign, one write's receipts take ${RECEIPTS_PER_WRITE} signing latencies and no two writes sign at once.`,
+      `The healthz probe sends one GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection, first for BENCH_SECONDS on the idle server, then while a batch of writes runs.`,
+    ]
+    for (const engine of ['sqlite', 'postgres'] as const) {
+      if (engine === 'postgres' && context.postgresUrl === null) {
+        notes.push(POSTGRES_SKIPPED)
+        continue
+      }
+      const server = await startCoffer(context, { engine, logLevel: 'info' })
+      const writers = await writersOn(server)
+      await receiptsPerWrite(server, writers[0] as Writer)
+      const label = `coffer ${engine}`
+      engines.push({ label, server, writers })
+      contenders.push(receiptLoad(`receipts, ${label}`, server, writers))
+    }
+
+    const measured = await alternate(contenders, context.schedule, context.log)
+    const rawSign = measured.get(RAW_SIGN)
+    if (rawSign === undefined) throw new Error('receipts: the raw signing rate was not measured')
+    const rawPerWrite = perWrite(rawSign, RAW_PER_WRITE)
+    const rows: Row[] = []
+    for (const { label } of engines) {
+      rows.push(row('receipts', measured, `receipts, ${label}`, RAW_SIGN, null, 'receipt'))
+      const receiptsMeasured = measured.get(`receipts, ${label}`)
+      if (receiptsMeasured === undefined) throw new Error(`receipts: ${label} was not measured`)
+      const writes = new Map([[RAW_PER_WRITE, rawPerWrite], [`lifecycle writes with receipts, ${label}`, perWrite(receiptsMeasured, `lifecycle writes with receipts, ${label}`)]])
+      rows.push(row('receipts', writes, `lifecycle writes with receipts, ${label}`, RAW_PER_WRITE, null, 'write'))
+    }
+    const checks: Check[] = []
+    for (const { label, server, writers } of engines) checks.push(...(await healthzUnderWrites(context, label, server, writers)))
+    return { rows, measured: [...measured.values()], notes, checks }
+  },
+}
