@@ -14,6 +14,8 @@ export interface CofferReady {
   readonly logLevel: string
   /** Where the blob store keeps its files (the upload scenario writes its raw ceiling beside them). */
   readonly blobDir: string
+  /** The SQLite database file (null on PostgreSQL): the bearer scenario's second ceiling reads it too. */
+  readonly databaseFile: string | null
 }
 
 await startOrDie(async () => {
@@ -28,7 +30,7 @@ await startOrDie(async () => {
   await startUp(deps)
   const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir }
+  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir, databaseFile: config.database.engine === 'sqlite' ? config.database.file : null }
   serveParent(ready, {
     // The memory scenario asks where the resident memory is (V8 heap, buffers).
     onRequest: async (body) => {

@@ -15,15 +15,17 @@ function sessionsWithEpoch(db: Executor) {
 }
 
 /** The bearer check: one lookup on the unique index of access_hash, with the account. */
-const bearerLookup = preparedQuery((db, accessHash: string) =>
-  sessionsWithEpoch(db)
+export function bearerLookupQuery(db: Executor, accessHash: string) {
+  return sessionsWithEpoch(db)
     .select([
       'sessions.sessionId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch',
       'accounts.userId', 'accounts.email', 'accounts.passwordHash', 'accounts.displayName', 'accounts.createdAt', 'accounts.lockedUntil', 'accounts.sessionEpoch',
       'accounts.suspendedAt',
     ])
-    .where('sessions.accessHash', '=', accessHash),
-)
+    .where('sessions.accessHash', '=', accessHash)
+}
+
+const bearerLookup = preparedQuery(bearerLookupQuery)
 
 export function sessionQueries(db: Executor): SessionStore {
   return {
