@@ -10,10 +10,8 @@ import { DatabaseSync } from 'node:sqlite'
 import { hashToken } from '../../src/crypto/tokens.ts'
 import { bearerLookupQuery } from '../../src/storage/kysely/sessions.ts'
 import type { Tables } from '../../src/storage/kysely/tables.ts'
+import { bearerToken } from '../../src/http/bearer.ts'
 import { serveParent, startOrDie } from '../lib/child-side.ts'
-
-// The same grammar as src/http/bearer.ts.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 
 interface BearerRow {
   readonly user_id: string
@@ -39,9 +37,8 @@ await startOrDie(async () => {
 
   const app = Fastify({ logger: false })
   app.get('/v1/profile', async (request, reply) => {
-    const header = request.headers.authorization
-    const presented = header === undefined ? undefined : BEARER.exec(header)?.[1]
-    const row = presented === undefined ? undefined : (lookup.get(hashToken(presented)) as BearerRow | undefined)
+    const presented = bearerToken(request.headers.authorization)
+    const row = presented === null ? undefined : (lookup.get(hashToken(presented)) as BearerRow | undefined)
     if (row === undefined || row.access_expires_at <= Date.now()) return reply.code(401).send({ code: 'error.auth.unauthenticated' })
     return { user_id: row.user_id, email: row.email, created_at: new Date(row.created_at).toISOString() }
   })

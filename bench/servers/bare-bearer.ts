@@ -1,12 +1,10 @@
 // The ceiling of the bearer scenario: a bare Fastify 5 route (no logger, no hooks, no schemas)
 // doing the same work as Coffer's `GET /v1/profile` minus the database: parse
-// `Authorization: Bearer <token>`, look the token up in an in-memory Map, answer a small JSON
-// profile. Environment: BENCH_TOKEN, the one token it knows.
+// `Authorization: Bearer <token>` (with Coffer's own `bearerToken`), look the token up in an
+// in-memory Map, answer a small JSON profile. Environment: BENCH_TOKEN, the one token it knows.
 import Fastify from 'fastify'
+import { bearerToken } from '../../src/http/bearer.ts'
 import { serveParent, startOrDie } from '../lib/child-side.ts'
-
-// The same grammar as src/http/bearer.ts.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 
 interface Profile {
   readonly user_id: string
@@ -22,9 +20,8 @@ await startOrDie(async () => {
   ])
   const app = Fastify({ logger: false })
   app.get('/v1/profile', async (request, reply) => {
-    const header = request.headers.authorization
-    const presented = header === undefined ? undefined : BEARER.exec(header)?.[1]
-    const profile = presented === undefined ? undefined : sessions.get(presented)
+    const presented = bearerToken(request.headers.authorization)
+    const profile = presented === null ? undefined : sessions.get(presented)
     if (profile === undefined) return reply.code(401).send({ code: 'error.auth.unauthenticated' })
     return profile
   })
