@@ -168,6 +168,7 @@ async function twoInstances(): Promise<{ instances: TestServer[]; close(): Promi
       app,
       deps,
       clock,
+      database: database.target,
       logs: [],
       client: () => new CofferClient({ baseUrl: url, now: clock.now }),
       async close() {

@@ -2,6 +2,7 @@
 // when the suite runs on PostgreSQL (COFFER_TEST_ENGINE=postgres, TEST_DATABASE_URL).
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import pg from 'pg'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 
@@ -38,4 +39,34 @@ export async function freshDatabase(directory: string): Promise<TestDatabase> {
     target: { engine: 'postgres', url: postgresUrl(), searchPath: schema },
     drop: () => onPostgres(`drop schema ${schema} cascade`),
   }
+}
+
+/**
+ * Reads a test server's database over a connection of its own, as an operator's SQL shell
+ * would: for what no operation shows (how many rows a rejected write left, what a row holds).
+ * Table names come from the test itself, never from a request.
+ */
+export async function readRows(target: DatabaseTarget, sqlText: string): Promise<Record<string, unknown>[]> {
+  if (target.engine === 'sqlite') {
+    const db = new DatabaseSync(target.file, { readOnly: true })
+    try {
+      return db.prepare(sqlText).all() as Record<string, unknown>[]
+    } finally {
+      db.close()
+    }
+  }
+  const client = new pg.Client({ connectionString: target.url, ...(target.searchPath ? { options: `-c search_path=${target.searchPath}` } : {}) })
+  await client.connect()
+  try {
+    return (await client.query(sqlText)).rows as Record<string, unknown>[]
+  } finally {
+    await client.end()
+  }
+}
+
+/** The number of rows in each of `tables`. */
+export async function countRows(target: DatabaseTarget, tables: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const table of tables) counts[table] = Number((await readRows(target, `select count(*) as n from ${table}`))[0]?.n)
+  return counts
 }

@@ -10,6 +10,7 @@ import { createDeps, startUp, type Deps } from '../../src/deps.ts'
 import { createLogger } from '../../src/http/logging.ts'
 import type { App } from '../../src/http/route.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
+import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { testClock, type TestClock } from './clock.ts'
 import { freshDatabase } from './database.ts'
 
@@ -18,6 +19,8 @@ export interface TestServer {
   readonly app: App
   readonly deps: Deps
   readonly clock: TestClock
+  /** Where its database is (support/database.ts readRows reads it directly). */
+  readonly database: DatabaseTarget
   /** Every log line written so far (JSON strings, trace level). */
   readonly logs: string[]
   /** A new SDK client against this server, on the server's clock. */
@@ -50,6 +53,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     app,
     deps,
     clock,
+    database: database.target,
     logs,
     client: () => new CofferClient({ baseUrl: address, now: clock.now }),
     async close() {
