@@ -329,7 +329,11 @@ export interface UploadStore {
 export interface LifecycleStore {
   findAppliedOp(albumId: string, manifestHash: string): Promise<AppliedOp | undefined>
   findAsset(assetId: string): Promise<Asset | undefined>
-  insertAsset(asset: Asset, now: number): Promise<void>
+  /**
+   * Inserts a new asset unless one with its id exists (in any album): false then. The unique
+   * insert decides two creates of one id racing in different albums, which hold different locks.
+   */
+  insertAsset(asset: Asset, now: number): Promise<boolean>
   /** Moves the asset to a new chain head and original. */
   advanceAsset(assetId: string, head: { readonly chainHead: string; readonly originalHash: string; readonly retentionUntil: number | null }, now: number): Promise<void>
   /** Marks the asset's live bundle as replaced. */

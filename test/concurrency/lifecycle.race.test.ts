@@ -84,6 +84,28 @@ describe('two different creates racing on one file_id', () => {
   })
 })
 
+describe('two creates of one file_id racing in albums of two accounts', () => {
+  it('give one 200 and one 409 stale_revival without a chain_head (the winner’s asset is not the loser’s to see)', async () => {
+    const other = await uploader(server, 'race-other')
+    for (let round = 0; round < ROUNDS; round++) {
+      const fileId = randomUUID()
+      const sides = await Promise.all([member, other].map(async (writer) => {
+        const albumId = await album(writer)
+        const write = await writeFor(writer, await openBundle(writer, albumId), { fileId })
+        return { writer, albumId, write }
+      }))
+      const answers = await Promise.all(sides.map(({ writer, albumId, write }) => opsRaw(server, writer, albumId, write.request)))
+      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 409])
+      const loser = answers.findIndex((a) => a.status === 409)
+      expect(answers[loser]!.json).toMatchObject({ code: 'error.op.stale_revival' })
+      expect(answers[loser]!.json).not.toHaveProperty('chain_head')
+      // The loser's album gained nothing.
+      const loserSide = sides[loser]!
+      expect((await loserSide.writer.client.feed(loserSide.albumId)).entries).toEqual([])
+    }
+  })
+})
+
 describe('two replaces racing from the same head', () => {
   it('give one 200 and one 409 naming the winner’s manifest as the head', async () => {
     const albumId = await album(member)

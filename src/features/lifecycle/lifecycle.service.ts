@@ -114,7 +114,10 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
   const retentionUntil = claimed === null ? (asset?.retentionUntil ?? null) : Math.max(claimed, asset?.retentionUntil ?? claimed)
   const head = { chainHead: manifestHash, originalHash: envelope.ciphertext_hash, retentionUntil }
   if (asset === undefined) {
-    await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now)
+    // A create of the same id in another album (under another album's lock) may have won meanwhile.
+    if (!(await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now))) {
+      throw staleRevival({ kind: 'stale', chainHead: null })
+    }
   } else {
     await tx.supersedeBundle(envelope.file_id, now)
     await tx.advanceAsset(envelope.file_id, head, now)

@@ -1,5 +1,5 @@
 import type { AppliedOp, LifecycleStore } from '../port.ts'
-import { asBuffer, type Executor } from './executor.ts'
+import { affected, asBuffer, type Executor } from './executor.ts'
 import type { AlbumOpsTable } from './tables.ts'
 
 const opColumns = ['albumId', 'syncSeq', 'manifestHash', 'assetId', 'action', 'manifestCbor', 'metadataBlobHash', 'uploadId', 'appliedAt'] as const
@@ -24,7 +24,12 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     },
 
     async insertAsset(asset, now) {
-      await db.insertInto('assets').values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null }).execute()
+      const result = await db
+        .insertInto('assets')
+        .values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null })
+        .onConflict((oc) => oc.column('assetId').doNothing())
+        .executeTakeFirst()
+      return affected(result) === 1
     },
 
     async advanceAsset(assetId, head, now) {
