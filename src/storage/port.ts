@@ -322,8 +322,8 @@ export interface UploadStore {
   ownedBlobHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
   /** Records that the owner stores these bytes (idempotent). */
   recordOwnedBlob(ownerId: string, hash: string, size: number, now: number): Promise<void>
-  /** The newest open session of the owner for this album whose original is `ciphertextHash`. */
-  findOpenSessionForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession | undefined>
+  /** The owner's open sessions for this album whose original is `ciphertextHash`, newest first. */
+  findOpenSessionsForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession[]>
 }
 
 export interface LifecycleStore {

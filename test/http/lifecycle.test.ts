@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.ts'
 import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { raw, problemOf } from '../support/actors.ts'
-import { album, uploader, type Uploader } from '../support/albums.ts'
+import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
 import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -418,6 +418,26 @@ describe('check 6: bundle (422 bundle_incomplete)', () => {
     const bundle = await openBundle(member, albumId)
     await expectRefused(albumId, (await writeFor(member, bundle, { cryptoSuiteId: 2 })).request, 422, incomplete)
     expect((await member.client.applyManifest(albumId, (await writeFor(member, bundle)).request)).replayed).toBe(false)
+  })
+
+  it('takes an older complete session for the original when a newer one still lacks blobs, and closes that one', async () => {
+    const albumId = await album(member)
+    const bundle = await openBundle(member, albumId)
+    const lacking = ciphertext(200)
+    const newer = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: bundle.hashes.ciphertextHash,
+      blobs: [
+        { role: 'original', hash: bundle.hashes.ciphertextHash, size: bundle.original.length },
+        { role: 'derivative', hash: sha256Hex(lacking), size: lacking.length },
+      ],
+    })
+    expect((await member.client.readUpgrade(albumId)).in_flight).toBe(2)
+    expect((await member.client.applyManifest(albumId, (await writeFor(member, bundle)).request)).replayed).toBe(false)
+    // The complete session closed; the newer, incomplete one is still open and still counts.
+    expect((await member.client.readUpgrade(albumId)).in_flight).toBe(1)
+    expect((await member.client.uploadSessionStatus(newer.upload_id)).upload_id).toBe(newer.upload_id)
   })
 
   it.each([

@@ -69,14 +69,24 @@ function decodeRequest(body: Static<typeof OpRequest>, albumId: string, caller: 
   return { envelope, manifest, metadata }
 }
 
-/** Check 6: the bundle of this write is complete and consistent. */
+/**
+ * Check 6: the bundle of this write is complete and consistent. Of several open sessions for
+ * the same original, the newest whose blobs are all stored and whose suite the envelope names.
+ */
 async function findBundle(deps: Deps, caller: Caller, albumId: string, envelope: Envelope, metadata: Buffer | null, now: number): Promise<UploadSession> {
-  const session = await deps.storage.findOpenSessionForOriginal(caller.userId, albumId, envelope.ciphertext_hash, now)
-  if (session === undefined) throw bundleIncomplete('No open upload session of this album has ciphertext_hash as its original')
-  const present = await presentBlobs(deps, caller.userId, session.blobs)
-  const missing = session.blobs.filter((blob) => !present.has(blob.hash))
-  if (missing.length > 0) throw bundleIncomplete(`The session still lacks ${missing.length} blob(s): ${missing.map((blob) => blob.hash).join(', ')}`)
-  if (envelope.crypto_suite_id !== session.cryptoSuiteId) throw bundleIncomplete('manifest_envelope.crypto_suite_id differs from the upload session’s')
+  const sessions = await deps.storage.findOpenSessionsForOriginal(caller.userId, albumId, envelope.ciphertext_hash, now)
+  if (sessions.length === 0) throw bundleIncomplete('No open upload session of this album has ciphertext_hash as its original')
+  const missing = await Promise.all(sessions.map(async (candidate) => {
+    const present = await presentBlobs(deps, caller.userId, candidate.blobs)
+    return candidate.blobs.filter((blob) => !present.has(blob.hash)).map((blob) => blob.hash)
+  }))
+  const complete = sessions.filter((_, i) => missing[i]?.length === 0)
+  if (complete.length === 0) {
+    const lacking = missing[0] ?? []
+    throw bundleIncomplete(`The newest session for this original still lacks ${lacking.length} blob(s): ${lacking.join(', ')}`)
+  }
+  const session = complete.find((candidate) => candidate.cryptoSuiteId === envelope.crypto_suite_id)
+  if (session === undefined) throw bundleIncomplete('manifest_envelope.crypto_suite_id differs from the upload session’s')
   if ((metadata === null) !== (envelope.metadata_blob_hash === null)) {
     throw bundleIncomplete('metadata_blob must be present exactly when metadata_blob_hash is non-null')
   }

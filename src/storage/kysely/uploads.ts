@@ -3,8 +3,7 @@ import { affected, type Executor } from './executor.ts'
 
 const sessionColumns = ['uploadId', 'ownerId', 'albumId', 'cryptoSuiteId', 'ciphertextHash', 'createdAt', 'expiresAt', 'closedAt'] as const
 
-async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'> | undefined): Promise<UploadSession | undefined> {
-  if (session === undefined) return undefined
+async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'>): Promise<UploadSession> {
   const blobs = await db.selectFrom('uploadBlobs').select(['hash', 'role', 'size']).where('uploadId', '=', session.uploadId).orderBy('role', 'desc').orderBy('hash').execute()
   return { ...session, blobs }
 }
@@ -17,7 +16,8 @@ export function uploadQueries(db: Executor): UploadStore {
     },
 
     async findUploadSession(uploadId) {
-      return withBlobs(db, await db.selectFrom('uploadSessions').select(sessionColumns).where('uploadId', '=', uploadId).executeTakeFirst())
+      const session = await db.selectFrom('uploadSessions').select(sessionColumns).where('uploadId', '=', uploadId).executeTakeFirst()
+      return session && withBlobs(db, session)
     },
 
     async closeUploadSession(uploadId, now) {
@@ -35,8 +35,8 @@ export function uploadQueries(db: Executor): UploadStore {
       await db.insertInto('blobs').values({ ownerId, hash, size, storedAt: now }).onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing()).execute()
     },
 
-    async findOpenSessionForOriginal(ownerId, albumId, ciphertextHash, now) {
-      const session = await db
+    async findOpenSessionsForOriginal(ownerId, albumId, ciphertextHash, now) {
+      const sessions = await db
         .selectFrom('uploadSessions')
         .select(sessionColumns)
         .where('ownerId', '=', ownerId)
@@ -46,8 +46,8 @@ export function uploadQueries(db: Executor): UploadStore {
         .where('expiresAt', '>', now)
         .orderBy('createdAt', 'desc')
         .orderBy('uploadId', 'desc')
-        .executeTakeFirst()
-      return withBlobs(db, session)
+        .execute()
+      return Promise.all(sessions.map((session) => withBlobs(db, session)))
     },
   }
 }
