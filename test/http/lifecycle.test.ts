@@ -155,6 +155,22 @@ describe('applying creates and replaces', () => {
     for (const hash of createBlobs.keys()) expect(await downloads(hash), hash).toBe(404)
   })
 
+  it('reads a nullable envelope field left out as null (SPEC.md: "may be null or absent")', async () => {
+    const albumId = await album(member)
+    const bundle = await openBundle(member, albumId, { metadata: false })
+    const write = await writeFor(member, bundle, { metadataBlob: undefined })
+    const envelope: Record<string, unknown> = { ...write.request.manifest_envelope }
+    for (const key of ['metadata_blob_hash', 'original_blob_hash', 'prior_provenance_hash', 'retention_until']) delete envelope[key]
+    const answer = await opsRaw(server, member, albumId, { ...write.request, manifest_envelope: envelope })
+    expect(answer.json, answer.text).toEqual({ asset_id: write.envelope.file_id, sync_seq: 1, action: 'create', replayed: false })
+    // A replace leaving out prior_provenance_hash continues no chain: 409 with the head.
+    const next = await openBundle(member, albumId, { metadata: false })
+    const replace = await writeFor(member, next, { fileId: write.envelope.file_id, action: 'replace', originalBlobHash: bundle.hashes.ciphertextHash, metadataBlob: undefined })
+    const { prior_provenance_hash: _prior, ...withoutPrior } = replace.request.manifest_envelope
+    const refused = await opsRaw(server, member, albumId, { ...replace.request, manifest_envelope: withoutPrior })
+    expect([refused.status, refused.json?.code, refused.json?.chain_head]).toEqual([409, 'error.op.stale_revival', write.manifestHash])
+  })
+
   it('accepts a write without metadata (metadata_blob null or left out) and without derivatives', async () => {
     const albumId = await album(member)
     for (const metadataBlob of [null, undefined]) {
@@ -220,6 +236,7 @@ describe('check 2: shape (422)', () => {
     ['key_mode "escrowed"', setEnvelope('key_mode', 'escrowed')],
     ['album_id of another album', (_r, envelope, context) => { envelope.album_id = context.otherAlbum }],
     ['album_id null', setEnvelope('album_id', null)],
+    ['album_id left out (absent reads as null)', (_r, envelope) => { delete envelope.album_id }],
     ['created_by_user of another account', (_r, envelope, context) => { envelope.created_by_user = context.otherUser }],
     ['file_id that is not a UUID', setEnvelope('file_id', 'photo-0001')],
     ['file_id in uppercase', (_r, envelope) => { envelope.file_id = String(envelope.file_id).toUpperCase() }],

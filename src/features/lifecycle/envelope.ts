@@ -7,7 +7,22 @@ import { checkProtocol, isProtocolDate } from '../../domain/protocol.ts'
 import { AppError } from '../../errors.ts'
 import type { Album } from '../../storage/port.ts'
 
-export type Envelope = Static<typeof ManifestEnvelope>
+type WireEnvelope = Static<typeof ManifestEnvelope>
+type NullableField = 'album_id' | 'metadata_blob_hash' | 'original_blob_hash' | 'prior_provenance_hash' | 'retention_until'
+
+/** An envelope as the checks read it: SPEC.md's "T | null" fields, absent ones included, as null. */
+export type Envelope = Omit<WireEnvelope, NullableField> & { readonly [K in NullableField]-?: Exclude<WireEnvelope[K], undefined> }
+
+export function readEnvelope(wire: WireEnvelope): Envelope {
+  return {
+    ...wire,
+    album_id: wire.album_id ?? null,
+    metadata_blob_hash: wire.metadata_blob_hash ?? null,
+    original_blob_hash: wire.original_blob_hash ?? null,
+    prior_provenance_hash: wire.prior_provenance_hash ?? null,
+    retention_until: wire.retention_until ?? null,
+  }
+}
 
 /** Shape beyond the schema: the album and the author are the operation's own. */
 export function checkEnvelopeShape(envelope: Envelope, albumId: string, callerId: string): void {

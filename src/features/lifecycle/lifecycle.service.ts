@@ -14,7 +14,7 @@ import { issueReceipts } from '../custody/receipts.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
-import { checkEnvelopeProtocol, checkEnvelopeShape, strictBase64, type Envelope } from './envelope.ts'
+import { checkEnvelopeProtocol, checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
 
 export interface OpOutcome {
   readonly assetId: string
@@ -50,7 +50,7 @@ function staleRevival(verdict: ChainVerdict & { kind: 'stale' }): AppError {
 /** Check 7, as a throw. */
 function ensureChain(envelope: Envelope, asset: Parameters<typeof checkChain>[1]): void {
   const verdict = checkChain(
-    { action: envelope.action, albumId: envelope.album_id ?? '', priorProvenanceHash: envelope.prior_provenance_hash, originalBlobHash: envelope.original_blob_hash ?? null },
+    { action: envelope.action, albumId: envelope.album_id ?? '', priorProvenanceHash: envelope.prior_provenance_hash, originalBlobHash: envelope.original_blob_hash },
     asset,
   )
   if (verdict.kind === 'original_required') throw refuseInvalid('manifest_envelope.original_blob_hash is required on a replace')
@@ -59,7 +59,7 @@ function ensureChain(envelope: Envelope, asset: Parameters<typeof checkChain>[1]
 
 /** Check 2 beyond the schema: the manifest bytes, the metadata bytes, the envelope's own fields. */
 function decodeRequest(body: Static<typeof OpRequest>, albumId: string, caller: Caller) {
-  const envelope = body.manifest_envelope
+  const envelope = readEnvelope(body.manifest_envelope)
   checkEnvelopeShape(envelope, albumId, caller.userId)
   const manifest = strictBase64(body.manifest_cbor)
   if (manifest === null || manifest.length === 0) throw refuseInvalid('manifest_cbor must be standard base64 of 1 byte or more')

@@ -11,7 +11,7 @@ import type { UploadBlob, UploadSession } from '../../storage/port.ts'
 import { ownAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
-import { checkEnvelopeProtocol, checkEnvelopeShape } from '../lifecycle/envelope.ts'
+import { checkEnvelopeProtocol, checkEnvelopeShape, readEnvelope } from '../lifecycle/envelope.ts'
 
 export interface SessionView {
   readonly session: UploadSession
@@ -45,12 +45,13 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     throw new AppError('error.directory.required', 'Publish a device directory before uploading')
   }
   checkDeclaration(deps, body)
-  if (body.manifest_envelope) {
-    checkEnvelopeShape(body.manifest_envelope, body.album_id, caller.userId)
-    if (body.manifest_envelope.ciphertext_hash !== body.ciphertext_hash || body.manifest_envelope.crypto_suite_id !== body.crypto_suite_id) {
+  const envelope = body.manifest_envelope === undefined ? null : readEnvelope(body.manifest_envelope)
+  if (envelope !== null) {
+    checkEnvelopeShape(envelope, body.album_id, caller.userId)
+    if (envelope.ciphertext_hash !== body.ciphertext_hash || envelope.crypto_suite_id !== body.crypto_suite_id) {
       throw new AppError('error.request.invalid', 'manifest_envelope must name the same ciphertext_hash and crypto_suite_id as the session')
     }
-    checkEnvelopeProtocol(deps, body.manifest_envelope, album)
+    checkEnvelopeProtocol(deps, envelope, album)
   }
   const now = deps.clock.now()
   const session: UploadSession = {
@@ -71,7 +72,7 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
       throw new AppError('error.upgrade.in_flight', 'An upgrade ceremony is in flight on this album; uploads resume after it')
     }
     // Against the album as locked: a commit just before this may have raised its version.
-    if (body.manifest_envelope) checkEnvelopeProtocol(deps, body.manifest_envelope, locked)
+    if (envelope !== null) checkEnvelopeProtocol(deps, envelope, locked)
     await tx.insertUploadSession(session)
   })
   return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
