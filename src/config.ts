@@ -1,5 +1,6 @@
 // The only reader of process.env. Names and defaults are those of API.md section 9; a bad
 // value stops start-up with a ConfigError naming the variable.
+import { isIP } from 'node:net'
 import path from 'node:path'
 
 export class ConfigError extends Error {
@@ -82,6 +83,18 @@ function origin(name: string, raw: string): string {
   return url.origin
 }
 
+const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+
+/** HOST: an IPv4 or IPv6 literal, or an RFC 1123 hostname. */
+function listenHost(env: Env): string {
+  const value = read(env, 'HOST') ?? '127.0.0.1'
+  if (isIP(value) !== 0) return value
+  // Digits and dots only would be a mistyped IPv4 address rather than a name.
+  const hostname = value.length <= 253 && value.split('.').every((label) => HOSTNAME_LABEL.test(label)) && !/^[\d.]+$/.test(value)
+  if (!hostname) throw new ConfigError('HOST', `must be an IP address or a hostname such as 0.0.0.0, :: or localhost, got "${value}"`)
+  return value
+}
+
 const PROTOCOL_DATE = /^\d{4}-\d{2}-\d{2}$/
 
 function protocolDate(env: Env, name: string, fallback: string): string {
@@ -129,7 +142,7 @@ function database(env: Env, dataDir: string): Config['database'] {
 
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
-  const host = read(env, 'HOST') ?? '127.0.0.1'
+  const host = listenHost(env)
   const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data')
   const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)

@@ -1,7 +1,9 @@
 // The server as an operator runs it: `node src/main.ts` starts on the embedded default or the
 // configured database, generates SECRET_KEY once into DATA_DIR, refuses a bad setting by
-// name, and on SIGTERM finishes the request in flight before it exits.
+// name, reports a port it cannot listen on in one line, and on SIGTERM finishes the request
+// in flight before it exits.
 import { readFile, stat } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { testEngine } from '../support/database.ts'
@@ -63,6 +65,7 @@ describe(`node src/main.ts on ${testEngine}`, () => {
 
   it.each([
     ['PORT', 'eighty'],
+    ['HOST', 'no such host'],
     ['ACCESS_TOKEN_TTL_S', '-5'],
     ['SECRET_KEY', 'too-short'],
     ['DATABASE_URL', 'mysql://localhost/coffer'],
@@ -73,6 +76,17 @@ describe(`node src/main.ts on ${testEngine}`, () => {
     const started = start({ ...env, [variable]: value })
     expect(await started.exited).toBe(1)
     expect(started.lines.join('\n')).toContain(`invalid configuration: ${variable}`)
+  })
+
+  it('exits 1 with one line naming HOST and PORT when the port is taken', async () => {
+    const { env } = await workspace()
+    const occupant = createServer()
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise<void>((resolve) => occupant.close(() => resolve())))
+    const { port } = occupant.address() as AddressInfo
+    const started = start({ ...env, PORT: String(port) })
+    expect(await started.exited).toBe(1)
+    expect(started.lines).toEqual([`coffer: cannot listen on HOST=127.0.0.1 PORT=${port}: PORT is already in use (EADDRINUSE)`])
   })
 
   it('finishes the request in flight on SIGTERM, then stops accepting and exits 0', async () => {

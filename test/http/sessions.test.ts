@@ -274,8 +274,17 @@ describe('logout', () => {
     expect(response.status).toBe(204)
   })
 
-  it('answers no Authorization header with 401 and a Bearer challenge', async () => {
-    const response = await raw(server, 'POST', '/v1/auth/logout')
+  it.each(['Bearer !!!bad', 'Bearer a b', 'bearer !!!bad'])('answers a malformed token (%s) with 204 and closes nothing', async (authorization) => {
+    const member = await registered(server, 'malformed-logout')
+    const response = await raw(server, 'POST', '/v1/auth/logout', { headers: { authorization } })
+    expect(response.status).toBe(204)
+    expect(response.text).toBe('')
+    expect((await withBearer(member.client.tokens!.access_token)).status).toBe(200)
+    expect((await refreshRaw(member.client.tokens!.refresh_token)).status).toBe(200)
+  })
+
+  it.each([['no Authorization header', undefined], ['a bare Bearer', 'Bearer'], ['the Basic scheme', 'Basic dXNlcjpwYXNzd29yZA==']])('answers %s with 401 and the bare Bearer challenge', async (_case, authorization) => {
+    const response = await raw(server, 'POST', '/v1/auth/logout', authorization === undefined ? {} : { headers: { authorization } })
     expect(response.status).toBe(401)
     expect(response.json?.code).toBe('error.auth.unauthenticated')
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="coffer"')

@@ -1,0 +1,101 @@
+// Which Authorization headers count as a presented bearer token (RFC 6750): the Bearer scheme,
+// any case, with anything after it, malformed or not. A bearer operation refuses a presented
+// token it cannot honour with error="invalid_token", and a malformed one without a lookup;
+// no header, a bare `Bearer` or another scheme gets the bare challenge.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { bearerToken, presentedBearer } from '../../src/http/bearer.ts'
+import { raw, registered } from '../support/actors.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+const ADMIN_TOKEN = randomBytes(32).toString('base64url')
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer({ ADMIN_TOKEN })
+})
+afterAll(() => server.close())
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+const malformed: [string, string][] = [
+  ['characters outside the token alphabet', 'Bearer !!!bad'],
+  ['two words', 'Bearer a b'],
+  ['padding inside the token', 'Bearer abc=def'],
+  ['a lowercase scheme', 'bearer !!!bad'],
+  ['an uppercase scheme', 'BEARER a b'],
+]
+
+const notPresented: [string, string | undefined][] = [
+  ['no header', undefined],
+  ['a bare Bearer', 'Bearer'],
+  ['a Bearer with only spaces after it', 'Bearer   '],
+  ['the Basic scheme', 'Basic dXNlcjpwYXNzd29yZA=='],
+  ['another scheme', 'Token abc'],
+  ['a scheme glued to the token', 'Bearerabc'],
+]
+
+function get(path: string, authorization: string | undefined) {
+  return raw(server, 'GET', path, authorization === undefined ? {} : { headers: { authorization } })
+}
+
+describe('the header parsers', () => {
+  it.each(malformed)('presentedBearer takes %s as presented; bearerToken finds no token in it', (_case, header) => {
+    expect(presentedBearer(header)).toBe(header.replace(/^bearer +/i, ''))
+    expect(bearerToken(header)).toBeNull()
+  })
+
+  it.each(notPresented)('neither finds anything in %s', (_case, header) => {
+    expect(presentedBearer(header)).toBeNull()
+    expect(bearerToken(header)).toBeNull()
+  })
+
+  it('both return a well-formed token, whatever the scheme case and trailing spaces', () => {
+    for (const header of ['Bearer coffer_at_AbC-9.~+/==', 'bearer  coffer_at_AbC-9.~+/==  ']) {
+      expect(bearerToken(header)).toBe('coffer_at_AbC-9.~+/==')
+      expect(presentedBearer(header)).toBe('coffer_at_AbC-9.~+/==')
+    }
+  })
+})
+
+describe('a bearer operation', () => {
+  it.each(malformed)('answers %s with 401 invalid_token, without a lookup', async (_case, authorization) => {
+    const lookups = vi.spyOn(server.deps.storage, 'findBearerSession')
+    const response = await get('/v1/profile', authorization)
+    expect(response.status).toBe(401)
+    expect(response.json).toMatchObject({ status: 401, code: 'error.auth.unauthenticated' })
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="coffer", error="invalid_token"')
+    expect(lookups).not.toHaveBeenCalled()
+  })
+
+  it.each(notPresented)('answers %s with 401 and the bare challenge, without a lookup', async (_case, authorization) => {
+    const lookups = vi.spyOn(server.deps.storage, 'findBearerSession')
+    const response = await get('/v1/profile', authorization)
+    expect(response.status).toBe(401)
+    expect(response.json).toMatchObject({ status: 401, code: 'error.auth.unauthenticated' })
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="coffer"')
+    expect(lookups).not.toHaveBeenCalled()
+  })
+
+  it('looks a well-formed token up once: unknown is 401 invalid_token, live is served (scheme in any case)', async () => {
+    const lookups = vi.spyOn(server.deps.storage, 'findBearerSession')
+    const unknown = await get('/v1/profile', `Bearer coffer_at_${'Z'.repeat(43)}`)
+    expect(unknown.status).toBe(401)
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="coffer", error="invalid_token"')
+    expect(lookups).toHaveBeenCalledTimes(1)
+    const member = await registered(server, 'bearer-case')
+    lookups.mockClear()
+    const live = await get('/v1/profile', `bEaReR ${member.client.tokens!.access_token}`)
+    expect(live.status).toBe(200)
+    expect(lookups).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('the operator API', () => {
+  it.each([['a malformed token', 'Bearer !!!bad'], ['a wrong token', `Bearer ${'x'.repeat(43)}`], ['no header', undefined]])('refuses %s with 401', async (_case, authorization) => {
+    const response = await raw(server, 'POST', `/v1/admin/accounts/${randomUUID()}/suspend`, authorization === undefined ? {} : { headers: { authorization } })
+    expect(response.status).toBe(401)
+    expect(response.json?.code).toBe('error.auth.unauthenticated')
+  })
+})
