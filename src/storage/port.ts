@@ -322,6 +322,14 @@ export interface UploadStore {
   ownedBlobHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
   /** Records that the owner stores these bytes (idempotent). */
   recordOwnedBlob(ownerId: string, hash: string, size: number, now: number): Promise<void>
+  /**
+   * Declares on an open session the blobs a lifecycle write on it stores besides the uploaded
+   * ones (its metadata and manifest), before their bytes are stored: while the session is open,
+   * garbage collection keeps them as it keeps the session's uploaded blobs. Idempotent.
+   */
+  declareExtras(uploadId: string, hashes: readonly string[]): Promise<void>
+  /** Withdraws those declarations (the write failed). */
+  withdrawExtras(uploadId: string): Promise<void>
   /** The owner's open sessions for this album whose original is `ciphertextHash`, newest first. */
   findOpenSessionsForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession[]>
 }
@@ -346,8 +354,8 @@ export interface LifecycleStore {
   findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number; readonly withheld: boolean } | undefined>
   /**
    * Hashes whose bytes are still needed: a blob row of any owner names them, or an open upload
-   * session of any account declares them (its PUT may be publishing the file right now). A
-   * file may go only when neither holds.
+   * session of any account declares them (its PUT may be publishing the file right now, or a
+   * lifecycle write on it storing its metadata or manifest). A file may go only when neither holds.
    */
   blobHashesStillNeeded(hashes: readonly string[], now: number): Promise<Set<string>>
 }
@@ -355,7 +363,8 @@ export interface LifecycleStore {
 export interface GarbageStore {
   /**
    * Drops replaced-bundle references that nothing protects any more (retention passed), then
-   * the owner rows of blobs that no reference and no open upload session needs. Returns the
+   * the owner rows of blobs that no reference and no open upload session of the owner declares
+   * (uploaded or extra). Returns the
    * hashes whose rows went.
    */
   collectGarbage(now: number): Promise<string[]>

@@ -348,3 +348,26 @@ describe('concurrent collections', () => {
     for (const [hash, bytes] of kept.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
   })
 })
+
+describe('the metadata and manifest a write is storing', () => {
+  it('are kept while declared on the write’s open session, and collected once withdrawn', async () => {
+    const member = await uploader(server, 'extras-declared')
+    const albumId = await album(member)
+    const metadata = ciphertext(64)
+    const first = await write(member, albumId, { metadata })
+    await write(member, albumId, { previous: first })
+    // The first bundle's metadata is garbage now; a new session's write is about to reuse it.
+    const bytes = [ciphertext(300)]
+    const session = await member.client.openUploadSession(openFor(albumId, bytes))
+    await server.deps.storage.declareExtras(session.upload_id, [sha256Hex(metadata)])
+
+    await collectGarbage(server.deps)
+    expect(await owns(member, sha256Hex(metadata))).toBe(true)
+    expect(await onDisk(sha256Hex(metadata))).toBe(true)
+
+    await server.deps.storage.withdrawExtras(session.upload_id)
+    await collectGarbage(server.deps)
+    expect(await owns(member, sha256Hex(metadata))).toBe(false)
+    expect(await onDisk(sha256Hex(metadata))).toBe(false)
+  })
+})

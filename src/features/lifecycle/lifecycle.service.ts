@@ -206,11 +206,14 @@ export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId
     ...(metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' as const }]),
     { hash: manifestHash, bytes: manifest, role: 'provenance' },
   ]
+  // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
+  await deps.storage.declareExtras(session.uploadId, extras.map((extra) => extra.hash))
   await storeExtras(deps, caller, extras)
   const storedAt = Date.now()
   try {
     return await deps.storage.transaction((tx) => writeAndIndex(tx, deps, caller, album, envelope, manifest, manifestHash, session, extras, now))
   } catch (error) {
+    await deps.storage.withdrawExtras(session.uploadId)
     await dropUnownedExtras(deps, extras, storedAt)
     throw error
   }

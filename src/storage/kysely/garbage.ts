@@ -1,5 +1,7 @@
 import type { GarbageStore } from '../port.ts'
+import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
+import { openDeclarations } from './uploads.ts'
 
 export function garbageQueries(db: Executor): GarbageStore {
   return {
@@ -20,24 +22,14 @@ export function garbageQueries(db: Executor): GarbageStore {
           ),
         )
         .execute()
-      // Bytes nobody references and no open upload session still needs.
+      // Bytes nobody references and no open upload session still needs (uploaded or extra).
       const removed = await db
         .deleteFrom('blobs')
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('assetBlobs').select('assetBlobs.hash').whereRef('assetBlobs.ownerId', '=', 'blobs.ownerId').whereRef('assetBlobs.hash', '=', 'blobs.hash'))),
         )
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('uploadBlobs')
-                .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'uploadBlobs.uploadId')
-                .select('uploadBlobs.hash')
-                .whereRef('uploadSessions.ownerId', '=', 'blobs.ownerId')
-                .whereRef('uploadBlobs.hash', '=', 'blobs.hash')
-                .where('uploadSessions.closedAt', 'is', null)
-                .where('uploadSessions.expiresAt', '>', now),
-            ),
-          ),
+        .where(({ not, exists }) =>
+          not(exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`))),
         )
         .returning('hash')
         .execute()

@@ -1,6 +1,7 @@
 import type { AppliedOp, LifecycleStore } from '../port.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import type { AlbumOpsTable } from './tables.ts'
+import { openDeclarations } from './uploads.ts'
 
 const opColumns = ['albumId', 'syncSeq', 'manifestHash', 'assetId', 'action', 'manifestCbor', 'metadataBlobHash', 'uploadId', 'appliedAt'] as const
 
@@ -69,15 +70,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     async blobHashesStillNeeded(hashes, now) {
       if (hashes.length === 0) return new Set()
       const owned = await db.selectFrom('blobs').select('hash').distinct().where('hash', 'in', hashes).execute()
-      const declared = await db
-        .selectFrom('uploadBlobs')
-        .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'uploadBlobs.uploadId')
-        .select('uploadBlobs.hash')
-        .distinct()
-        .where('uploadBlobs.hash', 'in', hashes)
-        .where('uploadSessions.closedAt', 'is', null)
-        .where('uploadSessions.expiresAt', '>', now)
-        .execute()
+      const declared = await openDeclarations(db, now).select('declared.hash').distinct().where('declared.hash', 'in', hashes).execute()
       return new Set([...owned, ...declared].map((row) => row.hash))
     },
   }

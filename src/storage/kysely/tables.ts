@@ -173,6 +173,12 @@ export interface UploadBlobsTable {
   size: number
 }
 
+/** A blob a lifecycle write on this session is storing besides the uploaded ones (metadata, manifest). */
+export interface UploadExtrasTable {
+  uploadId: string
+  hash: string
+}
+
 export interface BlobsTable {
   /** The account that uploaded these bytes (content addressing is per owner). */
   ownerId: string
@@ -292,6 +298,7 @@ export interface Tables {
   albumUpgrades: AlbumUpgradesTable
   uploadSessions: UploadSessionsTable
   uploadBlobs: UploadBlobsTable
+  uploadExtras: UploadExtrasTable
   blobs: BlobsTable
   assets: AssetsTable
   assetBlobs: AssetBlobsTable

@@ -8,6 +8,18 @@ async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'>): P
   return { ...session, blobs }
 }
 
+/**
+ * The blobs open upload sessions declare, as `declared.hash` beside `upload_sessions`: the
+ * uploaded ones and a lifecycle write's extras. What garbage collection must leave alone.
+ */
+export function openDeclarations(db: Executor, now: number) {
+  return db
+    .selectFrom((eb) => eb.selectFrom('uploadBlobs').select(['uploadId', 'hash']).unionAll(eb.selectFrom('uploadExtras').select(['uploadId', 'hash'])).as('declared'))
+    .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'declared.uploadId')
+    .where('uploadSessions.closedAt', 'is', null)
+    .where('uploadSessions.expiresAt', '>', now)
+}
+
 export function uploadQueries(db: Executor): UploadStore {
   return {
     async insertUploadSession({ blobs, ...session }) {
@@ -33,6 +45,23 @@ export function uploadQueries(db: Executor): UploadStore {
 
     async recordOwnedBlob(ownerId, hash, size, now) {
       await db.insertInto('blobs').values({ ownerId, hash, size, storedAt: now }).onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing()).execute()
+    },
+
+    async declareExtras(uploadId, hashes) {
+      // Through the session row: a session the sweep removed meanwhile gets no declaration (the
+      // write then finds it closed).
+      for (const hash of hashes) {
+        await db
+          .insertInto('uploadExtras')
+          .columns(['uploadId', 'hash'])
+          .expression((eb) => eb.selectFrom('uploadSessions').select((inner) => ['uploadSessions.uploadId', inner.val(hash).as('hash')]).where('uploadId', '=', uploadId))
+          .onConflict((oc) => oc.columns(['uploadId', 'hash']).doNothing())
+          .execute()
+      }
+    },
+
+    async withdrawExtras(uploadId) {
+      await db.deleteFrom('uploadExtras').where('uploadId', '=', uploadId).execute()
     },
 
     async findOpenSessionsForOriginal(ownerId, albumId, ciphertextHash, now) {

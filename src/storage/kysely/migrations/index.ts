@@ -7,12 +7,14 @@ import { up as accountsAndSessions } from './0001-accounts-and-sessions.ts'
 import { up as devicesAndEscrow } from './0002-devices-and-escrow.ts'
 import { up as albumsAndBlobs } from './0003-albums-and-blobs.ts'
 import { up as custodyAndModeration } from './0004-custody-and-moderation.ts'
+import { up as uploadExtras } from './0005-upload-extras.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
   ['0002-devices-and-escrow', devicesAndEscrow],
   ['0003-albums-and-blobs', albumsAndBlobs],
   ['0004-custody-and-moderation', custodyAndModeration],
+  ['0005-upload-extras', uploadExtras],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
