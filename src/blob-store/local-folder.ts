@@ -1,8 +1,9 @@
 // The blob store on a local (or shared) folder. Layout: <root>/<2 hex>/<2 hex>/<64 hex> for
 // blobs and <root>/tmp/ for writes in progress. A write goes to a temporary file, is hashed
 // while streaming, fsynced, renamed into place and the directory fsynced: a blob is either
-// absent or complete and durable. Temporary names carry host and pid so that a start-up
-// cleans only what dead writers left (several instances may share the folder).
+// absent or complete and durable. Temporary names carry host, pid and this process's
+// incarnation so that a start-up cleans only what dead writers left (several instances may
+// share the folder, and a restarted container's server often has the pid of the one before).
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, type ReadStream } from 'node:fs'
 import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
@@ -28,6 +29,10 @@ const collectYoungGeneration: () => void = (() => {
   return () => gc({ type: 'minor' })
 })()
 const STALE_FOREIGN_TEMP_MS = 24 * 3600 * 1000
+/** Tells this process from an earlier one with the same pid on the same host. */
+const INCARNATION = randomBytes(8).toString('hex')
+/** `<host>-<pid>-i<incarnation>-<random>.part`; names of earlier versions have no incarnation. */
+const TEMPORARY_NAME = /^(.+)-(\d+)-(?:i([0-9a-f]{16})-)?[0-9a-f]+\.part$/
 
 function host(): string {
   return hostname().replace(/[^A-Za-z0-9.-]/g, '_')
@@ -92,7 +97,7 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
 
     async put(hash, size, source) {
       const final = pathOf(hash)
-      const partial = path.join(temporary, `${host()}-${process.pid}-${randomBytes(8).toString('hex')}.part`)
+      const partial = path.join(temporary, `${host()}-${process.pid}-i${INCARNATION}-${randomBytes(8).toString('hex')}.part`)
       const handle = await open(partial, 'wx', 0o600)
       let outcome: PutOutcome
       try {
@@ -107,14 +112,22 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
         await unlink(partial)
         return outcome
       }
-      await mkdir(path.dirname(final), { recursive: true })
+      const directory = path.dirname(final)
+      const created = await mkdir(directory, { recursive: true })
       // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
       await rename(partial, final)
       // The publish time, not the last write's: a collector that decided before this publish
       // leaves the file alone (remove's unlessModifiedSince).
       const published = new Date()
       await utimes(final, published, published)
-      await syncDirectory(path.dirname(final))
+      await syncDirectory(directory)
+      // A folder made for this blob is an entry of its parent: make each such entry durable too.
+      if (created !== undefined) {
+        for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
+          await syncDirectory(parent)
+          if (parent === path.dirname(created)) break
+        }
+      }
       return outcome
     },
 
@@ -149,10 +162,12 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       let removed = 0
       const me = host()
       for (const name of await readdir(temporary)) {
-        const match = /^(.+)-(\d+)-[0-9a-f]+\.part$/.exec(name)
+        const match = TEMPORARY_NAME.exec(name)
         const file = path.join(temporary, name)
         const mine = match?.[1] === me
-        const writerGone = mine && !processIsAlive(Number(match?.[2]))
+        const pid = Number(match?.[2])
+        const earlierIncarnation = pid === process.pid && match?.[3] !== undefined && match[3] !== INCARNATION
+        const writerGone = mine && (earlierIncarnation || !processIsAlive(pid))
         const staleForeign = !mine && Date.now() - (await stat(file)).mtimeMs > STALE_FOREIGN_TEMP_MS
         if (writerGone || staleForeign || match === null) {
           await unlink(file)

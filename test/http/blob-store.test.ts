@@ -200,15 +200,20 @@ describe('start-up cleanup of interrupted writes', () => {
     }
   })
 
-  it('keeps the temporary file of a put in progress on this instance', async () => {
+  it('keeps the temporary file of a put in progress on this instance, not one an earlier process with its pid left', async () => {
+    // A restarted container's server often has the pid of the one before: its names differ by incarnation.
+    const earlier = `${host}-${process.pid}-i${'0'.repeat(16)}-${hex()}.part`
+    await writeFile(path.join(tmpDir(), earlier), randomBytes(64))
     const bytes = ciphertext(20_000)
     const hash = sha256Hex(bytes)
     const session = await member.client.openUploadSession(onlyOriginal(bytes))
     const request = openStreamingPut(session.upload_id, hash, bytes.length)
     request.write(bytes.subarray(0, 5_000))
-    await until(async () => (await tmpFiles()).length === 1, 'the temporary file')
-    expect(await server.deps.blobs.cleanLeftovers()).toBe(0)
-    expect(await tmpFiles()).toHaveLength(1)
+    await until(async () => (await tmpFiles()).length === 2, 'the temporary file')
+    const inProgress = (await tmpFiles()).filter((name) => name !== earlier)
+    expect(inProgress[0]).toMatch(new RegExp(`^${host.replace(/\./g, '\\.')}-${process.pid}-i[0-9a-f]{16}-[0-9a-f]+\\.part$`))
+    expect(await server.deps.blobs.cleanLeftovers()).toBe(1)
+    expect(await tmpFiles()).toEqual(inProgress)
     request.end(bytes.subarray(5_000))
     expect((await request.answer).status).toBe(204)
     expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
