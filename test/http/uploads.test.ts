@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex, type OpenUpload, type UploadSessionView } from '../../src/sdk/client.ts'
 import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
+import { countRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const MAX_BLOB_BYTES = 65_536
@@ -330,11 +331,13 @@ describe('put blob bytes', () => {
     ]
 
     async function expectNothingKept(uploadId: string, hash: string, before: string[], send: () => Promise<{ status: number; code: unknown }>): Promise<void> {
+      const rowsBefore = await countRows(server.database, ['blobs', 'upload_sessions', 'upload_blobs'])
       const answer = await send()
       expect(answer.status).toBe(422)
       expect(answer.code).toBe('error.upload.hash_mismatch')
       // A refused write cleans up before it answers.
       expect(await blobFiles()).toEqual(before)
+      expect(await countRows(server.database, ['blobs', 'upload_sessions', 'upload_blobs'])).toEqual(rowsBefore)
       expect(await exists(server.deps.blobs.pathOf(hash))).toBe(false)
       expect(presence(await member.client.uploadSessionStatus(uploadId))[hash]).toBe(false)
     }

@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { sha256Hex, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
 import { raw } from './actors.ts'
+import { countRows } from './database.ts'
 import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
 import type { TestServer } from './server.ts'
 
@@ -112,14 +113,19 @@ export interface AlbumState {
   readonly feed: Feed['entries']
   readonly inFlight: number
   readonly files: string[]
+  /** Rows of every table a write or an upload touches, counted in the database itself. */
+  readonly rows: Record<string, number>
 }
 
-/** What a write may change: the album's feed, its in_flight, the files of the blob folder. */
+const WRITE_TABLES = ['assets', 'asset_blobs', 'blobs', 'album_ops', 'upload_sessions', 'upload_blobs', 'upload_extras', 'receipts', 'album_upgrades'] as const
+
+/** What a write may change: the album's feed, its in_flight, the files of the blob folder, the rows of the database. */
 export async function albumState(server: TestServer, member: Uploader, albumId: string): Promise<AlbumState> {
   return {
     feed: (await member.client.feed(albumId, 0, 1000)).entries,
     inFlight: (await member.client.readUpgrade(albumId)).in_flight,
     files: await blobFiles(server),
+    rows: await countRows(server.database, WRITE_TABLES),
   }
 }
 
