@@ -195,8 +195,15 @@ export interface EnrollmentStore {
   redeemEnrollmentCode(spellingHash: string, now: number): Promise<string | undefined>
   openChannel(channel: { readonly channelHash: string; readonly initiatorId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>
   findRedeemThrottle(clientAddress: string): Promise<RedeemThrottle | undefined>
-  /** Counts a refused redemption from an address; a window that has ended restarts at `now`. */
-  recordRedeemFailure(clientAddress: string, now: number, windowMs: number): Promise<void>
+  /**
+   * Counts a redemption from an address before its code is looked at, while the address has
+   * fewer than `maxFailures` counted in its window (a window that has ended restarts at `now`):
+   * one conditional upsert, so racing redemptions (on any instance) never get more than
+   * `maxFailures` codes looked at. False when the address is blocked.
+   */
+  reserveRedeemAttempt(clientAddress: string, now: number, windowMs: number, maxFailures: number): Promise<boolean>
+  /** Uncounts a reserved redemption that succeeded: only refused ones count. */
+  releaseRedeemAttempt(clientAddress: string): Promise<void>
   /**
    * Appends a payload to one mailbox of a live channel, in arrival order. Racing appends to one
    * channel are serialized on the channel row, so the mailbox bound is exact.

@@ -165,3 +165,36 @@ describe('concurrent relays into a nearly full mailbox', () => {
     expect([...drained].sort()).toEqual([...accepted].sort())
   })
 })
+
+describe('concurrent refused redeems from one address', () => {
+  it('get exactly REDEEM_MAX_FAILURES codes looked at (404), every other one 429', async () => {
+    const first = await startServer({ REDEEM_MAX_FAILURES: '3' })
+    try {
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => settle(first.client().redeemEnrollmentCode(`not-a-code-${i}`))))
+      const statuses = answers.map((answer) => (answer.ok ? 200 : answer.problem.status))
+      expect(statuses.filter((status) => status === 404)).toHaveLength(3)
+      expect(statuses.filter((status) => status === 429)).toHaveLength(37)
+      // A code issued now is not looked at either: the address is blocked until the window passes.
+      const member = await registered(first, 'throttled')
+      const code = await member.client.issueEnrollmentCode()
+      expect((await settle(first.client().redeemEnrollmentCode(code.code))).ok).toBe(false)
+    } finally {
+      await first.close()
+    }
+  })
+
+  it('count a successful redemption as nothing: the limit is on refused ones', async () => {
+    const spare = await startServer({ REDEEM_MAX_FAILURES: '2' })
+    try {
+      const member = await registered(spare, 'spare')
+      for (let i = 0; i < 3; i++) {
+        const code = await member.client.issueEnrollmentCode()
+        expect((await spare.client().redeemEnrollmentCode(code.code)).channel_id).toBeTruthy()
+      }
+      const refused = await Promise.all([1, 2, 3].map((i) => settle(spare.client().redeemEnrollmentCode(`nothing-${i}`))))
+      expect(refused.map((answer) => (answer.ok ? 200 : answer.problem.status)).sort()).toEqual([404, 404, 429])
+    } finally {
+      await spare.close()
+    }
+  })
+})

@@ -45,8 +45,13 @@ export async function issueEnrollmentCode(deps: Deps, caller: Caller): Promise<I
 export async function redeemEnrollmentCode(deps: Deps, code: string, clientAddress: string): Promise<OpenedChannel> {
   const { redeemMaxFailures, redeemWindowS, channelTtlS } = deps.config.enrollment
   const now = deps.clock.now()
-  const blockedForS = redeemBlockedForS(await deps.storage.findRedeemThrottle(clientAddress), now, redeemMaxFailures, redeemWindowS)
-  if (blockedForS !== null) throw new AppError('error.rate_limited', 'Too many refused codes from this address; wait and retry', { retryAfterS: blockedForS })
+  // Counted before the code is looked at (and uncounted on success), so that racing
+  // redemptions cannot get more codes looked at than the limit allows.
+  if (!(await deps.storage.reserveRedeemAttempt(clientAddress, now, redeemWindowS * 1000, redeemMaxFailures))) {
+    // The window may have ended between the two statements: then retry at once.
+    const blockedForS = redeemBlockedForS(await deps.storage.findRedeemThrottle(clientAddress), now, redeemMaxFailures, redeemWindowS) ?? 1
+    throw new AppError('error.rate_limited', 'Too many refused codes from this address; wait and retry', { retryAfterS: blockedForS })
+  }
   const channelId = randomBytes(32).toString('base64url')
   const expiresAt = now + channelTtlS * 1000
   const opened = await deps.storage.transaction(async (tx) => {
@@ -55,10 +60,8 @@ export async function redeemEnrollmentCode(deps: Deps, code: string, clientAddre
     await tx.openChannel({ channelHash: hashToken(channelId), initiatorId, createdAt: now, expiresAt })
     return true
   })
-  if (!opened) {
-    await deps.storage.recordRedeemFailure(clientAddress, now, redeemWindowS * 1000)
-    throw new AppError('error.enroll.code_refused', 'The code is unknown, used or expired')
-  }
+  if (!opened) throw new AppError('error.enroll.code_refused', 'The code is unknown, used or expired')
+  await deps.storage.releaseRedeemAttempt(clientAddress)
   return { channelId, expiresAt }
 }
 

@@ -33,19 +33,29 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
       return db.selectFrom('redeemThrottle').select(['windowStartedAt', 'failures']).where('clientAddress', '=', clientAddress).executeTakeFirst()
     },
 
-    async recordRedeemFailure(clientAddress, now, windowMs) {
-      // One statement: a failure after the window ended starts a new window at 1.
+    async reserveRedeemAttempt(clientAddress, now, windowMs, maxFailures) {
+      // A reservation after the window ended starts a new window at 1.
       const ended = sql<boolean>`redeem_throttle.window_started_at + ${windowMs} <= ${now}`
-      await db
+      const result = await db
         .insertInto('redeemThrottle')
         .values({ clientAddress, windowStartedAt: now, failures: 1 })
         .onConflict((oc) =>
-          oc.column('clientAddress').doUpdateSet({
-            windowStartedAt: sql<number>`case when ${ended} then ${now} else redeem_throttle.window_started_at end`,
-            failures: sql<number>`case when ${ended} then 1 else redeem_throttle.failures + 1 end`,
-          }),
+          oc
+            .column('clientAddress')
+            .doUpdateSet({
+              windowStartedAt: sql<number>`case when ${ended} then ${now} else redeem_throttle.window_started_at end`,
+              failures: sql<number>`case when ${ended} then 1 else redeem_throttle.failures + 1 end`,
+            })
+            .where(sql<boolean>`${ended} or redeem_throttle.failures < ${maxFailures}`),
         )
-        .execute()
+        .executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async releaseRedeemAttempt(clientAddress) {
+      await db.updateTable('redeemThrottle').set((eb) => ({ failures: eb('failures', '-', 1) })).where('clientAddress', '=', clientAddress).where('failures', '>', 0).execute()
+      // An address with nothing counted needs no row (a racing reservation may have counted meanwhile).
+      await db.deleteFrom('redeemThrottle').where('clientAddress', '=', clientAddress).where('failures', '=', 0).execute()
     },
 
     async appendToMailbox(channelHash, direction, payload, now, maxPayloads) {
