@@ -7,7 +7,7 @@ import { encode } from 'cborg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { type Member, problemOf, raw, registered } from '../support/actors.ts'
+import { type Member, PASSWORD, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -451,6 +451,36 @@ describe('the identity key', () => {
 
     expect(await alice.client.publishDirectory(directory(1), alice.identity)).toBe(1)
     expect((await problemOf(alice.client.publishDirectory(directory(2), keyB))).code).toBe('error.directory.identity_key_mismatch')
+  })
+
+  it('binds only on a recent password proof: a stale session gets 403 and binds nothing, reauthenticate lets it bind, later publishes need none', async () => {
+    // Its own server: the clock moves past the freshness window, which the other tests' accounts must not see.
+    const own = await startServer()
+    try {
+      const alice = await registered(own, 'binding-fresh')
+      const identity = IdentityKey.generate()
+      const { user_id: userId } = await alice.client.getProfile()
+      const fetchedStatus = async () => (await raw(own, 'GET', `/v1/auth/devices/directory/${userId}`, { headers: { authorization: `Bearer ${alice.client.tokens!.access_token}` } })).status
+      const window = own.deps.config.freshnessWindowS * 1000
+      own.clock.advance(window + 1)
+      // A refresh keeps the pair alive but does not renew authenticated_at.
+      await alice.client.refresh()
+      const thiefKey = IdentityKey.generate()
+      const stale = await problemOf(alice.client.publishDirectory(directory(1), thiefKey))
+      expect([stale.status, stale.code]).toEqual([403, 'error.auth.reauthentication_required'])
+      expect(await fetchedStatus()).toBe(404)
+
+      await alice.client.reauthenticate(PASSWORD)
+      expect(await alice.client.publishDirectory(directory(1), identity)).toBe(1)
+      expect(await fetchedStatus()).toBe(200)
+      // Bound to this key, not the refused one; publishing under it needs no fresh proof.
+      own.clock.advance(window + 1)
+      await alice.client.refresh()
+      expect(await alice.client.publishDirectory(directory(2), identity)).toBe(2)
+      expect((await problemOf(alice.client.publishDirectory(directory(3), thiefKey))).code).toBe('error.directory.identity_key_mismatch')
+    } finally {
+      await own.close()
+    }
   })
 
   it('binds per account: two accounts bind two different keys', async () => {

@@ -359,6 +359,29 @@ describe('request shape (RevokeAllRequest is strict)', () => {
   })
 })
 
+describe('a stolen session token of an account that never published', () => {
+  it('cannot bind a key of its own to then revoke every session, once its password proof is stale', async () => {
+    // Its own server: the clock moves past the freshness window.
+    const own = await startServer()
+    try {
+      const victim = await registered(own, 'unbound')
+      const laptop = own.client()
+      expect((await laptop.login(victim.email, PASSWORD)).kind).toBe('session')
+      const thief = new CofferClient({ baseUrl: own.url, now: own.clock.now, tokens: laptop.tokens! })
+      own.clock.advance(own.deps.config.freshnessWindowS * 1000 + 1)
+      await thief.refresh()
+      const thiefKey = IdentityKey.generate()
+      const bind = await problemOf(thief.publishDirectory(encode({ directory_version: 1 }), thiefKey))
+      expect([bind.status, bind.code]).toEqual([403, 'error.auth.reauthentication_required'])
+      expect((await problemOf(thief.revokeAllSessions(thiefKey))).code).toBe('error.auth.proof_required')
+      // The victim's own session is untouched.
+      expect((await victim.client.getProfile()).email).toBe(victim.email)
+    } finally {
+      await own.close()
+    }
+  })
+})
+
 describe('a stolen session token', () => {
   it('gets a challenge but no proof, cannot rebind the key, and its logout ends only its own session', async () => {
     const alice = await owner('stolen')

@@ -14,13 +14,13 @@ export function directoryRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'publishDirectory',
       summary: 'Publish the signed device directory (CBOR, stored exactly as sent)',
-      description: `Header \`X-Service-Identity-Key\`: standard base64 of the account's 1984-byte hybrid public key (Ed25519 | ML-DSA-65); the first publish binds it. The body is one CBOR item whose top-level map holds an unsigned \`directory_version\`, which must exceed the stored one (409 otherwise, with \`submitted\` and \`stored\`). At most 256 KiB.`,
+      description: `Header \`X-Service-Identity-Key\`: standard base64 of the account's 1984-byte hybrid public key (Ed25519 | ML-DSA-65); the first publish binds it, and needs a recent password proof (sign-in or reauthenticate within FRESHNESS_WINDOW_S, else 403 error.auth.reauthentication_required). The body is one CBOR item whose top-level map holds an unsigned \`directory_version\`, which must exceed the stored one (409 otherwise, with \`submitted\` and \`stored\`). At most 256 KiB.`,
       tags,
       auth: 'bearer',
       accepts: CBOR_MEDIA,
       bodyLimit: DIRECTORY_MAX_BYTES,
       responses: { 200: PublishDirectoryResponse },
-      errors: ['error.directory.malformed', 'error.directory.identity_key_invalid', 'error.directory.identity_key_mismatch', 'error.directory.version_conflict'],
+      errors: ['error.directory.malformed', 'error.directory.identity_key_invalid', 'error.directory.identity_key_mismatch', 'error.directory.version_conflict', 'error.auth.reauthentication_required'],
     }),
     handler: async (request) => {
       const header = request.headers[IDENTITY_KEY_HEADER]

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { readTopLevelFields, unsignedField } from '../../codec/cbor.ts'
 import { parseHybridPublicKey } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
+import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { Directory } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
@@ -36,8 +37,12 @@ export async function publishDirectory(deps: Deps, caller: Caller, identityKeyHe
   const directory = directoryOf(body)
   const now = deps.clock.now()
   await deps.storage.transaction(async (tx) => {
-    if ((await tx.bindIdentityKey(caller.userId, identityKey)) === 'mismatch') {
-      throw new AppError('error.directory.identity_key_mismatch', 'This account is bound to another identity key')
+    const binding = await tx.bindIdentityKey(caller.userId, identityKey)
+    if (binding === 'mismatch') throw new AppError('error.directory.identity_key_mismatch', 'This account is bound to another identity key')
+    // Binding the key decides who can later revoke every session (SPEC: a stolen access token
+    // can revoke only itself), so it needs a recent password proof, as adding a device does.
+    if (binding === 'bound' && !isFresh(caller.authenticatedAt, now, deps.config.freshnessWindowS)) {
+      throw new AppError('error.auth.reauthentication_required', 'Prove the password again (reauthenticate) before binding the account’s identity key')
     }
     const outcome = await tx.publishDirectoryIfNewer(caller.userId, directory, now)
     if (!outcome.stored) {
