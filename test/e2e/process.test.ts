@@ -63,6 +63,24 @@ describe(`node src/main.ts on ${testEngine}`, () => {
     expect(await second.exited).toBe(0)
   }, 90_000)
 
+  it('runs maintenance every SWEEP_INTERVAL_S by itself: an expired enrollment code is gone and logged', async () => {
+    const { env } = await workspace()
+    const server = await serve({ ...env, SWEEP_INTERVAL_S: '1', ENROLL_CODE_TTL_S: '1' })
+    const register = await fetch(`${server.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'sweep@example.test', password: 'pw' }),
+    })
+    const { access_token: token } = (await register.json()) as { access_token: string }
+    const issued = await fetch(`${server.url}/v1/auth/devices/enroll/code`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    const { code } = (await issued.json()) as { code: string }
+    const line = await waitFor(server.lines, /"msg":"maintenance removed expired rows and garbage"/)
+    expect(JSON.parse(line.input)).toMatchObject({ deleted: { enrollment_codes: 1 } })
+    // Expired and swept: the code is refused as unknown.
+    const redeem = await fetch(`${server.url}/v1/auth/devices/enroll/redeem`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })
+    expect(redeem.status).toBe(404)
+  }, 60_000)
+
   it.each([
     ['PORT', 'eighty'],
     ['HOST', 'no such host'],
