@@ -15,7 +15,7 @@ import { CofferClient, sha256Hex } from '../../src/sdk/client.ts'
 import { verifyReceipts, type ReceiptView } from '../../src/sdk/receipts.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, writeFor, type Bundle, type Write } from '../support/bundles.ts'
-import { testClock } from '../support/clock.ts'
+import { testClock, type TestClock } from '../support/clock.ts'
 import { freshDatabase, testEngine } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -60,7 +60,7 @@ const receiptHash = (receipt: ReceiptView) => sha256Hex(Buffer.from(receipt.rece
  * Runs ROUNDS rounds of concurrent writes from `members` (each with its albums), sending each
  * request to one of `urls` in turn, then checks the whole chain.
  */
-async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] }>, urls: readonly string[]) {
+async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] }>, urls: readonly string[], clock: TestClock) {
   const assets: Asset[] = []
   let expected = 0
   let turn = 0
@@ -81,7 +81,9 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
     }
     // Every planned write is sent once, and a third of them twice more (identical requests).
     const sends = planned.flatMap((plan, i) => (i % 3 === 0 ? [plan, plan, plan] : [plan]))
-    const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request)))
+    // The server clock moves while the writes race, as a real one does.
+    const ticking = setInterval(() => clock.advance(3), 1)
+    const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request))).finally(() => clearInterval(ticking))
     expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
     for (const plan of planned) {
       const own = answers.filter((_, i) => sends[i] === plan)
@@ -112,6 +114,9 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
     if (i === 0) expect(receipt.prior_receipt_hash).toBeUndefined()
     else expect(receipt.prior_receipt_hash, `receipt ${receipt.receipt_seq}`).toBe(receiptHash(line[i - 1]!))
   }
+  // received_at is the clock at the finalization commit: it never goes backwards along the chain.
+  const times = line.map((r) => Date.parse(r.received_at))
+  expect(times).toEqual([...times].sort((a, b) => a - b))
   // And the SDK's check (signatures, JSON = signed body, links) over the whole line.
   const keys = await members[0]!.member.client.attestationKeys()
   expect(await verifyReceipts(line, keys)).toEqual({ valid: true, problems: [] })
@@ -136,7 +141,7 @@ describe('concurrent lifecycle writes on one instance', () => {
 
   it('leave one gapless, unforked, hash-linked receipt chain', async () => {
     const members = await membersOf(server, 3, 2)
-    const { receipts, keys } = await raceAndCheck(members, [server.url])
+    const { receipts, keys } = await raceAndCheck(members, [server.url], server.clock)
     expect(receipts).toBeGreaterThan(100)
     expect(keys.keys).toHaveLength(1)
   }, 120_000)
@@ -206,7 +211,7 @@ if (testEngine === 'postgres') describe('concurrent lifecycle writes on two inst
   it('leave one gapless, unforked, hash-linked receipt chain', async () => {
     const [a, b] = pair.instances
     const members = await membersOf(a!, 3, 2)
-    const { receipts } = await raceAndCheck(members, [a!.url, b!.url])
+    const { receipts } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
     expect(receipts).toBeGreaterThan(100)
     // Both instances read the same line.
     const viaB = new CofferClient({ baseUrl: b!.url, tokens: members[0]!.member.client.tokens })

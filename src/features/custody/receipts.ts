@@ -18,14 +18,15 @@ export interface CustodyBundle {
   readonly blobs: readonly AssetBlobRef[]
   /** SHA-256 of the signed manifest; carried by the provenance receipt. */
   readonly envelopeHash: string
-  /** The finalization commit's server clock. */
-  readonly receivedAt: number
 }
 
 const ROLE_ORDER = { original: 0, derivative: 1, metadata: 2, provenance: 3 } as const
 
 export async function issueReceipts(tx: Store, deps: Deps, bundle: CustodyBundle): Promise<void> {
   const head = await tx.lockReceiptChain()
+  // The clock at the finalization commit (SPEC.md), read under the chain lock: it never goes
+  // backwards along the chain, whatever order racing writes began in.
+  const receivedAt = deps.clock.now()
   if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
   const key = await deps.attestation.signingKey(tx, head.activeKeyId)
   const ordered = [...bundle.blobs].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role])
@@ -46,7 +47,7 @@ export async function issueReceipts(tx: Store, deps: Deps, bundle: CustodyBundle
       ciphertext_hash: blob.hash,
       size: blob.size,
       envelope_hash: envelopeHash,
-      received_at: timestamp(bundle.receivedAt),
+      received_at: timestamp(receivedAt),
     })
     const receiptCbor = Buffer.from(encodeSignedReceipt(body, await hybridSign(key.privateKey, receiptSigningBytes(body))))
     receipts.push({
@@ -58,7 +59,7 @@ export async function issueReceipts(tx: Store, deps: Deps, bundle: CustodyBundle
       ciphertextHash: blob.hash,
       size: blob.size,
       envelopeHash,
-      receivedAt: bundle.receivedAt,
+      receivedAt,
       serverKeyId: key.keyId,
       priorReceiptHash: prior,
       receiptCbor,

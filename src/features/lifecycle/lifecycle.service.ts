@@ -146,7 +146,7 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
     appliedAt: now,
   })
   // Last, so that the server-wide chain lock is held for the signing alone.
-  await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash, receivedAt: now })
+  await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash })
   return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
 }
 
