@@ -89,6 +89,18 @@ export class CofferProblem extends Error {
   }
 }
 
+/** The problem a non-2xx response carries (a body that is not one still becomes a CofferProblem). */
+export async function problemOf(response: Response): Promise<CofferProblem> {
+  const text = await response.text()
+  let problem: Problem
+  try {
+    problem = JSON.parse(text) as Problem
+  } catch {
+    problem = { type: 'about:blank', title: response.statusText, status: response.status, detail: text, instance: '', code: 'error.unknown' }
+  }
+  return new CofferProblem(response.status, problem, response.headers)
+}
+
 export interface Advisory {
   readonly cohort_hash?: string | null
   readonly device_id?: string | null
@@ -168,17 +180,6 @@ export class CofferClient {
     return this.#fetch(this.baseUrl + call.path, { method: call.method, headers, ...(body === undefined ? {} : { body }), ...(streamed ? { duplex: 'half' } : {}) } as RequestInit)
   }
 
-  static async #problemOf(response: Response): Promise<CofferProblem> {
-    const text = await response.text()
-    let problem: Problem
-    try {
-      problem = JSON.parse(text) as Problem
-    } catch {
-      problem = { type: 'about:blank', title: response.statusText, status: response.status, detail: text, instance: '', code: 'error.unknown' }
-    }
-    return new CofferProblem(response.status, problem, response.headers)
-  }
-
   /**
    * Sends a call; a bearer call refreshes first when the token has expired, and once more on a
    * 401 that refuses the token itself (it carries a `WWW-Authenticate` challenge). Another 401,
@@ -195,7 +196,7 @@ export class CofferClient {
       response = await this.#send(call)
     }
     // 304 answers a conditional request: not an error.
-    if (!response.ok && response.status !== 304) throw await CofferClient.#problemOf(response)
+    if (!response.ok && response.status !== 304) throw await problemOf(response)
     return response
   }
 
@@ -240,7 +241,7 @@ export class CofferClient {
         if (this.#tokens === null) throw new Error('not signed in: register or log in first')
         const response = await this.#send({ method: 'POST', path: '/v1/auth/refresh', json: { refresh_token: this.#tokens.refresh_token } })
         if (!response.ok) {
-          const problem = await CofferClient.#problemOf(response)
+          const problem = await problemOf(response)
           if (response.status === 401) this.tokens = null
           throw problem
         }
@@ -254,7 +255,7 @@ export class CofferClient {
 
   async logout(): Promise<void> {
     const response = await this.#send({ method: 'POST', path: '/v1/auth/logout', bearer: true })
-    if (!response.ok) throw await CofferClient.#problemOf(response)
+    if (!response.ok) throw await problemOf(response)
     await response.body?.cancel()
     this.tokens = null
   }

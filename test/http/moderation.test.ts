@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
+import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { CofferProblem, sha256Hex, type ModerationRecord } from '../../src/sdk/client.ts'
 import { PASSWORD, raw, problemOf } from '../support/actors.ts'
 import { album, signedManifest, uploader, type Uploader } from '../support/albums.ts'
@@ -44,12 +45,12 @@ function adminRaw(path: AdminPath | string, call: AdminCall = {}) {
   return raw(call.on ?? server, 'POST', `/v1/admin/${path}`, { headers, ...(call.body === undefined ? {} : { body: call.body }) })
 }
 
-/** An operator action expected to succeed: 200 and the affected account's record. */
-async function act(path: AdminPath, reason?: string): Promise<ModerationRecord> {
-  const answer = reason === undefined ? await adminRaw(path) : await adminRaw(path, { body: JSON.stringify({ reason }), contentType: 'application/json' })
-  expect(answer.status, answer.text).toBe(200)
-  expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
-  return answer.json as unknown as ModerationRecord
+const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'take-down': 'takeDown', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
+
+/** An operator action expected to succeed, through the SDK's operator client: the affected account's record. */
+function act(path: AdminPath, reason?: string): Promise<ModerationRecord> {
+  const [, id, verb] = path.split('/') as [string, string, keyof typeof ADMIN_ACTIONS]
+  return new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })[ADMIN_ACTIONS[verb]](id, reason)
 }
 
 async function expectProblem(answer: ReturnType<typeof raw>, status: number, code: string) {
@@ -213,6 +214,11 @@ describe('the operator API', () => {
     const target = `assets/${asset.assetId}` as const
     await expectProblem(adminRaw(`${account}/reinstate`), 409, 'error.moderation.state_conflict')
     await expectProblem(adminRaw(`${target}/lift-hold`), 409, 'error.moderation.state_conflict')
+    // The SDK's operator client answers refusals as CofferProblem.
+    const refused = await problemOf(new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).reinstate(member.userId))
+    expect([refused.status, refused.code]).toEqual([409, 'error.moderation.state_conflict'])
+    const wrongToken = await problemOf(new CofferAdmin({ baseUrl: server.url, adminToken: 'not the token' }).suspend(member.userId))
+    expect([wrongToken.status, wrongToken.code]).toEqual([401, 'error.auth.unauthenticated'])
     await act(`${account}/suspend`)
     await act(`${target}/take-down`)
     await act(`${target}/legal-hold`)
