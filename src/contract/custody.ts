@@ -5,7 +5,10 @@ import { Hash } from './albums.ts'
 import { Timestamp, Uuid } from './common.ts'
 
 export const AssetVerifyRequest = Type.Object(
-  { asset_id: Type.String({ minLength: 1, maxLength: 64 }), blob_hashes: Type.Array(Hash, { description: 'Every content address the client relies on' }) },
+  {
+    asset_id: Type.String({ description: 'Any text: one that is not a live asset of the caller gets every blob unknown and false' }),
+    blob_hashes: Type.Array(Hash, { description: 'Every content address the client relies on' }),
+  },
   { additionalProperties: false },
 )
 

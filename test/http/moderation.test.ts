@@ -302,6 +302,7 @@ describe('a suspended account', () => {
   let live: Asset
   let pending: { bundle: Bundle; write: Write }
   let unsent: Bundle
+  let abandoned: Bundle
   let ceremony: { albumId: string; intentId: string }
   let spare: string
   const escrow = randomBytes(64)
@@ -315,6 +316,7 @@ describe('a suspended account', () => {
     const ready = await openBundle(member, albumId)
     pending = { bundle: ready, write: await writeFor(member, ready) }
     unsent = await openBundle(member, albumId, { send: 'none' })
+    abandoned = await openBundle(member, await album(member), { send: 'none' })
     ceremony = { albumId: await album(member), intentId: randomUUID() }
     await member.client.startUpgrade(ceremony.albumId, intent(ceremony.intentId, '2026-09-01'))
     spare = await album(member)
@@ -381,6 +383,12 @@ describe('a suspended account', () => {
     expect(problem.problem).toMatchObject({ status: 403, code: 'error.account.suspended', type: expect.any(String), title: expect.any(String) })
     expect(await contentState()).toEqual(before)
     expect((await member.client.listAlbums()).albums.map((a) => a.album_id)).not.toContain(fresh)
+  })
+
+  it('may still abort its own upload session: that adds no content and lets its album go quiet', async () => {
+    expect((await member.client.readUpgrade(abandoned.albumId)).in_flight).toBe(1)
+    await member.client.abortUploadSession(abandoned.uploadId)
+    expect((await member.client.readUpgrade(abandoned.albumId)).in_flight).toBe(0)
   })
 
   it('is lifted by a reinstatement, which keeps the suspension in the record: the same writes then succeed', async () => {

@@ -177,6 +177,17 @@ describe('structural verdicts', () => {
     }])
   })
 
+  it.each([
+    ['an unknown UUID', () => randomUUID()],
+    ['a long id', () => 'x'.repeat(300)],
+    ['an empty id', () => ''],
+    ['the asset’s id in uppercase', () => asset.assetId.toUpperCase()],
+  ])('says nothing of %s either: every blob unknown and false', async (_name, idOf) => {
+    const assetId = idOf()
+    const answer = await member.client.verifyStorage({ assets: [{ asset_id: assetId, blob_hashes: hashesOf(asset) }] })
+    expect(answer.verdicts).toEqual([{ asset_id: assetId, durable: false, blobs: hashesOf(asset).map((hash) => ({ hash, ...nothing })), checked_at: expect.any(String) }])
+  })
+
   it('does not count another account’s copy of the same bytes as the caller’s', async () => {
     // `other` holds an asset; `member` declares one of its hashes under its own asset.
     const theirs = await apply(other, await album(other))
