@@ -60,6 +60,10 @@ export async function verifyReceipts(receipts: readonly ReceiptView[], keys: Key
       if (assetId !== undefined && decoded.fields.asset_id !== assetId) problems.push(`${at}: the signed body names asset ${String(decoded.fields.asset_id)}`)
       if (decoded.fields.server_id !== keys.server_id) problems.push(`${at}: issued by ${String(decoded.fields.server_id)}, the keys are ${keys.server_id}'s`)
     }
+    // The chain starts at 1 with nothing before it; every later receipt names its predecessor.
+    if ((receipt.receipt_seq === 1) !== (receipt.prior_receipt_hash === undefined)) {
+      problems.push(`${at}: ${receipt.receipt_seq === 1 ? 'the first receipt names a predecessor' : 'only the first receipt may lack prior_receipt_hash'}`)
+    }
     if (previous !== null) {
       if (receipt.receipt_seq <= previous.seq) problems.push(`${at}: not after receipt ${previous.seq}`)
       if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash) problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)

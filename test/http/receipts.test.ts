@@ -414,9 +414,8 @@ describe('verifyReceipts (SDK)', () => {
     }
   })
 
-  it('fails on a validly signed receipt whose CBOR is not the canonical encoding (the body’s or the outer map’s)', async () => {
-    // Our own attestation key (independent of the server's code) signs bodies that carry
-    // exactly the JSON reading; only the encoding differs between the three.
+  /** An attestation key of our own (independent of the server's code) and a keys document naming it. */
+  function ownAttestationKey() {
     const ed = ed25519.keygen()
     const ml = ml_dsa65.keygen()
     const publicKey = Buffer.concat([ed.publicKey, ml.publicKey])
@@ -425,13 +424,40 @@ describe('verifyReceipts (SDK)', () => {
       server_id: ORIGIN,
       keys: [{ key_id: keyId, algorithm: 'ed25519+ml-dsa-65', public_key: publicKey.toString('base64'), status: 'active', not_before: iso(Date.now()) }],
     }
-    const template = receipts.find((r) => r.blob_role === 'provenance')!
-    const view = { ...template, server_key_id: keyId }
-    const fields = { ...decodeReceipt(template).fields, server_key_id: keyId }
     const sign = (body: Uint8Array) => {
       const message = Buffer.concat([Buffer.from(CONTEXT, 'utf8'), Buffer.of(0), body])
       return Buffer.concat([ed25519.sign(message, ed.secretKey), ml_dsa65.sign(message, ml.secretKey)])
     }
+    return { own, keyId, sign }
+  }
+
+  it('fails on a validly signed first receipt that names a predecessor, and a later one that names none', async () => {
+    const { own, keyId, sign } = ownAttestationKey()
+    const template = receipts.find((r) => r.blob_role === 'provenance')!
+    const forged = (seq: number, prior: string | null) => {
+      const fields = { ...decodeReceipt(template).fields, server_key_id: keyId, receipt_seq: seq, prior_receipt_hash: prior }
+      const body = encode(fields, rfc8949EncodeOptions)
+      const { prior_receipt_hash: _, ...view } = template
+      return {
+        ...view,
+        server_key_id: keyId,
+        receipt_seq: seq,
+        ...(prior === null ? {} : { prior_receipt_hash: prior }),
+        receipt_cbor: Buffer.from(encode({ body, sig: sign(body) }, rfc8949EncodeOptions)).toString('base64'),
+      }
+    }
+    expect(await verifyReceipts([forged(1, null)], own)).toEqual({ valid: true, problems: [] })
+    expect((await verifyReceipts([forged(1, 'ab'.repeat(32))], own)).problems).toEqual(['receipt 1: the first receipt names a predecessor'])
+    expect((await verifyReceipts([forged(7, null)], own)).problems).toEqual(['receipt 7: only the first receipt may lack prior_receipt_hash'])
+  })
+
+  it('fails on a validly signed receipt whose CBOR is not the canonical encoding (the body’s or the outer map’s)', async () => {
+    // Our own attestation key signs bodies that carry exactly the JSON reading; only the
+    // encoding differs between the three.
+    const { own, keyId, sign } = ownAttestationKey()
+    const template = receipts.find((r) => r.blob_role === 'provenance')!
+    const view = { ...template, server_key_id: keyId }
+    const fields = { ...decodeReceipt(template).fields, server_key_id: keyId }
     const reversed = (a: unknown, b: unknown) => -1 * rfc8949EncodeOptions.mapSorter!(a as never, b as never)
     const canonicalBody = encode(fields, rfc8949EncodeOptions)
     const shuffledBody = encode(fields, { mapSorter: reversed })
