@@ -93,6 +93,11 @@ export interface AccountStore {
    * `locked_until` to `lockUntil` and restarts the count. Returns the lock now in force, if any.
    */
   recordPasswordFailure(userId: string, threshold: number, lockUntil: number): Promise<number | null>
+  /**
+   * Counts a sign-in for an email that has no account (by the SHA-256 of its email key): the
+   * same kind of write as `recordPasswordFailure`, so that both answers take the same time.
+   */
+  recordUnknownSignIn(emailHash: string, now: number): Promise<void>
   /** Resets the wrong-password count and any lock (a right password). Writes only when there is something to reset. */
   clearPasswordFailures(userId: string): Promise<void>
   /** Writes the new hash and moves the session epoch in one statement (every session dies); returns the new epoch. */
@@ -227,6 +232,8 @@ export interface SweepLimits {
   readonly oldestUsableTotpStep: number
   /** Redeem-throttle windows older than this have ended. */
   readonly redeemWindowMs: number
+  /** Unknown-email sign-in counts untouched for this long are dropped. */
+  readonly unknownSignInTtlMs: number
 }
 
 export interface MaintenanceStore {

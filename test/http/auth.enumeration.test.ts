@@ -1,7 +1,11 @@
 // A login with an unknown email is indistinguishable from one with a wrong password: the same
-// answer byte for byte (apart from per-response headers) and exactly one argon2 verification.
+// answer byte for byte (apart from per-response headers), exactly one argon2 verification and
+// one counting write to the database each (the work that sets their timing).
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
 import { PASSWORD, raw, registered, uniqueEmail } from '../support/actors.ts'
+import { readRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -45,6 +49,25 @@ describe('login enumeration', () => {
 
     expect(wrong.ran).toBe(1)
     expect(unknown.ran).toBe(1)
+  })
+
+  it('counts the failure in one database write either way: on the account, or for the unknown email (swept once a lock would have ended)', async () => {
+    const member = await registered(server, 'counted')
+    const email = uniqueEmail('stranger')
+    const emailHash = createHash('sha256').update(email.toLowerCase()).digest('hex')
+    const failuresOf = async () => ({
+      account: Number((await readRows(server.database, `select failed_password_count as n from accounts where email = '${member.email}'`))[0]?.n),
+      unknown: Number((await readRows(server.database, `select failures as n from unknown_sign_ins where email_hash = '${emailHash}'`))[0]?.n ?? 0),
+    })
+    expect(await failuresOf()).toEqual({ account: 0, unknown: 0 })
+    await attempt(member.email, 'not the password')
+    await attempt(` ${email.toUpperCase()} `, 'not the password')
+    await attempt(email, 'not the password')
+    expect(await failuresOf()).toEqual({ account: 1, unknown: 2 })
+
+    server.clock.advance(server.deps.config.lockout.durationS * 1000 + 1)
+    expect((await sweepExpired(server.deps)).unknown_sign_ins).toBeGreaterThanOrEqual(1)
+    expect((await failuresOf()).unknown).toBe(0)
   })
 
   it('finds the account whatever the case of the email, after one verification', async () => {

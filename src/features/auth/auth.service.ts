@@ -1,6 +1,6 @@
 // Sign-in and session lifecycle: register, login, verify login, refresh, logout,
 // reauthenticate, change password (SPEC.md "Session" table, API.md section 3).
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { newToken, hashToken, successorTokens, type TokenPair } from '../../crypto/tokens.ts'
 import { matchTotpStep } from '../../crypto/totp.ts'
 import type { Deps } from '../../deps.ts'
@@ -58,16 +58,24 @@ async function openLineage(tx: Store, deps: Deps, userId: string, epoch: number,
   return { ...tokens, expiresBy: lifetimes.expiresBy }
 }
 
+const invalidCredentials = () => new AppError('error.auth.invalid_credentials', 'The email or password is wrong')
+
+/**
+ * A login for an email with no account answers exactly as a wrong password does, in the same
+ * time: a verification of a dummy hash, then a counted failure (the database write a wrong
+ * password makes).
+ */
+async function refuseUnknownEmail(deps: Deps, email: string, password: string): Promise<never> {
+  await deps.passwords.verifyDummy(password)
+  await deps.storage.recordUnknownSignIn(createHash('sha256').update(email.trim().toLowerCase()).digest('hex'), deps.clock.now())
+  throw invalidCredentials()
+}
+
 /**
  * The password check shared by login, reauthenticate and change password: lockout first, then
- * argon2id, counting a wrong password toward the lock. An unknown account spends the time of
- * a real verification on a dummy hash so that it answers exactly like a wrong password.
+ * argon2id, counting a wrong password toward the lock.
  */
-async function checkPassword(deps: Deps, account: Account | undefined, password: string): Promise<Account> {
-  if (account === undefined) {
-    await deps.passwords.verifyDummy(password)
-    throw new AppError('error.auth.invalid_credentials', 'The email or password is wrong')
-  }
+async function checkPassword(deps: Deps, account: Account, password: string): Promise<Account> {
   const retryAfterS = lockRetryAfterS(account.lockedUntil, deps.clock.now())
   if (retryAfterS !== null) {
     throw new AppError('error.auth.account_locked', 'Too many wrong passwords; the account is locked for a while', { retryAfterS })
@@ -75,7 +83,7 @@ async function checkPassword(deps: Deps, account: Account | undefined, password:
   if (!(await deps.passwords.verify(account.passwordHash, password))) {
     const { threshold, durationS } = deps.config.lockout
     await deps.storage.recordPasswordFailure(account.userId, threshold, lockUntil(deps.clock.now(), durationS))
-    throw new AppError('error.auth.invalid_credentials', 'The email or password is wrong')
+    throw invalidCredentials()
   }
   await deps.storage.clearPasswordFailures(account.userId)
   return account
@@ -97,7 +105,8 @@ export async function register(deps: Deps, body: { email: string; password: stri
 
 export async function login(deps: Deps, body: { email: string; password: string }, advisory: Advisory, meta: RequestMeta): Promise<LoginOutcome> {
   const email = normalizeEmail(body.email)
-  const account = await checkPassword(deps, email === null ? undefined : await deps.storage.findAccountByEmailKey(email.emailKey), body.password)
+  const found = email === null ? undefined : await deps.storage.findAccountByEmailKey(email.emailKey)
+  const account = await checkPassword(deps, found ?? (await refuseUnknownEmail(deps, body.email, body.password)), body.password)
   const now = deps.clock.now()
   const factor = await deps.storage.findSecondFactor(account.userId)
   if (factor?.status === 'active') {

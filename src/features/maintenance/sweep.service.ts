@@ -14,6 +14,8 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
     now,
     oldestUsableTotpStep: Math.floor(now / TOTP_STEP_MS) - 2,
     redeemWindowMs: deps.config.enrollment.redeemWindowS * 1000,
+    // As long as a lock lasts: the counts exist for their write, not to be read.
+    unknownSignInTtlMs: deps.config.lockout.durationS * 1000,
   })
 }
 

@@ -41,6 +41,15 @@ export function accountQueries(db: Executor): AccountStore {
       return row?.lockedUntil ?? null
     },
 
+    async recordUnknownSignIn(emailHash, now) {
+      await db
+        .insertInto('unknownSignIns')
+        .values({ emailHash, failures: 1, lastFailedAt: now })
+        .onConflict((oc) => oc.column('emailHash').doUpdateSet({ failures: sql<number>`unknown_sign_ins.failures + 1`, lastFailedAt: now }))
+        .returning('failures')
+        .executeTakeFirst()
+    },
+
     async clearPasswordFailures(userId) {
       await db
         .updateTable('accounts')

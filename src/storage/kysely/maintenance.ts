@@ -3,7 +3,7 @@ import { affected, type Executor } from './executor.ts'
 
 export function maintenanceQueries(db: Executor): MaintenanceStore {
   return {
-    async sweepExpired({ now, oldestUsableTotpStep, redeemWindowMs }) {
+    async sweepExpired({ now, oldestUsableTotpStep, redeemWindowMs, unknownSignInTtlMs }) {
       const counts: Record<string, number> = {}
       const count = async (table: string, query: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) => {
         counts[table] = affected(await query.executeTakeFirst())
@@ -16,6 +16,7 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
       await count('relay_channels', db.deleteFrom('relayChannels').where('expiresAt', '<=', now))
       await count('upload_sessions', db.deleteFrom('uploadSessions').where('expiresAt', '<=', now))
       await count('redeem_throttle', db.deleteFrom('redeemThrottle').where('windowStartedAt', '<=', now - redeemWindowMs))
+      await count('unknown_sign_ins', db.deleteFrom('unknownSignIns').where('lastFailedAt', '<=', now - unknownSignInTtlMs))
       return counts
     },
   }

@@ -174,6 +174,13 @@ export interface UploadBlobsTable {
 }
 
 /** A blob a lifecycle write on this session is storing besides the uploaded ones (metadata, manifest). */
+/** Wrong sign-ins for an email with no account (by SHA-256 of the email key). */
+export interface UnknownSignInsTable {
+  emailHash: string
+  failures: number
+  lastFailedAt: number
+}
+
 export interface UploadExtrasTable {
   uploadId: string
   hash: string
@@ -299,6 +306,7 @@ export interface Tables {
   uploadSessions: UploadSessionsTable
   uploadBlobs: UploadBlobsTable
   uploadExtras: UploadExtrasTable
+  unknownSignIns: UnknownSignInsTable
   blobs: BlobsTable
   assets: AssetsTable
   assetBlobs: AssetBlobsTable

@@ -8,6 +8,7 @@ import { up as devicesAndEscrow } from './0002-devices-and-escrow.ts'
 import { up as albumsAndBlobs } from './0003-albums-and-blobs.ts'
 import { up as custodyAndModeration } from './0004-custody-and-moderation.ts'
 import { up as uploadExtras } from './0005-upload-extras.ts'
+import { up as unknownSignIns } from './0006-unknown-sign-ins.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -15,6 +16,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0003-albums-and-blobs', albumsAndBlobs],
   ['0004-custody-and-moderation', custodyAndModeration],
   ['0005-upload-extras', uploadExtras],
+  ['0006-unknown-sign-ins', unknownSignIns],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
