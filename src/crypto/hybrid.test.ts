@@ -28,6 +28,22 @@ function flipped(bytes: Uint8Array, index: number): Buffer {
   return copy
 }
 
+describe('a fixed key (known answer)', () => {
+  // Seeds 00 01 02 ... 3f: the key both implementations derive from them, pinned, so that a
+  // change in either one's derivation (or in the byte layout) is caught even if both moved.
+  const seeds = Buffer.from(Array.from({ length: 64 }, (_, i) => i))
+  const FINGERPRINT = '8cd10c2cc5ca933652c2d40496887e0f5d58901a65b0cdbaf2f73663488f1284'
+
+  it('has the pinned fingerprint in both implementations, and their signatures cross-verify', async () => {
+    const ours = importHybridSeeds(seeds)
+    const noble = nobleKeyPair(seeds)
+    expect(keyFingerprint(ours.publicKey)).toBe(FINGERPRINT)
+    expect(keyFingerprint(noble.publicKey)).toBe(FINGERPRINT)
+    expect(await hybridVerify(ours.publicKey, message, noble.sign(message))).toBe(true)
+    expect(noble.verify(await hybridSign(ours.privateKey, message), message, noble.publicKey)).toBe(true)
+  })
+})
+
 describe('hybrid signatures', () => {
   const seeds = randomBytes(64)
   const noble = nobleKeyPair(seeds)
