@@ -7,6 +7,8 @@ const accountColumns = ['userId', 'email', 'passwordHash', 'displayName', 'creat
 
 /** Read on nearly every bearer operation: compiled once (see prepared.ts). */
 const accountById = preparedQuery((db, userId: string) => db.selectFrom('accounts').select(accountColumns).where('userId', '=', userId))
+/** Read by every login. */
+const accountByEmailKey = preparedQuery((db, emailKey: string) => db.selectFrom('accounts').select(accountColumns).where('emailKey', '=', emailKey))
 
 export function accountQueries(db: Executor): AccountStore {
   return {
@@ -19,9 +21,7 @@ export function accountQueries(db: Executor): AccountStore {
       return affected(result) === 1
     },
 
-    async findAccountByEmailKey(emailKey): Promise<Account | undefined> {
-      return db.selectFrom('accounts').select(accountColumns).where('emailKey', '=', emailKey).executeTakeFirst()
-    },
+    findAccountByEmailKey: (emailKey): Promise<Account | undefined> => accountByEmailKey(db, emailKey),
 
     findAccount: (userId): Promise<Account | undefined> => accountById(db, userId),
 

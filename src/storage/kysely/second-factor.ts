@@ -1,10 +1,14 @@
 import type { SecondFactorStore } from '../port.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
+import { preparedQuery } from './prepared.ts'
+
+/** Read by every login (whether it needs a code). */
+const secondFactorOf = preparedQuery((db, userId: string) => db.selectFrom('secondFactors').select(['status', 'secretBox']).where('userId', '=', userId))
 
 export function secondFactorQueries(db: Executor): SecondFactorStore {
   return {
     async findSecondFactor(userId) {
-      const row = await db.selectFrom('secondFactors').select(['status', 'secretBox']).where('userId', '=', userId).executeTakeFirst()
+      const row = await secondFactorOf(db, userId)
       return row && { status: row.status, secretBox: asBuffer(row.secretBox) }
     },
 
