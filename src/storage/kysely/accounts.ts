@@ -46,8 +46,7 @@ export function accountQueries(db: Executor): AccountStore {
         .insertInto('unknownSignIns')
         .values({ emailHash, failures: 1, lastFailedAt: now })
         .onConflict((oc) => oc.column('emailHash').doUpdateSet({ failures: sql<number>`unknown_sign_ins.failures + 1`, lastFailedAt: now }))
-        .returning('failures')
-        .executeTakeFirst()
+        .execute()
     },
 
     async clearPasswordFailures(userId) {
