@@ -2,22 +2,14 @@
 // albums and assets at once, creates, replaces and identical replays, on one instance or on two
 // sharing a database): receipt_seq 1..N each exactly once, every prior_receipt_hash linking to
 // the receipt before, every blob of every applied bundle receipted once.
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.ts'
-import { loadConfig } from '../../src/config.ts'
-import { createDeps, startUp } from '../../src/deps.ts'
-import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex } from '../../src/sdk/client.ts'
 import { verifyReceipts, type ReceiptView } from '../../src/sdk/receipts.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, writeFor, type Bundle, type Write } from '../support/bundles.ts'
-import { testClock, type TestClock } from '../support/clock.ts'
-import { freshDatabase, testEngine } from '../support/database.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import type { TestClock } from '../support/clock.ts'
+import { testEngine } from '../support/database.ts'
+import { startInstances, startServer, type Instances, type TestServer } from '../support/server.ts'
 
 const ROUNDS = 5
 
@@ -147,57 +139,12 @@ describe('concurrent lifecycle writes on one instance', () => {
   }, 120_000)
 })
 
-/**
- * Two instances sharing one database and one blob folder, as README's "PostgreSQL and several
- * instances" deploys them (same SECRET_KEY and PUBLIC_ORIGIN), started at the same time.
- */
-async function twoInstances(): Promise<{ instances: TestServer[]; close(): Promise<void> }> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-pair-'))
-  const database = await freshDatabase(directory)
-  const config = loadConfig({
-    PASSWORD_HASH_MEMORY_KIB: '64',
-    PASSWORD_HASH_ITERATIONS: '1',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: directory,
-    SECRET_KEY: randomBytes(32).toString('base64'),
-    PUBLIC_ORIGIN: 'https://pair.coffer.example',
-  })
-  const clock = testClock()
-  const instances = await Promise.all([0, 1].map(async (): Promise<TestServer> => {
-    const deps = await createDeps(config, { clock, database: database.target })
-    await startUp(deps)
-    const app = await buildApp(deps, { logger: createLogger('silent') })
-    const url = await app.listen({ port: 0, host: '127.0.0.1' })
-    return {
-      url,
-      app,
-      deps,
-      clock,
-      database: database.target,
-      logs: [],
-      client: () => new CofferClient({ baseUrl: url, now: clock.now }),
-      async close() {
-        await app.close()
-        await deps.storage.close()
-      },
-    }
-  }))
-  return {
-    instances,
-    async close() {
-      for (const instance of instances) await instance.close()
-      await database.drop()
-      await rm(directory, { recursive: true, force: true })
-    },
-  }
-}
-
 // SQLite is for one instance (README, "PostgreSQL and several instances"): two instances in one
 // process would share nothing but a file lock, so this half exists in the PostgreSQL run only.
 if (testEngine === 'postgres') describe('concurrent lifecycle writes on two instances sharing one database', () => {
-  let pair: Awaited<ReturnType<typeof twoInstances>>
+  let pair: Instances
   beforeAll(async () => {
-    pair = await twoInstances()
+    pair = await startInstances(2)
   })
   afterAll(() => pair.close())
 
