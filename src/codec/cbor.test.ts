@@ -1,11 +1,16 @@
 // Canonical CBOR is RFC 8949 core deterministic encoding, and reading named top-level fields
 // out of opaque client CBOR accepts any item cborg tokenizes but refuses what is not exactly
-// one map-topped item, or names a field twice.
+// one map-topped item, names a field twice, or goes past the nesting and item bounds.
 import { encode } from 'cborg'
 import { describe, expect, it } from 'vitest'
-import { encodeCanonical, readTopLevelFields, textField, unsignedField } from './cbor.ts'
+import { CBOR_MAX_ITEMS, encodeCanonical, readTopLevelFields, textField, unsignedField } from './cbor.ts'
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+const u32 = (n: number) => {
+  const bytes = Buffer.alloc(4)
+  bytes.writeUInt32BE(n)
+  return bytes
+}
 const h = (text: string) => Buffer.from(text.replace(/\s/g, ''), 'hex')
 /** "v" as a text key. */
 const V = '6176'
@@ -34,7 +39,12 @@ describe('readTopLevelFields', () => {
     ['indefinite-length map and array', h(`bf 61 61 9f 01 02 ff ${V} 03 ff`), 3],
     ['keys out of canonical order', h(`a2 ${V} 05 61 61 00`), 5],
     ['a duplicate key other than the field', h(`a3 61 61 00 61 61 01 ${V} 09`), 9],
-    ['deep nesting (10,000 arrays)', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(10_000, 0x81), h('00')]), 1],
+    ['nesting at CBOR_MAX_DEPTH (the map and 63 arrays)', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(62, 0x81), h('80')]), 1],
+    ['nesting past CBOR_MAX_DEPTH (the map and 64 arrays)', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(63, 0x81), h('80')]), 'refused'],
+    ['tags count as nesting', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(62, 0x81), h('c1 80')]), 'refused'],
+    ['a 1 MiB body of nested indefinite arrays', Buffer.concat([h(`a2 ${V} 01 61 61`), Buffer.alloc(1 << 20, 0x9f)]), 'refused'],
+    ['CBOR_MAX_ITEMS items', Buffer.concat([h(`a2 ${V} 01 61 61 9a`), u32(CBOR_MAX_ITEMS - 5), Buffer.alloc(CBOR_MAX_ITEMS - 5, 0)]), 1],
+    ['one item past CBOR_MAX_ITEMS', Buffer.concat([h(`a2 ${V} 01 61 61 9a`), u32(CBOR_MAX_ITEMS - 4), Buffer.alloc(CBOR_MAX_ITEMS - 4, 0)]), 'refused'],
     ['2^53-1', h(`a1 ${V} 1b 001fffffffffffff`), Number.MAX_SAFE_INTEGER],
     ['the field missing', encode({ other: 1 }), null],
     ['a float field', h(`a1 ${V} f9 3c00`), null],

@@ -2,9 +2,11 @@
 // encoding: shortest forms, definite lengths, map keys in bytewise order). Reading client CBOR
 // never builds values: cborg's tokenizer walks the bytes (every head checked by the library)
 // and only the top-level fields asked for are kept, so whatever else the client put there
-// (tags, float keys, duplicate keys elsewhere, deep nesting) stays opaque and is never
-// reinterpreted. cborg does not tokenize indefinite-length strings or unassigned simple
-// values; bytes holding those are refused as malformed.
+// (tags, float keys, duplicate keys elsewhere) stays opaque and is never reinterpreted. cborg
+// does not tokenize indefinite-length strings or unassigned simple values; bytes holding those
+// are refused as malformed. The walk is bounded (CBOR_MAX_DEPTH, CBOR_MAX_ITEMS) so that no
+// body holds the event loop for long: a body past either bound is refused as soon as the walk
+// reaches it.
 import { Tokenizer, Type, encode, rfc8949EncodeOptions, type Token } from 'cborg'
 
 export function encodeCanonical(value: unknown): Uint8Array {
@@ -14,7 +16,30 @@ export function encodeCanonical(value: unknown): Uint8Array {
 /** A scalar read from a top-level field: a text string or an unsigned integer (major type 0). */
 export type FieldValue = { readonly kind: 'text'; readonly value: string } | { readonly kind: 'unsigned'; readonly value: bigint }
 
+/** Deepest nesting of arrays, maps and tags (empty ones too), the top-level map included. */
+export const CBOR_MAX_DEPTH = 64
+/** Most data items (heads: each key, value, element and tag counts) read in one body. */
+export const CBOR_MAX_ITEMS = 65_536
+
 class Malformed extends Error {}
+
+/** cborg's tokenizer, refusing past CBOR_MAX_ITEMS items. */
+class BoundedTokens {
+  readonly #tokens: Tokenizer
+  #items = 0
+  constructor(bytes: Uint8Array) {
+    this.#tokens = new Tokenizer(bytes, { allowIndefinite: true, allowUndefined: true, allowBigInt: true })
+  }
+
+  next(): Token {
+    if (++this.#items > CBOR_MAX_ITEMS) throw new Malformed('too many items')
+    return this.#tokens.next()
+  }
+
+  done(): boolean {
+    return this.#tokens.done()
+  }
+}
 
 interface OpenContainer {
   /** Items still expected; Infinity for an indefinite-length container (ended by a break). */
@@ -31,8 +56,8 @@ function children(token: Token): number {
   return 0
 }
 
-/** Consumes the rest of the data item that `first` starts, without recursion. */
-function skipItem(tokens: Tokenizer, first: Token): void {
+/** Consumes the rest of the data item that `first` starts (inside the top-level map), without recursion. */
+function skipItem(tokens: BoundedTokens, first: Token): void {
   const open: OpenContainer[] = []
   let token = first
   for (;;) {
@@ -40,6 +65,11 @@ function skipItem(tokens: Tokenizer, first: Token): void {
       const top = open.pop()
       if (top === undefined || top.remaining !== Infinity || (top.indefiniteMap && top.items % 2 !== 0)) throw new Malformed('misplaced break')
     } else {
+      // An array, map or tag, empty or not, sits one level below the innermost open one (and
+      // the top-level map).
+      if ((token.type === Type.array || token.type === Type.map || token.type === Type.tag) && open.length + 2 > CBOR_MAX_DEPTH) {
+        throw new Malformed('nested too deeply')
+      }
       const expected = children(token)
       if (expected > 0) {
         open.push({ remaining: expected, indefiniteMap: token.type === Type.map && expected === Infinity, items: 0 })
@@ -62,7 +92,7 @@ function skipItem(tokens: Tokenizer, first: Token): void {
 }
 
 /** The first token of a data item with any tags around it read through. */
-function untagged(tokens: Tokenizer): Token {
+function untagged(tokens: BoundedTokens): Token {
   let token = tokens.next()
   while (token.type === Type.tag) token = tokens.next()
   return token
@@ -82,7 +112,7 @@ function scalar(token: Token): FieldValue | null {
  */
 export function readTopLevelFields(bytes: Uint8Array, names: readonly string[]): Map<string, FieldValue | null> | null {
   try {
-    const tokens = new Tokenizer(bytes, { allowIndefinite: true, allowUndefined: true, allowBigInt: true })
+    const tokens = new BoundedTokens(bytes)
     const map = untagged(tokens)
     if (map.type !== Type.map) return null
     const fields = new Map<string, FieldValue | null>()
@@ -104,7 +134,7 @@ export function readTopLevelFields(bytes: Uint8Array, names: readonly string[]):
     }
     return tokens.done() ? fields : null
   } catch {
-    return null // truncated, not well-formed, or something cborg does not tokenize
+    return null // truncated, not well-formed, past the bounds, or something cborg does not tokenize
   }
 }
 

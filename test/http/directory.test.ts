@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { encode } from 'cborg'
+import { CBOR_MAX_DEPTH, CBOR_MAX_ITEMS } from '../../src/codec/cbor.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -213,6 +214,11 @@ describe('the bytes are opaque apart from directory_version', () => {
   // Each body is a top-level map carrying directory_version 7 and something a re-encoder or a
   // strict decoder would change or refuse. Hand-written hex, so the exact bytes are known.
   const V7 = VERSION_KEY + '07'
+  const u32 = (n: number) => {
+    const bytes = Buffer.alloc(4)
+    bytes.writeUInt32BE(n)
+    return bytes
+  }
   const cases: [string, string][] = [
     ['non-canonical key order (long key first, version last)', 'a3 6a 6c6f6e676572206b6579 01 61 61 02' + V7],
     ['integer, negative and byte-string keys', 'a4 01 61 61 38 63 61 62 43 010203 f5' + V7],
@@ -254,6 +260,19 @@ describe('the bytes are opaque apart from directory_version', () => {
     expect(await fetchRaw(token(alice.client), alice.userId).then((r) => r.status)).toBe(404)
   })
 
+  // Reading the version walks the whole body, within bounds that keep it short
+  // (codec/cbor.ts CBOR_MAX_DEPTH, CBOR_MAX_ITEMS): past them, malformed at once.
+  it.each([
+    ['nesting past CBOR_MAX_DEPTH', Buffer.concat([fromHex('a2' + V7 + '61 6e'), Buffer.alloc(CBOR_MAX_DEPTH - 1, 0x81), fromHex('80')])],
+    ['a body of nested indefinite arrays up to the limit', Buffer.concat([fromHex('a2' + V7 + '61 6e'), Buffer.alloc(255 * 1024, 0x9f)])],
+    ['more than CBOR_MAX_ITEMS items', Buffer.concat([fromHex('a2' + V7 + '61 6e 9a 00010000'), Buffer.alloc(CBOR_MAX_ITEMS, 0)])],
+  ])('refuses %s as malformed', async (_case, body) => {
+    const alice = await publisher('unbounded')
+    const answer = await publishBody(alice, body)
+    expect([answer.status, answer.json?.code]).toEqual([400, 'error.directory.malformed'])
+    expect(await fetchRaw(token(alice.client), alice.userId).then((r) => r.status)).toBe(404)
+  })
+
   it('stores all of them together in one body, and reads the version out of it', async () => {
     const alice = await publisher('opaque-all')
     const entries = cases.filter(([name]) => !name.startsWith('directory_version') && !name.startsWith('a tag around') && !name.startsWith('an indefinite-length map'))
@@ -273,10 +292,11 @@ describe('the bytes are opaque apart from directory_version', () => {
     expect((await alice.client.fetchDirectory(alice.userId))!.bytes.equals(body)).toBe(true)
   })
 
-  it('stores a deeply nested directory (10,000 levels of arrays)', async () => {
+  it('stores a directory nested to CBOR_MAX_DEPTH and holding CBOR_MAX_ITEMS items, byte for byte', async () => {
     const alice = await publisher('deep')
-    const depth = 10_000
-    const body = Buffer.concat([fromHex('a2' + V7 + '61 64'), Buffer.alloc(depth, 0x81), fromHex('00')])
+    // The map, `d`: 62 arrays around an empty one (64 levels); `w`: an array of the items left.
+    const wide = CBOR_MAX_ITEMS - 1 - 2 - 1 - 63 - 2
+    const body = Buffer.concat([fromHex('a3' + V7 + '61 64'), Buffer.alloc(CBOR_MAX_DEPTH - 2, 0x81), fromHex('80 61 77 9a'), u32(wide), Buffer.alloc(wide, 0)])
     expect(await alice.client.publishDirectory(body, alice.identity)).toBe(7)
     expect((await alice.client.fetchDirectory(alice.userId))!.bytes.equals(body)).toBe(true)
   })

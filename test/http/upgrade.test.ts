@@ -3,6 +3,7 @@
 // or commits it, the deadline aborts it, writes and new upload sessions wait for it, and a commit
 // with nothing in flight pins the album to the new protocol version.
 import { encode } from 'cborg'
+import { CBOR_MAX_DEPTH } from '../../src/codec/cbor.ts'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { UpgradePhase } from '../../src/sdk/client.ts'
@@ -123,6 +124,9 @@ describe('start', () => {
     expect(problem.status).toBe(422)
   })
 
+  /** A well-formed intent map whose third entry, `n`, holds `item` (the intent's other keys are opaque). */
+  const intentHolding = (item: Uint8Array) => Buffer.concat([Uint8Array.from([0xa3]), encode('intent_id'), encode('x'), encode('to_protocol_version'), encode(TARGET), encode('n'), item])
+
   it.each([
     ['bytes that are not CBOR', Uint8Array.from([0xff, 0xfe, 0x00])],
     ['truncated CBOR', encode({ intent_id: 'x', to_protocol_version: TARGET }).subarray(0, 10)],
@@ -137,6 +141,8 @@ describe('start', () => {
     ['to_protocol_version 2026-9-1', encode({ intent_id: 'x', to_protocol_version: '2026-9-1' })],
     ['to_protocol_version 2026-02-30', encode({ intent_id: 'x', to_protocol_version: '2026-02-30' })],
     ['to_protocol_version as an integer', encode({ intent_id: 'x', to_protocol_version: 20260901 })],
+    ['a 1 MiB - 1 KiB body of nested indefinite arrays', intentHolding(Buffer.alloc(1023 * 1024, 0x9f))],
+    ['nesting past CBOR_MAX_DEPTH', intentHolding(Buffer.concat([Buffer.alloc(CBOR_MAX_DEPTH - 1, 0x81), Uint8Array.from([0x80])]))],
   ])('answers 400 for %s and starts nothing', async (_label, body) => {
     const albumId = await album(member)
     const answer = await upgradeRaw('POST', `/v1/albums/${albumId}/upgrade`, { body, contentType: 'application/cbor' })
