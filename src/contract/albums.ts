@@ -1,7 +1,7 @@
 // Wire shapes of albums, upload sessions, lifecycle writes, the feed and the upgrade ceremony
 // (SPEC.md "Albums and manifests", API.md section 6).
 import Type from 'typebox'
-import { Timestamp, Uuid } from './common.ts'
+import { Timestamp, Uuid, WholeNumber } from './common.ts'
 
 export const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256, 64 lowercase hex characters' })
 const NullableHash = Type.Union([Hash, Type.Null()])
@@ -24,14 +24,14 @@ export const AlbumListResponse = Type.Object({
 
 export const ManifestEnvelope = Type.Object(
   {
-    crypto_suite_id: Type.Integer({ description: 'Must equal the upload session’s' }),
+    crypto_suite_id: WholeNumber({ description: 'Must equal the upload session’s' }),
     protocol_version: ProtocolDate,
     album_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'Must equal the album of the operation (absent reads as null, which never does)' })),
     file_id: Type.String({ ...Uuid, description: 'The asset id: a canonical UUID, the same across the bundle' }),
-    amk_version: Type.Integer({ description: 'Album-key epoch' }),
+    amk_version: WholeNumber({ description: 'Album-key epoch' }),
     ciphertext_hash: Hash,
-    plaintext_size: Type.Integer({ minimum: 0 }),
-    chunk_size: Type.Integer({ minimum: 0 }),
+    plaintext_size: WholeNumber(),
+    chunk_size: WholeNumber(),
     key_mode: Type.Union([Type.Literal('derived'), Type.Literal('wrapped')]),
     metadata_blob_hash: Type.Optional(NullableHash),
     original_blob_hash: Type.Optional(NullableHash),
@@ -66,7 +66,7 @@ export const UploadBlobDeclaration = Type.Object(
   {
     role: Type.Union([Type.Literal('original'), Type.Literal('derivative')]),
     hash: Hash,
-    size: Type.Integer({ minimum: 0 }),
+    size: WholeNumber(),
   },
   { additionalProperties: false },
 )
@@ -74,7 +74,7 @@ export const UploadBlobDeclaration = Type.Object(
 export const OpenUploadRequest = Type.Object(
   {
     album_id: Uuid,
-    crypto_suite_id: Type.Integer(),
+    crypto_suite_id: WholeNumber(),
     ciphertext_hash: Hash,
     blobs: Type.Array(UploadBlobDeclaration, { minItems: 1, maxItems: 64 }),
     manifest_envelope: Type.Optional(ManifestEnvelope),
@@ -96,8 +96,8 @@ export const UploadBlobParams = Type.Object({ upload_id: Uuid, hash: Hash })
 export const BlobParams = Type.Object({ hash: Hash })
 
 export const FeedQuery = Type.Object({
-  after: Type.Integer({ minimum: 0, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  after: WholeNumber({ default: 0 }),
+  limit: WholeNumber({ minimum: 1, maximum: 1000, default: 100 }),
 })
 
 export const FeedResponse = Type.Object({

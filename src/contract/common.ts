@@ -5,6 +5,15 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 33
 
 export const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'Canonical UUID: lowercase, hyphenated' })
 
+/**
+ * A whole number a client sends: finite and at most 2^53-1, so that it is exact in every
+ * engine and language on the way (1e999 parses as Infinity and is refused; API.md: 422 in a
+ * body, 400 in a path or query).
+ */
+export function WholeNumber(options: { readonly minimum?: number; readonly maximum?: number; readonly default?: number; readonly description?: string } = {}) {
+  return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options })
+}
+
 export const NoContent = Type.Null({ description: 'No content' })
 
 export function timestamp(ms: number): string {

@@ -1,6 +1,6 @@
 // Two Ajv instances: bodies are checked as sent (no coercion, no stripping, so an unknown key
 // on a strict object is a 422), while path and query strings coerce to their declared types.
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import type { Static, TSchema } from 'typebox'
@@ -9,8 +9,9 @@ import { AppError } from '../errors.ts'
 // ajv-formats ships CommonJS; its default export is the plugin function.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv
 
+// strictNumbers: NaN and ±Infinity (JSON's 1e999, a query's "Infinity") are not numbers.
 function ajv(options: Options): Ajv {
-  return addFormats(new Ajv({ strict: false, allErrors: false, ...options }))
+  return addFormats(new Ajv({ strict: false, allErrors: false, strictNumbers: true, ...options }))
 }
 
 const bodies = ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false })
@@ -26,7 +27,35 @@ export function validateBody<T extends TSchema>(schema: T, value: unknown): Stat
   return value as Static<T>
 }
 
+/** Up to 16 decimal digits: whatever they spell is finite (the schema's maximum then applies). */
+const DECIMAL_DIGITS = /^\d{1,16}$/
+
+/**
+ * A path or query validator that takes integer parameters in decimal digits only. Ajv's
+ * coercion reads "0x10", "1e3" and " 12" as numbers, and "Infinity" too, whose range check it
+ * then skips (it checks maximum only on finite numbers).
+ */
+function decimalIntegers(schema: unknown, validate: ValidateFunction): (data: Record<string, unknown> | null) => boolean {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer')
+  const checked = Object.assign(
+    (data: Record<string, unknown> | null): boolean => {
+      const bad = integers.find((name) => data?.[name] !== undefined && !(typeof data[name] === 'string' && DECIMAL_DIGITS.test(data[name])))
+      if (bad !== undefined) {
+        const error: ErrorObject = { instancePath: `/${bad}`, schemaPath: `#/properties/${bad}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be a whole number in decimal digits' }
+        checked.errors = [error]
+        return false
+      }
+      const valid = validate(data)
+      checked.errors = validate.errors
+      return valid
+    },
+    { errors: null as ErrorObject[] | null | undefined },
+  )
+  return checked
+}
+
 export function registerValidators(app: FastifyInstance): void {
   const strings = ajv({ coerceTypes: true, removeAdditional: false, useDefaults: true })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : strings).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies.compile(schema) : decimalIntegers(schema, strings.compile(schema))))
 }
