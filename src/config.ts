@@ -31,7 +31,15 @@ export interface Config {
   readonly passwordHash: { readonly memoryKib: number; readonly iterations: number }
   readonly lockout: { readonly threshold: number; readonly durationS: number }
   readonly tokens: { readonly accessTtlS: number; readonly refreshTtlS: number; readonly refreshGraceS: number }
-  readonly secondFactor: { readonly challengeTtlS: number; readonly verifyMaxAttempts: number }
+  readonly secondFactor: {
+    readonly challengeTtlS: number
+    readonly verifyMaxAttempts: number
+    /** Wrong codes an account may send (every operation that takes one) per window. */
+    readonly maxFailures: number
+    readonly failureWindowS: number
+  }
+  /** How long an owner's security events are kept. */
+  readonly securityEventRetentionS: number
   readonly freshnessWindowS: number
   readonly revokeChallengeTtlS: number
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
@@ -173,7 +181,10 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactor: {
       challengeTtlS: integer(env, 'MFA_CHALLENGE_TTL_S', 300, 1),
       verifyMaxAttempts: integer(env, 'VERIFY_MAX_ATTEMPTS', 5, 1),
+      maxFailures: integer(env, 'TOTP_MAX_FAILURES', 10, 1),
+      failureWindowS: integer(env, 'TOTP_FAILURE_WINDOW_S', 3600, 1),
     },
+    securityEventRetentionS: integer(env, 'SECURITY_EVENT_RETENTION_S', 7_776_000, 1),
     freshnessWindowS: integer(env, 'FRESHNESS_WINDOW_S', 600, 1),
     revokeChallengeTtlS: integer(env, 'REVOKE_CHALLENGE_TTL_S', 300, 1),
     enrollment: {

@@ -23,3 +23,17 @@ export const DevicesResponse = Type.Object({
 })
 
 export const SessionIdParams = Type.Object({ session_id: Uuid })
+
+export const SecurityEventView = Type.Object({
+  kind: Type.Union([Type.Literal('password_lockout'), Type.Literal('second_factor_lockout')], {
+    description: '`password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429',
+  }),
+  at: Timestamp,
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'When the lock or refusal ends (ended, once past)' })),
+  ip_address: Type.Optional(Type.String({ description: 'Address of the request that set it off' })),
+  user_agent: Type.Optional(Type.String()),
+})
+
+export const SecurityEventsResponse = Type.Object({
+  events: Type.Array(SecurityEventView, { description: 'The account’s newest 100 security events, oldest first' }),
+})

@@ -12,10 +12,3 @@ export function codeSpelling(code: string): string {
   const digits = code.replace(/[\s-]/g, '')
   return /^\d+$/.test(digits) && digits.length === TEXT_FALLBACK_DIGITS ? digits : code
 }
-
-/** Seconds until redeems from this address are looked at again, or null when they are now. */
-export function redeemBlockedForS(throttle: { windowStartedAt: number; failures: number } | undefined, now: number, maxFailures: number, windowS: number): number | null {
-  if (throttle === undefined || throttle.failures < maxFailures) return null
-  const windowEnds = throttle.windowStartedAt + windowS * 1000
-  return windowEnds > now ? Math.ceil((windowEnds - now) / 1000) : null
-}

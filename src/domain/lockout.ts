@@ -6,7 +6,3 @@ export function lockRetryAfterS(lockedUntil: number | null, now: number): number
   if (lockedUntil === null || lockedUntil <= now) return null
   return Math.ceil((lockedUntil - now) / 1000)
 }
-
-export function lockUntil(now: number, durationS: number): number {
-  return now + durationS * 1000
-}

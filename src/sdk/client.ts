@@ -16,12 +16,13 @@ import type {
 import type { AssetReceiptsResponse, AttestationKeysDocument, ModerationRecordResponse, StorageVerifyRequest, StorageVerifyResponse } from '../contract/custody.ts'
 import type { CodedProblem } from '../contract/errors.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
-import type { DevicesResponse } from '../contract/sessions.ts'
+import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import type { IdentityKey } from './identity.ts'
 
 export type Tokens = Static<typeof TokenResponse>
 export type Profile = Static<typeof ProfileResponse>
 export type Devices = Static<typeof DevicesResponse>
+export type SecurityEvents = Static<typeof SecurityEventsResponse>
 export type Problem = Static<typeof CodedProblem> & Record<string, unknown>
 export type RevokeChallenge = Static<typeof RevokeChallengeResponse>
 export type EnrollmentCode = Static<typeof EnrollmentCodeResponse>
@@ -79,6 +80,8 @@ export class CofferProblem extends Error {
   readonly code: string
   readonly problem: Problem
   readonly headers: Headers
+  /** Seconds to wait before retrying (429, 423), from Retry-After; null when absent. */
+  readonly retryAfterS: number | null
   constructor(status: number, problem: Problem, headers: Headers) {
     super(`${status} ${problem.code}: ${problem.detail}`)
     this.name = 'CofferProblem'
@@ -86,6 +89,8 @@ export class CofferProblem extends Error {
     this.code = problem.code
     this.problem = problem
     this.headers = headers
+    const retryAfter = headers.get('retry-after')
+    this.retryAfterS = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : null
   }
 }
 
@@ -271,6 +276,11 @@ export class CofferClient {
 
   listSessions(): Promise<Devices> {
     return this.#json({ method: 'GET', path: '/v1/auth/sessions', bearer: true })
+  }
+
+  /** Sign-in locks and code refusals the account has suffered, oldest first. */
+  listSecurityEvents(): Promise<SecurityEvents> {
+    return this.#json({ method: 'GET', path: '/v1/auth/security-events', bearer: true })
   }
 
   revokeSession(sessionId: string): Promise<void> {

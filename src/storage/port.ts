@@ -7,10 +7,11 @@ export type Engine = 'sqlite' | 'postgres'
 export interface Account {
   readonly userId: string
   readonly email: string
+  /** Trimmed, lowercased email: what sign-in compares. */
+  readonly emailKey: string
   readonly passwordHash: string
   readonly displayName: string | null
   readonly createdAt: number
-  readonly lockedUntil: number | null
   /** Sessions of another epoch are dead (see storage/kysely/tables.ts). */
   readonly sessionEpoch: number
   /** Set while the account is suspended. */
@@ -88,21 +89,73 @@ export interface AccountStore {
   insertAccount(account: NewAccount): Promise<boolean>
   findAccountByEmailKey(emailKey: string): Promise<Account | undefined>
   findAccount(userId: string): Promise<Account | undefined>
-  /**
-   * Counts one wrong password atomically. The failure that reaches `threshold` sets
-   * `locked_until` to `lockUntil` and restarts the count. Returns the lock now in force, if any.
-   */
-  recordPasswordFailure(userId: string, threshold: number, lockUntil: number): Promise<number | null>
-  /**
-   * Counts a sign-in for an email that has no account (by the SHA-256 of its email key): the
-   * same kind of write as `recordPasswordFailure`, so that both answers take the same time.
-   */
-  recordUnknownSignIn(emailHash: string, now: number): Promise<void>
-  /** Resets the wrong-password count and any lock (a right password). Writes only when there is something to reset. */
-  clearPasswordFailures(userId: string): Promise<void>
   /** Writes the new hash and moves the session epoch in one statement (every session dies); returns the new epoch. */
   changePasswordHash(userId: string, passwordHash: string): Promise<number>
   setDisplayName(userId: string, displayName: string | null): Promise<void>
+}
+
+/** The lockout rule (API.md section 3), with the lock's duration in milliseconds. */
+export interface LockoutRule {
+  readonly threshold: number
+  readonly durationMs: number
+}
+
+/**
+ * Wrong passwords per sign-in subject: the SHA-256 of an email key, whether or not an account
+ * has it, so that an unknown email is counted and locked exactly as an account is.
+ */
+export interface PasswordFailureStore {
+  /**
+   * Counts a password check before its hash runs, unless the subject is locked: one conditional
+   * upsert, so racing checks (on any instance) never get more than `threshold` hashes per lock.
+   * The check that reaches the threshold sets the lock at once and restarts the count; a right
+   * password clears it again. A count whose last check is `durationMs` old restarts at 1.
+   * Undefined when the subject is locked; otherwise the lock this check set, if it set one.
+   */
+  reservePasswordCheck(subject: string, now: number, rule: LockoutRule): Promise<{ readonly lockedUntil: number | null } | undefined>
+  /** The lock in force or ended, if any. */
+  findPasswordLock(subject: string): Promise<number | null>
+  /** A right password: the count and any lock go. */
+  clearPasswordFailures(subject: string): Promise<void>
+}
+
+export type BudgetScope = 'redeem' | 'second_factor'
+
+export interface AttemptBudget {
+  readonly windowEndsAt: number
+  /** Attempts counted in the window, reserved ones included. */
+  readonly failures: number
+}
+
+/** Windowed budgets of refused attempts per (scope, subject). */
+export interface AttemptBudgetStore {
+  /**
+   * Counts an attempt before it is looked at, while the subject has fewer than `maxFailures`
+   * counted in its window (a window that has ended restarts at `now` for `windowMs`): one
+   * conditional upsert, so racing attempts (on any instance) never get more than `maxFailures`
+   * looked at. The budget after counting, or undefined when it is spent.
+   */
+  reserveAttempt(scope: BudgetScope, subject: string, now: number, limit: { readonly maxFailures: number; readonly windowMs: number }): Promise<AttemptBudget | undefined>
+  /** Uncounts a reserved attempt that succeeded: only refused ones count. */
+  releaseAttempt(scope: BudgetScope, subject: string): Promise<void>
+  findAttemptBudget(scope: BudgetScope, subject: string): Promise<AttemptBudget | undefined>
+}
+
+export type SecurityEventKind = 'password_lockout' | 'second_factor_lockout'
+
+export interface SecurityEvent {
+  readonly kind: SecurityEventKind
+  readonly at: number
+  /** When what it started ends. */
+  readonly until: number | null
+  readonly ipAddress: string | null
+  readonly userAgent: string | null
+}
+
+export interface SecurityEventStore {
+  recordSecurityEvent(userId: string, event: SecurityEvent): Promise<void>
+  /** The account's newest `limit` events, oldest first. */
+  listSecurityEvents(userId: string, limit: number): Promise<SecurityEvent[]>
 }
 
 export interface SessionStore {
@@ -142,9 +195,13 @@ export interface SecondFactorStore {
   /** Enters a TOTP step in the replay ledger. One atomic insert: of racing claims of one step exactly one gets true. */
   claimTotpStep(userId: string, step: number, now: number): Promise<boolean>
   insertMfaChallenge(challenge: MfaChallenge): Promise<void>
-  findLiveMfaChallenge(tokenHash: string, now: number): Promise<MfaChallenge | undefined>
-  /** Counts one wrong code; returns the count after it, or null when the challenge is gone. */
-  recordMfaFailure(tokenHash: string): Promise<number | null>
+  /**
+   * Counts one code check against a live challenge before the code is looked at, while fewer
+   * than `maxAttempts` are counted: one conditional update, so racing checks never get more
+   * than `maxAttempts` codes looked at. The challenge after counting, or undefined when it is
+   * unknown, expired or spent.
+   */
+  reserveMfaAttempt(tokenHash: string, now: number, maxAttempts: number): Promise<MfaChallenge | undefined>
   /** Deletes the challenge if still live and returns it; of racing consumers exactly one gets it. */
   consumeMfaChallenge(tokenHash: string, now: number): Promise<MfaChallenge | undefined>
   deleteMfaChallenge(tokenHash: string): Promise<void>
@@ -157,11 +214,6 @@ export interface Directory {
 }
 
 export type RelayDirection = 'to_initiator' | 'to_enrollee'
-
-export interface RedeemThrottle {
-  readonly windowStartedAt: number
-  readonly failures: number
-}
 
 export interface Escrow {
   readonly blob: Buffer
@@ -199,16 +251,6 @@ export interface EnrollmentStore {
   /** Deletes the live code having either spelling hash and returns its issuer; of racing redeems exactly one gets it. */
   redeemEnrollmentCode(spellingHash: string, now: number): Promise<string | undefined>
   openChannel(channel: { readonly channelHash: string; readonly initiatorId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>
-  findRedeemThrottle(clientAddress: string): Promise<RedeemThrottle | undefined>
-  /**
-   * Counts a redemption from an address before its code is looked at, while the address has
-   * fewer than `maxFailures` counted in its window (a window that has ended restarts at `now`):
-   * one conditional upsert, so racing redemptions (on any instance) never get more than
-   * `maxFailures` codes looked at. False when the address is blocked.
-   */
-  reserveRedeemAttempt(clientAddress: string, now: number, windowMs: number, maxFailures: number): Promise<boolean>
-  /** Uncounts a reserved redemption that succeeded: only refused ones count. */
-  releaseRedeemAttempt(clientAddress: string): Promise<void>
   /**
    * Appends a payload to one mailbox of a live channel, in arrival order. Racing appends to one
    * channel are serialized on the channel row, so the mailbox bound is exact.
@@ -230,10 +272,10 @@ export interface SweepLimits {
   readonly now: number
   /** Replay-ledger steps below this one can no longer be presented. */
   readonly oldestUsableTotpStep: number
-  /** Redeem-throttle windows older than this have ended. */
-  readonly redeemWindowMs: number
-  /** Unknown-email sign-in counts untouched for this long are dropped. */
-  readonly unknownSignInTtlMs: number
+  /** Wrong-password counts untouched for this long have restarted (unless a lock is still in force). */
+  readonly passwordFailureTtlMs: number
+  /** Security events older than this are dropped. */
+  readonly securityEventTtlMs: number
 }
 
 export interface MaintenanceStore {
@@ -474,7 +516,7 @@ export interface ModerationStore {
 }
 
 export interface Store
-  extends AccountStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore,
+  extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore,
     AlbumStore, UploadStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore {}
 
 export interface Storage extends Store {

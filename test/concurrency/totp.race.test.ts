@@ -1,8 +1,9 @@
 // Concurrent uses of one TOTP code, or of one challenge, succeed exactly once: the replay ledger
-// and the challenge are claimed atomically, and a loser leaves nothing behind.
+// and the challenge are claimed atomically, and a loser leaves nothing behind. Concurrent wrong
+// codes never get more looked at than the challenge's cap or the account's budget allow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferProblem } from '../../src/sdk/client.ts'
-import { authenticatorFor, PASSWORD, registered, THIRTY_SECONDS, withSecondFactor, type Member } from '../support/actors.ts'
+import { authenticatorFor, PASSWORD, registered, THIRTY_SECONDS, withSecondFactor, wrongCode, type Member } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -118,6 +119,30 @@ describe('wrong codes at once', () => {
     const burned = await settle([server.client().verifyLogin(mfaToken, member.authenticator.codeAt(server.clock.now()))])
     expect(burned.lost.map((p) => p.code)).toEqual(['error.auth.challenge_expired'])
     expect(await sessionCount(member)).toBe(1)
+  })
+})
+
+describe('wrong codes at once across challenges and operations', () => {
+  it('cannot get past TOTP_MAX_FAILURES for the account: that many refused as wrong, every other one 429 with Retry-After', async () => {
+    const maxFailures = server.deps.config.secondFactor.maxFailures
+    const member = await withSecondFactor(server, 'race-budget')
+    server.clock.advance(STEP)
+    const wrong = wrongCode(member.authenticator, server.clock.now())
+    const challenges = await Promise.all(Array.from({ length: 14 }, () => challenge(member)))
+    const { won, lost } = await settle<unknown>([
+      ...challenges.map((mfaToken) => server.client().verifyLogin(mfaToken, wrong)),
+      ...Array.from({ length: 6 }, () => member.client.disableTotp(wrong)),
+    ])
+    expect(won).toHaveLength(0)
+    const lookedAt = lost.filter((p) => p.code === 'error.auth.invalid_code' || p.code === 'error.totp.invalid_code')
+    const refused = lost.filter((p) => p.code === 'error.rate_limited')
+    expect(lookedAt).toHaveLength(maxFailures)
+    expect(refused).toHaveLength(20 - maxFailures)
+    for (const problem of refused) expect(problem.retryAfterS).toBeGreaterThan(0)
+    // The right code is refused too until the window ends, and the factor is still on.
+    const right = await settle([member.client.disableTotp(member.authenticator.codeAt(server.clock.now()))])
+    expect(right.lost.map((p) => p.code)).toEqual(['error.rate_limited'])
+    expect((await server.client().login(member.email, PASSWORD)).kind).toBe('second_factor')
   })
 })
 

@@ -1,6 +1,7 @@
 // A login with an unknown email is indistinguishable from one with a wrong password: the same
 // answer byte for byte (apart from per-response headers), exactly one argon2 verification and
-// one counting write to the database each (the work that sets their timing).
+// one counting write to the database each (the work that sets their timing), and the same lock
+// after the same number of failures.
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
@@ -8,9 +9,12 @@ import { PASSWORD, raw, registered, uniqueEmail } from '../support/actors.ts'
 import { readRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
+const THRESHOLD = 4
+const DURATION_S = 120
+
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer()
+  server = await startServer({ LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_DURATION_S: String(DURATION_S) })
 })
 afterAll(() => server.close())
 
@@ -51,23 +55,38 @@ describe('login enumeration', () => {
     expect(unknown.ran).toBe(1)
   })
 
-  it('counts the failure in one database write either way: on the account, or for the unknown email (swept once a lock would have ended)', async () => {
+  it('counts the failure the same way either way: one row per email key, dropped once as old as a lock', async () => {
     const member = await registered(server, 'counted')
     const email = uniqueEmail('stranger')
-    const emailHash = createHash('sha256').update(email.toLowerCase()).digest('hex')
-    const failuresOf = async () => ({
-      account: Number((await readRows(server.database, `select failed_password_count as n from accounts where email = '${member.email}'`))[0]?.n),
-      unknown: Number((await readRows(server.database, `select failures as n from unknown_sign_ins where email_hash = '${emailHash}'`))[0]?.n ?? 0),
-    })
-    expect(await failuresOf()).toEqual({ account: 0, unknown: 0 })
+    const subject = (address: string) => createHash('sha256').update(address.toLowerCase()).digest('hex')
+    const failuresOf = async (address: string) =>
+      Number((await readRows(server.database, `select failures as n from password_failures where subject = '${subject(address)}'`))[0]?.n ?? 0)
+    expect([await failuresOf(member.email), await failuresOf(email)]).toEqual([0, 0])
     await attempt(member.email, 'not the password')
     await attempt(` ${email.toUpperCase()} `, 'not the password')
     await attempt(email, 'not the password')
-    expect(await failuresOf()).toEqual({ account: 1, unknown: 2 })
+    expect([await failuresOf(member.email), await failuresOf(email)]).toEqual([1, 2])
 
-    server.clock.advance(server.deps.config.lockout.durationS * 1000 + 1)
-    expect((await sweepExpired(server.deps)).unknown_sign_ins).toBeGreaterThanOrEqual(1)
-    expect((await failuresOf()).unknown).toBe(0)
+    server.clock.advance(DURATION_S * 1000)
+    expect((await sweepExpired(server.deps)).password_failures).toBeGreaterThanOrEqual(2)
+    expect([await failuresOf(member.email), await failuresOf(email)]).toEqual([0, 0])
+  })
+
+  it('locks an unknown email exactly as an account: the same answers, Retry-After included, attempt for attempt', async () => {
+    const member = await registered(server, 'locked')
+    const stranger = uniqueEmail('locked-stranger')
+    for (let i = 0; i < THRESHOLD + 2; i++) {
+      const wrong = await attempt(member.email, `wrong ${i}`)
+      const unknown = await attempt(stranger, `wrong ${i}`)
+      expect(wrong.status).toBe(i < THRESHOLD ? 401 : 423)
+      expect(unknown.body).toEqual(wrong.body)
+      expect(unknown.headers).toEqual(wrong.headers)
+    }
+    // The right password is refused too while the lock lasts; both locks end together.
+    expect((await attempt(member.email, member.password)).status).toBe(423)
+    server.clock.advance(DURATION_S * 1000)
+    expect((await attempt(member.email, member.password)).status).toBe(200)
+    expect((await attempt(stranger, 'wrong again')).status).toBe(401)
   })
 
   it('finds the account whatever the case of the email, after one verification', async () => {

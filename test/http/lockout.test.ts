@@ -114,6 +114,43 @@ describe('lockout', () => {
     expect((await login(email, PASSWORD)).status).toBe(200)
   })
 
+  it('forgets a count once its last wrong password is as old as a lock lasts (as it forgets an unknown email)', async () => {
+    const { email } = await account()
+    await wrongLogins(email, THRESHOLD - 1)
+    server.clock.advance(DURATION_S * 1000 - 1)
+    expectWrong(await login(email, WRONG)) // still counted: this one reaches the threshold
+    expectLocked(await login(email, PASSWORD), DURATION_S)
+
+    const other = await account()
+    await wrongLogins(other.email, THRESHOLD - 1)
+    server.clock.advance(DURATION_S * 1000)
+    await wrongLogins(other.email, THRESHOLD - 1) // a new count
+    expect((await login(other.email, PASSWORD)).status).toBe(200)
+  })
+
+  it('notes each lock once in the owner\'s security log, with the request that set it off', async () => {
+    const email = uniqueEmail('lockout-log')
+    const client = new CofferClient({ baseUrl: server.url, now: server.clock.now })
+    await client.register(email, PASSWORD)
+    expect((await client.listSecurityEvents()).events).toEqual([])
+    await wrongLogins(email, THRESHOLD - 1)
+    expect((await client.listSecurityEvents()).events).toEqual([])
+    const lockedAt = server.clock.now()
+    const locking = await raw(server, 'POST', '/v1/auth/login', {
+      headers: { ...json, 'user-agent': 'guesser/1.0' },
+      body: JSON.stringify({ email, password: WRONG }),
+    })
+    expectWrong(locking)
+    expectLocked(await login(email, WRONG), DURATION_S) // refused unhashed: no second event
+    expect((await client.listSecurityEvents()).events).toEqual([
+      { kind: 'password_lockout', at: new Date(lockedAt).toISOString(), until: new Date(lockedAt + DURATION_S * 1000).toISOString(), ip_address: '127.0.0.1', user_agent: 'guesser/1.0' },
+    ])
+    // A wrong reauthentication that locks again later is a second event.
+    server.clock.advance(DURATION_S * 1000)
+    for (let i = 0; i < THRESHOLD; i++) await expect(client.reauthenticate(WRONG)).rejects.toMatchObject({ status: 401 })
+    expect((await client.listSecurityEvents()).events.map((e) => e.kind)).toEqual(['password_lockout', 'password_lockout'])
+  })
+
   it('starts the count afresh after a lock ends', async () => {
     const { email } = await account()
     await wrongLogins(email, THRESHOLD)

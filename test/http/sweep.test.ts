@@ -1,23 +1,32 @@
 // The periodic sweep deletes every kind of expired row (enrollment codes, channels with their
 // payloads, revoke and second-factor challenges, sessions past their refresh lifetime, dead
-// replay-ledger steps, ended redeem-throttle windows) and nothing live, and several sweeps
-// running at once delete each row once without failing.
+// replay-ledger steps, ended attempt-budget windows, wrong-password counts as old as a lock,
+// security events past their retention) and nothing live, and several sweeps running at once
+// delete each row once without failing.
 import { randomBytes } from 'node:crypto'
 import { encode } from 'cborg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashToken } from '../../src/crypto/tokens.ts'
 import { sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { type Authenticator, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
+import { type Authenticator, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor, wrongCode } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const SECOND = 1_000
 const REFRESH_TTL_S = 1_800
 const SWEEP_AFTER_MS = 2_000 * SECOND // past every lifetime below, sessions' included
+const LOCKOUT_THRESHOLD = 3
 
 let server: TestServer
 beforeEach(async () => {
-  server = await startServer({ REFRESH_TOKEN_TTL_S: String(REFRESH_TTL_S), REDEEM_MAX_FAILURES: '2', TRUST_PROXY: 'true' })
+  server = await startServer({
+    REFRESH_TOKEN_TTL_S: String(REFRESH_TTL_S),
+    REDEEM_MAX_FAILURES: '2',
+    TRUST_PROXY: 'true',
+    LOCKOUT_THRESHOLD: String(LOCKOUT_THRESHOLD),
+    TOTP_FAILURE_WINDOW_S: '1200',
+    SECURITY_EVENT_RETENTION_S: '1500',
+  })
 })
 afterEach(() => server.close())
 
@@ -32,6 +41,10 @@ function sum(results: readonly Counts[]): Counts {
   const total: Counts = {}
   for (const result of results) for (const [table, n] of Object.entries(result)) total[table] = (total[table] ?? 0) + n
   return total
+}
+
+function wrongLogin(email: string) {
+  return raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'wrong' }) })
 }
 
 function redeemFrom(address: string, code: string) {
@@ -89,9 +102,15 @@ async function seedExpirable(address: string): Promise<Seeded> {
   const revokeChallenges = [(await alice.client.revokeAllChallenge()).challenge, (await alice.client.revokeAllChallenge()).challenge]
   const bob = await withSecondFactor(server, 'bob') // session 2, replay-ledger step 1
   const mfaTokens = [await challengeOf(bob)]
-  expect((await redeemFrom(address, randomBytes(32).toString('base64url'))).status).toBe(404)
+  expect((await redeemFrom(address, randomBytes(32).toString('base64url'))).status).toBe(404) // a redeem budget
+  expect((await problemOf(bob.client.disableTotp(wrongCode(bob.authenticator, server.clock.now())))).status).toBe(422) // a second-factor budget
+  // Alice's sign-in locked: a wrong-password count and a security event.
+  for (let i = 0; i < LOCKOUT_THRESHOLD; i++) expect((await wrongLogin(alice.email)).status).toBe(401)
   return {
-    expected: { sessions: 2, enrollment_codes: 3, relay_channels: 2, revoke_challenges: 2, mfa_challenges: 1, totp_used_steps: 1, redeem_throttle: 1 },
+    expected: {
+      sessions: 2, enrollment_codes: 3, relay_channels: 2, revoke_challenges: 2, mfa_challenges: 1, totp_used_steps: 1, attempt_budgets: 2, password_failures: 1,
+      security_events: 1,
+    },
     channels,
     initiatorId,
     codes,
@@ -135,6 +154,8 @@ describe('sweepExpired', () => {
     const daveLaptop = server.client()
     await daveLaptop.verifyLogin(await challengeOf(dave), codeAt(dave.authenticator, -1)) // ledger: the step before
     for (let i = 0; i < 2; i++) expect((await redeemFrom('198.51.100.2', randomBytes(32).toString('base64url'))).status).toBe(404)
+    expect((await wrongLogin(carol.email)).status).toBe(401)
+    expect((await problemOf(dave.client.disableTotp(wrongCode(dave.authenticator, sweepAt)))).status).toBe(422)
 
     const counts = await sweepExpired(server.deps)
     expect(counts).toEqual(exactly(counts, expired.expected))
@@ -203,7 +224,15 @@ describe('sweepExpired', () => {
     await sweepAt(t0 + 301 * SECOND, { enrollment_codes: 3, revoke_challenges: 2, mfa_challenges: 1 })
     // Channels live 600 s; the throttle window is 600 s.
     await sweepAt(t0 + 599 * SECOND, {})
-    await sweepAt(t0 + 601 * SECOND, { relay_channels: 2, redeem_throttle: 1 })
+    await sweepAt(t0 + 601 * SECOND, { relay_channels: 2, attempt_budgets: 1 })
+    // A wrong-password count lasts as long as a lock (900 s); the second-factor window is 1200 s;
+    // security events are kept 1500 s.
+    await sweepAt(t0 + 899 * SECOND, {})
+    await sweepAt(t0 + 901 * SECOND, { password_failures: 1 })
+    await sweepAt(t0 + 1_199 * SECOND, {})
+    await sweepAt(t0 + 1_201 * SECOND, { attempt_budgets: 1 })
+    await sweepAt(t0 + 1_499 * SECOND, {})
+    await sweepAt(t0 + 1_501 * SECOND, { security_events: 1 })
 
     // Sessions live as long as their refresh token. Alice refreshes just in time: her old row
     // ends at 1800 s with bob's, her new one lives on.

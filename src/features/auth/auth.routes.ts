@@ -116,7 +116,7 @@ export function authRoutes(app: App, deps: Deps): void {
       responses: { 200: ReauthenticateResponse },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked', 'error.not_found'],
     }),
-    handler: async (request) => ({ authenticated_at: timestamp(await reauthenticate(deps, requireCaller(request), request.body.password)) }),
+    handler: async (request) => ({ authenticated_at: timestamp(await reauthenticate(deps, requireCaller(request), request.body.password, requestMeta(request))) }),
   })
 
   app.route({
@@ -133,7 +133,7 @@ export function authRoutes(app: App, deps: Deps): void {
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked', 'error.not_found'],
     }),
     handler: async (request, reply) => {
-      await changePassword(deps, requireCaller(request), request.body, (error) =>
+      await changePassword(deps, requireCaller(request), request.body, requestMeta(request), (error) =>
         request.log.error({ err: error }, 'password changed but ending the other sessions failed'),
       )
       return noContent(reply)

@@ -2,17 +2,16 @@
 // reauthenticate, change password (SPEC.md "Session" table, API.md section 3).
 import { createHash, randomUUID } from 'node:crypto'
 import { newToken, hashToken, successorTokens, type TokenPair } from '../../crypto/tokens.ts'
-import { matchTotpStep } from '../../crypto/totp.ts'
 import type { Deps } from '../../deps.ts'
 import { normalizeEmail } from '../../domain/account.ts'
 import { advisoryCohortHash, advisoryDeviceId } from '../../domain/advisory.ts'
-import { lockRetryAfterS, lockUntil } from '../../domain/lockout.ts'
+import { lockRetryAfterS } from '../../domain/lockout.ts'
 import { afterWrongCode } from '../../domain/second-factor.ts'
 import { decideRefresh, expiresBy, sessionLifetimes } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
 import type { Account, Store } from '../../storage/port.ts'
-import { totpAssociatedData } from '../totp/totp.service.ts'
+import { spendCode } from '../totp/totp.service.ts'
 
 export interface Advisory {
   readonly cohortHash: string | null
@@ -60,33 +59,50 @@ async function openLineage(tx: Store, deps: Deps, userId: string, epoch: number,
 
 const invalidCredentials = () => new AppError('error.auth.invalid_credentials', 'The email or password is wrong')
 
+/** What wrong passwords are counted against: the email key's SHA-256, whether or not an account has it. */
+function signInSubject(emailKey: string): string {
+  return createHash('sha256').update(emailKey, 'utf8').digest('hex')
+}
+
 /**
- * A login for an email with no account answers exactly as a wrong password does, in the same
- * time: a verification of a dummy hash, then a counted failure (the database write a wrong
- * password makes).
+ * Counts a password check before its hash runs, so that no burst, on any number of instances,
+ * gets more than LOCKOUT_THRESHOLD hashes per lock; a locked subject answers 423 unhashed.
+ * Returns the lock this check set by reaching the threshold (it stands unless the password
+ * proves right).
  */
-async function refuseUnknownEmail(deps: Deps, email: string, password: string): Promise<never> {
+async function reservePasswordCheck(deps: Deps, subject: string): Promise<number | null> {
+  const now = deps.clock.now()
+  const { threshold, durationS } = deps.config.lockout
+  const reservation = await deps.storage.reservePasswordCheck(subject, now, { threshold, durationMs: durationS * 1000 })
+  if (reservation === undefined) {
+    // The lock may have ended between the two statements: then retry at once.
+    const retryAfterS = lockRetryAfterS(await deps.storage.findPasswordLock(subject), now) ?? 1
+    throw new AppError('error.auth.account_locked', 'Too many wrong passwords; the account is locked for a while', { retryAfterS })
+  }
+  return reservation.lockedUntil
+}
+
+/**
+ * A login for an email with no account answers exactly as a wrong password does: counted and
+ * locked the same way, then a verification of a dummy hash.
+ */
+async function refuseUnknownEmail(deps: Deps, emailKey: string, password: string): Promise<never> {
+  await reservePasswordCheck(deps, signInSubject(emailKey))
   await deps.passwords.verifyDummy(password)
-  await deps.storage.recordUnknownSignIn(createHash('sha256').update(email.trim().toLowerCase()).digest('hex'), deps.clock.now())
   throw invalidCredentials()
 }
 
 /**
- * The password check shared by login, reauthenticate and change password: lockout first, then
- * argon2id, counting a wrong password toward the lock.
+ * The password check shared by login, reauthenticate and change password. A wrong password
+ * stays counted (the one that locks is noted in the owner's security log); a right one returns
+ * the subject, whose count the caller clears in the transaction that acts on the proof.
  */
-async function checkPassword(deps: Deps, account: Account, password: string): Promise<Account> {
-  const retryAfterS = lockRetryAfterS(account.lockedUntil, deps.clock.now())
-  if (retryAfterS !== null) {
-    throw new AppError('error.auth.account_locked', 'Too many wrong passwords; the account is locked for a while', { retryAfterS })
-  }
-  if (!(await deps.passwords.verify(account.passwordHash, password))) {
-    const { threshold, durationS } = deps.config.lockout
-    await deps.storage.recordPasswordFailure(account.userId, threshold, lockUntil(deps.clock.now(), durationS))
-    throw invalidCredentials()
-  }
-  await deps.storage.clearPasswordFailures(account.userId)
-  return account
+async function checkPassword(deps: Deps, account: Account, password: string, meta: RequestMeta): Promise<string> {
+  const subject = signInSubject(account.emailKey)
+  const lockedUntil = await reservePasswordCheck(deps, subject)
+  if (await deps.passwords.verify(account.passwordHash, password)) return subject
+  if (lockedUntil !== null) await deps.storage.recordSecurityEvent(account.userId, { kind: 'password_lockout', at: deps.clock.now(), until: lockedUntil, ...meta })
+  throw invalidCredentials()
 }
 
 export async function register(deps: Deps, body: { email: string; password: string }, meta: RequestMeta): Promise<IssuedTokens> {
@@ -105,57 +121,44 @@ export async function register(deps: Deps, body: { email: string; password: stri
 
 export async function login(deps: Deps, body: { email: string; password: string }, advisory: Advisory, meta: RequestMeta): Promise<LoginOutcome> {
   const email = normalizeEmail(body.email)
-  const found = email === null ? undefined : await deps.storage.findAccountByEmailKey(email.emailKey)
-  const account = await checkPassword(deps, found ?? (await refuseUnknownEmail(deps, body.email, body.password)), body.password)
+  const account = email === null ? undefined : await deps.storage.findAccountByEmailKey(email.emailKey)
+  // An unusable email is counted under what was sent.
+  if (account === undefined) return refuseUnknownEmail(deps, email?.emailKey ?? body.email, body.password)
+  const subject = await checkPassword(deps, account, body.password, meta)
   const now = deps.clock.now()
   const factor = await deps.storage.findSecondFactor(account.userId)
-  if (factor?.status === 'active') {
-    // No session, cohort or refresh token until the code is verified.
-    const mfaToken = newToken('mfa')
-    const expiresAt = now + deps.config.secondFactor.challengeTtlS * 1000
-    await deps.storage.insertMfaChallenge({ tokenHash: hashToken(mfaToken), userId: account.userId, expiresAt, failedAttempts: 0, epoch: account.sessionEpoch })
-    return { kind: 'second_factor', mfaToken, expiresBy: Math.floor(expiresAt / 1000) }
-  }
-  const tokens = await deps.storage.transaction((tx) => openLineage(tx, deps, account.userId, account.sessionEpoch, now, meta, advisory))
-  return { kind: 'session', tokens }
+  return deps.storage.transaction(async (tx): Promise<LoginOutcome> => {
+    await tx.clearPasswordFailures(subject)
+    if (factor?.status === 'active') {
+      // No session, cohort or refresh token until the code is verified.
+      const mfaToken = newToken('mfa')
+      const expiresAt = now + deps.config.secondFactor.challengeTtlS * 1000
+      await tx.insertMfaChallenge({ tokenHash: hashToken(mfaToken), userId: account.userId, expiresAt, failedAttempts: 0, epoch: account.sessionEpoch })
+      return { kind: 'second_factor', mfaToken, expiresBy: Math.floor(expiresAt / 1000) }
+    }
+    return { kind: 'session', tokens: await openLineage(tx, deps, account.userId, account.sessionEpoch, now, meta, advisory) }
+  })
 }
 
 export async function verifyLogin(deps: Deps, body: { mfa_token: string; totp_code: string }, advisory: Advisory, meta: RequestMeta): Promise<IssuedTokens> {
-  const now = deps.clock.now()
   const tokenHash = hashToken(body.mfa_token)
+  const { verifyMaxAttempts } = deps.config.secondFactor
   const expired = () => new AppError('error.auth.challenge_expired', 'The second-factor challenge is unknown, used or expired; sign in again')
-  const challenge = await deps.storage.findLiveMfaChallenge(tokenHash, now)
+  // Counted on the challenge before the code is looked at (and on the account, in spendCode).
+  const challenge = await deps.storage.reserveMfaAttempt(tokenHash, deps.clock.now(), verifyMaxAttempts)
   // A password change since the login ended every session, this pending one included.
   if (challenge === undefined || (await deps.storage.findAccount(challenge.userId))?.sessionEpoch !== challenge.epoch) throw expired()
   const factor = await deps.storage.findSecondFactor(challenge.userId)
-  const secret = factor?.status === 'active' ? deps.totpSecrets.open(factor.secretBox, totpAssociatedData(challenge.userId)) : null
-  const step = secret === null ? null : matchTotpStep(secret, body.totp_code, now)
-
-  // A wrong code must be counted even though the request fails, so the transaction returns an
-  // outcome and the error is thrown after it commits.
-  const outcome = await deps.storage.transaction(async (tx) => {
-    if (step !== null && (await tx.claimTotpStep(challenge.userId, step, now))) {
-      if ((await tx.consumeMfaChallenge(tokenHash, now)) === undefined) throw expired() // rolls the claim back
-      return { kind: 'opened' as const, tokens: await openLineage(tx, deps, challenge.userId, challenge.epoch, now, meta, advisory) }
-    }
-    const failures = await tx.recordMfaFailure(tokenHash)
-    if (failures === null) return { kind: 'gone' as const }
-    if (afterWrongCode(failures, deps.config.secondFactor.verifyMaxAttempts) === 'burn') {
-      await tx.deleteMfaChallenge(tokenHash)
-      return { kind: 'burned' as const }
-    }
-    return { kind: 'wrong' as const }
+  const tokens = await spendCode(deps, challenge.userId, factor?.status === 'active' ? factor.secretBox : null, body.totp_code, meta, async (tx, now) => {
+    if ((await tx.consumeMfaChallenge(tokenHash, now)) === undefined) throw expired() // rolls the step back
+    return openLineage(tx, deps, challenge.userId, challenge.epoch, now, meta, advisory)
   })
-  switch (outcome.kind) {
-    case 'opened':
-      return outcome.tokens
-    case 'gone':
-      throw expired()
-    case 'burned':
-      throw new AppError('error.rate_limited', 'Too many wrong codes; this challenge is burned, sign in again', { retryAfterS: 0 })
-    case 'wrong':
-      throw new AppError('error.auth.invalid_code', 'The code is wrong or was already used')
+  if (tokens !== null) return tokens
+  if (afterWrongCode(challenge.failedAttempts, verifyMaxAttempts) === 'burn') {
+    await deps.storage.deleteMfaChallenge(tokenHash)
+    throw new AppError('error.rate_limited', 'Too many wrong codes; this challenge is burned, sign in again', { retryAfterS: 0 })
   }
+  throw new AppError('error.auth.invalid_code', 'The code is wrong or was already used')
 }
 
 export async function refresh(deps: Deps, refreshToken: string): Promise<IssuedTokens> {
@@ -216,19 +219,30 @@ export async function logout(deps: Deps, accessToken: string): Promise<void> {
   await deps.storage.closeSessionByAccessHash(hashToken(accessToken))
 }
 
-export async function reauthenticate(deps: Deps, caller: Caller, password: string): Promise<number> {
-  await checkPassword(deps, caller.account, password)
+export async function reauthenticate(deps: Deps, caller: Caller, password: string, meta: RequestMeta): Promise<number> {
+  const subject = await checkPassword(deps, caller.account, password, meta)
   const now = deps.clock.now()
-  await deps.storage.setAuthenticatedAt(caller.sessionId, now)
+  await deps.storage.transaction(async (tx) => {
+    await tx.clearPasswordFailures(subject)
+    await tx.setAuthenticatedAt(caller.sessionId, now)
+  })
   return now
 }
 
-export async function changePassword(deps: Deps, caller: Caller, body: { current_password: string; new_password: string }, log: (error: unknown) => void): Promise<void> {
-  const account = await checkPassword(deps, caller.account, body.current_password)
+export async function changePassword(
+  deps: Deps,
+  caller: Caller,
+  body: { current_password: string; new_password: string },
+  meta: RequestMeta,
+  log: (error: unknown) => void,
+): Promise<void> {
+  const { account } = caller
+  const subject = await checkPassword(deps, account, body.current_password, meta)
   const passwordHash = await deps.passwords.hash(body.new_password)
   // The new password and the end of every session are one write (the epoch moves with the
   // hash); the caller's session is carried into the new epoch in the same transaction.
   await deps.storage.transaction(async (tx) => {
+    await tx.clearPasswordFailures(subject)
     const epoch = await tx.changePasswordHash(account.userId, passwordHash)
     await tx.restampSession(caller.sessionId, epoch, deps.clock.now())
   })

@@ -3,7 +3,8 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import { hashToken } from '../../crypto/tokens.ts'
 import type { Deps } from '../../deps.ts'
-import { MAILBOX_MAX_PAYLOADS, RELAY_PAYLOAD_MAX_BYTES, TEXT_FALLBACK_DIGITS, codeSpelling, redeemBlockedForS } from '../../domain/enrollment.ts'
+import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
+import { MAILBOX_MAX_PAYLOADS, RELAY_PAYLOAD_MAX_BYTES, TEXT_FALLBACK_DIGITS, codeSpelling } from '../../domain/enrollment.ts'
 import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { RelayDirection } from '../../storage/port.ts'
@@ -47,9 +48,9 @@ export async function redeemEnrollmentCode(deps: Deps, code: string, clientAddre
   const now = deps.clock.now()
   // Counted before the code is looked at (and uncounted on success), so that racing
   // redemptions cannot get more codes looked at than the limit allows.
-  if (!(await deps.storage.reserveRedeemAttempt(clientAddress, now, redeemWindowS * 1000, redeemMaxFailures))) {
+  if ((await deps.storage.reserveAttempt('redeem', clientAddress, now, { maxFailures: redeemMaxFailures, windowMs: redeemWindowS * 1000 })) === undefined) {
     // The window may have ended between the two statements: then retry at once.
-    const blockedForS = redeemBlockedForS(await deps.storage.findRedeemThrottle(clientAddress), now, redeemMaxFailures, redeemWindowS) ?? 1
+    const blockedForS = budgetBlockedForS(await deps.storage.findAttemptBudget('redeem', clientAddress), now, redeemMaxFailures) ?? 1
     throw new AppError('error.rate_limited', 'Too many refused codes from this address; wait and retry', { retryAfterS: blockedForS })
   }
   const channelId = randomBytes(32).toString('base64url')
@@ -61,7 +62,7 @@ export async function redeemEnrollmentCode(deps: Deps, code: string, clientAddre
     return true
   })
   if (!opened) throw new AppError('error.enroll.code_refused', 'The code is unknown, used or expired')
-  await deps.storage.releaseRedeemAttempt(clientAddress)
+  await deps.storage.releaseAttempt('redeem', clientAddress)
   return { channelId, expiresAt }
 }
 

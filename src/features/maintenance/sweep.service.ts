@@ -13,9 +13,9 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
   return deps.storage.sweepExpired({
     now,
     oldestUsableTotpStep: Math.floor(now / TOTP_STEP_MS) - 2,
-    redeemWindowMs: deps.config.enrollment.redeemWindowS * 1000,
-    // As long as a lock lasts: the counts exist for their write, not to be read.
-    unknownSignInTtlMs: deps.config.lockout.durationS * 1000,
+    // A count restarts once its last wrong password is as old as a lock lasts.
+    passwordFailureTtlMs: deps.config.lockout.durationS * 1000,
+    securityEventTtlMs: deps.config.securityEventRetentionS * 1000,
   })
 }
 

@@ -1,10 +1,10 @@
 import { NoContent, timestamp } from '../../contract/common.ts'
 import { RevokeAllRequest, RevokeAllResponse, RevokeChallengeResponse } from '../../contract/devices.ts'
-import { DevicesResponse, SessionIdParams } from '../../contract/sessions.ts'
+import { DevicesResponse, SecurityEventsResponse, SessionIdParams } from '../../contract/sessions.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
-import { issueRevokeChallenge, listDevices, revokeAllSessions, revokeSession } from './sessions.service.ts'
+import { issueRevokeChallenge, listDevices, listSecurityEvents, revokeAllSessions, revokeSession } from './sessions.service.ts'
 
 const tags = ['Accounts and sessions']
 
@@ -37,6 +37,28 @@ export function sessionsRoutes(app: App, deps: Deps): void {
         cohorts: devices.cohorts.map((c) => ({ cohort_hash: c.cohortHash, first_seen: timestamp(c.firstSeen), last_seen: timestamp(c.lastSeen) })),
       }
     },
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/v1/auth/security-events',
+    ...operation({
+      operationId: 'listSecurityEvents',
+      summary: 'Attacks on the account: sign-in locked by wrong passwords, codes refused after too many wrong ones',
+      description: 'Kept for SECURITY_EVENT_RETENTION_S. An event names the request that set it off; sign in from a known place and change the password when one is not yours.',
+      tags,
+      auth: 'bearer',
+      responses: { 200: SecurityEventsResponse },
+    }),
+    handler: async (request) => ({
+      events: (await listSecurityEvents(deps, requireCaller(request))).map((event) => ({
+        kind: event.kind,
+        at: timestamp(event.at),
+        ...(event.until === null ? {} : { until: timestamp(event.until) }),
+        ...(event.ipAddress === null ? {} : { ip_address: event.ipAddress }),
+        ...(event.userAgent === null ? {} : { user_agent: event.userAgent }),
+      })),
+    }),
   })
 
   app.route({

@@ -6,7 +6,7 @@ import { hashToken } from '../../crypto/tokens.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller } from '../context.ts'
-import type { Cohort, Session } from '../../storage/port.ts'
+import type { Cohort, SecurityEvent, Session } from '../../storage/port.ts'
 
 export interface Devices {
   readonly sessions: Session[]
@@ -19,6 +19,14 @@ export async function listDevices(deps: Deps, caller: Caller): Promise<Devices> 
     deps.storage.listCohorts(caller.userId),
   ])
   return { sessions, cohorts }
+}
+
+/** How many of the newest security events the owner is shown. */
+export const SECURITY_EVENTS_LISTED = 100
+
+/** Attacks on the account the owner should know of: locks by wrong passwords, refusals of codes. */
+export function listSecurityEvents(deps: Deps, caller: Caller): Promise<SecurityEvent[]> {
+  return deps.storage.listSecurityEvents(caller.userId, SECURITY_EVENTS_LISTED)
 }
 
 /** Any live token may end any of the caller's own sessions; another account's id is unknown. */

@@ -2,7 +2,7 @@ import { CodeRequest, EnrollmentResponse } from '../../contract/auth.ts'
 import { NoContent } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
-import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
+import { JSON_MEDIA, noContent, operation, requestMeta, type App } from '../../http/route.ts'
 import { confirmTotpEnrollment, disableTotp, startTotpEnrollment } from './totp.service.ts'
 
 const tags = ['Second factor']
@@ -33,10 +33,10 @@ export function totpRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: CodeRequest,
       responses: { 204: NoContent },
-      errors: ['error.totp.nothing_pending', 'error.totp.invalid_code'],
+      errors: ['error.totp.nothing_pending', 'error.totp.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request, reply) => {
-      await confirmTotpEnrollment(deps, requireCaller(request), request.body.totp_code)
+      await confirmTotpEnrollment(deps, requireCaller(request), request.body.totp_code, requestMeta(request))
       return noContent(reply)
     },
   })
@@ -52,10 +52,10 @@ export function totpRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: CodeRequest,
       responses: { 204: NoContent },
-      errors: ['error.totp.not_enrolled', 'error.totp.invalid_code'],
+      errors: ['error.totp.not_enrolled', 'error.totp.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request, reply) => {
-      await disableTotp(deps, requireCaller(request), request.body.totp_code)
+      await disableTotp(deps, requireCaller(request), request.body.totp_code, requestMeta(request))
       return noContent(reply)
     },
   })

@@ -1,10 +1,11 @@
 // The TOTP second factor: start, confirm, disable (SPEC.md "Second factor" table).
 import { matchTotpStep, newTotpSecret, provisioningUri } from '../../crypto/totp.ts'
 import type { Deps } from '../../deps.ts'
+import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
 import { confirmEnrollment, disableSecondFactor, startEnrollment, type SecondFactorRefusal, type Transition } from '../../domain/second-factor.ts'
 import { AppError } from '../../errors.ts'
-import type { Caller } from '../context.ts'
-import type { SecondFactor, Store } from '../../storage/port.ts'
+import type { Caller, RequestMeta } from '../context.ts'
+import type { AttemptBudget, Store } from '../../storage/port.ts'
 
 /** Binds a sealed TOTP secret to its account: a box moved onto another row does not open. */
 export function totpAssociatedData(userId: string): string {
@@ -33,34 +34,69 @@ export async function startTotpEnrollment(deps: Deps, caller: Caller): Promise<s
 }
 
 /**
- * Checks a code against the factor's secret, enters its step in the replay ledger and runs
- * `apply`, all in one transaction: a used step or a failed `apply` leaves nothing behind.
+ * Counts a code against the account's budget of wrong codes before it is looked at: once
+ * TOTP_MAX_FAILURES are counted in the window, every operation that takes a code answers 429
+ * until the window ends, whatever the code.
  */
-async function spendCode(deps: Deps, userId: string, factor: SecondFactor, code: string, apply: (tx: Store, now: number) => Promise<void>): Promise<void> {
-  const now = deps.clock.now()
-  const step = matchTotpStep(deps.totpSecrets.open(factor.secretBox, totpAssociatedData(userId)), code, now)
-  if (step === null) throw invalidCode()
-  await deps.storage.transaction(async (tx) => {
-    if (!(await tx.claimTotpStep(userId, step, now))) throw invalidCode()
-    await apply(tx, now)
-  })
+async function reserveCodeAttempt(deps: Deps, userId: string, now: number): Promise<AttemptBudget> {
+  const { maxFailures, failureWindowS } = deps.config.secondFactor
+  const budget = await deps.storage.reserveAttempt('second_factor', userId, now, { maxFailures, windowMs: failureWindowS * 1000 })
+  if (budget !== undefined) return budget
+  // The window may have ended between the two statements: then retry at once.
+  const retryAfterS = budgetBlockedForS(await deps.storage.findAttemptBudget('second_factor', userId), now, maxFailures) ?? 1
+  throw new AppError('error.rate_limited', 'Too many wrong codes for this account; wait and retry', { retryAfterS })
 }
 
-export async function confirmTotpEnrollment(deps: Deps, caller: Caller, code: string): Promise<void> {
+/**
+ * Spends a TOTP code of the account (sign-in verification, confirm, disable): counted first
+ * (reserveCodeAttempt), then checked against the sealed secret; a live, unused code enters its
+ * step in the replay ledger, runs `apply` and uncounts itself, all in one transaction (a failed
+ * `apply` leaves nothing behind). Null when the code is wrong or used: it stays counted, and
+ * the one that spends the budget is noted in the owner's security log.
+ */
+export async function spendCode<T>(
+  deps: Deps,
+  userId: string,
+  secretBox: Buffer | null,
+  code: string,
+  meta: RequestMeta,
+  apply: (tx: Store, now: number) => Promise<T>,
+): Promise<T | null> {
+  const now = deps.clock.now()
+  const budget = await reserveCodeAttempt(deps, userId, now)
+  const step = secretBox === null ? null : matchTotpStep(deps.totpSecrets.open(secretBox, totpAssociatedData(userId)), code, now)
+  const applied = step === null ? null : await deps.storage.transaction(async (tx) => {
+    if (!(await tx.claimTotpStep(userId, step, now))) return null
+    const result = await apply(tx, now)
+    await tx.releaseAttempt('second_factor', userId)
+    return { result }
+  })
+  if (applied !== null) return applied.result
+  if (budget.failures >= deps.config.secondFactor.maxFailures) {
+    await deps.storage.recordSecurityEvent(userId, { kind: 'second_factor_lockout', at: now, until: budget.windowEndsAt, ...meta })
+  }
+  return null
+}
+
+export async function confirmTotpEnrollment(deps: Deps, caller: Caller, code: string, meta: RequestMeta): Promise<void> {
   const factor = await deps.storage.findSecondFactor(caller.userId)
   ensureAllowed(confirmEnrollment(factor?.status ?? 'none'))
   if (factor === undefined) return
-  await spendCode(deps, caller.userId, factor, code, async (tx, now) => {
+  const confirmed = await spendCode(deps, caller.userId, factor.secretBox, code, meta, async (tx, now) => {
     // A start that replaced the pending secret meanwhile makes this a code of the old secret.
     if (!(await tx.activateSecondFactor(caller.userId, factor.secretBox, now))) throw invalidCode()
+    return true
   })
+  if (confirmed === null) throw invalidCode()
 }
 
-export async function disableTotp(deps: Deps, caller: Caller, code: string): Promise<void> {
+export async function disableTotp(deps: Deps, caller: Caller, code: string, meta: RequestMeta): Promise<void> {
   const factor = await deps.storage.findSecondFactor(caller.userId)
   ensureAllowed(disableSecondFactor(factor?.status ?? 'none'))
   if (factor === undefined) return
-  await spendCode(deps, caller.userId, factor, code, async (tx) => {
+  const disabled = await spendCode(deps, caller.userId, factor.secretBox, code, meta, async (tx) => {
     if (!(await tx.removeActiveSecondFactor(caller.userId))) ensureAllowed('error.totp.not_enrolled')
+    return true
   })
+  if (disabled === null) throw invalidCode()
 }

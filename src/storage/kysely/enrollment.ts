@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { EnrollmentStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 
@@ -27,35 +26,6 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
 
     async openChannel(channel) {
       await db.insertInto('relayChannels').values({ ...channel, nextSeq: 0 }).execute()
-    },
-
-    async findRedeemThrottle(clientAddress) {
-      return db.selectFrom('redeemThrottle').select(['windowStartedAt', 'failures']).where('clientAddress', '=', clientAddress).executeTakeFirst()
-    },
-
-    async reserveRedeemAttempt(clientAddress, now, windowMs, maxFailures) {
-      // A reservation after the window ended starts a new window at 1.
-      const ended = sql<boolean>`redeem_throttle.window_started_at + ${windowMs} <= ${now}`
-      const result = await db
-        .insertInto('redeemThrottle')
-        .values({ clientAddress, windowStartedAt: now, failures: 1 })
-        .onConflict((oc) =>
-          oc
-            .column('clientAddress')
-            .doUpdateSet({
-              windowStartedAt: sql<number>`case when ${ended} then ${now} else redeem_throttle.window_started_at end`,
-              failures: sql<number>`case when ${ended} then 1 else redeem_throttle.failures + 1 end`,
-            })
-            .where(sql<boolean>`${ended} or redeem_throttle.failures < ${maxFailures}`),
-        )
-        .executeTakeFirst()
-      return affected(result) === 1
-    },
-
-    async releaseRedeemAttempt(clientAddress) {
-      await db.updateTable('redeemThrottle').set((eb) => ({ failures: eb('failures', '-', 1) })).where('clientAddress', '=', clientAddress).where('failures', '>', 0).execute()
-      // An address with nothing counted needs no row (a racing reservation may have counted meanwhile).
-      await db.deleteFrom('redeemThrottle').where('clientAddress', '=', clientAddress).where('failures', '=', 0).execute()
     },
 
     async appendToMailbox(channelHash, direction, payload, now, maxPayloads) {

@@ -3,7 +3,7 @@ import { affected, type Executor } from './executor.ts'
 
 export function maintenanceQueries(db: Executor): MaintenanceStore {
   return {
-    async sweepExpired({ now, oldestUsableTotpStep, redeemWindowMs, unknownSignInTtlMs }) {
+    async sweepExpired({ now, oldestUsableTotpStep, passwordFailureTtlMs, securityEventTtlMs }) {
       const counts: Record<string, number> = {}
       const count = async (table: string, query: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) => {
         counts[table] = affected(await query.executeTakeFirst())
@@ -15,8 +15,14 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
       await count('enrollment_codes', db.deleteFrom('enrollmentCodes').where('expiresAt', '<=', now))
       await count('relay_channels', db.deleteFrom('relayChannels').where('expiresAt', '<=', now))
       await count('upload_sessions', db.deleteFrom('uploadSessions').where('expiresAt', '<=', now))
-      await count('redeem_throttle', db.deleteFrom('redeemThrottle').where('windowStartedAt', '<=', now - redeemWindowMs))
-      await count('unknown_sign_ins', db.deleteFrom('unknownSignIns').where('lastFailedAt', '<=', now - unknownSignInTtlMs))
+      await count('attempt_budgets', db.deleteFrom('attemptBudgets').where('windowEndsAt', '<=', now))
+      await count(
+        'password_failures',
+        db.deleteFrom('passwordFailures')
+          .where('lastFailedAt', '<=', now - passwordFailureTtlMs)
+          .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now)])),
+      )
+      await count('security_events', db.deleteFrom('securityEvents').where('at', '<=', now - securityEventTtlMs))
       return counts
     },
   }

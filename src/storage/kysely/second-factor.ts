@@ -55,23 +55,15 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
       await db.insertInto('mfaChallenges').values(challenge).execute()
     },
 
-    async findLiveMfaChallenge(tokenHash, now) {
+    async reserveMfaAttempt(tokenHash, now, maxAttempts) {
       return db
-        .selectFrom('mfaChallenges')
-        .select(['tokenHash', 'userId', 'expiresAt', 'failedAttempts', 'epoch'])
-        .where('tokenHash', '=', tokenHash)
-        .where('expiresAt', '>', now)
-        .executeTakeFirst()
-    },
-
-    async recordMfaFailure(tokenHash) {
-      const row = await db
         .updateTable('mfaChallenges')
         .set((eb) => ({ failedAttempts: eb('failedAttempts', '+', 1) }))
         .where('tokenHash', '=', tokenHash)
-        .returning('failedAttempts')
+        .where('expiresAt', '>', now)
+        .where('failedAttempts', '<', maxAttempts)
+        .returning(['tokenHash', 'userId', 'expiresAt', 'failedAttempts', 'epoch'])
         .executeTakeFirst()
-      return row?.failedAttempts ?? null
     },
 
     async consumeMfaChallenge(tokenHash, now) {

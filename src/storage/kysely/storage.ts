@@ -3,6 +3,7 @@ import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
 import { albumQueries } from './albums.ts'
+import { budgetQueries } from './budgets.ts'
 import { custodyQueries } from './custody.ts'
 import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
@@ -15,6 +16,7 @@ import { migrationProvider } from './migrations/index.ts'
 import { moderationQueries } from './moderation.ts'
 import { postgresDialect } from './postgres.ts'
 import { revokeQueries } from './revoke.ts'
+import { securityEventQueries } from './security-events.ts'
 import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { sqliteDialect } from './sqlite.ts'
@@ -24,6 +26,8 @@ import type { Tables } from './tables.ts'
 function store(db: Executor): Store {
   return {
     ...accountQueries(db),
+    ...budgetQueries(db),
+    ...securityEventQueries(db),
     ...sessionQueries(db),
     ...secondFactorQueries(db),
     ...directoryQueries(db),

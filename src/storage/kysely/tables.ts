@@ -10,8 +10,6 @@ export interface AccountsTable {
   passwordHash: string
   displayName: string | null
   createdAt: number
-  failedPasswordCount: number
-  lockedUntil: number | null
   /** Hybrid identity public key (1984 bytes), bound by the first directory publish. */
   identityKey: Uint8Array | null
   /**
@@ -117,9 +115,13 @@ export interface RelayMessagesTable {
   payload: string
 }
 
-export interface RedeemThrottleTable {
-  clientAddress: string
-  windowStartedAt: number
+/** A windowed budget of attempts (for example refused redemptions per client address). */
+export interface AttemptBudgetsTable {
+  scope: string
+  subject: string
+  /** The end of the current window; a reservation after it starts a new one. */
+  windowEndsAt: number
+  /** Attempts counted in the window, reserved ones included. */
   failures: number
 }
 
@@ -175,10 +177,24 @@ export interface UploadBlobsTable {
 
 /** A blob a lifecycle write on this session is storing besides the uploaded ones (metadata, manifest). */
 /** Wrong sign-ins for an email with no account (by SHA-256 of the email key). */
-export interface UnknownSignInsTable {
-  emailHash: string
+/** Wrong passwords per sign-in subject (the SHA-256 of an email key, with or without an account). */
+export interface PasswordFailuresTable {
+  subject: string
+  /** Consecutive wrong passwords (reserved checks included), restarted by a lock. */
   failures: number
   lastFailedAt: number
+  lockedUntil: number | null
+}
+
+export interface SecurityEventsTable {
+  eventId: string
+  userId: string
+  kind: string
+  at: number
+  /** When what the event started ends (a lock, a refusal of codes). */
+  until: number | null
+  ipAddress: string | null
+  userAgent: string | null
 }
 
 export interface UploadExtrasTable {
@@ -299,14 +315,15 @@ export interface Tables {
   enrollmentCodes: EnrollmentCodesTable
   relayChannels: RelayChannelsTable
   relayMessages: RelayMessagesTable
-  redeemThrottle: RedeemThrottleTable
+  attemptBudgets: AttemptBudgetsTable
   escrows: EscrowsTable
   albums: AlbumsTable
   albumUpgrades: AlbumUpgradesTable
   uploadSessions: UploadSessionsTable
   uploadBlobs: UploadBlobsTable
   uploadExtras: UploadExtrasTable
-  unknownSignIns: UnknownSignInsTable
+  passwordFailures: PasswordFailuresTable
+  securityEvents: SecurityEventsTable
   blobs: BlobsTable
   assets: AssetsTable
   assetBlobs: AssetBlobsTable
