@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteDialectConfig } from 'kysely'
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteDialectConfig } from 'kysely'
 
 /** Prepared statements kept per SQL text: Kysely sends the same few hundred texts over and over. */
 const STATEMENT_CACHE_SIZE = 512
@@ -41,6 +41,16 @@ class ImmediateTransactionDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs DDL inside a transaction; Kysely's adapter says it does not, and its migrator
+ * would then leave a migration that fails half-way half applied.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true
+  }
+}
+
 class SqliteImmediateDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig
   constructor(config: SqliteDialectConfig) {
@@ -49,6 +59,9 @@ class SqliteImmediateDialect extends SqliteDialect {
   }
   override createDriver(): SqliteDriver {
     return new ImmediateTransactionDriver(this.#config)
+  }
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlAdapter()
   }
 }
 

@@ -23,12 +23,13 @@ export const up: MigrationStep = async (db) => {
   await db.schema.createIndex('password_failures_last_failed_at').on('password_failures').column('last_failed_at').execute()
 
   const now = Date.now()
-  const counted = await sql<{ email_key: string; failed_password_count: number; locked_until: number | string | null }>`
+  // Rows come back camelCased (the storage's CamelCasePlugin).
+  const counted = await sql<{ emailKey: string; failedPasswordCount: number; lockedUntil: number | string | null }>`
     select email_key, failed_password_count, locked_until from accounts where failed_password_count > 0 or locked_until is not null`.execute(db)
   for (const row of counted.rows) {
-    const subject = createHash('sha256').update(row.email_key, 'utf8').digest('hex')
-    const lockedUntil = row.locked_until === null ? null : Number(row.locked_until)
-    await sql`insert into password_failures (subject, failures, last_failed_at, locked_until) values (${subject}, ${row.failed_password_count}, ${now}, ${lockedUntil})`.execute(db)
+    const subject = createHash('sha256').update(row.emailKey, 'utf8').digest('hex')
+    const lockedUntil = row.lockedUntil === null ? null : Number(row.lockedUntil)
+    await sql`insert into password_failures (subject, failures, last_failed_at, locked_until) values (${subject}, ${row.failedPasswordCount}, ${now}, ${lockedUntil})`.execute(db)
   }
   await sql`insert into password_failures (subject, failures, last_failed_at, locked_until)
     select email_hash, failures, last_failed_at, null from unknown_sign_ins

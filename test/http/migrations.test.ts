@@ -1,0 +1,110 @@
+// Upgrading a database keeps what guards it: migration 0007 carries wrong-password counts and
+// locks (of accounts and of unknown emails) and open redeem windows into their new tables; and
+// a migration that fails half-way leaves the database as it was, on either engine.
+import { createHash } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { CamelCasePlugin, Kysely, Migrator, sql, type MigrationProvider } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
+import { postgresDialect } from '../../src/storage/kysely/postgres.ts'
+import { sqliteDialect } from '../../src/storage/kysely/sqlite.ts'
+import { openStorage } from '../../src/storage/kysely/storage.ts'
+import { freshDatabase, readRows, type TestDatabase } from '../support/database.ts'
+
+let directory: string
+let database: TestDatabase
+beforeAll(async () => {
+  directory = await mkdtemp(path.join(tmpdir(), 'coffer-migrations-'))
+  database = await freshDatabase(directory)
+})
+afterAll(async () => {
+  await database.drop()
+  await rm(directory, { recursive: true, force: true })
+})
+
+/** A Kysely on the test database, as the storage opens it. */
+function connect(): Kysely<unknown> {
+  const { target } = database
+  const dialect = target.engine === 'sqlite' ? sqliteDialect(target.file) : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect
+  return new Kysely<unknown>({ dialect, plugins: [new CamelCasePlugin()] })
+}
+
+function migrator(db: Kysely<unknown>, provider: MigrationProvider): Migrator {
+  const { target } = database
+  const schema = target.engine === 'postgres' ? target.searchPath : undefined
+  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
+}
+
+/** Brings the database to the migration named, as a server of that release would have, with rows of that release. */
+async function migrateTo(name: string): Promise<void> {
+  const db = connect()
+  try {
+    const { error } = await migrator(db, migrationProvider(database.target.engine)).migrateTo(name)
+    if (error) throw error
+    await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, failed_password_count, locked_until, session_epoch, moderation_seq)
+      values ('u-locked', 'Locked@Example.com', 'locked@example.com', 'x', 1, 0, 4000000000000, 0, 0),
+             ('u-counted', 'counted@example.com', 'counted@example.com', 'x', 1, 3, null, 0, 0),
+             ('u-clean', 'clean@example.com', 'clean@example.com', 'x', 1, 0, null, 0, 0)`.execute(db)
+    await sql`insert into unknown_sign_ins (email_hash, failures, last_failed_at) values (${sha256('ghost@example.com')}, 2, 1700000000000)`.execute(db)
+    await sql`insert into redeem_throttle (client_address, window_started_at, failures) values ('198.51.100.9', 1700000000000, 4)`.execute(db)
+  } finally {
+    await db.destroy()
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+describe('a migration that fails half-way', () => {
+  it('leaves nothing of itself behind', async () => {
+    const db = connect()
+    try {
+      const failing: MigrationProvider = {
+        getMigrations: async () => ({
+          '0001-half': {
+            up: async (trx: Kysely<unknown>) => {
+              await trx.schema.createTable('half_done').addColumn('id', 'text').execute()
+              await sql`insert into half_done (id) values ('written')`.execute(trx)
+              throw new Error('fails after its first statements')
+            },
+          },
+        }),
+      }
+      const { error } = await migrator(db, failing).migrateToLatest()
+      expect(String(error)).toContain('fails after its first statements')
+      const tables = database.target.engine === 'sqlite'
+        ? await readRows(database.target, "select name from sqlite_master where name = 'half_done'")
+        : await readRows(database.target, "select table_name as name from information_schema.tables where table_name = 'half_done'")
+      expect(tables).toEqual([])
+    } finally {
+      await db.destroy()
+    }
+  })
+})
+
+describe('migration 0007', () => {
+  it('moves counts, locks and redeem windows, and drops the old columns and tables', async () => {
+    await migrateTo('0006-unknown-sign-ins')
+    const storage = openStorage(database.target)
+    try {
+      await storage.migrate()
+      expect(await storage.findPasswordLock(sha256('locked@example.com'))).toBe(4_000_000_000_000)
+      expect(await storage.findPasswordLock(sha256('counted@example.com'))).toBeNull()
+      expect(await storage.findAttemptBudget('redeem', '198.51.100.9')).toEqual({ windowEndsAt: 1_700_000_600_000, failures: 4 })
+    } finally {
+      await storage.close()
+    }
+    const failures = await readRows(database.target, 'select subject, failures, locked_until from password_failures order by failures')
+    expect(failures.map((row) => [row.subject, Number(row.failures), row.locked_until === null ? null : Number(row.locked_until)])).toEqual([
+      [sha256('locked@example.com'), 0, 4_000_000_000_000],
+      [sha256('ghost@example.com'), 2, null],
+      [sha256('counted@example.com'), 3, null],
+    ])
+    const accountColumns = (await readRows(database.target, 'select * from accounts')).flatMap((row) => Object.keys(row))
+    expect(accountColumns).not.toContain('failed_password_count')
+    expect(accountColumns).not.toContain('locked_until')
+  })
+})
