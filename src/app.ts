@@ -23,6 +23,7 @@ import { registerMediaTypes } from './http/media-type.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerProblemHandlers } from './http/problem.ts'
 import { registerRequestIdHeader, requestId } from './http/request-id.ts'
+import { registerResponseHeaders } from './http/response-headers.ts'
 import type { App } from './http/route.ts'
 import { registerValidators } from './http/validation.ts'
 
@@ -63,6 +64,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   registerValidators(app)
   registerMediaTypes(app)
   registerRequestIdHeader(app)
+  registerResponseHeaders(app)
   registerBearerCheck(app, deps)
   registerMetrics(app, deps.metrics)
   registerRequestLog(app)
