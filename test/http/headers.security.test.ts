@@ -1,6 +1,6 @@
 // Every response carries X-Content-Type-Options: nosniff and Cache-Control: no-store, except
 // the successful answers of the two reads with an ETag (blob download, directory fetch), which
-// are `private, no-cache`.
+// are `private, no-cache`; the docs page may not be framed and runs only its own scripts.
 import { encode } from 'cborg'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -164,6 +164,40 @@ describe('Cache-Control and X-Content-Type-Options', () => {
       expect(answer.status, name).toBe(status)
       expect(answer.headers.get('x-content-type-options'), name).toBe('nosniff')
       expect(answer.headers.get('cache-control'), name).toBe('no-store')
+    }
+  })
+})
+
+/** The directives of a Content-Security-Policy header, by name. */
+function directives(header: string | null): Map<string, string[]> {
+  const parsed = (header ?? '').split(';').map((part) => part.trim().split(/\s+/)).filter((words) => words[0] !== '')
+  return new Map(parsed.map(([name, ...values]) => [name!.toLowerCase(), values]))
+}
+
+describe('the docs page', () => {
+  it('forbids framing and runs only its own script files, under a CSP on the page and its assets', async () => {
+    const page = await raw(server, 'GET', '/docs/')
+    expect(page.status).toBe(200)
+    const policy = directives(page.headers.get('content-security-policy'))
+    expect(policy.get('frame-ancestors')).toEqual(["'none'"])
+    expect(policy.get('script-src')).toEqual(["'self'"])
+    expect(policy.get('object-src')).toEqual(["'none'"])
+    expect(policy.get('base-uri')).toEqual(["'none'"])
+
+    // Every script of the page is a file of this origin: nothing inline for the CSP to refuse.
+    const scripts = [...page.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)]
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const [tag, attributes, inline] of scripts) {
+      expect(inline?.trim(), tag).toBe('')
+      expect(attributes, tag).toMatch(/\bsrc="\.\/static\/[^":]+"/)
+    }
+    for (const [, attributes] of scripts) {
+      const source = /\bsrc="\.\/([^"]+)"/.exec(attributes ?? '')?.[1]
+      const asset = await raw(server, 'GET', `/docs/${source}`)
+      expect(asset.status, source).toBe(200)
+      expect(asset.headers.get('content-type'), source).toMatch(/javascript/)
+      expect(directives(asset.headers.get('content-security-policy')).get('frame-ancestors'), source).toEqual(["'none'"])
+      expect(asset.headers.get('x-content-type-options'), source).toBe('nosniff')
     }
   })
 })
