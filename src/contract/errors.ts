@@ -28,6 +28,7 @@ export const errorCatalog = {
   'error.upgrade.not_quiescent': { status: 409, title: 'Uploads still in flight' },
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
+  'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
   'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'error.request.range_not_satisfiable': { status: 416, title: 'Range not satisfiable' },

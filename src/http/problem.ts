@@ -27,7 +27,10 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   return reply.code(entry.status).type(PROBLEM_MEDIA).send(JSON.stringify(problem))
 }
 
-/** Maps what Fastify itself throws (parsing, limits, validation) onto the catalog. */
+/**
+ * Maps what Fastify and its plugins throw (parsing, limits, validation, the docs page's
+ * static files) onto the catalog.
+ */
 function frameworkError(error: FastifyError): AppError | null {
   if (error.validation) {
     const code: ErrorCode = error.validationContext === 'body' ? 'error.request.invalid' : 'error.request.malformed'
@@ -39,13 +42,28 @@ function frameworkError(error: FastifyError): AppError | null {
       return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('error.request.unsupported_media_type', 'This operation does not accept that Content-Type')
-    default:
-      if (error.statusCode === 400 || error instanceof SyntaxError) return new AppError('error.request.malformed', error.message)
-      if (error.statusCode === 404) return new AppError('error.not_found', 'No such resource')
-      if (error.statusCode === 413) return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
-      if (error.statusCode === 415) return new AppError('error.request.unsupported_media_type', error.message)
-      return null
+    // A docs asset path that is not canonical (dot segments, NUL): it names nothing served.
+    case 'FST_STATIC_FORBIDDEN_PATH':
+      return new AppError('error.not_found', 'No such resource')
   }
+  if (error instanceof SyntaxError) return new AppError('error.request.malformed', error.message)
+  switch (error.statusCode) {
+    case 400:
+      return new AppError('error.request.malformed', error.message)
+    case 404:
+      return new AppError('error.not_found', 'No such resource')
+    case 412:
+      return new AppError('error.request.precondition_failed', 'A condition of the request (If-Match, If-Unmodified-Since) does not hold')
+    case 413:
+      return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
+    case 415:
+      return new AppError('error.request.unsupported_media_type', error.message)
+    case 416:
+      return new AppError('error.request.range_not_satisfiable', 'The range starts beyond the end of the file')
+  }
+  // Any other refusal a library makes is still about the client's request: never a 500.
+  const status = error.statusCode ?? 500
+  return status >= 400 && status < 500 ? new AppError('error.request.malformed', 'The request cannot be served as sent') : null
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {
@@ -54,7 +72,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     const mapped = frameworkError(error)
     if (mapped) {
       // The framework's message can quote the body (a JSON parse error does): log codes only.
-      request.log.warn({ code: mapped.code, cause: error.code }, 'request refused')
+      request.log.warn({ code: mapped.code, cause: error.code ?? error.name }, 'request refused')
       return sendProblem(request, reply, mapped)
     }
     request.log.error({ err: error }, 'unexpected failure')
