@@ -9,27 +9,33 @@ export const PROBLEM_MEDIA = 'application/problem+json'
 
 export const BEARER_CHALLENGE = 'Bearer realm="coffer"'
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/** The RFC 9457 document of `error`; `instance` is absent when the request has no path to name. */
+export function problemDocument(error: AppError, instance: string | undefined): Record<string, unknown> {
   const entry = errorCatalog[error.code]
-  const problem = {
+  return {
     ...error.extensions,
     type: problemType(error.code),
     title: entry.title,
     status: entry.status,
     detail: error.message,
-    instance: request.url.split('?')[0],
+    ...(instance === undefined ? {} : { instance }),
     code: error.code,
   }
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS))
   if (error.code === 'error.auth.unauthenticated' && !reply.hasHeader('www-authenticate')) {
     reply.header('www-authenticate', BEARER_CHALLENGE)
   }
-  return reply.code(entry.status).type(PROBLEM_MEDIA).send(JSON.stringify(problem))
+  const problem = problemDocument(error, request.url.split('?')[0])
+  return reply.code(errorCatalog[error.code].status).type(PROBLEM_MEDIA).send(JSON.stringify(problem))
 }
 
 /**
- * Maps what Fastify and its plugins throw (parsing, limits, validation, the docs page's
- * static files) onto the catalog.
+ * Maps what Fastify, its router and its plugins throw (parsing, limits, validation, the docs
+ * page's static files) onto the catalog. Their messages are used only where they describe
+ * the client's input in plain words; codes naming the framework never leave.
  */
 function frameworkError(error: FastifyError): AppError | null {
   if (error.validation) {
@@ -42,6 +48,11 @@ function frameworkError(error: FastifyError): AppError | null {
       return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('error.request.unsupported_media_type', 'This operation does not accept that Content-Type')
+    case 'FST_ERR_BAD_URL':
+      return new AppError('error.request.malformed', 'The path is not valid percent-encoded UTF-8')
+    // Fastify says 414; the path is fine, one of its ids is of the wrong form (API.md: 400).
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('error.request.malformed', 'A path parameter is longer than any identifier of this service')
     // A docs asset path that is not canonical (dot segments, NUL): it names nothing served.
     case 'FST_STATIC_FORBIDDEN_PATH':
       return new AppError('error.not_found', 'No such resource')
@@ -66,17 +77,20 @@ function frameworkError(error: FastifyError): AppError | null {
   return status >= 400 && status < 500 ? new AppError('error.request.malformed', 'The request cannot be served as sent') : null
 }
 
+/** The error handler: a catalog problem for every error, whatever raised it. */
+export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) return sendProblem(request, reply, error)
+  const mapped = frameworkError(error)
+  if (mapped) {
+    // The framework's message can quote the body (a JSON parse error does): log codes only.
+    request.log.warn({ code: mapped.code, cause: error.code ?? error.name }, 'request refused')
+    return sendProblem(request, reply, mapped)
+  }
+  request.log.error({ err: error }, 'unexpected failure')
+  return sendProblem(request, reply, new AppError('error.internal', 'The server failed to answer; the request id identifies it in the logs'))
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) return sendProblem(request, reply, error)
-    const mapped = frameworkError(error)
-    if (mapped) {
-      // The framework's message can quote the body (a JSON parse error does): log codes only.
-      request.log.warn({ code: mapped.code, cause: error.code ?? error.name }, 'request refused')
-      return sendProblem(request, reply, mapped)
-    }
-    request.log.error({ err: error }, 'unexpected failure')
-    return sendProblem(request, reply, new AppError('error.internal', 'The server failed to answer; the request id identifies it in the logs'))
-  })
+  app.setErrorHandler(answerError)
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('error.not_found', `No operation ${request.method} ${request.url.split('?')[0]}`)))
 }

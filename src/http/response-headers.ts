@@ -1,7 +1,8 @@
 // Headers on every response: `X-Content-Type-Options: nosniff`, and `Cache-Control` from the
 // operation's declared cache policy (route.ts `cache`). Any answer may carry a token, a TOTP
 // secret, a capability (channel id, enrollment code) or private bytes, so the default is
-// `no-store`; a problem is always `no-store`.
+// `no-store`; a problem is always `no-store`. Answers Node or the router give before any hook
+// runs take the same values from UNROUTED_HEADERS (http/unrouted.ts).
 import type { FastifyInstance } from 'fastify'
 
 /**
@@ -15,6 +16,11 @@ const CACHE_CONTROL: Readonly<Record<CachePolicy, string>> = {
   'no-store': 'no-store',
   'private-revalidate': 'private, no-cache',
 }
+
+export const UNROUTED_HEADERS = {
+  'cache-control': CACHE_CONTROL['no-store'],
+  'x-content-type-options': 'nosniff',
+} as const
 
 export function registerResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
