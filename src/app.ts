@@ -23,7 +23,9 @@ import { registerMediaTypes } from './http/media-type.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerProblemHandlers } from './http/problem.ts'
 import { registerRequestIdHeader, requestId } from './http/request-id.ts'
+import { registerResponseHeaders } from './http/response-headers.ts'
 import type { App } from './http/route.ts'
+import { registerUnroutedAnswers, unroutedOptions } from './http/unrouted.ts'
 import { registerValidators } from './http/validation.ts'
 
 export interface AppOptions {
@@ -33,6 +35,7 @@ export interface AppOptions {
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
+    ...unroutedOptions,
     loggerInstance: options.logger ?? createLogger(deps.config.logLevel),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
@@ -63,6 +66,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   registerValidators(app)
   registerMediaTypes(app)
   registerRequestIdHeader(app)
+  registerResponseHeaders(app)
+  registerUnroutedAnswers(app)
   registerBearerCheck(app, deps)
   registerMetrics(app, deps.metrics)
   registerRequestLog(app)

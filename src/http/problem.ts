@@ -9,25 +9,34 @@ export const PROBLEM_MEDIA = 'application/problem+json'
 
 export const BEARER_CHALLENGE = 'Bearer realm="coffer"'
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/** The RFC 9457 document of `error`; `instance` is absent when the request has no path to name. */
+export function problemDocument(error: AppError, instance: string | undefined): Record<string, unknown> {
   const entry = errorCatalog[error.code]
-  const problem = {
+  return {
     ...error.extensions,
     type: problemType(error.code),
     title: entry.title,
     status: entry.status,
     detail: error.message,
-    instance: request.url.split('?')[0],
+    ...(instance === undefined ? {} : { instance }),
     code: error.code,
   }
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS))
   if (error.code === 'error.auth.unauthenticated' && !reply.hasHeader('www-authenticate')) {
     reply.header('www-authenticate', BEARER_CHALLENGE)
   }
-  return reply.code(entry.status).type(PROBLEM_MEDIA).send(JSON.stringify(problem))
+  const problem = problemDocument(error, request.url.split('?')[0])
+  return reply.code(errorCatalog[error.code].status).type(PROBLEM_MEDIA).send(JSON.stringify(problem))
 }
 
-/** Maps what Fastify itself throws (parsing, limits, validation) onto the catalog. */
+/**
+ * Maps what Fastify, its router and its plugins throw (parsing, limits, validation, the docs
+ * page's static files) onto the catalog. Their messages are used only where they describe
+ * the client's input in plain words; codes naming the framework never leave.
+ */
 function frameworkError(error: FastifyError): AppError | null {
   if (error.validation) {
     const code: ErrorCode = error.validationContext === 'body' ? 'error.request.invalid' : 'error.request.malformed'
@@ -39,26 +48,49 @@ function frameworkError(error: FastifyError): AppError | null {
       return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('error.request.unsupported_media_type', 'This operation does not accept that Content-Type')
-    default:
-      if (error.statusCode === 400 || error instanceof SyntaxError) return new AppError('error.request.malformed', error.message)
-      if (error.statusCode === 404) return new AppError('error.not_found', 'No such resource')
-      if (error.statusCode === 413) return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
-      if (error.statusCode === 415) return new AppError('error.request.unsupported_media_type', error.message)
-      return null
+    case 'FST_ERR_BAD_URL':
+      return new AppError('error.request.malformed', 'The path is not valid percent-encoded UTF-8')
+    // Fastify says 414; the path is fine, one of its ids is of the wrong form (API.md: 400).
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('error.request.malformed', 'A path parameter is longer than any identifier of this service')
+    // A docs asset path that is not canonical (dot segments, NUL): it names nothing served.
+    case 'FST_STATIC_FORBIDDEN_PATH':
+      return new AppError('error.not_found', 'No such resource')
   }
+  if (error instanceof SyntaxError) return new AppError('error.request.malformed', error.message)
+  switch (error.statusCode) {
+    case 400:
+      return new AppError('error.request.malformed', error.message)
+    case 404:
+      return new AppError('error.not_found', 'No such resource')
+    case 412:
+      return new AppError('error.request.precondition_failed', 'A condition of the request (If-Match, If-Unmodified-Since) does not hold')
+    case 413:
+      return new AppError('error.request.too_large', 'The request body exceeds the configured limit')
+    case 415:
+      return new AppError('error.request.unsupported_media_type', error.message)
+    case 416:
+      return new AppError('error.request.range_not_satisfiable', 'The range starts beyond the end of the file')
+  }
+  // Any other refusal a library makes is still about the client's request: never a 500.
+  const status = error.statusCode ?? 500
+  return status >= 400 && status < 500 ? new AppError('error.request.malformed', 'The request cannot be served as sent') : null
+}
+
+/** The error handler: a catalog problem for every error, whatever raised it. */
+export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) return sendProblem(request, reply, error)
+  const mapped = frameworkError(error)
+  if (mapped) {
+    // The framework's message can quote the body (a JSON parse error does): log codes only.
+    request.log.warn({ code: mapped.code, cause: error.code ?? error.name }, 'request refused')
+    return sendProblem(request, reply, mapped)
+  }
+  request.log.error({ err: error }, 'unexpected failure')
+  return sendProblem(request, reply, new AppError('error.internal', 'The server failed to answer; the request id identifies it in the logs'))
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) return sendProblem(request, reply, error)
-    const mapped = frameworkError(error)
-    if (mapped) {
-      // The framework's message can quote the body (a JSON parse error does): log codes only.
-      request.log.warn({ code: mapped.code, cause: error.code }, 'request refused')
-      return sendProblem(request, reply, mapped)
-    }
-    request.log.error({ err: error }, 'unexpected failure')
-    return sendProblem(request, reply, new AppError('error.internal', 'The server failed to answer; the request id identifies it in the logs'))
-  })
+  app.setErrorHandler(answerError)
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('error.not_found', `No operation ${request.method} ${request.url.split('?')[0]}`)))
 }

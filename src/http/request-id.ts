@@ -6,9 +6,16 @@ import type { IncomingMessage } from 'node:http'
 
 const USABLE = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** Ids already given, so that an answer written beside Fastify (http/unrouted.ts) names the same one. */
+const given = new WeakMap<IncomingMessage, string>()
+
 export function requestId(request: IncomingMessage): string {
+  const known = given.get(request)
+  if (known !== undefined) return known
   const sent = request.headers['x-request-id']
-  return typeof sent === 'string' && USABLE.test(sent) ? sent : randomUUID()
+  const id = typeof sent === 'string' && USABLE.test(sent) ? sent : randomUUID()
+  given.set(request, id)
+  return id
 }
 
 export function registerRequestIdHeader(app: FastifyInstance): void {

@@ -1,12 +1,14 @@
-// How every operation is declared: auth mode, accepted media types, schemas and the catalog
-// codes it can answer. `operation()` turns that into Fastify route options; the hooks in
-// http/ read the `config` part, and the OpenAPI transform (http/openapi.ts) the `errors`.
+// How every operation is declared: auth mode, accepted media types, schemas, the catalog
+// codes it can answer and how its answers may be cached. `operation()` turns that into
+// Fastify route options; the hooks in http/ read the `config` part, and the OpenAPI transform
+// (http/openapi.ts) the `errors`.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TSchema } from 'typebox'
 import type { ErrorCode } from '../contract/errors.ts'
 import type { RequestMeta } from '../features/context.ts'
+import type { CachePolicy } from './response-headers.ts'
 
 /**
  * none: no credential. bearer: a live access token. bearer-presented: any bearer token,
@@ -31,6 +33,8 @@ declare module 'fastify' {
     binaryResponse?: BinaryResponse
     /** A body schema the handler checks itself, after earlier checks (for the OpenAPI document). */
     deferredBody?: TSchema
+    /** How a success answer may be cached; absent: no-store (http/response-headers.ts). */
+    cache?: CachePolicy
   }
 }
 
@@ -60,6 +64,8 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   readonly binaryResponse?: BinaryResponse
   /** Validated by the handler with validateBody() once the checks that come first have run. */
   readonly deferredBody?: TSchema
+  /** Only reads that answer an ETag declare private-revalidate; everything else is no-store. */
+  readonly cache?: CachePolicy
 }
 
 type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
@@ -92,6 +98,7 @@ export function operation<
       errors: spec.errors ?? [],
       ...(spec.binaryResponse ? { binaryResponse: spec.binaryResponse } : {}),
       ...(spec.deferredBody ? { deferredBody: spec.deferredBody } : {}),
+      ...(spec.cache ? { cache: spec.cache } : {}),
     },
   }
 }

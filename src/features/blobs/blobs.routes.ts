@@ -22,6 +22,7 @@ export function blobsRoutes(app: App, deps: Deps): void {
       responses: {},
       binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The blob bytes, exactly as uploaded (206 for a range)' },
       errors: ['error.not_found', 'error.request.range_not_satisfiable', 'error.moderation.taken_down'],
+      cache: 'private-revalidate',
     }),
     handler: async (request, reply) => {
       const hash = request.params.hash

@@ -42,6 +42,7 @@ export function directoryRoutes(app: App, deps: Deps): void {
       responses: {},
       binaryResponse: { status: 200, mediaType: 'application/cbor', description: 'The directory exactly as published' },
       errors: ['error.not_found'],
+      cache: 'private-revalidate',
     }),
     handler: async (request, reply) => {
       const directory = await fetchDirectory(deps, request.params.user_id)

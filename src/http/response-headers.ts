@@ -1,0 +1,31 @@
+// Headers on every response: `X-Content-Type-Options: nosniff`, and `Cache-Control` from the
+// operation's declared cache policy (route.ts `cache`). Any answer may carry a token, a TOTP
+// secret, a capability (channel id, enrollment code) or private bytes, so the default is
+// `no-store`; a problem is always `no-store`. Answers Node or the router give before any hook
+// runs take the same values from UNROUTED_HEADERS (http/unrouted.ts).
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * no-store: nothing keeps the answer. private-revalidate: `private, no-cache`, for reads with
+ * an ETag, so that the client's own cache keeps the bytes and asks again with If-None-Match
+ * (a 304 then costs no body), while no shared cache stores them.
+ */
+export type CachePolicy = 'no-store' | 'private-revalidate'
+
+const CACHE_CONTROL: Readonly<Record<CachePolicy, string>> = {
+  'no-store': 'no-store',
+  'private-revalidate': 'private, no-cache',
+}
+
+export const UNROUTED_HEADERS = {
+  'cache-control': CACHE_CONTROL['no-store'],
+  'x-content-type-options': 'nosniff',
+} as const
+
+export function registerResponseHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const policy = reply.statusCode < 400 ? (request.routeOptions.config.cache ?? 'no-store') : 'no-store'
+    reply.header('cache-control', CACHE_CONTROL[policy]).header('x-content-type-options', 'nosniff')
+    done(null, payload)
+  })
+}
