@@ -114,6 +114,7 @@ export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash
   }
   const outcome = await deps.blobs.put(hash, declared.size, bytes)
   if (outcome.kind === 'mismatch') throw new AppError('error.upload.hash_mismatch', `Nothing was kept: ${outcome.detail}`)
-  await deps.storage.recordOwnedBlob(caller.userId, hash, declared.size, deps.clock.now())
+  const storedAt = deps.clock.now()
+  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash, size: declared.size }], storedAt))
   return 'stored'
 }

@@ -9,6 +9,7 @@ import { up as albumsAndBlobs } from './0003-albums-and-blobs.ts'
 import { up as custodyAndModeration } from './0004-custody-and-moderation.ts'
 import { up as uploadExtras } from './0005-upload-extras.ts'
 import { up as unknownSignIns } from './0006-unknown-sign-ins.ts'
+import { up as storageUsage } from './0008-storage-usage.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -17,6 +18,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0004-custody-and-moderation', custodyAndModeration],
   ['0005-upload-extras', uploadExtras],
   ['0006-unknown-sign-ins', unknownSignIns],
+  ['0008-storage-usage', storageUsage],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
