@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { OpenUploadRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
+import { refuseUpload, type UploadRefusal } from '../../domain/quota.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
 import type { UploadBlob, UploadSession } from '../../storage/port.ts'
@@ -73,9 +74,24 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     }
     // Against the album as locked: a commit just before this may have raised its version.
     if (envelope !== null) checkEnvelopeProtocol(deps, envelope, locked)
+    // The account's storage lock orders this against its other opens, on every instance: each
+    // measures the usage with every session opened before it. A refusal rolls the insert back.
+    await tx.lockStorageUsage(caller.userId)
     await tx.insertUploadSession(session)
+    const { usage, addedBytes } = await tx.storageUsageWithUpload(caller.userId, session.uploadId, now)
+    const refusal = refuseUpload({ ...usage, addedBytes }, { quotaBytes: deps.config.storageQuota.accountBytes, maxOpenUploads: deps.config.storageQuota.maxOpenUploads })
+    if (refusal !== null) throw quotaError(refusal, deps.config.storageQuota.maxOpenUploads)
   })
   return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
+}
+
+function quotaError(refusal: UploadRefusal, maxOpenUploads: number): AppError {
+  if (refusal.kind === 'too_many_uploads') {
+    return new AppError('error.quota.too_many_uploads', `This account already has ${maxOpenUploads} open upload sessions; finish or abort one first`)
+  }
+  return new AppError('error.quota.exceeded', `This session would add ${refusal.requestedBytes} bytes to the ${refusal.usedBytes} stored and declared; the quota is ${refusal.quotaBytes}`, {
+    extensions: { quota_bytes: refusal.quotaBytes, used_bytes: refusal.usedBytes, requested_bytes: refusal.requestedBytes },
+  })
 }
 
 async function ownSession(deps: Deps, caller: Caller, uploadId: string): Promise<UploadSession> {
