@@ -1,5 +1,6 @@
 // A real Coffer server on an ephemeral port, with real storage (see database.ts), a settable
 // clock and captured log lines. Tests talk to it over HTTP, through the SDK or fetch.
+import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -31,36 +32,81 @@ export interface TestServer {
 /** Fast argon2 parameters for tests; the hash still records them, as in production. */
 const TEST_ENV = { PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1', LOG_LEVEL: 'trace' }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-test-'))
-  const database = await freshDatabase(directory)
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: directory, ...env })
-  const clock = testClock()
-  const deps = await createDeps(config, { clock, database: database.target })
-  await startUp(deps)
-  const logs: string[] = []
-  const sink = new Writable({
+/** A log sink that keeps every line. */
+function capture(logs: string[]): Writable {
+  return new Writable({
     write(chunk: Buffer, _encoding, done) {
       logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''))
       done()
     },
   })
-  const app = await buildApp(deps, { logger: createLogger(config.logLevel, sink) })
-  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+}
+
+/** One instance on `deps`, listening on an ephemeral port; close() closes what is its own. */
+async function listening(deps: Deps, clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
+  const logs: string[] = []
+  const app = await buildApp(deps, { logger: createLogger(deps.config.logLevel, capture(logs)) })
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
   let closed = false
   return {
-    url: address,
+    url,
     app,
     deps,
     clock,
-    database: database.target,
+    database,
     logs,
-    client: () => new CofferClient({ baseUrl: address, now: clock.now }),
+    client: () => new CofferClient({ baseUrl: url, now: clock.now }),
     async close() {
       if (closed) return
       closed = true
       await app.close()
       await deps.storage.close().catch(() => {}) // a fault test may have closed it already
+    },
+  }
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const { instances, close } = await startInstances(1, env)
+  const server = instances[0]!
+  return { ...server, close }
+}
+
+export interface Instances {
+  readonly instances: TestServer[]
+  /** Closes every instance, then drops the database and the folder. */
+  close(): Promise<void>
+}
+
+/**
+ * Instances sharing one database and one blob folder, as README's "PostgreSQL and several
+ * instances" deploys them (same SECRET_KEY and PUBLIC_ORIGIN), started at the same time on one
+ * settable clock. (SQLite is for one instance: several in one process share only a file lock.)
+ */
+export async function startInstances(count: number, env: Record<string, string> = {}): Promise<Instances> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-test-'))
+  const database = await freshDatabase(directory)
+  const config = loadConfig({
+    ...TEST_ENV,
+    DATA_DIR: directory,
+    SECRET_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_ORIGIN: 'https://instances.coffer.example',
+    ...env,
+  })
+  const clock = testClock()
+  const instances = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const deps = await createDeps(config, { clock, database: database.target })
+      await startUp(deps)
+      return listening(deps, clock, database.target)
+    }),
+  )
+  let closed = false
+  return {
+    instances,
+    async close() {
+      if (closed) return
+      closed = true
+      for (const instance of instances) await instance.close()
       await database.drop()
       await rm(directory, { recursive: true, force: true })
     },
