@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { refuseUpload, type UploadRefusal, type UsageWithUpload } from './quota.ts'
 
-const limits = { quotaBytes: 1000, maxOpenUploads: 3 }
+const limits = { accountBytes: 1000, maxOpenUploads: 3 }
 
 function usage(storedBytes: number, pendingBytes: number, addedBytes: number, openUploads = 1): UsageWithUpload {
   return { storedBytes, pendingBytes, openUploads, addedBytes }
@@ -20,15 +20,15 @@ describe('refuseUpload', () => {
     ['a session of stored blobs only, at the quota', usage(1000, 0, 0), null],
     ['a session adding nothing, already over the quota', usage(1500, 200, 0), null],
     ['the last open session the cap allows', usage(0, 10, 10, 3), null],
-    ['one open session over the cap', usage(0, 10, 10, 4), { kind: 'too_many_uploads' }],
-    ['over the cap and over the quota: the cap is named', usage(900, 200, 200, 4), { kind: 'too_many_uploads' }],
-    ['over the cap with a session adding nothing', usage(0, 0, 0, 4), { kind: 'too_many_uploads' }],
+    ['one open session over the cap', usage(0, 10, 10, 4), { kind: 'too_many_uploads', maxOpenUploads: 3 }],
+    ['over the cap and over the quota: the cap is named', usage(900, 200, 200, 4), { kind: 'too_many_uploads', maxOpenUploads: 3 }],
+    ['over the cap with a session adding nothing', usage(0, 0, 0, 4), { kind: 'too_many_uploads', maxOpenUploads: 3 }],
   ])('%s', (_case, measured, expected) => {
     expect(refuseUpload(measured, limits)).toEqual(expected)
   })
 
   it('refuses no size without a byte quota, and still counts sessions', () => {
-    expect(refuseUpload(usage(Number.MAX_SAFE_INTEGER - 10, 10, 10), { quotaBytes: null, maxOpenUploads: 3 })).toBeNull()
-    expect(refuseUpload(usage(0, 10, 10, 4), { quotaBytes: null, maxOpenUploads: 3 })).toEqual({ kind: 'too_many_uploads' })
+    expect(refuseUpload(usage(Number.MAX_SAFE_INTEGER - 10, 10, 10), { accountBytes: null, maxOpenUploads: 3 })).toBeNull()
+    expect(refuseUpload(usage(0, 10, 10, 4), { accountBytes: null, maxOpenUploads: 3 })).toEqual({ kind: 'too_many_uploads', maxOpenUploads: 3 })
   })
 })

@@ -3,8 +3,8 @@
 // and has declared stays within ACCOUNT_QUOTA_BYTES. Bytes it already stores add nothing.
 
 export interface QuotaLimits {
-  /** Null: no byte quota. */
-  readonly quotaBytes: number | null
+  /** ACCOUNT_QUOTA_BYTES; null: no byte quota. */
+  readonly accountBytes: number | null
   readonly maxOpenUploads: number
 }
 
@@ -18,17 +18,17 @@ export interface UsageWithUpload {
 }
 
 export type UploadRefusal =
-  | { readonly kind: 'too_many_uploads' }
+  | { readonly kind: 'too_many_uploads'; readonly maxOpenUploads: number }
   | { readonly kind: 'quota_exceeded'; readonly quotaBytes: number; readonly usedBytes: number; readonly requestedBytes: number }
 
 /** Why the new session may not stay open, or null when it may. */
 export function refuseUpload(usage: UsageWithUpload, limits: QuotaLimits): UploadRefusal | null {
-  if (usage.openUploads > limits.maxOpenUploads) return { kind: 'too_many_uploads' }
+  if (usage.openUploads > limits.maxOpenUploads) return { kind: 'too_many_uploads', maxOpenUploads: limits.maxOpenUploads }
   const total = usage.storedBytes + usage.pendingBytes
   // A session that adds nothing is let through even over the quota (a quota lowered since, or
   // lifecycle writes' manifests): it cannot take usage any higher.
-  if (limits.quotaBytes !== null && usage.addedBytes > 0 && total > limits.quotaBytes) {
-    return { kind: 'quota_exceeded', quotaBytes: limits.quotaBytes, usedBytes: total - usage.addedBytes, requestedBytes: usage.addedBytes }
+  if (limits.accountBytes !== null && usage.addedBytes > 0 && total > limits.accountBytes) {
+    return { kind: 'quota_exceeded', quotaBytes: limits.accountBytes, usedBytes: total - usage.addedBytes, requestedBytes: usage.addedBytes }
   }
   return null
 }

@@ -79,15 +79,15 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     await tx.lockStorageUsage(caller.userId)
     await tx.insertUploadSession(session)
     const { usage, addedBytes } = await tx.storageUsageWithUpload(caller.userId, session.uploadId, now)
-    const refusal = refuseUpload({ ...usage, addedBytes }, { quotaBytes: deps.config.storageQuota.accountBytes, maxOpenUploads: deps.config.storageQuota.maxOpenUploads })
-    if (refusal !== null) throw quotaError(refusal, deps.config.storageQuota.maxOpenUploads)
+    const refusal = refuseUpload({ ...usage, addedBytes }, deps.config.storageQuota)
+    if (refusal !== null) throw quotaError(refusal)
   })
   return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
 }
 
-function quotaError(refusal: UploadRefusal, maxOpenUploads: number): AppError {
+function quotaError(refusal: UploadRefusal): AppError {
   if (refusal.kind === 'too_many_uploads') {
-    return new AppError('error.quota.too_many_uploads', `This account already has ${maxOpenUploads} open upload sessions; finish or abort one first`)
+    return new AppError('error.quota.too_many_uploads', `This account already has ${refusal.maxOpenUploads} open upload sessions; finish or abort one first`)
   }
   return new AppError('error.quota.exceeded', `This session would add ${refusal.requestedBytes} bytes to the ${refusal.usedBytes} stored and declared; the quota is ${refusal.quotaBytes}`, {
     extensions: { quota_bytes: refusal.quotaBytes, used_bytes: refusal.usedBytes, requested_bytes: refusal.requestedBytes },
@@ -130,7 +130,6 @@ export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash
   }
   const outcome = await deps.blobs.put(hash, declared.size, bytes)
   if (outcome.kind === 'mismatch') throw new AppError('error.upload.hash_mismatch', `Nothing was kept: ${outcome.detail}`)
-  const storedAt = deps.clock.now()
-  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash, size: declared.size }], storedAt))
+  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash, size: declared.size }], deps.clock.now()))
   return 'stored'
 }
