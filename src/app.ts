@@ -13,6 +13,7 @@ import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { moderationRoutes } from './features/moderation/moderation.routes.ts'
 import { profileRoutes } from './features/profile/profile.routes.ts'
+import { quotaRoutes } from './features/quota/quota.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { totpRoutes } from './features/totp/totp.routes.ts'
 import { uploadsRoutes } from './features/uploads/uploads.routes.ts'
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Ap
   escrowRoutes(app, deps)
   albumsRoutes(app, deps)
   uploadsRoutes(app, deps)
+  quotaRoutes(app, deps)
   lifecycleRoutes(app, deps)
   blobsRoutes(app, deps)
   custodyRoutes(app, deps)

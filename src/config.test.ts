@@ -1,9 +1,10 @@
 // HOST takes an IP literal or an RFC 1123 hostname; anything else stops start-up naming HOST,
-// before PUBLIC_ORIGIN is derived from it.
+// before PUBLIC_ORIGIN is derived from it. The storage quota's variables take whole numbers (0
+// turns the byte quota off; the cap on open uploads is at least 1), naming the variable otherwise.
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from './config.ts'
 
-function hostError(env: Record<string, string>): ConfigError {
+function configError(env: Record<string, string>): ConfigError {
   try {
     loadConfig(env)
   } catch (error) {
@@ -42,13 +43,37 @@ describe('HOST', () => {
     'x'.repeat(64),
     `${'a.'.repeat(127)}ab`,
   ])('refuses %s naming HOST', (host) => {
-    const error = hostError({ HOST: host })
+    const error = configError({ HOST: host })
     expect(error.variable).toBe('HOST')
     expect(error.message).toBe(`HOST: must be an IP address or a hostname such as 0.0.0.0, :: or localhost, got "${host}"`)
   })
 
   it('names HOST, not PUBLIC_ORIGIN, whether or not PUBLIC_ORIGIN is set', () => {
-    expect(hostError({ HOST: 'no such host' }).variable).toBe('HOST')
-    expect(hostError({ HOST: 'no such host', PUBLIC_ORIGIN: 'https://photos.example.com' }).variable).toBe('HOST')
+    expect(configError({ HOST: 'no such host' }).variable).toBe('HOST')
+    expect(configError({ HOST: 'no such host', PUBLIC_ORIGIN: 'https://photos.example.com' }).variable).toBe('HOST')
+  })
+})
+
+describe('ACCOUNT_QUOTA_BYTES and MAX_OPEN_UPLOADS', () => {
+  it('default to 100 GiB and 256 open upload sessions', () => {
+    expect(loadConfig({}).storageQuota).toEqual({ accountBytes: 107_374_182_400, maxOpenUploads: 256 })
+  })
+
+  it('take whole numbers; ACCOUNT_QUOTA_BYTES=0 turns the byte quota off', () => {
+    expect(loadConfig({ ACCOUNT_QUOTA_BYTES: '5000000', MAX_OPEN_UPLOADS: '1' }).storageQuota).toEqual({ accountBytes: 5_000_000, maxOpenUploads: 1 })
+    expect(loadConfig({ ACCOUNT_QUOTA_BYTES: '0' }).storageQuota.accountBytes).toBeNull()
+  })
+
+  it.each([
+    ['ACCOUNT_QUOTA_BYTES', '-1', 'must be a whole number, got "-1"'],
+    ['ACCOUNT_QUOTA_BYTES', '100GiB', 'must be a whole number, got "100GiB"'],
+    ['ACCOUNT_QUOTA_BYTES', '1e11', 'must be a whole number, got "1e11"'],
+    ['ACCOUNT_QUOTA_BYTES', '9007199254740992', 'must be between 0 and 9007199254740991, got 9007199254740992'],
+    ['MAX_OPEN_UPLOADS', '0', 'must be between 1 and 9007199254740991, got 0'],
+    ['MAX_OPEN_UPLOADS', 'many', 'must be a whole number, got "many"'],
+  ])('refuses %s=%s naming it', (variable, value, why) => {
+    const error = configError({ [variable]: value })
+    expect(error.variable).toBe(variable)
+    expect(error.message).toBe(`${variable}: ${why}`)
   })
 })

@@ -49,6 +49,8 @@ export interface Config {
   readonly cryptoSuites: readonly number[]
   readonly uploadSessionTtlS: number
   readonly maxBlobBytes: number
+  /** Per account: bytes stored plus declared by open upload sessions (null: no limit), and open upload sessions. */
+  readonly storageQuota: { readonly accountBytes: number | null; readonly maxOpenUploads: number }
   readonly protocol: { readonly min: string; readonly current: string; readonly max: string }
   readonly upgradeWindowS: number
   /** Null: the operator API is off (every /v1/admin path answers 404). */
@@ -198,6 +200,11 @@ export function loadConfig(env: Env = process.env): Config {
     cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
     uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
     maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1),
+    storageQuota: {
+      // 0 turns the byte quota off.
+      accountBytes: integer(env, 'ACCOUNT_QUOTA_BYTES', 107_374_182_400, 0) || null,
+      maxOpenUploads: integer(env, 'MAX_OPEN_UPLOADS', 256, 1),
+    },
     protocol: protocolRange(env),
     upgradeWindowS: integer(env, 'UPGRADE_WINDOW_S', 900, 1),
     adminToken: adminToken(env),

@@ -21,6 +21,13 @@ export const RECEIPTS_PER_WRITE = 1 + DERIVATIVE_BYTES.length + 1
 /** Writes per measurement at most: each costs a session, an upload and a signature beforehand. */
 export const MAX_WRITE_BATCH = Number(process.env.BENCH_LIFECYCLE_BATCH ?? 2000)
 
+/**
+ * Server variables of the scenarios that send prepared writes: each write holds an open upload
+ * session from its preparation on (a batch ended early leaves its sessions open), far more than a
+ * client keeps open, so the cap on open sessions is set where no run reaches it.
+ */
+export const WRITE_SERVER_ENV = { MAX_OPEN_UPLOADS: String(1_000_000) }
+
 export interface Writer {
   readonly member: Uploader
   readonly albumId: string

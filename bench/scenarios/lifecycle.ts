@@ -9,7 +9,7 @@
 // no database and no files.
 import { startChild, type Child } from '../lib/child.ts'
 import { startCoffer } from '../lib/coffer.ts'
-import { MAX_WRITE_BATCH, prepareWrite, sendWrite, WRITE_SHAPE, writeLoad, writersOn, WRITERS, type Write, type Writer } from '../lib/lifecycle-writes.ts'
+import { MAX_WRITE_BATCH, prepareWrite, sendWrite, WRITE_SERVER_ENV, WRITE_SHAPE, writeLoad, writersOn, WRITERS, type Write, type Writer } from '../lib/lifecycle-writes.ts'
 import { closedLoop, HttpClient, inParallel, preparedContender } from '../lib/loop.ts'
 import type { Contender } from '../lib/measure.ts'
 import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
@@ -44,7 +44,7 @@ export const lifecycle: Scenario = {
   async run(context) {
     const subjects: Array<[subject: string, target: Target | null]> = []
 
-    const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info' })
+    const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: WRITE_SERVER_ENV })
     const writers = await writersOn(sqlite)
     // The ceiling's bodies: real writes of this server's writers (made ready, never sent to it).
     const ceilingWrites = await inParallel(Array.from({ length: 64 }, (_, i) => i), 8, (i) => prepareWrite(writers[i % writers.length] as Writer))
@@ -57,7 +57,7 @@ export const lifecycle: Scenario = {
       `Each write: ${WRITE_SHAPE}; the signed manifest is about ${Math.round((ceilingWrites[0]?.body.length ?? 0) / 1024)} KiB of JSON. Sessions, uploads and signatures are made before each measurement (at most ${MAX_WRITE_BATCH} writes, BENCH_LIFECYCLE_BATCH): a measurement may end early when its batch is spent.`,
     ]
     if (context.postgresUrl !== null) {
-      const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info' })
+      const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: WRITE_SERVER_ENV })
       contenders.push(preparedContender(writeLoad('lifecycle, coffer postgres', postgres, await writersOn(postgres))))
       subjects.push(['lifecycle, coffer postgres', null])
     } else {

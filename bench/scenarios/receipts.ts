@@ -9,7 +9,7 @@
 //   probe on the idle server: signing runs on the libuv pool, so the event loop stays free.
 import { startChild } from '../lib/child.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
-import { RECEIPTS_PER_WRITE, sendWrite, prepareWrite, WRITE_SHAPE, writeBatches, writeLoad, writersOn, WRITERS, type Writer } from '../lib/lifecycle-writes.ts'
+import { RECEIPTS_PER_WRITE, sendWrite, prepareWrite, WRITE_SERVER_ENV, WRITE_SHAPE, writeBatches, writeLoad, writersOn, WRITERS, type Writer } from '../lib/lifecycle-writes.ts'
 import { expectStatus, HttpClient, preparedContender } from '../lib/loop.ts'
 import { alternate, childLoop, type Contender, type Measured } from '../lib/measure.ts'
 import { POSTGRES_SKIPPED, row, type BenchContext, type Check, type Row, type Scenario } from '../lib/scenario.ts'
@@ -123,7 +123,7 @@ export const receipts: Scenario = {
         notes.push(POSTGRES_SKIPPED)
         continue
       }
-      const server = await startCoffer(context, { engine, logLevel: 'info' })
+      const server = await startCoffer(context, { engine, logLevel: 'info', env: WRITE_SERVER_ENV })
       const writers = await writersOn(server)
       await receiptsPerWrite(server, writers[0] as Writer)
       const label = `coffer ${engine}`

@@ -48,6 +48,8 @@ export const errorCatalog = {
   'error.moderation.taken_down': { status: 451, title: 'Unavailable for legal reasons' },
   'error.internal': { status: 500, title: 'Internal server error' },
   'error.unavailable': { status: 503, title: 'Service unavailable' },
+  'error.quota.exceeded': { status: 507, title: 'Storage quota exceeded' },
+  'error.quota.too_many_uploads': { status: 507, title: 'Too many open upload sessions' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof errorCatalog
@@ -98,9 +100,20 @@ export const ProtocolRangeProblem = Type.Object(
   { description: 'CodedProblem of error.protocol.out_of_range' },
 )
 
+export const QuotaExceededProblem = Type.Object(
+  {
+    ...problemFields,
+    quota_bytes: Type.Integer({ description: 'ACCOUNT_QUOTA_BYTES: what the account may store and declare' }),
+    used_bytes: Type.Integer({ description: 'What it stores and its open upload sessions declare, before this one' }),
+    requested_bytes: Type.Integer({ description: 'What this session would add: its declared blobs the account neither stores nor declares already' }),
+  },
+  { description: 'CodedProblem of error.quota.exceeded' },
+)
+
 /** Problems that carry members beyond CodedProblem, by code (for the OpenAPI document). */
 export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
   'error.directory.version_conflict': DirectoryConflictProblem,
   'error.op.stale_revival': StaleRevivalProblem,
   'error.protocol.out_of_range': ProtocolRangeProblem,
+  'error.quota.exceeded': QuotaExceededProblem,
 }

@@ -16,6 +16,7 @@ import type {
 import type { AssetReceiptsResponse, AttestationKeysDocument, ModerationRecordResponse, StorageVerifyRequest, StorageVerifyResponse } from '../contract/custody.ts'
 import type { CodedProblem } from '../contract/errors.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
+import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import type { IdentityKey } from './identity.ts'
 
@@ -44,6 +45,7 @@ export type StorageVerdicts = Static<typeof StorageVerifyResponse>
 export type AssetReceipts = Static<typeof AssetReceiptsResponse>
 export type AttestationKeys = Static<typeof AttestationKeysDocument>
 export type ModerationRecord = Static<typeof ModerationRecordResponse>
+export type StorageUsage = Static<typeof StorageUsageResponse>
 
 /** What `uploadAsset` knows once it has hashed the bytes: enough to build and sign the manifest. */
 export interface BundleHashes {
@@ -445,6 +447,11 @@ export class CofferClient {
 
   abortUploadSession(uploadId: string): Promise<void> {
     return this.#empty({ method: 'DELETE', path: `/v1/upload/${encodeURIComponent(uploadId)}`, bearer: true })
+  }
+
+  /** What the account stores and has declared, against the storage quota and the cap on open upload sessions. */
+  storageUsage(): Promise<StorageUsage> {
+    return this.#json({ method: 'GET', path: '/v1/storage/usage', bearer: true })
   }
 
   /** Sends one declared blob: bytes in memory, or any async iterable of chunks (streamed, e.g. a file). */

@@ -376,8 +376,12 @@ export interface UploadStore {
   closeUploadSession(uploadId: string, now: number): Promise<boolean>
   /** Which of these hashes the owner already stores. */
   ownedBlobHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
-  /** Records that the owner stores these bytes (idempotent). */
-  recordOwnedBlob(ownerId: string, hash: string, size: number, now: number): Promise<void>
+  /**
+   * Records that the owner stores these bytes and adds the ones not recorded before to its
+   * stored bytes (idempotent: a blob is counted once). Call it in a transaction, so that the
+   * rows and the count change together; it takes the account's storage row (see lockStorageUsage).
+   */
+  recordOwnedBlobs(ownerId: string, blobs: readonly { readonly hash: string; readonly size: number }[], now: number): Promise<void>
   /**
    * Declares on an open session the blobs a lifecycle write on it stores besides the uploaded
    * ones (its metadata and manifest), before their bytes are stored: while the session is open,
@@ -420,10 +424,40 @@ export interface GarbageStore {
   /**
    * Drops replaced-bundle references that nothing protects any more (retention passed), then
    * the owner rows of blobs that no reference and no open upload session of the owner declares
-   * (uploaded or extra). Returns the
+   * (uploaded or extra), taking their sizes off their owners' stored bytes. Returns the
    * hashes whose rows went.
    */
   collectGarbage(now: number): Promise<string[]>
+}
+
+/** What an account takes of the storage quota. */
+export interface StorageUsage {
+  /** Size of the distinct blobs the account stores, whatever their role. */
+  readonly storedBytes: number
+  /**
+   * Bytes its open upload sessions declare that it does not store yet: each hash once, at the
+   * largest size declared for it.
+   */
+  readonly pendingBytes: number
+  /** Its upload sessions that are neither closed nor expired. */
+  readonly openUploads: number
+}
+
+export interface StorageUsageStore {
+  /**
+   * Writes the account's storage row first (creating it), so that its lock is held for the rest
+   * of the transaction: upload opens of one account queue on it, on every instance. Take it after
+   * the album lock (lifecycle writes hold the album, then this row).
+   */
+  lockStorageUsage(ownerId: string): Promise<void>
+  /** The account's usage, read in one statement. */
+  storageUsage(ownerId: string, now: number): Promise<StorageUsage>
+  /**
+   * The account's usage with the open session `uploadId` in it, and the bytes that session adds
+   * to it (what it declares that is neither stored nor declared at least as large by another
+   * open session of the account), read in one statement.
+   */
+  storageUsageWithUpload(ownerId: string, uploadId: string, now: number): Promise<{ readonly usage: StorageUsage; readonly addedBytes: number }>
 }
 
 export interface AttestationKey {
@@ -516,8 +550,8 @@ export interface ModerationStore {
 }
 
 export interface Store
-  extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore, EscrowStore, MaintenanceStore,
-    AlbumStore, UploadStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore {}
+  extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore,
+    EscrowStore, MaintenanceStore, AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore {}
 
 export interface Storage extends Store {
   readonly engine: Engine

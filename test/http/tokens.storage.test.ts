@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Tokens } from '../../src/sdk/client.ts'
 import { PASSWORD, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
-import { readRows } from '../support/database.ts'
+import { readRows, tableNames } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -38,14 +38,6 @@ async function mfaToken(email: string): Promise<string> {
   return login.challenge.mfa_token
 }
 
-/** Every table of the test database (listing tables is the one statement whose SQL differs). */
-async function tables(): Promise<string[]> {
-  const rows = server.database.engine === 'sqlite'
-    ? await readRows(server.database, "select name as table_name from sqlite_master where type = 'table'")
-    : await readRows(server.database, "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")
-  return rows.map((row) => String(row.table_name))
-}
-
 /** The string forms of a stored value: text as is, bytes as UTF-8, hex and base64. */
 function forms(value: unknown): string[] {
   if (value === null || value === undefined) return []
@@ -67,7 +59,7 @@ interface Cell {
 
 /** Every cell of every row of every table, as an operator's SQL shell would see it. */
 async function everyCell(): Promise<{ tables: string[]; cells: Cell[] }> {
-  const names = await tables()
+  const names = await tableNames(server.database)
   const cells: Cell[] = []
   for (const table of names) {
     for (const row of await readRows(server.database, `select * from "${table}"`)) {

@@ -47,21 +47,30 @@ export async function freshDatabase(directory: string): Promise<TestDatabase> {
  * Table names come from the test itself, never from a request.
  */
 export async function readRows(target: DatabaseTarget, sqlText: string): Promise<Record<string, unknown>[]> {
+  const [rows] = await readEach(target, [sqlText])
+  return rows ?? []
+}
+
+/** Several reads over one connection, in order. */
+async function readEach(target: DatabaseTarget, sqlTexts: readonly string[]): Promise<Record<string, unknown>[][]> {
+  const results: Record<string, unknown>[][] = []
   if (target.engine === 'sqlite') {
     const db = new DatabaseSync(target.file, { readOnly: true })
     try {
-      return db.prepare(sqlText).all() as Record<string, unknown>[]
+      for (const sqlText of sqlTexts) results.push(db.prepare(sqlText).all() as Record<string, unknown>[])
     } finally {
       db.close()
     }
+    return results
   }
   const client = new pg.Client({ connectionString: target.url, ...(target.searchPath ? { options: `-c search_path=${target.searchPath}` } : {}) })
   await client.connect()
   try {
-    return (await client.query(sqlText)).rows as Record<string, unknown>[]
+    for (const sqlText of sqlTexts) results.push((await client.query(sqlText)).rows as Record<string, unknown>[])
   } finally {
     await client.end()
   }
+  return results
 }
 
 /** The number of rows in each of `tables`. */
@@ -69,4 +78,19 @@ export async function countRows(target: DatabaseTarget, tables: readonly string[
   const counts: Record<string, number> = {}
   for (const table of tables) counts[table] = Number((await readRows(target, `select count(*) as n from ${table}`))[0]?.n)
   return counts
+}
+
+/** Every table of the database (listing tables is the one statement whose SQL differs). */
+export async function tableNames(target: DatabaseTarget): Promise<string[]> {
+  const rows = target.engine === 'sqlite'
+    ? await readRows(target, "select name as table_name from sqlite_master where type = 'table'")
+    : await readRows(target, "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")
+  return rows.map((row) => String(row.table_name)).sort()
+}
+
+/** Every row of every table, each as JSON, sorted per table: equal snapshots mean nothing was written. */
+export async function everyRow(target: DatabaseTarget): Promise<Record<string, string[]>> {
+  const tables = await tableNames(target)
+  const contents = await readEach(target, tables.map((table) => `select * from "${table}"`))
+  return Object.fromEntries(tables.map((table, i) => [table, (contents[i] ?? []).map((row) => JSON.stringify(row)).sort()]))
 }

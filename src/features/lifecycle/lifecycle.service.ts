@@ -118,7 +118,7 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
   if (!(await tx.closeUploadSession(session.uploadId, now))) throw bundleIncomplete('The upload session was closed meanwhile')
 
   const syncSeq = await tx.takeSyncSeq(album.albumId)
-  for (const extra of extras) await tx.recordOwnedBlob(caller.userId, extra.hash, extra.bytes.length, now)
+  await tx.recordOwnedBlobs(caller.userId, extras.map((extra) => ({ hash: extra.hash, size: extra.bytes.length })), now)
   // A retention floor only rises: a later manifest cannot release what an earlier one promised to keep.
   const claimed = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
   const retentionUntil = claimed === null ? (asset?.retentionUntil ?? null) : Math.max(claimed, asset?.retentionUntil ?? claimed)

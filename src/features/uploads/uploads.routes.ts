@@ -25,12 +25,13 @@ export function uploadsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'openUploadSession',
       summary: 'Open an upload session for one bundle; `present` marks the bytes the server already holds for you',
+      description: 'Refused with 507 when the account already has MAX_OPEN_UPLOADS open sessions, or when the blobs it would add (declared, neither stored nor declared already) would take its stored plus declared bytes above ACCOUNT_QUOTA_BYTES; nothing is stored then.',
       tags,
       auth: 'bearer',
       accepts: JSON_MEDIA,
       body: OpenUploadRequest,
       responses: { 201: UploadSessionResponse },
-      errors: ['error.not_found', 'error.directory.required', 'error.upgrade.in_flight', 'error.protocol.out_of_range'],
+      errors: ['error.not_found', 'error.directory.required', 'error.upgrade.in_flight', 'error.protocol.out_of_range', 'error.quota.exceeded', 'error.quota.too_many_uploads'],
     }),
     handler: async (request, reply) => reply.code(201).send(sessionResponse(await openUploadSession(deps, requireCaller(request), request.body))),
   })

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { OpenUploadRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
+import { refuseUpload, type UploadRefusal } from '../../domain/quota.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
 import type { UploadBlob, UploadSession } from '../../storage/port.ts'
@@ -73,9 +74,24 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     }
     // Against the album as locked: a commit just before this may have raised its version.
     if (envelope !== null) checkEnvelopeProtocol(deps, envelope, locked)
+    // The account's storage lock orders this against its other opens, on every instance: each
+    // measures the usage with every session opened before it. A refusal rolls the insert back.
+    await tx.lockStorageUsage(caller.userId)
     await tx.insertUploadSession(session)
+    const { usage, addedBytes } = await tx.storageUsageWithUpload(caller.userId, session.uploadId, now)
+    const refusal = refuseUpload({ ...usage, addedBytes }, deps.config.storageQuota)
+    if (refusal !== null) throw quotaError(refusal)
   })
   return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
+}
+
+function quotaError(refusal: UploadRefusal): AppError {
+  if (refusal.kind === 'too_many_uploads') {
+    return new AppError('error.quota.too_many_uploads', `This account already has ${refusal.maxOpenUploads} open upload sessions; finish or abort one first`)
+  }
+  return new AppError('error.quota.exceeded', `This session would add ${refusal.requestedBytes} bytes to the ${refusal.usedBytes} stored and declared; the quota is ${refusal.quotaBytes}`, {
+    extensions: { quota_bytes: refusal.quotaBytes, used_bytes: refusal.usedBytes, requested_bytes: refusal.requestedBytes },
+  })
 }
 
 async function ownSession(deps: Deps, caller: Caller, uploadId: string): Promise<UploadSession> {
@@ -114,6 +130,6 @@ export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash
   }
   const outcome = await deps.blobs.put(hash, declared.size, bytes)
   if (outcome.kind === 'mismatch') throw new AppError('error.upload.hash_mismatch', `Nothing was kept: ${outcome.detail}`)
-  await deps.storage.recordOwnedBlob(caller.userId, hash, declared.size, deps.clock.now())
+  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash, size: declared.size }], deps.clock.now()))
   return 'stored'
 }

@@ -31,8 +31,15 @@ export function garbageQueries(db: Executor): GarbageStore {
         .where(({ not, exists }) =>
           not(exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`))),
         )
-        .returning('hash')
+        .returning(['ownerId', 'hash', 'size'])
         .execute()
+      const freedByOwner = new Map<string, number>()
+      for (const row of removed) freedByOwner.set(row.ownerId, (freedByOwner.get(row.ownerId) ?? 0) + Number(row.size))
+      // In one order on every instance, so that two collections never wait on each other.
+      for (const ownerId of [...freedByOwner.keys()].sort()) {
+        const freed = freedByOwner.get(ownerId) ?? 0
+        await db.updateTable('accountStorage').set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) })).where('userId', '=', ownerId).execute()
+      }
       return [...new Set(removed.map((row) => row.hash))]
     },
   }

@@ -20,6 +20,7 @@ import { securityEventQueries } from './security-events.ts'
 import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { sqliteDialect } from './sqlite.ts'
+import { storageUsageQueries } from './storage-usage.ts'
 import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
 
@@ -37,6 +38,7 @@ function store(db: Executor): Store {
     ...maintenanceQueries(db),
     ...albumQueries(db),
     ...uploadQueries(db),
+    ...storageUsageQueries(db),
     ...lifecycleQueries(db),
     ...garbageQueries(db),
     ...custodyQueries(db),

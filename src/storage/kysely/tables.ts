@@ -210,6 +210,13 @@ export interface BlobsTable {
   storedAt: number
 }
 
+/** What an account stores (storage quota); its row is the lock upload opens of the account queue on. */
+export interface AccountStorageTable {
+  userId: string
+  /** Size of the distinct blobs the account owns (its `blobs` rows), kept with every insert and delete of them. */
+  storedBytes: number
+}
+
 export interface AssetsTable {
   assetId: string
   albumId: string
@@ -325,6 +332,7 @@ export interface Tables {
   passwordFailures: PasswordFailuresTable
   securityEvents: SecurityEventsTable
   blobs: BlobsTable
+  accountStorage: AccountStorageTable
   assets: AssetsTable
   assetBlobs: AssetBlobsTable
   albumOps: AlbumOpsTable

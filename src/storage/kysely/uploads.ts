@@ -43,8 +43,23 @@ export function uploadQueries(db: Executor): UploadStore {
       return new Set(rows.map((row) => row.hash))
     },
 
-    async recordOwnedBlob(ownerId, hash, size, now) {
-      await db.insertInto('blobs').values({ ownerId, hash, size, storedAt: now }).onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing()).execute()
+    async recordOwnedBlobs(ownerId, blobs, now) {
+      if (blobs.length === 0) return
+      // The rows first, then the count: every writer takes the blob rows before the account's
+      // storage row, so two of them never wait on each other in opposite orders.
+      const recorded = await db
+        .insertInto('blobs')
+        .values(blobs.map(({ hash, size }) => ({ ownerId, hash, size, storedAt: now })))
+        .onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing())
+        .returning('size')
+        .execute()
+      if (recorded.length === 0) return
+      const added = recorded.reduce((sum, row) => sum + Number(row.size), 0)
+      await db
+        .insertInto('accountStorage')
+        .values({ userId: ownerId, storedBytes: added })
+        .onConflict((oc) => oc.column('userId').doUpdateSet((eb) => ({ storedBytes: eb('accountStorage.storedBytes', '+', eb.ref('excluded.storedBytes')) })))
+        .execute()
     },
 
     async declareExtras(uploadId, hashes) {

@@ -10,6 +10,7 @@ import { up as custodyAndModeration } from './0004-custody-and-moderation.ts'
 import { up as uploadExtras } from './0005-upload-extras.ts'
 import { up as unknownSignIns } from './0006-unknown-sign-ins.ts'
 import { up as attemptBudgets } from './0007-attempt-budgets.ts'
+import { up as storageUsage } from './0008-storage-usage.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -19,6 +20,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0005-upload-extras', uploadExtras],
   ['0006-unknown-sign-ins', unknownSignIns],
   ['0007-attempt-budgets', attemptBudgets],
+  ['0008-storage-usage', storageUsage],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
