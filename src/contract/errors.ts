@@ -17,6 +17,7 @@ export const errorCatalog = {
   'error.not_found': { status: 404, title: 'Not found' },
   'error.enroll.code_refused': { status: 404, title: 'Enrollment code refused' },
   'error.enroll.channel_not_found': { status: 404, title: 'Enrollment channel not found' },
+  'error.request.method_not_allowed': { status: 405, title: 'Method not allowed' },
   'error.request.timeout': { status: 408, title: 'Request timeout' },
   'error.auth.account_exists': { status: 409, title: 'Account already exists' },
   'error.totp.already_active': { status: 409, title: 'Second factor already active' },

@@ -90,7 +90,25 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   return sendProblem(request, reply, new AppError('error.internal', 'The server failed to answer; the request id identifies it in the logs'))
 }
 
+/** Every method an operation can have (Fastify answers HEAD for each GET). */
+const OPERATION_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+/**
+ * Nothing answers this method and path: 405 with `Allow` when operations have the path with
+ * other methods; else 404 (no operation has the path, or its own operation found nothing to
+ * serve, as the docs page's file server does for a file that is not there).
+ */
+function answerNoOperation(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0] ?? '/'
+  const allowed = OPERATION_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null)
+  if (allowed.length === 0 || allowed.some((method) => method === request.method)) {
+    return sendProblem(request, reply, new AppError('error.not_found', `No operation ${request.method} ${path}`))
+  }
+  reply.header('allow', allowed.join(', '))
+  return sendProblem(request, reply, new AppError('error.request.method_not_allowed', `${path} takes ${allowed.join(', ')}, not ${request.method}`))
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler(answerError)
-  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('error.not_found', `No operation ${request.method} ${request.url.split('?')[0]}`)))
+  app.setNotFoundHandler((request, reply) => answerNoOperation(app, request, reply))
 }

@@ -86,7 +86,7 @@ describe('refused by the router', () => {
     ['a path parameter over the router limit', 400, 'error.request.malformed', `GET /v1/auth/devices/enroll/channel/${'a'.repeat(101)}?direction=to_initiator HTTP/1.1\r\n${HOST}\r\n`],
     ['bad percent-encoding in a query value', 400, 'error.request.malformed', `GET /v1/auth/devices/enroll/channel/${CHANNEL}?direction=%E0%A4%A HTTP/1.1\r\n${HOST}\r\n`],
     ['an unknown route', 404, 'error.not_found', `GET /v1/nothing-here HTTP/1.1\r\n${HOST}\r\n`],
-    ['a method the route does not have', 404, 'error.not_found', `PROPFIND /v1/profile HTTP/1.1\r\n${HOST}\r\n`],
+    ['a method the path does not have', 405, 'error.request.method_not_allowed', `PROPFIND /v1/profile HTTP/1.1\r\n${HOST}\r\n`],
   ] as const)('%s: %i %s', async (_case, status, code, request) => {
     const problem = expectProblem(await exchange(request), status, code, 'echoed')
     expect(problem.instance).toBe(request.split(' ')[1]?.split('?')[0])
