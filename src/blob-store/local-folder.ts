@@ -151,10 +151,12 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       try {
         // A blob rewritten after the caller decided to remove it (a new upload of the same
         // bytes) is kept: its modification time moved.
-        if (unlessModifiedSince !== undefined && (await stat(file)).mtimeMs > unlessModifiedSince) return
+        if (unlessModifiedSince !== undefined && (await stat(file)).mtimeMs > unlessModifiedSince) return false
         await unlink(file)
+        return true
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        return false
       }
     },
 

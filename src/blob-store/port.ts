@@ -27,7 +27,11 @@ export interface BlobStore {
   size(hash: string): Promise<number | null>
   /** A stream of the blob's bytes (or of one range of them: only that range is read). */
   open(hash: string, range?: ByteRange): Readable
-  remove(hash: string, unlessModifiedSince?: number): Promise<void>
+  /**
+   * Removes the blob unless its file was modified after `unlessModifiedSince` (wall-clock ms);
+   * true when this call removed it (of racing removals, one).
+   */
+  remove(hash: string, unlessModifiedSince?: number): Promise<boolean>
   /** Removes what interrupted writes left behind; answers how many files it removed. */
   cleanLeftovers(): Promise<number>
   /** The store answers (readiness). */

@@ -374,6 +374,8 @@ export interface UploadStore {
   findUploadSession(uploadId: string): Promise<UploadSession | undefined>
   /** Closes a session that is still open; false when it was not. */
   closeUploadSession(uploadId: string, now: number): Promise<boolean>
+  /** Closes a session its client gave up (abort), queueing what it declared that no row owns for reclaiming. */
+  abandonUploadSession(uploadId: string, now: number): Promise<void>
   /** Which of these hashes the owner already stores. */
   ownedBlobHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
   /**
@@ -420,14 +422,24 @@ export interface LifecycleStore {
   blobHashesStillNeeded(hashes: readonly string[], now: number): Promise<Set<string>>
 }
 
+/** A queued hash, as read: the generation lets a pass drop only the entry it looked at. */
+export interface QueuedReclaim {
+  readonly hash: string
+  readonly generation: number
+}
+
 export interface GarbageStore {
   /**
    * Drops replaced-bundle references that nothing protects any more (retention passed), then
    * the owner rows of blobs that no reference and no open upload session of the owner declares
-   * (uploaded or extra), taking their sizes off their owners' stored bytes. Returns the
-   * hashes whose rows went.
+   * (uploaded or extra), taking their sizes off their owners' stored bytes, and queues their
+   * hashes for reclaiming in the same transaction. Returns how many owner rows went.
    */
-  collectGarbage(now: number): Promise<string[]>
+  collectGarbage(now: number): Promise<number>
+  /** Up to `limit` queued hashes after `after`, in hash order. */
+  queuedReclaims(after: string, limit: number): Promise<QueuedReclaim[]>
+  /** Drops these entries unless a hash was queued again since it was read. */
+  dropReclaims(entries: readonly QueuedReclaim[]): Promise<void>
 }
 
 /** What an account takes of the storage quota. */

@@ -1,6 +1,7 @@
 // Garbage collection deletes exactly the blobs nothing needs any more (no live asset, no
 // replaced bundle under a future retention floor, no open upload session, no other account
-// holding the same bytes), file and row, and several collections at once remove each once.
+// holding the same bytes), file and row, several collections at once remove each once, and
+// what a crash leaves between a row and its file is reclaimed by the next maintenance pass.
 import { randomUUID } from 'node:crypto'
 import { readdir, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
@@ -9,6 +10,7 @@ import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { CofferProblem, sha256Hex, type OpenUpload } from '../../src/sdk/client.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
+import { unownedFiles } from '../support/files.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -147,7 +149,8 @@ describe('after a replace', () => {
     const first = await write(member, albumId)
     await write(member, albumId, { previous: first })
     await unlink(server.deps.blobs.pathOf(first.original))
-    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length })
+    // Its row goes; `files` counts only the files this pass removed.
+    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length - 1 })
     for (const hash of first.hashes) {
       expect(await owns(member, hash)).toBe(false)
       expect(await onDisk(hash)).toBe(false)
@@ -346,6 +349,73 @@ describe('concurrent collections', () => {
     expect(results.reduce((sum, r) => sum + (r.deleted.upload_sessions ?? 0), 0)).toBe(3 + 1) // the applied session expires too
     expect(await blobFiles()).toEqual([...kept.hashes].sort())
     for (const [hash, bytes] of kept.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+  })
+})
+
+/**
+ * Each state below is what a process killed at that point leaves (reproduced by running the
+ * steps the killed operation had done, with the same components); the maintenance pass after
+ * a restart must leave no file that no row owns.
+ */
+describe('what a crash leaves between a row and its file', () => {
+  const unowned = () => unownedFiles(server.deps.blobs.root, server.database, server.clock.now())
+
+  it('garbage rows deleted, files not yet: the next pass removes the files', async () => {
+    const member = await uploader(server, 'crash-gc')
+    const albumId = await album(member)
+    const first = await write(member, albumId)
+    const second = await write(member, albumId, { previous: first })
+    // The collection's transaction committed, then the process died.
+    expect(await server.deps.storage.transaction((tx) => tx.collectGarbage(server.clock.now()))).toBe(first.hashes.length)
+    expect(await unowned()).toEqual([...first.hashes].sort())
+    await maintain(server.deps)
+    expect(await unowned()).toEqual([])
+    for (const hash of first.hashes) expect(await onDisk(hash)).toBe(false)
+    for (const hash of second.hashes) expect(await onDisk(hash)).toBe(true)
+  })
+
+  it('an uploaded file in place, its row never written: reclaimed once its session is aborted, or expires', async () => {
+    const member = await uploader(server, 'crash-put')
+    const albumId = await album(member)
+    const sessions: { session: { upload_id: string }; hash: string }[] = []
+    for (let i = 0; i < 2; i++) {
+      const bytes = ciphertext(400)
+      const session = await member.client.openUploadSession(openFor(albumId, [bytes]))
+      // The PUT stored the bytes, then the process died before recording them.
+      expect(await server.deps.blobs.put(sha256Hex(bytes), bytes.length, [bytes])).toEqual({ kind: 'stored' })
+      sessions.push({ session, hash: sha256Hex(bytes) })
+    }
+    await maintain(server.deps)
+    expect(await unowned()).toEqual([]) // both still declared by open sessions
+    expect((await blobFiles()).filter((file) => sessions.some((s) => s.hash === file))).toHaveLength(2)
+
+    await member.client.abortUploadSession(sessions[0]!.session.upload_id)
+    await maintain(server.deps)
+    expect(await onDisk(sessions[0]!.hash)).toBe(false)
+    expect(await onDisk(sessions[1]!.hash)).toBe(true)
+
+    server.clock.advance(TTL_MS)
+    await maintain(server.deps)
+    expect(await onDisk(sessions[1]!.hash)).toBe(false)
+    expect(await unowned()).toEqual([])
+  })
+
+  it('a write\'s metadata and manifest stored, its transaction never run: reclaimed once the session expires', async () => {
+    const member = await uploader(server, 'crash-extras')
+    const albumId = await album(member)
+    const bytes = ciphertext(400)
+    const session = await member.client.openUploadSession(openFor(albumId, [bytes]))
+    await member.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
+    const extras = [ciphertext(60), ciphertext(90)]
+    await server.deps.storage.declareExtras(session.upload_id, extras.map(sha256Hex))
+    for (const extra of extras) await server.deps.blobs.put(sha256Hex(extra), extra.length, [extra])
+    await maintain(server.deps)
+    expect(await unowned()).toEqual([])
+
+    server.clock.advance(TTL_MS)
+    await maintain(server.deps)
+    for (const hash of [bytes, ...extras].map(sha256Hex)) expect(await onDisk(hash)).toBe(false)
+    expect(await unowned()).toEqual([])
   })
 })
 

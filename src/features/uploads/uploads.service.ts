@@ -108,7 +108,7 @@ export async function uploadSessionStatus(deps: Deps, caller: Caller, uploadId: 
 /** Idempotent for the caller's own sessions; it stops counting in the album's in_flight. */
 export async function abortUploadSession(deps: Deps, caller: Caller, uploadId: string): Promise<void> {
   await ownSession(deps, caller, uploadId)
-  await deps.storage.closeUploadSession(uploadId, deps.clock.now())
+  await deps.storage.transaction((tx) => tx.abandonUploadSession(uploadId, deps.clock.now()))
 }
 
 export type BlobReceipt = 'stored' | 'already_present'

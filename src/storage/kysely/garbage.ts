@@ -1,6 +1,7 @@
 import type { GarbageStore } from '../port.ts'
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
+import { queueReclaims } from './reclaims.ts'
 import { openDeclarations } from './uploads.ts'
 
 export function garbageQueries(db: Executor): GarbageStore {
@@ -40,7 +41,16 @@ export function garbageQueries(db: Executor): GarbageStore {
         const freed = freedByOwner.get(ownerId) ?? 0
         await db.updateTable('accountStorage').set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) })).where('userId', '=', ownerId).execute()
       }
-      return [...new Set(removed.map((row) => row.hash))]
+      await queueReclaims(db, removed.map((row) => row.hash))
+      return removed.length
+    },
+
+    async queuedReclaims(after, limit) {
+      return db.selectFrom('blobReclaims').select(['hash', 'generation']).where('hash', '>', after).orderBy('hash').limit(limit).execute()
+    },
+
+    async dropReclaims(entries) {
+      for (const { hash, generation } of entries) await db.deleteFrom('blobReclaims').where('hash', '=', hash).where('generation', '=', generation).execute()
     },
   }
 }

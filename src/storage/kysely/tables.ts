@@ -186,6 +186,13 @@ export interface PasswordFailuresTable {
   lockedUntil: number | null
 }
 
+/** Hashes whose files are to be looked at again (garbage collection removes each unneeded one). */
+export interface BlobReclaimsTable {
+  hash: string
+  /** Moves on every new entry of a hash already queued. */
+  generation: number
+}
+
 export interface SecurityEventsTable {
   eventId: string
   userId: string
@@ -331,6 +338,7 @@ export interface Tables {
   uploadExtras: UploadExtrasTable
   passwordFailures: PasswordFailuresTable
   securityEvents: SecurityEventsTable
+  blobReclaims: BlobReclaimsTable
   blobs: BlobsTable
   accountStorage: AccountStorageTable
   assets: AssetsTable

@@ -1,5 +1,6 @@
 import type { UploadSession, UploadStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
+import { queueReclaims } from './reclaims.ts'
 
 const sessionColumns = ['uploadId', 'ownerId', 'albumId', 'cryptoSuiteId', 'ciphertextHash', 'createdAt', 'expiresAt', 'closedAt'] as const
 
@@ -8,16 +9,29 @@ async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'>): P
   return { ...session, blobs }
 }
 
-/**
- * The blobs open upload sessions declare, as `declared.hash` beside `upload_sessions`: the
- * uploaded ones and a lifecycle write's extras. What garbage collection must leave alone.
- */
-export function openDeclarations(db: Executor, now: number) {
+/** Every hash an upload session declares (uploaded or extra), as `declared.hash` beside `upload_sessions`. */
+function declarations(db: Executor) {
   return db
     .selectFrom((eb) => eb.selectFrom('uploadBlobs').select(['uploadId', 'hash']).unionAll(eb.selectFrom('uploadExtras').select(['uploadId', 'hash'])).as('declared'))
     .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'declared.uploadId')
-    .where('uploadSessions.closedAt', 'is', null)
-    .where('uploadSessions.expiresAt', '>', now)
+}
+
+/** The blobs open upload sessions declare: what garbage collection must leave alone. */
+export function openDeclarations(db: Executor, now: number) {
+  return declarations(db).where('uploadSessions.closedAt', 'is', null).where('uploadSessions.expiresAt', '>', now)
+}
+
+/**
+ * Queues for reclaiming what the matching sessions declare and their owner has no row for: a
+ * file written whose row never followed (a crash between the two) is found again this way once
+ * its session ends.
+ */
+export async function queueUnownedDeclarations(db: Executor, sessions: { readonly uploadId: string } | { readonly expiredBy: number }): Promise<void> {
+  const unowned = declarations(db)
+    .select('declared.hash')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('blobs').select('blobs.hash').whereRef('blobs.ownerId', '=', 'uploadSessions.ownerId').whereRef('blobs.hash', '=', 'declared.hash'))))
+  const rows = await ('uploadId' in sessions ? unowned.where('uploadSessions.uploadId', '=', sessions.uploadId) : unowned.where('uploadSessions.expiresAt', '<=', sessions.expiredBy)).execute()
+  await queueReclaims(db, rows.map((row) => row.hash))
 }
 
 export function uploadQueries(db: Executor): UploadStore {
@@ -35,6 +49,11 @@ export function uploadQueries(db: Executor): UploadStore {
     async closeUploadSession(uploadId, now) {
       const result = await db.updateTable('uploadSessions').set({ closedAt: now }).where('uploadId', '=', uploadId).where('closedAt', 'is', null).executeTakeFirst()
       return affected(result) === 1
+    },
+
+    async abandonUploadSession(uploadId, now) {
+      await db.updateTable('uploadSessions').set({ closedAt: now }).where('uploadId', '=', uploadId).where('closedAt', 'is', null).execute()
+      await queueUnownedDeclarations(db, { uploadId })
     },
 
     async ownedBlobHashes(ownerId, hashes) {

@@ -11,6 +11,7 @@ import { up as uploadExtras } from './0005-upload-extras.ts'
 import { up as unknownSignIns } from './0006-unknown-sign-ins.ts'
 import { up as attemptBudgets } from './0007-attempt-budgets.ts'
 import { up as storageUsage } from './0008-storage-usage.ts'
+import { up as blobReclaims } from './0009-blob-reclaims.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -21,6 +22,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0006-unknown-sign-ins', unknownSignIns],
   ['0007-attempt-budgets', attemptBudgets],
   ['0008-storage-usage', storageUsage],
+  ['0009-blob-reclaims', blobReclaims],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
