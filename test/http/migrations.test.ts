@@ -1,7 +1,8 @@
 // Upgrading a database keeps what guards it: migration 0007 carries wrong-password counts and
-// locks (of accounts and of unknown emails) and open redeem windows into their new tables; and
-// a migration that fails half-way leaves the database as it was, on either engine.
-import { createHash } from 'node:crypto'
+// locks (of accounts and of unknown emails) and open redeem windows into their new tables; a
+// migration that fails half-way leaves the database as it was, on either engine; and on
+// PostgreSQL, other schemas of the database coming and going never fail a migration.
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -11,7 +12,8 @@ import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
 import { postgresDialect } from '../../src/storage/kysely/postgres.ts'
 import { sqliteDialect } from '../../src/storage/kysely/sqlite.ts'
 import { openStorage } from '../../src/storage/kysely/storage.ts'
-import { freshDatabase, readRows, type TestDatabase } from '../support/database.ts'
+import pg from 'pg'
+import { freshDatabase, readRows, testEngine, type TestDatabase } from '../support/database.ts'
 
 let directory: string
 let database: TestDatabase
@@ -107,4 +109,44 @@ describe('migration 0007', () => {
     expect(accountColumns).not.toContain('failed_password_count')
     expect(accountColumns).not.toContain('locked_until')
   })
+})
+
+// Kysely's own PostgreSQL introspector read every schema of the database by name, so a schema
+// dropped meanwhile failed start-up ("schema ... does not exist"): a tenant sharing the
+// database, or another test file finishing.
+if (testEngine === 'postgres') describe('migrating beside other schemas of the database', () => {
+  it('never fails while other schemas are created and dropped', async () => {
+    const url = process.env.TEST_DATABASE_URL!
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    let churning = true
+    const churn = (async () => {
+      while (churning) {
+        const other = `churn_${randomBytes(4).toString('hex')}`
+        await admin.query(`create schema ${other}; create table ${other}.a (x int); create table ${other}.b (y serial)`)
+        await admin.query(`drop schema ${other} cascade`)
+      }
+    })()
+    const failures: string[] = []
+    try {
+      for (let i = 0; i < 6; i++) {
+        const schema = `migrating_${randomBytes(4).toString('hex')}`
+        await admin.query(`create schema ${schema}`)
+        const storage = openStorage({ engine: 'postgres', url, searchPath: schema })
+        try {
+          await storage.migrate()
+        } catch (error) {
+          failures.push(String(error))
+        } finally {
+          await storage.close()
+          await admin.query(`drop schema ${schema} cascade`)
+        }
+      }
+    } finally {
+      churning = false
+      await churn
+      await admin.end()
+    }
+    expect(failures).toEqual([])
+  }, 60_000)
 })

@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { PostgresDialect } from 'kysely'
+import { PostgresDialect, type DatabaseIntrospector, type Kysely } from 'kysely'
+import { CurrentSchemaIntrospector } from './postgres-introspector.ts'
 
 const INT8_OID = 20
 
@@ -17,5 +18,11 @@ export function postgresDialect(url: string, options: { searchPath?: string; max
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   })
-  return { dialect: new PostgresDialect({ pool }), pool }
+  return { dialect: new CurrentSchemaDialect({ pool }), pool }
+}
+
+class CurrentSchemaDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db)
+  }
 }
