@@ -99,36 +99,39 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       const final = pathOf(hash)
       const partial = path.join(temporary, `${host()}-${process.pid}-i${INCARNATION}-${randomBytes(8).toString('hex')}.part`)
       const handle = await open(partial, 'wx', 0o600)
-      let outcome: PutOutcome
+      // Whatever fails before the rename (the bytes, a full or failing disk, a folder that cannot
+      // be made), the temporary file goes with it.
+      let published = false
       try {
-        outcome = await writeVerified(handle, hash, size, source)
-      } catch (error) {
-        await handle.close()
-        await unlink(partial)
-        throw error
-      }
-      await handle.close()
-      if (outcome.kind !== 'stored') {
-        await unlink(partial)
-        return outcome
-      }
-      const directory = path.dirname(final)
-      const created = await mkdir(directory, { recursive: true })
-      // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
-      await rename(partial, final)
-      // The publish time, not the last write's: a collector that decided before this publish
-      // leaves the file alone (remove's unlessModifiedSince).
-      const published = new Date()
-      await utimes(final, published, published)
-      await syncDirectory(directory)
-      // A folder made for this blob is an entry of its parent: make each such entry durable too.
-      if (created !== undefined) {
-        for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
-          await syncDirectory(parent)
-          if (parent === path.dirname(created)) break
+        let outcome: PutOutcome
+        try {
+          outcome = await writeVerified(handle, hash, size, source)
+        } finally {
+          await handle.close()
         }
+        if (outcome.kind !== 'stored') return outcome
+        const directory = path.dirname(final)
+        const created = await mkdir(directory, { recursive: true })
+        // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
+        await rename(partial, final)
+        published = true
+        // The publish time, not the last write's: a collector that decided before this publish
+        // leaves the file alone (remove's unlessModifiedSince).
+        const publishedAt = new Date()
+        await utimes(final, publishedAt, publishedAt)
+        await syncDirectory(directory)
+        // A folder made for this blob is an entry of its parent: make each such entry durable too.
+        if (created !== undefined) {
+          for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
+            await syncDirectory(parent)
+            if (parent === path.dirname(created)) break
+          }
+        }
+        return outcome
+      } finally {
+        // One that cannot be removed now either is a leftover the next start cleans.
+        if (!published) await unlink(partial).catch(() => {})
       }
-      return outcome
     },
 
     async size(hash) {

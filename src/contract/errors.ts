@@ -51,6 +51,8 @@ export const errorCatalog = {
   'error.unavailable': { status: 503, title: 'Service unavailable' },
   'error.quota.exceeded': { status: 507, title: 'Storage quota exceeded' },
   'error.quota.too_many_uploads': { status: 507, title: 'Too many open upload sessions' },
+  'error.storage.full': { status: 507, title: 'Storage full' },
+  'error.storage.failing': { status: 507, title: 'Storage failing' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof errorCatalog

@@ -77,9 +77,28 @@ function frameworkError(error: FastifyError): AppError | null {
   return status >= 400 && status < 500 ? new AppError('error.request.malformed', 'The request cannot be served as sent') : null
 }
 
+/** The blob folder's disk full or failing under a write (the write itself removed its partial file). */
+export function storageFault(error: Error & { code?: string }): AppError | null {
+  switch (error.code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new AppError('error.storage.full', 'The server has no room left to store these bytes; nothing was kept')
+    case 'EIO':
+    case 'EROFS':
+      return new AppError('error.storage.failing', 'The server could not write these bytes to its storage; nothing was kept')
+  }
+  return null
+}
+
 /** The error handler: a catalog problem for every error, whatever raised it. */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) return sendProblem(request, reply, error)
+  const fault = storageFault(error)
+  if (fault) {
+    // The operator's problem, not the client's: at error, with the system's own code.
+    request.log.error({ code: fault.code, cause: error.code }, 'storage fault')
+    return sendProblem(request, reply, fault)
+  }
   const mapped = frameworkError(error)
   if (mapped) {
     // The framework's message can quote the body (a JSON parse error does): log codes only.

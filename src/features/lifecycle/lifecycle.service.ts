@@ -208,13 +208,15 @@ export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId
   ]
   // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
   await deps.storage.declareExtras(session.uploadId, extras.map((extra) => extra.hash))
-  await storeExtras(deps, caller, extras)
-  const storedAt = Date.now()
+  let storedAt: number | undefined
   try {
+    await storeExtras(deps, caller, extras)
+    storedAt = Date.now()
     return await deps.storage.transaction((tx) => writeAndIndex(tx, deps, caller, album, envelope, manifest, manifestHash, session, extras, now))
   } catch (error) {
     await deps.storage.withdrawExtras(session.uploadId)
-    await dropUnownedExtras(deps, extras, storedAt)
+    // What this write stored was written before `storedAt`, or before now when storing failed part-way.
+    await dropUnownedExtras(deps, extras, storedAt ?? Date.now())
     throw error
   }
 }

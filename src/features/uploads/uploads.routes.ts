@@ -4,6 +4,7 @@ import { OpenUploadRequest, UploadBlobParams, UploadIdParams, UploadSessionRespo
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
+import { storageFault } from '../../http/problem.ts'
 import { JSON_MEDIA, OCTET_MEDIA, noContent, operation, type App } from '../../http/route.ts'
 import { abortUploadSession, openUploadSession, putBlob, uploadSessionStatus, type SessionView } from './uploads.service.ts'
 
@@ -92,14 +93,18 @@ export function uploadsRoutes(app: App, deps: Deps): void {
         accepts: OCTET_MEDIA,
         params: UploadBlobParams,
         responses: { 204: NoContent },
-        errors: ['error.not_found', 'error.upload.hash_mismatch'],
+        errors: ['error.not_found', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
       }),
       handler: async (request, reply) => {
         const length = request.headers['content-length']
         try {
           await putBlob(deps, requireCaller(request), request.params.upload_id, request.params.hash, request.body as AsyncIterable<Uint8Array>, length === undefined ? undefined : Number(length))
         } catch (error) {
-          if (request.raw.destroyed && !(error instanceof AppError)) throw new AppError('error.request.malformed', 'The upload was interrupted; nothing was kept')
+          // The store stops reading the request when it fails, so a destroyed request alone does
+          // not mean the client went away: a full or failing disk is told apart first.
+          if (request.raw.destroyed && !(error instanceof AppError) && storageFault(error as Error) === null) {
+            throw new AppError('error.request.malformed', 'The upload was interrupted; nothing was kept')
+          }
           throw error
         }
         return noContent(reply)
