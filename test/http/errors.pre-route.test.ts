@@ -125,6 +125,22 @@ describe('refused by Node’s HTTP parser inside the body of a request', () => {
   })
 })
 
+describe('a body cut short', () => {
+  it('answers 400 when the client stops sending before Content-Length and half-closes', async () => {
+    const received = await new Promise<Buffer>((resolve) => {
+      const socket = connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true })
+      let bytes = Buffer.alloc(0)
+      socket.on('data', (chunk: Buffer) => (bytes = Buffer.concat([bytes, chunk])))
+      socket.on('error', () => {})
+      socket.on('close', () => resolve(bytes))
+      socket.end(`POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":`)
+    })
+    const answer = parseAnswer(received)
+    expect(answer, received.toString('latin1')).not.toBeNull()
+    expectProblem(answer!, 400, 'error.request.malformed', 'echoed')
+  })
+})
+
 /** Writes `first`, then `then` once a whole answer came back (when given); all bytes until the server closes. */
 function untilClosed(first: string, then?: string): Promise<string> {
   return new Promise((resolve) => {
