@@ -43,9 +43,8 @@ function capture(logs: string[]): Writable {
 }
 
 /** One instance on `deps`, listening on an ephemeral port; close() closes what is its own. */
-async function listening(deps: Deps, clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
-  const logs: string[] = []
-  const app = await buildApp(deps, { logger: createLogger(deps.config.logLevel, capture(logs)) })
+async function listening(deps: Deps, logs: string[], clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
+  const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
   let closed = false
   return {
@@ -103,9 +102,11 @@ export async function startInstances(count: number, env: Record<string, string> 
   const clock = testClock()
   const instances = await Promise.all(
     Array.from({ length: count }, async () => {
-      const deps = await createDeps(config, { clock, database: options.reach?.(database.target) ?? database.target })
+      const logs: string[] = []
+      const log = createLogger(config.logLevel, capture(logs))
+      const deps = await createDeps(config, { clock, log, database: options.reach?.(database.target) ?? database.target })
       await startUp(deps)
-      return listening(deps, clock, database.target)
+      return listening(deps, logs, clock, database.target)
     }),
   )
   let closed = false
