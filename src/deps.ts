@@ -20,7 +20,7 @@ export const systemClock: Clock = { now: () => Date.now() }
 
 export interface Deps {
   readonly config: Config
-  /** The process's log (Fastify's logger). */
+  /** The process's log (Fastify's logger, and the storage's for connections lost between requests). */
   readonly log: FastifyBaseLogger
   readonly clock: Clock
   readonly storage: Storage
@@ -52,7 +52,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config,
     log,
     clock: overrides.clock ?? systemClock,
-    storage: openStorage(overrides.database ?? config.database),
+    storage: openStorage(overrides.database ?? config.database, { log }),
     blobs: await openLocalFolderBlobStore(config.blobDir, (bytes) => metrics.blobBytesRead.inc(bytes)),
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),

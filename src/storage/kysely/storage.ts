@@ -50,11 +50,23 @@ export type DatabaseTarget =
   | { readonly engine: 'sqlite'; readonly file: string }
   | { readonly engine: 'postgres'; readonly url: string; readonly searchPath?: string }
 
-export function openStorage(target: DatabaseTarget): Storage {
-  const dialect: Dialect = target.engine === 'sqlite'
-    ? sqliteDialect(target.file)
-    : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect
-  const db = new Kysely<Tables>({ dialect, plugins: [new CamelCasePlugin()] })
+export interface StorageOptions {
+  /** Where a connection that PostgreSQL or the network ended is reported. */
+  readonly log: { warn(details: object, message: string): void }
+}
+
+/** The engine's dialect as the storage uses it. */
+export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
+  if (target.engine === 'sqlite') return sqliteDialect(target.file)
+  return postgresDialect(target.url, {
+    ...(target.searchPath ? { searchPath: target.searchPath } : {}),
+    // The driver's words only: the pool also hangs the client (and its configuration) on the error.
+    onConnectionLost: (error) => options.log.warn({ cause: error.message }, 'database connection lost'),
+  })
+}
+
+export function openStorage(target: DatabaseTarget, options: StorageOptions): Storage {
+  const db = new Kysely<Tables>({ dialect: openDialect(target, options), plugins: [new CamelCasePlugin()] })
   const engine: Engine = target.engine
   return {
     ...store(db),
