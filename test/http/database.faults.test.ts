@@ -1,10 +1,15 @@
-// A connection PostgreSQL ends (pg_terminate_backend, a restart, a failover) is logged and
-// dropped, and the server carries on: the next request is served on a new connection.
+// While the database cannot be reached, or a connection is cut in the middle of a request,
+// every operation answers 503 error.unavailable with Retry-After (never a 500, never half a
+// write), and the server serves again by itself once the database is back. A real TCP proxy
+// stands between the server and PostgreSQL and the test breaks it, and PostgreSQL itself
+// terminates backends.
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
-import { PASSWORD, raw, registered, type Member } from '../support/actors.ts'
-import { postgresAddress, readRows, testEngine } from '../support/database.ts'
+import { PASSWORD, raw, registered, uniqueEmail, type Member } from '../support/actors.ts'
+import { album, uploader } from '../support/albums.ts'
+import { blobFiles, openBundle, opsRaw, writeFor } from '../support/bundles.ts'
+import { everyRow, postgresAddress, readRows, testEngine } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
@@ -12,8 +17,19 @@ function login(server: TestServer, email: string, requestId = 'fault') {
   return raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify({ email, password: PASSWORD }) })
 }
 
+function register(server: TestServer, email: string) {
+  return raw(server, 'POST', '/v1/auth/register', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
+}
+
 function profile(server: TestServer, member: Member) {
   return raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${member.client.tokens?.access_token}` } })
+}
+
+function expectUnavailable(response: Awaited<ReturnType<typeof raw>>, path: string): void {
+  expect(response.status, response.text).toBe(503)
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  expect(response.headers.get('retry-after')).toBe('5')
+  expect(response.json).toEqual({ type: '/problems/unavailable', title: 'Service unavailable', status: 503, detail: expect.any(String), instance: path, code: 'error.unavailable' })
 }
 
 type LogLine = { level: number; msg: string; request_id?: string } & Record<string, unknown>
@@ -60,6 +76,7 @@ describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test br
     await server?.close()
     await proxy?.close()
   })
+  afterEach(() => proxy.setMode('forward'))
 
   it('logs a connection PostgreSQL terminates while idle, drops it, and serves the next request', async () => {
     expect((await profile(server, member)).status).toBe(200)
@@ -72,4 +89,62 @@ describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test br
     expect((await profile(server, member)).status).toBe(200)
     expect((await login(server, member.email)).status).toBe(200)
   })
+
+  it('answers 503 with Retry-After while the database refuses connections, and serves again once it accepts them', async () => {
+    const newcomer = uniqueEmail('outage')
+    proxy.setMode('refuse')
+    proxy.cut()
+    expectUnavailable(await login(server, member.email, 'outage-login'), '/v1/auth/login')
+    expectUnavailable(await register(server, newcomer), '/v1/auth/register')
+    expectUnavailable(await profile(server, member), '/v1/profile')
+    expectUnavailable(await raw(server, 'GET', '/readyz'), '/readyz')
+    expect((await raw(server, 'GET', '/healthz')).status).toBe(200)
+    const warning = logLines(server).find((l) => l.request_id === 'outage-login' && l.msg === 'database unavailable')
+    expect(warning).toMatchObject({ level: 40, code: 'error.unavailable', cause: expect.any(String) })
+    expect(await readRows(server.database, `select user_id from accounts where email_key = '${newcomer}'`)).toEqual([])
+
+    proxy.setMode('forward')
+    expect((await login(server, member.email)).status).toBe(200)
+    expect((await register(server, newcomer)).status).toBe(200)
+    expect((await profile(server, member)).status).toBe(200)
+    expect((await raw(server, 'GET', '/readyz')).status).toBe(200)
+  })
+
+  it('leaves nothing of a register cut inside its transaction, and the same register succeeds afterwards', async () => {
+    const email = uniqueEmail('cut')
+    const before = await everyRow(server.database)
+    // The account row is written; the session row, in the same transaction, never arrives.
+    const lost = lostConnections(server).length
+    const cutting = proxy.cutWhenSent('insert into "sessions"')
+    expectUnavailable(await register(server, email), '/v1/auth/register')
+    // Each connection cut is logged once, idle ones and the one the register was using alike.
+    await untilLost(server, lost + (await cutting))
+    expect(await everyRow(server.database)).toEqual(before)
+
+    expect((await register(server, email)).status).toBe(200)
+    const sessions = await readRows(server.database, `select session_id from sessions join accounts using (user_id) where email_key = '${email}'`)
+    expect(sessions).toHaveLength(1)
+  })
+
+  it('leaves nothing of a lifecycle write cut inside its transaction, and applies it once when it is sent again', async () => {
+    const writer = await uploader(server)
+    const albumId = await album(writer)
+    const bundle = await openBundle(writer, albumId)
+    const write = await writeFor(writer, bundle)
+    const before = { rows: await everyRow(server.database), files: await blobFiles(server) }
+    // Asset, bundle, feed entry and closed session are written; the receipts, last, never arrive.
+    const lost = lostConnections(server).length
+    const cutting = proxy.cutWhenSent('insert into "receipts"')
+    expectUnavailable(await opsRaw(server, writer, albumId, write.request), `/v1/albums/${albumId}/ops`)
+    await untilLost(server, lost + (await cutting))
+    expect({ rows: await everyRow(server.database), files: await blobFiles(server) }).toEqual(before)
+
+    const applied = await opsRaw(server, writer, albumId, write.request)
+    expect(applied.status, applied.text).toBe(200)
+    expect(applied.json).toMatchObject({ asset_id: write.envelope.file_id, replayed: false })
+    expect((await opsRaw(server, writer, albumId, write.request)).json).toMatchObject({ replayed: true })
+    // Original, derivative, metadata and manifest: one receipt each, once.
+    expect(await readRows(server.database, `select receipt_seq from receipts where asset_id = '${write.envelope.file_id}'`)).toHaveLength(4)
+  })
 })
+

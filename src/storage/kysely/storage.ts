@@ -4,6 +4,7 @@ import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
 import { albumQueries } from './albums.ts'
 import { budgetQueries } from './budgets.ts'
+import { translatingConnectionFaults } from './connection-faults.ts'
 import { custodyQueries } from './custody.ts'
 import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
@@ -55,14 +56,15 @@ export interface StorageOptions {
   readonly log: { warn(details: object, message: string): void }
 }
 
-/** The engine's dialect as the storage uses it. */
+/** The engine's dialect as the storage uses it, connection faults translated (connection-faults.ts). */
 export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
-  if (target.engine === 'sqlite') return sqliteDialect(target.file)
-  return postgresDialect(target.url, {
+  if (target.engine === 'sqlite') return translatingConnectionFaults(sqliteDialect(target.file))
+  const dialect = postgresDialect(target.url, {
     ...(target.searchPath ? { searchPath: target.searchPath } : {}),
     // The driver's words only: the pool also hangs the client (and its configuration) on the error.
     onConnectionLost: (error) => options.log.warn({ cause: error.message }, 'database connection lost'),
   })
+  return translatingConnectionFaults(dialect)
 }
 
 export function openStorage(target: DatabaseTarget, options: StorageOptions): Storage {
