@@ -52,7 +52,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config,
     log,
     clock: overrides.clock ?? systemClock,
-    storage: openStorage(overrides.database ?? config.database, { log }),
+    storage: openStorage(overrides.database ?? config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log }),
     blobs: await openLocalFolderBlobStore(config.blobDir, (bytes) => metrics.blobBytesRead.inc(bytes)),
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),

@@ -51,7 +51,7 @@ function print(value: unknown): void {
 
 async function migrate(): Promise<void> {
   const config = loadConfig()
-  const storage = openStorage(config.database, { log: createLogger(config.logLevel) })
+  const storage = openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: createLogger(config.logLevel) })
   try {
     await storage.migrate()
     process.stdout.write(`migrations applied (${storage.engine})\n`)

@@ -1,9 +1,10 @@
 // While the database cannot be reached, or a connection is cut in the middle of a request,
 // every operation answers 503 error.unavailable with Retry-After (never a 500, never half a
-// write), and the server serves again by itself once the database is back. A real TCP proxy
-// stands between the server and PostgreSQL and the test breaks it, and PostgreSQL itself
-// terminates backends.
+// write), and the server serves again by itself once the database is back. On PostgreSQL a
+// real TCP proxy stands between the server and the database and the test breaks it, and
+// PostgreSQL itself terminates backends; on SQLite another connection holds the write lock.
 import { randomBytes } from 'node:crypto'
+import { DatabaseSync } from 'node:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { PASSWORD, raw, registered, uniqueEmail, type Member } from '../support/actors.ts'
@@ -12,6 +13,9 @@ import { blobFiles, openBundle, opsRaw, writeFor } from '../support/bundles.ts'
 import { everyRow, postgresAddress, readRows, testEngine } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+
+/** Short, so that a request that has to wait for the database gives up within the test's time. */
+const WAIT_TIMEOUT_S = 1
 
 function login(server: TestServer, email: string, requestId = 'fault') {
   return raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify({ email, password: PASSWORD }) })
@@ -53,7 +57,7 @@ async function untilLost(server: TestServer, count: number): Promise<LogLine[]> 
   }
 }
 
-describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test breaks', () => {
+if (testEngine === 'postgres') describe('PostgreSQL behind a proxy the test breaks', () => {
   // Names this server's connections in pg_stat_activity, apart from every other test's.
   const applicationName = `coffer_faults_${randomBytes(6).toString('hex')}`
   let proxy: TcpProxy
@@ -69,7 +73,7 @@ describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test br
 
   beforeAll(async () => {
     proxy = await startTcpProxy(postgresAddress())
-    server = await startServer({}, { reach: throughProxy })
+    server = await startServer({ DATABASE_WAIT_TIMEOUT_S: String(WAIT_TIMEOUT_S) }, { reach: throughProxy })
     member = await registered(server)
   })
   afterAll(async () => {
@@ -110,6 +114,19 @@ describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test br
     expect((await raw(server, 'GET', '/readyz')).status).toBe(200)
   })
 
+  it('gives up on a connection that never answers within DATABASE_WAIT_TIMEOUT_S, more requests than the pool holds included', async () => {
+    proxy.setMode('hold')
+    proxy.cut()
+    const started = Date.now()
+    // Twelve: ten wait for new connections, two for a free one of the pool's ten.
+    const answers = await Promise.all(Array.from({ length: 12 }, () => login(server, member.email)))
+    for (const answer of answers) expectUnavailable(answer, '/v1/auth/login')
+    expect(Date.now() - started).toBeLessThan(WAIT_TIMEOUT_S * 1000 + 2000)
+
+    proxy.setMode('forward')
+    expect((await login(server, member.email)).status).toBe(200)
+  })
+
   it('leaves nothing of a register cut inside its transaction, and the same register succeeds afterwards', async () => {
     const email = uniqueEmail('cut')
     const before = await everyRow(server.database)
@@ -148,3 +165,34 @@ describe.runIf(testEngine === 'postgres')('PostgreSQL behind a proxy the test br
   })
 })
 
+if (testEngine === 'sqlite') describe('SQLite while another connection holds the write lock', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer({ DATABASE_WAIT_TIMEOUT_S: String(WAIT_TIMEOUT_S) })
+  })
+  afterAll(() => server?.close())
+
+  it('answers writes 503 with Retry-After once the busy timeout passes, writes nothing, and serves again when the lock is released', async () => {
+    const member = await registered(server)
+    const newcomer = uniqueEmail('locked')
+    if (server.database.engine !== 'sqlite') throw new Error('an SQLite test server')
+    // Another process would do the same: a `coffer` command writing beside the server.
+    const holder = new DatabaseSync(server.database.file)
+    try {
+      holder.exec('begin immediate')
+      const before = await everyRow(server.database)
+      const started = Date.now()
+      expectUnavailable(await register(server, newcomer), '/v1/auth/register')
+      expectUnavailable(await login(server, member.email), '/v1/auth/login')
+      expect(Date.now() - started).toBeLessThan(2 * WAIT_TIMEOUT_S * 1000 + 2000)
+      // Reads go on beside the writer (WAL).
+      expect((await profile(server, member)).status).toBe(200)
+      expect(await everyRow(server.database)).toEqual(before)
+    } finally {
+      holder.exec('rollback')
+      holder.close()
+    }
+    expect((await register(server, newcomer)).status).toBe(200)
+    expect((await login(server, member.email)).status).toBe(200)
+  })
+})

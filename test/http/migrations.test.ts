@@ -12,7 +12,7 @@ import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
 import { openDialect, openStorage } from '../../src/storage/kysely/storage.ts'
 import { freshDatabase, readRows, type TestDatabase } from '../support/database.ts'
 
-const STORAGE_OPTIONS = { log: createLogger('silent') }
+const STORAGE_OPTIONS = { waitTimeoutS: 5, log: createLogger('silent') }
 
 let directory: string
 let database: TestDatabase

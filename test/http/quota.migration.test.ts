@@ -19,7 +19,7 @@ beforeAll(async () => {
   database = await freshDatabase(directory)
   const target = database.target
   db = new Kysely<Tables>({
-    dialect: openDialect(target, { log: createLogger('silent') }),
+    dialect: openDialect(target, { waitTimeoutS: 5, log: createLogger('silent') }),
     plugins: [new CamelCasePlugin()],
   })
 })

@@ -5,6 +5,8 @@ const INT8_OID = 20
 
 export interface PostgresOptions {
   readonly searchPath?: string
+  /** How long to wait for a new connection, or for a free one of the pool, before failing. */
+  readonly connectTimeoutMs: number
   /** Told when PostgreSQL or the network ends one of the pool's connections. */
   readonly onConnectionLost: (error: Error) => void
 }
@@ -17,6 +19,7 @@ export function postgresDialect(url: string, options: PostgresOptions): Postgres
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: options.connectTimeoutMs,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     types: {
       getTypeParser: ((oid: number, format?: string) =>

@@ -52,15 +52,19 @@ export type DatabaseTarget =
   | { readonly engine: 'postgres'; readonly url: string; readonly searchPath?: string }
 
 export interface StorageOptions {
+  /** DATABASE_WAIT_TIMEOUT_S: how long to wait for a PostgreSQL connection or SQLite's write lock. */
+  readonly waitTimeoutS: number
   /** Where a connection that PostgreSQL or the network ended is reported. */
   readonly log: { warn(details: object, message: string): void }
 }
 
 /** The engine's dialect as the storage uses it, connection faults translated (connection-faults.ts). */
 export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
-  if (target.engine === 'sqlite') return translatingConnectionFaults(sqliteDialect(target.file))
+  const waitMs = options.waitTimeoutS * 1000
+  if (target.engine === 'sqlite') return translatingConnectionFaults(sqliteDialect(target.file, waitMs))
   const dialect = postgresDialect(target.url, {
     ...(target.searchPath ? { searchPath: target.searchPath } : {}),
+    connectTimeoutMs: waitMs,
     // The driver's words only: the pool also hangs the client (and its configuration) on the error.
     onConnectionLost: (error) => options.log.warn({ cause: error.message }, 'database connection lost'),
   })
