@@ -1,7 +1,7 @@
 // buildApp(deps): the Fastify application with every http plugin and feature route. It never
 // listens; main.ts does, and tests do on an ephemeral port.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
+import Fastify, { LogController } from 'fastify'
 import type { Deps } from './deps.ts'
 import { albumsRoutes } from './features/albums/albums.routes.ts'
 import { authRoutes } from './features/auth/auth.routes.ts'
@@ -19,7 +19,7 @@ import { totpRoutes } from './features/totp/totp.routes.ts'
 import { uploadsRoutes } from './features/uploads/uploads.routes.ts'
 import { registerBearerCheck } from './http/bearer.ts'
 import { healthRoutes, registerMetrics } from './http/health.ts'
-import { createLogger, registerRequestLog } from './http/logging.ts'
+import { registerRequestLog } from './http/logging.ts'
 import { registerMediaTypes } from './http/media-type.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerProblemHandlers } from './http/problem.ts'
@@ -29,15 +29,10 @@ import type { App } from './http/route.ts'
 import { registerUnroutedAnswers, unroutedOptions } from './http/unrouted.ts'
 import { registerValidators } from './http/validation.ts'
 
-export interface AppOptions {
-  /** Tests capture log lines through their own logger. */
-  readonly logger?: FastifyBaseLogger
-}
-
-export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<App> {
+export async function buildApp(deps: Deps): Promise<App> {
   const app = Fastify({
     ...unroutedOptions,
-    loggerInstance: options.logger ?? createLogger(deps.config.logLevel),
+    loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
     genReqId: requestId,

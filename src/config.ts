@@ -22,6 +22,8 @@ export interface Config {
   readonly dataDir: string
   /** `sqlite:<file>` or a `postgres://` URL. */
   readonly database: { readonly engine: 'sqlite'; readonly file: string } | { readonly engine: 'postgres'; readonly url: string }
+  /** How long an operation waits for a PostgreSQL connection or SQLite's write lock before it answers 503. */
+  readonly databaseWaitTimeoutS: number
   readonly publicOrigin: string
   /** 32 bytes; null means "read or generate `$DATA_DIR/secret.key`" (crypto/secret-key.ts). */
   readonly secretKey: Buffer | null
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     database: database(env, dataDir),
+    databaseWaitTimeoutS: integer(env, 'DATABASE_WAIT_TIMEOUT_S', 5, 1, 300),
     publicOrigin: origin('PUBLIC_ORIGIN', read(env, 'PUBLIC_ORIGIN') ?? `http://${publicHost}:${port}`),
     secretKey: secretKey(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024),

@@ -1,10 +1,12 @@
 // The composition root: every component the routes and services use, built once from config.
+import type { FastifyBaseLogger } from 'fastify'
 import { openLocalFolderBlobStore, type LocalFolderBlobStore } from './blob-store/local-folder.ts'
 import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
 import { deriveKey, resolveSecretKey } from './crypto/secret-key.ts'
 import { createAttestationKeyring, ensureAttestationKey, type AttestationKeyring } from './features/custody/attestation.ts'
+import { createLogger } from './http/logging.ts'
 import { createMetrics, type Metrics } from './http/metrics.ts'
 import type { Storage } from './storage/port.ts'
 import { openStorage, type DatabaseTarget } from './storage/kysely/storage.ts'
@@ -18,6 +20,8 @@ export const systemClock: Clock = { now: () => Date.now() }
 
 export interface Deps {
   readonly config: Config
+  /** The process's log (Fastify's logger, and the storage's for connections lost between requests). */
+  readonly log: FastifyBaseLogger
   readonly clock: Clock
   readonly storage: Storage
   readonly blobs: LocalFolderBlobStore
@@ -33,6 +37,8 @@ export interface Deps {
 
 export interface DepsOverrides {
   readonly clock?: Clock
+  /** Tests keep every line. */
+  readonly log?: FastifyBaseLogger
   /** Tests point each file at its own PostgreSQL schema. */
   readonly database?: DatabaseTarget
 }
@@ -41,10 +47,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir)
   const metrics = createMetrics()
   const passwords = await createPasswordHasher(config.passwordHash, () => metrics.passwordVerifications.inc())
+  const log = overrides.log ?? createLogger(config.logLevel)
   return {
     config,
+    log,
     clock: overrides.clock ?? systemClock,
-    storage: openStorage(overrides.database ?? config.database),
+    storage: openStorage(overrides.database ?? config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log }),
     blobs: await openLocalFolderBlobStore(config.blobDir, (bytes) => metrics.blobBytesRead.inc(bytes)),
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),

@@ -9,6 +9,7 @@ import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
 import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
+import { createLogger } from '../http/logging.ts'
 import { runServe } from '../main.ts'
 import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
@@ -50,7 +51,7 @@ function print(value: unknown): void {
 
 async function migrate(): Promise<void> {
   const config = loadConfig()
-  const storage = openStorage(config.database)
+  const storage = openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: createLogger(config.logLevel) })
   try {
     await storage.migrate()
     process.stdout.write(`migrations applied (${storage.engine})\n`)

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
 import type { Metrics } from './metrics.ts'
+import { unavailable } from './problem.ts'
 import { operation } from './route.ts'
 
 const tags = ['Operations']
@@ -42,7 +42,7 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
         await Promise.all([deps.storage.ping(), deps.blobs.ping()])
       } catch (error) {
         request.log.error({ err: error }, 'readiness check failed')
-        throw new AppError('error.unavailable', 'The database or the blob store does not answer')
+        throw unavailable('The database or the blob store does not answer')
       }
       return { status: 'ready' }
     },

@@ -38,9 +38,13 @@ interface DocumentedSchema {
   response?: Record<string, unknown>
 }
 
-/** Every catalog code an operation can answer, generic ones included. */
+/**
+ * Every catalog code an operation can answer, generic ones included. 503 (the database cannot
+ * be reached) is generic like 500: the few operations that never read the database, such as
+ * /healthz, are not told apart.
+ */
 export function operationCodes(config: FastifyContextConfig, schema: DocumentedSchema): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['error.request.too_large', 'error.internal'])
+  const codes = new Set<ErrorCode>(['error.request.too_large', 'error.internal', 'error.unavailable'])
   if (config.auth !== undefined && config.auth !== 'none') codes.add('error.auth.unauthenticated')
   if (config.accepts) {
     codes.add('error.request.malformed')

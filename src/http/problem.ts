@@ -1,13 +1,25 @@
 // Every error leaves as application/problem+json from the one catalog (API.md section 1):
-// 400 parse, 413 size, 415 media type, 422 schema, 500 without internals. Expected outcomes
-// are not logged, client mistakes at warn, faults at error with the request id.
+// 400 parse, 413 size, 415 media type, 422 schema, 503 when the database cannot be reached,
+// 500 without internals. Expected outcomes are not logged, client mistakes and an unreachable
+// database at warn, faults at error with the request id.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorCatalog, problemType, type ErrorCode } from '../contract/errors.ts'
 import { AppError } from '../errors.ts'
+import { StorageUnavailableError } from '../storage/port.ts'
 
 export const PROBLEM_MEDIA = 'application/problem+json'
 
 export const BEARER_CHALLENGE = 'Bearer realm="coffer"'
+
+/**
+ * Retry-After on every 503: a database restart or failover takes seconds, and clients that wait
+ * this long between tries do not pile onto a database that is coming back.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 5
+
+export function unavailable(detail: string): AppError {
+  return new AppError('error.unavailable', detail, { retryAfterS: UNAVAILABLE_RETRY_AFTER_S })
+}
 
 /** The RFC 9457 document of `error`; `instance` is absent when the request has no path to name. */
 export function problemDocument(error: AppError, instance: string | undefined): Record<string, unknown> {
@@ -98,6 +110,11 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     // The operator's problem, not the client's: at error, with the system's own code.
     request.log.error({ code: fault.code, cause: error.code }, 'storage fault')
     return sendProblem(request, reply, fault)
+  }
+  if (error instanceof StorageUnavailableError) {
+    // Not a fault of this server: the operation may succeed once the database answers again.
+    request.log.warn({ code: 'error.unavailable', cause: error.message }, 'database unavailable')
+    return sendProblem(request, reply, unavailable('The database cannot be reached or the connection to it was lost; try again after Retry-After seconds'))
   }
   const mapped = frameworkError(error)
   if (mapped) {

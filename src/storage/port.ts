@@ -573,3 +573,17 @@ export interface Storage extends Store {
   ping(): Promise<void>
   close(): Promise<void>
 }
+
+/**
+ * What every method throws when the database cannot be reached or the connection was lost in
+ * the middle (a restart, a failover, a cut network, a write lock held past the wait): nothing
+ * is wrong with the request, and it may succeed when tried again. A transaction it interrupts
+ * either committed whole or not at all (only a connection lost while the commit itself was
+ * under way leaves the caller unsure which).
+ */
+export class StorageUnavailableError extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause })
+    this.name = 'StorageUnavailableError'
+  }
+}

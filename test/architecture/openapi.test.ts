@@ -41,11 +41,12 @@ describe('OpenAPI document', async () => {
     }
   })
 
-  it('documents 413 and 500 problems on every operation and 401 on every bearer operation', () => {
+  it('documents 413, 500 and 503 problems on every operation and 401 on every bearer operation', () => {
     for (const { path, method, op } of operations) {
       const responses = op.responses ?? {}
-      expect(Object.keys(responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '500']))
+      expect(Object.keys(responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '500', '503']))
       expect(responses['500']?.content, `${method} ${path}`).toHaveProperty(['application/problem+json'])
+      expect(responses['503']?.description, `${method} ${path}`).toBe('`error.unavailable`')
       if (op.security) expect(responses['401']?.description, `${method} ${path}`).toContain('error.auth.unauthenticated')
     }
   })

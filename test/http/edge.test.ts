@@ -103,6 +103,7 @@ describe('faults', () => {
       const ready = await raw(broken, 'GET', '/readyz')
       expect(ready.status).toBe(503)
       expect(ready.json?.code).toBe('error.unavailable')
+      expect(ready.headers.get('retry-after')).toBe('5')
     } finally {
       await broken.close()
     }

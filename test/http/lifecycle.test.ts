@@ -358,7 +358,7 @@ describe('check 4: protocol range (426)', () => {
     expect(server.deps.config.protocol).toEqual({ min: PROTOCOL_MIN, current: PROTOCOL_CURRENT, max: PROTOCOL_MAX })
     // A second instance over the same database and blob folder, configured after the album was provisioned.
     const raised = { min: '2026-08-01', current: '2026-08-01', max: PROTOCOL_MAX }
-    const later = await buildApp({ ...server.deps, config: { ...server.deps.config, protocol: raised } }, { logger: createLogger('silent') })
+    const later = await buildApp({ ...server.deps, log: createLogger('silent'), config: { ...server.deps.config, protocol: raised } })
     const url = await later.listen({ port: 0, host: '127.0.0.1' })
     try {
       const client = new CofferClient({ baseUrl: url, tokens: member.client.tokens, now: server.clock.now })

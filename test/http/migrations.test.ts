@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { CamelCasePlugin, Kysely, Migrator, sql, type MigrationProvider } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/http/logging.ts'
 import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
-import { postgresDialect } from '../../src/storage/kysely/postgres.ts'
-import { sqliteDialect } from '../../src/storage/kysely/sqlite.ts'
-import { openStorage } from '../../src/storage/kysely/storage.ts'
 import pg from 'pg'
+import { openDialect, openStorage } from '../../src/storage/kysely/storage.ts'
 import { freshDatabase, readRows, testEngine, type TestDatabase } from '../support/database.ts'
+
+const STORAGE_OPTIONS = { waitTimeoutS: 5, log: createLogger('silent') }
 
 let directory: string
 let database: TestDatabase
@@ -28,9 +29,7 @@ afterAll(async () => {
 
 /** A Kysely on the test database, as the storage opens it. */
 function connect(): Kysely<unknown> {
-  const { target } = database
-  const dialect = target.engine === 'sqlite' ? sqliteDialect(target.file) : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect
-  return new Kysely<unknown>({ dialect, plugins: [new CamelCasePlugin()] })
+  return new Kysely<unknown>({ dialect: openDialect(database.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
 }
 
 function migrator(db: Kysely<unknown>, provider: MigrationProvider): Migrator {
@@ -90,7 +89,7 @@ describe('a migration that fails half-way', () => {
 describe('migration 0007', () => {
   it('moves counts, locks and redeem windows, and drops the old columns and tables', async () => {
     await migrateTo('0006-unknown-sign-ins')
-    const storage = openStorage(database.target)
+    const storage = openStorage(database.target, STORAGE_OPTIONS)
     try {
       await storage.migrate()
       expect(await storage.findPasswordLock(sha256('locked@example.com'))).toBe(4_000_000_000_000)
@@ -132,7 +131,7 @@ if (testEngine === 'postgres') describe('migrating beside other schemas of the d
       for (let i = 0; i < 6; i++) {
         const schema = `migrating_${randomBytes(4).toString('hex')}`
         await admin.query(`create schema ${schema}`)
-        const storage = openStorage({ engine: 'postgres', url, searchPath: schema })
+        const storage = openStorage({ engine: 'postgres', url, searchPath: schema }, STORAGE_OPTIONS)
         try {
           await storage.migrate()
         } catch (error) {

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { CamelCasePlugin, Kysely, Migrator } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { createLogger } from '../../src/http/logging.ts'
 import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
-import { postgresDialect } from '../../src/storage/kysely/postgres.ts'
-import { sqliteDialect } from '../../src/storage/kysely/sqlite.ts'
+import { openDialect } from '../../src/storage/kysely/storage.ts'
 import type { Tables } from '../../src/storage/kysely/tables.ts'
 import { freshDatabase, readRows, type TestDatabase } from '../support/database.ts'
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   database = await freshDatabase(directory)
   const target = database.target
   db = new Kysely<Tables>({
-    dialect: target.engine === 'sqlite' ? sqliteDialect(target.file) : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect,
+    dialect: openDialect(target, { waitTimeoutS: 5, log: createLogger('silent') }),
     plugins: [new CamelCasePlugin()],
   })
 })

@@ -29,6 +29,12 @@ function postgresUrl(): string {
   return url
 }
 
+/** Where the test PostgreSQL listens (a fault test puts a proxy in front of it). */
+export function postgresAddress(): { host: string; port: number } {
+  const url = new URL(postgresUrl())
+  return { host: url.hostname, port: Number(url.port || 5432) }
+}
+
 export async function freshDatabase(directory: string): Promise<TestDatabase> {
   if (testEngine === 'sqlite') {
     return { target: { engine: 'sqlite', file: path.join(directory, 'coffer.db') }, drop: async () => {} }

@@ -43,9 +43,8 @@ function capture(logs: string[]): Writable {
 }
 
 /** One instance on `deps`, listening on an ephemeral port; close() closes what is its own. */
-async function listening(deps: Deps, clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
-  const logs: string[] = []
-  const app = await buildApp(deps, { logger: createLogger(deps.config.logLevel, capture(logs)) })
+async function listening(deps: Deps, logs: string[], clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
+  const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
   let closed = false
   return {
@@ -65,10 +64,18 @@ async function listening(deps: Deps, clock: TestClock, database: DatabaseTarget)
   }
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const { instances, close } = await startInstances(1, env)
+export async function startServer(env: Record<string, string> = {}, options: InstanceOptions = {}): Promise<TestServer> {
+  const { instances, close } = await startInstances(1, env, options)
   const server = instances[0]!
   return { ...server, close }
+}
+
+export interface InstanceOptions {
+  /**
+   * The way the instances reach the test's database (a fault test puts a proxy in between).
+   * TestServer.database stays the database itself, read directly.
+   */
+  readonly reach?: (database: DatabaseTarget) => DatabaseTarget
 }
 
 export interface Instances {
@@ -82,7 +89,7 @@ export interface Instances {
  * instances" deploys them (same SECRET_KEY and PUBLIC_ORIGIN), started at the same time on one
  * settable clock. (SQLite is for one instance: several in one process share only a file lock.)
  */
-export async function startInstances(count: number, env: Record<string, string> = {}): Promise<Instances> {
+export async function startInstances(count: number, env: Record<string, string> = {}, options: InstanceOptions = {}): Promise<Instances> {
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-test-'))
   const database = await freshDatabase(directory)
   const config = loadConfig({
@@ -95,9 +102,11 @@ export async function startInstances(count: number, env: Record<string, string> 
   const clock = testClock()
   const instances = await Promise.all(
     Array.from({ length: count }, async () => {
-      const deps = await createDeps(config, { clock, database: database.target })
+      const logs: string[] = []
+      const log = createLogger(config.logLevel, capture(logs))
+      const deps = await createDeps(config, { clock, log, database: options.reach?.(database.target) ?? database.target })
       await startUp(deps)
-      return listening(deps, clock, database.target)
+      return listening(deps, logs, clock, database.target)
     }),
   )
   let closed = false

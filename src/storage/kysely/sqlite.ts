@@ -65,9 +65,14 @@ class SqliteImmediateDialect extends SqliteDialect {
   }
 }
 
-export function sqliteDialect(file: string): SqliteDialect {
+/**
+ * `busyTimeoutMs`: how long a statement waits for a lock another process holds (a `coffer`
+ * command writing beside the server) before it fails with SQLITE_BUSY. The wait blocks the
+ * event loop, as every node:sqlite call does.
+ */
+export function sqliteDialect(file: string, busyTimeoutMs: number): SqliteDialect {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
-  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 })
+  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs })
   // WAL lets readers run beside the writer; synchronous=FULL makes "committed" mean "on disk".
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
   return new SqliteImmediateDialect({ database: adapt(db) })

@@ -4,6 +4,7 @@ import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
 import { albumQueries } from './albums.ts'
 import { budgetQueries } from './budgets.ts'
+import { translatingConnectionFaults } from './connection-faults.ts'
 import { custodyQueries } from './custody.ts'
 import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
@@ -50,11 +51,28 @@ export type DatabaseTarget =
   | { readonly engine: 'sqlite'; readonly file: string }
   | { readonly engine: 'postgres'; readonly url: string; readonly searchPath?: string }
 
-export function openStorage(target: DatabaseTarget): Storage {
-  const dialect: Dialect = target.engine === 'sqlite'
-    ? sqliteDialect(target.file)
-    : postgresDialect(target.url, target.searchPath ? { searchPath: target.searchPath } : {}).dialect
-  const db = new Kysely<Tables>({ dialect, plugins: [new CamelCasePlugin()] })
+export interface StorageOptions {
+  /** DATABASE_WAIT_TIMEOUT_S: how long to wait for a PostgreSQL connection or SQLite's write lock. */
+  readonly waitTimeoutS: number
+  /** Where a connection that PostgreSQL or the network ended is reported. */
+  readonly log: { warn(details: object, message: string): void }
+}
+
+/** The engine's dialect as the storage uses it, connection faults translated (connection-faults.ts). */
+export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
+  const waitMs = options.waitTimeoutS * 1000
+  if (target.engine === 'sqlite') return translatingConnectionFaults(sqliteDialect(target.file, waitMs))
+  const dialect = postgresDialect(target.url, {
+    ...(target.searchPath ? { searchPath: target.searchPath } : {}),
+    connectTimeoutMs: waitMs,
+    // The driver's words only: the pool also hangs the client (and its configuration) on the error.
+    onConnectionLost: (error) => options.log.warn({ cause: error.message }, 'database connection lost'),
+  })
+  return translatingConnectionFaults(dialect)
+}
+
+export function openStorage(target: DatabaseTarget, options: StorageOptions): Storage {
+  const db = new Kysely<Tables>({ dialect: openDialect(target, options), plugins: [new CamelCasePlugin()] })
   const engine: Engine = target.engine
   return {
     ...store(db),
