@@ -1,5 +1,6 @@
-// HOST takes an IP literal or an RFC 1123 hostname; anything else stops start-up naming HOST,
-// before PUBLIC_ORIGIN is derived from it. The storage quota's variables take whole numbers (0
+// A variable set but empty stops start-up naming it (never taken as unset: an empty SECRET_KEY
+// would otherwise become a new key). HOST takes an IP literal or an RFC 1123 hostname; anything
+// else stops start-up naming HOST, before PUBLIC_ORIGIN is derived from it. The storage quota's variables take whole numbers (0
 // turns the byte quota off; the cap on open uploads is at least 1), naming the variable otherwise.
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from './config.ts'
@@ -14,10 +15,19 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
 }
 
+describe('a variable set but empty', () => {
+  it.each(['SECRET_KEY', 'DATABASE_URL', 'DATA_DIR', 'BLOB_DIR', 'HOST', 'PORT', 'ADMIN_TOKEN'])('%s is refused, naming it', (variable) => {
+    for (const value of ['', '  ']) {
+      const error = configError({ [variable]: value })
+      expect(error.variable).toBe(variable)
+      expect(error.message).toBe(`${variable}: is set but empty; give it a value, or unset it to use the default`)
+    }
+  })
+})
+
 describe('HOST', () => {
-  it('defaults to 127.0.0.1, also when blank like every other variable', () => {
+  it('defaults to 127.0.0.1', () => {
     expect(loadConfig({}).host).toBe('127.0.0.1')
-    expect(loadConfig({ HOST: '  ' }).host).toBe('127.0.0.1')
   })
 
   it.each(['localhost', '0.0.0.0', '::', '::1', '192.168.1.20', 'fe80::1', 'my-host.internal', 'db1', 'a.b-c.example', 'x'.repeat(63)])('accepts %s', (host) => {

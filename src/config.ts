@@ -60,9 +60,16 @@ export interface Config {
   readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
 }
 
+/**
+ * A variable's value, or undefined when it is not set. Set but empty is refused: it is how a
+ * mistake looks (`SECRET_KEY=$(cat missing-file)`, a template variable with no value), and
+ * taking it as "unset" would quietly pick a default, such as a new SECRET_KEY.
+ */
 function read(env: Env, name: string): string | undefined {
   const value = env[name]
-  return value === undefined || value.trim() === '' ? undefined : value.trim()
+  if (value === undefined) return undefined
+  if (value.trim() === '') throw new ConfigError(name, 'is set but empty; give it a value, or unset it to use the default')
+  return value.trim()
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
