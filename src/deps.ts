@@ -1,14 +1,17 @@
 // The composition root: every component the routes and services use, built once from config.
+import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { openLocalFolderBlobStore, type LocalFolderBlobStore } from './blob-store/local-folder.ts'
 import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
-import { deriveKey, resolveSecretKey } from './crypto/secret-key.ts'
+import { deriveKey, resolveSecretKey, SECRET_KEY_FILE } from './crypto/secret-key.ts'
 import { createAttestationKeyring, ensureAttestationKey, type AttestationKeyring } from './features/custody/attestation.ts'
+import { totpAssociatedData } from './features/totp/totp.service.ts'
 import { createLogger } from './http/logging.ts'
 import { createMetrics, type Metrics } from './http/metrics.ts'
-import type { Storage } from './storage/port.ts'
+import { StartUpError } from './start-up-failure.ts'
+import { StorageUnavailableError, type Storage } from './storage/port.ts'
 import { openStorage, type DatabaseTarget } from './storage/kysely/storage.ts'
 
 export interface Clock {
@@ -64,11 +67,40 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
 
 /**
  * What every start does before serving: migrations, the leftovers of interrupted blob writes,
- * and the first attestation key. Answers how many leftover files went.
+ * the first attestation key, and the check that SECRET_KEY opens what the database holds sealed.
+ * Answers how many leftover files went.
  */
 export async function startUp(deps: Deps): Promise<number> {
   await deps.storage.migrate()
   const leftovers = await deps.blobs.cleanLeftovers()
-  await ensureAttestationKey(deps)
+  await checkSecretKeyOpensSealed(deps, await ensureAttestationKey(deps))
   return leftovers
+}
+
+/**
+ * A SECRET_KEY other than the one the database was set up with would serve, and then fail every
+ * upload (its receipt cannot be signed) and every TOTP sign-in: refuse to start instead.
+ */
+async function checkSecretKeyOpensSealed(deps: Deps, activeKeyId: string): Promise<void> {
+  const unopened: string[] = []
+  try {
+    await deps.attestation.signingKey(deps.storage, activeKeyId)
+  } catch (error) {
+    if (error instanceof StorageUnavailableError) throw error
+    unopened.push(`the receipt-signing key ${activeKeyId}`)
+  }
+  const secondFactor = await deps.storage.anySecondFactor()
+  if (secondFactor !== undefined) {
+    try {
+      deps.totpSecrets.open(secondFactor.secretBox, totpAssociatedData(secondFactor.userId))
+    } catch {
+      unopened.push('the TOTP secrets')
+    }
+  }
+  if (unopened.length === 0) return
+  const source = deps.config.secretKey === null ? `read from ${path.join(deps.config.dataDir, SECRET_KEY_FILE)}` : 'set in the environment'
+  throw new StartUpError(
+    `SECRET_KEY (${source}) does not open ${unopened.join(' or ')} this database holds: it was set up with another key. ` +
+      'Start with the SECRET_KEY it was set up with (every instance of a deployment shares one; when SECRET_KEY is unset, it is $DATA_DIR/secret.key)',
+  )
 }

@@ -1,29 +1,12 @@
 // Process entry: config -> deps -> migrate -> buildApp -> listen, and a graceful shutdown on
 // SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database).
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { loadConfig, type Config } from './config.ts'
 import { createDeps, startUp } from './deps.ts'
 import { startSweeping } from './features/maintenance/sweep.service.ts'
+import { listenFailure, reportStartFailure } from './start-up-failure.ts'
 
-/** The server could not listen on HOST:PORT; the message is the one line the operator sees. */
-class ListenError extends Error {}
-
-const LISTEN_REASONS: Readonly<Record<string, string>> = {
-  EADDRINUSE: 'PORT is already in use',
-  EADDRNOTAVAIL: 'HOST is not an address of this machine',
-  ENOTFOUND: 'HOST does not resolve to an address',
-  EAI_AGAIN: 'HOST could not be resolved (DNS unavailable)',
-  EACCES: 'permission denied (ports below 1024 need privileges)',
-}
-
-function listenError(config: Config, error: unknown): ListenError {
-  const { code, message } = error instanceof Error ? (error as NodeJS.ErrnoException) : { code: undefined, message: String(error) }
-  const reason = code === undefined ? message : `${LISTEN_REASONS[code] ?? message} (${code})`
-  return new ListenError(`cannot listen on HOST=${config.host} PORT=${config.port}: ${reason}`)
-}
-
-export async function serve(): Promise<void> {
-  const config = loadConfig()
+export async function serve(config: Config): Promise<void> {
   const deps = await createDeps(config)
   const leftovers = await startUp(deps)
   const app = await buildApp(deps)
@@ -53,22 +36,18 @@ export async function serve(): Promise<void> {
     stopSweeping()
     await app.close()
     await deps.storage.close()
-    throw listenError(config, error)
+    throw listenFailure(config, error)
   }
   app.log.info({ engine: deps.storage.engine, dataDir: config.dataDir, publicOrigin: config.publicOrigin }, 'coffer is serving')
 }
 
 export async function runServe(): Promise<void> {
+  let config: Config | null = null
   try {
-    await serve()
+    config = loadConfig()
+    await serve(config)
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`coffer: invalid configuration: ${error.message}\n`)
-    } else if (error instanceof ListenError) {
-      process.stderr.write(`coffer: ${error.message}\n`)
-    } else {
-      process.stderr.write(`coffer: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-    }
+    reportStartFailure(config, error, 'failed to start: ')
     process.exit(1)
   }
 }

@@ -11,6 +11,7 @@ import { hostname } from 'node:os'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { makeDirectory } from '../directories.ts'
 import type { BlobStore, ByteRange, PutOutcome } from './port.ts'
 
 const HASH = /^[0-9a-f]{64}$/
@@ -64,7 +65,7 @@ export interface LocalFolderBlobStore extends BlobStore {
 
 export async function openLocalFolderBlobStore(root: string, onRead: (bytes: number) => void = () => {}): Promise<LocalFolderBlobStore> {
   const temporary = path.join(root, 'tmp')
-  await mkdir(temporary, { recursive: true })
+  makeDirectory(temporary)
   const pathOf = (hash: string): string => {
     if (!HASH.test(hash)) throw new Error(`not a blob name: ${hash}`)
     return path.join(root, hash.slice(0, 2), hash.slice(2, 4), hash)

@@ -3,7 +3,7 @@
 // uses (same environment: DATA_DIR, DATABASE_URL, SECRET_KEY) and are safe beside a running
 // server; `receipts verify` talks to a server over HTTP like any client.
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.ts'
+import { loadConfig, type Config } from '../config.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
@@ -13,6 +13,7 @@ import { createLogger } from '../http/logging.ts'
 import { runServe } from '../main.ts'
 import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
+import { reportStartFailure } from '../start-up-failure.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
 import { generateOpenApiDocument } from './openapi.ts'
 
@@ -119,6 +120,13 @@ try {
     process.stderr.write(`coffer: ${error.message}\n\n${USAGE}`)
     process.exit(2)
   }
-  process.stderr.write(`coffer: ${error instanceof ConfigError ? `invalid configuration: ${error.message}` : error instanceof Error ? error.message : String(error)}\n`)
+  // A command meets the server's start-up faults too (configuration, folders, database, keys).
+  let config: Config | null = null
+  try {
+    config = loadConfig()
+  } catch {
+    // Reported as the error itself.
+  }
+  reportStartFailure(config, error, '')
   process.exit(1)
 }

@@ -1,8 +1,9 @@
 // SECRET_KEY resolution and the keys derived from it. When SECRET_KEY is unset, 32 random
 // bytes are generated once into $DATA_DIR/secret.key; every later start reads them back.
 import { hkdfSync, randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, link, unlink } from 'node:fs/promises'
+import { open, readFile, link, unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { makeDirectory } from '../directories.ts'
 
 export const SECRET_KEY_FILE = 'secret.key'
 
@@ -11,7 +12,7 @@ export async function resolveSecretKey(configured: Buffer | null, dataDir: strin
   const file = path.join(dataDir, SECRET_KEY_FILE)
   const existing = await readKeyFile(file)
   if (existing) return existing
-  await mkdir(dataDir, { recursive: true })
+  makeDirectory(dataDir)
   // Write to a private temporary name, fsync, then link into place: link fails when another
   // process won the race, and then both use the winner's key.
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`

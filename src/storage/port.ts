@@ -186,6 +186,8 @@ export interface SessionStore {
 
 export interface SecondFactorStore {
   findSecondFactor(userId: string): Promise<SecondFactor | undefined>
+  /** One stored TOTP secret, any account's (start-up checks that SECRET_KEY still opens them). */
+  anySecondFactor(): Promise<{ userId: string; secretBox: Buffer } | undefined>
   /** Stores a pending secret, replacing an earlier pending one; false (nothing written) when active. */
   putPendingSecondFactor(userId: string, secretBox: Buffer, now: number): Promise<boolean>
   /** pending -> active, only while the pending secret is still `secretBox` (the one the code was checked against). */

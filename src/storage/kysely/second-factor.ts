@@ -12,6 +12,11 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
       return row && { status: row.status, secretBox: asBuffer(row.secretBox) }
     },
 
+    async anySecondFactor() {
+      const row = await db.selectFrom('secondFactors').select(['userId', 'secretBox']).limit(1).executeTakeFirst()
+      return row && { userId: row.userId, secretBox: asBuffer(row.secretBox) }
+    },
+
     async putPendingSecondFactor(userId, secretBox, now) {
       const result = await db
         .insertInto('secondFactors')

@@ -1,10 +1,10 @@
 // node:sqlite behind Kysely's SqliteDialect. DatabaseSync is close to better-sqlite3; this
 // adapter supplies the rest, and write transactions start with BEGIN IMMEDIATE so that a
 // transaction that reads before it writes never fails to upgrade its lock.
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteDialectConfig } from 'kysely'
+import { makeDirectory } from '../../directories.ts'
 
 /** Prepared statements kept per SQL text: Kysely sends the same few hundred texts over and over. */
 const STATEMENT_CACHE_SIZE = 512
@@ -71,7 +71,7 @@ class SqliteImmediateDialect extends SqliteDialect {
  * event loop, as every node:sqlite call does.
  */
 export function sqliteDialect(file: string, busyTimeoutMs: number): SqliteDialect {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
+  if (file !== ':memory:') makeDirectory(path.dirname(file))
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs })
   // WAL lets readers run beside the writer; synchronous=FULL makes "committed" mean "on disk".
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
