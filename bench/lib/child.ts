@@ -20,7 +20,8 @@ export interface Child<Ready> {
 }
 
 export interface ChildOptions {
-  readonly env?: Record<string, string>
+  /** Over the bench's own environment; undefined unsets a variable. */
+  readonly env?: Record<string, string | undefined>
   readonly startTimeoutMs?: number
 }
 
@@ -28,7 +29,7 @@ export interface ChildOptions {
 export async function startChild<Ready>(script: string, options: ChildOptions = {}): Promise<Child<Ready>> {
   const file = fileURLToPath(new URL(`../${script}`, import.meta.url))
   const child = fork(file, [], {
-    env: { ...process.env, ...options.env },
+    env: Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, value]) => value !== undefined)),
     // For investigations, e.g. BENCH_CHILD_EXEC_ARGV='--cpu-prof --cpu-prof-dir=/tmp/prof'.
     execArgv: (process.env.BENCH_CHILD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== ''),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -23,14 +23,14 @@ export interface CofferOptions {
 /** A Coffer server on a fresh temp DATA_DIR (and a fresh schema on PostgreSQL), stopped and removed at the end of the run. */
 export async function startCoffer(context: BenchContext, options: CofferOptions): Promise<CofferChild> {
   const dataDir = await mkdtemp(path.join(context.workDir, `coffer-${options.engine}-`))
-  const env: Record<string, string> = {
+  const env: Record<string, string | undefined> = {
     DATA_DIR: dataDir,
     LOG_LEVEL: options.logLevel,
     // Whatever the shell running the bench has set, the server under test uses the defaults.
-    DATABASE_URL: '',
-    SECRET_KEY: '',
-    PASSWORD_HASH_MEMORY_KIB: '',
-    PASSWORD_HASH_ITERATIONS: '',
+    DATABASE_URL: undefined,
+    SECRET_KEY: undefined,
+    PASSWORD_HASH_MEMORY_KIB: undefined,
+    PASSWORD_HASH_ITERATIONS: undefined,
     // A run that waits for a quiet machine can outlast the default 15 minutes of an access token.
     ACCESS_TOKEN_TTL_S: '86400',
     ...options.env,
