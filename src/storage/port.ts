@@ -440,6 +440,24 @@ export interface GarbageStore {
   queuedReclaims(after: string, limit: number): Promise<QueuedReclaim[]>
   /** Drops these entries unless a hash was queued again since it was read. */
   dropReclaims(entries: readonly QueuedReclaim[]): Promise<void>
+  /** Records a hold on the removal of blob files, in force until `expiresAt` unless released. */
+  takeGcHold(hold: GcHold): Promise<void>
+  /**
+   * Moves a hold's end to `expiresAt` while it is still in force at `now`; false when it was
+   * released or had lapsed (files may have been removed since: its holder cannot rely on it).
+   */
+  renewGcHold(holdId: string, now: number, expiresAt: number): Promise<boolean>
+  releaseGcHold(holdId: string): Promise<void>
+  /** Whether any hold is in force at `now`: then no queued file may be removed. */
+  gcHeld(now: number): Promise<boolean>
+}
+
+/** A hold on the removal of blob files (a backup copying them). */
+export interface GcHold {
+  readonly holdId: string
+  readonly reason: string
+  readonly createdAt: number
+  readonly expiresAt: number
 }
 
 /** What an account takes of the storage quota. */
