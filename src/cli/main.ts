@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../config.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
+import { fsck } from '../features/integrity/fsck.service.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
 import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
 import { createLogger } from '../http/logging.ts'
@@ -15,6 +16,7 @@ import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
 import { generateOpenApiDocument } from './openapi.ts'
+import { bytesText, progressOnStderr } from './progress.ts'
 
 const USAGE = `usage: coffer <command> [arguments]
 
@@ -27,6 +29,9 @@ const USAGE = `usage: coffer <command> [arguments]
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
   admin legal-hold <asset_id> [--reason R]  keep every blob of an asset from garbage collection
   admin lift-hold <asset_id> [--reason R]   lift it
+  fsck [--deep] [--reclaim-unowned]      check that every blob a row names is on disk with its size (--deep: and its
+                                          SHA-256), the receipt chain is whole and verifies, and the rows agree; exit 1
+                                          and one line per problem when not; --reclaim-unowned queues files no row names
   receipts verify <asset_id> --server URL --token ACCESS_TOKEN
                                           check an asset's custody receipts against the server's attestation keys
   openapi                                 print the OpenAPI document
@@ -96,6 +101,27 @@ async function receipts(args: string[]): Promise<void> {
   if (!check.valid) process.exitCode = 1
 }
 
+async function fsckCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { deep: { type: 'boolean', default: false }, 'reclaim-unowned': { type: 'boolean', default: false } } })
+  const progress = progressOnStderr()
+  const summary = await withDeps((deps) =>
+    fsck(deps, {
+      deep: values.deep,
+      reclaimUnowned: values['reclaim-unowned'],
+      problem: (line) => (progress.done(), process.stdout.write(`problem: ${line}\n`)),
+      note: (line) => (progress.done(), process.stdout.write(`note: ${line}\n`)),
+      progress: ({ phase, count, bytes }) => progress.update(`fsck: ${count} ${phase}${bytes > 0 ? ` (${bytesText(bytes)})` : ''}`),
+    }),
+  )
+  progress.done()
+  process.stdout.write(
+    `fsck: ${summary.problems} problem${summary.problems === 1 ? '' : 's'}, ${summary.notes} note${summary.notes === 1 ? '' : 's'}; ` +
+      `${summary.blobs} blobs (${bytesText(summary.bytes)}) ${summary.rehashed ? 're-hashed' : 'checked for presence and size'}, ${summary.receipts} receipts verified` +
+      `${summary.unownedFiles > 0 ? `, ${summary.unownedFiles} files no row names${summary.queuedNow > 0 ? ` (${summary.queuedNow} queued for removal)` : ''}` : ''}\n`,
+  )
+  if (summary.problems > 0) process.exitCode = 1
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve: () => runServe(),
   migrate: () => migrate(),
@@ -103,6 +129,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   keys,
   admin,
   receipts,
+  fsck: fsckCommand,
   openapi: async () => print(await generateOpenApiDocument()),
 }
 

@@ -65,6 +65,8 @@ export function garbageQueries(db: Executor): GarbageStore {
       await db.deleteFrom('gcHolds').where('holdId', '=', holdId).execute()
     },
 
+    queueReclaims: (hashes) => queueReclaims(db, hashes),
+
     async gcHeld(now) {
       return (await db.selectFrom('gcHolds').select('holdId').where('expiresAt', '>', now).limit(1).executeTakeFirst()) !== undefined
     },

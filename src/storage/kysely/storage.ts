@@ -10,6 +10,7 @@ import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
 import { escrowQueries } from './escrow.ts'
 import { garbageQueries } from './garbage.ts'
+import { integrityQueries } from './integrity.ts'
 import { lifecycleQueries } from './lifecycle.ts'
 import type { Executor } from './executor.ts'
 import { maintenanceQueries } from './maintenance.ts'
@@ -44,6 +45,7 @@ function store(db: Executor): Store {
     ...garbageQueries(db),
     ...custodyQueries(db),
     ...moderationQueries(db),
+    ...integrityQueries(db),
   }
 }
 
