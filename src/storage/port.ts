@@ -622,6 +622,13 @@ export interface Storage extends Store {
   /** Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>
   migrate(): Promise<void>
+  /**
+   * PostgreSQL: the schema this connection works in (null when its search_path names none that
+   * exists yet) and how many tables it holds; SQLite: null and 0. For backup and restore.
+   */
+  currentSchema(): Promise<{ readonly name: string | null; readonly tables: number }>
+  /** PostgreSQL: creates the schema unless it exists (restore into an empty database). */
+  createSchema(name: string): Promise<void>
   ping(): Promise<void>
   close(): Promise<void>
 }
