@@ -4,6 +4,7 @@
 // on the result.
 import { readFile, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { createReadStream } from 'node:fs'
 import path from 'node:path'
 import { writeFile, rm, mkdtemp } from 'node:fs/promises'
 import { openLocalFolderBlobStore } from '../../blob-store/local-folder.ts'
@@ -99,7 +100,7 @@ export async function restore(config: Config, src: string, options: { postgres: 
   await inPool(source.list(), COPY_WIDTH, async (hash) => {
     const size = await source.size(hash)
     if (size === null) return
-    const outcome = await target.put(hash, size, source.open(hash))
+    const outcome = await target.put(hash, size, createReadStream(source.pathOf(hash)))
     if (outcome.kind !== 'stored') {
       corrupt.push(hash)
       return

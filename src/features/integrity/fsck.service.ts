@@ -4,6 +4,7 @@
 // reported. Findings are problems (something acknowledged may be lost or unprovable: exit 1)
 // or notes (space held by files no row names: nothing is lost).
 import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import { pipeline } from 'node:stream/promises'
 import type { Deps } from '../../deps.ts'
 import { verifyReceipts } from '../../sdk/receipts.ts'
@@ -39,7 +40,7 @@ export interface FsckSummary {
 
 export async function sha256File(deps: Deps, hash: string): Promise<string> {
   const digest = createHash('sha256')
-  await pipeline(deps.blobs.open(hash), digest)
+  await pipeline(createReadStream(deps.blobs.pathOf(hash)), digest)
   return digest.digest('hex')
 }
 
