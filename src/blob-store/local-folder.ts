@@ -61,6 +61,23 @@ export interface LocalFolderBlobStore extends BlobStore {
   readonly root: string
   /** Where a blob lives (tests and the operator's tools look at the files). */
   pathOf(hash: string): string
+  /**
+   * The hash of every blob file, in hash order, one folder at a time (fsck, backup): tmp/ and
+   * names that are not blobs in their place are left out. A blob published or removed while the
+   * walk runs may or may not be seen.
+   */
+  list(): AsyncIterable<string>
+}
+
+const FAN_OUT = /^[0-9a-f]{2}$/
+
+async function sortedNames(directory: string): Promise<string[]> {
+  try {
+    return (await readdir(directory)).sort()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
 }
 
 export async function openLocalFolderBlobStore(root: string, onRead: (bytes: number) => void = () => {}): Promise<LocalFolderBlobStore> {
@@ -132,6 +149,15 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       } finally {
         // One that cannot be removed now either is a leftover the next start cleans.
         if (!published) await unlink(partial).catch(() => {})
+      }
+    },
+
+    async *list() {
+      for (const first of (await sortedNames(root)).filter((name) => FAN_OUT.test(name))) {
+        for (const second of (await sortedNames(path.join(root, first))).filter((name) => FAN_OUT.test(name))) {
+          const prefix = first + second
+          for (const name of await sortedNames(path.join(root, first, second))) if (HASH.test(name) && name.startsWith(prefix)) yield name
+        }
       }
     },
 

@@ -2,11 +2,15 @@
 // The `coffer` command for operators. Commands that act on data open the database the server
 // uses (same environment: DATA_DIR, DATABASE_URL, SECRET_KEY) and are safe beside a running
 // server; `receipts verify` talks to a server over HTTP like any client.
+import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig, type Config } from '../config.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
+import { backup, holdRemovals } from '../features/backup/backup.service.ts'
+import { restore } from '../features/backup/restore.service.ts'
+import { fsck } from '../features/integrity/fsck.service.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
 import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
 import { createLogger } from '../http/logging.ts'
@@ -16,6 +20,7 @@ import { verifyReceipts } from '../sdk/receipts.ts'
 import { reportStartFailure } from '../start-up-failure.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
 import { generateOpenApiDocument } from './openapi.ts'
+import { bytesText, progressOnStderr } from './progress.ts'
 
 const USAGE = `usage: coffer <command> [arguments]
 
@@ -28,6 +33,16 @@ const USAGE = `usage: coffer <command> [arguments]
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
   admin legal-hold <asset_id> [--reason R]  keep every blob of an asset from garbage collection
   admin lift-hold <asset_id> [--reason R]   lift it
+  backup <dest> [--blobs-only]            copy the running server's database and blobs (and secret.key) into an empty
+                                          folder, consistently, beside running writes; PostgreSQL: runs pg_dump;
+                                          --blobs-only copies the blob folder only (see docs/operations.md)
+  restore <src>                           restore a backup into an empty data folder (PostgreSQL: an empty schema),
+                                          verifying every copy, then run fsck on it
+  gc hold [--ttl S] [--reason R]          hold the removal of blob files on every instance (for a manual pg_dump)
+  gc release <hold_id>                    release it
+  fsck [--deep] [--reclaim-unowned]      check that every blob a row names is on disk with its size (--deep: and its
+                                          SHA-256), the receipt chain is whole and verifies, and the rows agree; exit 1
+                                          and one line per problem when not; --reclaim-unowned queues files no row names
   receipts verify <asset_id> --server URL --token ACCESS_TOKEN
                                           check an asset's custody receipts against the server's attestation keys
   openapi                                 print the OpenAPI document
@@ -97,6 +112,92 @@ async function receipts(args: string[]): Promise<void> {
   if (!check.valid) process.exitCode = 1
 }
 
+async function fsckCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { deep: { type: 'boolean', default: false }, 'reclaim-unowned': { type: 'boolean', default: false } } })
+  const progress = progressOnStderr()
+  const summary = await withDeps((deps) =>
+    fsck(deps, {
+      deep: values.deep,
+      reclaimUnowned: values['reclaim-unowned'],
+      problem: (line) => (progress.done(), process.stdout.write(`problem: ${line}\n`)),
+      note: (line) => (progress.done(), process.stdout.write(`note: ${line}\n`)),
+      progress: ({ phase, count, bytes }) => progress.update(`fsck: ${count} ${phase}${bytes > 0 ? ` (${bytesText(bytes)})` : ''}`),
+    }),
+  )
+  progress.done()
+  process.stdout.write(
+    `fsck: ${summary.problems} problem${summary.problems === 1 ? '' : 's'}, ${summary.notes} note${summary.notes === 1 ? '' : 's'}; ` +
+      `${summary.blobs} blobs (${bytesText(summary.bytes)}) ${summary.rehashed ? 're-hashed' : 'checked for presence and size'}, ${summary.receipts} receipts verified` +
+      `${summary.unownedFiles > 0 ? `, ${summary.unownedFiles} files no row names${summary.queuedNow > 0 ? ` (${summary.queuedNow} queued for removal)` : ''}` : ''}\n`,
+  )
+  if (summary.problems > 0) process.exitCode = 1
+}
+
+async function backupCommand(args: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { 'blobs-only': { type: 'boolean', default: false } } })
+  const [dest] = positionals
+  if (dest === undefined || positionals.length > 1) throw new UsageError('backup needs one destination folder')
+  const progress = progressOnStderr()
+  const started = Date.now()
+  const manifest = await withDeps((deps) =>
+    backup(deps, path.resolve(dest), {
+      blobsOnly: values['blobs-only'],
+      progress: ({ phase, count, bytes, total }) =>
+        progress.update(phase === 'database' ? 'backup: copying the database' : `backup: ${count}${total === null ? '' : `/${total}`} blobs copied (${bytesText(bytes)})`),
+    }),
+  )
+  progress.done()
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  const what = [
+    manifest.database === null ? 'no database (--blobs-only)' : `database ${manifest.database.file} (${bytesText(manifest.database.bytes)})`,
+    `${manifest.blobs.count} blobs (${bytesText(manifest.blobs.bytes)})`,
+    manifest.secret_key ? 'secret.key (keep this backup as secret as the key)' : 'no secret.key',
+  ]
+  process.stdout.write(`backup: ${path.resolve(dest)}: ${what.join(', ')} in ${seconds} s\n`)
+  for (const hash of manifest.missing) process.stdout.write(`problem: blob ${hash}: named by the database, missing from the blob store (not in the backup)\n`)
+  for (const hash of manifest.corrupt) process.stdout.write(`problem: blob ${hash}: its file does not match its name (not in the backup)\n`)
+  if (manifest.missing.length + manifest.corrupt.length > 0) {
+    process.stdout.write(`backup: incomplete: ${manifest.missing.length + manifest.corrupt.length} blobs could not be copied; run coffer fsck\n`)
+    process.exitCode = 1
+  }
+}
+
+async function restoreCommand(args: string[]): Promise<void> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} })
+  const [src] = positionals
+  if (src === undefined || positionals.length > 1) throw new UsageError('restore needs one backup folder')
+  const config = loadConfig()
+  const progress = progressOnStderr()
+  const outcome = await restore(config, path.resolve(src), {
+    postgres: () => openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: createLogger(config.logLevel) }),
+    progress: ({ count, bytes, total }) => progress.update(`restore: ${count}/${total} blobs copied (${bytesText(bytes)})`),
+  })
+  progress.done()
+  process.stdout.write(`restore: ${outcome.manifest.database === null ? 'no database (restore it with pg_restore)' : `database ${outcome.manifest.database.file}`}, ${outcome.blobs.count} blobs (${bytesText(outcome.blobs.bytes)})${outcome.manifest.secret_key ? ', secret.key' : ''}; checking it (fsck)\n`)
+  for (const hash of outcome.corrupt) process.stdout.write(`problem: blob ${hash}: the backup's copy does not match its name (not restored)\n`)
+  if (outcome.blobs.count + outcome.corrupt.length !== outcome.manifest.blobs.count) {
+    process.stdout.write(`problem: the backup's manifest lists ${outcome.manifest.blobs.count} blobs, its folder holds ${outcome.blobs.count + outcome.corrupt.length}\n`)
+    process.exitCode = 1
+  }
+  if (outcome.corrupt.length > 0) process.exitCode = 1
+  // Files the database does not name (on PostgreSQL, those written after the dump) go at the
+  // restored server's first maintenance pass.
+  await fsckCommand(['--reclaim-unowned'])
+}
+
+async function gcCommand(args: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { ttl: { type: 'string', default: '3600' }, reason: { type: 'string', default: 'operator hold (coffer gc hold)' } } })
+  const [verb, holdId] = positionals
+  if (verb === 'hold' && holdId === undefined) {
+    const ttlS = Number(values.ttl)
+    if (!Number.isInteger(ttlS) || ttlS < 1 || ttlS > 7 * 86_400) throw new UsageError('gc hold --ttl takes whole seconds, 1 to 604800')
+    print(await withDeps((deps) => holdRemovals(deps, values.reason, ttlS * 1000)))
+  } else if (verb === 'release' && holdId !== undefined) {
+    await withDeps((deps) => deps.storage.releaseGcHold(holdId))
+    print({ released: holdId })
+  } else throw new UsageError('gc needs: hold [--ttl S] [--reason R], or release <hold_id>')
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve: () => runServe(),
   migrate: () => migrate(),
@@ -104,6 +205,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   keys,
   admin,
   receipts,
+  fsck: fsckCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
+  gc: gcCommand,
   openapi: async () => print(await generateOpenApiDocument()),
 }
 

@@ -442,6 +442,26 @@ export interface GarbageStore {
   queuedReclaims(after: string, limit: number): Promise<QueuedReclaim[]>
   /** Drops these entries unless a hash was queued again since it was read. */
   dropReclaims(entries: readonly QueuedReclaim[]): Promise<void>
+  /** Records a hold on the removal of blob files, in force until `expiresAt` unless released. */
+  takeGcHold(hold: GcHold): Promise<void>
+  /**
+   * Moves a hold's end to `expiresAt` while it is still in force at `now`; false when it was
+   * released or had lapsed (files may have been removed since: its holder cannot rely on it).
+   */
+  renewGcHold(holdId: string, now: number, expiresAt: number): Promise<boolean>
+  releaseGcHold(holdId: string): Promise<void>
+  /** Queues hashes for reclaiming (files found that no row names: coffer fsck --reclaim-unowned). */
+  queueReclaims(hashes: readonly string[]): Promise<void>
+  /** Whether any hold is in force at `now`: then no queued file may be removed. */
+  gcHeld(now: number): Promise<boolean>
+}
+
+/** A hold on the removal of blob files (a backup copying them). */
+export interface GcHold {
+  readonly holdId: string
+  readonly reason: string
+  readonly createdAt: number
+  readonly expiresAt: number
 }
 
 /** What an account takes of the storage quota. */
@@ -536,6 +556,38 @@ export interface CustodyStore {
   liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
 }
 
+/** Rows that disagree with one another (coffer fsck), one per kind of rule. */
+export type ConsistencyFinding =
+  /** The asset's chain head is not the hash of the last manifest applied for it (null: none). */
+  | { readonly kind: 'asset_head'; readonly assetId: string; readonly chainHead: string; readonly lastManifestHash: string | null }
+  /** The asset's original is not the original of its live bundle (null: no live original). */
+  | { readonly kind: 'asset_original'; readonly assetId: string; readonly originalHash: string; readonly liveOriginal: string | null }
+  /** A feed entry whose upload session is still open. */
+  | { readonly kind: 'op_session_open'; readonly albumId: string; readonly syncSeq: number; readonly uploadId: string }
+  /** A bundle references an uploaded blob its session did not declare. */
+  | { readonly kind: 'reference_undeclared'; readonly assetId: string; readonly uploadId: string; readonly hash: string }
+  /** A bundle references a blob whose owner row is missing (null) or of another size. */
+  | { readonly kind: 'reference_size'; readonly assetId: string; readonly hash: string; readonly referenceSize: number; readonly blobSize: number | null }
+  /** A blob of a bundle has no receipt naming it. */
+  | { readonly kind: 'reference_unreceipted'; readonly assetId: string; readonly uploadId: string; readonly hash: string; readonly role: string }
+  /** The account's recorded stored bytes (null: no row) differ from the sizes of its blob rows. */
+  | { readonly kind: 'stored_bytes'; readonly userId: string; readonly recorded: number | null; readonly actual: number }
+
+/** Read-only checks of the operator's tools (coffer fsck, coffer backup). */
+export interface IntegrityStore {
+  /** Hashes that owner rows name, after `after` in hash order, with the smallest and largest size the rows give. */
+  namedBlobsAfter(after: string, limit: number): Promise<Array<{ readonly hash: string; readonly minSize: number; readonly maxSize: number }>>
+  /** Which of these hashes an owner row (of any account) names. */
+  blobRowsNaming(hashes: readonly string[]): Promise<Set<string>>
+  /** Which of these hashes are queued for reclaiming. */
+  queuedAmong(hashes: readonly string[]): Promise<Set<string>>
+  /** Up to `limit` receipts after `afterSeq`, in receipt_seq order. */
+  receiptsAfter(afterSeq: number, limit: number): Promise<Receipt[]>
+  /** The chain head, read without taking its lock. */
+  readReceiptChain(): Promise<ChainHead>
+  consistencyFindings(): Promise<ConsistencyFinding[]>
+}
+
 export type ModerationEventAction = 'suspended' | 'reinstated' | 'taken_down' | 'legal_hold' | 'hold_lifted'
 
 export interface ModerationEvent {
@@ -565,13 +617,20 @@ export interface ModerationStore {
 
 export interface Store
   extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore,
-    EscrowStore, MaintenanceStore, AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore {}
+    EscrowStore, MaintenanceStore, AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore, IntegrityStore {}
 
 export interface Storage extends Store {
   readonly engine: Engine
   /** Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>
   migrate(): Promise<void>
+  /**
+   * PostgreSQL: the schema this connection works in (null when its search_path names none that
+   * exists yet) and how many tables it holds; SQLite: null and 0. For backup and restore.
+   */
+  currentSchema(): Promise<{ readonly name: string | null; readonly tables: number }>
+  /** PostgreSQL: creates the schema unless it exists (restore into an empty database). */
+  createSchema(name: string): Promise<void>
   ping(): Promise<void>
   close(): Promise<void>
 }

@@ -441,3 +441,37 @@ describe('the metadata and manifest a write is storing', () => {
     expect(await onDisk(sha256Hex(metadata))).toBe(false)
   })
 })
+
+describe('a hold on file removal (a backup copying files, decision 0011)', () => {
+  it('lets rows go but keeps every file until it is released, and a lapsed hold holds nothing', async () => {
+    const member = await uploader(server, 'held')
+    const albumId = await album(member)
+    const abandoned = async (): Promise<string[]> => {
+      const blobs = [ciphertext(300), ciphertext(100)]
+      const session = await member.client.openUploadSession(openFor(albumId, blobs))
+      for (const bytes of blobs) await member.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
+      await member.client.abortUploadSession(session.upload_id)
+      return blobs.map(sha256Hex)
+    }
+    const first = await abandoned()
+    const now = server.clock.now()
+    await server.deps.storage.takeGcHold({ holdId: 'backup-1', reason: 'test', createdAt: now, expiresAt: now + 60_000 })
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 0, held: true })
+    for (const hash of first) expect(await onDisk(hash)).toBe(true)
+    expect(await server.deps.storage.renewGcHold('backup-1', now, now + 120_000)).toBe(true)
+    await server.deps.storage.releaseGcHold('backup-1')
+    expect(await server.deps.storage.renewGcHold('backup-1', now, now + 180_000)).toBe(false)
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 2 })
+    for (const hash of first) expect(await onDisk(hash)).toBe(false)
+
+    // A holder that died: its hold lapses at its end, and the sweep tidies it away.
+    const second = await abandoned()
+    await server.deps.storage.takeGcHold({ holdId: 'backup-2', reason: 'test', createdAt: now, expiresAt: now + 60_000 })
+    expect(await collectGarbage(server.deps)).toMatchObject({ rows: 2, files: 0, held: true })
+    server.clock.set(now + 60_000)
+    expect(await server.deps.storage.renewGcHold('backup-2', server.clock.now(), now + 120_000)).toBe(false)
+    expect(await maintain(server.deps)).toMatchObject({ deleted: { gc_holds: 1 }, garbage: { rows: 0, files: 2 } })
+    for (const hash of second) expect(await onDisk(hash)).toBe(false)
+    expect(await unownedFiles(server.deps.blobs.root, server.database, server.clock.now())).toEqual([])
+  })
+})

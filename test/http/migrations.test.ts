@@ -110,6 +110,36 @@ describe('migration 0007', () => {
   })
 })
 
+describe('migration 0010', () => {
+  it('adds holds on file removal beside the reclaim queue, which it leaves as it was', async () => {
+    const fresh = await freshDatabase(directory)
+    try {
+      const db = new Kysely<unknown>({ dialect: openDialect(fresh.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
+      try {
+        const schema = fresh.target.engine === 'postgres' ? fresh.target.searchPath : undefined
+        const { error } = await new Migrator({ db, provider: migrationProvider(fresh.target.engine), ...(schema ? { migrationTableSchema: schema } : {}) }).migrateTo('0009-blob-reclaims')
+        if (error) throw error
+        await sql`insert into blob_reclaims (hash, generation) values (${'c'.repeat(64)}, 3)`.execute(db)
+      } finally {
+        await db.destroy()
+      }
+      const storage = openStorage(fresh.target, STORAGE_OPTIONS)
+      try {
+        await storage.migrate()
+        expect(await storage.queuedReclaims('', 10)).toEqual([{ hash: 'c'.repeat(64), generation: 3 }])
+        expect(await storage.gcHeld(0)).toBe(false)
+        await storage.takeGcHold({ holdId: 'h', reason: 'backup', createdAt: 1, expiresAt: 5_000_000_000_000 })
+        expect(await storage.gcHeld(4_999_999_999_999)).toBe(true)
+        expect(await storage.gcHeld(5_000_000_000_000)).toBe(false)
+      } finally {
+        await storage.close()
+      }
+    } finally {
+      await fresh.drop()
+    }
+  })
+})
+
 // Kysely's own PostgreSQL introspector read every schema of the database by name, so a schema
 // dropped meanwhile failed start-up ("schema ... does not exist"): a tenant sharing the
 // database, or another test file finishing.

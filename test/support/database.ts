@@ -100,3 +100,27 @@ export async function everyRow(target: DatabaseTarget): Promise<Record<string, s
   const contents = await readEach(target, tables.map((table) => `select * from "${table}"`))
   return Object.fromEntries(tables.map((table, i) => [table, (contents[i] ?? []).map((row) => JSON.stringify(row)).sort()]))
 }
+
+/**
+ * Writes to a test server's database behind its back, as damage or an operator's SQL shell
+ * would (fsck tests). `?` placeholders on both engines.
+ */
+export async function writeRows(target: DatabaseTarget, sqlText: string, parameters: readonly unknown[] = []): Promise<void> {
+  if (target.engine === 'sqlite') {
+    const db = new DatabaseSync(target.file, { timeout: 5_000 })
+    try {
+      db.prepare(sqlText).run(...(parameters as never[]))
+    } finally {
+      db.close()
+    }
+    return
+  }
+  let n = 0
+  const client = new pg.Client({ connectionString: target.url, ...(target.searchPath ? { options: `-c search_path=${target.searchPath}` } : {}) })
+  await client.connect()
+  try {
+    await client.query(sqlText.replace(/\?/g, () => `$${++n}`), [...parameters])
+  } finally {
+    await client.end()
+  }
+}

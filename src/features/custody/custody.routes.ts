@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
 import { attestationKeysDocument } from './attestation.ts'
-import { assetReceipts } from './receipts.ts'
+import { assetReceipts, receiptView } from './receipts.ts'
 import { verifyStorage } from './verification.service.ts'
 
 const tags = ['Custody']
@@ -47,19 +47,7 @@ export function custodyRoutes(app: App, deps: Deps): void {
     }),
     handler: async (request) => ({
       asset_id: request.params.asset_id,
-      receipts: (await assetReceipts(deps, requireCaller(request), request.params.asset_id)).map((receipt) => ({
-        receipt_seq: receipt.receiptSeq,
-        server_id: receipt.serverId,
-        server_key_id: receipt.serverKeyId,
-        ...(receipt.priorReceiptHash === null ? {} : { prior_receipt_hash: receipt.priorReceiptHash }),
-        upload_id: receipt.uploadId,
-        blob_role: receipt.blobRole,
-        ciphertext_hash: receipt.ciphertextHash,
-        size: receipt.size,
-        ...(receipt.envelopeHash === null ? {} : { envelope_hash: receipt.envelopeHash }),
-        received_at: timestamp(receipt.receivedAt),
-        receipt_cbor: receipt.receiptCbor.toString('base64'),
-      })),
+      receipts: (await assetReceipts(deps, requireCaller(request), request.params.asset_id)).map(receiptView),
     }),
   })
 

@@ -3,6 +3,8 @@
 // transaction and held for exactly this: read the head, sign each receipt over the previous
 // one's hash, append.
 import { createHash } from 'node:crypto'
+import type { Static } from 'typebox'
+import type { AssetReceipt } from '../../contract/custody.ts'
 import { timestamp } from '../../contract/common.ts'
 import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes } from '../../contract/signing.ts'
 import { hybridSign } from '../../crypto/hybrid.ts'
@@ -74,4 +76,21 @@ export async function assetReceipts(deps: Deps, caller: Caller, assetId: string)
   const asset = await deps.storage.findAsset(assetId)
   if (asset === undefined || asset.ownerId !== caller.userId) throw new AppError('error.not_found', 'No asset of this account has that id')
   return deps.storage.listReceipts(assetId)
+}
+
+/** A receipt as the wire shows it (GET /v1/assets/{asset_id}/receipts), which is what the SDK verifies. */
+export function receiptView(receipt: Receipt): Static<typeof AssetReceipt> {
+  return {
+    receipt_seq: receipt.receiptSeq,
+    server_id: receipt.serverId,
+    server_key_id: receipt.serverKeyId,
+    ...(receipt.priorReceiptHash === null ? {} : { prior_receipt_hash: receipt.priorReceiptHash }),
+    upload_id: receipt.uploadId,
+    blob_role: receipt.blobRole,
+    ciphertext_hash: receipt.ciphertextHash,
+    size: receipt.size,
+    ...(receipt.envelopeHash === null ? {} : { envelope_hash: receipt.envelopeHash }),
+    received_at: timestamp(receipt.receivedAt),
+    receipt_cbor: receipt.receiptCbor.toString('base64'),
+  }
 }

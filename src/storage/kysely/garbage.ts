@@ -1,6 +1,6 @@
 import type { GarbageStore } from '../port.ts'
 import { sql } from 'kysely'
-import type { Executor } from './executor.ts'
+import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'
 import { openDeclarations } from './uploads.ts'
 
@@ -51,6 +51,24 @@ export function garbageQueries(db: Executor): GarbageStore {
 
     async dropReclaims(entries) {
       for (const { hash, generation } of entries) await db.deleteFrom('blobReclaims').where('hash', '=', hash).where('generation', '=', generation).execute()
+    },
+
+    async takeGcHold(hold) {
+      await db.insertInto('gcHolds').values(hold).execute()
+    },
+
+    async renewGcHold(holdId, now, expiresAt) {
+      return affected(await db.updateTable('gcHolds').set({ expiresAt }).where('holdId', '=', holdId).where('expiresAt', '>', now).executeTakeFirst()) === 1
+    },
+
+    async releaseGcHold(holdId) {
+      await db.deleteFrom('gcHolds').where('holdId', '=', holdId).execute()
+    },
+
+    queueReclaims: (hashes) => queueReclaims(db, hashes),
+
+    async gcHeld(now) {
+      return (await db.selectFrom('gcHolds').select('holdId').where('expiresAt', '>', now).limit(1).executeTakeFirst()) !== undefined
     },
   }
 }

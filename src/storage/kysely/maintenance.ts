@@ -24,6 +24,8 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
           .where('lastFailedAt', '<=', now - passwordFailureTtlMs)
           .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now)])),
       )
+      // Holds whose holder died; an expired hold holds nothing already (gcHeld), this only tidies.
+      await count('gc_holds', db.deleteFrom('gcHolds').where('expiresAt', '<=', now))
       await count('security_events', db.deleteFrom('securityEvents').where('at', '<=', now - securityEventTtlMs))
       return counts
     },

@@ -10,6 +10,7 @@ import { directoryQueries } from './directory.ts'
 import { enrollmentQueries } from './enrollment.ts'
 import { escrowQueries } from './escrow.ts'
 import { garbageQueries } from './garbage.ts'
+import { integrityQueries } from './integrity.ts'
 import { lifecycleQueries } from './lifecycle.ts'
 import type { Executor } from './executor.ts'
 import { maintenanceQueries } from './maintenance.ts'
@@ -44,6 +45,7 @@ function store(db: Executor): Store {
     ...garbageQueries(db),
     ...custodyQueries(db),
     ...moderationQueries(db),
+    ...integrityQueries(db),
   }
 }
 
@@ -90,6 +92,16 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
       }).migrateToLatest()
       const failed = results?.find((r) => r.status === 'Error')
       if (error) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error })
+    },
+    async currentSchema() {
+      if (engine !== 'postgres') return { name: null, tables: 0 }
+      const name = (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? null
+      if (name === null) return { name, tables: 0 }
+      const counted = await sql<{ tables: unknown }>`select count(*) as tables from information_schema.tables where table_schema = ${name}`.execute(db)
+      return { name, tables: Number(counted.rows[0]?.tables ?? 0) }
+    },
+    async createSchema(name) {
+      await sql`create schema if not exists ${sql.id(name)}`.execute(db)
     },
     async ping() {
       await sql`select 1`.execute(db)

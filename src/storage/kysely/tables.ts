@@ -193,6 +193,15 @@ export interface BlobReclaimsTable {
   generation: number
 }
 
+/** A hold on the removal of blob files (a backup copying them); lapsed once expiresAt passed. */
+export interface GcHoldsTable {
+  holdId: string
+  /** Who holds it and why, for an operator reading the table ("backup to /mnt/b"). */
+  reason: string
+  createdAt: number
+  expiresAt: number
+}
+
 export interface SecurityEventsTable {
   eventId: string
   userId: string
@@ -339,6 +348,7 @@ export interface Tables {
   passwordFailures: PasswordFailuresTable
   securityEvents: SecurityEventsTable
   blobReclaims: BlobReclaimsTable
+  gcHolds: GcHoldsTable
   blobs: BlobsTable
   accountStorage: AccountStorageTable
   assets: AssetsTable

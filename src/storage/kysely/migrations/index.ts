@@ -12,6 +12,7 @@ import { up as unknownSignIns } from './0006-unknown-sign-ins.ts'
 import { up as attemptBudgets } from './0007-attempt-budgets.ts'
 import { up as storageUsage } from './0008-storage-usage.ts'
 import { up as blobReclaims } from './0009-blob-reclaims.ts'
+import { up as gcHolds } from './0010-gc-holds.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -23,6 +24,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0007-attempt-budgets', attemptBudgets],
   ['0008-storage-usage', storageUsage],
   ['0009-blob-reclaims', blobReclaims],
+  ['0010-gc-holds', gcHolds],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,0 +1,44 @@
+// Progress of a long command on stderr: on a terminal one line rewritten in place (at most ten
+// times a second), elsewhere (a log, a pipe) one line every ten seconds. stdout keeps the result.
+
+const TTY_EVERY_MS = 100
+const LOG_EVERY_MS = 10_000
+
+export interface Progress {
+  update(text: string): void
+  /** Clears the line on a terminal; call before printing the result. */
+  done(): void
+}
+
+export function progressOnStderr(): Progress {
+  const tty = process.stderr.isTTY === true
+  // Off a terminal, the first line comes after ten seconds: a quick run writes only its result.
+  let last = tty ? 0 : Date.now()
+  let shown = false
+  return {
+    update(text) {
+      const now = Date.now()
+      if (now - last < (tty ? TTY_EVERY_MS : LOG_EVERY_MS)) return
+      last = now
+      if (tty) {
+        process.stderr.write(`\r\x1b[K${text}`)
+        shown = true
+      } else process.stderr.write(`${text}\n`)
+    },
+    done() {
+      if (shown) process.stderr.write('\r\x1b[K')
+      shown = false
+    },
+  }
+}
+
+export function bytesText(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`
+}

@@ -1,0 +1,66 @@
+// The operator CLI run as operators run it (`node src/cli/main.ts ...` with the server's
+// environment), and members of a server started as a process, for the end-to-end tests.
+import { encode } from 'cborg'
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import path from 'node:path'
+import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD, uniqueEmail } from './actors.ts'
+import { ciphertext, signedManifest, type Uploader } from './albums.ts'
+import { ROOT } from './process.ts'
+
+const CLI = path.join(ROOT, 'src/cli/main.ts')
+
+export interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export function coffer(env: Record<string, string>, ...args: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+export type Member = Uploader & { albumId: string }
+
+/** A client with an account, a published directory and an album on the server at `url`. */
+export async function member(url: string): Promise<Member> {
+  const client = new CofferClient({ baseUrl: url })
+  const email = uniqueEmail('ops')
+  await client.register(email, PASSWORD)
+  const identity = IdentityKey.generate()
+  await client.publishDirectory(encode({ directory_version: 1 }), identity)
+  const { user_id: userId } = await client.getProfile()
+  const albumId = randomUUID()
+  await client.provisionAlbum(albumId)
+  return { email, password: PASSWORD, client, userId, identity, deviceId: randomUUID(), albumId }
+}
+
+export interface Uploaded {
+  readonly result: OpResult
+  /** Every blob of the bundle by hash: original, derivative, metadata (the manifest is the provenance blob). */
+  readonly blobs: ReadonlyMap<string, Buffer>
+}
+
+/** One create as an app makes it, with an original of `size` bytes. */
+export async function upload(who: Member, size = 1500): Promise<Uploaded> {
+  const blobs = [ciphertext(size), ciphertext(300), ciphertext(80)]
+  const result = await who.client.uploadAsset({
+    albumId: who.albumId,
+    cryptoSuiteId: 1,
+    original: blobs[0]!,
+    derivatives: [blobs[1]!],
+    metadata: blobs[2]!,
+    sign: (hashes) => signedManifest(who, hashes, { albumId: who.albumId }),
+  })
+  return { result, blobs: new Map(blobs.map((bytes) => [sha256Hex(bytes), bytes])) }
+}
