@@ -172,7 +172,9 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
 
     open(hash, range?: ByteRange) {
       const stream: ReadStream = createReadStream(pathOf(hash), range ? { start: range.start, end: range.end } : {})
-      stream.on('data', (chunk) => onRead(chunk.length))
+      // Counted when the file closes: a 'data' listener would start the stream flowing before
+      // its consumer is attached, and whatever flowed meanwhile would be lost to it.
+      stream.once('close', () => onRead(stream.bytesRead))
       return stream
     },
 

@@ -2,38 +2,13 @@
 // server's environment acts on that server's database (suspend, reinstate, take down, hold,
 // rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
 // an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
-import { encode } from 'cborg'
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferClient, CofferProblem, type AttestationKeys, type ModerationRecord, type OpResult } from '../../src/sdk/client.ts'
-import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { ciphertext, signedManifest, type Uploader } from '../support/albums.ts'
+import { CofferProblem, type AttestationKeys, type ModerationRecord, type OpResult } from '../../src/sdk/client.ts'
+import { PASSWORD } from '../support/actors.ts'
+import { coffer, member as cliMember, upload as cliUpload, type Member } from '../support/cli.ts'
 import { testEngine } from '../support/database.ts'
-import { ROOT, serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
-
-const CLI = path.join(ROOT, 'src/cli/main.ts')
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `coffer <args>` with the server's environment, as README instructs (`npm run coffer -- ...`). */
-function coffer(env: Record<string, string>, ...args: string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
 /** A command that must succeed; its JSON output. */
 async function cofferJson<T>(env: Record<string, string>, ...args: string[]): Promise<T> {
@@ -60,29 +35,8 @@ afterAll(async () => {
   await space?.remove()
 })
 
-/** A client with an account, a published directory and an album, the way an app sets one up. */
-async function member(): Promise<Uploader & { albumId: string }> {
-  const client = new CofferClient({ baseUrl: server.url })
-  const email = uniqueEmail('cli')
-  await client.register(email, PASSWORD)
-  const identity = IdentityKey.generate()
-  await client.publishDirectory(encode({ directory_version: 1 }), identity)
-  const { user_id: userId } = await client.getProfile()
-  const albumId = randomUUID()
-  await client.provisionAlbum(albumId)
-  return { email, password: PASSWORD, client, userId, identity, deviceId: randomUUID(), albumId }
-}
-
-async function upload(who: Uploader & { albumId: string }): Promise<OpResult> {
-  return who.client.uploadAsset({
-    albumId: who.albumId,
-    cryptoSuiteId: 1,
-    original: ciphertext(1500),
-    derivatives: [ciphertext(300)],
-    metadata: ciphertext(80),
-    sign: (hashes) => signedManifest(who, hashes, { albumId: who.albumId }),
-  })
-}
+const member = () => cliMember(server.url)
+const upload = async (who: Member): Promise<OpResult> => (await cliUpload(who)).result
 
 async function statusOf(promise: Promise<unknown>): Promise<string> {
   try {

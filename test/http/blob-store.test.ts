@@ -70,6 +70,23 @@ describe('content-addressed files', () => {
     expect(await tmpFiles()).toEqual([])
   })
 
+  it('opens a stream that loses nothing to a consumer attached later, and counts the bytes read once the file closes', async () => {
+    const bytes = ciphertext(300_000)
+    const hash = sha256Hex(bytes)
+    const session = await member.client.openUploadSession(onlyOriginal(bytes))
+    await member.client.putBlob(session.upload_id, hash, bytes)
+    const counted = () => server.deps.metrics.blobBytesRead.get().then((metric) => metric.values[0]?.value ?? 0)
+    const before = await counted()
+    const stream = server.deps.blobs.open(hash)
+    // A consumer that awaits something first, as a copy or a hash behind a database call does.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const chunks: Buffer[] = []
+    for await (const chunk of stream) chunks.push(chunk as Buffer)
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect((await counted()) - before).toBe(bytes.length)
+  })
+
   it('stores the metadata blob and the manifest (provenance) of a lifecycle write at their addresses', async () => {
     const original = ciphertext(2_000)
     const derivative = ciphertext(500)
