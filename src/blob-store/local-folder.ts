@@ -5,10 +5,11 @@
 // incarnation so that a start-up cleans only what dead writers left (several instances may
 // share the folder, and a restarted container's server often has the pid of the one before).
 import { createHash, randomBytes } from 'node:crypto'
-import { createReadStream, type ReadStream } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import path from 'node:path'
+import { pipeline, Transform } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { makeDirectory } from '../directories.ts'
@@ -171,11 +172,18 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
     },
 
     open(hash, range?: ByteRange) {
-      const stream: ReadStream = createReadStream(pathOf(hash), range ? { start: range.start, end: range.end } : {})
-      // Counted when the file closes: a 'data' listener would start the stream flowing before
-      // its consumer is attached, and whatever flowed meanwhile would be lost to it.
-      stream.once('close', () => onRead(stream.bytesRead))
-      return stream
+      const file = createReadStream(pathOf(hash), range ? { start: range.start, end: range.end } : {})
+      // Counted as the bytes pass on to the consumer. A 'data' listener on the file would set it
+      // flowing before its consumer is attached, and whatever flowed meanwhile would be lost.
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          onRead(chunk.length)
+          done(null, chunk)
+        },
+      })
+      // A read error reaches the consumer through `counted`; a consumer that stops closes the file.
+      pipeline(file, counted, () => {})
+      return counted
     },
 
     async remove(hash, unlessModifiedSince) {

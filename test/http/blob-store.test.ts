@@ -70,7 +70,7 @@ describe('content-addressed files', () => {
     expect(await tmpFiles()).toEqual([])
   })
 
-  it('opens a stream that loses nothing to a consumer attached later, and counts the bytes read once the file closes', async () => {
+  it('opens a stream that loses nothing to a consumer attached later, and counts the bytes it passes on', async () => {
     const bytes = ciphertext(300_000)
     const hash = sha256Hex(bytes)
     const session = await member.client.openUploadSession(onlyOriginal(bytes))
