@@ -203,7 +203,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const sampler = (async () => {
       for (let n = 1; sampling; n++) {
         const due = started + n * options.sampleSeconds * 1000
-        while (sampling && performance.now() < due) await new Promise((resolve) => setTimeout(resolve, Math.min(250, due - performance.now())))
+        while (sampling && performance.now() < due) await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(250, due - performance.now()))))
         if (!sampling) break
         await takeSample(Math.round(elapsedS()))
         const last = samples.at(-1)
