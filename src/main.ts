@@ -34,9 +34,11 @@ export async function serve(): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    stopSweeping()
+    // No new pass; one under way finishes before the storage closes.
+    const sweepingStopped = stopSweeping()
     try {
       await app.close()
+      await sweepingStopped
       await deps.storage.close()
       app.log.info('stopped')
     } catch (error) {
@@ -50,8 +52,9 @@ export async function serve(): Promise<void> {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     // Nothing was served: release what start-up opened before reporting.
-    stopSweeping()
+    const sweepingStopped = stopSweeping()
     await app.close()
+    await sweepingStopped
     await deps.storage.close()
     throw listenError(config, error)
   }
