@@ -46,7 +46,7 @@ export const OPERATIONS = {
   'enroll channel': { weight: 1, what: `DELETE of the user's channel, POST /v1/auth/devices/enroll/code, POST .../redeem by the other device (also forced every ${CHANNEL_RENEW_MS / 1000} s, within the channel TTL)` },
   verify: { weight: 3, what: `POST /v1/storage/verify over up to ${VERIFY_ASSETS} live assets (original and derivative each): every verdict durable` },
   'verify, deep': { weight: 1, what: 'POST /v1/storage/verify with deep: true over one live asset: every blob re-hashed intact' },
-  receipts: { weight: 3, what: 'GET /v1/assets/{id}/receipts of a live asset, every receipt\'s hybrid signature and chain link checked against the attestation keys' },
+  receipts: { weight: 3, what: 'GET /v1/assets/{id}/receipts of a live asset (every receipt of every bundle it had); the current bundle\'s receipts\' hybrid signatures checked against the attestation keys' },
 } as const satisfies Record<string, { weight: number; what: string }>
 
 export type OperationName = keyof typeof OPERATIONS
@@ -54,6 +54,8 @@ export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[]
 
 interface LiveAsset {
   readonly fileId: string
+  /** The upload session of its current bundle (its receipts name it). */
+  uploadId: string
   originalHash: string
   derivativeHash: string
   /** SHA-256 of the last manifest applied: the chain head. */
@@ -296,7 +298,7 @@ export class VirtualUser {
     const bundle = await this.#upload(true)
     const { request, head, fileId } = await this.#write(bundle, {})
     await this.#apply(request, 'create')
-    this.#assets.push({ fileId, originalHash: bundle.hashes.ciphertextHash, derivativeHash: bundle.hashes.derivativeHashes[0] ?? '', head, oldHeads: [] })
+    this.#assets.push({ fileId, uploadId: bundle.uploadId, originalHash: bundle.hashes.ciphertextHash, derivativeHash: bundle.hashes.derivativeHashes[0] ?? '', head, oldHeads: [] })
   }
 
   async #replace(): Promise<Outcome> {
@@ -307,6 +309,7 @@ export class VirtualUser {
     asset.oldHeads.push(asset.head)
     if (asset.oldHeads.length > 4) asset.oldHeads.shift()
     asset.head = head
+    asset.uploadId = bundle.uploadId
     asset.originalHash = bundle.hashes.ciphertextHash
     asset.derivativeHash = bundle.hashes.derivativeHashes[0] ?? ''
     return 'ok'
@@ -363,8 +366,9 @@ export class VirtualUser {
 
   async #receipts(): Promise<Outcome> {
     const asset = this.#randomAsset()
-    const { receipts } = await this.#client.assetReceipts(asset.fileId)
-    expect(receipts.length > 0, 'receipts: none')
+    // The list holds every bundle the asset ever had; a client checks the new ones, those of the current bundle.
+    const receipts = (await this.#client.assetReceipts(asset.fileId)).receipts.filter((r) => r.upload_id === asset.uploadId)
+    expect(receipts.length >= 2, `receipts: ${receipts.length} for the current bundle`)
     let keys = this.#keys ?? (this.#keys = await this.#client.attestationKeys())
     let check = await verifyReceipts(receipts, keys, asset.fileId)
     if (!check.valid && receipts.some((r) => !keys.keys.some((k) => k.key_id === r.server_key_id))) {

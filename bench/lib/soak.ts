@@ -52,6 +52,9 @@ export interface OperationFigures {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly maxMs: number
+  /** p50 of the operations that started in the first and in the second half of the run: a drift tells of degradation. */
+  readonly p50FirstHalfMs: number
+  readonly p50SecondHalfMs: number
 }
 
 export interface SoakError {
@@ -180,6 +183,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     options.log(`  set up ${options.clients} users in ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s (register, directory, album, channel, 2 assets each)`)
 
     const latencies = new Map<OperationName, number[]>(OPERATION_NAMES.map((name) => [name, []]))
+    /** When each operation started (seconds into the load), in the order of `latencies`. */
+    const startedAt = new Map<OperationName, number[]>(OPERATION_NAMES.map((name) => [name, []]))
     const refused = new Map<OperationName, number>(OPERATION_NAMES.map((name) => [name, 0]))
     const errorCounts = new Map<OperationName, number>(OPERATION_NAMES.map((name) => [name, 0]))
     const errors = new Map<string, { operation: OperationName; kind: string; count: number; example: string }>()
@@ -221,6 +226,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         try {
           const outcome = await user.run(name)
           latencies.get(name)?.push(performance.now() - t0)
+          startedAt.get(name)?.push((t0 - started) / 1000)
           if (outcome === 'refused') refused.set(name, (refused.get(name) ?? 0) + 1)
           completedSinceSample++
         } catch (error) {
@@ -253,7 +259,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     stopped = true
 
     const operations: OperationFigures[] = OPERATION_NAMES.map((name) => {
-      const sorted = (latencies.get(name) ?? []).sort((a, b) => a - b)
+      const all = latencies.get(name) ?? []
+      const at = startedAt.get(name) ?? []
+      const half = (first: boolean) => all.filter((_, i) => ((at[i] ?? 0) < measuredS / 2) === first).sort((a, b) => a - b)
+      const sorted = [...all].sort((a, b) => a - b)
       return {
         name,
         completed: sorted.length,
@@ -262,6 +271,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         p50Ms: percentile(sorted, 0.5),
         p99Ms: percentile(sorted, 0.99),
         maxMs: sorted.at(-1) ?? 0,
+        p50FirstHalfMs: percentile(half(true), 0.5),
+        p50SecondHalfMs: percentile(half(false), 0.5),
       }
     })
     const judge = measuredS >= TREND_MIN_SECONDS
@@ -311,10 +322,10 @@ export function formatSoak(result: SoakResult): string {
   lines.push(`load average before ${result.loadAverage.before.map((l) => l.toFixed(2)).join(' ')}, after ${result.loadAverage.after.map((l) => l.toFixed(2)).join(' ')}; CPU over the run: server ${result.cpu.serverCores.toFixed(2)} cores${result.engine === 'postgres' ? ' (with the postgres backends)' : ''}, load generator ${result.cpu.loadgenCores.toFixed(2)}, rest of the machine ${result.cpu.otherCores.toFixed(2)}`)
   lines.push('')
   lines.push(table(
-    ['operation', 'count', 'per s', 'expected refusals', 'errors', 'p50 ms', 'p99 ms', 'max ms'],
+    ['operation', 'count', 'per s', 'expected refusals', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'p50 ms 1st half -> 2nd half'],
     [
-      ...result.operations.map((o) => [o.name, String(o.completed), rate(o.completed), String(o.refused), String(o.errors), o.p50Ms.toFixed(1), o.p99Ms.toFixed(1), o.maxMs.toFixed(0)]),
-      ['all', String(result.completedCount), rate(result.completedCount), String(result.refusedCount), String(result.errorCount), '', '', ''],
+      ...result.operations.map((o) => [o.name, String(o.completed), rate(o.completed), String(o.refused), String(o.errors), o.p50Ms.toFixed(1), o.p99Ms.toFixed(1), o.maxMs.toFixed(0), `${o.p50FirstHalfMs.toFixed(1)} -> ${o.p50SecondHalfMs.toFixed(1)}`]),
+      ['all', String(result.completedCount), rate(result.completedCount), String(result.refusedCount), String(result.errorCount), '', '', '', ''],
     ],
   ))
   if (result.errors.length > 0) {
