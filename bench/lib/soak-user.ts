@@ -31,7 +31,7 @@ export type Outcome = 'ok' | 'refused'
 
 /** What the soak is made of: the operations, their weights in the mix, and what each exercises. */
 export const OPERATIONS = {
-  'sign in': { weight: 2, what: 'POST /v1/auth/login (argon2id at the server\'s parameters) with the right password on a new client, then POST /v1/auth/logout of the previous session' },
+  'sign in': { weight: 2, what: `POST /v1/auth/login (argon2id at the server's parameters) with the right password on a new client, then POST /v1/auth/logout of the previous session (also forced every ${SIGN_IN_RENEW_MS / 1000} s, within the freshness window that issuing a code needs, and after any error)` },
   'sign in, unknown email': { weight: 1, what: 'POST /v1/auth/login with an email no account has: expected refusal 401 error.auth.invalid_credentials (the dummy hash)' },
   refresh: { weight: 3, what: 'POST /v1/auth/refresh: the token pair rotates' },
   profile: { weight: 5, what: 'GET /v1/profile (a bearer read)' },
