@@ -17,9 +17,11 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    stopSweeping()
+    // No new pass; one under way finishes before the storage closes.
+    const sweepingStopped = stopSweeping()
     try {
       await app.close()
+      await sweepingStopped
       await deps.storage.close()
       app.log.info('stopped')
     } catch (error) {
@@ -33,8 +35,9 @@ export async function serve(config: Config): Promise<void> {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     // Nothing was served: release what start-up opened before reporting.
-    stopSweeping()
+    const sweepingStopped = stopSweeping()
     await app.close()
+    await sweepingStopped
     await deps.storage.close()
     throw listenFailure(config, error)
   }

@@ -42,29 +42,40 @@ export async function album(member: Uploader): Promise<string> {
   return albumId
 }
 
+/** Where a write puts its asset in the chain: a `create` of a new asset by default. */
+export interface ChainPosition {
+  readonly action?: 'create' | 'replace'
+  readonly fileId?: string
+  /** A `replace`: the asset's chain head (the SHA-256 of its last applied manifest). */
+  readonly prior?: string | null
+  /** A `replace`: the asset's current original. */
+  readonly originalBlobHash?: string | null
+}
+
 /**
- * The envelope of a `create` and the manifest a client signs with its identity key: canonical
- * CBOR of { body: CBOR of { envelope, nonce }, sig } (the server stores and hashes it, never parses it).
+ * The envelope of a `create` (or of a `replace`, per `chain`) and the manifest a client signs with
+ * its identity key: canonical CBOR of { body: CBOR of { envelope, nonce }, sig } (the server
+ * stores and hashes it, never parses it).
  */
-export async function signedManifest(member: Pick<Uploader, 'userId' | 'identity' | 'deviceId'>, albumId: string, hashes: BundleHashes): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
+export async function signedManifest(member: Pick<Uploader, 'userId' | 'identity' | 'deviceId'>, albumId: string, hashes: BundleHashes, chain: ChainPosition = {}): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
   const envelope: ManifestEnvelopeFields = {
     crypto_suite_id: 1,
     protocol_version: '2026-06-01',
     album_id: albumId,
-    file_id: randomUUID(),
+    file_id: chain.fileId ?? randomUUID(),
     amk_version: 1,
     ciphertext_hash: hashes.ciphertextHash,
     plaintext_size: 1000,
     chunk_size: 65536,
     key_mode: 'derived',
     metadata_blob_hash: hashes.metadataBlobHash,
-    original_blob_hash: null,
+    original_blob_hash: chain.originalBlobHash ?? null,
     created_by_user: member.userId,
     created_by_device: member.deviceId,
     client_version: 'coffer-bench/1',
     timestamp: new Date().toISOString(),
-    action: 'create',
-    prior_provenance_hash: null,
+    action: chain.action ?? 'create',
+    prior_provenance_hash: chain.prior ?? null,
     retention_until: null,
   }
   const body = encode({ envelope, nonce: randomBytes(8) })

@@ -25,11 +25,17 @@ export interface ChildOptions {
   readonly startTimeoutMs?: number
 }
 
+/** The bench's own environment with `overrides` over it; undefined unsets a variable. */
+export function childEnvironment(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const merged: Record<string, string | undefined> = { ...process.env, ...overrides }
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined))
+}
+
 /** `script` is relative to bench/ (for example `servers/coffer.ts`). */
 export async function startChild<Ready>(script: string, options: ChildOptions = {}): Promise<Child<Ready>> {
   const file = fileURLToPath(new URL(`../${script}`, import.meta.url))
   const child = fork(file, [], {
-    env: Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, value]) => value !== undefined)),
+    env: childEnvironment(options.env),
     // For investigations, e.g. BENCH_CHILD_EXEC_ARGV='--cpu-prof --cpu-prof-dir=/tmp/prof'.
     execArgv: (process.env.BENCH_CHILD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== ''),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -20,29 +20,43 @@ export interface CofferOptions {
   readonly env?: Record<string, string>
 }
 
-/** A Coffer server on a fresh temp DATA_DIR (and a fresh schema on PostgreSQL), stopped and removed at the end of the run. */
-export async function startCoffer(context: BenchContext, options: CofferOptions): Promise<CofferChild> {
-  const dataDir = await mkdtemp(path.join(context.workDir, `coffer-${options.engine}-`))
-  const env: Record<string, string | undefined> = {
+/**
+ * The server variables every Coffer under test starts from: its data folder and log level, and
+ * unset, so that the defaults hold, whatever the shell running the bench has set (DATABASE_URL, SECRET_KEY,
+ * the password-hash parameters).
+ */
+export function serverEnv(dataDir: string, logLevel: 'info' | 'warn'): Record<string, string | undefined> {
+  return {
     DATA_DIR: dataDir,
-    LOG_LEVEL: options.logLevel,
-    // Whatever the shell running the bench has set, the server under test uses the defaults.
+    LOG_LEVEL: logLevel,
     DATABASE_URL: undefined,
     SECRET_KEY: undefined,
     PASSWORD_HASH_MEMORY_KIB: undefined,
     PASSWORD_HASH_ITERATIONS: undefined,
+  }
+}
+
+/** A fresh PostgreSQL schema on `url` for one server, dropped when the run ends (`defer`); its name. */
+export async function freshSchema(url: string, defer: BenchContext['defer']): Promise<string> {
+  const schema = `bench_${randomBytes(6).toString('hex')}`
+  await createSchema(url, schema)
+  defer(() => dropSchema(url, schema))
+  return schema
+}
+
+/** A Coffer server on a fresh temp DATA_DIR (and a fresh schema on PostgreSQL), stopped and removed at the end of the run. */
+export async function startCoffer(context: BenchContext, options: CofferOptions): Promise<CofferChild> {
+  const dataDir = await mkdtemp(path.join(context.workDir, `coffer-${options.engine}-`))
+  const env: Record<string, string | undefined> = {
+    ...serverEnv(dataDir, options.logLevel),
     // A run that waits for a quiet machine can outlast the default 15 minutes of an access token.
     ACCESS_TOKEN_TTL_S: '86400',
     ...options.env,
   }
   if (options.engine === 'postgres') {
     if (context.postgresUrl === null) throw new Error('a PostgreSQL contender needs BENCH_DATABASE_URL or TEST_DATABASE_URL')
-    const url = context.postgresUrl
-    const schema = `bench_${randomBytes(6).toString('hex')}`
-    await createSchema(url, schema)
-    context.defer(() => dropSchema(url, schema))
-    env.DATABASE_URL = url
-    env.BENCH_PG_SCHEMA = schema
+    env.DATABASE_URL = context.postgresUrl
+    env.BENCH_PG_SCHEMA = await freshSchema(context.postgresUrl, (cleanup) => context.defer(cleanup))
   }
   const child = await startChild<CofferReady>('servers/coffer.ts', { env })
   context.defer(async () => {

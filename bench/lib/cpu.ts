@@ -1,6 +1,7 @@
 // CPU accounting from /proc: the process under test (all its threads), and the whole machine,
 // so that each measurement can say how much CPU something else on the machine took meanwhile
-// (another test run, a compiler): a busy neighbour makes a figure worth little.
+// (another test run, a compiler): a busy neighbour makes a figure worth little. Also the
+// resident memory of a process (the memory scenario, the soak).
 import { readdirSync, readFileSync } from 'node:fs'
 
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat and /proc/stat (100 on every Linux ABI Node runs on). */
@@ -94,4 +95,12 @@ export function commandCpuSeconds(name: string): number {
     }
   }
   return total
+}
+
+/** Resident memory of a process (VmRSS in /proc/<pid>/status), in bytes. */
+export function residentBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  const kib = line === undefined ? Number.NaN : Number(line.replace(/\D+/g, ''))
+  if (!Number.isFinite(kib)) throw new Error(`no VmRSS for process ${pid}`)
+  return kib * 1024
 }

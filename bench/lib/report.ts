@@ -2,7 +2,8 @@
 import { formatRate, type Measured } from './measure.ts'
 import { formatTarget, noisy, ratio, verdict, type Check, type Row } from './scenario.ts'
 
-function table(header: readonly string[], lines: readonly (readonly string[])[]): string {
+/** A Markdown table, columns padded to their widest cell. */
+export function table(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)))
   const render = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`
   return [render(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(render)].join('\n')

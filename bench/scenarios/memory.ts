@@ -4,24 +4,16 @@
 // before the upload must stay under 64 MiB. Then the blob is made live (a `create`) and ranges
 // of it are downloaded: the server's `coffer_blob_bytes_read_total` must grow by exactly the
 // range's length (only the range is read from the store).
-import { readFileSync } from 'node:fs'
 import { album, BlobFactory, createAsset, openOriginalSession, uploader } from '../lib/albums.ts'
 import { startCoffer, type CofferChild } from '../lib/coffer.ts'
 import { NOISY_CORES } from '../lib/measure.ts'
-import { waitForQuiet } from '../lib/cpu.ts'
+import { residentBytes, waitForQuiet } from '../lib/cpu.ts'
 import { POSTGRES_SKIPPED, type BenchContext, type Check, type Scenario } from '../lib/scenario.ts'
 
 const BLOB_MIB = Number(process.env.BENCH_MEMORY_MIB ?? 1024)
 const TARGET_MIB = 64
 const SAMPLE_MS = 50
 const MIB = 1024 * 1024
-
-function residentBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
-  const kib = line === undefined ? Number.NaN : Number(line.replace(/\D+/g, ''))
-  if (!Number.isFinite(kib)) throw new Error(`no VmRSS for process ${pid}`)
-  return kib * 1024
-}
 
 /** Samples `pid`'s resident memory every SAMPLE_MS until stopped. */
 function sampler(pid: number): { stop(): number[] } {

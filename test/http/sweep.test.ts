@@ -2,12 +2,13 @@
 // payloads, revoke and second-factor challenges, sessions past their refresh lifetime, dead
 // replay-ledger steps, ended attempt-budget windows, wrong-password counts as old as a lock,
 // security events past their retention) and nothing live, and several sweeps running at once
-// delete each row once without failing.
+// delete each row once without failing. Stopping the periodic sweep waits for the pass under
+// way, so that shutting down never closes the storage beneath it.
 import { randomBytes } from 'node:crypto'
 import { encode } from 'cborg'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { hashToken } from '../../src/crypto/tokens.ts'
-import { sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
+import { startSweeping, sweepExpired } from '../../src/features/maintenance/sweep.service.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { type Authenticator, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor, wrongCode } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -262,5 +263,28 @@ describe('sweepExpired', () => {
     for (const batch of batches) for (const channelId of batch.channels) expect(await leftoverPayloads(channelId, batch.initiatorId)).toEqual([])
     expect(await server.client().enrollmentChannel(liveChannel, 'enrollee').receive()).toEqual(['survives'])
     expect((await live.client.listSessions()).sessions).toHaveLength(1)
+  })
+
+  it('stops without cutting a pass short: the stop resolves once the pass under way has ended', async () => {
+    // Found by the soak: SIGTERM during a pass closed the storage beneath it ("maintenance failed").
+    const seeded = await seedExpirable('198.51.100.8')
+    server.clock.advance(SWEEP_AFTER_MS)
+    const lines: Array<{ level: string; message: string; done?: object }> = []
+    const log = {
+      info: (done: object, message: string) => lines.push({ level: 'info', message, done }),
+      error: (_error: object, message: string) => lines.push({ level: 'error', message }),
+    }
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    let stop: () => Promise<void>
+    try {
+      stop = startSweeping(server.deps, log)
+      vi.advanceTimersByTime(server.deps.config.sweepIntervalS * 1000)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(lines).toEqual([]) // the pass is under way: it waits on the database
+    await stop()
+    expect(lines.map((l) => `${l.level} ${l.message}`)).toEqual(['info maintenance removed expired rows and garbage'])
+    expect(lines[0]?.done).toMatchObject({ deleted: seeded.expected })
   })
 })

@@ -25,16 +25,26 @@ export async function maintain(deps: Deps): Promise<{ deleted: Record<string, nu
   return { deleted, garbage: await collectGarbage(deps) }
 }
 
-/** Runs maintenance every `sweepIntervalS` on this instance; returns the function that stops it. */
-export function startSweeping(deps: Deps, log: { info(o: object, m: string): void; error(o: object, m: string): void }): () => void {
+/**
+ * Runs maintenance every `sweepIntervalS` on this instance; returns the function that stops it,
+ * which resolves once the passes under way have ended (the storage must stay open until then:
+ * a pass cut off by its closing would fail half done).
+ */
+export function startSweeping(deps: Deps, log: { info(o: object, m: string): void; error(o: object, m: string): void }): () => Promise<void> {
+  const running = new Set<Promise<void>>()
   const timer = setInterval(() => {
-    maintain(deps).then(
+    const pass = maintain(deps).then(
       (done) => {
         if (Object.values(done.deleted).some((n) => n > 0) || done.garbage.rows > 0) log.info(done, 'maintenance removed expired rows and garbage')
       },
       (error: unknown) => log.error({ err: error }, 'maintenance failed'),
     )
+    running.add(pass)
+    void pass.finally(() => running.delete(pass))
   }, deps.config.sweepIntervalS * 1000)
   timer.unref()
-  return () => clearInterval(timer)
+  return async () => {
+    clearInterval(timer)
+    await Promise.all(running)
+  }
 }
