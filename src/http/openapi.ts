@@ -211,17 +211,16 @@ const RETRY_AFTER_CODES: readonly ErrorCode[] = ['error.rate_limited', 'error.au
 /**
  * Every catalog code an operation can answer, generic ones included. 503 (the database cannot
  * be reached) is generic like 500: the few operations that never read the database, such as
- * /healthz, are not told apart.
+ * /healthz, are not told apart. 400 is generic too: an HTTP/1.1 request without exactly one
+ * Host is refused before any route runs (0002).
  */
-export function operationCodes(config: FastifyContextConfig, schema: DocumentedSchema): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['error.request.too_large', 'error.internal', 'error.unavailable'])
+export function operationCodes(config: FastifyContextConfig): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['error.request.malformed', 'error.request.too_large', 'error.internal', 'error.unavailable'])
   if (config.auth !== undefined && config.auth !== 'none') codes.add('error.auth.unauthenticated')
   if (config.accepts) {
-    codes.add('error.request.malformed')
     codes.add('error.request.unsupported_media_type')
     codes.add('error.request.invalid')
   }
-  if (schema.params || schema.querystring) codes.add('error.request.malformed')
   for (const code of config.errors ?? []) codes.add(code)
   return [...codes]
 }
@@ -277,7 +276,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const ranges = reads.includes('Range')
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
 
-  const responses: Record<string, Json> = problemResponses(operationCodes(config, schema))
+  const responses: Record<string, Json> = problemResponses(operationCodes(config))
   for (const [status, body] of Object.entries(schema.response ?? {})) {
     const description = config.described?.[Number(status)]
     if (description === undefined) throw new Error(`no description of the ${status} answer of ${operationId}`)

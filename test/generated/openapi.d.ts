@@ -1702,6 +1702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceStatus"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
@@ -1729,6 +1730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceStatus"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
@@ -1756,6 +1758,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
@@ -1942,6 +1945,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -2062,6 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["DevicesResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -2090,6 +2095,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecurityEventsResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -2149,6 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokeChallengeResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -2212,6 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnrollmentResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             409: components["responses"]["error.totp.already_active"];
@@ -2330,6 +2338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
@@ -2518,6 +2527,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnrollmentCodeResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             403: components["responses"]["error.auth.reauthentication_required"];
             413: components["responses"]["error.request.too_large"];
@@ -2693,6 +2703,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
@@ -2767,6 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlbumListResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -3171,6 +3183,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageUsageResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
@@ -3402,6 +3415,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttestationKeysDocument"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
@@ -3429,6 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModerationRecordResponse"];
                 };
             };
+            400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
