@@ -370,6 +370,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Every response carries `X-Request-Id` and `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` unless the operation declares otherwise.',
         ].join(' '),
       },
+      // Relative: the document depends on no configuration; a client sets its own base URL.
+      servers: [{ url: '/', description: 'The server that serves this document' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An access token from register, login, verify login or refresh' },

@@ -96,7 +96,8 @@ export function operation<
     summary: spec.summary,
     ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [...spec.tags],
-    ...(spec.auth === 'none' ? {} : { security: [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }] }),
+    // An operation without a credential says so (an empty list), rather than saying nothing.
+    security: spec.auth === 'none' ? [] : [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }],
     ...(spec.accepts ? { consumes: [...spec.accepts] } : {}),
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.params ? { params: spec.params } : {}),
