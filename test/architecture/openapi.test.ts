@@ -132,7 +132,16 @@ describe('OpenAPI document', async () => {
         }
       }
     }
-    // Nested shapes are named too: the envelope inside both bodies that carry it.
+    // Nested shapes are named too: no component holds an object shape of its own.
+    const anonymous: string[] = []
+    const walk = (node: unknown, at: string, top: boolean): void => {
+      if (node === null || typeof node !== 'object') return
+      if (!top && (node as Json).type === 'object') anonymous.push(at)
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`, false)
+    }
+    for (const [name, schema] of Object.entries(generated.components.schemas)) walk(schema, name, true)
+    expect(anonymous).toEqual([])
+    // The envelope inside both bodies that carry it.
     expect(generated.components.schemas.OpRequest?.properties).toMatchObject({ manifest_envelope: { $ref: '#/components/schemas/ManifestEnvelope' } })
     expect(generated.components.schemas.OpenUploadRequest?.properties).toMatchObject({ manifest_envelope: { $ref: '#/components/schemas/ManifestEnvelope' } })
   })

@@ -835,15 +835,16 @@ export interface components {
     schemas: {
         AlbumListResponse: {
             /** @description Oldest first */
-            albums: {
-                album_id: string;
-                protocol_version: string;
-                /**
-                 * Format: date-time
-                 * @description RFC 3339, UTC
-                 */
-                created_at: string;
-            }[];
+            albums: components["schemas"]["AlbumView"][];
+        };
+        AlbumView: {
+            album_id: string;
+            protocol_version: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
         };
         AssetReceipt: {
             receipt_seq: number;
@@ -876,26 +877,27 @@ export interface components {
             /** @description Every content address the client relies on */
             blob_hashes: string[];
         };
+        AttestationKey: {
+            key_id: string;
+            /** @constant */
+            algorithm: "ed25519+ml-dsa-65";
+            /** @description Standard base64 of the 1984-byte hybrid public key */
+            public_key: string;
+            status: "active" | "retired";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            not_before: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            not_after?: string;
+        };
         AttestationKeysDocument: {
             server_id: string;
-            keys: {
-                key_id: string;
-                /** @constant */
-                algorithm: "ed25519+ml-dsa-65";
-                /** @description Standard base64 of the 1984-byte hybrid public key */
-                public_key: string;
-                status: "active" | "retired";
-                /**
-                 * Format: date-time
-                 * @description RFC 3339, UTC
-                 */
-                not_before: string;
-                /**
-                 * Format: date-time
-                 * @description RFC 3339, UTC
-                 */
-                not_after?: string;
-            }[];
+            keys: components["schemas"]["AttestationKey"][];
         };
         BlobVerdictResponse: {
             hash: string;
@@ -994,23 +996,24 @@ export interface components {
             /** @description otpauth URI carrying the shared secret; served once */
             provisioning_uri: string;
         };
+        FeedEntry: {
+            sync_seq: number;
+            asset_id: string;
+            action: string;
+            /** @description Standard base64, exactly as applied */
+            manifest_cbor: string;
+            /** @description SHA-256, 64 lowercase hex characters */
+            envelope_hash: string;
+            /** @description SHA-256, 64 lowercase hex characters */
+            metadata_blob_hash?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            applied_at: string;
+        };
         FeedResponse: {
-            entries: {
-                sync_seq: number;
-                asset_id: string;
-                action: string;
-                /** @description Standard base64, exactly as applied */
-                manifest_cbor: string;
-                /** @description SHA-256, 64 lowercase hex characters */
-                envelope_hash: string;
-                /** @description SHA-256, 64 lowercase hex characters */
-                metadata_blob_hash?: string;
-                /**
-                 * Format: date-time
-                 * @description RFC 3339, UTC
-                 */
-                applied_at: string;
-            }[];
+            entries: components["schemas"]["FeedEntry"][];
             /** @description The last entry’s sync_seq, or `after` itself on an empty page */
             next_after: number;
         };
@@ -1357,6 +1360,13 @@ export interface components {
             hash: string;
             size: number;
         };
+        UploadSessionBlob: {
+            hash: string;
+            role: string;
+            size: number;
+            /** @description The caller already stores these bytes: no need to send them */
+            present: boolean;
+        };
         UploadSessionResponse: {
             upload_id: string;
             album_id: string;
@@ -1365,13 +1375,7 @@ export interface components {
              * @description RFC 3339, UTC
              */
             expires_at: string;
-            blobs: {
-                hash: string;
-                role: string;
-                size: number;
-                /** @description The caller already stores these bytes: no need to send them */
-                present: boolean;
-            }[];
+            blobs: components["schemas"]["UploadSessionBlob"][];
         };
         VerifyLoginRequest: {
             mfa_token: string;
