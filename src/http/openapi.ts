@@ -81,7 +81,7 @@ const namedSchemas: ReadonlyMap<string, object> = new Map(
     .sort(([a], [b]) => a.localeCompare(b)),
 )
 
-/** A schema as plain JSON (TypeBox's symbol-keyed markers left out). */
+/** A schema as plain JSON (TypeBox's non-enumerable markers left out). */
 function plain(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema))
 }
@@ -110,7 +110,7 @@ function ref(name: string): Json {
 }
 
 /** `schema` as document JSON, every named schema inside it (itself too, unless `referSelf` is false) a `$ref`. */
-function described(schema: unknown, referSelf = true): unknown {
+function asDocument(schema: unknown, referSelf = true): unknown {
   const visit = (node: unknown, top: boolean): unknown => {
     if (Array.isArray(node)) return node.map((item) => visit(item, false))
     if (node === null || typeof node !== 'object') return node
@@ -135,13 +135,13 @@ function componentSchemas(document: unknown): Json {
       const name = target.slice(SCHEMAS.length)
       if (!found.has(name)) {
         found.add(name)
-        collect(described(namedSchemas.get(name), false))
+        collect(asDocument(namedSchemas.get(name), false))
       }
     }
     Object.values(node).forEach(collect)
   }
   collect(document)
-  return Object.fromEntries([...found].sort().map((name) => [name, described(namedSchemas.get(name), false)]))
+  return Object.fromEntries([...found].sort().map((name) => [name, asDocument(namedSchemas.get(name), false)]))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -237,7 +237,7 @@ function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
 
 /** The problem answer of a status `codes` share. */
 function problemResponse(codes: readonly ErrorCode[]): Json {
-  const extended = codes.flatMap((code) => extendedProblems[code] ?? []).map((schema) => described(schema))
+  const extended = codes.flatMap((code) => extendedProblems[code] ?? []).map((schema) => asDocument(schema))
   const schema = extended.length === 0 ? ref('CodedProblem') : { anyOf: [...extended, ref('CodedProblem')] }
   const headers: ResponseHeader[] = [
     ...(codes.some((code) => RETRY_AFTER_CODES.includes(code)) ? ['Retry-After' as const] : []),
@@ -281,7 +281,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
     const description = config.described?.[Number(status)]
     if (description === undefined) throw new Error(`no description of the ${status} answer of ${operationId}`)
     const isEmpty = (body as Json).type === 'null'
-    responses[status] = { description, headers: headerRefs(cached), ...(isEmpty ? {} : { content: { 'application/json': { schema: described(body) } } }) }
+    responses[status] = { description, headers: headerRefs(cached), ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
   }
   const bytes = config.binaryResponse
   if (bytes) {
@@ -303,7 +303,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
         content: Object.fromEntries(
           config.accepts.map((media) => [
             media,
-            { schema: media.includes('json') && bodySchema !== undefined ? described(bodySchema) : { type: 'string', contentMediaType: media } },
+            { schema: media.includes('json') && bodySchema !== undefined ? asDocument(bodySchema) : { type: 'string', contentMediaType: media } },
           ]),
         ),
       }
