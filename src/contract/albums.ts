@@ -18,8 +18,10 @@ export const ProvisionAlbumResponse = Type.Object({
   created: Type.Boolean({ description: 'Advisory' }),
 })
 
+export const AlbumView = Type.Object({ album_id: Type.String(), protocol_version: Type.String(), created_at: Timestamp })
+
 export const AlbumListResponse = Type.Object({
-  albums: Type.Array(Type.Object({ album_id: Type.String(), protocol_version: Type.String(), created_at: Timestamp }), { description: 'Oldest first' }),
+  albums: Type.Array(AlbumView, { description: 'Oldest first' }),
 })
 
 export const ManifestEnvelope = Type.Object(
@@ -82,11 +84,18 @@ export const OpenUploadRequest = Type.Object(
   { additionalProperties: false },
 )
 
+export const UploadSessionBlob = Type.Object({
+  hash: Type.String(),
+  role: Type.String(),
+  size: Type.Integer(),
+  present: Type.Boolean({ description: 'The caller already stores these bytes: no need to send them' }),
+})
+
 export const UploadSessionResponse = Type.Object({
   upload_id: Type.String(),
   album_id: Type.String(),
   expires_at: Timestamp,
-  blobs: Type.Array(Type.Object({ hash: Type.String(), role: Type.String(), size: Type.Integer(), present: Type.Boolean({ description: 'The caller already stores these bytes: no need to send them' }) })),
+  blobs: Type.Array(UploadSessionBlob),
 })
 
 export const UploadIdParams = Type.Object({ upload_id: Uuid })
@@ -100,18 +109,18 @@ export const FeedQuery = Type.Object({
   limit: WholeNumber({ minimum: 1, maximum: 1000, default: 100 }),
 })
 
+export const FeedEntry = Type.Object({
+  sync_seq: Type.Integer(),
+  asset_id: Type.String(),
+  action: Type.String(),
+  manifest_cbor: Type.String({ description: 'Standard base64, exactly as applied' }),
+  envelope_hash: Hash,
+  metadata_blob_hash: Type.Optional(Hash),
+  applied_at: Timestamp,
+})
+
 export const FeedResponse = Type.Object({
-  entries: Type.Array(
-    Type.Object({
-      sync_seq: Type.Integer(),
-      asset_id: Type.String(),
-      action: Type.String(),
-      manifest_cbor: Type.String({ description: 'Standard base64, exactly as applied' }),
-      envelope_hash: Hash,
-      metadata_blob_hash: Type.Optional(Hash),
-      applied_at: Timestamp,
-    }),
-  ),
+  entries: Type.Array(FeedEntry),
   next_after: Type.Integer({ description: 'The last entry’s sync_seq, or `after` itself on an empty page' }),
 })
 

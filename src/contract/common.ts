@@ -14,6 +14,9 @@ export function WholeNumber(options: { readonly minimum?: number; readonly maxim
   return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options })
 }
 
+/** What /healthz and /readyz answer. */
+export const ServiceStatus = Type.Object({ status: Type.String({ description: '`ok` (healthz) or `ready` (readyz)' }) })
+
 export const NoContent = Type.Null({ description: 'No content' })
 
 export function timestamp(ms: number): string {

@@ -56,18 +56,18 @@ export const AssetReceipt = Type.Object({
 
 export const AssetReceiptsResponse = Type.Object({ asset_id: Type.String(), receipts: Type.Array(AssetReceipt, { description: 'receipt_seq order' }) })
 
+export const AttestationKey = Type.Object({
+  key_id: Type.String(),
+  algorithm: Type.Literal('ed25519+ml-dsa-65'),
+  public_key: Type.String({ description: 'Standard base64 of the 1984-byte hybrid public key' }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+  not_before: Timestamp,
+  not_after: Type.Optional(Timestamp),
+})
+
 export const AttestationKeysDocument = Type.Object({
   server_id: Type.String(),
-  keys: Type.Array(
-    Type.Object({
-      key_id: Type.String(),
-      algorithm: Type.Literal('ed25519+ml-dsa-65'),
-      public_key: Type.String({ description: 'Standard base64 of the 1984-byte hybrid public key' }),
-      status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
-      not_before: Timestamp,
-      not_after: Type.Optional(Timestamp),
-    }),
-  ),
+  keys: Type.Array(AttestationKey),
 })
 
 export const ModerationEventResponse = Type.Object({

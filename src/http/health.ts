@@ -1,13 +1,12 @@
 // Liveness, readiness and metrics, for load balancers and Prometheus.
 import type { FastifyInstance } from 'fastify'
-import Type from 'typebox'
+import { ServiceStatus } from '../contract/common.ts'
 import type { Deps } from '../deps.ts'
 import type { Metrics } from './metrics.ts'
 import { unavailable } from './problem.ts'
 import { operation } from './route.ts'
 
 const tags = ['Operations']
-const Status = Type.Object({ status: Type.String() })
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
@@ -22,7 +21,7 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
   app.route({
     method: 'GET',
     url: '/healthz',
-    ...operation({ operationId: 'health', summary: 'The process is up', tags, auth: 'none', responses: { 200: Status } }),
+    ...operation({ operationId: 'health', summary: 'The process is up', tags, auth: 'none', responses: { 200: ServiceStatus }, described: { 200: 'The process is up' } }),
     handler: async () => ({ status: 'ok' }),
   })
 
@@ -34,7 +33,8 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
       summary: 'The database (and blob store) answer',
       tags,
       auth: 'none',
-      responses: { 200: Status },
+      responses: { 200: ServiceStatus },
+      described: { 200: 'The database and the blob store answer' },
       errors: ['error.unavailable'],
     }),
     handler: async (request) => {
@@ -56,7 +56,9 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
       summary: 'Prometheus metrics of this instance (text exposition format)',
       tags,
       auth: 'none',
-      responses: { 200: Type.String({ description: 'Prometheus text format' }) },
+      responses: {},
+      described: {},
+      binaryResponse: { status: 200, mediaType: 'text/plain', description: 'The metrics in the Prometheus text exposition format (version 0.0.4)' },
     }),
     handler: async (_request, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   })

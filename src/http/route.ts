@@ -16,6 +16,13 @@ import type { CachePolicy } from './response-headers.ts'
  */
 export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
 
+/**
+ * Request headers an operation reads besides Authorization, Content-Type and X-Request-Id
+ * (for the OpenAPI document; no schema validates them). If-None-Match adds the 304 answer and
+ * ETag on the success answers, Range the 206 answer.
+ */
+export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match'
+
 export const JSON_MEDIA = ['application/json'] as const
 export const CBOR_MEDIA = ['application/cbor'] as const
 export const OCTET_MEDIA = ['application/octet-stream'] as const
@@ -35,6 +42,10 @@ declare module 'fastify' {
     deferredBody?: TSchema
     /** How a success answer may be cached; absent: no-store (http/response-headers.ts). */
     cache?: CachePolicy
+    /** What each success answer means, by status (for the OpenAPI document). */
+    described?: Readonly<Record<number, string>>
+    /** Request headers the handler reads (for the OpenAPI document). */
+    reads?: readonly RequestHeader[]
   }
 }
 
@@ -58,6 +69,10 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   readonly querystring?: Q
   /** Success responses by status. */
   readonly responses: R
+  /** What each success answer means, in words, by status (the OpenAPI document's descriptions). */
+  readonly described: { readonly [K in keyof R]: string }
+  /** Request headers the handler reads (see RequestHeader). */
+  readonly reads?: readonly RequestHeader[]
   readonly errors?: readonly ErrorCode[]
   /** Overrides BODY_LIMIT_BYTES for this operation. */
   readonly bodyLimit?: number
@@ -81,7 +96,8 @@ export function operation<
     summary: spec.summary,
     ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [...spec.tags],
-    ...(spec.auth === 'none' ? {} : { security: [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }] }),
+    // An operation without a credential says so (an empty list), rather than saying nothing.
+    security: spec.auth === 'none' ? [] : [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }],
     ...(spec.accepts ? { consumes: [...spec.accepts] } : {}),
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.params ? { params: spec.params } : {}),
@@ -99,6 +115,8 @@ export function operation<
       ...(spec.binaryResponse ? { binaryResponse: spec.binaryResponse } : {}),
       ...(spec.deferredBody ? { deferredBody: spec.deferredBody } : {}),
       ...(spec.cache ? { cache: spec.cache } : {}),
+      described: spec.described as Readonly<Record<number, string>>,
+      ...(spec.reads ? { reads: spec.reads } : {}),
     },
   }
 }

@@ -13,6 +13,7 @@ import type { App } from '../../src/http/route.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { testClock, type TestClock } from './clock.ts'
+import { watchAnswers } from './declared-answers.ts'
 import { freshDatabase } from './database.ts'
 
 export interface TestServer {
@@ -26,6 +27,7 @@ export interface TestServer {
   readonly logs: string[]
   /** A new SDK client against this server, on the server's clock. */
   client(): CofferClient
+  /** Closes it; fails when it gave an answer its OpenAPI document does not declare (declared-answers.ts). */
   close(): Promise<void>
 }
 
@@ -45,6 +47,7 @@ function capture(logs: string[]): Writable {
 /** One instance on `deps`, listening on an ephemeral port; close() closes what is its own. */
 async function listening(deps: Deps, logs: string[], clock: TestClock, database: DatabaseTarget): Promise<TestServer> {
   const app = await buildApp(deps)
+  const answers = watchAnswers(app)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
   let closed = false
   return {
@@ -58,8 +61,12 @@ async function listening(deps: Deps, logs: string[], clock: TestClock, database:
     async close() {
       if (closed) return
       closed = true
+      const undeclared = answers.undeclared()
       await app.close()
       await deps.storage.close().catch(() => {}) // a fault test may have closed it already
+      if (undeclared.length > 0) {
+        throw new Error(`Answers openapi.json does not declare (add the code to the operation's errors, or the status to its responses):\n  ${undeclared.join('\n  ')}`)
+      }
     },
   }
 }
@@ -115,9 +122,11 @@ export async function startInstances(count: number, env: Record<string, string> 
     async close() {
       if (closed) return
       closed = true
-      for (const instance of instances) await instance.close()
+      const faults: unknown[] = []
+      for (const instance of instances) await instance.close().catch((fault: unknown) => faults.push(fault))
       await database.drop()
       await rm(directory, { recursive: true, force: true })
+      if (faults.length > 0) throw faults[0]
     },
   }
 }

@@ -32,7 +32,8 @@ export function albumsRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: ProvisionAlbumRequest,
       responses: { 200: ProvisionAlbumResponse, 201: ProvisionAlbumResponse },
-      errors: ['error.album.id_unavailable'],
+      described: { 200: 'This account already holds the album id; nothing was written', 201: 'The album id is now this account’s' },
+      errors: ['error.account.suspended', 'error.album.id_unavailable'],
     }),
     handler: async (request, reply) => {
       const { album, created } = await provisionAlbum(deps, requireCaller(request), request.body.album_id)
@@ -43,7 +44,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
   app.route({
     method: 'GET',
     url: '/v1/albums',
-    ...operation({ operationId: 'listAlbums', summary: 'The account’s albums, oldest first', tags, auth: 'bearer', responses: { 200: AlbumListResponse } }),
+    ...operation({ operationId: 'listAlbums', summary: 'The account’s albums, oldest first', tags, auth: 'bearer', responses: { 200: AlbumListResponse }, described: { 200: 'The account’s albums, oldest first' } }),
     handler: async (request) => ({
       albums: (await listAlbums(deps, requireCaller(request))).map((album) => ({ album_id: album.albumId, protocol_version: album.protocolVersion, created_at: timestamp(album.createdAt) })),
     }),
@@ -60,6 +61,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
       params: AlbumIdParams,
       querystring: FeedQuery,
       responses: { 200: FeedResponse },
+      described: { 200: 'A page of applied manifests after `after`; ask again from `next_after` until a page is empty' },
       errors: ['error.not_found'],
     }),
     handler: async (request) => {
@@ -89,6 +91,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: AlbumIdParams,
       responses: { 200: UpgradePhaseResponse },
+      described: { 200: 'The album’s upgrade phase' },
       errors: ['error.not_found'],
     }),
     handler: async (request) => phaseResponse(await readUpgrade(deps, requireCaller(request), request.params.album_id)),
@@ -106,7 +109,8 @@ export function albumsRoutes(app: App, deps: Deps): void {
       accepts: CBOR_MEDIA,
       params: AlbumIdParams,
       responses: { 200: UpgradePhaseResponse },
-      errors: ['error.not_found', 'error.upgrade.in_flight'],
+      described: { 200: 'The ceremony is live (or already was, with this intent_id)' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.upgrade.in_flight'],
     }),
     handler: async (request) => phaseResponse(await startUpgrade(deps, requireCaller(request), request.params.album_id, request.body as Buffer)),
   })
@@ -122,7 +126,8 @@ export function albumsRoutes(app: App, deps: Deps): void {
       params: AlbumIdParams,
       querystring: IntentQuery,
       responses: { 200: UpgradePhaseResponse },
-      errors: ['error.not_found', 'error.upgrade.in_flight'],
+      described: { 200: 'The ceremony is aborted; the album is back in normal operation' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.upgrade.in_flight'],
     }),
     handler: async (request) => phaseResponse(await abortUpgrade(deps, requireCaller(request), request.params.album_id, request.query.intent_id)),
   })
@@ -139,7 +144,8 @@ export function albumsRoutes(app: App, deps: Deps): void {
       params: AlbumIdParams,
       querystring: IntentQuery,
       responses: { 200: UpgradePhaseResponse },
-      errors: ['error.not_found', 'error.upgrade.in_flight', 'error.upgrade.not_quiescent'],
+      described: { 200: 'The ceremony is committed; the album is pinned to the new protocol version' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.upgrade.in_flight', 'error.upgrade.not_quiescent'],
     }),
     handler: async (request) => phaseResponse(await commitUpgrade(deps, requireCaller(request), request.params.album_id, request.query.intent_id, request.body as Buffer)),
   })

@@ -27,6 +27,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: RegisterRequest,
       responses: { 200: TokenResponse },
+      described: { 200: 'The account exists and its first session is open: the session’s tokens' },
       errors: ['error.auth.account_exists'],
     }),
     handler: async (request) => tokenResponse(await register(deps, request.body, requestMeta(request))),
@@ -44,6 +45,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: LoginRequest,
       responses: { 200: TokenResponse, 202: SecondFactorChallenge },
+      described: { 200: 'Signed in: the new session’s tokens', 202: 'The password is right and the account has a second factor: finish with verifyLogin before the challenge expires' },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked'],
     }),
     handler: async (request, reply) => {
@@ -64,6 +66,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: VerifyLoginRequest,
       responses: { 200: TokenResponse },
+      described: { 200: 'Signed in: the new session’s tokens' },
       errors: ['error.auth.challenge_expired', 'error.auth.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request) => tokenResponse(await verifyLogin(deps, request.body, advisoryOf(request.body), requestMeta(request))),
@@ -81,6 +84,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: RefreshRequest,
       responses: { 200: TokenResponse },
+      described: { 200: 'The successor session’s tokens (the same pair again for a repeat within the grace window)' },
       errors: ['error.auth.session_expired'],
     }),
     handler: async (request) => tokenResponse(await refresh(deps, request.body.refresh_token)),
@@ -96,6 +100,7 @@ export function authRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer-presented',
       responses: { 204: NoContent },
+      described: { 204: 'The session of the presented token is closed (or was already)' },
     }),
     handler: async (request, reply) => {
       await logout(deps, request.bearerToken ?? '')
@@ -114,6 +119,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: ReauthenticateRequest,
       responses: { 200: ReauthenticateResponse },
+      described: { 200: 'The session’s authenticated_at is now' },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked', 'error.not_found'],
     }),
     handler: async (request) => ({ authenticated_at: timestamp(await reauthenticate(deps, requireCaller(request), request.body.password, requestMeta(request))) }),
@@ -130,6 +136,7 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: ChangePasswordRequest,
       responses: { 204: NoContent },
+      described: { 204: 'The password is changed; every other session is closed' },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked', 'error.not_found'],
     }),
     handler: async (request, reply) => {

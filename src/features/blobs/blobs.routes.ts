@@ -20,9 +20,11 @@ export function blobsRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: BlobParams,
       responses: {},
-      binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The blob bytes, exactly as uploaded (206 for a range)' },
+      described: {},
+      binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The blob bytes, exactly as uploaded' },
       errors: ['error.not_found', 'error.request.range_not_satisfiable', 'error.moderation.taken_down'],
       cache: 'private-revalidate',
+      reads: ['Range', 'If-None-Match'],
     }),
     handler: async (request, reply) => {
       const hash = request.params.hash

@@ -22,6 +22,7 @@ export function custodyRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: StorageVerifyRequest,
       responses: { 200: StorageVerifyResponse },
+      described: { 200: 'A verdict for each asset, in request order' },
     }),
     handler: async (request) => ({
       verdicts: (await verifyStorage(deps, requireCaller(request), request.body)).map((verdict) => ({
@@ -43,6 +44,7 @@ export function custodyRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: AssetIdParams,
       responses: { 200: AssetReceiptsResponse },
+      described: { 200: 'The asset’s receipts, oldest first' },
       errors: ['error.not_found'],
     }),
     handler: async (request) => ({
@@ -60,6 +62,7 @@ export function custodyRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'none',
       responses: { 200: AttestationKeysDocument },
+      described: { 200: 'The service’s attestation keys' },
     }),
     handler: async () => attestationKeysDocument(deps),
   })

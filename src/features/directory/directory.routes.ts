@@ -19,8 +19,10 @@ export function directoryRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       accepts: CBOR_MEDIA,
       bodyLimit: DIRECTORY_MAX_BYTES,
+      reads: ['X-Service-Identity-Key'],
       responses: { 200: PublishDirectoryResponse },
-      errors: ['error.directory.malformed', 'error.directory.identity_key_invalid', 'error.directory.identity_key_mismatch', 'error.directory.version_conflict', 'error.auth.reauthentication_required'],
+      described: { 200: 'The directory is stored (and the identity key bound, on a first publish)' },
+      errors: ['error.account.suspended', 'error.directory.malformed', 'error.directory.identity_key_invalid', 'error.directory.identity_key_mismatch', 'error.directory.version_conflict', 'error.auth.reauthentication_required'],
     }),
     handler: async (request) => {
       const header = request.headers[IDENTITY_KEY_HEADER]
@@ -40,9 +42,11 @@ export function directoryRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: UserIdParams,
       responses: {},
+      described: {},
       binaryResponse: { status: 200, mediaType: 'application/cbor', description: 'The directory exactly as published' },
       errors: ['error.not_found'],
       cache: 'private-revalidate',
+      reads: ['If-None-Match'],
     }),
     handler: async (request, reply) => {
       const directory = await fetchDirectory(deps, request.params.user_id)

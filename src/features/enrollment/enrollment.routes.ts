@@ -18,6 +18,7 @@ export function enrollmentRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: { 200: EnrollmentCodeResponse },
+      described: { 200: 'A one-time enrollment code, in both spellings' },
       errors: ['error.auth.reauthentication_required'],
     }),
     handler: async (request) => {
@@ -38,6 +39,7 @@ export function enrollmentRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: RedeemRequest,
       responses: { 200: ChannelResponse },
+      described: { 200: 'The code is burned and the channel open' },
       errors: ['error.enroll.code_refused', 'error.rate_limited'],
     }),
     handler: async (request) => {
@@ -59,6 +61,7 @@ export function enrollmentRoutes(app: App, deps: Deps): void {
       params: ChannelParams,
       body: RelayRequest,
       responses: { 204: NoContent },
+      described: { 204: 'The payload waits in the mailbox' },
       errors: ['error.enroll.channel_not_found', 'error.enroll.mailbox_full'],
     }),
     handler: async (request, reply) => {
@@ -79,6 +82,7 @@ export function enrollmentRoutes(app: App, deps: Deps): void {
       params: ChannelParams,
       querystring: DrainQuery,
       responses: { 200: DrainResponse },
+      described: { 200: 'The payloads that were waiting (possibly none), now removed' },
       errors: ['error.enroll.channel_not_found'],
     }),
     handler: async (request) => ({ payloads: await drainMailbox(deps, request.params.channel_id, request.query.direction) }),
@@ -95,6 +99,7 @@ export function enrollmentRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: ChannelParams,
       responses: { 204: NoContent },
+      described: { 204: 'The channel and its mailboxes are gone' },
       errors: ['error.enroll.channel_not_found'],
     }),
     handler: async (request, reply) => {

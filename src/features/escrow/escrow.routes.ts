@@ -20,7 +20,8 @@ export function escrowRoutes(app: App, deps: Deps): void {
       accepts: OCTET_MEDIA,
       bodyLimit: ESCROW_MAX_BYTES,
       responses: { 200: StoreEscrowResponse },
-      errors: ['error.escrow.malformed'],
+      described: { 200: 'The escrow is stored' },
+      errors: ['error.account.suspended', 'error.escrow.malformed'],
     }),
     handler: async (request) => {
       const stored = await storeEscrow(deps, requireCaller(request), request.body as Buffer)
@@ -37,6 +38,7 @@ export function escrowRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: {},
+      described: {},
       binaryResponse: { status: 200, mediaType: 'application/octet-stream', description: 'The stored bytes, exactly' },
       errors: ['error.not_found'],
     }),

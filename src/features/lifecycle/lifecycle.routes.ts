@@ -20,7 +20,8 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       params: AlbumIdParams,
       deferredBody: OpRequest,
       responses: { 200: OpResponse },
-      errors: ['error.not_found', 'error.protocol.out_of_range', 'error.upgrade.in_flight', 'error.op.bundle_incomplete', 'error.op.stale_revival', 'error.storage.full', 'error.storage.failing'],
+      described: { 200: 'The manifest is applied (or was already: `replayed`), with its feed position' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.protocol.out_of_range', 'error.upgrade.in_flight', 'error.op.bundle_incomplete', 'error.op.stale_revival', 'error.storage.full', 'error.storage.failing'],
     }),
     handler: async (request) => {
       const outcome = await applyLifecycleManifest(deps, requireCaller(request), request.params.album_id, () => validateBody(OpRequest, request.body))

@@ -32,6 +32,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       tags: ['Moderation'],
       auth: 'bearer',
       responses: { 200: ModerationRecordResponse },
+      described: { 200: 'The caller’s standing and moderation events' },
     }),
     handler: async (request) => moderationRecordView(await ownModerationRecord(deps, requireCaller(request))),
   })
@@ -45,6 +46,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
     bodyOptional: true,
     deferredBody: ModerationReason,
     responses: { 200: ModerationRecordResponse },
+    described: { 200: 'The action is recorded: the moderation record of the account it concerns' },
     errors: ['error.not_found', 'error.moderation.state_conflict'] as const,
   }
   for (const [path, action, summary] of accountActions) {

@@ -14,6 +14,7 @@ export function quotaRoutes(app: App, deps: Deps): void {
       tags: ['Uploads'],
       auth: 'bearer',
       responses: { 200: StorageUsageResponse },
+      described: { 200: 'The caller’s usage and limits' },
     }),
     handler: async (request) => {
       const usage = await storageUsage(deps, requireCaller(request))

@@ -18,6 +18,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: { 200: DevicesResponse },
+      described: { 200: 'The account’s live sessions and the cohorts seen' },
     }),
     handler: async (request) => {
       const caller = requireCaller(request)
@@ -49,6 +50,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: { 200: SecurityEventsResponse },
+      described: { 200: 'The security events kept for the account, newest first' },
     }),
     handler: async (request) => ({
       events: (await listSecurityEvents(deps, requireCaller(request))).map((event) => ({
@@ -72,6 +74,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: SessionIdParams,
       responses: { 204: NoContent },
+      described: { 204: 'The session is closed' },
       errors: ['error.not_found'],
     }),
     handler: async (request, reply) => {
@@ -89,6 +92,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: { 200: RevokeChallengeResponse },
+      described: { 200: 'A fresh single-use challenge to sign with the identity key' },
     }),
     handler: async (request) => {
       const issued = await issueRevokeChallenge(deps, requireCaller(request))
@@ -108,6 +112,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: RevokeAllRequest,
       responses: { 200: RevokeAllResponse },
+      described: { 200: 'Every session of the account is closed' },
       errors: ['error.auth.proof_required'],
     }),
     handler: async (request) => ({ revoked: await revokeAllSessions(deps, request.body.challenge, request.body.proof) }),

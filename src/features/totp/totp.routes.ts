@@ -17,6 +17,7 @@ export function totpRoutes(app: App, deps: Deps): void {
       tags,
       auth: 'bearer',
       responses: { 200: EnrollmentResponse },
+      described: { 200: 'The pending second factor’s provisioning URI (shown once)' },
       errors: ['error.totp.already_active', 'error.not_found'],
     }),
     handler: async (request) => ({ provisioning_uri: await startTotpEnrollment(deps, requireCaller(request)) }),
@@ -33,6 +34,7 @@ export function totpRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: CodeRequest,
       responses: { 204: NoContent },
+      described: { 204: 'The second factor is active: sign-in now needs a code' },
       errors: ['error.totp.nothing_pending', 'error.totp.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request, reply) => {
@@ -52,6 +54,7 @@ export function totpRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: CodeRequest,
       responses: { 204: NoContent },
+      described: { 204: 'The second factor is removed' },
       errors: ['error.totp.not_enrolled', 'error.totp.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request, reply) => {

@@ -32,7 +32,8 @@ export function uploadsRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: OpenUploadRequest,
       responses: { 201: UploadSessionResponse },
-      errors: ['error.not_found', 'error.directory.required', 'error.upgrade.in_flight', 'error.protocol.out_of_range', 'error.quota.exceeded', 'error.quota.too_many_uploads'],
+      described: { 201: 'The upload session is open; send the bytes of each blob not `present`' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.directory.required', 'error.upgrade.in_flight', 'error.protocol.out_of_range', 'error.quota.exceeded', 'error.quota.too_many_uploads'],
     }),
     handler: async (request, reply) => reply.code(201).send(sessionResponse(await openUploadSession(deps, requireCaller(request), request.body))),
   })
@@ -47,6 +48,7 @@ export function uploadsRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: UploadIdParams,
       responses: { 200: UploadSessionResponse },
+      described: { 200: 'The upload session and which of its blobs are stored' },
       errors: ['error.not_found'],
     }),
     handler: async (request) => sessionResponse(await uploadSessionStatus(deps, requireCaller(request), request.params.upload_id)),
@@ -62,6 +64,7 @@ export function uploadsRoutes(app: App, deps: Deps): void {
       auth: 'bearer',
       params: UploadIdParams,
       responses: { 204: NoContent },
+      described: { 204: 'The upload session is aborted' },
       errors: ['error.not_found'],
     }),
     handler: async (request, reply) => {
@@ -93,7 +96,8 @@ export function uploadsRoutes(app: App, deps: Deps): void {
         accepts: OCTET_MEDIA,
         params: UploadBlobParams,
         responses: { 204: NoContent },
-        errors: ['error.not_found', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
+        described: { 204: 'The bytes are stored and durable (or already were)' },
+        errors: ['error.account.suspended', 'error.not_found', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
       }),
       handler: async (request, reply) => {
         const length = request.headers['content-length']
