@@ -460,9 +460,10 @@ export class CofferClient {
   /**
    * Uploads one asset end to end: hashes the bytes, opens a session, sends only the blobs the
    * server does not already hold for this account, then applies the `create` manifest that
-   * `sign` builds for those hashes.
+   * `sign` builds for those hashes (`manifestSigner` makes one). `manifestHash` is the asset's
+   * chain head, which a later `replace` names as its `prior_provenance_hash`.
    */
-  async uploadAsset(asset: AssetUpload): Promise<OpResult & { uploadId: string; sent: number }> {
+  async uploadAsset(asset: AssetUpload): Promise<OpResult & { uploadId: string; sent: number; manifestHash: string }> {
     const derivatives = asset.derivatives ?? []
     const hashes: BundleHashes = {
       ciphertextHash: sha256Hex(asset.original),
@@ -484,7 +485,7 @@ export class CofferClient {
       manifest_cbor: toBase64(manifestCbor),
       metadata_blob: asset.metadata === undefined ? null : toBase64(asset.metadata),
     })
-    return { ...result, uploadId: session.upload_id, sent: missing.length }
+    return { ...result, uploadId: session.upload_id, sent: missing.length, manifestHash: sha256Hex(manifestCbor) }
   }
 
   /** A blob's bytes; `range` asks for bytes start..end inclusive (206). */
