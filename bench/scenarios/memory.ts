@@ -109,7 +109,7 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
     const read0 = await bytesReadCounter(server)
     const bytes = await member.client.downloadBlob(blob.hash, { start, end })
     const read = (await bytesReadCounter(server)) - read0
-    const right = bytes.equals(factory.slice(blob.tail, start, end))
+    const right = Buffer.from(bytes).equals(factory.slice(blob.tail, start, end))
     checks.push({
       scenario: 'memory',
       name: `${label}: ranged download of ${length} bytes at ${start} (coffer_blob_bytes_read_total)`,

@@ -5,6 +5,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig, type Config } from '../config.ts'
+import { hybridVerify } from '../crypto/hybrid.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
@@ -107,7 +108,7 @@ async function receipts(args: string[]): Promise<void> {
   }
   const client = new CofferClient({ baseUrl: values.server, tokens: { access_token: values.token, refresh_token: '', token_type: 'Bearer', expires_by: Number.MAX_SAFE_INTEGER } })
   const [list, document] = await Promise.all([client.assetReceipts(assetId), client.attestationKeys()])
-  const check = await verifyReceipts(list.receipts, document, assetId)
+  const check = await verifyReceipts(list.receipts, document, assetId, hybridVerify)
   print({ asset_id: assetId, receipts: list.receipts.length, valid: check.valid, problems: check.problems })
   if (!check.valid) process.exitCode = 1
 }

@@ -7,10 +7,23 @@
 // are refused as malformed. The walk is bounded (CBOR_MAX_DEPTH, CBOR_MAX_ITEMS) so that no
 // body holds the event loop for long: a body past either bound is refused as soon as the walk
 // reaches it.
-import { Tokenizer, Type, encode, rfc8949EncodeOptions, type Token } from 'cborg'
+import { Tokenizer, Type, decode, encode, rfc8949EncodeOptions, type Token } from 'cborg'
 
+/** Canonical CBOR (RFC 8949 section 4.2.1): the one encoding that signatures cover. */
 export function encodeCanonical(value: unknown): Uint8Array {
   return encode(value, rfc8949EncodeOptions)
+}
+
+/**
+ * Decodes bytes that must be canonical CBOR: maps with text keys become plain objects, byte
+ * strings Uint8Array. Throws when they are not well-formed, hold a duplicate key, or are not
+ * the canonical encoding of what they decode to (re-encoding must give the same bytes).
+ */
+export function decodeCanonical(bytes: Uint8Array): unknown {
+  const value: unknown = decode(bytes, { strict: true, rejectDuplicateMapKeys: true })
+  const again = encodeCanonical(value)
+  if (again.length !== bytes.length || again.some((byte, i) => byte !== bytes[i])) throw new Error('not canonical CBOR (RFC 8949 section 4.2.1)')
+  return value
 }
 
 /** A scalar read from a top-level field: a text string or an unsigned integer (major type 0). */

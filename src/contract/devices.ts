@@ -8,6 +8,9 @@ export const CapabilityId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', descri
 
 export const IDENTITY_KEY_HEADER = 'x-service-identity-key'
 
+/** Largest device directory body (413 beyond). */
+export const DIRECTORY_MAX_BYTES = 256 * 1024
+
 export const PublishDirectoryResponse = Type.Object({ directory_version: Type.Integer({ description: 'The version now stored' }) })
 
 export const UserIdParams = Type.Object({ user_id: Uuid })

@@ -1,5 +1,27 @@
-// The exact bytes that clients sign, shared by the server (to verify) and the SDK (to sign).
+// The exact bytes that clients sign, shared by the server (to verify) and the SDK (to sign),
+// and the hybrid key and signature layout (API.md section 4). Runs in browsers too: no Buffer.
 import { encodeCanonical } from '../codec/cbor.ts'
+
+export const ED25519_PUBLIC_KEY_BYTES = 32
+export const ML_DSA_65_PUBLIC_KEY_BYTES = 1952
+/** Ed25519 public key | ML-DSA-65 public key. */
+export const HYBRID_PUBLIC_KEY_BYTES = ED25519_PUBLIC_KEY_BYTES + ML_DSA_65_PUBLIC_KEY_BYTES
+export const ED25519_SIGNATURE_BYTES = 64
+export const ML_DSA_65_SIGNATURE_BYTES = 3309
+/** Ed25519 signature | ML-DSA-65 signature (FIPS 204, empty context), both over the same message. */
+export const HYBRID_SIGNATURE_BYTES = ED25519_SIGNATURE_BYTES + ML_DSA_65_SIGNATURE_BYTES
+/** A hybrid private key: the Ed25519 seed (32) | the ML-DSA-65 seed (32). */
+export const HYBRID_SEED_BYTES = 64
+export const HYBRID_ALGORITHM = 'ed25519+ml-dsa-65'
+
+/** UTF-8 of `context`, one zero byte, then `body`: the domain-separated bytes a signature covers. */
+export function contextSigningBytes(context: string, body: Uint8Array): Uint8Array {
+  const prefix = new TextEncoder().encode(context)
+  const out = new Uint8Array(prefix.length + 1 + body.length)
+  out.set(prefix, 0)
+  out.set(body, prefix.length + 1)
+  return out
+}
 
 export const REVOKE_ALL_CONTEXT = 'coffer/revoke-all/v1'
 
@@ -12,7 +34,7 @@ export const CUSTODY_RECEIPT_CONTEXT = 'coffer/custody-receipt/v1'
 
 /** What an attestation key signs: UTF-8 of the context, one zero byte, the receipt body. */
 export function receiptSigningBytes(body: Uint8Array): Uint8Array {
-  return Buffer.concat([Buffer.from(CUSTODY_RECEIPT_CONTEXT, 'utf8'), Buffer.of(0), body])
+  return contextSigningBytes(CUSTODY_RECEIPT_CONTEXT, body)
 }
 
 export interface ReceiptBody {

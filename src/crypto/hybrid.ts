@@ -2,18 +2,17 @@
 // context), both over the same message; valid only when both halves verify. Keys travel as
 // raw bytes: public key = Ed25519 (32) | ML-DSA-65 (1952); private key = the two 32-byte
 // seeds. Signing and verifying run on the libuv pool (node:crypto's callback forms), never on
-// the event loop. Shared by the server and the SDK: it holds no server state.
+// the event loop. The server's implementation (native ML-DSA on Node 24); the SDK has its own
+// on the noble libraries (src/sdk/hybrid.ts, for browsers and Node 20), and the two are tested
+// against each other in both directions. The layout constants live in contract/signing.ts.
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
+import { ED25519_PUBLIC_KEY_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES, HYBRID_SIGNATURE_BYTES, ED25519_SIGNATURE_BYTES } from '../contract/signing.ts'
 
-export const ED25519_PUBLIC_KEY_BYTES = 32
-export const ML_DSA_65_PUBLIC_KEY_BYTES = 1952
-export const HYBRID_PUBLIC_KEY_BYTES = ED25519_PUBLIC_KEY_BYTES + ML_DSA_65_PUBLIC_KEY_BYTES
-export const ED25519_SIGNATURE_BYTES = 64
-export const ML_DSA_65_SIGNATURE_BYTES = 3309
-export const HYBRID_SIGNATURE_BYTES = ED25519_SIGNATURE_BYTES + ML_DSA_65_SIGNATURE_BYTES
-export const HYBRID_SEED_BYTES = 64
-export const HYBRID_ALGORITHM = 'ed25519+ml-dsa-65'
+export {
+  ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES, HYBRID_ALGORITHM, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES, HYBRID_SIGNATURE_BYTES,
+  ML_DSA_65_PUBLIC_KEY_BYTES, ML_DSA_65_SIGNATURE_BYTES,
+} from '../contract/signing.ts'
 
 export interface HybridPrivateKey {
   readonly ed25519: KeyObject

@@ -1,7 +1,6 @@
 // Typed client for the Coffer API. It imports only the wire contract. It holds the token pair
 // and refreshes it once when the access token has expired (or the server says so), with at
 // most one refresh in flight however many calls are waiting.
-import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type {
   AlbumListResponse, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse, UpgradePhaseResponse,
@@ -18,6 +17,7 @@ import type { CodedProblem } from '../contract/errors.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
+import { sha256Hex, toBase64 } from './bytes.ts'
 import type { IdentityKey } from './identity.ts'
 
 export type Tokens = Static<typeof TokenResponse>
@@ -66,13 +66,11 @@ export interface AssetUpload {
   sign(hashes: BundleHashes): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> | { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }
 }
 
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}
+export { sha256Hex }
 
 /** A fetched directory: the exact bytes and the tag to revalidate them with. */
 export interface FetchedDirectory {
-  readonly bytes: Buffer
+  readonly bytes: Uint8Array
   readonly etag: string
 }
 
@@ -340,7 +338,7 @@ export class CofferClient {
       ...(ifNoneMatch === undefined ? {} : { headers: { 'if-none-match': ifNoneMatch } }),
     })
     if (response.status === 304) return null
-    return { bytes: Buffer.from(await response.arrayBuffer()), etag: response.headers.get('etag') ?? '' }
+    return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get('etag') ?? '' }
   }
 
   // --- revoke-all --------------------------------------------------------------------------
@@ -412,8 +410,8 @@ export class CofferClient {
     return this.#json({ method: 'PUT', path: '/v1/escrow', bytes: wrappedMasterKey, contentType: 'application/octet-stream', bearer: true })
   }
 
-  async fetchEscrow(): Promise<Buffer> {
-    return Buffer.from(await (await this.#request({ method: 'GET', path: '/v1/escrow', bearer: true })).arrayBuffer())
+  async fetchEscrow(): Promise<Uint8Array> {
+    return new Uint8Array(await (await this.#request({ method: 'GET', path: '/v1/escrow', bearer: true })).arrayBuffer())
   }
 
   // --- albums ------------------------------------------------------------------------------
@@ -462,9 +460,10 @@ export class CofferClient {
   /**
    * Uploads one asset end to end: hashes the bytes, opens a session, sends only the blobs the
    * server does not already hold for this account, then applies the `create` manifest that
-   * `sign` builds for those hashes.
+   * `sign` builds for those hashes (`manifestSigner` makes one). `manifestHash` is the asset's
+   * chain head, which a later `replace` names as its `prior_provenance_hash`.
    */
-  async uploadAsset(asset: AssetUpload): Promise<OpResult & { uploadId: string; sent: number }> {
+  async uploadAsset(asset: AssetUpload): Promise<OpResult & { uploadId: string; sent: number; manifestHash: string }> {
     const derivatives = asset.derivatives ?? []
     const hashes: BundleHashes = {
       ciphertextHash: sha256Hex(asset.original),
@@ -483,16 +482,16 @@ export class CofferClient {
     const { envelope, manifestCbor } = await asset.sign(hashes)
     const result = await this.applyManifest(asset.albumId, {
       manifest_envelope: envelope,
-      manifest_cbor: Buffer.from(manifestCbor).toString('base64'),
-      metadata_blob: asset.metadata === undefined ? null : Buffer.from(asset.metadata).toString('base64'),
+      manifest_cbor: toBase64(manifestCbor),
+      metadata_blob: asset.metadata === undefined ? null : toBase64(asset.metadata),
     })
-    return { ...result, uploadId: session.upload_id, sent: missing.length }
+    return { ...result, uploadId: session.upload_id, sent: missing.length, manifestHash: sha256Hex(manifestCbor) }
   }
 
   /** A blob's bytes; `range` asks for bytes start..end inclusive (206). */
-  async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Buffer> {
+  async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Uint8Array> {
     const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true, ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}) })
-    return Buffer.from(await response.arrayBuffer())
+    return new Uint8Array(await response.arrayBuffer())
   }
 
   // --- upgrade ceremony --------------------------------------------------------------------

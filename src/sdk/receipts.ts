@@ -2,12 +2,12 @@
 // (from the attestation-keys document), the JSON reading equal to the signed CBOR body, and
 // the chain links between consecutive receipts.
 import { decode } from 'cborg'
-import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AssetReceipt, AttestationKeysDocument } from '../contract/custody.ts'
 import { encodeCanonical } from '../codec/cbor.ts'
 import { receiptSigningBytes } from '../contract/signing.ts'
-import { hybridVerify } from '../crypto/hybrid.ts'
+import { equalBytes, fromBase64, sha256Hex } from './bytes.ts'
+import { hybridVerify } from './hybrid.ts'
 
 export type ReceiptView = Static<typeof AssetReceipt>
 export type KeysDocument = Static<typeof AttestationKeysDocument>
@@ -20,17 +20,29 @@ export interface ReceiptCheck {
 
 const BODY_FIELDS = ['receipt_seq', 'server_id', 'server_key_id', 'prior_receipt_hash', 'upload_id', 'blob_role', 'ciphertext_hash', 'size', 'envelope_hash', 'received_at'] as const
 
-function decodeReceipt(receiptCbor: Buffer): { body: Uint8Array; sig: Uint8Array; fields: Record<string, unknown> } | null {
+/** Verifies one hybrid signature; the server passes its native one (fsck). */
+export type HybridVerifier = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>
+
+function decodeReceipt(receiptCbor: Uint8Array): { body: Uint8Array; sig: Uint8Array; fields: Record<string, unknown> } | null {
   try {
     const outer = decode(receiptCbor) as { body?: unknown; sig?: unknown }
     if (!(outer.body instanceof Uint8Array) || !(outer.sig instanceof Uint8Array)) return null
     const fields = decode(outer.body) as Record<string, unknown>
     // Canonical form only: the same content has exactly one encoding.
-    if (Buffer.compare(Buffer.from(encodeCanonical({ body: outer.body, sig: outer.sig })), receiptCbor) !== 0) return null
-    if (Buffer.compare(Buffer.from(encodeCanonical(fields)), Buffer.from(outer.body)) !== 0) return null
+    if (!equalBytes(encodeCanonical({ body: outer.body, sig: outer.sig }), receiptCbor)) return null
+    if (!equalBytes(encodeCanonical(fields), outer.body)) return null
     return { body: outer.body, sig: outer.sig, fields }
   } catch {
     return null
+  }
+}
+
+/** Base64 from the server; anything else reads as no bytes (and then fails its checks). */
+function decodeBase64(text: string): Uint8Array {
+  try {
+    return fromBase64(text)
+  } catch {
+    return new Uint8Array()
   }
 }
 
@@ -38,20 +50,20 @@ function decodeReceipt(receiptCbor: Buffer): { body: Uint8Array; sig: Uint8Array
  * Checks an asset's receipts (as served by GET /v1/assets/{asset_id}/receipts) against the
  * server's attestation-keys document. `assetId`, when given, must be the one every body names.
  */
-export async function verifyReceipts(receipts: readonly ReceiptView[], keys: KeysDocument, assetId?: string): Promise<ReceiptCheck> {
+export async function verifyReceipts(receipts: readonly ReceiptView[], keys: KeysDocument, assetId?: string, verify: HybridVerifier = hybridVerify): Promise<ReceiptCheck> {
   const problems: string[] = []
-  const publicKeys = new Map(keys.keys.map((key) => [key.key_id, Buffer.from(key.public_key, 'base64')]))
+  const publicKeys = new Map(keys.keys.map((key) => [key.key_id, decodeBase64(key.public_key)]))
   let previous: { seq: number; hash: string } | null = null
   for (const receipt of receipts) {
     const at = `receipt ${receipt.receipt_seq}`
-    const bytes = Buffer.from(receipt.receipt_cbor, 'base64')
+    const bytes = decodeBase64(receipt.receipt_cbor)
     const decoded = decodeReceipt(bytes)
     if (decoded === null) {
       problems.push(`${at}: receipt_cbor is not the canonical CBOR map {body, sig}`)
     } else {
       const publicKey = publicKeys.get(receipt.server_key_id)
       if (publicKey === undefined) problems.push(`${at}: key ${receipt.server_key_id} is not in the attestation-keys document`)
-      else if (!(await hybridVerify(publicKey, receiptSigningBytes(decoded.body), decoded.sig))) problems.push(`${at}: the signature does not verify`)
+      else if (!(await verify(publicKey, receiptSigningBytes(decoded.body), decoded.sig))) problems.push(`${at}: the signature does not verify`)
       for (const field of BODY_FIELDS) {
         const signed = decoded.fields[field] ?? null
         const read = (receipt as Record<string, unknown>)[field] ?? null
@@ -68,7 +80,7 @@ export async function verifyReceipts(receipts: readonly ReceiptView[], keys: Key
       if (receipt.receipt_seq <= previous.seq) problems.push(`${at}: not after receipt ${previous.seq}`)
       if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash) problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)
     }
-    previous = { seq: receipt.receipt_seq, hash: createHash('sha256').update(bytes).digest('hex') }
+    previous = { seq: receipt.receipt_seq, hash: sha256Hex(bytes) }
   }
   return { valid: problems.length === 0, problems }
 }

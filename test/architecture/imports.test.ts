@@ -1,5 +1,5 @@
 // The layout's rules hold in the source: pure domain, an SDK that knows only the wire
-// contract, services free of HTTP and SQL, one reader of process.env, argon2 only off the loop.
+// contract (and loads in a browser), services free of HTTP and SQL, one reader of process.env, argon2 only off the loop.
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -48,16 +48,28 @@ describe('layout rules', () => {
     }
   })
 
-  it('keeps the SDK on the wire contract: from src/ it imports only contract/, codec/, crypto/hybrid.ts and sdk/', () => {
-    const shared = (imported: string) => ['contract/', 'codec/', 'sdk/'].some((p) => imported.startsWith(p)) || imported === 'crypto/hybrid.ts'
+  it('keeps the SDK on the wire contract: from src/ it imports only contract/, codec/ and sdk/', () => {
+    const shared = (imported: string) => ['contract/', 'codec/', 'sdk/'].some((p) => imported.startsWith(p))
     const fromSource = under('sdk/').flatMap((s) => s.imports.filter((i) => i.endsWith('.ts')).map((i) => [s.file, i] as const))
     expect(fromSource.length).toBeGreaterThan(3)
     for (const [file, imported] of fromSource) expect(shared(imported), `${file} imports ${imported}`).toBe(true)
   })
 
-  it('keeps the modules the SDK shares free of server state: contract/, codec/ and crypto/hybrid.ts import no server module', () => {
-    const sharedModules = files.filter((f) => f.file.startsWith('contract/') || f.file.startsWith('codec/') || f.file === 'crypto/hybrid.ts')
-    for (const source of sharedModules) {
+  // @coffer/sdk is built from these (packages/sdk): they must load in a browser and on Node 20.
+  const packaged = files.filter((f) => f.file.startsWith('sdk/') || f.file.startsWith('contract/') || f.file.startsWith('codec/'))
+
+  it('keeps what the SDK package holds browser-safe: no node: module, no Buffer or process, only its declared packages', () => {
+    const allowed = /^(cborg|typebox(\/value)?|@noble\/(curves|hashes|post-quantum)\/[\w./-]+\.js)$/
+    expect(packaged.length).toBeGreaterThan(10)
+    for (const source of packaged) {
+      for (const imported of source.imports.filter((i) => !i.endsWith('.ts'))) expect(allowed.test(imported), `${source.file} imports ${imported}`).toBe(true)
+      const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
+      expect(/\b(Buffer|process|require)\b/.test(code), `${source.file} uses Buffer, process or require`).toBe(false)
+    }
+  })
+
+  it('keeps the modules the SDK shares free of server state: contract/ and codec/ import no server module', () => {
+    for (const source of packaged.filter((f) => !f.file.startsWith('sdk/'))) {
       for (const imported of source.imports.filter((i) => i.endsWith('.ts'))) {
         expect(imported.startsWith('contract/') || imported.startsWith('codec/'), `${source.file} imports ${imported}`).toBe(true)
       }

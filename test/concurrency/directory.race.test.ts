@@ -35,7 +35,7 @@ async function account(label: string) {
 
 async function storedBytes(client: CofferClient, userId: string): Promise<Buffer> {
   const fetched = await client.fetchDirectory(userId)
-  return fetched!.bytes
+  return Buffer.from(fetched!.bytes)
 }
 
 describe.each([[2], [8]])('%i racing publishes of one version', (width) => {

@@ -67,7 +67,7 @@ async function expectPresent(url: string, writes: readonly Written[]): Promise<v
     const client = new CofferClient({ baseUrl: url, tokens: write.who.client.tokens })
     const feed = await client.feed(write.who.albumId, write.result.sync_seq - 1, 1)
     expect(feed.entries[0]).toMatchObject({ sync_seq: write.result.sync_seq, asset_id: write.result.asset_id })
-    for (const [hash, bytes] of write.blobs) expect((await client.downloadBlob(hash)).equals(bytes), hash).toBe(true)
+    for (const [hash, bytes] of write.blobs) expect(Buffer.from((await client.downloadBlob(hash))).equals(bytes), hash).toBe(true)
   }
 }
 

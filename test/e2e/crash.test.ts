@@ -157,7 +157,7 @@ describe(`SIGKILL during writes, ${KILLS} times, on ${testEngine}`, () => {
     // Every acknowledged blob downloads byte-identical, and every acknowledged asset is durable.
     for (const write of acknowledged) {
       const member = clients[write.member]!
-      for (const [hash, bytes] of write.blobs) expect((await member.client.downloadBlob(hash)).equals(bytes), hash).toBe(true)
+      for (const [hash, bytes] of write.blobs) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes), hash).toBe(true)
       const [verdict] = (await member.client.verifyStorage({ assets: [{ asset_id: write.assetId, blob_hashes: [...write.blobs.keys()] }] })).verdicts
       expect(verdict?.durable).toBe(true)
     }

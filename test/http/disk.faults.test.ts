@@ -89,7 +89,7 @@ describe('faults injected into the blob store\'s writes', () => {
     server.deps.blobs.put = realPut
     const applied = await member.client.applyManifest(albumId, write.request)
     expect(applied.replayed).toBe(false)
-    expect((await member.client.downloadBlob(write.manifestHash)).equals(write.manifest)).toBe(true)
+    expect(Buffer.from((await member.client.downloadBlob(write.manifestHash))).equals(write.manifest)).toBe(true)
   })
 })
 
@@ -129,6 +129,6 @@ describe.runIf(process.getuid?.() === 0)('a real disk that fills up (a 1 MiB tmp
     const bundle = await openBundle(member, albumId)
     const applied = await member.client.applyManifest(albumId, (await writeFor(member, bundle)).request)
     expect(applied.replayed).toBe(false)
-    expect((await member.client.downloadBlob(bundle.hashes.ciphertextHash)).equals(bundle.original)).toBe(true)
+    expect(Buffer.from((await member.client.downloadBlob(bundle.hashes.ciphertextHash))).equals(bundle.original)).toBe(true)
   })
 })

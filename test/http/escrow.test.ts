@@ -45,7 +45,7 @@ describe('escrow states', () => {
     const now = server.clock.now()
     const stored = await member.client.storeEscrow(blob)
     expect(stored).toEqual({ stored_at: iso(now), replaced: false })
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 
   it('stored → store → stored with the new blob, replaced true, the old bytes gone', async () => {
@@ -56,14 +56,14 @@ describe('escrow states', () => {
     server.clock.advance(5_000)
     const now = server.clock.now()
     expect(await member.client.storeEscrow(fresh)).toEqual({ stored_at: iso(now), replaced: true })
-    const fetched = await member.client.fetchEscrow()
+    const fetched = Buffer.from(await member.client.fetchEscrow())
     expect(fetched).toEqual(fresh)
     expect(fetched.includes(old)).toBe(false)
 
     // Every later store also reports the displacement, and the latest bytes win.
     const third = randomBytes(33)
     expect((await member.client.storeEscrow(third)).replaced).toBe(true)
-    expect(await member.client.fetchEscrow()).toEqual(third)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(third)
   })
 
   it('replaces with identical bytes too (replaced true)', async () => {
@@ -71,7 +71,7 @@ describe('escrow states', () => {
     const blob = randomBytes(64)
     expect((await member.client.storeEscrow(blob)).replaced).toBe(false)
     expect((await member.client.storeEscrow(blob)).replaced).toBe(true)
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 })
 
@@ -91,7 +91,7 @@ describe('fetch escrow', () => {
     expect(fetched.headers.get('content-type')).toMatch(/^application\/octet-stream/)
     expect(fetched.bytes.length).toBe(blob.length)
     expect(fetched.bytes.equals(blob)).toBe(true)
-    expect((await member.client.fetchEscrow()).equals(blob)).toBe(true)
+    expect(Buffer.from((await member.client.fetchEscrow())).equals(blob)).toBe(true)
   })
 
   it('answers 404 when none is stored', async () => {
@@ -111,8 +111,8 @@ describe('fetch escrow', () => {
 
     const theirs = randomBytes(96)
     expect((await other.client.storeEscrow(theirs)).replaced).toBe(false)
-    expect(await other.client.fetchEscrow()).toEqual(theirs)
-    expect(await owner.client.fetchEscrow()).toEqual(secret)
+    expect(Buffer.from(await other.client.fetchEscrow())).toEqual(theirs)
+    expect(Buffer.from(await owner.client.fetchEscrow())).toEqual(secret)
   })
 
   it('needs a bearer token: 401 with a Bearer challenge for fetch and store', async () => {
@@ -131,7 +131,7 @@ describe('fetch escrow', () => {
     expect(stored.json?.code).toBe('error.auth.unauthenticated')
     const junk = await raw(server, 'PUT', '/v1/escrow', { headers: { ...octets, authorization: 'Bearer not-a-token' }, body: randomBytes(16) })
     expect(junk.status).toBe(401)
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 })
 
@@ -153,7 +153,7 @@ describe('store escrow refusals leave the stored escrow alone', () => {
     const sdk = await problemOf(member.client.storeEscrow(new Uint8Array(0)))
     expect(sdk.status).toBe(400)
     expect(sdk.code).toBe('error.escrow.malformed')
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 
   it('answers 400 error.escrow.malformed to an empty first store, and nothing is stored', async () => {
@@ -171,11 +171,11 @@ describe('store escrow refusals leave the stored escrow alone', () => {
     expect(over.json?.code).toBe('error.request.too_large')
     const far = await putRaw(member, randomBytes(2 * 1024 * 1024))
     expect(far.status).toBe(413)
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
 
     const max = randomBytes(KIB64)
     expect((await member.client.storeEscrow(max)).replaced).toBe(true)
-    expect((await member.client.fetchEscrow()).equals(max)).toBe(true)
+    expect(Buffer.from((await member.client.fetchEscrow())).equals(max)).toBe(true)
   })
 
   it.each([
@@ -188,7 +188,7 @@ describe('store escrow refusals leave the stored escrow alone', () => {
     const stored = await putRaw(member, typeof body === 'string' ? body : new Uint8Array(body), { 'content-type': contentType })
     expect(stored.status).toBe(415)
     expect(stored.json?.code).toBe('error.request.unsupported_media_type')
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 
   it('answers 415 when the Content-Type is missing', async () => {
@@ -196,7 +196,7 @@ describe('store escrow refusals leave the stored escrow alone', () => {
     const response = await fetch(`${server.url}/v1/escrow`, { method: 'PUT', headers: bearer(member), body: new Blob([randomBytes(8)]) })
     expect(response.status).toBe(415)
     expect(((await response.json()) as { code: string }).code).toBe('error.request.unsupported_media_type')
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 
   it('accepts application/octet-stream with parameters and in any letter case', async () => {
@@ -205,6 +205,6 @@ describe('store escrow refusals leave the stored escrow alone', () => {
     const stored = await putRaw(member, blob, { 'content-type': 'Application/Octet-Stream; charset=binary' })
     expect(stored.status, stored.text).toBe(200)
     expect(stored.json?.replaced).toBe(false)
-    expect(await member.client.fetchEscrow()).toEqual(blob)
+    expect(Buffer.from(await member.client.fetchEscrow())).toEqual(blob)
   })
 })

@@ -135,7 +135,7 @@ describe('after a replace', () => {
     }
     for (const [hash, bytes] of [...second.bytes, ...other.bytes]) {
       expect(await owns(member, hash)).toBe(true)
-      expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+      expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
     }
     // The feed keeps the chain's history (manifests live in the feed, not only as blobs).
     expect((await member.client.feed(albumId)).entries.map((e) => e.envelope_hash)).toEqual([first.hashes.at(-1), other.hashes.at(-1), second.hashes.at(-1)])
@@ -167,7 +167,7 @@ describe('after a replace', () => {
     // The old original and the old manifest go; the shared thumbnail stays.
     expect(collected).toEqual({ rows: 2, files: 2 })
     expect(await onDisk(sha256Hex(thumbnail))).toBe(true)
-    expect((await member.client.downloadBlob(sha256Hex(thumbnail))).equals(thumbnail)).toBe(true)
+    expect(Buffer.from((await member.client.downloadBlob(sha256Hex(thumbnail)))).equals(thumbnail)).toBe(true)
     expect(await onDisk(first.original)).toBe(false)
   })
 
@@ -190,7 +190,7 @@ describe('after a replace', () => {
     server.clock.set(retentionUntil + 1)
     expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length })
     expect(await blobFiles()).toEqual([...second.hashes].sort())
-    for (const [hash, bytes] of second.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+    for (const [hash, bytes] of second.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 })
 
@@ -279,7 +279,7 @@ describe('bytes two accounts hold', () => {
     expect(await owns(alice, hash)).toBe(false)
     expect(await owns(bob, hash)).toBe(true)
     expect(await onDisk(hash)).toBe(true)
-    expect((await bob.client.downloadBlob(hash)).equals(shared)).toBe(true)
+    expect(Buffer.from((await bob.client.downloadBlob(hash))).equals(shared)).toBe(true)
     expect(await downloadStatus(alice, hash)).toBe(404)
 
     await write(bob, bobAlbum, { previous: bobAsset, derivatives: [] })
@@ -329,7 +329,7 @@ describe('concurrent collections', () => {
     expect(results.reduce((sum, r) => sum + r.files, 0)).toBe(garbage.length)
     expect(results.reduce((sum, r) => sum + r.rows, 0)).toBe(garbage.length)
     expect(await blobFiles()).toEqual([...liveHashes].sort())
-    for (const written of live) for (const [hash, bytes] of written.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+    for (const written of live) for (const [hash, bytes] of written.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 
   it('three maintenance passes at once after sessions expired: each removed once', async () => {
@@ -348,7 +348,7 @@ describe('concurrent collections', () => {
     expect(results.reduce((sum, r) => sum + r.garbage.files, 0)).toBe(stale.length)
     expect(results.reduce((sum, r) => sum + (r.deleted.upload_sessions ?? 0), 0)).toBe(3 + 1) // the applied session expires too
     expect(await blobFiles()).toEqual([...kept.hashes].sort())
-    for (const [hash, bytes] of kept.bytes) expect((await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
+    for (const [hash, bytes] of kept.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 })
 

@@ -68,7 +68,7 @@ function blobsOf(bundle: Bundle, write: Write): Map<string, Buffer> {
 
 async function downloads(hash: string): Promise<Buffer | number> {
   try {
-    return await member.client.downloadBlob(hash)
+    return Buffer.from(await member.client.downloadBlob(hash))
   } catch (error) {
     return (await problemOf(Promise.reject(error))).status
   }

@@ -334,7 +334,7 @@ describe('a suspended account', () => {
       ceremony: await member.client.readUpgrade(ceremony.albumId),
       spare: await member.client.readUpgrade(spare),
       directory: (await member.client.fetchDirectory(member.userId))!.bytes,
-      escrow: await member.client.fetchEscrow(),
+      escrow: Buffer.from(await member.client.fetchEscrow()),
     }
   }
 
@@ -350,11 +350,11 @@ describe('a suspended account', () => {
     expect(record.suspended_since).toBe(record.events[0]!.at)
     expect((await again.listAlbums()).albums.map((a) => a.album_id)).toContain(live.albumId)
     expect((await again.feed(live.albumId)).entries.map((e) => e.asset_id)).toEqual([live.assetId])
-    for (const [hash, bytes] of live.blobs) expect(await again.downloadBlob(hash)).toEqual(bytes)
+    for (const [hash, bytes] of live.blobs) expect(Buffer.from(await again.downloadBlob(hash))).toEqual(bytes)
     expect((await again.assetReceipts(live.assetId)).receipts).toHaveLength(live.blobs.size)
     expect((await again.verifyStorage({ assets: [{ asset_id: live.assetId, blob_hashes: [...live.blobs.keys()] }], deep: true })).verdicts[0]!.durable).toBe(true)
     expect((await again.readUpgrade(ceremony.albumId)).intent_id).toBe(ceremony.intentId)
-    expect(await again.fetchEscrow()).toEqual(escrow)
+    expect(Buffer.from(await again.fetchEscrow())).toEqual(escrow)
     expect(await again.fetchDirectory(member.userId)).not.toBeNull()
     expect((await again.uploadSessionStatus(unsent.uploadId)).upload_id).toBe(unsent.uploadId)
   })
@@ -459,10 +459,10 @@ describe('a takedown', () => {
     // The owner still reads the rest: the feed, the receipts, the neighbour's bytes.
     expect((await member.client.feed(albumId)).entries.map((e) => e.asset_id)).toEqual([target.assetId, neighbour.assetId])
     expect((await member.client.assetReceipts(target.assetId)).receipts).toHaveLength(hashes.length)
-    for (const [hash, bytes] of neighbour.blobs) expect(await member.client.downloadBlob(hash)).toEqual(bytes)
+    for (const [hash, bytes] of neighbour.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
     expect((await member.client.verifyStorage({ assets: [{ asset_id: neighbour.assetId, blob_hashes: [...neighbour.blobs.keys()] }] })).verdicts[0]!.durable).toBe(true)
     // The other account's asset with the same bytes is not taken down.
-    expect(await other.client.downloadBlob(target.bundle.hashes.ciphertextHash)).toEqual(target.bundle.original)
+    expect(Buffer.from(await other.client.downloadBlob(target.bundle.hashes.ciphertextHash))).toEqual(target.bundle.original)
     expect((await other.client.verifyStorage({ assets: [{ asset_id: theirs.asset_id, blob_hashes: [target.bundle.hashes.ciphertextHash] }] })).verdicts[0]!.durable).toBe(true)
   })
 })
@@ -500,7 +500,7 @@ describe('a legal hold', () => {
     await collectGarbage(server.deps)
     for (const hash of replacedHashes) expect(await onDisk(hash), hash).toBe(false)
     // The live bundle stays, and downloads.
-    for (const [hash, bytes] of heldThird.blobs) expect(await member.client.downloadBlob(hash)).toEqual(bytes)
+    for (const [hash, bytes] of heldThird.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
   })
 
   it('keeps a live asset’s blobs through garbage collection whether held or not, and lifting changes nothing there', async () => {
@@ -510,7 +510,7 @@ describe('a legal hold', () => {
     await collectGarbage(server.deps)
     await act(`assets/${asset.assetId}/lift-hold`)
     await collectGarbage(server.deps)
-    for (const [hash, bytes] of asset.blobs) expect(await member.client.downloadBlob(hash)).toEqual(bytes)
+    for (const [hash, bytes] of asset.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
   })
 })
 

@@ -262,7 +262,7 @@ describe('refusals: 401 error.auth.proof_required, and every session stays', () 
   it('a proof over the wrong user_id, context, challenge or encoding is refused', async () => {
     const alice = await owner('wrong-bytes')
     const other = await owner('other-user')
-    const sign = (message: Uint8Array) => alice.identity.sign(message).then((s) => s.toString('base64'))
+    const sign = (message: Uint8Array) => alice.identity.sign(message).then((s) => Buffer.from(s).toString('base64'))
     const wrongMessages: [string, (challenge: string) => Uint8Array][] = [
       ['another user_id', (c) => revokeAllSigningBytes(other.userId, c)],
       ['another context', (c) => encode({ context: 'coffer/revoke-all/v2', user_id: alice.userId, challenge: c })],

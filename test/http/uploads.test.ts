@@ -481,7 +481,7 @@ describe('put blob bytes', () => {
     // uploadAsset finds the bytes already present, sends nothing and applies the create.
     const applied = await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original, sign: (hashes) => signedManifest(member, hashes, { albumId }) })
     expect(applied.sent).toBe(0)
-    expect((await member.client.downloadBlob(hash)).equals(original)).toBe(true)
+    expect(Buffer.from((await member.client.downloadBlob(hash))).equals(original)).toBe(true)
   })
 })
 

@@ -1,9 +1,10 @@
 // Client-like helpers for albums: a member with a published directory (so it may upload),
 // a provisioned album, and the envelope + signed manifest a real client would produce.
-import { encode } from 'cborg'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { BundleHashes, ManifestEnvelopeFields } from '../../src/sdk/client.ts'
+import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
+import { signManifest } from '../../src/sdk/manifest.ts'
 import { registered, type Member } from './actors.ts'
 import type { TestServer } from './server.ts'
 
@@ -13,13 +14,14 @@ export interface Uploader extends Member {
   readonly deviceId: string
 }
 
-/** Registers, publishes a device directory (uploads need one) and returns the member. */
+/** Registers, publishes a device directory listing one device (uploads need one) and returns the member. */
 export async function uploader(server: TestServer, label?: string): Promise<Uploader> {
   const member = await registered(server, label)
   const identity = IdentityKey.generate()
-  await member.client.publishDirectory(encode({ directory_version: 1 }), identity)
+  const deviceId = randomUUID()
+  await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices: [{ device_id: deviceId, public_key: randomBytes(32) }] }), identity)
   const { user_id: userId } = await member.client.getProfile()
-  return { ...member, userId, identity, deviceId: randomUUID() }
+  return { ...member, userId, identity, deviceId }
 }
 
 export async function album(member: Member): Promise<string> {
@@ -45,8 +47,9 @@ export interface ManifestOptions {
 }
 
 /**
- * The envelope and a signed manifest for a bundle: the manifest is canonical CBOR of the
- * envelope signed with the member's identity key (the server never parses it).
+ * The envelope and a signed manifest for a bundle, in the SDK's manifest layout, signed with the
+ * member's identity key (the server never parses it). The envelope is assembled here, not by
+ * the SDK's checked builder, so that tests can send what the server must refuse.
  */
 export async function signedManifest(member: Uploader, hashes: BundleHashes, options: ManifestOptions): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
   const envelope: ManifestEnvelopeFields = {
@@ -70,7 +73,5 @@ export async function signedManifest(member: Uploader, hashes: BundleHashes, opt
     retention_until: options.retentionUntil ?? null,
     ...options.overrides,
   }
-  const body = encode({ envelope, nonce: randomBytes(8) })
-  const signature = await member.identity.sign(body)
-  return { envelope, manifestCbor: encode({ body, sig: signature }) }
+  return signManifest(member.identity, envelope)
 }

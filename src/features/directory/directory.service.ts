@@ -10,7 +10,7 @@ import type { Directory } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 
-export const DIRECTORY_MAX_BYTES = 256 * 1024
+export { DIRECTORY_MAX_BYTES } from '../../contract/devices.ts'
 
 /** The identity key from its header: standard base64 of a 1984-byte hybrid public key. */
 function identityKeyOf(header: string | undefined): Buffer {

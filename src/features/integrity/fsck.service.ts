@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { pipeline } from 'node:stream/promises'
+import { hybridVerify } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { verifyReceipts } from '../../sdk/receipts.ts'
 import type { ConsistencyFinding, Receipt } from '../../storage/port.ts'
@@ -138,7 +139,7 @@ async function checkReceiptChain(deps: Deps, options: FsckOptions, problem: (lin
       while (end < page.length && page[end]?.serverId === page[start]?.serverId) end++
       const run: Receipt[] = page.slice(start, end)
       const first = run[0]!
-      const check = await verifyReceipts(run.map(receiptView), { ...document, server_id: first.serverId })
+      const check = await verifyReceipts(run.map(receiptView), { ...document, server_id: first.serverId }, undefined, hybridVerify)
       for (const line of check.problems) problem(line)
       // Links inside a run are verifyReceipts's; the link into it, and gaps anywhere, are here.
       let expected = (previous?.seq ?? 0) + 1

@@ -1,0 +1,158 @@
+// Lifecycle writes (POST /v1/albums/{album_id}/ops): the manifest envelope, checked against the
+// contract's schema and the chain rules before anything is sent, and the signed manifest. The
+// server stores `manifest_cbor` verbatim and never parses it; the SDK's layout, which readers
+// of the feed check with `readManifest`:
+//
+//   manifest_cbor = canonical CBOR {"body": bstr, "sig": bstr}
+//   body          = canonical CBOR {"envelope": <the envelope, every nullable field explicit>, "content"?: <app data>}
+//   sig           = hybrid signature over UTF-8 "coffer/manifest/v1" | 0x00 | body
+//
+// The SHA-256 of manifest_cbor is the asset's chain position (`envelope_hash` in the feed): a
+// `replace` names the current one as `prior_provenance_hash`. To retry a write whose answer was
+// lost, send the same request again (same bytes: the server answers `replayed: true`); signing
+// again makes a new manifest.
+import type { Static } from 'typebox'
+import { Value } from 'typebox/value'
+import { decodeCanonical, encodeCanonical } from '../codec/cbor.ts'
+import { ManifestEnvelope, type OpRequest } from '../contract/albums.ts'
+import { contextSigningBytes } from '../contract/signing.ts'
+import { sha256Hex, toBase64 } from './bytes.ts'
+import type { BundleHashes } from './client.ts'
+import type { Signer } from './directory.ts'
+import { hybridVerify } from './hybrid.ts'
+import { CofferInputError, refuseIf } from './input-error.ts'
+
+export const MANIFEST_CONTEXT = 'coffer/manifest/v1'
+
+/** The envelope as the server reads it (API.md section 6), every nullable field explicit. */
+export type Envelope = Static<typeof ManifestEnvelope>
+
+type Nullable = 'metadata_blob_hash' | 'original_blob_hash' | 'prior_provenance_hash' | 'retention_until'
+
+/** What a caller gives: nullable fields may be left out (null), `timestamp` defaults to now. */
+export type EnvelopeInput = Omit<Envelope, Nullable | 'timestamp' | 'album_id'> & {
+  readonly album_id: string
+  readonly timestamp?: string
+} & { readonly [K in Nullable]?: string | null }
+
+/** A signed manifest: the envelope it commits to, its bytes and its chain position. */
+export interface SignedManifest {
+  readonly envelope: Envelope
+  readonly manifestCbor: Uint8Array
+  /** SHA-256 of manifestCbor: the asset's chain head once applied. */
+  readonly manifestHash: string
+}
+
+/** A lifecycle write ready for `CofferClient.applyManifest(albumId, request)`. */
+export interface LifecycleWriteRequest extends SignedManifest {
+  readonly albumId: string
+  readonly request: Static<typeof OpRequest>
+}
+
+const NULLABLE: readonly Nullable[] = ['metadata_blob_hash', 'original_blob_hash', 'prior_provenance_hash', 'retention_until']
+
+function schemaProblems(envelope: unknown): string[] {
+  return [...Value.Errors(ManifestEnvelope, envelope)].map((error) => {
+    const extra = error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperties?: unknown }).additionalProperties)})` : ''
+    return `${error.instancePath.replace(/^\//, '') || 'envelope'}: ${error.message}${extra}`
+  })
+}
+
+/**
+ * The envelope with every nullable field explicit and `timestamp` filled, checked as the
+ * server checks it (the contract's schema, then the chain rules: a `create` continues from
+ * nothing; a `replace` names the chain head it continues and the asset's current original).
+ * Throws CofferInputError listing every problem.
+ */
+export function buildEnvelope(input: EnvelopeInput): Envelope {
+  const envelope = { ...input, timestamp: input.timestamp ?? new Date().toISOString() } as Record<string, unknown>
+  for (const field of NULLABLE) envelope[field] ??= null
+  const problems = schemaProblems(envelope)
+  if (typeof envelope.album_id !== 'string') problems.push('album_id: required (the album of the write)')
+  if (envelope.action === 'create' && envelope.prior_provenance_hash !== null) problems.push('prior_provenance_hash: a create continues from nothing (null)')
+  if (envelope.action === 'replace') {
+    if (envelope.prior_provenance_hash === null) problems.push('prior_provenance_hash: a replace names the chain head it continues (the feed’s envelope_hash of the last write)')
+    if (envelope.original_blob_hash === null) problems.push('original_blob_hash: a replace names the asset’s current original')
+  }
+  refuseIf('manifest envelope', problems)
+  return envelope as Envelope
+}
+
+/**
+ * Signs an envelope with the identity key; `content` is any CBOR-encodable app data the
+ * manifest carries beside it (e.g. wrapped keys). It signs what it is given: check the envelope
+ * with `buildEnvelope` first (`buildLifecycleWrite` and `manifestSigner` do both).
+ */
+export async function signManifest(identity: Signer, envelope: Envelope, content?: unknown): Promise<SignedManifest> {
+  let body: Uint8Array
+  try {
+    body = encodeCanonical({ envelope, ...(content === undefined ? {} : { content }) })
+  } catch (error) {
+    throw new CofferInputError('manifest', [`content: not encodable as CBOR (${(error as Error).message})`])
+  }
+  const manifestCbor = encodeCanonical({ body, sig: await identity.sign(contextSigningBytes(MANIFEST_CONTEXT, body)) })
+  return { envelope, manifestCbor, manifestHash: sha256Hex(manifestCbor) }
+}
+
+export interface LifecycleWriteInput {
+  readonly envelope: EnvelopeInput
+  /** The encrypted metadata blob this write commits; its hash fills (or must equal) metadata_blob_hash. */
+  readonly metadata?: Uint8Array
+  readonly content?: unknown
+}
+
+/**
+ * A `create` or `replace` ready to apply: the envelope checked, the metadata blob's hash
+ * committed, the manifest signed. Throws CofferInputError for what the server would refuse
+ * before it looks at the album (shape, chain fields, metadata agreement).
+ */
+export async function buildLifecycleWrite(identity: Signer, input: LifecycleWriteInput): Promise<LifecycleWriteRequest> {
+  const metadataHash = input.metadata === undefined ? null : sha256Hex(input.metadata)
+  const declared = input.envelope.metadata_blob_hash ?? null
+  if (input.metadata !== undefined && declared !== null && declared !== metadataHash) {
+    throw new CofferInputError('lifecycle write', [`metadata_blob_hash: ${declared} is not the SHA-256 of the metadata given (${metadataHash})`])
+  }
+  if (input.metadata === undefined && declared !== null) throw new CofferInputError('lifecycle write', ['metadata: metadata_blob_hash commits a metadata blob; give its bytes'])
+  const envelope = buildEnvelope({ ...input.envelope, metadata_blob_hash: metadataHash })
+  const signed = await signManifest(identity, envelope, input.content)
+  return {
+    ...signed,
+    albumId: input.envelope.album_id,
+    request: { manifest_envelope: envelope, manifest_cbor: toBase64(signed.manifestCbor), metadata_blob: input.metadata === undefined ? null : toBase64(input.metadata) },
+  }
+}
+
+/**
+ * The `sign` callback of `CofferClient.uploadAsset`: once the bytes are hashed, the envelope
+ * gets their hashes (`ciphertext_hash`, `metadata_blob_hash`), is checked and signed.
+ */
+export function manifestSigner(identity: Signer, envelope: Omit<EnvelopeInput, 'ciphertext_hash' | 'metadata_blob_hash'>, content?: unknown): (hashes: BundleHashes) => Promise<SignedManifest> {
+  return (hashes) => signManifest(identity, buildEnvelope({ ...envelope, ciphertext_hash: hashes.ciphertextHash, metadata_blob_hash: hashes.metadataBlobHash }), content)
+}
+
+export interface ReadManifest {
+  readonly envelope: Envelope
+  readonly content: unknown
+  readonly manifestHash: string
+}
+
+/**
+ * Reads a manifest (e.g. a feed entry's `manifest_cbor`, base64-decoded) and checks it was
+ * signed by `publicKey`. Throws CofferInputError otherwise.
+ */
+export function readManifest(manifestCbor: Uint8Array, publicKey: Uint8Array): ReadManifest {
+  let outer: Record<string, unknown>
+  let body: Record<string, unknown>
+  try {
+    outer = decodeCanonical(manifestCbor) as Record<string, unknown>
+    if (!(outer.body instanceof Uint8Array) || !(outer.sig instanceof Uint8Array)) throw new Error('no body or sig')
+    body = decodeCanonical(outer.body) as Record<string, unknown>
+  } catch {
+    throw new CofferInputError('manifest', ['not a signed manifest in the SDK layout (canonical CBOR {body, sig})'])
+  }
+  if (!hybridVerify(publicKey, contextSigningBytes(MANIFEST_CONTEXT, outer.body as Uint8Array), outer.sig as Uint8Array)) {
+    throw new CofferInputError('manifest', ['the signature does not verify under this identity key'])
+  }
+  refuseIf('manifest envelope', schemaProblems(body.envelope))
+  return { envelope: body.envelope as Envelope, content: body.content, manifestHash: sha256Hex(manifestCbor) }
+}
