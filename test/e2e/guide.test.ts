@@ -53,6 +53,33 @@ function stepsOf(guide: string): Step[] {
   return steps
 }
 
+/** What the guide's awk line extracts: the lines between a ```ts fence and the next closing fence. */
+function extracted(guide: string): string {
+  let on = false
+  const lines: string[] = []
+  for (const line of guide.split('\n')) {
+    if (line === '```ts') on = true
+    else if (line === '```') on = false
+    else if (on) lines.push(line)
+  }
+  return lines.map((line) => `${line}\n`).join('')
+}
+
+/** Runs the project's Node on `args` from the root of the checkout; resolves with stdout and stderr on exit 0. */
+function run(args: readonly string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let text = ''
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exited ${code}:\n${text}`))))
+  })
+}
+
+/** A name at the root of the checkout no one else uses. */
+const scratch = (kind: string, ext: string) => path.join(ROOT, `guide.${kind}-${process.pid}-${Date.now()}.${ext}`)
+
 const tidy = (text: string) => text.split('\n').map((line) => line.trimEnd()).join('\n').trim()
 
 let work: Workspace
@@ -78,24 +105,16 @@ it('runs every step of docs/guide.md in order and each prints what the guide say
   }
   // What the guide tells a reader to run extracts exactly these blocks.
   expect(guide).toContain("awk '/^```ts$/{on=1;next} /^```$/{on=0} on' docs/guide.md > guide.ts")
+  expect(extracted(guide)).toBe(steps.map((step) => `${step.code}\n`).join(''))
 
   const marker = (i: number) => `@@guide-step-${i}@@`
   const program = steps.map((step, i) => `${step.code}\nconsole.log(${JSON.stringify(marker(i))})\n`).join('\n')
   // Saved where the guide says (the root of the checkout), under a name no one else uses.
-  const file = path.join(ROOT, `guide.guide-test-${process.pid}-${Date.now()}.ts`)
+  const file = scratch('run', 'ts')
   await writeFile(file, program)
   let output: string
   try {
-    output = await new Promise<string>((resolve, reject) => {
-      const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), [file, server.url], {
-        cwd: ROOT, env: { PATH: process.env.PATH ?? '', ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let text = ''
-      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
-      child.on('error', reject)
-      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exited ${code}:\n${text}`))))
-    })
+    output = await run([file, server.url], { ADMIN_TOKEN })
   } finally {
     await rm(file, { force: true })
   }
@@ -109,4 +128,19 @@ it('runs every step of docs/guide.md in order and each prints what the guide say
   })
   expect(printed).toEqual(steps.map((step, i) => ({ step: `${i} ${step.heading}`, prints: tidy(step.prints) })))
   expect(rest.trim()).toBe('')
+})
+
+// Engine-independent, so once (on SQLite): the program a reader extracts typechecks under the
+// project's strict settings, so a changed SDK type breaks the guide even where the run would not.
+it.runIf(process.env.COFFER_TEST_ENGINE !== 'postgres')('typechecks the program docs/guide.md is', async () => {
+  const file = scratch('typecheck', 'ts')
+  const config = scratch('tsconfig', 'json')
+  await writeFile(file, extracted(await readFile(path.join(ROOT, 'docs/guide.md'), 'utf8')))
+  await writeFile(config, JSON.stringify({ extends: './tsconfig.json', include: [], files: [path.basename(file)] }))
+  try {
+    await run([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config])
+  } finally {
+    await rm(file, { force: true })
+    await rm(config, { force: true })
+  }
 })
