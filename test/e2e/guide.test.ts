@@ -132,15 +132,17 @@ it('runs every step of docs/guide.md in order and each prints what the guide say
 
 // Engine-independent, so once (on SQLite): the program a reader extracts typechecks under the
 // project's strict settings, so a changed SDK type breaks the guide even where the run would not.
-it.runIf(process.env.COFFER_TEST_ENGINE !== 'postgres')('typechecks the program docs/guide.md is', async () => {
-  const file = scratch('typecheck', 'ts')
-  const config = scratch('tsconfig', 'json')
-  await writeFile(file, extracted(await readFile(path.join(ROOT, 'docs/guide.md'), 'utf8')))
-  await writeFile(config, JSON.stringify({ extends: './tsconfig.json', include: [], files: [path.basename(file)] }))
-  try {
-    await run([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config])
-  } finally {
-    await rm(file, { force: true })
-    await rm(config, { force: true })
-  }
-})
+if (process.env.COFFER_TEST_ENGINE !== 'postgres') {
+  it('typechecks the program docs/guide.md is', async () => {
+    const file = scratch('typecheck', 'ts')
+    const config = scratch('tsconfig', 'json')
+    await writeFile(file, extracted(await readFile(path.join(ROOT, 'docs/guide.md'), 'utf8')))
+    await writeFile(config, JSON.stringify({ extends: './tsconfig.json', include: [], files: [path.basename(file)] }))
+    try {
+      await run([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config])
+    } finally {
+      await rm(file, { force: true })
+      await rm(config, { force: true })
+    }
+  })
+}
