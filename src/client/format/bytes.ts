@@ -1,0 +1,39 @@
+// Small byte helpers for the client format (no node: module, no Buffer).
+
+export const textBytes = (text: string): Uint8Array => new TextEncoder().encode(text)
+
+export function concat(...parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}
+
+export function u32be(value: number): Uint8Array {
+  const out = new Uint8Array(4)
+  new DataView(out.buffer).setUint32(0, value)
+  return out
+}
+
+export function randomBytes(length: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(length))
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The 16 bytes of a UUID given in its canonical text form (either case). */
+export function uuidBytes(uuid: string): Uint8Array {
+  if (!UUID.test(uuid)) throw new TypeError(`not a canonical UUID: ${JSON.stringify(uuid)}`)
+  const hex = uuid.replaceAll('-', '')
+  const out = new Uint8Array(16)
+  for (let i = 0; i < 16; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  return out
+}
+
+/** A copy whose buffer is exactly its bytes (WebCrypto takes a BufferSource; this pins the type). */
+export function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes)
+}

@@ -1,0 +1,132 @@
+// The metadata blob of client format v1 (docs/client-format.md, "Metadata blob"): the file key
+// wrapped under the album key, then a metadata stream (STREAM, role metadata, under the file
+// key) of canonical CBOR naming the file and which blob is which. Re-wrapping under a new album
+// key rewrites the first 61 bytes only.
+import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
+import { concat } from './bytes.ts'
+import { ClientFormatError } from './errors.ts'
+import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } from './keys.ts'
+import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
+
+export const METADATA_VERSION = 1
+
+/** One encrypted blob of the asset: the original or a derivative. */
+export interface BlobEntry {
+  /** "original", or the derivative's kind ("thumbnail", "preview", ...): 1 to 64 characters. */
+  readonly kind: string
+  /** SHA-256 of the blob as stored (its ciphertext): the envelope's ciphertext_hash for the original. */
+  readonly hash: Uint8Array
+  /** Plaintext bytes. */
+  readonly size: number
+  /** Media type of the plaintext. */
+  readonly type: string
+}
+
+export interface AssetMetadata {
+  /** The file's name (no directories). */
+  readonly name: string
+  /** The original's plaintext bytes. */
+  readonly size: number
+  /** Media type of the original (e.g. "image/jpeg"). */
+  readonly type: string
+  /** Modification time: milliseconds since the Unix epoch (UTC), or null when unknown. */
+  readonly modified: number | null
+  /** Capture time (e.g. EXIF DateTimeOriginal): milliseconds since the Unix epoch (UTC), or null. */
+  readonly captured: number | null
+  /** Pixel dimensions of the original, or null (not an image or video). */
+  readonly width: number | null
+  readonly height: number | null
+  readonly blobs: readonly BlobEntry[]
+}
+
+const TOP_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
+const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
+
+const isSize = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+const isTime = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isSafeInteger(value))
+const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length >= 1 && value.length <= max
+
+function problems(metadata: Record<string, unknown>): string[] {
+  const found: string[] = []
+  const keys = Object.keys(metadata).sort()
+  if (keys.join() !== TOP_KEYS.join()) found.push(`keys: expected exactly ${TOP_KEYS.join(', ')}; got ${keys.join(', ')}`)
+  if (metadata.v !== undefined && metadata.v !== METADATA_VERSION) found.push(`v: expected ${METADATA_VERSION}`)
+  if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
+  if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
+  if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
+  for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
+  for (const field of ['width', 'height'] as const) if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  const blobs = metadata.blobs
+  if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
+  else {
+    blobs.forEach((blob: unknown, i) => {
+      if (typeof blob !== 'object' || blob === null || Array.isArray(blob) || blob instanceof Uint8Array) return void found.push(`blobs[${i}]: a map`)
+      const entry = blob as Record<string, unknown>
+      if (Object.keys(entry).sort().join() !== BLOB_KEYS.join()) found.push(`blobs[${i}]: expected exactly ${BLOB_KEYS.join(', ')}`)
+      if (!isText(entry.kind, 64)) found.push(`blobs[${i}].kind: text of 1 to 64 characters`)
+      if (!(entry.hash instanceof Uint8Array) || entry.hash.length !== 32) found.push(`blobs[${i}].hash: 32 bytes (SHA-256)`)
+      if (!isSize(entry.size)) found.push(`blobs[${i}].size: an unsigned integer`)
+      if (!isText(entry.type, 255)) found.push(`blobs[${i}].type: a media type`)
+    })
+    const kinds = blobs.map((blob: { kind?: unknown }) => blob?.kind)
+    if (new Set(kinds).size !== kinds.length) found.push('blobs: each kind at most once')
+    if (!kinds.includes('original')) found.push('blobs: one entry of kind "original"')
+  }
+  return found
+}
+
+/** The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every problem. */
+export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
+  const value = {
+    v: METADATA_VERSION,
+    name: metadata.name,
+    size: metadata.size,
+    type: metadata.type,
+    modified: metadata.modified,
+    captured: metadata.captured,
+    width: metadata.width,
+    height: metadata.height,
+    blobs: metadata.blobs.map((blob) => ({ kind: blob.kind, hash: blob.hash, size: blob.size, type: blob.type })),
+  }
+  const found = problems(value)
+  if (found.length > 0) throw new TypeError(`asset metadata: ${found.join('; ')}`)
+  return encodeCanonical(value)
+}
+
+/** Reads canonical CBOR metadata; throws ClientFormatError (malformed) listing every problem. */
+export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
+  let value: unknown
+  try {
+    value = decodeCanonical(cbor)
+  } catch (error) {
+    throw new ClientFormatError('malformed', `asset metadata: ${(error as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new ClientFormatError('malformed', 'asset metadata: not a map')
+  const found = problems(value as Record<string, unknown>)
+  if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
+  const { v: _version, ...metadata } = value as AssetMetadata & { v: number }
+  return metadata
+}
+
+export interface SealOptions {
+  /** For test vectors only: by default random. */
+  readonly wrapNonce?: Uint8Array
+  /** For test vectors only: by default random. */
+  readonly salt?: Uint8Array
+}
+
+/** The metadata blob: wrapped file key (61 bytes) || metadata stream of the canonical CBOR. */
+export async function sealMetadata(albumKey: Uint8Array, ids: FileKeyIds, fileKey: Uint8Array, metadata: AssetMetadata, options: SealOptions = {}): Promise<Uint8Array> {
+  const cbor = encodeMetadata(metadata)
+  const wrapped = await wrapFileKey(albumKey, ids, fileKey, options.wrapNonce)
+  const sealed = await encryptBytes(fileKey, cbor, { role: 'metadata', chunkSize: DEFAULT_CHUNK_SIZE, ...(options.salt === undefined ? {} : { salt: options.salt }) })
+  return concat(wrapped, sealed)
+}
+
+/** The file key and the metadata from a metadata blob; throws ClientFormatError. */
+export async function openMetadata(albumKey: Uint8Array, ids: FileKeyIds, blob: Uint8Array): Promise<{ fileKey: Uint8Array; metadata: AssetMetadata }> {
+  if (blob.length < WRAPPED_FILE_KEY_BYTES) throw new ClientFormatError('truncated', 'metadata blob: shorter than a wrapped file key')
+  const fileKey = await unwrapFileKey(albumKey, ids, blob.subarray(0, WRAPPED_FILE_KEY_BYTES))
+  const cbor = await decryptBytes(fileKey, blob.subarray(WRAPPED_FILE_KEY_BYTES), { role: 'metadata' })
+  return { fileKey, metadata: decodeMetadata(cbor) }
+}

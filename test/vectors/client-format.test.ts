@@ -1,0 +1,160 @@
+// Pins client format v1 (docs/client-format.md): test/vectors/client-format-v1.json holds fixed
+// keys, nonces, salts and inputs with their bytes. src/client/format must reproduce them, and an
+// independent implementation written from the document (@noble/ciphers AES-GCM, @noble/hashes
+// HKDF and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing) must make and open them.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { gcm } from '@noble/ciphers/aes.js'
+import { x25519 } from '@noble/curves/ed25519.js'
+import { hkdf } from '@noble/hashes/hkdf.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { sha3_256, shake256 } from '@noble/hashes/sha3.js'
+import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
+import { describe, expect, it } from 'vitest'
+import { decodeCanonical } from '../../src/codec/cbor.ts'
+import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
+import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
+import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
+import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
+
+interface Vectors {
+  keys: { master_key: string; album_id: string; amk_version: number; album_key: string; file_id: string; file_key: string; wrap_nonce: string; wrapped_file_key: string }
+  streams: { name: string; role: StreamRole; chunk_size: number; salt: string; plaintext: string; ciphertext: string }[]
+  metadata: { value: Omit<AssetMetadata, 'blobs'> & { blobs: { kind: string; hash: string; size: number; type: string }[] }; cbor: string; wrap_nonce: string; salt: string; blob: string }
+  xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
+}
+
+const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, 'client-format-v1.json'), 'utf8')) as Vectors
+const bytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16))
+const hex = (data: Uint8Array): string => Array.from(data, (b) => b.toString(16).padStart(2, '0')).join('')
+const cat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(parts.flatMap((part) => [...part]))
+const ascii = (text: string): Uint8Array => new TextEncoder().encode(text)
+const u32 = (n: number): Uint8Array => Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff)
+const uuid = (text: string): Uint8Array => bytes(text.replaceAll('-', ''))
+const { keys } = vectors
+const ids = { albumId: keys.album_id, fileId: keys.file_id }
+const metadataValue: AssetMetadata = { ...vectors.metadata.value, blobs: vectors.metadata.value.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })) }
+
+/** The format, written again from docs/client-format.md on other libraries. */
+const independent = {
+  albumKey: (master: Uint8Array, albumId: string, epoch: number) => hkdf(sha256, master, new Uint8Array(0), cat(ascii('coffer/v1/album-key'), Uint8Array.of(0), uuid(albumId), u32(epoch)), 32),
+  wrapAad: (albumId: string, fileId: string) => cat(ascii('coffer/v1/file-key'), Uint8Array.of(0), uuid(albumId), uuid(fileId)),
+  wrap(albumKey: Uint8Array, albumId: string, fileId: string, fileKey: Uint8Array, nonce: Uint8Array) {
+    return cat(Uint8Array.of(1), nonce, gcm(albumKey, nonce, this.wrapAad(albumId, fileId)).encrypt(fileKey))
+  },
+  unwrap(albumKey: Uint8Array, albumId: string, fileId: string, wrapped: Uint8Array) {
+    expect(wrapped.length).toBe(61)
+    expect(wrapped[0]).toBe(1)
+    return gcm(albumKey, wrapped.subarray(1, 13), this.wrapAad(albumId, fileId)).decrypt(wrapped.subarray(13))
+  },
+  roles: { original: 1, derivative: 2, metadata: 3 } as Record<string, number>,
+  nonce: (index: number, last: boolean) => cat(new Uint8Array(7), u32(index), Uint8Array.of(last ? 1 : 0)),
+  encrypt(fileKey: Uint8Array, role: string, chunkSize: number, salt: Uint8Array, plaintext: Uint8Array) {
+    const header = cat(Uint8Array.of(1, this.roles[role]!), u32(chunkSize), salt)
+    const key = hkdf(sha256, fileKey, salt, cat(ascii('coffer/v1/stream'), Uint8Array.of(0, this.roles[role]!)), 32)
+    const count = Math.max(1, Math.ceil(plaintext.length / chunkSize))
+    const chunks = Array.from({ length: count }, (_, i) => gcm(key, this.nonce(i, i === count - 1), header).encrypt(plaintext.subarray(i * chunkSize, (i + 1) * chunkSize)))
+    return cat(header, ...chunks)
+  },
+  decrypt(fileKey: Uint8Array, stream: Uint8Array) {
+    const header = stream.subarray(0, 22)
+    expect(header[0]).toBe(1)
+    const chunkSize = new DataView(header.buffer, header.byteOffset + 2, 4).getUint32(0)
+    const key = hkdf(sha256, fileKey, header.subarray(6, 22), cat(ascii('coffer/v1/stream'), Uint8Array.of(0, header[1]!)), 32)
+    const body = stream.subarray(22)
+    const sealed = chunkSize + 16
+    const count = Math.max(1, Math.ceil(body.length / sealed))
+    const parts = Array.from({ length: count }, (_, i) => gcm(key, this.nonce(i, i === count - 1), header).decrypt(body.subarray(i * sealed, (i + 1) * sealed)))
+    return cat(...parts)
+  },
+  xwingLabel: bytes('5c2e2f2f5e5c'),
+  xwingKeys(seed: Uint8Array) {
+    const expanded = shake256(seed, { dkLen: 96 })
+    const mlkem = ml_kem768.keygen(expanded.subarray(0, 64))
+    const skX = expanded.subarray(64, 96)
+    const pkX = x25519.getPublicKey(skX)
+    return { skM: mlkem.secretKey, pkM: mlkem.publicKey, skX, pkX, publicKey: cat(mlkem.publicKey, pkX) }
+  },
+  xwingEncapsulate(publicKey: Uint8Array, randomness: Uint8Array) {
+    const pkM = publicKey.subarray(0, 1184)
+    const pkX = publicKey.subarray(1184)
+    const { cipherText: ctM, sharedSecret: ssM } = ml_kem768.encapsulate(pkM, randomness.subarray(0, 32))
+    const ekX = randomness.subarray(32, 64)
+    const ctX = x25519.getPublicKey(ekX)
+    const ssX = x25519.getSharedSecret(ekX, pkX)
+    return { cipherText: cat(ctM, ctX), sharedSecret: sha3_256(cat(ssM, ssX, ctX, pkX, this.xwingLabel)) }
+  },
+  xwingDecapsulate(cipherText: Uint8Array, seed: Uint8Array) {
+    const { skM, skX, pkX } = this.xwingKeys(seed)
+    const ctX = cipherText.subarray(1088)
+    const ssM = ml_kem768.decapsulate(cipherText.subarray(0, 1088), skM)
+    return sha3_256(cat(ssM, x25519.getSharedSecret(skX, ctX), ctX, pkX, this.xwingLabel))
+  },
+}
+
+describe('client format v1 test vectors (test/vectors/client-format-v1.json)', () => {
+  it('covers the cases the document promises', () => {
+    expect(vectors.streams.map((s) => s.plaintext.length / 2)).toEqual(expect.arrayContaining([0, 1, 16, 17, 32, 40]))
+    expect(vectors.streams.some((s) => s.chunk_size === 65_536)).toBe(true)
+  })
+
+  it('keys: this implementation reproduces the album key and the wrapped file key, and unwraps it', async () => {
+    const albumKey = await deriveAlbumKey(bytes(keys.master_key), keys.album_id, keys.amk_version)
+    expect(hex(albumKey)).toBe(keys.album_key)
+    expect(hex(await wrapFileKey(albumKey, ids, bytes(keys.file_key), bytes(keys.wrap_nonce)))).toBe(keys.wrapped_file_key)
+    expect(hex(await unwrapFileKey(albumKey, ids, bytes(keys.wrapped_file_key)))).toBe(keys.file_key)
+  })
+
+  it('keys: an independent implementation derives, wraps and unwraps the same bytes', () => {
+    const albumKey = independent.albumKey(bytes(keys.master_key), keys.album_id, keys.amk_version)
+    expect(hex(albumKey)).toBe(keys.album_key)
+    expect(hex(independent.wrap(albumKey, keys.album_id, keys.file_id, bytes(keys.file_key), bytes(keys.wrap_nonce)))).toBe(keys.wrapped_file_key)
+    expect(hex(independent.unwrap(albumKey, keys.album_id, keys.file_id, bytes(keys.wrapped_file_key)))).toBe(keys.file_key)
+  })
+
+  for (const vector of vectors.streams) {
+    it(`stream "${vector.name}": both implementations make exactly its bytes and open them`, async () => {
+      const fileKey = bytes(keys.file_key)
+      const options = { role: vector.role, chunkSize: vector.chunk_size, salt: bytes(vector.salt) }
+      expect(hex(await encryptBytes(fileKey, bytes(vector.plaintext), options))).toBe(vector.ciphertext)
+      expect(hex(await decryptBytes(fileKey, bytes(vector.ciphertext), { role: vector.role, chunkSize: vector.chunk_size }))).toBe(vector.plaintext)
+      expect(hex(independent.encrypt(fileKey, vector.role, vector.chunk_size, bytes(vector.salt), bytes(vector.plaintext)))).toBe(vector.ciphertext)
+      expect(hex(independent.decrypt(fileKey, bytes(vector.ciphertext)))).toBe(vector.plaintext)
+    })
+  }
+
+  it('metadata blob: this implementation seals exactly its bytes and opens them', async () => {
+    const albumKey = bytes(keys.album_key)
+    expect(hex(encodeMetadata(metadataValue))).toBe(vectors.metadata.cbor)
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataValue, { wrapNonce: bytes(vectors.metadata.wrap_nonce), salt: bytes(vectors.metadata.salt) })
+    expect(hex(blob)).toBe(vectors.metadata.blob)
+    const opened = await openMetadata(albumKey, ids, blob)
+    expect(hex(opened.fileKey)).toBe(keys.file_key)
+    expect(opened.metadata).toEqual(metadataValue)
+  })
+
+  it('metadata blob: an independent implementation opens it into the documented CBOR map', () => {
+    const blob = bytes(vectors.metadata.blob)
+    const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
+    expect(hex(fileKey)).toBe(keys.file_key)
+    const stream = blob.subarray(61)
+    expect(stream[1]).toBe(3) // role: metadata
+    const cbor = independent.decrypt(fileKey, stream)
+    expect(hex(cbor)).toBe(vectors.metadata.cbor)
+    expect(decodeCanonical(cbor)).toEqual({ v: 1, ...metadataValue })
+  })
+
+  it('X-Wing: both the library and a composition of ML-KEM-768, X25519 and SHA3-256 give the vector', () => {
+    const seed = bytes(vectors.xwing.seed)
+    const pair = generateXWingKeyPair(seed)
+    expect(hex(pair.publicKey)).toBe(vectors.xwing.public_key)
+    expect(hex(independent.xwingKeys(seed).publicKey)).toBe(vectors.xwing.public_key)
+    const randomness = bytes(vectors.xwing.encapsulation_randomness)
+    const mine = xwingEncapsulate(pair.publicKey, randomness)
+    const theirs = independent.xwingEncapsulate(pair.publicKey, randomness)
+    expect([hex(mine.cipherText), hex(mine.sharedSecret)]).toEqual([vectors.xwing.ciphertext, vectors.xwing.shared_secret])
+    expect([hex(theirs.cipherText), hex(theirs.sharedSecret)]).toEqual([vectors.xwing.ciphertext, vectors.xwing.shared_secret])
+    expect(hex(xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
+    expect(hex(independent.xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
+  })
+})

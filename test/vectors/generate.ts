@@ -1,0 +1,88 @@
+// Writes test/vectors/client-format-v1.json from src/client/format with fixed keys, nonces and
+// salts. Run only when the format changes (a new version gets a new file):
+//   ./node_modules/.bin/node test/vectors/generate.ts
+// client-format.test.ts checks the file against this implementation and an independent one.
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
+import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
+import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
+import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+const pattern = (length: number, start: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (start + i) & 0xff)
+
+const masterKey = pattern(32, 0x00)
+const albumId = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0'
+const fileId = '11111111-2222-4333-8444-555555555555'
+const epoch = 1
+const fileKey = pattern(32, 0x40)
+const wrapNonce = pattern(12, 0x80)
+const albumKey = await deriveAlbumKey(masterKey, albumId, epoch)
+
+const streams: { name: string; role: StreamRole; chunk_size: number; salt: string; plaintext: string; ciphertext: string }[] = []
+const stream = async (name: string, role: StreamRole, chunkSize: number, plaintext: Uint8Array, saltStart: number) => {
+  const salt = pattern(16, saltStart)
+  const ciphertext = await encryptBytes(fileKey, plaintext, { role, chunkSize, salt })
+  streams.push({ name, role, chunk_size: chunkSize, salt: hex(salt), plaintext: hex(plaintext), ciphertext: hex(ciphertext) })
+}
+await stream('empty', 'original', 16, new Uint8Array(0), 0xa0)
+await stream('one byte', 'original', 16, Uint8Array.of(0x2a), 0xa1)
+await stream('exactly one chunk', 'original', 16, pattern(16, 0x61), 0xa2)
+await stream('one chunk and one byte', 'original', 16, pattern(17, 0x61), 0xa3)
+await stream('three chunks, the last short', 'original', 16, pattern(40, 0x30), 0xa4)
+await stream('exactly two chunks', 'original', 16, pattern(32, 0x30), 0xa5)
+await stream('a derivative', 'derivative', 16, pattern(20, 0x10), 0xa6)
+await stream('default chunk size', 'original', 65_536, pattern(100, 0x00), 0xa7)
+
+const metadata: AssetMetadata = {
+  name: 'IMG_0001.jpg',
+  size: 40,
+  type: 'image/jpeg',
+  modified: 1_767_225_600_000,
+  captured: 1_767_222_000_123,
+  width: 4032,
+  height: 3024,
+  blobs: [
+    { kind: 'original', hash: pattern(32, 0xc0), size: 40, type: 'image/jpeg' },
+    { kind: 'thumbnail', hash: pattern(32, 0xe0), size: 20, type: 'image/webp' },
+  ],
+}
+const metadataSalt = pattern(16, 0xb0)
+const metadataWrapNonce = pattern(12, 0x90)
+const metadataBlob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadata, { wrapNonce: metadataWrapNonce, salt: metadataSalt })
+
+const xwingSeed = pattern(32, 0x07)
+const xwingRandomness = pattern(64, 0x33)
+const pair = generateXWingKeyPair(xwingSeed)
+const encapsulated = xwingEncapsulate(pair.publicKey, xwingRandomness)
+
+const vectors = {
+  format: 'coffer client format v1 (docs/client-format.md)',
+  keys: {
+    master_key: hex(masterKey),
+    album_id: albumId,
+    amk_version: epoch,
+    album_key: hex(albumKey),
+    file_id: fileId,
+    file_key: hex(fileKey),
+    wrap_nonce: hex(wrapNonce),
+    wrapped_file_key: hex(await wrapFileKey(albumKey, { albumId, fileId }, fileKey, wrapNonce)),
+  },
+  streams,
+  metadata: {
+    value: { ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })) },
+    cbor: hex(encodeMetadata(metadata)),
+    wrap_nonce: hex(metadataWrapNonce),
+    salt: hex(metadataSalt),
+    blob: hex(metadataBlob),
+  },
+  xwing: {
+    seed: hex(xwingSeed),
+    public_key: hex(pair.publicKey),
+    encapsulation_randomness: hex(xwingRandomness),
+    ciphertext: hex(encapsulated.cipherText),
+    shared_secret: hex(encapsulated.sharedSecret),
+  },
+}
+await writeFile(path.join(import.meta.dirname, 'client-format-v1.json'), `${JSON.stringify(vectors, null, 2)}\n`)
