@@ -68,6 +68,24 @@ describe('layout rules', () => {
     }
   })
 
+  // The client library's core (docs/client-format.md) runs in browsers: WebCrypto and the noble
+  // libraries only. File-system and other Node-only adapters sit beside it, in files named
+  // *.node.ts or under a node/ folder.
+  const clientCore = under('client/').filter((f) => !f.file.endsWith('.node.ts') && !f.file.split('/').includes('node'))
+
+  it('keeps the client core browser-safe: no node: module, no Buffer or process, only codec/, contract/, sdk/ and client/ from src/', () => {
+    const allowed = /^(cborg|@noble\/(ciphers|curves|hashes|post-quantum)\/[\w./-]+\.js)$/
+    expect(clientCore.length).toBeGreaterThan(3)
+    for (const source of clientCore) {
+      for (const imported of source.imports) {
+        if (imported.endsWith('.ts')) expect(['client/', 'codec/', 'contract/', 'sdk/'].some((p) => imported.startsWith(p)), `${source.file} imports ${imported}`).toBe(true)
+        else expect(allowed.test(imported), `${source.file} imports ${imported}`).toBe(true)
+      }
+      const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
+      expect(/\b(Buffer|process|require)\b/.test(code), `${source.file} uses Buffer, process or require`).toBe(false)
+    }
+  })
+
   it('keeps the modules the SDK shares free of server state: contract/ and codec/ import no server module', () => {
     for (const source of packaged.filter((f) => !f.file.startsWith('sdk/'))) {
       for (const imported of source.imports.filter((i) => i.endsWith('.ts'))) {
