@@ -494,6 +494,30 @@ export class CofferClient {
     return new Uint8Array(await response.arrayBuffer())
   }
 
+  /**
+   * A blob's bytes as they arrive, without holding the whole blob: an async iterable of chunks
+   * (read through the body's reader, so it works where ReadableStream is not async iterable).
+   * The request is made (and a problem thrown) before the iterable is returned.
+   */
+  async downloadBlobStream(hash: string): Promise<AsyncIterable<Uint8Array>> {
+    const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true })
+    const body = response.body
+    return (async function* () {
+      if (body === null) return
+      const reader = body.getReader()
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) return
+          yield value
+        }
+      } finally {
+        await reader.cancel().catch(() => {})
+        reader.releaseLock()
+      }
+    })()
+  }
+
   // --- upgrade ceremony --------------------------------------------------------------------
 
   readUpgrade(albumId: string): Promise<UpgradePhase> {

@@ -1,0 +1,290 @@
+// Backing up one file and restoring it (docs/client-library.md), on client format v1
+// (docs/client-format.md) and the SDK. Browser-safe: no node: module; the file system lives in
+// node/files.ts.
+//
+// Backup streams: the server wants the original's SHA-256 and size before it takes the bytes
+// (the upload session declares them, the blob's URL names the hash), and the SDK's uploadAsset
+// holds every blob in memory. So backupFile reads the source twice, with one file key and one
+// stream salt picked up front: pass 1 encrypts to hash and count the ciphertext (the bytes are
+// dropped), pass 2 encrypts again — the same key, salt and plaintext give the same bytes — and
+// streams them to the server. Only pass 2's ciphertext leaves the device, so no GCM nonce is
+// ever seen with two plaintexts even if the file changed in between; a change is caught by the
+// size and hash checks (and by the server, which refuses a blob whose hash is not its URL's).
+import { sha256 } from '@noble/hashes/sha2.js'
+import { fromBase64, toHex } from '../sdk/bytes.ts'
+import type { CofferClient, Feed } from '../sdk/client.ts'
+import type { Signer } from '../sdk/directory.ts'
+import { buildLifecycleWrite, readManifest, type Envelope } from '../sdk/manifest.ts'
+import { randomBytes } from './format/bytes.ts'
+import { ClientFormatError } from './format/errors.ts'
+import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
+import { openMetadata, sealMetadata, type AssetMetadata } from './format/metadata.ts'
+import { ciphertextSize, decryptStream, DEFAULT_CHUNK_SIZE, encryptStream, SALT_BYTES } from './format/stream.ts'
+
+/** client format v1's crypto suite (the envelope's crypto_suite_id). */
+export const CRYPTO_SUITE_V1 = 1
+export const CLIENT_VERSION = 'coffer-client/1'
+
+type Bytes = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
+
+/** A file to back up. `open` is called twice (see above) and must give the same bytes each time. */
+export interface FileSource {
+  /** The file's name, no directories (1 to 1024 characters). */
+  readonly name: string
+  /** Plaintext bytes. */
+  readonly size: number
+  /** Media type, e.g. "image/jpeg". */
+  readonly type: string
+  /** Modification time, ms since the Unix epoch, or null. */
+  readonly modified: number | null
+  readonly captured?: number | null
+  readonly width?: number | null
+  readonly height?: number | null
+  open(): Bytes
+}
+
+/** Who backs up, and where. */
+export interface BackupTarget {
+  readonly client: CofferClient
+  /** The account identity key (an IdentityKey): signs the manifest. */
+  readonly identity: Signer
+  readonly userId: string
+  readonly deviceId: string
+  readonly masterKey: Uint8Array
+  readonly albumId: string
+  /** Album-key epoch (the envelope's amk_version); 1 unless given. */
+  readonly amkVersion?: number
+  /** The album's pinned protocol version; looked up with listAlbums when not given. */
+  readonly protocolVersion?: string
+  /** Plaintext bytes per chunk of the original; 65536 unless given. */
+  readonly chunkSize?: number
+  readonly clientVersion?: string
+}
+
+export interface BackupResult {
+  /** The asset id (the envelope's file_id). */
+  readonly assetId: string
+  readonly syncSeq: number
+  /** The asset's chain head (a later replace names it). */
+  readonly manifestHash: string
+  /** Hex SHA-256 and size of the encrypted original as stored. */
+  readonly ciphertextHash: string
+  readonly ciphertextSize: number
+  readonly metadataBlobHash: string
+  /** False when the server already held the encrypted original (never for a fresh file key). */
+  readonly sent: boolean
+}
+
+/** What went wrong backing up or restoring a file, naming it (its name, or its asset id before the name is known). */
+export class FileTransferError extends Error {
+  override readonly name = 'FileTransferError'
+  /** The file's name, or null when restore failed before the metadata was read. */
+  readonly fileName: string | null
+  readonly assetId: string | null
+  constructor(action: 'backup' | 'restore', fileName: string | null, assetId: string | null, reason: string, cause?: unknown) {
+    const what = fileName !== null ? `"${fileName}"${assetId === null ? '' : ` (asset ${assetId})`}` : `asset ${assetId}`
+    super(`${action} of ${what} failed: ${reason}`, cause === undefined ? undefined : { cause })
+    this.fileName = fileName
+    this.assetId = assetId
+  }
+}
+
+const reasonOf = (error: unknown): string => (error instanceof ClientFormatError ? `${error.code}: ${error.message}` : (error as Error)?.message ?? String(error))
+
+/** Counts and hashes what flows through. */
+class Tap {
+  readonly #hash = sha256.create()
+  bytes = 0
+  async *through(source: Bytes): AsyncGenerator<Uint8Array> {
+    for await (const piece of source) {
+      this.#hash.update(piece)
+      this.bytes += piece.length
+      yield piece
+    }
+  }
+
+  hex(): string {
+    return toHex(this.#hash.digest())
+  }
+}
+
+async function drain(source: AsyncIterable<Uint8Array>): Promise<void> {
+  for await (const _ of source);
+}
+
+async function albumProtocol(target: BackupTarget): Promise<string> {
+  if (target.protocolVersion !== undefined) return target.protocolVersion
+  const found = (await target.client.listAlbums()).albums.find((a) => a.album_id === target.albumId)
+  if (found === undefined) throw new Error(`album ${target.albumId} is not one of this account's`)
+  return found.protocol_version
+}
+
+/**
+ * Backs up one file as a new asset: a fresh file key, the original encrypted (STREAM, role
+ * original), streamed to an upload session, the metadata blob naming it, a signed `create`
+ * manifest (key_mode "wrapped"). Throws FileTransferError naming the file.
+ */
+export async function backupFile(target: BackupTarget, source: FileSource): Promise<BackupResult> {
+  const assetId = globalThis.crypto.randomUUID()
+  const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
+  const amkVersion = target.amkVersion ?? 1
+  const fileKey = generateFileKey()
+  const salt = randomBytes(SALT_BYTES)
+  const encrypt = (plain: Tap, cipher: Tap): AsyncGenerator<Uint8Array> => cipher.through(encryptStream(fileKey, plain.through(source.open()), { role: 'original', chunkSize, salt }))
+  let uploadId: string | null = null
+  try {
+    const expectedSize = ciphertextSize(source.size, chunkSize)
+    // Pass 1: hash and count.
+    const plain1 = new Tap()
+    const cipher1 = new Tap()
+    await drain(encrypt(plain1, cipher1))
+    if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
+    if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
+    const ciphertextHash = cipher1.hex()
+    const protocolVersion = await albumProtocol(target)
+    const session = await target.client.openUploadSession({
+      album_id: target.albumId,
+      crypto_suite_id: CRYPTO_SUITE_V1,
+      ciphertext_hash: ciphertextHash,
+      blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }],
+    })
+    uploadId = session.upload_id
+    const sent = session.blobs.some((blob) => blob.hash === ciphertextHash && !blob.present)
+    if (sent) {
+      // Pass 2: the same bytes again, streamed.
+      const plain2 = new Tap()
+      const cipher2 = new Tap()
+      await target.client.putBlob(session.upload_id, ciphertextHash, encrypt(plain2, cipher2))
+      if (cipher2.hex() !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+    }
+    const metadata: AssetMetadata = {
+      name: source.name,
+      size: source.size,
+      type: source.type,
+      modified: source.modified,
+      captured: source.captured ?? null,
+      width: source.width ?? null,
+      height: source.height ?? null,
+      blobs: [{ kind: 'original', hash: hexBytes(ciphertextHash), size: source.size, type: source.type }],
+    }
+    const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
+    const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: assetId }, fileKey, metadata)
+    const write = await buildLifecycleWrite(target.identity, {
+      envelope: {
+        crypto_suite_id: CRYPTO_SUITE_V1,
+        protocol_version: protocolVersion,
+        album_id: target.albumId,
+        file_id: assetId,
+        amk_version: amkVersion,
+        ciphertext_hash: ciphertextHash,
+        plaintext_size: source.size,
+        chunk_size: chunkSize,
+        key_mode: 'wrapped',
+        created_by_user: target.userId,
+        created_by_device: target.deviceId,
+        client_version: target.clientVersion ?? CLIENT_VERSION,
+        action: 'create',
+      },
+      metadata: metadataBlob,
+    })
+    const result = await target.client.applyManifest(target.albumId, write.request)
+    return {
+      assetId: result.asset_id,
+      syncSeq: result.sync_seq,
+      manifestHash: write.manifestHash,
+      ciphertextHash,
+      ciphertextSize: expectedSize,
+      metadataBlobHash: write.envelope.metadata_blob_hash!,
+      sent,
+    }
+  } catch (error) {
+    if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
+    throw new FileTransferError('backup', source.name, assetId, reasonOf(error), error)
+  }
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2)
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  return out
+}
+
+/** Where to restore from. */
+export interface RestoreSource {
+  readonly client: CofferClient
+  readonly masterKey: Uint8Array
+  readonly albumId: string
+  /** The public key that must have signed the manifest: the account's identity key. */
+  readonly identityPublicKey: Uint8Array
+}
+
+/** A feed entry (or its two fields this needs). */
+export type AssetEntry = Pick<Feed['entries'][number], 'asset_id' | 'manifest_cbor'>
+
+export interface RestoredFile {
+  readonly assetId: string
+  readonly envelope: Envelope
+  readonly metadata: AssetMetadata
+  /**
+   * The original's plaintext, chunk by chunk, each authenticated before it is yielded; it
+   * throws FileTransferError if a chunk fails, and at the end if the ciphertext's SHA-256 or
+   * the size is not what the manifest and metadata say. Keep nothing under its final name
+   * until it has ended without throwing (node/files.ts writeRestored does that). Read once.
+   */
+  readonly bytes: AsyncIterable<Uint8Array>
+}
+
+/**
+ * Opens an asset for restore: checks the manifest's signature and envelope, downloads and opens
+ * the metadata blob (the file key unwrapped under the album key), and returns the metadata and
+ * the original's plaintext as a stream. Throws FileTransferError naming the file.
+ */
+export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
+  let name: string | null = null
+  const fail = (error: unknown): FileTransferError => (error instanceof FileTransferError ? error : new FileTransferError('restore', name, entry.asset_id, reasonOf(error), error))
+  try {
+    const { envelope } = readManifest(fromBase64(entry.manifest_cbor), source.identityPublicKey)
+    if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
+    if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped') throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
+    if (envelope.metadata_blob_hash === null || envelope.metadata_blob_hash === undefined) throw new Error('the manifest commits no metadata blob')
+    const metadataBlob = await source.client.downloadBlob(envelope.metadata_blob_hash)
+    if (toHex(sha256(metadataBlob)) !== envelope.metadata_blob_hash) throw new Error('the metadata blob is not the one the manifest commits (SHA-256 differs)')
+    const albumKey = await deriveAlbumKey(source.masterKey, source.albumId, envelope.amk_version)
+    const { fileKey, metadata } = await openMetadata(albumKey, { albumId: source.albumId, fileId: envelope.file_id }, metadataBlob)
+    name = metadata.name
+    const original = metadata.blobs.find((blob) => blob.kind === 'original')!
+    if (toHex(original.hash) !== envelope.ciphertext_hash) throw new Error('the metadata and the manifest name different originals')
+    if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size) throw new Error('the metadata and the manifest disagree on the size')
+    const ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
+    const fileName = metadata.name
+    async function* bytes(): AsyncGenerator<Uint8Array> {
+      const tap = new Tap()
+      let plaintext = 0
+      try {
+        for await (const chunk of decryptStream(fileKey, tap.through(ciphertext), { role: 'original', chunkSize: envelope.chunk_size })) {
+          plaintext += chunk.length
+          yield chunk
+        }
+        if (tap.hex() !== envelope.ciphertext_hash) throw new Error(`the original's SHA-256 is ${tap.hex()}, the manifest says ${envelope.ciphertext_hash}`)
+        if (plaintext !== metadata.size) throw new Error(`decrypted ${plaintext} bytes, the metadata says ${metadata.size}`)
+      } catch (error) {
+        throw new FileTransferError('restore', fileName, entry.asset_id, reasonOf(error), error)
+      }
+    }
+    return { assetId: entry.asset_id, envelope, metadata, bytes: bytes() }
+  } catch (error) {
+    throw fail(error)
+  }
+}
+
+/** The latest feed entry of an asset (paging through the album's feed), for restoreFile. */
+export async function findAssetEntry(client: CofferClient, albumId: string, assetId: string): Promise<AssetEntry | null> {
+  let found: AssetEntry | null = null
+  let after = 0
+  for (;;) {
+    const page = await client.feed(albumId, after, 100)
+    for (const entry of page.entries) if (entry.asset_id === assetId) found = entry
+    if (page.entries.length === 0 || page.next_after === after) return found
+    after = page.next_after
+  }
+}

@@ -1,0 +1,73 @@
+// Node adapters for the client library's files (../files.ts): a FileSource read from a path,
+// and a sink that keeps nothing under a restored file's final name until it is whole and
+// verified (written to a temporary name in the same folder, fsynced, then renamed).
+import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { open, rename, stat, unlink, utimes } from 'node:fs/promises'
+import path from 'node:path'
+import type { FileSource, RestoredFile } from '../files.ts'
+
+const TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.gif': 'image/gif', '.webp': 'image/webp', '.heic': 'image/heic', '.heif': 'image/heif',
+  '.avif': 'image/avif', '.tif': 'image/tiff', '.tiff': 'image/tiff', '.dng': 'image/x-adobe-dng', '.mp4': 'video/mp4', '.mov': 'video/quicktime',
+}
+
+/** A guess from the extension; application/octet-stream when it is not a known one. */
+export function mediaTypeOf(file: string): string {
+  return TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream'
+}
+
+/** A file on disk as a FileSource: its name, size and modification time (whole ms) from stat. */
+export async function fileSource(file: string, options: { type?: string; name?: string } = {}): Promise<FileSource> {
+  const info = await stat(file)
+  if (!info.isFile()) throw new Error(`${file}: not a regular file`)
+  return {
+    name: options.name ?? path.basename(file),
+    size: info.size,
+    type: options.type ?? mediaTypeOf(file),
+    modified: Math.floor(info.mtimeMs),
+    open: () => createReadStream(file),
+  }
+}
+
+/** A restored name must be one plain name: nothing that leaves the folder. */
+export function safeFileName(name: string): string {
+  if (name === '.' || name === '..' || /[/\\\0]/.test(name) || name.length === 0) throw new Error(`refusing to write a file named ${JSON.stringify(name)}: not a plain file name`)
+  return name
+}
+
+/**
+ * Writes a restored file into `folder` under its name (or `options.name`): to a temporary name
+ * beside it, fsynced, its mtime set, then renamed over the final name (replacing a file there)
+ * and the folder fsynced. If reading, decrypting or verifying fails, the temporary file is
+ * removed and the error rethrown: nothing appears under the final name. Answers the final path.
+ */
+export async function writeRestored(restored: RestoredFile, folder: string, options: { name?: string } = {}): Promise<string> {
+  const final = path.join(folder, safeFileName(options.name ?? restored.metadata.name))
+  const temp = path.join(folder, `.${path.basename(final).slice(0, 200)}.${randomBytes(6).toString('hex')}.coffer-partial`)
+  const handle = await open(temp, 'wx', 0o600)
+  let renamed = false
+  try {
+    for await (const chunk of restored.bytes) await handle.write(chunk)
+    await handle.sync()
+    await handle.close()
+    const modified = restored.metadata.modified
+    if (modified !== null) await utimes(temp, new Date(), new Date(modified))
+    await rename(temp, final)
+    renamed = true
+    const dir = await open(folder, 'r')
+    try {
+      await dir.sync()
+    } catch {
+      // Some platforms cannot fsync a folder; the rename itself is done.
+    } finally {
+      await dir.close()
+    }
+    return final
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => {})
+      await unlink(temp).catch(() => {})
+    }
+  }
+}

@@ -1,0 +1,96 @@
+// The client library end to end (docs/client-library.md): backupFile encrypts a file on disk and
+// creates its asset; restoreFile + writeRestored bring it back byte for byte with its mtime, and
+// refuse a tampered blob without leaving anything under the file's final name.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backupFile, findAssetEntry, FileTransferError, restoreFile, type BackupTarget, type RestoreSource } from '../../src/client/files.ts'
+import { generateMasterKey } from '../../src/client/format/keys.ts'
+import { fileSource, writeRestored } from '../../src/client/node/files.ts'
+import { album, uploader, type Uploader } from '../support/albums.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let work: string
+let member: Uploader
+let target: BackupTarget
+let from: RestoreSource
+
+beforeAll(async () => {
+  server = await startServer()
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-client-library-'))
+  member = await uploader(server, 'library')
+  const albumId = await album(member)
+  const masterKey = generateMasterKey()
+  target = { client: member.client, identity: member.identity, userId: member.userId, deviceId: member.deviceId, masterKey, albumId }
+  from = { client: member.client, masterKey, albumId, identityPublicKey: member.identity.publicKey }
+})
+afterAll(async () => {
+  await server.close()
+  await rm(work, { recursive: true, force: true })
+})
+
+/** A file of `size` random bytes with a random name and a random whole-ms mtime. */
+async function randomFile(size: number): Promise<{ file: string; name: string; bytes: Buffer; mtimeMs: number }> {
+  const folder = await mkdtemp(path.join(work, 'src-'))
+  const name = `photo ${randomUUID().slice(0, 8)} é.jpg`
+  const file = path.join(folder, name)
+  const bytes = randomBytes(size)
+  await writeFile(file, bytes)
+  const mtimeMs = 946_684_800_000 + Math.floor(Math.random() * 1_000_000_000_000)
+  await utimes(file, new Date(), new Date(mtimeMs))
+  return { file, name, bytes, mtimeMs }
+}
+
+describe('backupFile and restoreFile', () => {
+  it.each([0, 1, 65_536, 1_048_576 + 12_345])('round-trips a file of %i bytes: same bytes, name, type and mtime', async (size) => {
+    const original = await randomFile(size)
+    const backedUp = await backupFile(target, await fileSource(original.file))
+    expect(backedUp.sent).toBe(true)
+    expect(backedUp.ciphertextSize).toBe(22 + size + 16 * Math.max(1, Math.ceil(size / 65_536)))
+    expect((await stat(server.deps.blobs.pathOf(backedUp.ciphertextHash))).size).toBe(backedUp.ciphertextSize)
+
+    const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
+    expect(entry).not.toBeNull()
+    const restored = await restoreFile(from, entry!)
+    expect(restored.metadata).toMatchObject({ name: original.name, size, type: 'image/jpeg', modified: original.mtimeMs })
+    expect(restored.envelope).toMatchObject({ key_mode: 'wrapped', plaintext_size: size, chunk_size: 65_536, amk_version: 1, file_id: backedUp.assetId })
+
+    const out = await mkdtemp(path.join(work, 'out-'))
+    const written = await writeRestored(restored, out)
+    expect(written).toBe(path.join(out, original.name))
+    expect((await readFile(written)).equals(original.bytes)).toBe(true)
+    expect((await stat(written)).mtimeMs).toBe(original.mtimeMs)
+    expect(await readdir(out)).toEqual([original.name])
+  })
+
+  it('refuses a flipped byte in the stored original, naming the file, and leaves nothing under its name', async () => {
+    const original = await randomFile(200_000)
+    const backedUp = await backupFile(target, await fileSource(original.file))
+    const stored = server.deps.blobs.pathOf(backedUp.ciphertextHash)
+    const bytes = await readFile(stored)
+    bytes[100_000] = bytes[100_000]! ^ 0x01
+    await writeFile(stored, bytes)
+
+    const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
+    const out = await mkdtemp(path.join(work, 'out-'))
+    const error = await writeRestored(await restoreFile(from, entry!), out).then(() => null, (e: unknown) => e)
+    expect(error).toBeInstanceOf(FileTransferError)
+    expect((error as FileTransferError).fileName).toBe(original.name)
+    expect((error as Error).message).toContain(`restore of "${original.name}"`)
+    expect((error as Error).message).toMatch(/authenticat/)
+    expect(await readdir(out)).toEqual([])
+  })
+
+  it('refuses to restore under another master key, naming the asset', async () => {
+    const original = await randomFile(10)
+    const backedUp = await backupFile(target, await fileSource(original.file))
+    const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
+    const error = await restoreFile({ ...from, masterKey: generateMasterKey() }, entry!).then(() => null, (e: unknown) => e)
+    expect(error).toBeInstanceOf(FileTransferError)
+    expect((error as Error).message).toContain(`asset ${backedUp.assetId}`)
+    expect((error as Error).message).toContain('authentication')
+  })
+})
