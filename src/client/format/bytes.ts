@@ -1,16 +1,4 @@
-// Small byte helpers for the client format (no node: module, no Buffer).
-
-export const textBytes = (text: string): Uint8Array => new TextEncoder().encode(text)
-
-export function concat(...parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
+// Byte helpers of the client format beyond the SDK's (sdk/bytes.ts); no node: module, no Buffer.
 
 export function u32be(value: number): Uint8Array {
   const out = new Uint8Array(4)

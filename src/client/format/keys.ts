@@ -1,7 +1,8 @@
 // The key hierarchy of client format v1 (docs/client-format.md, "Keys"): an account master key,
 // album keys derived from it per album and album-key epoch, a random key per file wrapped under
 // its album's key. WebCrypto only (HKDF-SHA256, AES-256-GCM).
-import { concat, own, randomBytes, textBytes, u32be, uuidBytes } from './bytes.ts'
+import { concatBytes, utf8 } from '../../sdk/bytes.ts'
+import { own, randomBytes, u32be, uuidBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 
 export const KEY_BYTES = 32
@@ -43,7 +44,7 @@ export async function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: Uint8A
 /** The HKDF info naming an album key: UTF-8 "coffer/v1/album-key" || 0x00 || album id (16 bytes) || epoch (u32 BE). */
 export function albumKeyInfo(albumId: string, epoch: number): Uint8Array {
   if (!Number.isInteger(epoch) || epoch < 1 || epoch > 0xffff_ffff) throw new TypeError('album-key epoch (amk_version): an integer from 1 to 2^32-1')
-  return concat(textBytes(ALBUM_KEY_INFO), new Uint8Array([0]), uuidBytes(albumId), u32be(epoch))
+  return concatBytes(utf8(ALBUM_KEY_INFO), new Uint8Array([0]), uuidBytes(albumId), u32be(epoch))
 }
 
 /** An album's key for one epoch (the envelope's amk_version): HKDF-SHA256(master, salt empty, info). */
@@ -60,7 +61,7 @@ export interface FileKeyIds {
 
 /** The associated data of a wrapped file key: UTF-8 "coffer/v1/file-key" || 0x00 || album id (16) || file id (16). */
 export function fileKeyWrapAad(ids: FileKeyIds): Uint8Array {
-  return concat(textBytes(FILE_KEY_WRAP_CONTEXT), new Uint8Array([0]), uuidBytes(ids.albumId), uuidBytes(ids.fileId))
+  return concatBytes(utf8(FILE_KEY_WRAP_CONTEXT), new Uint8Array([0]), uuidBytes(ids.albumId), uuidBytes(ids.fileId))
 }
 
 async function gcmKey(raw: Uint8Array, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
@@ -76,7 +77,7 @@ export async function wrapFileKey(albumKey: Uint8Array, ids: FileKeyIds, fileKey
   checkKey(fileKey, 'file key')
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
   const sealed = await subtle().encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) }, await gcmKey(albumKey, 'encrypt'), own(fileKey))
-  return concat(new Uint8Array([WRAP_VERSION]), nonce, new Uint8Array(sealed))
+  return concatBytes(new Uint8Array([WRAP_VERSION]), nonce, new Uint8Array(sealed))
 }
 
 /** The file key from its wrapping; throws ClientFormatError when it is not one made for this album, asset and album key. */

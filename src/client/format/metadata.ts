@@ -3,7 +3,7 @@
 // key) of canonical CBOR naming the file and which blob is which. Re-wrapping under a new album
 // key rewrites the first 61 bytes only.
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
-import { concat } from './bytes.ts'
+import { concatBytes } from '../../sdk/bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } from './keys.ts'
 import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
@@ -120,7 +120,7 @@ export async function sealMetadata(albumKey: Uint8Array, ids: FileKeyIds, fileKe
   const cbor = encodeMetadata(metadata)
   const wrapped = await wrapFileKey(albumKey, ids, fileKey, options.wrapNonce)
   const sealed = await encryptBytes(fileKey, cbor, { role: 'metadata', chunkSize: DEFAULT_CHUNK_SIZE, ...(options.salt === undefined ? {} : { salt: options.salt }) })
-  return concat(wrapped, sealed)
+  return concatBytes(wrapped, sealed)
 }
 
 /** The file key and the metadata from a metadata blob; throws ClientFormatError. */

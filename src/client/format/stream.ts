@@ -4,7 +4,8 @@
 // that a stream cut short, reordered, spliced from another stream or extended fails to decrypt.
 // Layout, limits and rationale: docs/client-format.md, "Streams". WebCrypto only; memory stays
 // at about two chunks whatever the size of the stream.
-import { concat, own, randomBytes, textBytes, u32be } from './bytes.ts'
+import { concatBytes, utf8 } from '../../sdk/bytes.ts'
+import { own, randomBytes, u32be } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES, type WebCryptoKey } from './keys.ts'
 
@@ -48,7 +49,7 @@ function checkChunkSize(chunkSize: number): void {
 export function encodeHeader(header: StreamHeader): Uint8Array {
   checkChunkSize(header.chunkSize)
   if (header.salt.length !== SALT_BYTES) throw new TypeError(`salt: expected ${SALT_BYTES} bytes`)
-  return concat(new Uint8Array([STREAM_VERSION, StreamRole[header.role]]), u32be(header.chunkSize), header.salt)
+  return concatBytes(new Uint8Array([STREAM_VERSION, StreamRole[header.role]]), u32be(header.chunkSize), header.salt)
 }
 
 export function decodeHeader(bytes: Uint8Array): StreamHeader {
@@ -64,7 +65,7 @@ export function decodeHeader(bytes: Uint8Array): StreamHeader {
 /** The stream's AES-256-GCM key: HKDF-SHA256(file key, salt, "coffer/v1/stream" || 0x00 || role byte). */
 export async function streamKeyBytes(fileKey: Uint8Array, header: StreamHeader): Promise<Uint8Array> {
   if (fileKey.length !== KEY_BYTES) throw new TypeError(`file key: expected ${KEY_BYTES} bytes`)
-  return hkdfSha256(fileKey, header.salt, concat(textBytes(STREAM_KEY_INFO), new Uint8Array([0, StreamRole[header.role]])), KEY_BYTES)
+  return hkdfSha256(fileKey, header.salt, concatBytes(utf8(STREAM_KEY_INFO), new Uint8Array([0, StreamRole[header.role]])), KEY_BYTES)
 }
 
 async function streamKey(fileKey: Uint8Array, header: StreamHeader, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
@@ -196,7 +197,7 @@ export async function* decryptStream(fileKey: Uint8Array, ciphertext: Source, ex
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const parts: Uint8Array[] = []
   for await (const chunk of chunks) parts.push(chunk)
-  return concat(...parts)
+  return concatBytes(...parts)
 }
 
 /** encryptStream over bytes in memory. */
