@@ -7,7 +7,7 @@ if (!postgres) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
 }
 
-const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts']
+const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts']
 
 export default defineConfig({
   test: {

@@ -1,0 +1,53 @@
+// The shape of a `coffer-photos` command and the exit codes every command shares
+// (docs/photos.md, "Exit codes"). Each command lives in its own file beside this one and is
+// listed in main.ts.
+import type { ParseArgsConfig } from 'node:util'
+import type { Output } from './output.ts'
+
+export const EXIT = {
+  ok: 0,
+  /** Not everything was done: verify found something not durable or not verified, some files failed, or an unexpected error. */
+  failed: 1,
+  /** The command line is wrong (unknown command or option, missing argument). */
+  usage: 2,
+  /** Not logged in, not set up, or the session ended: run `login` / `setup`. */
+  setup: 3,
+  /** The server refused (a problem answer that retrying does not fix). */
+  refused: 4,
+  /** The server could not be reached, even after retries. */
+  unreachable: 5,
+  /** A local problem: a file or folder could not be read or written. */
+  local: 6,
+  /** Interrupted (Ctrl-C); what was done is kept and the next run continues. */
+  interrupted: 130,
+} as const
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
+
+export interface Invocation {
+  readonly positionals: readonly string[]
+  readonly values: Readonly<Record<string, string | boolean | undefined>>
+  readonly out: Output
+  /** Aborted on Ctrl-C (SIGINT) or SIGTERM: stop starting new work and return. */
+  readonly signal: AbortSignal
+}
+
+export interface Command {
+  readonly name: string
+  /** One line for `coffer-photos --help`. */
+  readonly summary: string
+  /** The command's `--help`: its arguments and options, one per line. */
+  readonly usage: string
+  readonly options: NonNullable<ParseArgsConfig['options']>
+  run(invocation: Invocation): Promise<ExitCode>
+}
+
+/** The command line does not fit the command: shown with the command's usage, exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+/** Something the person must do first (log in, set up): shown as is, exit 3. */
+export class SetupNeeded extends Error {
+  override readonly name = 'SetupNeeded'
+}

@@ -1,0 +1,68 @@
+// What `coffer-photos` prints. For people: results on stdout, progress and warnings on stderr.
+// With --json: one JSON object per line on stdout (`{"event": ..., ...}`), nothing else there,
+// so that a script can read it line by line; errors still go to stderr as text as well.
+import { CofferProblem } from '../../sdk/client.ts'
+import { CofferInputError } from '../../sdk/input-error.ts'
+import { EXIT, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+
+export interface Output {
+  readonly json: boolean
+  /** A line of the human report (dropped with --json). */
+  say(text: string): void
+  /** A machine-readable event (a JSON line with --json; dropped otherwise). */
+  event(name: string, fields: Record<string, unknown>): void
+  /** A warning or note for the person, on stderr in both modes. */
+  warn(text: string): void
+}
+
+export function consoleOutput(json: boolean): Output {
+  return {
+    json,
+    say: (text) => {
+      if (!json) process.stdout.write(`${text}\n`)
+    },
+    event: (name, fields) => {
+      if (json) process.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`)
+    },
+    warn: (text) => process.stderr.write(`${text}\n`),
+  }
+}
+
+/** An error as one sentence a person understands, the stable code when there is one, and the exit code. */
+export interface DescribedError {
+  readonly message: string
+  readonly code: string | null
+  readonly exit: ExitCode
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
+
+function networkCause(error: unknown): string | null {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code
+  }
+  return error instanceof TypeError && error.message === 'fetch failed' ? 'fetch failed' : null
+}
+
+export function describeError(error: unknown): DescribedError {
+  if (error instanceof UsageError) return { message: error.message, code: null, exit: EXIT.usage }
+  if (error instanceof SetupNeeded) return { message: error.message, code: null, exit: EXIT.setup }
+  if (error instanceof CofferProblem) {
+    const detail = typeof error.problem.detail === 'string' && error.problem.detail.length > 0 ? error.problem.detail : error.problem.title
+    const sentence = `the server refused: ${detail.replace(/\.$/, '')}`
+    if (error.status === 401) return { message: `${sentence}; log in again with \`coffer-photos login\``, code: error.code, exit: EXIT.setup }
+    if (error.status >= 500) return { message: `the server failed: ${detail.replace(/\.$/, '')}; try again later`, code: error.code, exit: EXIT.unreachable }
+    return { message: sentence, code: error.code, exit: EXIT.refused }
+  }
+  const network = networkCause(error)
+  if (network !== null) return { message: `the server could not be reached (${network}); check the address and your connection`, code: null, exit: EXIT.unreachable }
+  if (error instanceof CofferInputError) return { message: error.message, code: null, exit: EXIT.refused }
+  const code = (error as { code?: unknown })?.code
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { message: (error as Error).message, code: null, exit: EXIT.local }
+  return { message: error instanceof Error ? error.message : String(error), code: null, exit: EXIT.failed }
+}
+
+export function errorLine(described: DescribedError): string {
+  return `coffer-photos: ${described.message}${described.code === null ? '' : ` [${described.code}]`}`
+}
