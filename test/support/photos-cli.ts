@@ -1,0 +1,56 @@
+// `coffer-photos` run as a person or a script runs it: the real binary (`node
+// src/cli/photos/main.ts`) in its own process, with its own config folder (COFFER_PHOTOS_HOME),
+// answers on stdin, and the output it printed.
+import { spawn, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { ROOT } from './process.ts'
+
+export const PHOTOS_CLI = path.join(ROOT, 'src/cli/photos/main.ts')
+
+export interface PhotosRun {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface PhotosOptions {
+  /** Written to stdin, then stdin is closed (e.g. the password for --password-stdin). */
+  readonly stdin?: string
+  readonly env?: Record<string, string>
+}
+
+export interface PhotosProcess {
+  readonly child: ChildProcess
+  /** stdout so far (e.g. to wait for a --json event before killing it). */
+  stdout(): string
+  readonly done: Promise<PhotosRun>
+}
+
+/** Starts `coffer-photos <args>` with COFFER_PHOTOS_HOME = `home`. */
+export function startPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosProcess {
+  const child = spawn(process.execPath, [PHOTOS_CLI, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  child.stdin!.end(options.stdin ?? '')
+  const done = new Promise<PhotosRun>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
+  return { child, stdout: () => stdout, done }
+}
+
+export function photos(home: string, args: readonly string[], options: PhotosOptions = {}): Promise<PhotosRun> {
+  return startPhotos(home, args, options).done
+}
+
+/** The --json lines of a run, parsed. */
+export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unknown> & { event: string }> {
+  return run.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
+}
