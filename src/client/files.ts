@@ -11,15 +11,16 @@
 // ever seen with two plaintexts even if the file changed in between; a change is caught by the
 // size and hash checks (and by the server, which refuses a blob whose hash is not its URL's).
 import { sha256 } from '@noble/hashes/sha2.js'
-import { fromBase64, toHex } from '../sdk/bytes.ts'
-import type { CofferClient, Feed } from '../sdk/client.ts'
+import { equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
+import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import { buildLifecycleWrite, readManifest, type Envelope } from '../sdk/manifest.ts'
 import { randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
+import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
 import { openMetadata, sealMetadata, type AssetMetadata } from './format/metadata.ts'
-import { ciphertextSize, decryptStream, DEFAULT_CHUNK_SIZE, encryptStream, SALT_BYTES } from './format/stream.ts'
+import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, SALT_BYTES } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
 export const CRYPTO_SUITE_V1 = 1
@@ -29,7 +30,7 @@ type Bytes = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
 
 /** A file to back up. `open` is called twice (see above) and must give the same bytes each time. */
 export interface FileSource {
-  /** The file's name, no directories (1 to 1024 characters). */
+  /** The file's name: a plain name, or a relative path with "/" between plain names (docs/client-format.md, "Metadata blob"). */
   readonly name: string
   /** Plaintext bytes. */
   readonly size: number
@@ -37,10 +38,22 @@ export interface FileSource {
   readonly type: string
   /** Modification time, ms since the Unix epoch, or null. */
   readonly modified: number | null
-  readonly captured?: number | null
-  readonly width?: number | null
-  readonly height?: number | null
   open(): Bytes
+}
+
+/** A thumbnail or preview made on the device (small: it is encrypted in memory). */
+export interface DerivativeSource {
+  readonly kind: string
+  readonly type: string
+  readonly bytes: Uint8Array
+}
+
+/** What the device reads from the file itself beyond its bytes (node/media.ts describeMedia). */
+export interface MediaFacts {
+  readonly captured: number | null
+  readonly width: number | null
+  readonly height: number | null
+  readonly derivatives: readonly DerivativeSource[]
 }
 
 /** Who backs up, and where. */
@@ -61,18 +74,29 @@ export interface BackupTarget {
   readonly clientVersion?: string
 }
 
+export interface BackupOptions {
+  /**
+   * Asked with the asset id the content gets (format/ids.ts) once the first pass has hashed
+   * it: true means the album already holds this content, and nothing is sent.
+   */
+  readonly isStored?: (assetId: string) => boolean
+  /** Reads capture time, dimensions and derivatives; only called when the file is sent. */
+  readonly describe?: () => Promise<MediaFacts>
+  /** Told once the upload session is open and once it has ended, so a store can abort sessions a crash left open. */
+  readonly onUploadOpened?: (uploadId: string) => void | Promise<void>
+}
+
 export interface BackupResult {
+  /** `stored` when this call created the asset; `present` when the album already held the content. */
+  readonly status: 'stored' | 'present'
   /** The asset id (the envelope's file_id). */
   readonly assetId: string
-  readonly syncSeq: number
-  /** The asset's chain head (a later replace names it). */
-  readonly manifestHash: string
-  /** Hex SHA-256 and size of the encrypted original as stored. */
-  readonly ciphertextHash: string
-  readonly ciphertextSize: number
-  readonly metadataBlobHash: string
-  /** False when the server already held the encrypted original (never for a fresh file key). */
-  readonly sent: boolean
+  /** Hex SHA-256 of the plaintext. */
+  readonly contentHash: string
+  /** Hex SHA-256 of the encrypted original as stored; null when present (this call did not store it). */
+  readonly ciphertextHash: string | null
+  /** Ciphertext bytes sent (0 when present). */
+  readonly sentBytes: number
 }
 
 /** What went wrong backing up or restoring a file, naming it (its name, or its asset id before the name is known). */
@@ -103,8 +127,8 @@ class Tap {
     }
   }
 
-  hex(): string {
-    return toHex(this.#hash.digest())
+  digest(): Uint8Array {
+    return this.#hash.digest()
   }
 }
 
@@ -119,53 +143,79 @@ async function albumProtocol(target: BackupTarget): Promise<string> {
   return found.protocol_version
 }
 
+const NO_FACTS: MediaFacts = { captured: null, width: null, height: null, derivatives: [] }
+
 /**
- * Backs up one file as a new asset: a fresh file key, the original encrypted (STREAM, role
- * original), streamed to an upload session, the metadata blob naming it, a signed `create`
- * manifest (key_mode "wrapped"). Throws FileTransferError naming the file.
+ * Backs up one file as an asset of the album: hashes and encrypts it (pass 1), and unless the
+ * album already holds its content, encrypts derivatives, streams the original again (pass 2)
+ * and the derivatives to an upload session, and applies a signed `create` manifest (key_mode
+ * "wrapped") carrying the metadata blob. Throws FileTransferError naming the file.
  */
-export async function backupFile(target: BackupTarget, source: FileSource): Promise<BackupResult> {
-  const assetId = globalThis.crypto.randomUUID()
+export async function backupFile(target: BackupTarget, source: FileSource, options: BackupOptions = {}): Promise<BackupResult> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const amkVersion = target.amkVersion ?? 1
   const fileKey = generateFileKey()
   const salt = randomBytes(SALT_BYTES)
   const encrypt = (plain: Tap, cipher: Tap): AsyncGenerator<Uint8Array> => cipher.through(encryptStream(fileKey, plain.through(source.open()), { role: 'original', chunkSize, salt }))
+  let assetId: string | null = null
   let uploadId: string | null = null
   try {
     const expectedSize = ciphertextSize(source.size, chunkSize)
-    // Pass 1: hash and count.
+    // Pass 1: hash the plaintext (the asset id) and the ciphertext (the session declares it).
     const plain1 = new Tap()
     const cipher1 = new Tap()
     await drain(encrypt(plain1, cipher1))
     if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
     if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
-    const ciphertextHash = cipher1.hex()
+    const content = plain1.digest()
+    const contentHash = toHex(content)
+    assetId = await assetIdFor(target.masterKey, target.albumId, content)
+    const present: BackupResult = { status: 'present', assetId, contentHash, ciphertextHash: null, sentBytes: 0 }
+    if (options.isStored?.(assetId) === true) return present
+    const ciphertextHash = toHex(cipher1.digest())
+    const facts = (await options.describe?.()) ?? NO_FACTS
+    const derivatives = await Promise.all(
+      facts.derivatives.map(async (d) => {
+        const bytes = await encryptBytes(fileKey, d.bytes, { role: 'derivative' })
+        return { ...d, sealed: bytes, hash: toHex(sha256(bytes)) }
+      }),
+    )
     const protocolVersion = await albumProtocol(target)
     const session = await target.client.openUploadSession({
       album_id: target.albumId,
       crypto_suite_id: CRYPTO_SUITE_V1,
       ciphertext_hash: ciphertextHash,
-      blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }],
+      blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
     })
     uploadId = session.upload_id
-    const sent = session.blobs.some((blob) => blob.hash === ciphertextHash && !blob.present)
-    if (sent) {
+    await options.onUploadOpened?.(uploadId)
+    const missing = new Set(session.blobs.filter((blob) => !blob.present).map((blob) => blob.hash))
+    let sentBytes = 0
+    if (missing.has(ciphertextHash)) {
       // Pass 2: the same bytes again, streamed.
       const plain2 = new Tap()
       const cipher2 = new Tap()
       await target.client.putBlob(session.upload_id, ciphertextHash, encrypt(plain2, cipher2))
-      if (cipher2.hex() !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+      if (toHex(cipher2.digest()) !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+      sentBytes += expectedSize
+    }
+    for (const d of derivatives) {
+      if (!missing.has(d.hash)) continue
+      await target.client.putBlob(session.upload_id, d.hash, d.sealed)
+      sentBytes += d.sealed.length
     }
     const metadata: AssetMetadata = {
       name: source.name,
       size: source.size,
       type: source.type,
       modified: source.modified,
-      captured: source.captured ?? null,
-      width: source.width ?? null,
-      height: source.height ?? null,
-      blobs: [{ kind: 'original', hash: hexBytes(ciphertextHash), size: source.size, type: source.type }],
+      captured: facts.captured,
+      width: facts.width,
+      height: facts.height,
+      blobs: [
+        { kind: 'original', hash: fromHex(ciphertextHash), size: source.size, type: source.type },
+        ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.bytes.length, type: d.type })),
+      ],
     }
     const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
     const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: assetId }, fileKey, metadata)
@@ -187,26 +237,21 @@ export async function backupFile(target: BackupTarget, source: FileSource): Prom
       },
       metadata: metadataBlob,
     })
-    const result = await target.client.applyManifest(target.albumId, write.request)
-    return {
-      assetId: result.asset_id,
-      syncSeq: result.sync_seq,
-      manifestHash: write.manifestHash,
-      ciphertextHash,
-      ciphertextSize: expectedSize,
-      metadataBlobHash: write.envelope.metadata_blob_hash!,
-      sent,
+    try {
+      await target.client.applyManifest(target.albumId, write.request)
+    } catch (error) {
+      // The asset exists: an earlier run created it and stopped before recording it.
+      if (error instanceof CofferProblem && error.code === 'error.op.stale_revival') {
+        await target.client.abortUploadSession(session.upload_id).catch(() => {})
+        return present
+      }
+      throw error
     }
+    return { status: 'stored', assetId, contentHash, ciphertextHash, sentBytes }
   } catch (error) {
     if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
     throw new FileTransferError('backup', source.name, assetId, reasonOf(error), error)
   }
-}
-
-function hexBytes(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return out
 }
 
 /** Where to restore from. */
@@ -232,12 +277,17 @@ export interface RestoredFile {
    * until it has ended without throwing (node/files.ts writeRestored does that). Read once.
    */
   readonly bytes: AsyncIterable<Uint8Array>
+  /** The metadata blob's size as stored (its hash is the envelope's metadata_blob_hash). */
+  readonly metadataBlobSize: number
+  /** A derivative's plaintext ("thumbnail", "preview"), its hash checked and decrypted; null when the asset has none of that kind. */
+  derivative(kind: string): Promise<Uint8Array | null>
 }
 
 /**
  * Opens an asset for restore: checks the manifest's signature and envelope, downloads and opens
- * the metadata blob (the file key unwrapped under the album key), and returns the metadata and
- * the original's plaintext as a stream. Throws FileTransferError naming the file.
+ * the metadata blob (the file key unwrapped under the album key), and returns the metadata, the
+ * original's plaintext as a stream (downloaded once read) and its derivatives on demand.
+ * Throws FileTransferError naming the file.
  */
 export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
   let name: string | null = null
@@ -255,23 +305,35 @@ export async function restoreFile(source: RestoreSource, entry: AssetEntry): Pro
     const original = metadata.blobs.find((blob) => blob.kind === 'original')!
     if (toHex(original.hash) !== envelope.ciphertext_hash) throw new Error('the metadata and the manifest name different originals')
     if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size) throw new Error('the metadata and the manifest disagree on the size')
-    const ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
     const fileName = metadata.name
     async function* bytes(): AsyncGenerator<Uint8Array> {
       const tap = new Tap()
       let plaintext = 0
       try {
+        const ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
         for await (const chunk of decryptStream(fileKey, tap.through(ciphertext), { role: 'original', chunkSize: envelope.chunk_size })) {
           plaintext += chunk.length
           yield chunk
         }
-        if (tap.hex() !== envelope.ciphertext_hash) throw new Error(`the original's SHA-256 is ${tap.hex()}, the manifest says ${envelope.ciphertext_hash}`)
+        const received = toHex(tap.digest())
+        if (received !== envelope.ciphertext_hash) throw new Error(`the original's SHA-256 is ${received}, the manifest says ${envelope.ciphertext_hash}`)
         if (plaintext !== metadata.size) throw new Error(`decrypted ${plaintext} bytes, the metadata says ${metadata.size}`)
       } catch (error) {
         throw new FileTransferError('restore', fileName, entry.asset_id, reasonOf(error), error)
       }
     }
-    return { assetId: entry.asset_id, envelope, metadata, bytes: bytes() }
+    const derivative = async (kind: string): Promise<Uint8Array | null> => {
+      const blob = metadata.blobs.find((b) => b.kind === kind && kind !== 'original')
+      if (blob === undefined) return null
+      try {
+        const sealed = await source.client.downloadBlob(toHex(blob.hash))
+        if (!equalBytes(sha256(sealed), blob.hash)) throw new Error(`the ${kind} is not the one the metadata names (SHA-256 differs)`)
+        return await decryptBytes(fileKey, sealed, { role: 'derivative' })
+      } catch (error) {
+        throw new FileTransferError('restore', fileName, entry.asset_id, `${kind}: ${reasonOf(error)}`, error)
+      }
+    }
+    return { assetId: entry.asset_id, envelope, metadata, bytes: bytes(), metadataBlobSize: metadataBlob.length, derivative }
   } catch (error) {
     throw fail(error)
   }

@@ -18,7 +18,7 @@ export {
   type LifecycleWriteInput, type LifecycleWriteRequest, type ReadManifest, type SignedManifest,
 } from './manifest.ts'
 export { CofferInputError } from './input-error.ts'
-export { concatBytes, equalBytes, fromBase64, sha256, sha256Hex, toBase64, toHex, utf8 } from './bytes.ts'
+export { concatBytes, equalBytes, fromBase64, fromHex, sha256, sha256Hex, toBase64, toHex, utf8 } from './bytes.ts'
 export { decodeCanonical, encodeCanonical } from '../codec/cbor.ts'
 export {
   CUSTODY_RECEIPT_CONTEXT, ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES, HYBRID_ALGORITHM, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES,

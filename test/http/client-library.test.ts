@@ -1,7 +1,7 @@
 // The client library end to end (docs/client-library.md): backupFile encrypts a file on disk and
 // creates its asset; restoreFile + writeRestored bring it back byte for byte with its mtime, and
 // refuse a tampered blob without leaving anything under the file's final name.
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -48,9 +48,9 @@ describe('backupFile and restoreFile', () => {
   it.each([0, 1, 65_536, 1_048_576 + 12_345])('round-trips a file of %i bytes: same bytes, name, type and mtime', async (size) => {
     const original = await randomFile(size)
     const backedUp = await backupFile(target, await fileSource(original.file))
-    expect(backedUp.sent).toBe(true)
-    expect(backedUp.ciphertextSize).toBe(22 + size + 16 * Math.max(1, Math.ceil(size / 65_536)))
-    expect((await stat(server.deps.blobs.pathOf(backedUp.ciphertextHash))).size).toBe(backedUp.ciphertextSize)
+    const ciphertextSize = 22 + size + 16 * Math.max(1, Math.ceil(size / 65_536))
+    expect(backedUp).toMatchObject({ status: 'stored', sentBytes: ciphertextSize, contentHash: createHash('sha256').update(original.bytes).digest('hex') })
+    expect((await stat(server.deps.blobs.pathOf(backedUp.ciphertextHash!))).size).toBe(ciphertextSize)
 
     const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
     expect(entry).not.toBeNull()
@@ -69,7 +69,7 @@ describe('backupFile and restoreFile', () => {
   it('refuses a flipped byte in the stored original, naming the file, and leaves nothing under its name', async () => {
     const original = await randomFile(200_000)
     const backedUp = await backupFile(target, await fileSource(original.file))
-    const stored = server.deps.blobs.pathOf(backedUp.ciphertextHash)
+    const stored = server.deps.blobs.pathOf(backedUp.ciphertextHash!)
     const bytes = await readFile(stored)
     bytes[100_000] = bytes[100_000]! ^ 0x01
     await writeFile(stored, bytes)
@@ -82,6 +82,38 @@ describe('backupFile and restoreFile', () => {
     expect((error as Error).message).toContain(`restore of "${original.name}"`)
     expect((error as Error).message).toMatch(/authenticat/)
     expect(await readdir(out)).toEqual([])
+  })
+
+  it('names the same content in the same album the same asset, and stores it once, with or without being told', async () => {
+    const original = await randomFile(70_000)
+    const first = await backupFile(target, await fileSource(original.file))
+    // A second run that lost its record of the first: the server refuses the create as existing.
+    const again = await backupFile(target, await fileSource(original.file))
+    expect(again).toMatchObject({ status: 'present', assetId: first.assetId, sentBytes: 0, ciphertextHash: null })
+    // A run that knows the album's assets does not even open an upload session.
+    const before = (await member.client.storageUsage()).open_uploads
+    const told = await backupFile(target, await fileSource(original.file), { isStored: (id) => id === first.assetId })
+    expect(told).toMatchObject({ status: 'present', assetId: first.assetId })
+    expect((await member.client.storageUsage()).open_uploads).toBe(before)
+    const entries = (await member.client.feed(target.albumId, 0, 1000)).entries.filter((e) => e.asset_id === first.assetId)
+    expect(entries).toHaveLength(1)
+  })
+
+  it('uploads derivatives under the file key and lists them in the metadata; keeps a relative path', async () => {
+    const original = await randomFile(5_000)
+    const thumbnail = randomBytes(3_000)
+    const backedUp = await backupFile(target, { ...(await fileSource(original.file)), name: `2024/summer/${original.name}` }, {
+      describe: async () => ({ captured: 1_700_000_000_000, width: 4000, height: 3000, derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: thumbnail }] }),
+    })
+    const restored = await restoreFile(from, (await findAssetEntry(member.client, target.albumId, backedUp.assetId))!)
+    expect(restored.metadata).toMatchObject({ captured: 1_700_000_000_000, width: 4000, height: 3000, name: `2024/summer/${original.name}` })
+    const entry = restored.metadata.blobs.find((b) => b.kind === 'thumbnail')
+    expect(entry).toMatchObject({ type: 'image/webp', size: 3_000 })
+    expect(Buffer.from((await restored.derivative('thumbnail'))!).equals(thumbnail)).toBe(true)
+    expect(await restored.derivative('preview')).toBeNull()
+    const out = await mkdtemp(path.join(work, 'out-'))
+    expect(await writeRestored(restored, out)).toBe(path.join(out, '2024', 'summer', original.name))
+    await expect(writeRestored({ ...restored, metadata: { ...restored.metadata, name: '../escape.jpg' } }, out)).rejects.toThrow(/not a relative path/)
   })
 
   it('refuses to restore under another master key, naming the asset', async () => {

@@ -1,4 +1,5 @@
 // Byte helpers of the client format beyond the SDK's (sdk/bytes.ts); no node: module, no Buffer.
+import { fromHex } from '../../sdk/bytes.ts'
 
 export function u32be(value: number): Uint8Array {
   const out = new Uint8Array(4)
@@ -15,10 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** The 16 bytes of a UUID given in its canonical text form (either case). */
 export function uuidBytes(uuid: string): Uint8Array {
   if (!UUID.test(uuid)) throw new TypeError(`not a canonical UUID: ${JSON.stringify(uuid)}`)
-  const hex = uuid.replaceAll('-', '')
-  const out = new Uint8Array(16)
-  for (let i = 0; i < 16; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return out
+  return fromHex(uuid.replaceAll('-', ''))
 }
 
 /** A copy whose buffer is exactly its bytes (WebCrypto takes a BufferSource; this pins the type). */

@@ -3,7 +3,7 @@
 // verified (written to a temporary name in the same folder, fsynced, then renamed).
 import { randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { open, rename, stat, unlink, utimes } from 'node:fs/promises'
+import { mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import type { FileSource, RestoredFile } from '../files.ts'
 
@@ -11,6 +11,9 @@ const TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.gif': 'image/gif', '.webp': 'image/webp', '.heic': 'image/heic', '.heif': 'image/heif',
   '.avif': 'image/avif', '.tif': 'image/tiff', '.tiff': 'image/tiff', '.dng': 'image/x-adobe-dng', '.mp4': 'video/mp4', '.mov': 'video/quicktime',
 }
+
+/** What a file being restored is called until it is whole and verified (a crash can leave one; the next restore removes it). */
+export const PARTIAL_SUFFIX = '.coffer-partial'
 
 /** A guess from the extension; application/octet-stream when it is not a known one. */
 export function mediaTypeOf(file: string): string {
@@ -30,10 +33,17 @@ export async function fileSource(file: string, options: { type?: string; name?: 
   }
 }
 
-/** A restored name must be one plain name: nothing that leaves the folder. */
-export function safeFileName(name: string): string {
-  if (name === '.' || name === '..' || /[/\\\0]/.test(name) || name.length === 0) throw new Error(`refusing to write a file named ${JSON.stringify(name)}: not a plain file name`)
-  return name
+/**
+ * A restored name must stay inside the folder: plain names joined by "/" (a file backed up
+ * from a subfolder keeps its relative path), none empty, "." or "..", none holding "\\" or NUL.
+ * Answers the name's segments.
+ */
+export function safeRelativePath(name: string): string[] {
+  const segments = name.split('/')
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || /[\\\0]/.test(segment))) {
+    throw new Error(`refusing to write a file named ${JSON.stringify(name)}: not a relative path of plain names`)
+  }
+  return segments
 }
 
 /**
@@ -43,8 +53,10 @@ export function safeFileName(name: string): string {
  * removed and the error rethrown: nothing appears under the final name. Answers the final path.
  */
 export async function writeRestored(restored: RestoredFile, folder: string, options: { name?: string } = {}): Promise<string> {
-  const final = path.join(folder, safeFileName(options.name ?? restored.metadata.name))
-  const temp = path.join(folder, `.${path.basename(final).slice(0, 200)}.${randomBytes(6).toString('hex')}.coffer-partial`)
+  const final = path.join(folder, ...safeRelativePath(options.name ?? restored.metadata.name))
+  const parent = path.dirname(final)
+  await mkdir(parent, { recursive: true })
+  const temp = path.join(parent, `.${path.basename(final).slice(0, 200)}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`)
   const handle = await open(temp, 'wx', 0o600)
   let renamed = false
   try {
@@ -55,7 +67,7 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
     if (modified !== null) await utimes(temp, new Date(), new Date(modified))
     await rename(temp, final)
     renamed = true
-    const dir = await open(folder, 'r')
+    const dir = await open(parent, 'r')
     try {
       await dir.sync()
     } catch {
