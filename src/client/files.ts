@@ -338,15 +338,3 @@ export async function restoreFile(source: RestoreSource, entry: AssetEntry): Pro
     throw fail(error)
   }
 }
-
-/** The latest feed entry of an asset (paging through the album's feed), for restoreFile. */
-export async function findAssetEntry(client: CofferClient, albumId: string, assetId: string): Promise<AssetEntry | null> {
-  let found: AssetEntry | null = null
-  let after = 0
-  for (;;) {
-    const page = await client.feed(albumId, after, 100)
-    for (const entry of page.entries) if (entry.asset_id === assetId) found = entry
-    if (page.entries.length === 0 || page.next_after === after) return found
-    after = page.next_after
-  }
-}

@@ -1,0 +1,64 @@
+// The sync engine's state store (../sync.ts SyncState) in a node:sqlite database: which file
+// this device backed up as which asset, and which upload sessions are open. Every write is its
+// own committed statement (WAL, synchronous=FULL), so a crash loses at most the file in flight,
+// which the next run then finds by its content.
+import { DatabaseSync } from 'node:sqlite'
+import type { SyncState } from '../sync.ts'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS backed_up (
+  album_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  modified INTEGER,
+  content_hash TEXT NOT NULL,
+  asset_id TEXT NOT NULL,
+  recorded_at INTEGER NOT NULL,
+  PRIMARY KEY (album_id, path)
+) STRICT;
+CREATE TABLE IF NOT EXISTS open_uploads (
+  upload_id TEXT PRIMARY KEY,
+  opened_at INTEGER NOT NULL
+) STRICT;
+`
+
+export interface SqliteSyncState extends SyncState {
+  close(): void
+}
+
+/** Opens (or creates) the state database at `file`. */
+export function openSyncState(file: string): SqliteSyncState {
+  const db = new DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;')
+  db.exec(SCHEMA)
+  const known = db.prepare('SELECT asset_id FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ?')
+  const remember = db.prepare(
+    `INSERT INTO backed_up (album_id, path, size, modified, content_hash, asset_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (album_id, path) DO UPDATE SET size = excluded.size, modified = excluded.modified, content_hash = excluded.content_hash,
+       asset_id = excluded.asset_id, recorded_at = excluded.recorded_at`,
+  )
+  const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
+  const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
+  const open = db.prepare('SELECT upload_id FROM open_uploads ORDER BY opened_at')
+  return {
+    async knownAsset(albumId, path, size, modified) {
+      const row = known.get(albumId, path, size, modified) as { asset_id: string } | undefined
+      return row?.asset_id ?? null
+    },
+    async remember(entry) {
+      remember.run(entry.albumId, entry.path, entry.size, entry.modified, entry.contentHash, entry.assetId, Date.now())
+    },
+    async uploadOpened(uploadId) {
+      opened.run(uploadId, Date.now())
+    },
+    async uploadEnded(uploadId) {
+      ended.run(uploadId)
+    },
+    async openUploads() {
+      return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
+    },
+    close() {
+      db.close()
+    },
+  }
+}
