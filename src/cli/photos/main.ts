@@ -3,10 +3,14 @@
 // them back (docs/photos.md). Each command is a file beside this one; this reads the command
 // line, runs one, and turns what went wrong into one sentence and an exit code.
 import { parseArgs } from 'node:util'
+import { albumsCommand, lsCommand } from './albums.ts'
+import { backupCommand } from './backup.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { consoleOutput, describeError, errorLine } from './output.ts'
+import { restoreCommand } from './restore.ts'
+import { verifyCommand } from './verify.ts'
 
-const COMMANDS: readonly Command[] = []
+const COMMANDS: readonly Command[] = [backupCommand, albumsCommand, lsCommand, verifyCommand, restoreCommand]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

@@ -1,0 +1,25 @@
+// What the album commands share: the account as the client library's Library, and an album
+// named on the command line.
+import { findAlbum, type Library, type NamedAlbum } from '../../client/albums.ts'
+import type { Account } from './account.ts'
+import { UsageError } from './command.ts'
+
+export function libraryOf(account: Account): Library {
+  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey }
+}
+
+/** The album named `name`; a usage error naming `coffer-photos albums` when there is none. */
+export async function namedAlbum(library: Library, name: string | undefined): Promise<NamedAlbum> {
+  if (name === undefined) throw new UsageError('name the album (`coffer-photos albums` lists them)')
+  const album = await findAlbum(library, name)
+  if (album === null) throw new UsageError(`there is no album "${name}" (\`coffer-photos albums\` lists them)`)
+  return album
+}
+
+/** A whole number option of at least 1 (e.g. --concurrency), or `fallback` when not given. */
+export function countOption(value: string | boolean | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const count = Number(value)
+  if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > 64) throw new UsageError(`--${option} takes a whole number from 1 to 64`)
+  return count
+}

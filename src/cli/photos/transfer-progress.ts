@@ -1,0 +1,59 @@
+// The live progress of a backup or restore on stderr (cli-progress): files, bytes, rate and
+// time left, on one line rewritten in place on a terminal; off a terminal (a log), a line every
+// ten seconds. Nothing with --json, whose lines on stdout carry the same.
+import { SingleBar } from 'cli-progress'
+import { bytesText } from '../progress.ts'
+import type { Output } from './output.ts'
+
+export interface TransferProgress {
+  /** One file done, of `bytes` bytes. */
+  advance(bytes: number, name: string): void
+  /** A line above the bar (a failure, a retry). */
+  note(text: string): void
+  stop(): void
+}
+
+function durationText(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '--'
+  const s = Math.round(seconds)
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
+}
+
+export function transferProgress(out: Output, totals: { readonly files: number; readonly bytes: number }): TransferProgress {
+  if (out.json) return { advance: () => {}, note: (text) => out.warn(text), stop: () => {} }
+  const started = Date.now()
+  let files = 0
+  let bytes = 0
+  let stopped = false
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: '{bar} {files}/{totalFiles} files | {bytesDone} of {bytesTotal} | {rate}/s | {eta} left | {name}',
+    barsize: 24,
+    hideCursor: false,
+    noTTYOutput: true,
+    notTTYSchedule: 10_000,
+    etaBuffer: 50,
+  })
+  const payload = (name: string) => {
+    const seconds = (Date.now() - started) / 1000
+    const rate = seconds > 0 ? bytes / seconds : 0
+    return { files, totalFiles: totals.files, bytesDone: bytesText(bytes), bytesTotal: bytesText(totals.bytes), rate: bytesText(rate), eta: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity), name: name.length > 40 ? `…${name.slice(-39)}` : name }
+  }
+  bar.start(Math.max(totals.bytes, 1), 0, payload(''))
+  return {
+    advance(size, name) {
+      files++
+      bytes += size
+      bar.update(Math.min(bytes, Math.max(totals.bytes, 1)), payload(name))
+    },
+    note(text) {
+      if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K')
+      process.stderr.write(`${text}\n`)
+    },
+    stop() {
+      if (stopped) return
+      stopped = true
+      bar.stop()
+    },
+  }
+}

@@ -1,0 +1,52 @@
+// `coffer-photos verify [<album>] [--deep]`: the server's storage verification of every asset
+// and every custody receipt checked here (src/client/verify.ts); exit 1 when anything is not
+// durable or not verified.
+import { namedAlbums } from '../../client/albums.ts'
+import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
+import { openAccount } from './account.ts'
+import { EXIT, UsageError, type Command } from './command.ts'
+import { countOption, libraryOf, namedAlbum } from './library.ts'
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'check that the server holds every file, and every custody receipt',
+  usage: `usage: coffer-photos verify [<album>] [--deep] [--concurrency N] [--json]
+
+  For every file of the album (of every album when none is named): asks the server whether
+  each of its blobs is stored, indexed and retrievable, and checks each custody receipt here
+  against the server's attestation keys (signature, chain links, and that it names a blob of
+  the file with its hash and size). Exit status 1 when anything is not durable or not verified.
+
+  --deep             also have the server re-hash the bytes, and download and decrypt every
+                     blob here (reads everything: slow for a large album)
+  --concurrency N    files checked at once (1-64, default 4)`,
+  options: { deep: { type: 'boolean' }, concurrency: { type: 'string' } },
+  async run({ positionals, values, out, signal }) {
+    if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
+    const concurrency = countOption(values.concurrency, 'concurrency', 4)
+    const library = libraryOf(await openAccount({ signal }))
+    const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : await namedAlbums(library)
+    const deep = values.deep === true
+    let files = 0
+    let bad = 0
+    for (const album of albums) {
+      const label = album.name ?? album.albumId
+      const reports = await verifyAlbum(library, album.albumId, {
+        deep,
+        concurrency,
+        onAsset: (report: AssetReport) => {
+          out.event('asset', { album: album.name, asset_id: report.assetId, name: report.name, record: report.record, blobs: report.blobs, receipts: report.receipts, ok: report.problems.length === 0, problems: report.problems })
+          for (const problem of report.problems) out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
+        },
+      })
+      const failing = reports.filter((r) => r.problems.length > 0).length
+      const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
+      files += reports.length
+      bad += failing
+      out.say(`${label}: ${reports.length - failing} of ${reports.length} verified${deep ? ' (deep)' : ''}, ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`)
+    }
+    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep })
+    if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)
+    return bad > 0 ? EXIT.failed : EXIT.ok
+  },
+}
