@@ -68,13 +68,13 @@ describe('layout rules', () => {
     }
   })
 
-  // The client library's core (docs/client-format.md) runs in browsers: WebCrypto and the noble
-  // libraries only. File-system and other Node-only adapters sit beside it, in files named
-  // *.node.ts or under a node/ folder.
+  // The client library's core (docs/client-format.md) runs in browsers: WebCrypto, the noble
+  // libraries and @scure/bip39 (same author and audit line) only. File-system and other
+  // Node-only adapters sit beside it, in files named *.node.ts or under a node/ folder.
   const clientCore = under('client/').filter((f) => !f.file.endsWith('.node.ts') && !f.file.split('/').includes('node'))
 
   it('keeps the client core browser-safe: no node: module, no Buffer or process, only codec/, contract/, sdk/ and client/ from src/', () => {
-    const allowed = /^(cborg|@noble\/(ciphers|curves|hashes|post-quantum)\/[\w./-]+\.js)$/
+    const allowed = /^(cborg|@noble\/(ciphers|curves|hashes|post-quantum)\/[\w./-]+\.js|@scure\/bip39(\/wordlists\/english\.js)?)$/
     expect(clientCore.length).toBeGreaterThan(3)
     for (const source of clientCore) {
       for (const imported of source.imports) {
