@@ -110,9 +110,11 @@ describe('layout rules', () => {
     }
   })
 
-  it('reads process.env only in config.ts', () => {
-    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file)
-    expect(readers).toEqual(['config.ts'])
+  // The server's settings come from config.ts alone; coffer-photos, a program of its own, reads
+  // only where its config folder is (COFFER_PHOTOS_HOME, XDG_CONFIG_HOME), in one place too.
+  it('reads process.env only in config.ts and, for coffer-photos\' config folder, cli/photos/home.ts', () => {
+    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
+    expect(readers).toEqual(['cli/photos/home.ts', 'config.ts'])
   })
 
   it('hashes passwords only in crypto/passwords.ts, and never with a synchronous argon2 call', () => {

@@ -4,9 +4,13 @@
 // line, runs one, and turns what went wrong into one sentence and an exit code.
 import { parseArgs } from 'node:util'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { login } from './login.ts'
+import { logout } from './logout.ts'
 import { consoleOutput, describeError, errorLine } from './output.ts'
+import { setup } from './setup.ts'
+import { status } from './status.ts'
 
-const COMMANDS: readonly Command[] = []
+const COMMANDS: readonly Command[] = [login, setup, status, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
