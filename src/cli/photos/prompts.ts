@@ -2,8 +2,10 @@
 // the flags that answer them for scripts. Prompts draw on stderr, so that stdout keeps only the
 // results (and only JSON lines with --json). Without a terminal nothing is asked: a missing
 // answer is a UsageError naming the flag that gives it.
-import { confirm, input, password } from '@inquirer/prompts'
 import { Interrupted, UsageError } from './command.ts'
+
+// Loaded when a question is asked, not on every start (scripts never need it).
+const inquirer = () => import('@inquirer/prompts')
 
 /** True when a person can answer: stdin is a terminal. */
 export function interactive(): boolean {
@@ -15,7 +17,7 @@ async function asked<T>(prompt: Promise<T>): Promise<T> {
     return await prompt
   } catch (error) {
     // Ctrl-C inside a prompt (the terminal is in raw mode, so no SIGINT) or SIGTERM.
-    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new Interrupted('stopped at the prompt; nothing was changed by it')
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new Interrupted('stopped at the prompt')
     throw error
   }
 }
@@ -30,6 +32,7 @@ export async function answer(given: string | undefined, question: { message: str
     return given
   }
   if (!interactive()) throw new UsageError(`${question.flag} is needed: there is no terminal to ask on`)
+  const { input } = await inquirer()
   return asked(input({ message: question.message, ...(question.validate ? { validate: question.validate } : {}) }, context(question.signal)))
 }
 
@@ -46,12 +49,14 @@ async function passwordFromStdin(): Promise<string> {
 export async function accountPassword(fromStdin: boolean, signal: AbortSignal): Promise<string> {
   if (fromStdin) return passwordFromStdin()
   if (!interactive()) throw new UsageError('a password is needed: pass --password-stdin and write it on stdin (there is no terminal to ask on)')
-  return asked(password({ message: 'Password', validate: (value) => value !== '' || 'type the password' }, context(signal)))
+  const { password } = await inquirer()
+  return asked(password({ message: 'Password', toggleMask: false, validate: (value) => value !== '' || 'type the password' }, context(signal)))
 }
 
 /** A yes/no question; `--yes` answers yes, and without a terminal there must be a --yes. */
 export async function confirmed(yes: boolean, question: { message: string; signal: AbortSignal }): Promise<boolean> {
   if (yes) return true
   if (!interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
+  const { confirm } = await inquirer()
   return asked(confirm({ message: question.message, default: false }, context(question.signal)))
 }
