@@ -143,6 +143,20 @@ describe('device directories', () => {
     expect(() => readDirectory(encodeCanonical({ directory_version: 3 }), identity.publicKey)).toThrow(CofferInputError)
   })
 
+  it('carries each device’s encryption key when given, signed, and reads it back', async () => {
+    const directory: DeviceDirectory = { version: 1, devices: [{ ...device(), encryption_key: new Uint8Array(1216).fill(7) }, device()] }
+    const bytes = await signDirectory(identity, directory)
+    const read = readDirectory(bytes, identity.publicKey)
+    expect(read).toEqual(directory)
+    expect(read.devices[0]?.encryption_key).toEqual(new Uint8Array(1216).fill(7))
+    expect('encryption_key' in read.devices[1]!).toBe(false)
+    // The key is inside the signed body: a directory whose key was swapped does not read.
+    const outer = decodeCanonical(bytes) as { directory_version: number; body: Uint8Array; sig: Uint8Array }
+    const body = decodeCanonical(outer.body) as { devices: Record<string, unknown>[] }
+    body.devices[0]!.encryption_key = new Uint8Array(1216).fill(8)
+    expect(() => readDirectory(encodeCanonical({ ...outer, body: encodeCanonical(body) }), identity.publicKey)).toThrow(/does not verify/)
+  })
+
   it('refuses a version past the outer one in the signed body', async () => {
     const bytes = await signDirectory(identity, { version: 3, devices: [] })
     const outer = decodeCanonical(bytes) as Record<string, unknown>
@@ -155,6 +169,9 @@ describe('device directories', () => {
     ['a version past 2^53-1', { version: 2 ** 53, devices: [] }, 'version'],
     ['a device id that is not a canonical UUID', { version: 1, devices: [{ device_id: 'laptop', public_key: new Uint8Array(1) }] }, 'devices/0/device_id'],
     ['an empty device key', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array() }] }, 'devices/0/public_key'],
+    ['an empty encryption key', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array() }] }, 'devices/0/encryption_key'],
+    ['an encryption key past 4096 bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array(4097) }] }, 'devices/0/encryption_key'],
+    ['an encryption key that is not bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: 'AAAA' }] }, 'devices/0/encryption_key'],
     ['a blank device name', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), name: ' ' }] }, 'devices/0/name'],
     ['an unknown device field', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), colour: 'red' }] }, 'colour'],
     ['too many devices', { version: 1, devices: Array.from({ length: 65 }, () => ({ device_id: randomUUID(), public_key: new Uint8Array(1) })) }, 'at most 64'],

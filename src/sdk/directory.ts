@@ -5,7 +5,7 @@
 // that the account's owner wrote it:
 //
 //   directory = canonical CBOR {"directory_version": N, "body": bstr, "sig": bstr}
-//   body      = canonical CBOR {"directory_version": N, "devices": [{"device_id", "public_key", "name"?}]}
+//   body      = canonical CBOR {"directory_version": N, "devices": [{"device_id", "public_key", "encryption_key"?, "name"?}]}
 //   sig       = hybrid signature over UTF-8 "coffer/device-directory/v1" | 0x00 | body
 import { Value } from 'typebox/value'
 import { decodeCanonical, encodeCanonical } from '../codec/cbor.ts'
@@ -26,6 +26,11 @@ export interface DirectoryDevice {
   readonly device_id: string
   /** The device's own public key (app-defined, 1 to 4096 bytes), e.g. to wrap album keys to it. */
   readonly public_key: Uint8Array
+  /**
+   * The device's public encryption key (app-defined, 1 to 4096 bytes): what another device
+   * encrypts to when it hands this one a secret. Client format v1: the X-Wing public key (1216 bytes).
+   */
+  readonly encryption_key?: Uint8Array
   /** Shown to the user; 1 to 100 characters. */
   readonly name?: string
 }
@@ -41,6 +46,10 @@ export interface Signer {
   sign(message: Uint8Array): Promise<Uint8Array>
 }
 
+const DEVICE_FIELDS = ['device_id', 'public_key', 'encryption_key', 'name']
+
+const isDeviceKey = (key: unknown): boolean => key instanceof Uint8Array && key.length > 0 && key.length <= DEVICE_KEY_MAX_BYTES
+
 function directoryProblems(directory: DeviceDirectory): string[] {
   const problems: string[] = []
   if (!Number.isSafeInteger(directory.version) || directory.version < 0) problems.push('version: must be a whole number from 0 to 2^53-1')
@@ -52,13 +61,16 @@ function directoryProblems(directory: DeviceDirectory): string[] {
     if (typeof device.device_id !== 'string' || !Value.Check(Uuid, device.device_id)) problems.push(`${at}/device_id: must be a canonical UUID (lowercase, hyphenated)`)
     else if (seen.has(device.device_id)) problems.push(`${at}/device_id: ${device.device_id} is listed twice`)
     else seen.add(device.device_id)
-    if (!(device.public_key instanceof Uint8Array) || device.public_key.length === 0 || device.public_key.length > DEVICE_KEY_MAX_BYTES) {
+    if (!isDeviceKey(device.public_key)) {
       problems.push(`${at}/public_key: must be 1 to ${DEVICE_KEY_MAX_BYTES} bytes (a Uint8Array)`)
+    }
+    if (device.encryption_key !== undefined && !isDeviceKey(device.encryption_key)) {
+      problems.push(`${at}/encryption_key: must be 1 to ${DEVICE_KEY_MAX_BYTES} bytes (a Uint8Array) when given`)
     }
     if (device.name !== undefined && (typeof device.name !== 'string' || device.name.trim().length === 0 || device.name.length > DEVICE_NAME_MAX)) {
       problems.push(`${at}/name: must be 1 to ${DEVICE_NAME_MAX} characters`)
     }
-    const unknown = Object.keys(device).filter((key) => !['device_id', 'public_key', 'name'].includes(key))
+    const unknown = Object.keys(device).filter((key) => !DEVICE_FIELDS.includes(key))
     if (unknown.length > 0) problems.push(`${at}: unknown ${unknown.join(', ')}`)
   })
   return problems
@@ -67,7 +79,12 @@ function directoryProblems(directory: DeviceDirectory): string[] {
 function bodyOf(directory: DeviceDirectory): Uint8Array {
   return encodeCanonical({
     directory_version: directory.version,
-    devices: directory.devices.map((d) => ({ device_id: d.device_id, public_key: d.public_key, ...(d.name === undefined ? {} : { name: d.name }) })),
+    devices: directory.devices.map((d) => ({
+      device_id: d.device_id,
+      public_key: d.public_key,
+      ...(d.encryption_key === undefined ? {} : { encryption_key: d.encryption_key }),
+      ...(d.name === undefined ? {} : { name: d.name }),
+    })),
   })
 }
 

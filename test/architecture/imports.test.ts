@@ -68,13 +68,13 @@ describe('layout rules', () => {
     }
   })
 
-  // The client library's core (docs/client-format.md) runs in browsers: WebCrypto and the noble
-  // libraries only. File-system and other Node-only adapters sit beside it, in files named
-  // *.node.ts or under a node/ folder.
+  // The client library's core (docs/client-format.md) runs in browsers: WebCrypto, the noble
+  // libraries and @scure/bip39 (same author and audit line) only. File-system and other
+  // Node-only adapters sit beside it, in files named *.node.ts or under a node/ folder.
   const clientCore = under('client/').filter((f) => !f.file.endsWith('.node.ts') && !f.file.split('/').includes('node'))
 
   it('keeps the client core browser-safe: no node: module, no Buffer or process, only codec/, contract/, sdk/ and client/ from src/', () => {
-    const allowed = /^(cborg|@noble\/(ciphers|curves|hashes|post-quantum)\/[\w./-]+\.js)$/
+    const allowed = /^(cborg|@noble\/(ciphers|curves|hashes|post-quantum)\/[\w./-]+\.js|@scure\/bip39(\/wordlists\/english\.js)?)$/
     expect(clientCore.length).toBeGreaterThan(3)
     for (const source of clientCore) {
       for (const imported of source.imports) {
@@ -110,9 +110,11 @@ describe('layout rules', () => {
     }
   })
 
-  it('reads process.env only in config.ts', () => {
-    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file)
-    expect(readers).toEqual(['config.ts'])
+  // The server's settings come from config.ts alone; coffer-photos, a program of its own, reads
+  // only where its config folder is (COFFER_PHOTOS_HOME, XDG_CONFIG_HOME), in one place too.
+  it('reads process.env only in config.ts and, for coffer-photos\' config folder, cli/photos/home.ts', () => {
+    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
+    expect(readers).toEqual(['cli/photos/home.ts', 'config.ts'])
   })
 
   it('hashes passwords only in crypto/passwords.ts, and never with a synchronous argon2 call', () => {

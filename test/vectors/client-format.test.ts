@@ -1,7 +1,8 @@
 // Pins client format v1 (docs/client-format.md): test/vectors/client-format-v1.json holds fixed
 // keys, nonces, salts and inputs with their bytes. src/client/format must reproduce them, and an
 // independent implementation written from the document (@noble/ciphers AES-GCM, @noble/hashes
-// HKDF and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing) must make and open them.
+// HKDF and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing, BIP-39 words counted out by
+// hand) must make and open them.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { gcm } from '@noble/ciphers/aes.js'
@@ -10,11 +11,14 @@ import { hkdf } from '@noble/hashes/hkdf.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { sha3_256, shake256 } from '@noble/hashes/sha3.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
+import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
 import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
+import { ClientFormatError } from '../../src/client/format/errors.ts'
+import { escrowKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
 interface Vectors {
@@ -22,6 +26,7 @@ interface Vectors {
   streams: { name: string; role: StreamRole; chunk_size: number; salt: string; plaintext: string; ciphertext: string }[]
   metadata: { value: Omit<AssetMetadata, 'blobs'> & { blobs: { kind: string; hash: string; size: number; type: string }[] }; cbor: string; wrap_nonce: string; salt: string; blob: string }
   xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
+  recovery: { recovery_key: string; phrase: string; escrow_key: string; user_id: string; master_key: string; identity_seeds: string; nonce: string; escrow: string }
 }
 
 const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, 'client-format-v1.json'), 'utf8')) as Vectors
@@ -90,6 +95,19 @@ const independent = {
     const ssM = ml_kem768.decapsulate(cipherText.subarray(0, 1088), skM)
     return sha3_256(cat(ssM, x25519.getSharedSecret(skX, ctX), ctX, pkX, this.xwingLabel))
   },
+  /** BIP-39: the entropy's bits, then the first ENT/32 bits of its SHA-256, read as 11-bit word indices. */
+  phrase(entropy: Uint8Array) {
+    const bits = [...entropy, ...sha256(entropy)].map((b) => b.toString(2).padStart(8, '0')).join('').slice(0, entropy.length * 8 + entropy.length / 4)
+    return (bits.match(/.{11}/g) ?? []).map((index) => wordlist[Number.parseInt(index, 2)]).join(' ')
+  },
+  escrowKey: (recoveryKey: Uint8Array) => hkdf(sha256, recoveryKey, new Uint8Array(0), ascii('coffer/v1/escrow'), 32),
+  escrowAad: (userId: string) => cat(ascii('coffer/v1/escrow'), Uint8Array.of(0), uuid(userId)),
+  openEscrow(recoveryKey: Uint8Array, userId: string, escrow: Uint8Array) {
+    expect(escrow.length).toBe(125)
+    expect(escrow[0]).toBe(1)
+    const plain = gcm(this.escrowKey(recoveryKey), escrow.subarray(1, 13), this.escrowAad(userId)).decrypt(escrow.subarray(13))
+    return { masterKey: plain.subarray(0, 32), identitySeeds: plain.subarray(32) }
+  },
 }
 
 describe('client format v1 test vectors (test/vectors/client-format-v1.json)', () => {
@@ -156,5 +174,53 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect([hex(theirs.cipherText), hex(theirs.sharedSecret)]).toEqual([vectors.xwing.ciphertext, vectors.xwing.shared_secret])
     expect(hex(xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
     expect(hex(independent.xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
+  })
+
+  const { recovery } = vectors
+
+  it('recovery phrase: the library and a count of BIP-39 bits give the vector\'s 24 words, and BIP-39\'s own 256-bit vectors', () => {
+    expect(recoveryPhrase(bytes(recovery.recovery_key))).toBe(recovery.phrase)
+    expect(independent.phrase(bytes(recovery.recovery_key))).toBe(recovery.phrase)
+    expect(recovery.phrase.split(' ')).toHaveLength(24)
+    expect(hex(recoveryKeyFromPhrase(recovery.phrase))).toBe(recovery.recovery_key)
+    // The reference vectors of BIP-39 (trezor/python-mnemonic, vectors.json), 256-bit entropy.
+    const reference: [number, string][] = [
+      [0x00, 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art'],
+      [0x7f, 'legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth title'],
+      [0x80, 'letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic bless'],
+      [0xff, 'zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo vote'],
+    ]
+    for (const [fill, words] of reference) {
+      expect(recoveryPhrase(new Uint8Array(32).fill(fill))).toBe(words)
+      expect(independent.phrase(new Uint8Array(32).fill(fill))).toBe(words)
+    }
+  })
+
+  it('escrow: this implementation derives the key and seals exactly the vector\'s bytes, and opens them', async () => {
+    const recoveryKey = bytes(recovery.recovery_key)
+    const keys = { masterKey: bytes(recovery.master_key), identitySeeds: bytes(recovery.identity_seeds) }
+    expect(hex(await escrowKey(recoveryKey))).toBe(recovery.escrow_key)
+    expect(hex(await sealEscrow(recoveryKey, recovery.user_id, keys, bytes(recovery.nonce)))).toBe(recovery.escrow)
+    const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(recovery.escrow))
+    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+  })
+
+  it('escrow: an independent implementation opens it into master key || identity seeds', () => {
+    expect(hex(independent.escrowKey(bytes(recovery.recovery_key)))).toBe(recovery.escrow_key)
+    const opened = independent.openEscrow(bytes(recovery.recovery_key), recovery.user_id, bytes(recovery.escrow))
+    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+  })
+
+  it('escrow: does not open under another recovery key, for another account, or altered', async () => {
+    const escrow = bytes(recovery.escrow)
+    const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof ClientFormatError ? error.code : error))
+    const otherKey = bytes(recovery.recovery_key).map((b) => b ^ 1)
+    expect(await refusal(openEscrow(otherKey, recovery.user_id, escrow))).toBe('authentication')
+    expect(await refusal(openEscrow(bytes(recovery.recovery_key), '00000000-0000-4000-8000-000000000000', escrow))).toBe('authentication')
+    const flipped = escrow.slice()
+    flipped[40]! ^= 0x01
+    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, flipped))).toBe('authentication')
+    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, escrow.subarray(0, 124)))).toBe('malformed')
+    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, cat(Uint8Array.of(2), escrow.subarray(1))))).toBe('malformed')
   })
 })

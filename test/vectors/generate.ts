@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
+import { escrowKey, recoveryPhrase, sealEscrow } from '../../src/client/format/recovery.ts'
 import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
@@ -57,6 +58,11 @@ const xwingRandomness = pattern(64, 0x33)
 const pair = generateXWingKeyPair(xwingSeed)
 const encapsulated = xwingEncapsulate(pair.publicKey, xwingRandomness)
 
+const recoveryKey = pattern(32, 0xd0)
+const userId = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d'
+const identitySeeds = pattern(64, 0x50)
+const escrowNonce = pattern(12, 0xf0)
+
 const vectors = {
   format: 'coffer client format v1 (docs/client-format.md)',
   keys: {
@@ -83,6 +89,16 @@ const vectors = {
     encapsulation_randomness: hex(xwingRandomness),
     ciphertext: hex(encapsulated.cipherText),
     shared_secret: hex(encapsulated.sharedSecret),
+  },
+  recovery: {
+    recovery_key: hex(recoveryKey),
+    phrase: recoveryPhrase(recoveryKey),
+    escrow_key: hex(await escrowKey(recoveryKey)),
+    user_id: userId,
+    master_key: hex(masterKey),
+    identity_seeds: hex(identitySeeds),
+    nonce: hex(escrowNonce),
+    escrow: hex(await sealEscrow(recoveryKey, userId, { masterKey, identitySeeds }, escrowNonce)),
   },
 }
 await writeFile(path.join(import.meta.dirname, 'client-format-v1.json'), `${JSON.stringify(vectors, null, 2)}\n`)

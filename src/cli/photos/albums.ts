@@ -2,11 +2,11 @@
 // feed and decrypted on this device.
 import { albumFiles, liveEntries, namedAlbums } from '../../client/albums.ts'
 import { bytesText } from '../progress.ts'
-import { openAccount } from './account.ts'
+import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { libraryOf, namedAlbum } from './library.ts'
 
-export const albumsCommand: Command = {
+export const albums: Command = {
   name: 'albums',
   summary: 'list the albums and how many files each holds',
   usage: `usage: coffer-photos albums [--json]
@@ -15,7 +15,7 @@ export const albumsCommand: Command = {
   options: {},
   async run({ positionals, out, signal }) {
     if (positionals.length > 0) throw new UsageError('albums takes no arguments')
-    const library = libraryOf(await openAccount({ signal }))
+    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const albums = await namedAlbums(library)
     const rows = await Promise.all(albums.map(async (album) => ({ ...album, files: Math.max(0, (await liveEntries(library.client, album.albumId)).length - (album.name === null ? 0 : 1)) })))
     rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
@@ -28,7 +28,7 @@ export const albumsCommand: Command = {
   },
 }
 
-export const lsCommand: Command = {
+export const ls: Command = {
   name: 'ls',
   summary: 'list the files of an album',
   usage: `usage: coffer-photos ls <album> [--json]
@@ -37,7 +37,7 @@ export const lsCommand: Command = {
   options: {},
   async run({ positionals, out, signal }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
-    const library = libraryOf(await openAccount({ signal }))
+    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
     let count = 0
     let bytes = 0

@@ -9,12 +9,12 @@ import { openSyncState } from '../../client/node/state.ts'
 import { candidateOf, walkMedia } from '../../client/node/walk.ts'
 import { backupAll } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
-import { openAccount } from './account.ts'
+import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf } from './library.ts'
 import { transferProgress } from './transfer-progress.ts'
 
-export const backupCommand: Command = {
+export const backup: Command = {
   name: 'backup',
   summary: 'back up a folder of photos and videos into an album (resumable)',
   usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--json]
@@ -37,7 +37,7 @@ export const backupCommand: Command = {
     if (!(await stat(root).catch(() => null))?.isDirectory()) throw new UsageError(`${folder} is not a folder`)
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const location = values.location === true
-    const account = await openAccount({ signal })
+    const account = await openAccount(commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await openAlbum(library, typeof values.album === 'string' ? values.album : path.basename(root))
     const totals = { files: 0, bytes: 0 }

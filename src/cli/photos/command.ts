@@ -51,3 +51,8 @@ export class UsageError extends Error {
 export class SetupNeeded extends Error {
   override readonly name = 'SetupNeeded'
 }
+
+/** The person stopped a prompt (Ctrl-C) or said no at one: nothing more is done, exit 130. */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted'
+}

@@ -3,14 +3,18 @@
 // them back (docs/photos.md). Each command is a file beside this one; this reads the command
 // line, runs one, and turns what went wrong into one sentence and an exit code.
 import { parseArgs } from 'node:util'
-import { albumsCommand, lsCommand } from './albums.ts'
-import { backupCommand } from './backup.ts'
+import { albums, ls } from './albums.ts'
+import { backup } from './backup.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { login } from './login.ts'
+import { logout } from './logout.ts'
 import { consoleOutput, describeError, errorLine } from './output.ts'
-import { restoreCommand } from './restore.ts'
-import { verifyCommand } from './verify.ts'
+import { restore } from './restore.ts'
+import { setup } from './setup.ts'
+import { status } from './status.ts'
+import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [backupCommand, albumsCommand, lsCommand, verifyCommand, restoreCommand]
+const COMMANDS: readonly Command[] = [login, setup, status, backup, albums, ls, verify, restore, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

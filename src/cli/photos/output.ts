@@ -3,7 +3,8 @@
 // so that a script can read it line by line; errors still go to stderr as text as well.
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
-import { EXIT, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { EXIT, Interrupted, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { ConfigFileError } from './home.ts'
 
 export interface Output {
   readonly json: boolean
@@ -35,6 +36,9 @@ export interface DescribedError {
   readonly exit: ExitCode
 }
 
+/** The 401s that refuse the session itself (its token is gone or spent): log in again. The others refuse what was sent (a wrong password or code). */
+const SESSION_ENDED = new Set(['error.auth.unauthenticated', 'error.auth.session_expired'])
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
 
 function networkCause(error: unknown): string | null {
@@ -48,10 +52,12 @@ function networkCause(error: unknown): string | null {
 export function describeError(error: unknown): DescribedError {
   if (error instanceof UsageError) return { message: error.message, code: null, exit: EXIT.usage }
   if (error instanceof SetupNeeded) return { message: error.message, code: null, exit: EXIT.setup }
+  if (error instanceof Interrupted) return { message: error.message, code: null, exit: EXIT.interrupted }
+  if (error instanceof ConfigFileError) return { message: error.message, code: null, exit: EXIT.local }
   if (error instanceof CofferProblem) {
     const detail = typeof error.problem.detail === 'string' && error.problem.detail.length > 0 ? error.problem.detail : error.problem.title
     const sentence = `the server refused: ${detail.replace(/\.$/, '')}`
-    if (error.status === 401) return { message: `${sentence}; log in again with \`coffer-photos login\``, code: error.code, exit: EXIT.setup }
+    if (error.status === 401 && SESSION_ENDED.has(error.code)) return { message: `${sentence}; log in again with \`coffer-photos login\``, code: error.code, exit: EXIT.setup }
     if (error.status >= 500) return { message: `the server failed: ${detail.replace(/\.$/, '')}; try again later`, code: error.code, exit: EXIT.unreachable }
     return { message: sentence, code: error.code, exit: EXIT.refused }
   }

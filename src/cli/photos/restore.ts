@@ -9,7 +9,7 @@ import { albumFiles } from '../../client/albums.ts'
 import type { RestoredFile } from '../../client/files.ts'
 import { PARTIAL_SUFFIX, safeRelativePath, writeRestored } from '../../client/node/files.ts'
 import { bytesText } from '../progress.ts'
-import { openAccount } from './account.ts'
+import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
 import { transferProgress } from './transfer-progress.ts'
@@ -41,7 +41,7 @@ function uniqueName(name: string, assetId: string, taken: Set<string>): string {
 
 type Outcome = 'restored' | 'unchanged' | 'failed'
 
-export const restoreCommand: Command = {
+export const restore: Command = {
   name: 'restore',
   summary: 'restore an album into a folder, every file checked (resumable)',
   usage: `usage: coffer-photos restore <album> <dest> [--overwrite] [--concurrency N] [--json]
@@ -60,7 +60,7 @@ export const restoreCommand: Command = {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const dest = path.resolve(positionals[1]!)
-    const library = libraryOf(await openAccount({ signal }))
+    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
     await mkdir(dest, { recursive: true })
     const partials = await removePartials(dest)

@@ -3,11 +3,11 @@
 // durable or not verified.
 import { namedAlbums } from '../../client/albums.ts'
 import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
-import { openAccount } from './account.ts'
+import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
 
-export const verifyCommand: Command = {
+export const verify: Command = {
   name: 'verify',
   summary: 'check that the server holds every file, and every custody receipt',
   usage: `usage: coffer-photos verify [<album>] [--deep] [--concurrency N] [--json]
@@ -24,7 +24,7 @@ export const verifyCommand: Command = {
   async run({ positionals, values, out, signal }) {
     if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
-    const library = libraryOf(await openAccount({ signal }))
+    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : await namedAlbums(library)
     const deep = values.deep === true
     let files = 0

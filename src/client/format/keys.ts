@@ -64,7 +64,8 @@ export function fileKeyWrapAad(ids: FileKeyIds): Uint8Array {
   return concatBytes(utf8(FILE_KEY_WRAP_CONTEXT), new Uint8Array([0]), uuidBytes(ids.albumId), uuidBytes(ids.fileId))
 }
 
-async function gcmKey(raw: Uint8Array, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
+/** An AES-256-GCM key for WebCrypto from 32 raw bytes. */
+export async function gcmKey(raw: Uint8Array, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
   return subtle().importKey('raw', own(raw), 'AES-GCM', false, [usage])
 }
 

@@ -1,0 +1,163 @@
+// The config folder of `coffer-photos` (docs/photos.md, "The config folder"): who is logged in
+// where, the session's token pair and this device's keys, one JSON file each. The folder is
+// 0700 and every file 0600; a file is replaced whole (temporary file, fsync, rename, fsync of
+// the folder), so a crash leaves the old or the new version, never half of one. Writes are
+// synchronous: CofferClient reports each refreshed token pair through a synchronous callback,
+// and two refreshes must reach the disk in the order they happened.
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import Type, { type Static, type TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+import { Uuid } from '../../contract/common.ts'
+import type { Tokens } from '../../sdk/client.ts'
+
+export const HOME_FILES = { account: 'account.json', tokens: 'tokens.json', keys: 'keys.json' } as const
+
+/** `$COFFER_PHOTOS_HOME`, else `$XDG_CONFIG_HOME/coffer-photos`, else `~/.config/coffer-photos`. */
+export function homeFolder(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.COFFER_PHOTOS_HOME) return path.resolve(env.COFFER_PHOTOS_HOME)
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and is to be ignored.
+  const config = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), '.config')
+  return path.join(config, 'coffer-photos')
+}
+
+const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' })
+
+/** account.json: written by login; the device id is made once per folder and kept across logins. */
+const SavedAccount = Type.Object({
+  server: Type.String({ minLength: 1 }),
+  email: Type.String({ minLength: 1 }),
+  user_id: Uuid,
+  device_id: Uuid,
+})
+export type SavedAccount = Static<typeof SavedAccount>
+
+/** tokens.json: the token pair, exactly as the server gave it (TokenResponse). */
+const SavedTokens = Type.Object({
+  access_token: Type.String({ minLength: 1 }),
+  refresh_token: Type.String({ minLength: 1 }),
+  token_type: Type.Literal('Bearer'),
+  expires_by: Type.Integer(),
+})
+
+/**
+ * keys.json: written by setup before anything is published, as `pending`, so that an
+ * interrupted setup resumes with the same keys; `complete` once the recovery phrase was shown.
+ */
+const SavedKeys = Type.Object({
+  state: Type.Union([Type.Literal('pending'), Type.Literal('complete')]),
+  /** Standard base64 of the 32-byte account master key. */
+  master_key: Base64,
+  /** Standard base64 of the identity key's 64 seed bytes (IdentityKey.exportSeeds()). */
+  identity_seeds: Base64,
+  /** Standard base64 of this device's 32-byte X-Wing seed (its secret key). */
+  xwing_seed: Base64,
+})
+export type SavedKeys = Static<typeof SavedKeys>
+
+/** A file in the config folder that is not what coffer-photos writes there. */
+export class ConfigFileError extends Error {
+  override readonly name = 'ConfigFileError'
+}
+
+export class Home {
+  readonly path: string
+
+  constructor(folder: string = homeFolder()) {
+    this.path = folder
+  }
+
+  readAccount(): SavedAccount | null {
+    return this.#read(HOME_FILES.account, SavedAccount)
+  }
+
+  saveAccount(account: SavedAccount): void {
+    this.#write(HOME_FILES.account, account)
+  }
+
+  readTokens(): Tokens | null {
+    return this.#read(HOME_FILES.tokens, SavedTokens)
+  }
+
+  /** Keeps the pair, or removes the file for null (CofferClient's `onTokens`). */
+  saveTokens(tokens: Tokens | null): void {
+    if (tokens === null) this.#remove(HOME_FILES.tokens)
+    else this.#write(HOME_FILES.tokens, { access_token: tokens.access_token, refresh_token: tokens.refresh_token, token_type: tokens.token_type, expires_by: tokens.expires_by })
+  }
+
+  readKeys(): SavedKeys | null {
+    return this.#read(HOME_FILES.keys, SavedKeys)
+  }
+
+  saveKeys(keys: SavedKeys): void {
+    this.#write(HOME_FILES.keys, keys)
+  }
+
+  forgetKeys(): void {
+    this.#remove(HOME_FILES.keys)
+  }
+
+  #file(name: string): string {
+    return path.join(this.path, name)
+  }
+
+  #read<T extends TSchema>(name: string, schema: T): Static<T> | null {
+    let text: string
+    try {
+      text = readFileSync(this.#file(name), 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw error
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      value = undefined
+    }
+    if (!Value.Check(schema, value)) throw new ConfigFileError(`${this.#file(name)} is not what coffer-photos writes; remove it (and log in again), or point COFFER_PHOTOS_HOME elsewhere`)
+    return value as Static<T>
+  }
+
+  #write(name: string, value: unknown): void {
+    mkdirSync(this.path, { recursive: true, mode: 0o700 })
+    chmodSync(this.path, 0o700) // also when the folder was there before, made by hand
+    const final = this.#file(name)
+    const temporary = path.join(this.path, `.${name}.${randomBytes(6).toString('hex')}.tmp`)
+    const handle = openSync(temporary, 'wx', 0o600)
+    try {
+      writeSync(handle, `${JSON.stringify(value, null, 2)}\n`)
+      fsyncSync(handle)
+    } catch (error) {
+      closeSync(handle)
+      unlinkSync(temporary)
+      throw error
+    }
+    closeSync(handle)
+    renameSync(temporary, final)
+    this.#syncFolder()
+  }
+
+  #remove(name: string): void {
+    rmSync(this.#file(name), { force: true })
+    this.#syncFolder()
+  }
+
+  #syncFolder(): void {
+    let folder: number
+    try {
+      folder = openSync(this.path, 'r')
+    } catch {
+      return // no folder: nothing was written
+    }
+    try {
+      fsyncSync(folder)
+    } catch {
+      // Some platforms cannot fsync a folder; the rename itself is done.
+    } finally {
+      closeSync(folder)
+    }
+  }
+}

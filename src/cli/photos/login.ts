@@ -1,0 +1,103 @@
+// `coffer-photos login <server-url>`: opens a session on the server (creating the account first
+// with --register) and keeps it in the config folder. The email, the password and a second-factor
+// code are asked for on a terminal when no flag gives them.
+import { randomUUID } from 'node:crypto'
+import { commandClientOptions, photosClient } from './account.ts'
+import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
+import { Home } from './home.ts'
+import { accountPassword, answer } from './prompts.ts'
+
+/** The server's base address: http(s), no query or fragment, no trailing slash (a path prefix is kept). */
+export function serverUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new UsageError(`"${text}" is not a server address; give one like https://photos.example.org`)
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new UsageError(`"${text}" is not a server address; give one like https://photos.example.org`)
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+const isLoopback = (server: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(server).hostname)
+
+export const login: Command = {
+  name: 'login',
+  summary: 'log in to a Coffer server (--register creates the account)',
+  usage: [
+    'usage: coffer-photos login <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--register]',
+    '',
+    'Logs in to the Coffer server at <server-url> and keeps the session in the config folder.',
+    'Whatever is not given is asked for when stdin is a terminal (the password is never shown).',
+    '',
+    '  --email EMAIL      the account\'s email address',
+    '  --password-stdin   read the password from stdin (everything up to the end, less one final line break)',
+    '  --totp-code CODE   the 6-digit code of the authenticator app, when the account has a second factor',
+    '  --register         create the account first (it must not exist yet)',
+    '  --json             print the result as one JSON line',
+  ].join('\n'),
+  options: {
+    email: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    'totp-code': { type: 'string' },
+    register: { type: 'boolean' },
+  },
+  async run({ positionals, values, out, signal }) {
+    if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos login https://photos.example.org`')
+    const server = serverUrl(positionals[0]!)
+    const home = new Home()
+    const saved = home.readAccount()
+    const keys = home.readKeys()
+    // Keys belong to one account: a folder that holds some is not reused for another.
+    const keptFor = (where: string) =>
+      new SetupNeeded(`this config folder (${home.path}) holds the keys of ${saved?.email} on ${saved?.server}, not ${where}; use another COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+    if (keys !== null && saved !== null && saved.server !== server) throw keptFor(server)
+    if (!server.startsWith('https:') && !isLoopback(server)) out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
+
+    const email = await answer(typeof values.email === 'string' ? values.email : undefined, {
+      message: 'Email',
+      flag: '--email',
+      signal,
+      validate: (value) => /^[^@\s]+@[^@\s]+$/.test(value.trim()) || 'an email address, like name@example.org',
+    })
+    const password = await accountPassword(values['password-stdin'] === true, signal)
+    // One device id per config folder, sent with every sign-in so the server's session list can tell devices apart.
+    const deviceId = saved?.device_id ?? randomUUID()
+    const client = photosClient(server, null, null, commandClientOptions(out, signal))
+    if (values.register === true) {
+      // Register takes no device id: its session is swapped for a login that carries one.
+      await client.register(email.trim(), password)
+      await client.logout()
+    }
+    const result = await client.login(email.trim(), password, { device_id: deviceId })
+    if (result.kind === 'second_factor') {
+      const code = await answer(typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined, {
+        message: 'Code from your authenticator app',
+        flag: '--totp-code (the account has a second factor)',
+        signal,
+        validate: (value) => /^\d{6}$/.test(value.trim()) || 'the 6 digits the authenticator app shows',
+      })
+      await client.verifyLogin(result.challenge.mfa_token, code.trim(), { device_id: deviceId })
+    }
+    const profile = await client.getProfile()
+    if (keys !== null && saved !== null && saved.user_id !== profile.user_id) {
+      await client.logout()
+      throw keptFor(`${profile.email} on ${server}`)
+    }
+
+    const previous = home.readTokens()
+    home.saveTokens(null)
+    home.saveAccount({ server, email: profile.email, user_id: profile.user_id, device_id: deviceId })
+    home.saveTokens(client.tokens)
+    // The session this folder held on this server is of no use any more: end it rather than leave it live.
+    if (previous !== null && saved?.server === server) await photosClient(server, previous, null).logout().catch(() => {})
+
+    const setUp = keys?.state === 'complete'
+    out.say(`Logged in to ${server} as ${profile.email}${values.register === true ? ' (new account)' : ''}.`)
+    out.say(setUp ? 'This device is set up.' : 'Next: `coffer-photos setup` makes the account\'s keys and your recovery phrase.')
+    out.event('logged_in', { server, email: profile.email, user_id: profile.user_id, device_id: deviceId, registered: values.register === true, set_up: setUp })
+    return EXIT.ok
+  },
+}

@@ -1,0 +1,156 @@
+// `coffer-photos setup`, on an account's first device: makes the master key, the identity key,
+// this device's X-Wing key pair and the recovery key; publishes the signed device directory
+// (version 1) listing this device and its encryption key; stores the escrow; shows the recovery
+// phrase (docs/photos.md, "Setting up"; docs/client-format.md, "Recovery").
+//
+// The keys are saved (as `pending`) before anything is published: the first publish binds the
+// identity key to the account for good, so it must never be lost to a crash. A setup that
+// stopped half-way resumes with the same keys; it is `complete` once the phrase was shown and
+// the person said it is written down. Until then each run stores a new escrow under a new
+// phrase, so the phrase that counts is always the last one shown.
+import { hostname } from 'node:os'
+import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
+import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
+import { readDirectory, signDirectory } from '../../sdk/directory.ts'
+import { IdentityKey } from '../../sdk/identity.ts'
+import { generateMasterKey } from '../../client/format/keys.ts'
+import { generateRecoveryKey, recoveryPhrase, sealEscrow } from '../../client/format/recovery.ts'
+import { generateXWingKeyPair, XWING_SEED_BYTES } from '../../client/format/xwing.ts'
+import { randomBytes } from '../../client/format/bytes.ts'
+import { commandClientOptions, photosClient, savedSession } from './account.ts'
+import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
+import { Home, type SavedKeys } from './home.ts'
+import { accountPassword, confirmed, interactive } from './prompts.ts'
+
+const DEVICE_NAME_MAX = 100
+
+/** Refusals of a publish that mean another device got there first. */
+const PUBLISHED_ELSEWHERE = new Set(['error.directory.version_conflict', 'error.directory.identity_key_mismatch'])
+
+function alreadySetUpElsewhere(email: string): SetupNeeded {
+  return new SetupNeeded(`${email} is already set up on another device; adding this one to it comes in a later version of coffer-photos (there is nothing to set up here)`)
+}
+
+/** The account's directory, or null when it has none yet. */
+async function fetchedDirectory(client: CofferClient, userId: string): Promise<Uint8Array | null> {
+  try {
+    return (await client.fetchDirectory(userId))?.bytes ?? null
+  } catch (error) {
+    if (error instanceof CofferProblem && error.status === 404) return null
+    throw error
+  }
+}
+
+/** True when `bytes` is a directory signed by `identity` that lists `deviceId`: an earlier run of this setup published it. */
+function publishedByUs(bytes: Uint8Array, identity: IdentityKey, deviceId: string): boolean {
+  try {
+    return readDirectory(bytes, identity.publicKey).devices.some((device) => device.device_id === deviceId)
+  } catch {
+    return false
+  }
+}
+
+/** The 24 words in four numbered rows, for writing down. */
+function phraseLines(phrase: string): string[] {
+  const words = phrase.split(' ')
+  const width = Math.max(...words.map((word) => word.length))
+  return [0, 6, 12, 18].map((start) => words.slice(start, start + 6).map((word, i) => `${String(start + i + 1).padStart(2)}. ${word.padEnd(width)}`).join('  ').trimEnd())
+}
+
+export const setup: Command = {
+  name: 'setup',
+  summary: 'make the account\'s keys on its first device and show the recovery phrase',
+  usage: [
+    'usage: coffer-photos setup [--device-name NAME] [--password-stdin] [--yes]',
+    '',
+    'On the account\'s first device: makes the master key, the identity key, this device\'s',
+    'encryption key and a recovery key; publishes the signed device directory; stores the',
+    'recovery escrow on the server; shows the 24-word recovery phrase. Write the phrase down:',
+    'it is the only way back to the photos if this device is lost.',
+    '',
+    '  --device-name NAME   what to call this device in the directory (default: the host name)',
+    '  --password-stdin     read the password from stdin, for when the server asks to prove it again',
+    '                       (it does when the last sign-in is older than 10 minutes)',
+    '  --yes                do not ask to confirm that the phrase is written down (needed without a terminal)',
+    '  --json               print the phrase and the result as JSON lines',
+  ].join('\n'),
+  options: {
+    'device-name': { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    yes: { type: 'boolean' },
+  },
+  async run({ values, out, signal }) {
+    const yes = values.yes === true
+    if (!yes && !interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on that the recovery phrase is written down')
+    const deviceName = (typeof values['device-name'] === 'string' ? values['device-name'] : hostname()).trim()
+    if (deviceName.length === 0 || deviceName.length > DEVICE_NAME_MAX) throw new UsageError(`--device-name: 1 to ${DEVICE_NAME_MAX} characters`)
+    const home = new Home()
+    const { account, tokens } = savedSession(home)
+    const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
+    let keys = home.readKeys()
+    if (keys?.state === 'complete') {
+      throw new SetupNeeded(`this device is already set up for ${account.email} (identity key ${IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)).fingerprint}); there is nothing to set up again`)
+    }
+
+    const directory = await fetchedDirectory(client, account.user_id)
+    if (keys === null) {
+      if (directory !== null) throw alreadySetUpElsewhere(account.email)
+      const made: SavedKeys = {
+        state: 'pending',
+        master_key: toBase64(generateMasterKey()),
+        identity_seeds: toBase64(IdentityKey.generate().exportSeeds()),
+        xwing_seed: toBase64(randomBytes(XWING_SEED_BYTES)),
+      }
+      home.saveKeys(made)
+      keys = made
+    }
+    const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
+    const masterKey = fromBase64(keys.master_key)
+
+    if (directory === null) {
+      const signed = await signDirectory(identity, {
+        version: 1,
+        devices: [{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed)).publicKey, name: deviceName }],
+      })
+      try {
+        try {
+          await client.publishDirectory(signed, identity)
+        } catch (error) {
+          // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
+          if (!(error instanceof CofferProblem && error.code === 'error.auth.reauthentication_required')) throw error
+          if (values['password-stdin'] !== true && !interactive()) {
+            throw new SetupNeeded('the server wants the password proved again (the sign-in is older than 10 minutes): run setup again with --password-stdin, or on a terminal')
+          }
+          await client.reauthenticate(await accountPassword(values['password-stdin'] === true, signal))
+          await client.publishDirectory(signed, identity)
+        }
+      } catch (error) {
+        if (error instanceof CofferProblem && PUBLISHED_ELSEWHERE.has(error.code)) {
+          home.forgetKeys() // never published: nothing refers to them
+          throw alreadySetUpElsewhere(account.email)
+        }
+        throw error
+      }
+    } else if (!publishedByUs(directory, identity, account.device_id)) {
+      home.forgetKeys() // never published: another device's directory is there
+      throw alreadySetUpElsewhere(account.email)
+    }
+
+    const recoveryKey = generateRecoveryKey()
+    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }))
+    const phrase = recoveryPhrase(recoveryKey)
+    out.say('Your recovery phrase. Write it down and keep it somewhere safe, away from this device;')
+    out.say('with it (and your password) the photos can be recovered if every device is lost. It is shown only now.')
+    out.say('')
+    for (const line of phraseLines(phrase)) out.say(`  ${line}`)
+    out.say('')
+    out.event('recovery_phrase', { phrase })
+    if (!(await confirmed(yes, { message: 'Have you written down the recovery phrase?', signal }))) {
+      throw new SetupNeeded('setup is not finished: run `coffer-photos setup` again when you can write down the recovery phrase (it will show a new one)')
+    }
+    home.saveKeys({ ...keys, state: 'complete' })
+    out.say(`Set up ${account.email} on ${account.server}: this device is "${deviceName}" (${account.device_id}), identity key ${identity.fingerprint}.`)
+    out.event('set_up', { server: account.server, email: account.email, user_id: account.user_id, device_id: account.device_id, device_name: deviceName, identity_fingerprint: identity.fingerprint, directory_version: 1 })
+    return EXIT.ok
+  },
+}
