@@ -44,6 +44,15 @@ describe('metadata location', () => {
     expect('location' in decodeMetadata(cbor)).toBe(false)
   })
 
+  it('keeps every other key required and refuses unknown ones', () => {
+    const stored = { v: 1, ...metadata, location: [1, 2], blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+    expect(decodeMetadata(encodeCanonical(stored)).location).toEqual({ latitude: 1e-7, longitude: 2e-7 })
+    const { captured: _captured, ...withoutCaptured } = stored
+    for (const value of [{ ...stored, place: 'Paris' }, { ...stored, x: 1 }, withoutCaptured]) {
+      expect(() => decodeMetadata(encodeCanonical(value))).toThrow(/keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/)
+    }
+  })
+
   it('refuses a latitude or longitude out of range, or not a number, when encoding', () => {
     for (const location of [{ latitude: 90.0000001, longitude: 0 }, { latitude: -91, longitude: 0 }, { latitude: 0, longitude: 180.0000001 }, { latitude: 0, longitude: -200 }, { latitude: Number.NaN, longitude: 0 }, { latitude: 0, longitude: Number.POSITIVE_INFINITY }]) {
       expect(() => encodeMetadata({ ...metadata, location }), JSON.stringify(location)).toThrow(/location: \[latitude, longitude\]/)
