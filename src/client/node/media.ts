@@ -112,11 +112,15 @@ async function derive(file: string, format: ImageFormat, width: number, height: 
 
 const TIME_TAGS = ['DateTimeOriginal', 'OffsetTimeOriginal', 'SubSecTimeOriginal', 'CreateDate', 'OffsetTimeDigitized', 'SubSecTimeDigitized']
 const GPS_TAGS = ['GPSLatitude', 'GPSLatitudeRef', 'GPSLongitude', 'GPSLongitudeRef']
+// Raw values: exifr's revived dates would be in the machine's time zone. Two objects made once:
+// exifr keeps every options object it is given in a Map for good, so one per call would leak.
+const EXIF_OPTIONS = { pick: TIME_TAGS, gps: false, reviveValues: false }
+const EXIF_WITH_GPS_OPTIONS = { pick: [...TIME_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
 
-/** The EXIF fields used here, raw (exifr's revived dates would be in the machine's time zone). */
+/** The EXIF fields used here; GPS only when `location` (otherwise its IFD is not even read). */
 async function readExif(source: Uint8Array | string, location: boolean): Promise<Record<string, unknown>> {
   try {
-    const tags: unknown = await exifr.parse(source, { pick: location ? [...TIME_TAGS, ...GPS_TAGS] : TIME_TAGS, gps: location, reviveValues: false })
+    const tags: unknown = await exifr.parse(source, location ? EXIF_WITH_GPS_OPTIONS : EXIF_OPTIONS)
     return typeof tags === 'object' && tags !== null ? (tags as Record<string, unknown>) : {}
   } catch {
     return {} // no EXIF, or EXIF exifr cannot read: the photo is still backed up
