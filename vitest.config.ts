@@ -8,15 +8,17 @@ if (!postgres) {
 }
 
 const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts']
+// Client tests that need no server run once.
+const engineFree = ['test/client/media.test.ts']
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts'] } },
-      { extends: true, test: { name: 'sqlite', include: engineSuites, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
-      ...(postgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
+      { extends: true, test: { name: 'sqlite', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
+      ...(postgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
     ],
   },
 })

@@ -19,7 +19,7 @@ import { randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
-import { openMetadata, sealMetadata, type AssetMetadata } from './format/metadata.ts'
+import { openMetadata, sealMetadata, type AssetMetadata, type GeoLocation } from './format/metadata.ts'
 import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, SALT_BYTES } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
@@ -53,6 +53,8 @@ export interface MediaFacts {
   readonly captured: number | null
   readonly width: number | null
   readonly height: number | null
+  /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */
+  readonly location?: GeoLocation | null
   readonly derivatives: readonly DerivativeSource[]
 }
 
@@ -212,6 +214,7 @@ export async function backupFile(target: BackupTarget, source: FileSource, optio
       captured: facts.captured,
       width: facts.width,
       height: facts.height,
+      ...(facts.location === undefined || facts.location === null ? {} : { location: facts.location }),
       blobs: [
         { kind: 'original', hash: fromHex(ciphertextHash), size: source.size, type: source.type },
         ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.bytes.length, type: d.type })),

@@ -86,6 +86,13 @@ describe('layout rules', () => {
     }
   })
 
+  // sharp is native code (libvips) and exifr reads files by path: both belong to the Node-only
+  // media adapter, never to what browsers load.
+  it('uses sharp and exifr only in the Node-only media adapter (client/node/media.ts)', () => {
+    const users = files.filter((f) => f.imports.some((i) => i === 'sharp' || i === 'exifr')).map((f) => f.file)
+    expect(users).toEqual(['client/node/media.ts'])
+  })
+
   it('keeps the modules the SDK shares free of server state: contract/ and codec/ import no server module', () => {
     for (const source of packaged.filter((f) => !f.file.startsWith('sdk/'))) {
       for (const imported of source.imports.filter((i) => i.endsWith('.ts'))) {

@@ -36,26 +36,42 @@ export interface AssetMetadata {
   /** Pixel dimensions of the original, or null (not an image or video). */
   readonly width: number | null
   readonly height: number | null
+  /** Where the photo was taken (EXIF GPS): present only when the user opted in to recording it. */
+  readonly location?: GeoLocation
   readonly blobs: readonly BlobEntry[]
 }
 
-const TOP_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
+/** Degrees (WGS 84), stored to 1e-7 degree (about 1 cm). */
+export interface GeoLocation {
+  readonly latitude: number
+  readonly longitude: number
+}
+
+/** The CBOR stores degrees as integers of this unit: canonical CBOR would keep a float's every bit. */
+const LOCATION_UNITS_PER_DEGREE = 1e7
+
+const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
+const OPTIONAL_KEYS = ['location']
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 
 const isSize = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isTime = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isSafeInteger(value))
 const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length >= 1 && value.length <= max
+const isUnits = (value: unknown, degrees: number): boolean => Number.isSafeInteger(value) && Math.abs(value as number) <= degrees * LOCATION_UNITS_PER_DEGREE
+const isLocation = (value: unknown): boolean => Array.isArray(value) && value.length === 2 && isUnits(value[0], 90) && isUnits(value[1], 180)
 
 function problems(metadata: Record<string, unknown>): string[] {
   const found: string[] = []
   const keys = Object.keys(metadata).sort()
-  if (keys.join() !== TOP_KEYS.join()) found.push(`keys: expected exactly ${TOP_KEYS.join(', ')}; got ${keys.join(', ')}`)
+  const wellKeyed = REQUIRED_KEYS.every((key) => keys.includes(key)) && keys.every((key) => REQUIRED_KEYS.includes(key) || OPTIONAL_KEYS.includes(key))
+  if (!wellKeyed) found.push(`keys: expected ${REQUIRED_KEYS.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')}; got ${keys.join(', ')}`)
   if (metadata.v !== undefined && metadata.v !== METADATA_VERSION) found.push(`v: expected ${METADATA_VERSION}`)
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const) if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('location' in metadata && !isLocation(metadata.location)) found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
   else {
@@ -75,6 +91,9 @@ function problems(metadata: Record<string, unknown>): string[] {
   return found
 }
 
+// NaN stays NaN, so problems() refuses it with the out-of-range values.
+const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS_PER_DEGREE)
+
 /** The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every problem. */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
   const value = {
@@ -86,6 +105,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     captured: metadata.captured,
     width: metadata.width,
     height: metadata.height,
+    ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     blobs: metadata.blobs.map((blob) => ({ kind: blob.kind, hash: blob.hash, size: blob.size, type: blob.type })),
   }
   const found = problems(value)
@@ -104,8 +124,8 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new ClientFormatError('malformed', 'asset metadata: not a map')
   const found = problems(value as Record<string, unknown>)
   if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
-  const { v: _version, ...metadata } = value as AssetMetadata & { v: number }
-  return metadata
+  const { v: _version, location, ...metadata } = value as Omit<AssetMetadata, 'location'> & { v: number; location?: [number, number] }
+  return location === undefined ? metadata : { ...metadata, location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }
 }
 
 export interface SealOptions {

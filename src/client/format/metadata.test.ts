@@ -1,0 +1,71 @@
+// The metadata's optional location (docs/client-format.md, "Metadata blob"): integers of 1e-7
+// degree in the CBOR, degrees in and out, present only when given, refused out of range.
+import { describe, expect, it } from 'vitest'
+import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
+import { ClientFormatError } from './errors.ts'
+import { generateFileKey, deriveAlbumKey } from './keys.ts'
+import { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from './metadata.ts'
+
+const metadata: AssetMetadata = {
+  name: 'IMG_0002.jpg',
+  size: 1234,
+  type: 'image/jpeg',
+  modified: 1_767_225_600_000,
+  captured: 1_767_222_000_123,
+  width: 4032,
+  height: 3024,
+  blobs: [{ kind: 'original', hash: new Uint8Array(32).fill(1), size: 1234, type: 'image/jpeg' }],
+}
+const eiffelTower = { latitude: 48.8582333, longitude: 2.2945528 }
+
+describe('metadata location', () => {
+  it('is stored as two integers of 1e-7 degree and read back as the same degrees', async () => {
+    const cbor = encodeMetadata({ ...metadata, location: eiffelTower })
+    expect((decodeCanonical(cbor) as Record<string, unknown>).location).toEqual([488_582_333, 22_945_528])
+    expect(decodeMetadata(cbor)).toEqual({ ...metadata, location: eiffelTower })
+
+    const albumKey = await deriveAlbumKey(new Uint8Array(32).fill(2), '0b9e3a62-3f8c-4d8e-9a52-4a1f3c6a7b10', 1)
+    const ids = { albumId: '0b9e3a62-3f8c-4d8e-9a52-4a1f3c6a7b10', fileId: '5f1d2c3b-4a59-4e68-8f7a-6b5c4d3e2f10' }
+    const southWest = { latitude: -33.8567844, longitude: -151.2152967 }
+    const sealed = await sealMetadata(albumKey, ids, generateFileKey(), { ...metadata, location: southWest })
+    expect((await openMetadata(albumKey, ids, sealed)).metadata.location).toEqual(southWest)
+  })
+
+  it('keeps the extremes and rounds finer degrees to 1e-7', () => {
+    for (const corner of [{ latitude: 90, longitude: 180 }, { latitude: -90, longitude: -180 }, { latitude: 0, longitude: 0 }]) {
+      expect(decodeMetadata(encodeMetadata({ ...metadata, location: corner })).location).toEqual(corner)
+    }
+    expect(decodeMetadata(encodeMetadata({ ...metadata, location: { latitude: 1.234567891, longitude: -1.23456785 } })).location).toEqual({ latitude: 1.2345679, longitude: -1.2345678 })
+  })
+
+  it('is absent unless given', () => {
+    const cbor = encodeMetadata(metadata)
+    expect(Object.keys(decodeCanonical(cbor) as object)).not.toContain('location')
+    expect('location' in decodeMetadata(cbor)).toBe(false)
+  })
+
+  it('keeps every other key required and refuses unknown ones', () => {
+    const stored = { v: 1, ...metadata, location: [1, 2], blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+    expect(decodeMetadata(encodeCanonical(stored)).location).toEqual({ latitude: 1e-7, longitude: 2e-7 })
+    const { captured: _captured, ...withoutCaptured } = stored
+    for (const value of [{ ...stored, place: 'Paris' }, { ...stored, x: 1 }, withoutCaptured]) {
+      expect(() => decodeMetadata(encodeCanonical(value))).toThrow(/keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/)
+    }
+  })
+
+  it('refuses a latitude or longitude out of range, or not a number, when encoding', () => {
+    for (const location of [{ latitude: 90.0000001, longitude: 0 }, { latitude: -91, longitude: 0 }, { latitude: 0, longitude: 180.0000001 }, { latitude: 0, longitude: -200 }, { latitude: Number.NaN, longitude: 0 }, { latitude: 0, longitude: Number.POSITIVE_INFINITY }]) {
+      expect(() => encodeMetadata({ ...metadata, location }), JSON.stringify(location)).toThrow(/location: \[latitude, longitude\]/)
+    }
+  })
+
+  it('refuses a stored location out of range or of the wrong shape when decoding', () => {
+    const stored = { v: 1, ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+    for (const location of [[900_000_001, 0], [0, -1_800_000_001], [1], [1, 2, 3], ['1', 2], { latitude: 1, longitude: 2 }, null]) {
+      const decode = (): AssetMetadata => decodeMetadata(encodeCanonical({ ...stored, location }))
+      expect(decode, JSON.stringify(location)).toThrow(ClientFormatError)
+      expect(decode, JSON.stringify(location)).toThrow(/location: \[latitude, longitude\]/)
+    }
+    expect(decodeMetadata(encodeCanonical({ ...stored, location: [900_000_000, -1_800_000_000] })).location).toEqual({ latitude: 90, longitude: -180 })
+  })
+})
