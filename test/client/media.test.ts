@@ -3,7 +3,8 @@
 // documented sizes with orientation applied and no metadata, and files that are not images
 // that decode (a video, a RAW, a corrupt JPEG) giving no derivatives rather than an error.
 import exifr from 'exifr'
-import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
@@ -11,7 +12,7 @@ import { runInNewContext } from 'node:vm'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeMedia, exifTime, type MediaDescription } from '../../src/client/node/media.ts'
-import { writeOpaque, writePhoto } from '../support/photos.ts'
+import { generateLibrary, writeOpaque, writePhoto } from '../support/photos.ts'
 
 let folder: string
 const at = (name: string): string => path.join(folder, name)
@@ -148,6 +149,30 @@ describe('describeMedia', () => {
   it('throws when the file cannot be read', async () => {
     await expect(describeMedia(at('missing.jpg'), 'image/jpeg')).rejects.toMatchObject({ code: 'ENOENT' })
     await expect(describeMedia(folder, 'image/jpeg')).rejects.toMatchObject({ code: 'EISDIR' })
+  })
+})
+
+describe('generateLibrary', () => {
+  it('writes a mixed library, the same for the same seed, that describeMedia reads without an error', async () => {
+    const files = await generateLibrary(at('library'), { count: 40, seed: 11, subfolders: 3, bigFileBytes: 3 * 2 ** 20 + 5 })
+    expect(files.length).toBe(41)
+    expect(new Set(files.map((f) => f.type))).toEqual(new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'video/mp4', 'video/quicktime']))
+    expect(files.filter((f) => f.path.startsWith('set-0/set-1/')).length).toBeGreaterThan(0)
+    expect(files.find((f) => f.path === 'big.mov')?.size).toBe(3 * 2 ** 20 + 5)
+    const again = await generateLibrary(at('library-again'), { count: 40, seed: 11, subfolders: 3 })
+    const hash = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex')
+    for (const [i, file] of again.entries()) {
+      expect(file.path).toBe(files.filter((f) => f.path !== 'big.mov')[i]!.path)
+      expect(await hash(at(`library-again/${file.path}`))).toBe(await hash(at(`library/${file.path}`)))
+    }
+    let dated = 0
+    for (const file of files) {
+      expect((await stat(at(`library/${file.path}`))).size).toBe(file.size)
+      const media = await describeMedia(at(`library/${file.path}`), file.type)
+      expect(media.derivatives.length, file.path).toBe(file.type.startsWith('image/') ? 1 : 0)
+      if (media.captured !== null) dated++
+    }
+    expect(dated).toBeGreaterThan(25)
   })
 })
 

@@ -182,10 +182,10 @@ type Plan = { readonly file: string } & ({ readonly photo: PhotoOptions } | { re
 /**
  * Writes a mixed library into `folder`: mostly JPEGs of 640 to 1280 px on the long side (about
  * 0.1 to 0.45 MiB), some WebP, PNG and GIF (smaller: lossless noise is large and GIF slow to
- * make), about one file in
- * 40 a small MP4 or MOV (64 KiB to 2 MiB); capture times over ten years with assorted UTC
- * offsets (one photo in ten without a date), GPS on one in three, orientation 6 or 8 on one
- * in ten. Deterministic for a seed. Answers every file written with its size and media type.
+ * make), about one file in 40 a small MP4 or MOV (64 KiB to 2 MiB); capture times over ten
+ * years with assorted UTC offsets (one photo in ten without a date), GPS on one in three,
+ * orientation 6 or 8 on one in ten. Deterministic for a seed. Answers every file written with
+ * its size and media type.
  */
 export async function generateLibrary(folder: string, options: LibraryOptions): Promise<LibraryFile[]> {
   const random = randomNumbers(options.seed)
