@@ -2,6 +2,7 @@
 // this device backed up as which asset, and which upload sessions are open. Every write is its
 // own committed statement (WAL, synchronous=FULL), so a crash loses at most the file in flight,
 // which the next run then finds by its content.
+import { closeSync, openSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import type { SyncState } from '../sync.ts'
 
@@ -28,6 +29,7 @@ export interface SqliteSyncState extends SyncState {
 
 /** Opens (or creates) the state database at `file`. */
 export function openSyncState(file: string): SqliteSyncState {
+  closeSync(openSync(file, 'a', 0o600)) // made private before SQLite creates it (its -wal and -shm files take its mode)
   const db = new DatabaseSync(file)
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;')
   db.exec(SCHEMA)
