@@ -13,7 +13,7 @@ import { ROOT, serveProcess, workspace, type Started, type Workspace } from '../
 
 const PACKAGE = path.join(ROOT, 'packages/sdk')
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc')
-const RUNTIME_DEPENDENCIES = ['@noble/curves', '@noble/hashes', '@noble/post-quantum', '@noble/ciphers', 'cborg', 'typebox']
+const RUNTIME_DEPENDENCIES = ['@noble/curves', '@noble/hashes', '@noble/post-quantum', '@noble/ciphers', '@scure/bip39', 'cborg', 'typebox']
 
 function run(command: string, args: readonly string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -73,8 +73,10 @@ describe('the packed SDK', () => {
     expect((await readdir(installed)).sort()).toEqual(['README.md', 'dist', 'package.json'])
     const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
     expect(Object.keys(manifest.dependencies).sort()).toEqual(RUNTIME_DEPENDENCIES.filter((name) => name !== '@noble/ciphers').sort())
-    const files = await readdir(path.join(installed, 'dist/sdk'))
-    for (const module of files.filter((f) => f.endsWith('.js'))) expect(files, module).toContain(module.replace(/\.js$/, '.d.ts'))
+    for (const folder of ['dist/sdk', 'dist/client', 'dist/client/format']) {
+      const files = await readdir(path.join(installed, folder))
+      for (const module of files.filter((f) => f.endsWith('.js'))) expect(files, module).toContain(module.replace(/\.js$/, '.d.ts'))
+    }
   })
 
   it('type-checks an app without Node types and runs it on the machine’s Node against a real server', async () => {
@@ -99,6 +101,8 @@ describe('the packed SDK', () => {
       durable: true,
       receipts: 6,
       receiptsValid: true,
+      photo: 'stored',
+      photoRestored: true,
     })
   }, 60_000)
 
@@ -121,8 +125,11 @@ describe('the packed SDK', () => {
     }
     const everything = await bundle(`import * as sdk from '@coffer/sdk'; globalThis.sdk = sdk`)
     const clientOnly = await bundle(`import { CofferClient } from '@coffer/sdk'; globalThis.c = CofferClient`)
+    const photoLibrary = await bundle(`import * as library from '@coffer/sdk/client'; globalThis.library = library`)
     expect(everything.reached).toEqual([])
     expect(clientOnly.reached).toEqual([])
+    expect(photoLibrary.reached).toEqual([])
+    console.log(`@coffer/sdk/client minified: ${photoLibrary.bytes} bytes`)
     console.log(`@coffer/sdk minified: everything ${everything.bytes} bytes, CofferClient alone ${clientOnly.bytes} bytes`)
     // The client alone leaves the signature, CBOR and schema libraries out.
     expect(clientOnly.bytes).toBeLessThan(everything.bytes / 5)

@@ -6,6 +6,7 @@ import {
   CofferClient, CofferProblem, IdentityKey, buildLifecycleWrite, fromBase64, manifestSigner, readDirectory, readManifest, sha256Hex, signDirectory,
   verifyReceipts,
 } from '@coffer/sdk'
+import { albumFiles, backupFile, generateMasterKey, openAlbum } from '@coffer/sdk/client'
 
 const coffer = new CofferClient({ baseUrl: 'SERVER_URL' })
 const random = (size: number) => crypto.getRandomValues(new Uint8Array(size))
@@ -52,6 +53,16 @@ const verdicts = await coffer.verifyStorage({ assets: [{ asset_id: fileId, blob_
 const receipts = await coffer.assetReceipts(fileId)
 const check = await verifyReceipts(receipts.receipts, await coffer.attestationKeys(), fileId)
 
+// The photo library on the same account: a named album, a file backed up and read back.
+const library = { client: coffer, identity, identityPublicKey: identity.publicKey, userId, deviceId, masterKey: generateMasterKey() }
+const holidays = await openAlbum(library, 'Holidays')
+const photo = new Uint8Array([...random(60_000), ...random(60_000)]) // two chunks; getRandomValues gives at most 65,536 bytes a call
+const backedUp = await backupFile({ ...library, albumId: holidays.albumId }, { name: 'beach.jpg', size: photo.length, type: 'image/jpeg', modified: 1_700_000_000_000, open: () => [photo] })
+let restored = new Uint8Array(0)
+for await (const file of albumFiles(library, holidays.albumId)) {
+  for await (const chunk of file.bytes) restored = new Uint8Array([...restored, ...chunk])
+}
+
 console.log(JSON.stringify({
   devices: directory.devices.length,
   conflict,
@@ -62,4 +73,6 @@ console.log(JSON.stringify({
   durable: verdicts.verdicts[0]?.durable,
   receipts: receipts.receipts.length,
   receiptsValid: check.valid,
+  photo: backedUp.status,
+  photoRestored: restored.length === photo.length && restored.every((byte, i) => byte === photo[i]),
 }))

@@ -1,0 +1,19 @@
+// The photo library's public surface, `@coffer/sdk/client` (packages/sdk): client format v1 and
+// the backup, restore, sync and verify functions on the SDK, for Node 20+ and browsers (no node:
+// module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
+// package's entry (decision 0014); the Node adapters (./node/) are not part of it.
+export {
+  backupFile, restoreFile, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION,
+  type AssetEntry, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource,
+} from './files.ts'
+export { backupAll, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type SyncState } from './sync.ts'
+export { albumFiles, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, namedAlbums, openAlbum, type Library, type NamedAlbum } from './albums.ts'
+export { verifyAlbum, type AssetReport, type VerifyOptions } from './verify.ts'
+export { retryingFetch, type RetryOptions } from './retry.ts'
+export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
+export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrapFileKey, type FileKeyIds } from './format/keys.ts'
+export { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, type StreamRole } from './format/stream.ts'
+export { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
+export { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
+export { generateRecoveryKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, type EscrowedKeys } from './format/recovery.ts'
+export { ClientFormatError, type FormatErrorCode } from './format/errors.ts'
