@@ -184,4 +184,24 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     const left = await readdir(path.dirname(path.join(dest, victim.path)))
     expect(left.filter((name) => name.endsWith('.coffer-partial'))).toEqual([])
   })
+
+  it('stops on Ctrl-C after the files in flight (exit 130); the next run does the rest', async () => {
+    const small = path.join(work, 'small')
+    const files = await generateLibrary(small, { count: 12, seed: 7 })
+    const run = startPhotos(home, ['backup', small, '--album', 'Interrupted', '--concurrency', '1', '--json'])
+    while (events({ stdout: run.stdout() }).filter((e) => e.event === 'file').length < 2) {
+      if (run.child.exitCode !== null) throw new Error(`the backup ended early:\n${run.stdout()}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    run.child.kill('SIGINT')
+    const stopped = await run.done
+    expect(stopped.code, stopped.stderr).toBe(130)
+    const summary = events(stopped).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ stopped: true, failed: 0 })
+    expect(summary.files as number).toBeLessThan(files.length)
+    expect(stopped.stderr).toMatch(/run the same command again to continue/)
+    const again = await photos(home, ['backup', small, '--album', 'Interrupted', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({ unchanged: summary.files, stored: files.length - (summary.files as number), stopped: false })
+  })
 })
