@@ -8,11 +8,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumFiles, findAlbum, liveEntries, namedAlbums, openAlbum, type Library } from '../../src/client/albums.ts'
-import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { openSyncState } from '../../src/client/node/state.ts'
 import { candidateOf, walkMedia } from '../../src/client/node/walk.ts'
 import { backupAll, type BackupEvent, type Candidate } from '../../src/client/sync.ts'
-import { uploader } from '../support/albums.ts'
+import { photoLibrary } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -22,8 +21,7 @@ let library: Library
 beforeAll(async () => {
   server = await startServer()
   work = await mkdtemp(path.join(tmpdir(), 'coffer-sync-'))
-  const member = await uploader(server, 'sync')
-  library = { client: member.client, identity: member.identity, userId: member.userId, deviceId: member.deviceId, masterKey: generateMasterKey(), identityPublicKey: member.identity.publicKey }
+  library = await photoLibrary(server, 'sync')
 })
 afterAll(async () => {
   await server.close()

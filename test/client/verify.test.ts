@@ -9,9 +9,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAlbum, type Library } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
-import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { verifyAlbum } from '../../src/client/verify.ts'
-import { uploader } from '../support/albums.ts'
+import { photoLibrary } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -21,8 +20,7 @@ let library: Library
 beforeAll(async () => {
   server = await startServer()
   work = await mkdtemp(path.join(tmpdir(), 'coffer-verify-'))
-  const member = await uploader(server, 'verify')
-  library = { client: member.client, identity: member.identity, userId: member.userId, deviceId: member.deviceId, masterKey: generateMasterKey(), identityPublicKey: member.identity.publicKey }
+  library = await photoLibrary(server, 'verify')
 })
 afterAll(async () => {
   await server.close()

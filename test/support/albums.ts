@@ -1,6 +1,8 @@
 // Client-like helpers for albums: a member with a published directory (so it may upload),
 // a provisioned album, and the envelope + signed manifest a real client would produce.
 import { randomBytes, randomUUID } from 'node:crypto'
+import type { Library } from '../../src/client/albums.ts'
+import { generateMasterKey } from '../../src/client/format/keys.ts'
 import type { BundleHashes, ManifestEnvelopeFields } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -22,6 +24,12 @@ export async function uploader(server: TestServer, label?: string): Promise<Uplo
   await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices: [{ device_id: deviceId, public_key: randomBytes(32) }] }), identity)
   const { user_id: userId } = await member.client.getProfile()
   return { ...member, userId, identity, deviceId }
+}
+
+/** An uploader as the photo library (src/client/albums.ts) takes it, with a fresh master key. */
+export async function photoLibrary(server: TestServer, label?: string): Promise<Library> {
+  const member = await uploader(server, label)
+  return { client: member.client, identity: member.identity, identityPublicKey: member.identity.publicKey, userId: member.userId, deviceId: member.deviceId, masterKey: generateMasterKey() }
 }
 
 export async function album(member: Member): Promise<string> {
