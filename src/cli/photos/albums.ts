@@ -33,15 +33,19 @@ export const ls: Command = {
   summary: 'list the files of an album',
   usage: `usage: coffer-photos ls <album> [--json]
 
-  Lists the album's files (name, size, type, capture time), decrypted here.`,
+  Lists the album's files by name (with their subfolder): size, type, dimensions, and the capture
+  time (or, without one, the modification time), decrypted here.`,
   options: {},
   async run({ positionals, out, signal }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
     const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
+    const files = []
+    for await (const file of albumFiles(library, album.albumId)) files.push(file)
+    files.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
     let count = 0
     let bytes = 0
-    for await (const file of albumFiles(library, album.albumId)) {
+    for (const file of files) {
       const { name, size, type, captured, modified, width, height } = file.metadata
       count++
       bytes += size

@@ -74,4 +74,9 @@ async function main(args: string[]): Promise<ExitCode> {
   }
 }
 
+// A reader that stops early (`coffer-photos ls ... | head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok)
+  throw error
+})
 process.exitCode = await main(process.argv.slice(2))

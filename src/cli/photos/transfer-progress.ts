@@ -27,7 +27,7 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
   let stopped = false
   const bar = new SingleBar({
     stream: process.stderr,
-    format: '{bar} {files}/{totalFiles} files | {bytesDone} of {bytesTotal} | {rate}/s | {eta} left | {name}',
+    format: '{bar} {files}/{totalFiles} files | {bytesDone} of {bytesTotal} | {rate}/s | {left} left | {name}',
     barsize: 24,
     hideCursor: false,
     noTTYOutput: true,
@@ -37,7 +37,7 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
   const payload = (name: string) => {
     const seconds = (Date.now() - started) / 1000
     const rate = seconds > 0 ? bytes / seconds : 0
-    return { files, totalFiles: totals.files, bytesDone: bytesText(bytes), bytesTotal: bytesText(totals.bytes), rate: bytesText(rate), eta: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity), name: name.length > 40 ? `…${name.slice(-39)}` : name }
+    return { files, totalFiles: totals.files, bytesDone: bytesText(bytes), bytesTotal: bytesText(totals.bytes), rate: bytesText(rate), left: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity), name: name.length > 40 ? `…${name.slice(-39)}` : name }
   }
   bar.start(Math.max(totals.bytes, 1), 0, payload(''))
   return {

@@ -41,9 +41,14 @@ export const verify: Command = {
       })
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
+      const photos = reports.filter((r) => !r.record)
+      const recordOk = reports.some((r) => r.record && r.problems.length === 0)
       files += reports.length
       bad += failing
-      out.say(`${label}: ${reports.length - failing} of ${reports.length} verified${deep ? ' (deep)' : ''}, ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`)
+      out.say(
+        `${label}: ${photos.filter((r) => r.problems.length === 0).length} of ${photos.length} file${photos.length === 1 ? '' : 's'} verified${recordOk ? ' (and the album\'s record)' : ''}` +
+          `${deep ? ', deep' : ''}; ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`,
+      )
     }
     out.event('summary', { albums: albums.length, assets: files, failed: bad, deep })
     if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)
