@@ -73,7 +73,8 @@ export const backup: Command = {
       )
       progress.stop()
       const seconds = (Date.now() - started) / 1000
-      out.event('summary', { ...summary, seconds })
+      const { sentBytes, ...counts } = summary
+      out.event('summary', { ...counts, sent_bytes: sentBytes, seconds })
       out.say(
         `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
           `${summary.stored} stored (${bytesText(summary.sentBytes)} sent), ${summary.present} already in the album, ${summary.unchanged} unchanged, ${summary.failed} failed`,
