@@ -79,7 +79,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('coffer-photos --help', () => {
-  it.each(['login', 'setup', 'status', 'logout'])('%s --help prints its usage and exits 0, without a server or a config folder', async (name) => {
+  it.each(['login', 'setup', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout'])('%s --help prints its usage and exits 0, without a server or a config folder', async (name) => {
     const home = newHome()
     const run = await photos(home, [name, '--help'])
     expectOk(run)
@@ -89,10 +89,33 @@ describe('coffer-photos --help', () => {
     await expect(stat(home)).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
-  it('lists every account command in the overview', async () => {
+  it('lists every command in the overview', async () => {
     const run = await photos(newHome(), ['--help'])
     expectOk(run)
-    for (const name of ['login', 'setup', 'status', 'logout']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+    for (const name of ['login', 'setup', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+  })
+})
+
+describe('coffer-photos usage errors', () => {
+  it.each([
+    [['backup'], /backup takes one folder/],
+    [['backup', '/no/such/folder'], /is not a folder/],
+    [['backup', '.', '--concurrency', '0'], /--concurrency takes a whole number from 1 to 64/],
+    [['restore', 'album'], /restore takes an album name and a destination folder/],
+    [['ls'], /ls takes one album name/],
+    [['backup', '.', '--no-such-option'], /Unknown option '--no-such-option'/],
+    [['no-such-command'], /no command "no-such-command"/],
+  ])('%j: exit 2 with the reason and the usage', async (args, reason) => {
+    const run = await photos(newHome(), args)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(reason)
+    expect(run.stderr).toMatch(/usage: coffer-photos/)
+  })
+
+  it('a command that needs an account, without one: exit 3 naming login', async () => {
+    const run = await photos(newHome(), ['albums'])
+    expect(run.code).toBe(3)
+    expect(run.stderr).toMatch(/not logged in: run `coffer-photos login <server-url>` first/)
   })
 })
 
