@@ -176,17 +176,26 @@ export async function runPhotos(home: string, args: readonly string[], files: nu
   return { seconds, summary, memory: { atStart, peakAtQuarter: peakAtQuarter ?? peak, peak } }
 }
 
+/** One measured run of coffer-photos: its memory, and the CPU seconds of each side. */
+export interface RunTrace {
+  readonly memory: MemoryTrace
+  readonly seconds: number
+  readonly clientCpuS: number
+  /** The server child's, with PostgreSQL's backends on PostgreSQL. */
+  readonly serverCpuS: number
+}
+
 /**
  * A contender that is one whole run of coffer-photos: `prepare` (not timed) makes what a cold
  * start needs and answers the config folder and arguments; `check` reads the summary. Its CPU
  * is the server's (with PostgreSQL's backends) and coffer-photos', taken when it has exited.
- * Every run's memory goes to `traces`.
+ * Every run goes to `traces`.
  */
 export function photosContender(
   name: string,
   server: CofferChild,
   library: PhotoLibrary,
-  traces: MemoryTrace[],
+  traces: RunTrace[],
   prepare: () => Promise<{ home: string; args: readonly string[]; cleanUp?: () => Promise<void> }>,
   check: (summary: Record<string, unknown>) => string | null,
 ): Contender {
@@ -194,11 +203,13 @@ export function photosContender(
     name,
     async measure() {
       const { home, args, cleanUp } = await prepare()
+      const client0 = reapedChildrenCpuSeconds()
+      const server0 = server.cpuSeconds()
       const cpu = cpuWindow(() => server.cpuSeconds() + reapedChildrenCpuSeconds())
       const run = await runPhotos(home, args, library.files.length)
       const { subjectCores, loadgenCores, otherCores } = cpu.end()
+      traces.push({ memory: run.memory, seconds: run.seconds, clientCpuS: reapedChildrenCpuSeconds() - client0, serverCpuS: server.cpuSeconds() - server0 })
       await cleanUp?.()
-      traces.push(run.memory)
       const problem = check(run.summary)
       return jobMeasurement(library.files.length, run.seconds, subjectCores, loadgenCores, otherCores, problem === null ? [] : [problem])
     },
@@ -236,12 +247,13 @@ export function inMib(measured: Measured, library: PhotoLibrary): Measured {
 const mib = (bytes: number): string => `${(bytes / MIB).toFixed(1)} MiB`
 
 /**
- * The memory checks of one contender: the largest growth over its resident memory at start
- * (at most GROWTH_TARGET_MIB), and for a library of many files the growth by a quarter of them
- * against by the end (the same when memory does not grow with the number of files).
+ * The checks of one contender: the largest growth of its resident memory over the value at its
+ * start (at most GROWTH_TARGET_MIB); for a library of many files, that growth by a quarter of
+ * them against by the end (the same when memory does not grow with the number of files); and
+ * where the CPU went, per file.
  */
-export function memoryChecks(scenario: string, label: string, library: PhotoLibrary, traces: readonly MemoryTrace[]): Check[] {
-  const worst = traces.reduce((a, b) => (b.peak - b.atStart > a.peak - a.atStart ? b : a))
+export function runChecks(scenario: string, label: string, library: PhotoLibrary, traces: readonly RunTrace[]): Check[] {
+  const worst = traces.map((t) => t.memory).reduce((a, b) => (b.peak - b.atStart > a.peak - a.atStart ? b : a))
   const growth = worst.peak - worst.atStart
   const checks: Check[] = [
     { scenario, name: `${label}, ${library.name}: resident growth over the run`, value: `+${mib(growth)} (${mib(worst.atStart)} at start -> ${mib(worst.peak)})`, target: `<= ${GROWTH_TARGET_MIB} MiB`, pass: growth <= GROWTH_TARGET_MIB * MIB },
@@ -249,6 +261,8 @@ export function memoryChecks(scenario: string, label: string, library: PhotoLibr
   if (library.files.length >= 4) {
     checks.push({ scenario, name: `${label}, ${library.name}: resident growth by a quarter of the files -> by the end`, value: `+${mib(worst.peakAtQuarter - worst.atStart)} -> +${mib(growth)}`, target: '-', pass: null })
   }
+  const perFile = (pick: (t: RunTrace) => number) => `${((traces.reduce((sum, t) => sum + pick(t), 0) * 1000) / (traces.length * library.files.length)).toFixed(1)} ms`
+  checks.push({ scenario, name: `${label}, ${library.name}: CPU per file, coffer-photos + server`, value: `${perFile((t) => t.clientCpuS)} + ${perFile((t) => t.serverCpuS)} (wall ${perFile((t) => t.seconds)})`, target: '-', pass: null })
   return checks
 }
 

@@ -9,7 +9,7 @@
 import { startChild } from '../lib/child.ts'
 import { startCoffer } from '../lib/coffer.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { jobSchedule, memoryChecks, photoLibrary, photoRows, photosAccount, photosContender, rawContender, SERVER_ENV, type MemoryTrace } from '../lib/photos.ts'
+import { jobSchedule, runChecks, photoLibrary, photoRows, photosAccount, photosContender, rawContender, SERVER_ENV, type RunTrace } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM + write + fsync per file'
@@ -29,7 +29,7 @@ export const backup: Scenario = {
     const measured: Measured[] = []
     for (const library of libraries) {
       const ceiling = `${CEILING}: ${library.name}`
-      const traces = new Map(engines.map((engine) => [engine, [] as MemoryTrace[]]))
+      const traces = new Map(engines.map((engine) => [engine, [] as RunTrace[]]))
       const subjects = servers.map(({ engine, server }) => {
         const name = `coffer-photos backup, ${library.name}, coffer ${engine}`
         return {
@@ -49,7 +49,7 @@ export const backup: Scenario = {
       const results = await alternate([rawContender(ceiling, raw, context, library, { kind: 'encrypt', files: library.files }), ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
       rows.push(...photoRows('backup', results, library, subjects, ceiling))
       measured.push(...results.values())
-      for (const [engine, engineTraces] of traces) checks.push(...memoryChecks('backup', `coffer-photos backup, coffer ${engine}`, library, engineTraces))
+      for (const [engine, engineTraces] of traces) checks.push(...runChecks('backup', `coffer-photos backup, coffer ${engine}`, library, engineTraces))
     }
     const notes = [
       `Each measurement is one whole backup from a cold start (a new account, config folder and state store, an empty album), timed from the CLI's start to its exit, no warm-up; BENCH_PHOTOS_ROUNDS per contender (default 1). The library files are in the page cache on both sides (written just before). Subject CPU: coffer-photos, the server and PostgreSQL's backends; no per-file latency (p50 and p99 read 0).`,

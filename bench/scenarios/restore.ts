@@ -13,7 +13,7 @@ import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
 import { startChild } from '../lib/child.ts'
 import { startCoffer } from '../lib/coffer.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { CEILING_CONCURRENCY, jobSchedule, memoryChecks, photoLibrary, photoRows, photosAccount, photosContender, rawContender, runPhotos, SERVER_ENV, type MemoryTrace } from '../lib/photos.ts'
+import { CEILING_CONCURRENCY, jobSchedule, runChecks, photoLibrary, photoRows, photosAccount, photosContender, rawContender, runPhotos, SERVER_ENV, type RunTrace } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM open + write + fsync per file'
@@ -45,7 +45,7 @@ export const restore: Scenario = {
       const ceiling = `${CEILING}: ${library.name}`
       const encrypted = path.join(context.workDir, `raw-encrypted-${i}`)
       const sealed = await raw.request<PhotosRawResult>({ kind: 'encrypt', files: library.files, directory: encrypted, concurrency: CEILING_CONCURRENCY } satisfies PhotosRawRun)
-      const traces = new Map(engines.map((engine) => [engine, [] as MemoryTrace[]]))
+      const traces = new Map(engines.map((engine) => [engine, [] as RunTrace[]]))
       const subjects = accounts.map(({ engine, server, home }) => {
         const name = `coffer-photos restore, ${library.name}, coffer ${engine}`
         return {
@@ -68,7 +68,7 @@ export const restore: Scenario = {
       await rm(encrypted, { recursive: true, force: true })
       rows.push(...photoRows('restore', results, library, subjects, ceiling))
       measured.push(...results.values())
-      for (const [engine, engineTraces] of traces) checks.push(...memoryChecks('restore', `coffer-photos restore, coffer ${engine}`, library, engineTraces))
+      for (const [engine, engineTraces] of traces) checks.push(...runChecks('restore', `coffer-photos restore, coffer ${engine}`, library, engineTraces))
     }
     const notes = [
       `Each measurement is one whole restore into a new empty folder (removed after it), timed from the CLI's start to its exit, no warm-up; BENCH_PHOTOS_ROUNDS per contender (default 1). The server's blobs and the ceiling's encrypted files were written just before: both are read from the page cache. Subject CPU: coffer-photos, the server and PostgreSQL's backends; no per-file latency for coffer-photos (p50 and p99 read 0).`,
