@@ -43,9 +43,13 @@ function positiveInteger(name: string, fallback: number): number {
   return value
 }
 
-/** The schedule of a scenario whose measurements are whole jobs: no warm-up, BENCH_PHOTOS_ROUNDS rounds. */
+/**
+ * The schedule of a scenario whose measurements are whole jobs: no warm-up, BENCH_PHOTOS_ROUNDS
+ * rounds, and a job that other work disturbed is not taken again (a job lasts up to minutes:
+ * its row says "(noisy)" instead). The quiet wait before each job stays.
+ */
 export function jobSchedule(schedule: Schedule): Schedule {
-  return { ...schedule, warmupS: 0, rounds: ROUNDS }
+  return { ...schedule, warmupS: 0, rounds: ROUNDS, retries: 0 }
 }
 
 /** Server variables: a blob as large as the big file's ciphertext is allowed (the default stops at 1 GiB). */
