@@ -1,8 +1,9 @@
-// The photo client under the backup and restore scenarios: generated photo libraries (made once
-// per run, in the run's folder), accounts made through the real `coffer-photos` (login
-// --register, setup), and measured runs of `coffer-photos` in a process of its own, timed from
-// its start to its exit, its resident memory sampled as it goes. Against them, the raw ceiling
-// (servers/photos-raw.ts) over the same files.
+// The photo client under the backup and restore scenarios: generated photo libraries and the
+// Coffer servers (made once per run and shared: restore restores the albums backup stored),
+// accounts made through the real `coffer-photos` (login --register, setup), and measured runs
+// of `coffer-photos` in a process of its own, timed from its start to its exit, its resident
+// memory sampled as it goes. Against them, the raw ceiling (servers/photos-raw.ts) over the
+// same files.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -16,7 +17,7 @@ import { ROOT } from '../../test/support/process.ts'
 import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
 import { PASSWORD } from './albums.ts'
 import type { Child } from './child.ts'
-import type { CofferChild } from './coffer.ts'
+import { startCoffer, type CofferChild } from './coffer.ts'
 import { cpuWindow, reapedChildrenCpuSeconds, residentBytes } from './cpu.ts'
 import type { Contender, Measured, Measurement, Schedule } from './measure.ts'
 import { row, type BenchContext, type Check, type Row } from './scenario.ts'
@@ -53,9 +54,47 @@ export function jobSchedule(schedule: Schedule): Schedule {
 }
 
 /** Server variables: a blob as large as the big file's ciphertext is allowed (the default stops at 1 GiB). */
-export const SERVER_ENV = { MAX_BLOB_BYTES: String(Math.max(2 ** 30, ciphertextSize(BIG_MIB * MIB))) }
+const SERVER_ENV = { MAX_BLOB_BYTES: String(Math.max(2 ** 30, ciphertextSize(BIG_MIB * MIB))) }
+
+export type Engine = 'sqlite' | 'postgres'
+
+const servers = new Map<string, Promise<CofferChild>>()
+
+/**
+ * The run's Coffer server on `engine` for the photo scenarios: started on first use, stopped
+ * when the run ends (restore reuses what backup stored; idle in between).
+ */
+export function photoServer(context: BenchContext, engine: Engine): Promise<CofferChild> {
+  const key = `${context.workDir}:${engine}`
+  let server = servers.get(key)
+  if (server === undefined) {
+    server = startCoffer({ ...context, defer: (cleanup) => context.deferToRunEnd(cleanup) }, { engine, logLevel: 'info', env: SERVER_ENV })
+    servers.set(key, server)
+  }
+  return server
+}
+
+/** An album on a run's server: the config folder of the account that holds it, and its name. */
+export interface StoredAlbum {
+  readonly home: string
+  readonly album: string
+}
+
+const albums = new Map<string, StoredAlbum>()
+const albumKey = (context: BenchContext, engine: Engine, library: PhotoLibrary) => `${context.workDir}:${engine}:${library.kind}`
+
+/** Records that `library` is stored whole in `stored` on the run's `engine` server (a backup did it). */
+export function rememberAlbum(context: BenchContext, engine: Engine, library: PhotoLibrary, stored: StoredAlbum): void {
+  albums.set(albumKey(context, engine, library), stored)
+}
+
+/** An album holding `library` on the run's `engine` server, or null when no scenario stored one. */
+export function storedAlbum(context: BenchContext, engine: Engine, library: PhotoLibrary): StoredAlbum | null {
+  return albums.get(albumKey(context, engine, library)) ?? null
+}
 
 export interface PhotoLibrary {
+  readonly kind: 'photos' | 'big'
   readonly name: string
   readonly folder: string
   /** The files coffer-photos backs up, in its walk order (absolute paths). */
@@ -93,7 +132,7 @@ async function makeLibrary(context: BenchContext, kind: 'photos' | 'big'): Promi
   }
   const name = kind === 'photos' ? `${files.length} photos and videos` : `one ${BIG_MIB} MiB video`
   context.log(`  library: ${name}, ${(bytes / MIB).toFixed(0)} MiB, made in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-  return { name, folder, files, bytes }
+  return { kind, name, folder, files, bytes }
 }
 
 /** An account on `server` and a config folder of its own, logged in and set up by coffer-photos; the folder. */
@@ -191,7 +230,8 @@ export interface RunTrace {
 
 /**
  * A contender that is one whole run of coffer-photos: `prepare` (not timed) makes what a cold
- * start needs and answers the config folder and arguments; `check` reads the summary. Its CPU
+ * start needs and answers the config folder and arguments; `check` reads the summary (null:
+ * as expected, else the problem). Its CPU
  * is the server's (with PostgreSQL's backends) and coffer-photos', taken when it has exited.
  * Every run goes to `traces`.
  */
@@ -201,7 +241,7 @@ export function photosContender(
   library: PhotoLibrary,
   traces: RunTrace[],
   prepare: () => Promise<{ home: string; args: readonly string[]; cleanUp?: () => Promise<void> }>,
-  check: (summary: Record<string, unknown>) => string | null,
+  check: (summary: Record<string, unknown>, home: string) => string | null,
 ): Contender {
   return {
     name,
@@ -214,7 +254,7 @@ export function photosContender(
       const { subjectCores, loadgenCores, otherCores } = cpu.end()
       traces.push({ memory: run.memory, seconds: run.seconds, clientCpuS: reapedChildrenCpuSeconds() - client0, serverCpuS: server.cpuSeconds() - server0 })
       await cleanUp?.()
-      const problem = check(run.summary)
+      const problem = check(run.summary, home)
       return jobMeasurement(library.files.length, run.seconds, subjectCores, loadgenCores, otherCores, problem === null ? [] : [problem])
     },
   }
@@ -277,7 +317,7 @@ const TARGET = { min: 0.5 } as const
  * A scenario's rows for one library: each subject against the ceiling in files per second, then
  * in MiB per second (the same ratio, by construction); the target on SQLite over many files.
  */
-export function photoRows(scenario: string, measured: ReadonlyMap<string, Measured>, library: PhotoLibrary, subjects: readonly { name: string; engine: 'sqlite' | 'postgres' }[], ceiling: string): Row[] {
+export function photoRows(scenario: string, measured: ReadonlyMap<string, Measured>, library: PhotoLibrary, subjects: readonly { name: string; engine: Engine }[], ceiling: string): Row[] {
   const rows: Row[] = []
   const inMibs = new Map([...measured].map(([name, m]) => [name, inMib(m, library)]))
   for (const { name, engine } of subjects) {

@@ -7,12 +7,12 @@
 // Ceiling: servers/photos-raw.ts reading the same files, encrypting them with AES-256-GCM in
 // 64 KiB chunks and writing them to local disk with an fsync per file, in one process.
 import { startChild } from '../lib/child.ts'
-import { startCoffer } from '../lib/coffer.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { jobSchedule, runChecks, photoLibrary, photoRows, photosAccount, photosContender, rawContender, SERVER_ENV, type RunTrace } from '../lib/photos.ts'
+import { jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, type RunTrace } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM + write + fsync per file'
+const ALBUM = 'Bench'
 
 export const backup: Scenario = {
   name: 'backup',
@@ -22,7 +22,7 @@ export const backup: Scenario = {
     const raw = await startChild<unknown>('servers/photos-raw.ts')
     context.defer(() => raw.stop())
     const engines = context.postgresUrl === null ? (['sqlite'] as const) : (['sqlite', 'postgres'] as const)
-    const servers = await Promise.all(engines.map(async (engine) => ({ engine, server: await startCoffer(context, { engine, logLevel: 'info', env: SERVER_ENV }) })))
+    const servers = await Promise.all(engines.map(async (engine) => ({ engine, server: await photoServer(context, engine) })))
 
     const rows: Row[] = []
     const checks: Check[] = []
@@ -40,8 +40,15 @@ export const backup: Scenario = {
             server,
             library,
             traces.get(engine)!,
-            async () => ({ home: await photosAccount(context, server), args: ['backup', library.folder, '--album', 'Bench'] }),
-            (summary) => (summary.stored === library.files.length && summary.failed === 0 ? null : `stored ${summary.stored} of ${library.files.length} files, ${summary.failed} failed`),
+            async () => {
+              const home = await photosAccount(context, server)
+              return { home, args: ['backup', library.folder, '--album', ALBUM] }
+            },
+            (summary, home) => {
+              if (summary.stored !== library.files.length || summary.failed !== 0) return `stored ${summary.stored} of ${library.files.length} files, ${summary.failed} failed`
+              rememberAlbum(context, engine, library, { home, album: ALBUM }) // the restore scenario restores it
+              return null
+            },
           ),
         }
       })
