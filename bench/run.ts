@@ -41,24 +41,27 @@ if (unknown.length > 0) {
 const selected = wanted.length === 0 ? scenarios : scenarios.filter((s) => wanted.includes(s.name))
 
 // Each scenario's children and databases go when the scenario ends (they must not share the
-// CPU with the next one), and on Ctrl-C or SIGTERM.
+// CPU with the next one), and on Ctrl-C or SIGTERM. What a later scenario reuses (the photo
+// scenarios' servers: restore restores what backup stored) goes when the run ends.
 const cleanups: Array<() => Promise<void>> = []
-const cleanUp = async () => {
-  while (cleanups.length > 0) {
+const runCleanups: Array<() => Promise<void>> = []
+const cleanUp = async (list = cleanups) => {
+  while (list.length > 0) {
     try {
-      await cleanups.pop()?.()
+      await list.pop()?.()
     } catch (error) {
       process.stderr.write(`cleanup failed: ${String(error)}\n`)
     }
   }
 }
+const cleanUpRun = () => cleanUp().then(() => cleanUp(runCleanups))
 
 const workDir = await mkdtemp(path.join(tmpdir(), 'coffer-bench-'))
 const removeWorkDir = () => rm(workDir, { recursive: true, force: true })
 // Ctrl-C, or a `timeout` around the run: children stopped, schemas dropped, temp files gone.
 for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   process.once(signal, () => {
-    void cleanUp().then(removeWorkDir).then(() => process.exit(status))
+    void cleanUpRun().then(removeWorkDir).then(() => process.exit(status))
   })
 }
 const context: BenchContext = {
@@ -74,6 +77,9 @@ const context: BenchContext = {
   log: (line) => process.stdout.write(`${line}\n`),
   defer: (cleanup) => {
     cleanups.push(cleanup)
+  },
+  deferToRunEnd: (cleanup) => {
+    runCleanups.push(cleanup)
   },
 }
 
@@ -104,6 +110,7 @@ for (const scenario of selected) {
   context.log(`  (${scenario.name} took ${((performance.now() - scenarioStarted) / 1000).toFixed(0)} s)`)
   if (failed !== null) break
 }
+await cleanUp(runCleanups)
 await removeWorkDir()
 
 if (rows.length > 0 || checks.length > 0) {

@@ -28,6 +28,17 @@ export function machineBusySeconds(): number {
   }
 }
 
+/**
+ * utime + stime of this process's children that have exited and been waited for (cutime and
+ * cstime in /proc/self/stat), in seconds: a child's CPU once it is gone.
+ */
+export function reapedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // cutime is field 16, cstime field 17 (fields[0] is field 3).
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_S
+}
+
 /** The CPU of this process, in seconds. */
 export function ownCpuSeconds(): number {
   const usage = process.cpuUsage()

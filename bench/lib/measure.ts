@@ -141,11 +141,12 @@ export interface Measured {
 }
 
 /**
- * Warms every contender up once, then measures them in turn, `rounds` times over
+ * Warms every contender up once (unless `schedule.warmupS` is 0: contenders whose measurement is
+ * a whole job from a cold start), then measures them in turn, `rounds` times over
  * (A B C, A B C, ...). Returns the pooled figure of each, by name.
  */
 export async function alternate(contenders: readonly Contender[], schedule: Schedule, log: (line: string) => void): Promise<Map<string, Measured>> {
-  for (const contender of contenders) {
+  for (const contender of schedule.warmupS === 0 ? [] : contenders) {
     log(`  warm-up   ${contender.name} (${schedule.warmupS} s)`)
     await contender.measure(schedule.warmupS)
   }

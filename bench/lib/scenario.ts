@@ -11,8 +11,10 @@ export interface BenchContext {
   /** A fresh temporary directory of this run, removed at its end. */
   readonly workDir: string
   log(line: string): void
-  /** Runs when the whole run ends, even after a failure, last deferred first. */
+  /** Runs when the scenario ends, even after a failure, last deferred first. */
   defer(cleanup: () => Promise<void>): void
+  /** Runs when the whole run ends, after the last scenario: for children a later scenario reuses. */
+  deferToRunEnd(cleanup: () => Promise<void>): void
 }
 
 /** The ratio subject/ceiling must be at least `min` (and at most `max` when given). */

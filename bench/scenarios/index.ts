@@ -1,6 +1,7 @@
 // Every scenario, in the order `npm run bench` runs them. A new one is a file beside this one
 // exporting a `Scenario` (lib/scenario.ts), listed here.
 import type { Scenario } from '../lib/scenario.ts'
+import { backup } from './backup.ts'
 import { bearer } from './bearer.ts'
 import { deepVerify } from './deep-verify.ts'
 import { lifecycle } from './lifecycle.ts'
@@ -8,7 +9,8 @@ import { login } from './login.ts'
 import { memory } from './memory.ts'
 import { receipts } from './receipts.ts'
 import { relay } from './relay.ts'
+import { restore } from './restore.ts'
 import { revokeAll } from './revoke-all.ts'
 import { upload } from './upload.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore]

@@ -5,8 +5,9 @@ import { retryingFetch } from './retry.ts'
 
 type Answer = Response | Error
 
-function network(answers: Answer[]): { fetch: typeof fetch; calls: number } {
-  const state = { calls: 0, fetch: (async () => {
+function network(answers: Answer[]): { fetch: typeof fetch; calls: number; inits: (RequestInit | undefined)[] } {
+  const state = { calls: 0, inits: [] as (RequestInit | undefined)[], fetch: (async (_input: unknown, init?: RequestInit) => {
+    state.inits.push(init)
     const answer = answers[Math.min(state.calls++, answers.length - 1)]!
     if (answer instanceof Error) throw answer
     return answer
@@ -54,6 +55,18 @@ describe('retryingFetch', () => {
     const bytes = network([new TypeError('fetch failed'), new Response('', { status: 200 })])
     expect((await retryingFetch(bytes.fetch, fast)('http://x/', { method: 'PUT', body: new Uint8Array([1]) })).status).toBe(200)
     expect(bytes.calls).toBe(2)
+  })
+
+  it('sends a streamed body with redirect "error" (so fetch does not keep every chunk to follow a redirect); bytes keep the caller\'s mode', async () => {
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array([1])
+    }
+    const streamed = network([new Response(null, { status: 204 })])
+    await retryingFetch(streamed.fetch, fast)('http://x/', { method: 'PUT', body: chunks(), duplex: 'half' } as unknown as RequestInit)
+    expect(streamed.inits[0]).toMatchObject({ method: 'PUT', duplex: 'half', redirect: 'error' })
+    const bytes = network([new Response(null, { status: 204 })])
+    await retryingFetch(bytes.fetch, fast)('http://x/', { method: 'PUT', body: new Uint8Array([1]) })
+    expect(bytes.inits[0]?.redirect).toBeUndefined()
   })
 
   it('waits what Retry-After says (capped), and stops waiting when aborted', async () => {

@@ -2,7 +2,10 @@
 // `fetch` option: a request that could not be sent (connection refused or reset, DNS) or that
 // got 502, 503 or 504 is sent again after a growing, jittered pause (Retry-After when the server
 // gives one), up to `attempts` times. A streamed body cannot be sent twice, so such a request
-// is tried once; the caller (the sync engine) retries the whole file instead.
+// is tried once; the caller (the sync engine) retries the whole file instead. It is also sent
+// with `redirect: "error"`: otherwise Node's fetch (undici 7) clones the request to be able to
+// follow a redirect, teeing its body, and the unread branch keeps every chunk sent, the whole
+// file (a redirect could not resend a streamed body anyway).
 
 export interface RetryOptions {
   /** Tries in all, the first included; 5 unless given. */
@@ -40,8 +43,9 @@ export function retryingFetch(base: typeof fetch = fetch, options: RetryOptions 
   const attempts = options.attempts ?? 5
   const baseDelayMs = options.baseDelayMs ?? 500
   const maxDelayMs = options.maxDelayMs ?? 10_000
-  return async (input, init) => {
-    const once = !replayable(init)
+  return async (input, givenInit) => {
+    const once = !replayable(givenInit)
+    const init = once ? { ...givenInit, redirect: 'error' as const } : givenInit
     for (let attempt = 1; ; attempt++) {
       const last = once || attempt >= attempts
       const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2)

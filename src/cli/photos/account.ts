@@ -4,7 +4,7 @@
 // there is a whole account, use the pieces.
 import { fromBase64 } from '../../sdk/bytes.ts'
 import { CofferClient, type Tokens } from '../../sdk/client.ts'
-import { IdentityKey } from '../../sdk/identity.ts'
+import { nativeIdentity, type NativeIdentity } from '../../client/node/crypto.ts'
 import { retryingFetch, type RetryOptions } from '../../client/retry.ts'
 import { SetupNeeded } from './command.ts'
 import { Home, type SavedAccount } from './home.ts'
@@ -16,8 +16,8 @@ export interface Account {
   readonly email: string
   readonly userId: string
   readonly deviceId: string
-  /** Signs the directory and the manifests. */
-  readonly identity: IdentityKey
+  /** Signs the manifests (natively: the SDK's IdentityKey is the portable one). */
+  readonly identity: NativeIdentity
   /** 32 bytes; album keys derive from it. */
   readonly masterKey: Uint8Array
   /** The config folder (home.ts); the local state store may live in it too. */
@@ -66,7 +66,7 @@ export async function openAccount(options: ClientOptions = {}): Promise<Account>
     email: account.email,
     userId: account.user_id,
     deviceId: account.device_id,
-    identity: IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)),
+    identity: nativeIdentity(fromBase64(keys.identity_seeds)),
     masterKey: fromBase64(keys.master_key),
     home: home.path,
   }

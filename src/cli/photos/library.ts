@@ -1,11 +1,12 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
 import { findAlbum, type Library, type NamedAlbum } from '../../client/albums.ts'
+import { nativeSha256 } from '../../client/node/crypto.ts'
 import type { Account } from './account.ts'
 import { UsageError } from './command.ts'
 
 export function libraryOf(account: Account): Library {
-  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey }
+  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey, sha256: nativeSha256 }
 }
 
 /** The album named `name`; a usage error naming `coffer-photos albums` when there is none. */

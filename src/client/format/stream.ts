@@ -101,6 +101,14 @@ class ByteQueue {
   }
 
   take(count: number): Uint8Array<ArrayBuffer> {
+    const first = this.#pieces[0]
+    // A piece of exactly the length asked for (a file read in chunk-sized pieces) goes out as it
+    // is: a copy per chunk is garbage the collector has to go through.
+    if (first !== undefined && first.length === count && first.buffer instanceof ArrayBuffer) {
+      this.#pieces.shift()
+      this.#length -= count
+      return first as Uint8Array<ArrayBuffer>
+    }
     const out = new Uint8Array(count)
     let filled = 0
     while (filled < count) {
