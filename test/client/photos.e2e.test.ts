@@ -110,7 +110,10 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     expect(live).toHaveLength(total + 1)
     const feed = (await lib.client.feed(album!.albumId, 0, 1000)).entries
     expect(feed.filter((e) => e.action === 'create')).toHaveLength(total + 1)
-    expect((await lib.client.storageUsage()).open_uploads).toBe(0)
+    // Sessions the kill left are aborted by the second run, but for one the server opened and the
+    // device had not yet recorded (the reply in flight): that one waits for its expiry. At most
+    // one per file in flight (--concurrency 4); docs/client-library.md says so.
+    expect((await lib.client.storageUsage()).open_uploads).toBeLessThanOrEqual(4)
 
     // A third run reads nothing.
     const third = await photos(home, ['backup', folder, '--album', ALBUM, '--json'])
