@@ -5,13 +5,16 @@
 // preview with sharp, uploads, and signs a manifest per file. The same for a second library of
 // one big video (BENCH_PHOTOS_BIG_MIB, 1 GiB). The CLI's resident memory is sampled throughout.
 // Ceiling: servers/photos-raw.ts reading the same files, encrypting them with AES-256-GCM in
-// 64 KiB chunks and writing them to local disk with an fsync per file, in one process.
+// 64 KiB chunks and writing them to local disk with an fsync per file, in one process. Second
+// ceiling (for the analysis, no target), for the photos: the same with the derivatives
+// coffer-photos makes (its describeMedia, sharp), sealed after each original.
 import { startChild } from '../lib/child.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, type RunTrace } from '../lib/photos.ts'
+import { CEILING_CONCURRENCY, ISSUE_TARGET, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, type RunTrace } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM + write + fsync per file'
+const WITH_DERIVATIVES = 'raw read + derivatives (describeMedia, sharp) + AES-256-GCM + write + fsync per file'
 const ALBUM = 'Bench'
 
 export const backup: Scenario = {
@@ -53,13 +56,18 @@ export const backup: Scenario = {
         }
       })
       context.log(`  ${library.name}: ${(library.bytes / 2 ** 20).toFixed(0)} MiB`)
-      const results = await alternate([rawContender(ceiling, raw, context, library, { kind: 'encrypt', files: library.files }), ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
-      rows.push(...photoRows('backup', results, library, subjects, ceiling))
+      // A video has no derivatives: the second ceiling would be the first one again.
+      const withDerivatives = library.kind === 'photos' ? `${WITH_DERIVATIVES}: ${library.name}` : null
+      const ceilings = [rawContender(ceiling, raw, context, library, { kind: 'encrypt', files: library.files })]
+      if (withDerivatives !== null) ceilings.push(rawContender(withDerivatives, raw, context, library, { kind: 'encrypt', files: library.files, derivatives: true }))
+      const results = await alternate([...ceilings, ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
+      rows.push(...photoRows('backup', results, library, subjects, ceiling, library.kind === 'photos' ? ISSUE_TARGET : null))
+      if (withDerivatives !== null) rows.push(...photoRows('backup', results, library, subjects, withDerivatives, null))
       measured.push(...results.values())
       for (const [engine, engineTraces] of traces) checks.push(...runChecks('backup', `coffer-photos backup, coffer ${engine}`, library, engineTraces))
     }
     const notes = [
-      `Each measurement is one whole backup from a cold start (a new account, config folder and state store, an empty album), timed from the CLI's start to its exit, no warm-up; BENCH_PHOTOS_ROUNDS per contender (default 1). The library files are in the page cache on both sides (written just before). Subject CPU: coffer-photos, the server and PostgreSQL's backends; no per-file latency (p50 and p99 read 0).`,
+      `Each measurement is one whole backup from a cold start (a new account, config folder and state store, an empty album), timed from the CLI's start to its exit, no warm-up; BENCH_PHOTOS_ROUNDS per contender (default 1). The library files are in the page cache on both sides (written just before). Subject CPU: coffer-photos, the server and PostgreSQL's backends; no per-file latency for coffer-photos (p50 and p99 read 0). The ceilings run ${CEILING_CONCURRENCY} files at a time, as coffer-photos by default.`,
       `Resident memory: VmRSS of coffer-photos every 50 ms; growth = the highest from its "start" event (loaded, signed in, album opened) to its exit, minus the value at that event.`,
     ]
     if (context.postgresUrl === null) notes.push(POSTGRES_SKIPPED)

@@ -4,12 +4,16 @@
 // file, the chunk's index in the nonce), writes the sealed chunks to a file of its own in
 // `directory`, fsyncs and closes it. `decrypt` reads those files back in sealed chunks, opens
 // each (the tag checked) and writes the plaintext to `directory`, fsynced per file. Both work
-// through their whole list once, `concurrency` files at a time. No hashing, no thumbnails, no
-// metadata, no network.
+// through their whole list once, `concurrency` files at a time. No hashing, no metadata, no
+// network; and no thumbnails unless `derivatives`: then `encrypt` also describes each file as
+// coffer-photos does (src/client/node/media.ts describeMedia: EXIF, a thumbnail and, for a large
+// photo, a preview, made with sharp) and seals the derivatives after the original, in its file.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdir, open } from 'node:fs/promises'
 import path from 'node:path'
+import { mediaTypeOf } from '../../src/client/node/files.ts'
+import { describeMedia } from '../../src/client/node/media.ts'
 import type { LoopRunResult } from '../lib/child-side.ts'
 import { serveParent, startOrDie } from '../lib/child-side.ts'
 import { inParallel } from '../lib/loop.ts'
@@ -22,6 +26,8 @@ export interface PhotosRawRun {
   /** Where the output goes, one file per input (made if missing). */
   readonly directory: string
   readonly concurrency: number
+  /** encrypt: make and seal the derivatives too. */
+  readonly derivatives?: boolean
 }
 
 /** What a run answers: `operations` and `units` files, `bytes` of plaintext, each output file in the order of `files`. */
@@ -41,7 +47,7 @@ await startOrDie(async () => {
   /** The key each encrypted file was sealed with, by its path. */
   const keys = new Map<string, Buffer>()
 
-  async function transform(input: string, output: string, kind: PhotosRawRun['kind']): Promise<number> {
+  async function transform(input: string, output: string, kind: PhotosRawRun['kind'], derivatives: boolean): Promise<number> {
     const key = kind === 'encrypt' ? randomBytes(32) : keys.get(input)
     if (key === undefined) throw new Error(`${input} was not encrypted by this child`)
     const handle = await open(output, 'w', 0o600)
@@ -62,6 +68,12 @@ await startOrDie(async () => {
           plaintext += plain.length
         }
       }
+      if (derivatives) {
+        for (const derivative of (await describeMedia(input, mediaTypeOf(input))).derivatives) {
+          const cipher = createCipheriv('aes-256-gcm', key, nonce(index++))
+          await handle.write(Buffer.concat([cipher.update(derivative.bytes), cipher.final(), cipher.getAuthTag()]))
+        }
+      }
       await handle.sync()
     } finally {
       await handle.close()
@@ -70,7 +82,7 @@ await startOrDie(async () => {
     return plaintext
   }
 
-  const run = async ({ kind, files, directory, concurrency }: PhotosRawRun): Promise<PhotosRawResult> => {
+  const run = async ({ kind, files, directory, concurrency, derivatives = false }: PhotosRawRun): Promise<PhotosRawResult> => {
     await mkdir(directory, { recursive: true })
     const started = performance.now()
     const latencies: number[] = []
@@ -78,7 +90,7 @@ await startOrDie(async () => {
     const outputs = await inParallel(files, concurrency, async (file, i) => {
       const t0 = performance.now()
       const output = path.join(directory, `${kind}-${i}`)
-      const plaintext = await transform(file, output, kind)
+      const plaintext = await transform(file, output, kind, derivatives)
       bytes += plaintext // not `bytes += await ...`: that reads `bytes` before the await, losing the other lanes' counts
       latencies.push(performance.now() - t0)
       return output

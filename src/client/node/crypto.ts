@@ -1,6 +1,6 @@
 // Node's native crypto for the client library, where the portable code (browser-safe: WebCrypto
 // and the noble libraries) is slow and runs on the event loop (docs/benchmarks.md, "backup and
-// restore: the ratio"). Same keys, same bytes, same format: only faster.
+// restore: why 0.5 is out of reach"). Same keys, same bytes, same format: only faster.
 import { createHash } from 'node:crypto'
 import { hybridSign, importHybridSeeds } from '../../crypto/hybrid.ts'
 import type { Signer } from '../../sdk/directory.ts'
