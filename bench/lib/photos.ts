@@ -24,9 +24,9 @@ import { row, type BenchContext, type Check, type Row, type Target } from './sce
 
 const MIB = 1024 * 1024
 /** Photos in the library (about 0.26 MiB each); fewer for a quick run. */
-export const PHOTOS = positiveInteger('BENCH_PHOTOS', 2000)
+const PHOTOS = positiveInteger('BENCH_PHOTOS', 2000)
 /** The one file of the second library, a QuickTime look-alike. */
-export const BIG_MIB = positiveInteger('BENCH_PHOTOS_BIG_MIB', 1024)
+const BIG_MIB = positiveInteger('BENCH_PHOTOS_BIG_MIB', 1024)
 /** `--concurrency` of coffer-photos (its default when unset) and files in flight in the ceiling. */
 const CONCURRENCY = process.env.BENCH_PHOTOS_CONCURRENCY ? positiveInteger('BENCH_PHOTOS_CONCURRENCY', 4) : null
 export const CEILING_CONCURRENCY = CONCURRENCY ?? 4
@@ -34,7 +34,7 @@ export const CEILING_CONCURRENCY = CONCURRENCY ?? 4
 const ROUNDS = positiveInteger('BENCH_PHOTOS_ROUNDS', 1)
 const SAMPLE_MS = 50
 /** The resident memory coffer-photos may gain over a run, whatever the number or size of the files. */
-export const GROWTH_TARGET_MIB = 128
+const GROWTH_TARGET_MIB = 128
 
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name]
@@ -282,7 +282,7 @@ function jobMeasurement(files: number, seconds: number, subjectCores: number, lo
 }
 
 /** A contender's figures in MiB instead of files (the library's bytes over its files). */
-export function inMib(measured: Measured, library: PhotoLibrary): Measured {
+function inMib(measured: Measured, library: PhotoLibrary): Measured {
   const factor = library.bytes / MIB / library.files.length
   const scale = <T extends { rate: number; completed: number }>(m: T): T => ({ ...m, rate: m.rate * factor, completed: m.completed * factor })
   return { name: measured.name, rounds: measured.rounds.map(scale), pooled: scale(measured.pooled) }
