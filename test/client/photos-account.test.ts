@@ -16,7 +16,7 @@ import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { readDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, THIRTY_SECONDS, uniqueEmail, withSecondFactor, wrongCode } from '../support/actors.ts'
-import { events, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, photos, startPhotos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -209,6 +209,20 @@ describe('coffer-photos login', () => {
     expect(lines.slice(0, -1).every((line) => /trying again in \d+ s$/.test(line))).toBe(true)
     expect(lines.length).toBeGreaterThan(1)
     await expect(readFile(path.join(home, 'account.json'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+})
+
+describe('the coffer-photos process', () => {
+  it('runs with MALLOC_ARENA_MAX=2 (glibc) as the process it was started as, unless the variable was set', async () => {
+    for (const [env, expected] of [[{}, '2'], [{ MALLOC_ARENA_MAX: '4' }, '4']] as const) {
+      const started = startPhotos(newHome(), ['login', `http://127.0.0.1:${await closedPort()}`, '--email', uniqueEmail(), '--password-stdin'], { stdin: PASSWORD, env })
+      // Retrying means the program is loaded, so any restart for the arenas is behind it.
+      await expect.poll(() => started.stderr(), { timeout: 15_000 }).toMatch(/trying again in \d+ s/)
+      const environ = (await readFile(`/proc/${started.child.pid}/environ`, 'utf8')).split('\0')
+      started.child.kill('SIGKILL')
+      await started.done
+      expect(environ.filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='))).toEqual([`MALLOC_ARENA_MAX=${expected}`])
+    }
   })
 })
 

@@ -24,6 +24,8 @@ export interface PhotosProcess {
   readonly child: ChildProcess
   /** stdout so far (e.g. to wait for a --json event before killing it). */
   stdout(): string
+  /** stderr so far. */
+  stderr(): string
   readonly done: Promise<PhotosRun>
 }
 
@@ -43,7 +45,7 @@ export function startPhotos(home: string, args: readonly string[], options: Phot
     child.on('error', reject)
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
-  return { child, stdout: () => stdout, done }
+  return { child, stdout: () => stdout, stderr: () => stderr, done }
 }
 
 export function photos(home: string, args: readonly string[], options: PhotosOptions = {}): Promise<PhotosRun> {
