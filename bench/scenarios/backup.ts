@@ -6,11 +6,11 @@
 // one big video (BENCH_PHOTOS_BIG_MIB, 1 GiB). The CLI's resident memory is sampled throughout.
 // Ceiling: servers/photos-raw.ts reading the same files, encrypting them with AES-256-GCM in
 // 64 KiB chunks and writing them to local disk with an fsync per file, in one process. Second
-// ceiling (for the analysis, no target), for the photos: the same with the derivatives
-// coffer-photos makes (its describeMedia, sharp), sealed after each original.
+// ceiling, for the photos, the one their target is set against (TARGETS): the same with the
+// derivatives coffer-photos makes (its describeMedia, sharp), sealed after each original.
 import { startChild } from '../lib/child.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { CEILING_CONCURRENCY, ISSUE_TARGET, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, type RunTrace } from '../lib/photos.ts'
+import { CEILING_CONCURRENCY, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, TARGETS, type RunTrace } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM + write + fsync per file'
@@ -61,8 +61,8 @@ export const backup: Scenario = {
       const ceilings = [rawContender(ceiling, raw, context, library, { kind: 'encrypt', files: library.files })]
       if (withDerivatives !== null) ceilings.push(rawContender(withDerivatives, raw, context, library, { kind: 'encrypt', files: library.files, derivatives: true }))
       const results = await alternate([...ceilings, ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
-      rows.push(...photoRows('backup', results, library, subjects, ceiling, library.kind === 'photos' ? ISSUE_TARGET : null))
-      if (withDerivatives !== null) rows.push(...photoRows('backup', results, library, subjects, withDerivatives, null))
+      rows.push(...photoRows('backup', results, library, subjects, ceiling, library.kind === 'photos' ? TARGETS.backupVsRawFloor : null))
+      if (withDerivatives !== null) rows.push(...photoRows('backup', results, library, subjects, withDerivatives, TARGETS.backupVsDerivatives))
       measured.push(...results.values())
       for (const [engine, engineTraces] of traces) checks.push(...runChecks('backup', `coffer-photos backup, coffer ${engine}`, library, engineTraces))
     }

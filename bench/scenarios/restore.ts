@@ -14,7 +14,7 @@ import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
 import { startChild } from '../lib/child.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
 import {
-  CEILING_CONCURRENCY, ISSUE_TARGET, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, runPhotos, storedAlbum,
+  CEILING_CONCURRENCY, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, runPhotos, storedAlbum, TARGETS,
   type Engine, type PhotoLibrary, type RunTrace, type StoredAlbum,
 } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type BenchContext, type Check, type Row, type Scenario } from '../lib/scenario.ts'
@@ -72,7 +72,7 @@ export const restore: Scenario = {
       }
       const results = await alternate([rawContender(ceiling, raw, context, library, { kind: 'decrypt', files: sealed.outputs }), ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
       await rm(encrypted, { recursive: true, force: true })
-      rows.push(...photoRows('restore', results, library, subjects, ceiling, library.kind === 'photos' ? ISSUE_TARGET : null))
+      rows.push(...photoRows('restore', results, library, subjects, ceiling, library.kind === 'photos' ? TARGETS.restoreVsRaw : null))
       measured.push(...results.values())
       for (const [engine, engineTraces] of traces) checks.push(...runChecks('restore', `coffer-photos restore, coffer ${engine}`, library, engineTraces))
     }
