@@ -485,6 +485,20 @@ describe('garbage collection after a delete', () => {
   })
 })
 
+describe('consistency (coffer fsck’s row checks)', () => {
+  it('finds nothing wrong with deleted assets, before and after their collection, held or not', async () => {
+    const albumId = await album(member)
+    const plain = await written(albumId)
+    const held = await written(albumId, { previous: await written(albumId) })
+    await admin.legalHold(held.fileId)
+    await deleted(plain)
+    await deleted(held)
+    expect(await server.deps.storage.consistencyFindings()).toEqual([])
+    await collectGarbage(server.deps)
+    expect(await server.deps.storage.consistencyFindings()).toEqual([])
+  })
+})
+
 describe('atomicity', () => {
   it('leaves everything as it was when the transaction fails at its last statement, and applies once when sent again', async () => {
     const asset = await written(await album(member))
