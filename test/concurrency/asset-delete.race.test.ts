@@ -4,9 +4,8 @@
 // gives exactly one winner, the loser leaving nothing (no feed entry, no file, its session open).
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CofferProblem } from '../../src/sdk/client.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
-import { albumState, blobFile, deleteRaw, deletionFor, openBundle, opsRaw, writeFor, type DeletionTarget } from '../support/bundles.ts'
+import { albumState, blobFile, deleteRaw, deletionFor, downloaded, openBundle, opsRaw, writeFor, type DeletionTarget } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -28,12 +27,6 @@ async function asset(): Promise<DeletionTarget> {
   return { albumId, fileId: create.envelope.file_id, head: create.manifestHash, original: bundle.hashes.ciphertextHash }
 }
 
-async function downloadStatus(hash: string): Promise<number> {
-  return member.client.downloadBlob(hash).then(
-    () => 200,
-    (error: unknown) => (error instanceof CofferProblem ? error.status : Promise.reject(error)),
-  )
-}
 
 /** Sends the requests together; the i-th leaves i * stagger ms after the first. */
 function together<T>(sends: readonly (() => Promise<T>)[], stagger = 0): Promise<T[]> {
@@ -99,13 +92,13 @@ describe('a delete and a replace racing from the same head', () => {
         // The replace stored nothing that stays (its metadata and manifest went again) and its session is still open.
         expect(after.files).toEqual(before.files)
         expect(after.inFlight).toBe(before.inFlight)
-        for (const hash of [target.original, bundle.hashes.ciphertextHash]) expect(await downloadStatus(hash), hash).toBe(404)
+        for (const hash of [target.original, bundle.hashes.ciphertextHash]) expect(await downloaded(member, hash), hash).toBe(404)
       } else {
         expect(deleted!.json).toMatchObject({ code: 'error.op.stale_revival', chain_head: replace.manifestHash })
         expect(after.feed.at(-1)).toMatchObject({ action: 'replace', envelope_hash: replace.manifestHash })
         expect(after.files).toEqual([...before.files, blobFile(bundle.hashes.metadataBlobHash!), blobFile(replace.manifestHash)].sort())
         expect(after.inFlight).toBe(before.inFlight - 1)
-        expect(await downloadStatus(bundle.hashes.ciphertextHash)).toBe(200)
+        expect(await downloaded(member, bundle.hashes.ciphertextHash)).toEqual(bundle.original)
       }
     }
   })

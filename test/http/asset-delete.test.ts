@@ -14,7 +14,7 @@ import { buildAssetDeletion, readManifest } from '../../src/sdk/manifest.ts'
 import { problemOf, raw } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import {
-  PROTOCOL_CURRENT, PROTOCOL_MAX, bearer, blobFiles, deleteRaw, deletionFor, intent, iso, openBundle, tombstone, writeFor, type Bundle, type DeletionOptions,
+  PROTOCOL_CURRENT, PROTOCOL_MAX, bearer, blobFiles, deleteRaw, deletionFor, downloaded, intent, iso, openBundle, tombstone, writeFor, type Bundle, type DeletionOptions,
   type DeletionTarget, type Write, type WriteOptions,
 } from '../support/bundles.ts'
 import { everyRow, writeRows } from '../support/database.ts'
@@ -75,13 +75,7 @@ async function expectRefused(target: { albumId: string; fileId: string }, body: 
   return answer.json!
 }
 
-async function downloads(hash: string, who: Uploader = member): Promise<Buffer | number> {
-  try {
-    return Buffer.from(await who.client.downloadBlob(hash))
-  } catch (error) {
-    return (await problemOf(Promise.reject(error))).status
-  }
-}
+const downloads = (hash: string) => downloaded(member, hash)
 
 async function verdictOf(asset: Asset) {
   const { verdicts } = await member.client.verifyStorage({ assets: [{ asset_id: asset.fileId, blob_hashes: [...asset.blobs.keys()] }] })

@@ -4,7 +4,7 @@
 import { encode } from 'cborg'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { sha256Hex, type AssetDeletion, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import { CofferProblem, sha256Hex, type AssetDeletion, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
 import { signManifest, type DeleteEnvelope } from '../../src/sdk/manifest.ts'
 import { raw } from './actors.ts'
 import { countRows } from './database.ts'
@@ -154,6 +154,16 @@ export async function deletionFor(member: Uploader, target: DeletionTarget, opti
 /** POST .../assets/{file_id}/delete with any JSON body, for what the SDK's types would not let through. */
 export function deleteRaw(server: TestServer, member: Uploader, albumId: string, fileId: string, body: unknown) {
   return raw(server, 'POST', `/v1/albums/${albumId}/assets/${fileId}/delete`, { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+}
+
+/** A blob's bytes as the member downloads them, or the status of the refusal (404, 451). */
+export async function downloaded(member: Uploader, hash: string): Promise<Buffer | number> {
+  try {
+    return Buffer.from(await member.client.downloadBlob(hash))
+  } catch (error) {
+    if (error instanceof CofferProblem) return error.status
+    throw error
+  }
 }
 
 export function bearer(member: Uploader): Record<string, string> {
