@@ -13,7 +13,7 @@ import { AppError } from '../../errors.ts'
 import type { Asset } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
 import { checkEnvelopeShape, readEnvelope, type Envelope } from './envelope.ts'
-import { decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, type OpOutcome } from './write.ts'
+import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, type OpOutcome } from './write.ts'
 
 /** Check 2 beyond the schema: the envelope's album, author and asset are the operation's own. */
 function decodeDeletion(body: Static<typeof AssetDeleteRequest>, albumId: string, fileId: string, caller: Caller) {
@@ -53,18 +53,8 @@ export function deleteAsset(deps: Deps, caller: Caller, albumId: string, fileId:
         const syncSeq = await tx.takeSyncSeq(album.albumId)
         await tx.supersedeBundle(envelope.file_id, now)
         await tx.endAsset(envelope.file_id, manifestHash, now)
-        await tx.insertAppliedOp({
-          albumId: album.albumId,
-          syncSeq,
-          manifestHash,
-          assetId: envelope.file_id,
-          action: 'delete',
-          manifestCbor: manifest,
-          metadataBlobHash: null,
-          uploadId: null,
-          appliedAt: now,
-        })
-        return { assetId: envelope.file_id, syncSeq, action: 'delete', replayed: false }
+        // No upload session; the schema made metadata_blob_hash null.
+        return appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: null, now })
       }),
   })
 }

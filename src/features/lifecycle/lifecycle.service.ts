@@ -10,7 +10,7 @@ import { issueReceipts } from '../custody/receipts.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
-import { decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
+import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
 
 /** Bytes the write stores as blobs besides the uploaded ones. */
 interface ExtraBlob {
@@ -90,20 +90,10 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
   }
   const refs = bundleRefs(session, extras)
   await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, refs)
-  await tx.insertAppliedOp({
-    albumId: album.albumId,
-    syncSeq,
-    manifestHash,
-    assetId: envelope.file_id,
-    action: envelope.action,
-    manifestCbor: manifest,
-    metadataBlobHash: envelope.metadata_blob_hash,
-    uploadId: session.uploadId,
-    appliedAt: now,
-  })
+  const outcome = await appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: session.uploadId, now })
   // Last, so that the server-wide chain lock is held for the signing alone.
   await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash })
-  return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
+  return outcome
 }
 
 /** Puts the metadata and provenance bytes in the blob store (before the transaction: no fsync inside it). */

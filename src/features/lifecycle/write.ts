@@ -125,3 +125,20 @@ export async function lockForWrite(tx: Store, albumId: string, manifestHash: str
   if (liveCeremony(locked.upgrade, now) !== null) throw upgradeInFlight()
   return undefined
 }
+
+/** The write's feed entry (in its transaction, at the `sync_seq` it took), and its answer. */
+export async function appendToFeed(tx: Store, entry: { readonly albumId: string; readonly syncSeq: number; readonly manifestHash: string; readonly envelope: Envelope; readonly manifest: Buffer; readonly uploadId: string | null; readonly now: number }): Promise<OpOutcome> {
+  const { envelope } = entry
+  await tx.insertAppliedOp({
+    albumId: entry.albumId,
+    syncSeq: entry.syncSeq,
+    manifestHash: entry.manifestHash,
+    assetId: envelope.file_id,
+    action: envelope.action,
+    manifestCbor: entry.manifest,
+    metadataBlobHash: envelope.metadata_blob_hash,
+    uploadId: entry.uploadId,
+    appliedAt: entry.now,
+  })
+  return { assetId: envelope.file_id, syncSeq: entry.syncSeq, action: envelope.action, replayed: false }
+}
