@@ -24,28 +24,47 @@ export const AlbumListResponse = Type.Object({
   albums: Type.Array(AlbumView, { description: 'Oldest first' }),
 })
 
+/** The fields of a manifest envelope, as the ops operation takes them; a delete's narrows some. */
+const envelopeFields = {
+  crypto_suite_id: WholeNumber({ description: 'Must equal the upload session’s' }),
+  protocol_version: ProtocolDate,
+  album_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'Must equal the album of the operation (absent reads as null, which never does)' })),
+  file_id: Type.String({ ...Uuid, description: 'The asset id: a canonical UUID, the same across the bundle' }),
+  amk_version: WholeNumber({ description: 'Album-key epoch' }),
+  ciphertext_hash: Hash,
+  plaintext_size: WholeNumber(),
+  chunk_size: WholeNumber(),
+  key_mode: Type.Union([Type.Literal('derived'), Type.Literal('wrapped')]),
+  metadata_blob_hash: Type.Optional(NullableHash),
+  original_blob_hash: Type.Optional(NullableHash),
+  created_by_user: Type.String({ description: 'Must be the caller’s user_id' }),
+  created_by_device: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' }),
+  client_version: Type.String(),
+  timestamp: Rfc3339,
+  action: Type.Union([Type.Literal('create'), Type.Literal('replace')]),
+  prior_provenance_hash: Type.Optional(NullableHash),
+  retention_until: Type.Optional(Type.Union([Rfc3339, Type.Null()], { description: 'Retention floor' })),
+}
+
 export const ManifestEnvelope = Type.Object(
-  {
-    crypto_suite_id: WholeNumber({ description: 'Must equal the upload session’s' }),
-    protocol_version: ProtocolDate,
-    album_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'Must equal the album of the operation (absent reads as null, which never does)' })),
-    file_id: Type.String({ ...Uuid, description: 'The asset id: a canonical UUID, the same across the bundle' }),
-    amk_version: WholeNumber({ description: 'Album-key epoch' }),
-    ciphertext_hash: Hash,
-    plaintext_size: WholeNumber(),
-    chunk_size: WholeNumber(),
-    key_mode: Type.Union([Type.Literal('derived'), Type.Literal('wrapped')]),
-    metadata_blob_hash: Type.Optional(NullableHash),
-    original_blob_hash: Type.Optional(NullableHash),
-    created_by_user: Type.String({ description: 'Must be the caller’s user_id' }),
-    created_by_device: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' }),
-    client_version: Type.String(),
-    timestamp: Rfc3339,
-    action: Type.Union([Type.Literal('create'), Type.Literal('replace')]),
-    prior_provenance_hash: Type.Optional(NullableHash),
-    retention_until: Type.Optional(Type.Union([Rfc3339, Type.Null()], { description: 'Retention floor' })),
-  },
+  envelopeFields,
   { additionalProperties: false, description: 'Strict: unknown keys are refused. A nullable field may be null or absent (SPEC.md notation); absent reads as null.' },
+)
+
+/** The envelope of a `delete` manifest (asset deletion): it names the asset's current original and chain head, and commits no metadata. */
+export const DeleteManifestEnvelope = Type.Object(
+  {
+    ...envelopeFields,
+    crypto_suite_id: WholeNumber({ description: 'Any suite the client writes (no upload session to compare with)' }),
+    file_id: Type.String({ ...Uuid, description: 'The asset id: must equal the path’s file_id' }),
+    ciphertext_hash: Type.String({ ...Hash, description: 'The asset’s current original (SHA-256, 64 lowercase hex characters)' }),
+    metadata_blob_hash: Type.Optional(Type.Null({ description: 'A delete commits no metadata blob: null or absent' })),
+    original_blob_hash: Type.Optional(Type.Union([Hash, Type.Null()], { description: 'Required: the asset’s current original (null or absent: 422)' })),
+    prior_provenance_hash: Type.Optional(Type.Union([Hash, Type.Null()], { description: 'The asset’s chain head (the feed’s envelope_hash of its last write)' })),
+    retention_until: Type.Optional(Type.Union([Rfc3339, Type.Null()], { description: 'Accepted as on the ops operation, and not applied: the asset ends here' })),
+    action: Type.Literal('delete'),
+  },
+  { additionalProperties: false, description: 'Strict: unknown keys are refused. A nullable field may be null or absent; absent reads as null.' },
 )
 
 export const OpRequest = Type.Object(
@@ -56,6 +75,16 @@ export const OpRequest = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const AssetDeleteRequest = Type.Object(
+  {
+    manifest_envelope: DeleteManifestEnvelope,
+    manifest_cbor: Type.String({ description: 'Standard base64 of the signed canonical CBOR `delete` manifest (1 byte or more); stored verbatim, never parsed' }),
+  },
+  { additionalProperties: false },
+)
+
+export const AssetPathParams = Type.Object({ album_id: Uuid, file_id: Uuid })
 
 export const OpResponse = Type.Object({
   asset_id: Type.String(),

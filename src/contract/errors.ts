@@ -29,6 +29,7 @@ export const errorCatalog = {
   'error.upgrade.in_flight': { status: 409, title: 'Upgrade in flight' },
   'error.upgrade.not_quiescent': { status: 409, title: 'Uploads still in flight' },
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
+  'error.asset.retained': { status: 409, title: 'Asset retained' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
   'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
@@ -94,6 +95,14 @@ export const StaleRevivalProblem = Type.Object(
   { description: 'CodedProblem of error.op.stale_revival' },
 )
 
+export const AssetRetainedProblem = Type.Object(
+  {
+    ...problemFields,
+    retained_until: Type.String({ format: 'date-time', description: 'The asset’s retention floor (RFC 3339, UTC): it cannot be deleted before then' }),
+  },
+  { description: 'CodedProblem of error.asset.retained' },
+)
+
 export const ProtocolRangeProblem = Type.Object(
   {
     ...problemFields,
@@ -117,6 +126,7 @@ export const QuotaExceededProblem = Type.Object(
 export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
   'error.directory.version_conflict': DirectoryConflictProblem,
   'error.op.stale_revival': StaleRevivalProblem,
+  'error.asset.retained': AssetRetainedProblem,
   'error.protocol.out_of_range': ProtocolRangeProblem,
   'error.quota.exceeded': QuotaExceededProblem,
 }

@@ -9,7 +9,7 @@ import { fromBase64, sha256Hex, toBase64 } from './bytes.ts'
 import { readDirectory, signDirectory, type DeviceDirectory } from './directory.ts'
 import { IdentityKey } from './identity.ts'
 import { CofferInputError } from './input-error.ts'
-import { buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type EnvelopeInput } from './manifest.ts'
+import { buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type EnvelopeInput } from './manifest.ts'
 
 const identity = IdentityKey.generate()
 const stranger = IdentityKey.generate()
@@ -128,6 +128,59 @@ describe('signed manifests', () => {
     const { ciphertext_hash: _ignored, ...withoutHash } = fields()
     const signed = await manifestSigner(identity, withoutHash)({ ciphertextHash: hash('e'), derivativeHashes: [], metadataBlobHash: hash('f') })
     expect(signed.envelope).toMatchObject({ ciphertext_hash: hash('e'), metadata_blob_hash: hash('f') })
+  })
+})
+
+describe('buildAssetDeletion', () => {
+  async function lastWrite() {
+    const signed = await signManifest(identity, buildEnvelope(fields({ action: 'replace', prior_provenance_hash: hash('b'), original_blob_hash: hash('c'), metadata_blob_hash: hash('d'), retention_until: '2020-01-01T00:00:00Z' })))
+    return { envelope: signed.envelope, manifestHash: signed.manifestHash }
+  }
+
+  it('continues from the last write, names its original twice, commits no metadata, and reads back as a delete', async () => {
+    const last = await lastWrite()
+    const device = randomUUID()
+    const deletion = await buildAssetDeletion(identity, { last, created_by_device: device, client_version: 'builders-test/2' })
+    expect(deletion.envelope).toEqual({
+      ...last.envelope,
+      action: 'delete',
+      ciphertext_hash: last.envelope.ciphertext_hash,
+      original_blob_hash: last.envelope.ciphertext_hash,
+      prior_provenance_hash: last.manifestHash,
+      metadata_blob_hash: null,
+      retention_until: null,
+      created_by_device: device,
+      client_version: 'builders-test/2',
+      timestamp: expect.any(String),
+    })
+    expect(Date.parse(deletion.envelope.timestamp)).toBeGreaterThan(Date.now() - 60_000)
+    expect([deletion.albumId, deletion.fileId]).toEqual([last.envelope.album_id, last.envelope.file_id])
+    expect(deletion.request).toEqual({ manifest_envelope: deletion.envelope, manifest_cbor: toBase64(deletion.manifestCbor) })
+    expect(deletion.manifestHash).toBe(sha256Hex(deletion.manifestCbor))
+    const read = readManifest(deletion.manifestCbor, identity.publicKey)
+    expect(read.envelope).toEqual(deletion.envelope)
+    expect(read.envelope.action).toBe('delete')
+    expect(() => readManifest(deletion.manifestCbor, stranger.publicKey)).toThrow(/does not verify/)
+  })
+
+  it('takes the protocol version, the timestamp and content it is given', async () => {
+    const deletion = await buildAssetDeletion(identity, { last: await lastWrite(), created_by_device: randomUUID(), client_version: 'x', protocol_version: '2026-09-01', timestamp: '2026-07-01T00:00:00.000Z', content: { reason: 'duplicate' } })
+    expect(deletion.envelope).toMatchObject({ protocol_version: '2026-09-01', timestamp: '2026-07-01T00:00:00.000Z' })
+    expect(readManifest(deletion.manifestCbor, identity.publicKey).content).toEqual({ reason: 'duplicate' })
+  })
+
+  it('refuses what the server would, naming every field at fault', async () => {
+    const last = await lastWrite()
+    const found = await rejects(() =>
+      buildAssetDeletion(identity, { last: { envelope: { ...last.envelope, album_id: null }, manifestHash: 'nope' }, created_by_device: 'pixel', client_version: 'x', protocol_version: '2026-9-1' }),
+    )
+    for (const field of ['album_id', 'manifestHash', 'created_by_device', 'protocol_version']) expect(found.some((p) => p.includes(field)), `${field}: ${found.join('\n')}`).toBe(true)
+  })
+
+  it('is refused by readManifest when a delete envelope breaks its schema (metadata committed)', async () => {
+    const { envelope } = await buildAssetDeletion(identity, { last: await lastWrite(), created_by_device: randomUUID(), client_version: 'x' })
+    const signed = await signManifest(identity, { ...envelope, metadata_blob_hash: hash('d') } as unknown as typeof envelope)
+    expect(() => readManifest(signed.manifestCbor, identity.publicKey)).toThrow(/metadata_blob_hash/)
   })
 })
 

@@ -3,8 +3,8 @@
 // most one refresh in flight however many calls are waiting.
 import type { Static } from 'typebox'
 import type {
-  AlbumListResponse, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse, UpgradePhaseResponse,
-  UploadSessionResponse,
+  AlbumListResponse, AssetDeleteRequest, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse,
+  UpgradePhaseResponse, UploadSessionResponse,
 } from '../contract/albums.ts'
 import type {
   EnrollmentResponse, ReauthenticateResponse, SecondFactorChallenge, TokenResponse,
@@ -37,6 +37,7 @@ export type ManifestEnvelopeFields = Static<typeof ManifestEnvelope>
 export type OpenUpload = Static<typeof OpenUploadRequest>
 export type UploadSessionView = Static<typeof UploadSessionResponse>
 export type LifecycleWrite = Static<typeof OpRequest>
+export type AssetDeletion = Static<typeof AssetDeleteRequest>
 export type OpResult = Static<typeof OpResponse>
 export type Feed = Static<typeof FeedResponse>
 export type UpgradePhase = Static<typeof UpgradePhaseResponse>
@@ -431,6 +432,16 @@ export class CofferClient {
 
   applyManifest(albumId: string, write: LifecycleWrite): Promise<OpResult> {
     return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/ops`, json: write, bearer: true })
+  }
+
+  /**
+   * Deletes an asset with a signed `delete` manifest (`buildAssetDeletion` makes one): the feed
+   * gains the delete, the asset's blobs stop downloading and become garbage unless a legal hold
+   * keeps them. 409 `error.asset.retained` while its retention floor is ahead; sending the same
+   * request again after a lost answer gives `replayed: true`.
+   */
+  deleteAsset(albumId: string, fileId: string, deletion: AssetDeletion): Promise<OpResult> {
+    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/assets/${encodeURIComponent(fileId)}/delete`, json: deletion, bearer: true })
   }
 
   // --- uploads -----------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // module below is free of side effects, so bundlers drop what an app does not use.
 export { CofferClient, CofferProblem, problemOf } from './client.ts'
 export type {
-  Advisory, Album, AlbumList, AssetReceipts, AssetUpload, AttestationKeys, BundleHashes, Channel, CofferClientOptions, Devices, EnrollmentChannelEnd,
+  Advisory, Album, AlbumList, AssetDeletion, AssetReceipts, AssetUpload, AttestationKeys, BundleHashes, Channel, CofferClientOptions, Devices, EnrollmentChannelEnd,
   EnrollmentCode, Feed, FetchedDirectory, LifecycleWrite, LoginResult, ManifestEnvelopeFields, ModerationRecord, OpenUpload, OpResult, Problem,
   Profile, RelayDirection, RevokeChallenge, SecurityEvents, StorageUsage, StorageVerdicts, StorageVerification, StoredEscrow, Tokens,
   UploadSessionView, UpgradePhase,
@@ -14,8 +14,9 @@ export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify
 export { verifyReceipts, type HybridVerifier, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'
 export { DIRECTORY_CONTEXT, DIRECTORY_MAX_DEVICES, readDirectory, signDirectory, type DeviceDirectory, type DirectoryDevice, type Signer } from './directory.ts'
 export {
-  MANIFEST_CONTEXT, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type Envelope, type EnvelopeInput,
-  type LifecycleWriteInput, type LifecycleWriteRequest, type ReadManifest, type SignedManifest,
+  MANIFEST_CONTEXT, buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type AssetDeletionInput,
+  type AssetDeletionRequest, type DeleteEnvelope, type Envelope, type EnvelopeInput, type LastWrite, type LifecycleWriteInput, type LifecycleWriteRequest,
+  type ReadManifest, type SignedManifest,
 } from './manifest.ts'
 export { CofferInputError } from './input-error.ts'
 export { concatBytes, equalBytes, fromBase64, fromHex, sha256, sha256Hex, toBase64, toHex, utf8 } from './bytes.ts'

@@ -1,4 +1,5 @@
-// Lifecycle writes (POST /v1/albums/{album_id}/ops): the manifest envelope, checked against the
+// Lifecycle writes (POST /v1/albums/{album_id}/ops, and asset deletion at
+// POST /v1/albums/{album_id}/assets/{file_id}/delete): the manifest envelope, checked against the
 // contract's schema and the chain rules before anything is sent, and the signed manifest. The
 // server stores `manifest_cbor` verbatim and never parses it; the SDK's layout, which readers
 // of the feed check with `readManifest`:
@@ -8,13 +9,13 @@
 //   sig           = hybrid signature over UTF-8 "coffer/manifest/v1" | 0x00 | body
 //
 // The SHA-256 of manifest_cbor is the asset's chain position (`envelope_hash` in the feed): a
-// `replace` names the current one as `prior_provenance_hash`. To retry a write whose answer was
+// `replace` or a `delete` names the current one as `prior_provenance_hash`. To retry a write whose answer was
 // lost, send the same request again (same bytes: the server answers `replayed: true`); signing
 // again makes a new manifest.
 import type { Static } from 'typebox'
 import { Value } from 'typebox/value'
 import { decodeCanonical, encodeCanonical } from '../codec/cbor.ts'
-import { ManifestEnvelope, type OpRequest } from '../contract/albums.ts'
+import { DeleteManifestEnvelope, ManifestEnvelope, type AssetDeleteRequest, type OpRequest } from '../contract/albums.ts'
 import { contextSigningBytes } from '../contract/signing.ts'
 import { sha256Hex, toBase64 } from './bytes.ts'
 import type { BundleHashes } from './client.ts'
@@ -27,6 +28,9 @@ export const MANIFEST_CONTEXT = 'coffer/manifest/v1'
 /** The envelope as the server reads it (API.md section 6), every nullable field explicit. */
 export type Envelope = Static<typeof ManifestEnvelope>
 
+/** The envelope of a `delete` manifest (asset deletion). */
+export type DeleteEnvelope = Static<typeof DeleteManifestEnvelope>
+
 type Nullable = 'metadata_blob_hash' | 'original_blob_hash' | 'prior_provenance_hash' | 'retention_until'
 
 /** What a caller gives: nullable fields may be left out (null), `timestamp` defaults to now. */
@@ -36,8 +40,8 @@ export type EnvelopeInput = Omit<Envelope, Nullable | 'timestamp' | 'album_id'> 
 } & { readonly [K in Nullable]?: string | null }
 
 /** A signed manifest: the envelope it commits to, its bytes and its chain position. */
-export interface SignedManifest {
-  readonly envelope: Envelope
+export interface SignedManifest<E extends Envelope | DeleteEnvelope = Envelope> {
+  readonly envelope: E
   readonly manifestCbor: Uint8Array
   /** SHA-256 of manifestCbor: the asset's chain head once applied. */
   readonly manifestHash: string
@@ -51,8 +55,8 @@ export interface LifecycleWriteRequest extends SignedManifest {
 
 const NULLABLE: readonly Nullable[] = ['metadata_blob_hash', 'original_blob_hash', 'prior_provenance_hash', 'retention_until']
 
-function schemaProblems(envelope: unknown): string[] {
-  return [...Value.Errors(ManifestEnvelope, envelope)].map((error) => {
+function schemaProblems(envelope: unknown, schema: typeof ManifestEnvelope | typeof DeleteManifestEnvelope = ManifestEnvelope): string[] {
+  return [...Value.Errors(schema, envelope)].map((error) => {
     const extra = error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperties?: unknown }).additionalProperties)})` : ''
     return `${error.instancePath.replace(/^\//, '') || 'envelope'}: ${error.message}${extra}`
   })
@@ -83,7 +87,9 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
  * manifest carries beside it (e.g. wrapped keys). It signs what it is given: check the envelope
  * with `buildEnvelope` first (`buildLifecycleWrite` and `manifestSigner` do both).
  */
-export async function signManifest(identity: Signer, envelope: Envelope, content?: unknown): Promise<SignedManifest> {
+export async function signManifest(identity: Signer, envelope: Envelope, content?: unknown): Promise<SignedManifest>
+export async function signManifest(identity: Signer, envelope: DeleteEnvelope, content?: unknown): Promise<SignedManifest<DeleteEnvelope>>
+export async function signManifest(identity: Signer, envelope: Envelope | DeleteEnvelope, content?: unknown): Promise<SignedManifest<Envelope | DeleteEnvelope>> {
   let body: Uint8Array
   try {
     body = encodeCanonical({ envelope, ...(content === undefined ? {} : { content }) })
@@ -131,14 +137,16 @@ export function manifestSigner(identity: Signer, envelope: Omit<EnvelopeInput, '
 }
 
 export interface ReadManifest {
-  readonly envelope: Envelope
+  /** A `create` or `replace` envelope, or a `delete` one (a feed entry whose action is `delete`). */
+  readonly envelope: Envelope | DeleteEnvelope
   readonly content: unknown
   readonly manifestHash: string
 }
 
 /**
  * Reads a manifest (e.g. a feed entry's `manifest_cbor`, base64-decoded) and checks it was
- * signed by `publicKey`. Throws CofferInputError otherwise.
+ * signed by `publicKey`. Throws CofferInputError otherwise. A `delete` manifest reads back with
+ * its delete envelope (check `envelope.action`).
  */
 export function readManifest(manifestCbor: Uint8Array, publicKey: Uint8Array): ReadManifest {
   let outer: Record<string, unknown>
@@ -153,6 +161,75 @@ export function readManifest(manifestCbor: Uint8Array, publicKey: Uint8Array): R
   if (!hybridVerify(publicKey, contextSigningBytes(MANIFEST_CONTEXT, outer.body as Uint8Array), outer.sig as Uint8Array)) {
     throw new CofferInputError('manifest', ['the signature does not verify under this identity key'])
   }
-  refuseIf('manifest envelope', schemaProblems(body.envelope))
-  return { envelope: body.envelope as Envelope, content: body.content, manifestHash: sha256Hex(manifestCbor) }
+  const isDelete = (body.envelope as { action?: unknown } | null)?.action === 'delete'
+  refuseIf('manifest envelope', schemaProblems(body.envelope, isDelete ? DeleteManifestEnvelope : ManifestEnvelope))
+  return { envelope: body.envelope as Envelope | DeleteEnvelope, content: body.content, manifestHash: sha256Hex(manifestCbor) }
+}
+
+/** The last applied write of an asset, as a delete needs it: its envelope and its hash (the chain head). */
+export interface LastWrite {
+  readonly envelope: Pick<Envelope, 'crypto_suite_id' | 'protocol_version' | 'album_id' | 'file_id' | 'amk_version' | 'ciphertext_hash' | 'plaintext_size' | 'chunk_size' | 'key_mode' | 'created_by_user'>
+  /** SHA-256 of its manifest_cbor: the feed's `envelope_hash`, `manifestHash` of readManifest or of a write. */
+  readonly manifestHash: string
+}
+
+export interface AssetDeletionInput {
+  /** The asset's last applied write (create or replace): the delete continues from it and names its original. */
+  readonly last: LastWrite
+  /** The deleting device (it need not be the one that wrote the asset). */
+  readonly created_by_device: string
+  readonly client_version: string
+  /** Defaults to the last write's; an album upgraded since then needs a version it still accepts. */
+  readonly protocol_version?: string
+  /** Defaults to now. */
+  readonly timestamp?: string
+  readonly content?: unknown
+}
+
+/** An asset deletion ready for `CofferClient.deleteAsset(albumId, fileId, request)`. */
+export interface AssetDeletionRequest extends SignedManifest<DeleteEnvelope> {
+  readonly albumId: string
+  readonly fileId: string
+  readonly request: Static<typeof AssetDeleteRequest>
+}
+
+/**
+ * A signed `delete` manifest for an asset (API.md section 6, "Asset deletion"): the envelope
+ * takes the asset's fields from its last write, continues from that write's hash, names its
+ * original as both `ciphertext_hash` and `original_blob_hash`, and commits no metadata. Checked
+ * against the server's schema; throws CofferInputError listing every problem.
+ */
+export async function buildAssetDeletion(identity: Signer, input: AssetDeletionInput): Promise<AssetDeletionRequest> {
+  const { last } = input
+  const envelope = {
+    crypto_suite_id: last.envelope.crypto_suite_id,
+    protocol_version: input.protocol_version ?? last.envelope.protocol_version,
+    album_id: last.envelope.album_id,
+    file_id: last.envelope.file_id,
+    amk_version: last.envelope.amk_version,
+    ciphertext_hash: last.envelope.ciphertext_hash,
+    plaintext_size: last.envelope.plaintext_size,
+    chunk_size: last.envelope.chunk_size,
+    key_mode: last.envelope.key_mode,
+    metadata_blob_hash: null,
+    original_blob_hash: last.envelope.ciphertext_hash,
+    created_by_user: last.envelope.created_by_user,
+    created_by_device: input.created_by_device,
+    client_version: input.client_version,
+    timestamp: input.timestamp ?? new Date().toISOString(),
+    action: 'delete',
+    prior_provenance_hash: last.manifestHash,
+    retention_until: null,
+  }
+  const problems = schemaProblems(envelope, DeleteManifestEnvelope)
+  if (typeof envelope.album_id !== 'string') problems.push('last.envelope.album_id: required (the album of the asset)')
+  if (!/^[0-9a-f]{64}$/.test(last.manifestHash)) problems.push('last.manifestHash: the SHA-256 of the last write\'s manifest_cbor (64 lowercase hex characters)')
+  refuseIf('asset deletion', problems)
+  const signed = await signManifest(identity, envelope as DeleteEnvelope, input.content)
+  return {
+    ...signed,
+    albumId: envelope.album_id as string,
+    fileId: envelope.file_id,
+    request: { manifest_envelope: signed.envelope, manifest_cbor: toBase64(signed.manifestCbor) },
+  }
 }

@@ -328,6 +328,8 @@ export interface Asset {
   readonly chainHead: string
   readonly originalHash: string
   readonly retentionUntil: number | null
+  /** Set once a `delete` manifest ended the asset: it is no longer live, its chain ends at that manifest. */
+  readonly deletedAt: number | null
 }
 
 export interface AssetBlobRef {
@@ -341,10 +343,11 @@ export interface AppliedOp {
   readonly syncSeq: number
   readonly manifestHash: string
   readonly assetId: string
-  readonly action: 'create' | 'replace'
+  readonly action: 'create' | 'replace' | 'delete'
   readonly manifestCbor: Buffer
   readonly metadataBlobHash: string | null
-  readonly uploadId: string
+  /** The upload session whose bundle the write applied; null for a delete (it uses none). */
+  readonly uploadId: string | null
   readonly appliedAt: number
 }
 
@@ -405,9 +408,15 @@ export interface LifecycleStore {
    * Inserts a new asset unless one with its id exists (in any album): false then. The unique
    * insert decides two creates of one id racing in different albums, which hold different locks.
    */
-  insertAsset(asset: Asset, now: number): Promise<boolean>
+  insertAsset(asset: Omit<Asset, 'deletedAt'>, now: number): Promise<boolean>
   /** Moves the asset to a new chain head and original. */
   advanceAsset(assetId: string, head: { readonly chainHead: string; readonly originalHash: string; readonly retentionUntil: number | null }, now: number): Promise<void>
+  /**
+   * Ends the asset at a `delete` manifest: its chain head moves to it and it is no longer live
+   * (with supersedeBundle in the same transaction, its references become garbage unless a legal
+   * hold keeps them).
+   */
+  endAsset(assetId: string, chainHead: string, now: number): Promise<void>
   /** Marks the asset's live bundle as replaced. */
   supersedeBundle(assetId: string, now: number): Promise<void>
   insertBundle(assetId: string, owner: { readonly ownerId: string; readonly syncSeq: number; readonly uploadId: string }, refs: readonly AssetBlobRef[]): Promise<void>
@@ -550,7 +559,7 @@ export interface CustodyStore {
    * current window (a window that has ended starts again at `now`); false, writing nothing, otherwise.
    */
   reserveDeepScan(userId: string, bytes: number, now: number, budget: number, windowMs: number): Promise<boolean>
-  /** The live assets of the owner among `assetIds`, with their live bundles. */
+  /** The live (not deleted) assets of the owner among `assetIds`, with their live bundles. */
   assetCustody(ownerId: string, assetIds: readonly string[]): Promise<Map<string, AssetCustody>>
   /** Which of these hashes a live asset of the owner references. */
   liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
@@ -560,7 +569,7 @@ export interface CustodyStore {
 export type ConsistencyFinding =
   /** The asset's chain head is not the hash of the last manifest applied for it (null: none). */
   | { readonly kind: 'asset_head'; readonly assetId: string; readonly chainHead: string; readonly lastManifestHash: string | null }
-  /** The asset's original is not the original of its live bundle (null: no live original). */
+  /** A live asset's original is not the original of its live bundle (null: no live original). */
   | { readonly kind: 'asset_original'; readonly assetId: string; readonly originalHash: string; readonly liveOriginal: string | null }
   /** A feed entry whose upload session is still open. */
   | { readonly kind: 'op_session_open'; readonly albumId: string; readonly syncSeq: number; readonly uploadId: string }

@@ -45,7 +45,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 
 /** Operations that write content, which a suspended account is refused (API.md section 3). */
 const CONTENT_WRITES = [
-  'provisionAlbum', 'applyLifecycleManifest', 'openUploadSession', 'putBlob', 'startUpgrade', 'abortUpgrade', 'commitUpgrade', 'publishDirectory', 'storeEscrow',
+  'provisionAlbum', 'applyLifecycleManifest', 'deleteAsset', 'openUploadSession', 'putBlob', 'startUpgrade', 'abortUpgrade', 'commitUpgrade', 'publishDirectory', 'storeEscrow',
 ]
 
 describe('OpenAPI document', async () => {

@@ -633,6 +633,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/albums/{album_id}/assets/{file_id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an asset of the album with a signed delete manifest
+         * @description Checks, in order: the album is the caller’s (404); the shape (422: action `delete`, `file_id` the path’s, `metadata_blob_hash` null, `original_blob_hash` given); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the chain (409 with chain_head: `prior_provenance_hash` the asset’s head, `ciphertext_hash` and `original_blob_hash` its current original, the asset not deleted already); the retention floor (409 with retained_until). Nothing is written unless all pass; then the feed gains the delete, the asset is no longer live and its blobs are garbage unless a legal hold keeps them. No upload session, no receipt.
+         */
+        post: operations["deleteAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -846,6 +866,11 @@ export interface components {
              */
             created_at: string;
         };
+        AssetDeleteRequest: {
+            manifest_envelope: components["schemas"]["DeleteManifestEnvelope"];
+            /** @description Standard base64 of the signed canonical CBOR `delete` manifest (1 byte or more); stored verbatim, never parsed */
+            manifest_cbor: string;
+        };
         AssetReceipt: {
             receipt_seq: number;
             server_id: string;
@@ -870,6 +895,24 @@ export interface components {
             asset_id: string;
             /** @description receipt_seq order */
             receipts: components["schemas"]["AssetReceipt"][];
+        };
+        /** @description CodedProblem of error.asset.retained */
+        AssetRetainedProblem: {
+            /** @description URI reference naming the code, e.g. /problems/auth.invalid_credentials */
+            type: string;
+            title: string;
+            status: number;
+            /** @description English explanation of this occurrence */
+            detail: string;
+            /** @description The request path this problem answers */
+            instance: string;
+            /** @description Stable error.* catalog code, for clients to localize */
+            code: string;
+            /**
+             * Format: date-time
+             * @description The asset’s retention floor (RFC 3339, UTC): it cannot be deleted before then
+             */
+            retained_until: string;
         };
         AssetVerifyRequest: {
             /** @description Any text: one that is not a live asset of the caller gets every blob unknown and false */
@@ -953,6 +996,44 @@ export interface components {
              * @description RFC 3339, UTC
              */
             last_seen: string;
+        };
+        /** @description Strict: unknown keys are refused. A nullable field may be null or absent; absent reads as null. */
+        DeleteManifestEnvelope: {
+            /** @description Any suite the client writes (no upload session to compare with) */
+            crypto_suite_id: number;
+            /** @description YYYY-MM-DD */
+            protocol_version: string;
+            /** @description Must equal the album of the operation (absent reads as null, which never does) */
+            album_id?: string | null;
+            /** @description The asset id: must equal the path’s file_id */
+            file_id: string;
+            /** @description Album-key epoch */
+            amk_version: number;
+            /** @description The asset’s current original (SHA-256, 64 lowercase hex characters) */
+            ciphertext_hash: string;
+            plaintext_size: number;
+            chunk_size: number;
+            key_mode: "derived" | "wrapped";
+            /** @description A delete commits no metadata blob: null or absent */
+            metadata_blob_hash?: null;
+            /** @description Required: the asset’s current original (null or absent: 422) */
+            original_blob_hash?: string | null;
+            /** @description Must be the caller’s user_id */
+            created_by_user: string;
+            /** @description UUID */
+            created_by_device: string;
+            client_version: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339
+             */
+            timestamp: string;
+            /** @constant */
+            action: "delete";
+            /** @description The asset’s chain head (the feed’s envelope_hash of its last write) */
+            prior_provenance_hash?: string | null;
+            /** @description Accepted as on the ops operation, and not applied: the asset ends here */
+            retention_until?: string | null;
         };
         DevicesResponse: {
             /** @description Every live session, oldest first */
@@ -3262,6 +3343,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CodedProblem"];
                 };
             };
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The asset is deleted (or was already, by this manifest: `replayed`), with the feed position of its delete */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.retained` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["StaleRevivalProblem"] | components["schemas"]["AssetRetainedProblem"] | components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            426: components["responses"]["error.protocol.out_of_range"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
         };
     };
     downloadBlob: {

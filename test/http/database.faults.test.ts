@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { PASSWORD, raw, registered, uniqueEmail, type Member } from '../support/actors.ts'
 import { album, uploader } from '../support/albums.ts'
-import { blobFiles, openBundle, opsRaw, writeFor } from '../support/bundles.ts'
+import { blobFiles, deleteRaw, deletionFor, openBundle, opsRaw, writeFor } from '../support/bundles.ts'
 import { everyRow, postgresAddress, readRows, testEngine } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -162,6 +162,28 @@ if (testEngine === 'postgres') describe('PostgreSQL behind a proxy the test brea
     expect((await opsRaw(server, writer, albumId, write.request)).json).toMatchObject({ replayed: true })
     // Original, derivative, metadata and manifest: one receipt each, once.
     expect(await readRows(server.database, `select receipt_seq from receipts where asset_id = '${write.envelope.file_id}'`)).toHaveLength(4)
+  })
+
+  it('leaves nothing of an asset deletion cut inside its transaction, and applies it once when it is sent again', async () => {
+    const writer = await uploader(server)
+    const albumId = await album(writer)
+    const bundle = await openBundle(writer, albumId)
+    const create = await writeFor(writer, bundle)
+    await writer.client.applyManifest(albumId, create.request)
+    const target = { albumId, fileId: create.envelope.file_id, head: create.manifestHash, original: bundle.hashes.ciphertextHash }
+    const deletion = await deletionFor(writer, target)
+    const before = { rows: await everyRow(server.database), files: await blobFiles(server) }
+    // The bundle is superseded and the asset ended; the feed entry, last, never arrives.
+    const lost = lostConnections(server).length
+    const cutting = proxy.cutWhenSent('insert into "album_ops"')
+    expectUnavailable(await deleteRaw(server, writer, albumId, target.fileId, deletion.request), `/v1/albums/${albumId}/assets/${target.fileId}/delete`)
+    await untilLost(server, lost + (await cutting))
+    expect({ rows: await everyRow(server.database), files: await blobFiles(server) }).toEqual(before)
+    expect(Buffer.from(await writer.client.downloadBlob(target.original)).equals(bundle.original)).toBe(true)
+
+    const applied = await deleteRaw(server, writer, albumId, target.fileId, deletion.request)
+    expect(applied.json, applied.text).toEqual({ asset_id: target.fileId, sync_seq: 2, action: 'delete', replayed: false })
+    expect((await deleteRaw(server, writer, albumId, target.fileId, deletion.request)).json).toMatchObject({ replayed: true })
   })
 })
 

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { raw, problemOf } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
-import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
+import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, downloaded, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -66,13 +66,7 @@ function blobsOf(bundle: Bundle, write: Write): Map<string, Buffer> {
   ])
 }
 
-async function downloads(hash: string): Promise<Buffer | number> {
-  try {
-    return Buffer.from(await member.client.downloadBlob(hash))
-  } catch (error) {
-    return (await problemOf(Promise.reject(error))).status
-  }
-}
+const downloads = (hash: string) => downloaded(member, hash)
 
 async function commitUpgrade(albumId: string, to: string): Promise<void> {
   const intentId = randomUUID()

@@ -1,8 +1,9 @@
 // Upgrading a database keeps what guards it: migration 0007 carries wrong-password counts and
-// locks (of accounts and of unknown emails) and open redeem windows into their new tables; a
+// locks (of accounts and of unknown emails) and open redeem windows into their new tables;
+// migration 0011 rebuilds the feed (on SQLite) with its rows and keys; a
 // migration that fails half-way leaves the database as it was, on either engine; and on
 // PostgreSQL, other schemas of the database coming and going never fail a migration.
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -12,7 +13,7 @@ import { createLogger } from '../../src/http/logging.ts'
 import { migrationProvider } from '../../src/storage/kysely/migrations/index.ts'
 import pg from 'pg'
 import { openDialect, openStorage } from '../../src/storage/kysely/storage.ts'
-import { freshDatabase, readRows, testEngine, type TestDatabase } from '../support/database.ts'
+import { freshDatabase, readRows, testEngine, writeRows, type TestDatabase } from '../support/database.ts'
 
 const STORAGE_OPTIONS = { waitTimeoutS: 5, log: createLogger('silent') }
 
@@ -110,33 +111,82 @@ describe('migration 0007', () => {
   })
 })
 
+/**
+ * A fresh database brought to the migration named, `seed` run on it (rows of that release), then
+ * opened as the current release opens it (migrating to the latest) for `check`.
+ */
+async function upgradedFrom(name: string, seed: (db: Kysely<unknown>) => Promise<void>, check: (storage: ReturnType<typeof openStorage>, target: TestDatabase['target']) => Promise<void>): Promise<void> {
+  const fresh = await freshDatabase(directory)
+  try {
+    const db = new Kysely<unknown>({ dialect: openDialect(fresh.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
+    try {
+      const schema = fresh.target.engine === 'postgres' ? fresh.target.searchPath : undefined
+      const { error } = await new Migrator({ db, provider: migrationProvider(fresh.target.engine), ...(schema ? { migrationTableSchema: schema } : {}) }).migrateTo(name)
+      if (error) throw error
+      await seed(db)
+    } finally {
+      await db.destroy()
+    }
+    const storage = openStorage(fresh.target, STORAGE_OPTIONS)
+    try {
+      await storage.migrate()
+      await check(storage, fresh.target)
+    } finally {
+      await storage.close()
+    }
+  } finally {
+    await fresh.drop()
+  }
+}
+
 describe('migration 0010', () => {
   it('adds holds on file removal beside the reclaim queue, which it leaves as it was', async () => {
-    const fresh = await freshDatabase(directory)
-    try {
-      const db = new Kysely<unknown>({ dialect: openDialect(fresh.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
-      try {
-        const schema = fresh.target.engine === 'postgres' ? fresh.target.searchPath : undefined
-        const { error } = await new Migrator({ db, provider: migrationProvider(fresh.target.engine), ...(schema ? { migrationTableSchema: schema } : {}) }).migrateTo('0009-blob-reclaims')
-        if (error) throw error
+    await upgradedFrom(
+      '0009-blob-reclaims',
+      async (db) => {
         await sql`insert into blob_reclaims (hash, generation) values (${'c'.repeat(64)}, 3)`.execute(db)
-      } finally {
-        await db.destroy()
-      }
-      const storage = openStorage(fresh.target, STORAGE_OPTIONS)
-      try {
-        await storage.migrate()
+      },
+      async (storage) => {
         expect(await storage.queuedReclaims('', 10)).toEqual([{ hash: 'c'.repeat(64), generation: 3 }])
         expect(await storage.gcHeld(0)).toBe(false)
         await storage.takeGcHold({ holdId: 'h', reason: 'backup', createdAt: 1, expiresAt: 5_000_000_000_000 })
         expect(await storage.gcHeld(4_999_999_999_999)).toBe(true)
         expect(await storage.gcHeld(5_000_000_000_000)).toBe(false)
-      } finally {
-        await storage.close()
-      }
-    } finally {
-      await fresh.drop()
-    }
+      },
+    )
+  })
+})
+
+describe('migration 0011', () => {
+  it('keeps every feed entry and asset, lets a delete record no upload session, and keeps the feed’s keys', async () => {
+    const [albumId, assetId, head] = [randomUUID(), randomUUID(), 'd'.repeat(64)]
+    const op = { albumId, syncSeq: 1, manifestHash: head, assetId, action: 'create' as const, manifestCbor: Buffer.from([0xa0]), metadataBlobHash: 'e'.repeat(64), uploadId: 'upload-1', appliedAt: 1_700_000_000_000 }
+    await upgradedFrom(
+      '0010-gc-holds',
+      async (db) => {
+        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(db)
+        await sql`insert into albums (album_id, owner_id, protocol_version, created_at, next_sync_seq) values (${albumId}, 'u-1', '2026-06-01', 1, 1)`.execute(db)
+        await sql`insert into assets (asset_id, album_id, owner_id, chain_head, original_hash, retention_until, created_at, updated_at) values (${assetId}, ${albumId}, 'u-1', ${head}, ${'f'.repeat(64)}, null, 1, 1)`.execute(db)
+        await sql`insert into album_ops (album_id, sync_seq, manifest_hash, asset_id, action, manifest_cbor, metadata_blob_hash, upload_id, applied_at)
+          values (${albumId}, 1, ${head}, ${assetId}, 'create', ${op.manifestCbor}, ${op.metadataBlobHash}, 'upload-1', ${op.appliedAt})`.execute(db)
+      },
+      async (storage, target) => {
+        expect(await storage.findAppliedOp(albumId, head)).toEqual(op)
+        expect(await storage.findAsset(assetId)).toMatchObject({ chainHead: head, deletedAt: null })
+        const deletion = { ...op, syncSeq: 2, manifestHash: '1'.repeat(64), action: 'delete' as const, metadataBlobHash: null, uploadId: null }
+        await storage.transaction(async (tx) => {
+          await tx.insertAppliedOp(deletion)
+          await tx.endAsset(assetId, deletion.manifestHash, 5)
+        })
+        expect(await storage.feed(albumId, 0, 10)).toEqual([op, deletion])
+        expect(await storage.findAsset(assetId)).toMatchObject({ chainHead: deletion.manifestHash, deletedAt: 5 })
+        // The keys came along: one manifest per album, one entry per position; the album's entries go with it.
+        await expect(storage.insertAppliedOp({ ...op, syncSeq: 3 })).rejects.toThrow()
+        await expect(storage.insertAppliedOp({ ...op, manifestHash: '2'.repeat(64) })).rejects.toThrow()
+        await writeRows(target, 'delete from albums where album_id = ?', [albumId])
+        expect(await readRows(target, 'select sync_seq from album_ops')).toEqual([])
+      },
+    )
   })
 })
 

@@ -4,7 +4,8 @@
 import { encode } from 'cborg'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { sha256Hex, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import { CofferProblem, sha256Hex, type AssetDeletion, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import { signManifest, type DeleteEnvelope } from '../../src/sdk/manifest.ts'
 import { raw } from './actors.ts'
 import { countRows } from './database.ts'
 import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
@@ -85,6 +86,83 @@ export async function writeFor(member: Uploader, bundle: Bundle, options: WriteO
     envelope: signed.envelope,
     manifest,
     manifestHash: sha256Hex(manifest),
+  }
+}
+
+/** An asset as a delete names it: where it is, its chain head and its current original. */
+export interface DeletionTarget {
+  readonly albumId: string
+  readonly fileId: string
+  readonly head: string
+  readonly original: string
+}
+
+export interface DeletionOptions {
+  /** Default: the target's head. */
+  readonly prior?: string | null
+  /** Default: the target's original. */
+  readonly originalBlobHash?: string | null
+  /** Default: the target's original. */
+  readonly ciphertextHash?: string
+  readonly protocolVersion?: string
+  /** Anything else, set as given (or removed, when undefined). */
+  readonly overrides?: Record<string, unknown>
+}
+
+export interface Deletion {
+  readonly request: AssetDeletion
+  readonly envelope: DeleteEnvelope
+  readonly manifest: Buffer
+  readonly manifestHash: string
+}
+
+/**
+ * The body a client sends to delete `target`: a delete envelope and its signed manifest. The
+ * envelope is assembled here, not by the SDK's checked builder, so that tests can send what the
+ * server must refuse.
+ */
+export async function deletionFor(member: Uploader, target: DeletionTarget, options: DeletionOptions = {}): Promise<Deletion> {
+  const envelope: Record<string, unknown> = {
+    crypto_suite_id: 1,
+    protocol_version: options.protocolVersion ?? PROTOCOL_CURRENT,
+    album_id: target.albumId,
+    file_id: target.fileId,
+    amk_version: 1,
+    ciphertext_hash: options.ciphertextHash ?? target.original,
+    plaintext_size: 1000,
+    chunk_size: 65536,
+    key_mode: 'derived',
+    metadata_blob_hash: null,
+    original_blob_hash: options.originalBlobHash === undefined ? target.original : options.originalBlobHash,
+    created_by_user: member.userId,
+    created_by_device: member.deviceId,
+    client_version: 'coffer-tests/1',
+    timestamp: new Date().toISOString(),
+    action: 'delete',
+    prior_provenance_hash: options.prior === undefined ? target.head : options.prior,
+    retention_until: null,
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    if (value === undefined) delete envelope[key]
+    else envelope[key] = value
+  }
+  const signed = await signManifest(member.identity, envelope as unknown as DeleteEnvelope)
+  const manifest = Buffer.from(signed.manifestCbor)
+  return { request: { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64') }, envelope: signed.envelope, manifest, manifestHash: signed.manifestHash }
+}
+
+/** POST .../assets/{file_id}/delete with any JSON body, for what the SDK's types would not let through. */
+export function deleteRaw(server: TestServer, member: Uploader, albumId: string, fileId: string, body: unknown) {
+  return raw(server, 'POST', `/v1/albums/${albumId}/assets/${fileId}/delete`, { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+}
+
+/** A blob's bytes as the member downloads them, or the status of the refusal (404, 451). */
+export async function downloaded(member: Uploader, hash: string): Promise<Buffer | number> {
+  try {
+    return Buffer.from(await member.client.downloadBlob(hash))
+  } catch (error) {
+    if (error instanceof CofferProblem) return error.status
+    throw error
   }
 }
 

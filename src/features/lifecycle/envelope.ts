@@ -1,13 +1,13 @@
 // Checks of a manifest envelope that the schema cannot make (API.md section 6, checks 2 and
-// 4), shared by lifecycle writes and upload sessions that carry an envelope.
+// 4), shared by lifecycle writes (asset deletion included) and upload sessions that carry an envelope.
 import type { Static } from 'typebox'
-import type { ManifestEnvelope } from '../../contract/albums.ts'
+import type { DeleteManifestEnvelope, ManifestEnvelope } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { checkProtocol, isProtocolDate } from '../../domain/protocol.ts'
 import { AppError } from '../../errors.ts'
 import type { Album } from '../../storage/port.ts'
 
-type WireEnvelope = Static<typeof ManifestEnvelope>
+type WireEnvelope = Static<typeof ManifestEnvelope> | Static<typeof DeleteManifestEnvelope>
 type NullableField = 'album_id' | 'metadata_blob_hash' | 'original_blob_hash' | 'prior_provenance_hash' | 'retention_until'
 
 /** An envelope as the checks read it: SPEC.md's "T | null" fields, absent ones included, as null. */

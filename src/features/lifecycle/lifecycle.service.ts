@@ -1,27 +1,16 @@
 // Applying a signed lifecycle manifest (API.md section 6): every check runs, in its order,
 // before anything is written; then one transaction indexes the asset and its bundle, records
 // the metadata and provenance blobs, closes the upload session and appends to the feed.
-import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { OpRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
-import { checkChain, type ChainVerdict } from '../../domain/lifecycle-write.ts'
-import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
-import type { Album, AppliedOp, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
-import { ownAlbum } from '../albums/albums.service.ts'
+import type { Album, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
 import { issueReceipts } from '../custody/receipts.ts'
-import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
-import { checkEnvelopeProtocol, checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
-
-export interface OpOutcome {
-  readonly assetId: string
-  readonly syncSeq: number
-  readonly action: 'create' | 'replace'
-  readonly replayed: boolean
-}
+import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
+import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
 
 /** Bytes the write stores as blobs besides the uploaded ones. */
 interface ExtraBlob {
@@ -30,39 +19,13 @@ interface ExtraBlob {
   readonly role: 'metadata' | 'provenance'
 }
 
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}
-
-function refuseInvalid(detail: string): AppError {
-  return new AppError('error.request.invalid', detail)
-}
-
-const upgradeInFlight = () => new AppError('error.upgrade.in_flight', 'An upgrade ceremony is in flight on this album; writes resume after it')
 const bundleIncomplete = (detail: string) => new AppError('error.op.bundle_incomplete', detail)
-
-function staleRevival(verdict: ChainVerdict & { kind: 'stale' }): AppError {
-  return new AppError('error.op.stale_revival', 'The manifest does not continue the asset’s chain; fetch the head and re-sign', {
-    extensions: verdict.chainHead === null ? {} : { chain_head: verdict.chainHead },
-  })
-}
-
-/** Check 7, as a throw. */
-function ensureChain(envelope: Envelope, asset: Parameters<typeof checkChain>[1]): void {
-  const verdict = checkChain(
-    { action: envelope.action, albumId: envelope.album_id ?? '', priorProvenanceHash: envelope.prior_provenance_hash, originalBlobHash: envelope.original_blob_hash },
-    asset,
-  )
-  if (verdict.kind === 'original_required') throw refuseInvalid('manifest_envelope.original_blob_hash is required on a replace')
-  if (verdict.kind === 'stale') throw staleRevival(verdict)
-}
 
 /** Check 2 beyond the schema: the manifest bytes, the metadata bytes, the envelope's own fields. */
 function decodeRequest(body: Static<typeof OpRequest>, albumId: string, caller: Caller) {
   const envelope = readEnvelope(body.manifest_envelope)
   checkEnvelopeShape(envelope, albumId, caller.userId)
-  const manifest = strictBase64(body.manifest_cbor)
-  if (manifest === null || manifest.length === 0) throw refuseInvalid('manifest_cbor must be standard base64 of 1 byte or more')
+  const manifest = decodeManifest(body.manifest_cbor)
   const metadataText = body.metadata_blob ?? null
   const metadata = metadataText === null ? null : strictBase64(metadataText)
   if (metadataText !== null && metadata === null) throw refuseInvalid('metadata_blob must be standard base64')
@@ -102,17 +65,10 @@ function bundleRefs(session: UploadSession, extras: readonly ExtraBlob[]): Asset
   ]
 }
 
-function replayOf(applied: AppliedOp): OpOutcome {
-  return { assetId: applied.assetId, syncSeq: applied.syncSeq, action: applied.action, replayed: true }
-}
-
 async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], now: number): Promise<OpOutcome> {
   // Under the album lock the checks that a racing write could invalidate are made again.
-  const locked = await tx.lockAlbum(album.albumId)
-  if (locked === undefined) throw new AppError('error.not_found', 'No album of this account has that id')
-  const replay = await tx.findAppliedOp(album.albumId, manifestHash)
-  if (replay !== undefined) return replayOf(replay)
-  if (liveCeremony(locked.upgrade, now) !== null) throw upgradeInFlight()
+  const replay = await lockForWrite(tx, album.albumId, manifestHash, now)
+  if (replay !== undefined) return replay
   const asset = await tx.findAsset(envelope.file_id)
   ensureChain(envelope, asset)
   if (!(await tx.closeUploadSession(session.uploadId, now))) throw bundleIncomplete('The upload session was closed meanwhile')
@@ -126,7 +82,7 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
   if (asset === undefined) {
     // A create of the same id in another album (under another album's lock) may have won meanwhile.
     if (!(await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now))) {
-      throw staleRevival({ kind: 'stale', chainHead: null })
+      throw staleRevival(null)
     }
   } else {
     await tx.supersedeBundle(envelope.file_id, now)
@@ -134,20 +90,10 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
   }
   const refs = bundleRefs(session, extras)
   await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, refs)
-  await tx.insertAppliedOp({
-    albumId: album.albumId,
-    syncSeq,
-    manifestHash,
-    assetId: envelope.file_id,
-    action: envelope.action,
-    manifestCbor: manifest,
-    metadataBlobHash: envelope.metadata_blob_hash,
-    uploadId: session.uploadId,
-    appliedAt: now,
-  })
+  const outcome = await appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: session.uploadId, now })
   // Last, so that the server-wide chain lock is held for the signing alone.
   await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash })
-  return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
+  return outcome
 }
 
 /** Puts the metadata and provenance bytes in the blob store (before the transaction: no fsync inside it). */
@@ -170,38 +116,25 @@ async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], store
 }
 
 /**
- * The lifecycle write. `validate` checks the request body's shape; it runs after the album
- * check, as API.md orders them.
+ * The lifecycle write (create or replace). `validate` checks the request body's shape; it runs
+ * after the album check, as API.md orders them.
  */
-export async function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: string, validate: () => Static<typeof OpRequest>): Promise<OpOutcome> {
-  // 1. The album is the caller's.
-  const album = await ownAlbum(deps.storage, caller, albumId)
-  ensureNotSuspended(caller)
-  // 2. Shape.
-  const { envelope, manifest, metadata } = decodeRequest(validate(), albumId, caller)
-  // 3. Replay: the first application's answer, writing nothing.
-  const manifestHash = sha256(manifest)
-  const applied = await deps.storage.findAppliedOp(albumId, manifestHash)
-  if (applied !== undefined) return replayOf(applied)
-  const now = deps.clock.now()
-  let session: UploadSession
-  try {
-    // 4. Protocol.
-    checkEnvelopeProtocol(deps, envelope, album)
-    // 5. Upgrade window.
-    if (liveCeremony(album.upgrade, now) !== null) throw upgradeInFlight()
-    // 6. Bundle.
-    session = await findBundle(deps, caller, albumId, envelope, metadata, now)
-    // 7. Chain.
-    ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
-  } catch (error) {
-    // An identical request applied since check 3 (its session now closed, its asset now
-    // existing) makes this one a replay, and check 3 answers before the others.
-    const appliedMeanwhile = error instanceof AppError ? await deps.storage.findAppliedOp(albumId, manifestHash) : undefined
-    if (appliedMeanwhile !== undefined) return replayOf(appliedMeanwhile)
-    throw error
-  }
+export function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: string, validate: () => Static<typeof OpRequest>): Promise<OpOutcome> {
+  return lifecycleWrite(deps, caller, albumId, {
+    decode: () => decodeRequest(validate(), albumId, caller),
+    async check({ envelope, metadata }, _album, now) {
+      // 6. Bundle.
+      const session = await findBundle(deps, caller, albumId, envelope, metadata, now)
+      // 7. Chain.
+      ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
+      return session
+    },
+    apply: ({ envelope, manifest, metadata, manifestHash }, session, album, now) => storeAndApply(deps, caller, album, envelope, manifest, manifestHash, metadata, session, now),
+  })
+}
 
+/** The writes: the extra blobs' bytes first (no fsync inside the transaction), then the transaction. */
+async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, metadata: Buffer | null, session: UploadSession, now: number): Promise<OpOutcome> {
   const extras: ExtraBlob[] = [
     ...(metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' as const }]),
     { hash: manifestHash, bytes: manifest, role: 'provenance' },

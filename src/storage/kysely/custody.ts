@@ -77,6 +77,7 @@ export function custodyQueries(db: Executor): CustodyStore {
         .select(['assets.assetId', 'assets.takenDownAt', 'assetBlobs.hash', 'assetBlobs.role'])
         .where('assets.ownerId', '=', ownerId)
         .where('assets.assetId', 'in', assetIds)
+        .where('assets.deletedAt', 'is', null)
         .execute()
       for (const row of rows) {
         const entry = custody.get(row.assetId) ?? { takenDown: row.takenDownAt !== null, roles: new Map() }

@@ -57,12 +57,12 @@ export function integrityQueries(db: Executor): IntegrityStore {
         order by a.asset_id limit ${FINDINGS_PER_KIND}`)) {
         findings.push({ kind: 'asset_head', assetId: row.assetId, chainHead: row.chainHead, lastManifestHash: row.manifestHash })
       }
-      // Its original is the original of its live bundle.
+      // A live asset's original is the original of its live bundle (a deleted one has none).
       for (const row of await rows(sql<{ assetId: string; originalHash: string; liveOriginal: string | null }>`
         select a.asset_id, a.original_hash,
           (select min(b.hash) from asset_blobs b where b.asset_id = a.asset_id and b.superseded_at is null and b.role = 'original') as live_original
         from assets a
-        where not exists (select 1 from asset_blobs b where b.asset_id = a.asset_id and b.superseded_at is null and b.role = 'original' and b.hash = a.original_hash)
+        where a.deleted_at is null and not exists (select 1 from asset_blobs b where b.asset_id = a.asset_id and b.superseded_at is null and b.role = 'original' and b.hash = a.original_hash)
         order by a.asset_id limit ${FINDINGS_PER_KIND}`)) {
         findings.push({ kind: 'asset_original', assetId: row.assetId, originalHash: row.originalHash, liveOriginal: row.liveOriginal })
       }

@@ -19,7 +19,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     async findAsset(assetId) {
       return db
         .selectFrom('assets')
-        .select(['assetId', 'albumId', 'ownerId', 'chainHead', 'originalHash', 'retentionUntil'])
+        .select(['assetId', 'albumId', 'ownerId', 'chainHead', 'originalHash', 'retentionUntil', 'deletedAt'])
         .where('assetId', '=', assetId)
         .executeTakeFirst()
     },
@@ -27,7 +27,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     async insertAsset(asset, now) {
       const result = await db
         .insertInto('assets')
-        .values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null })
+        .values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null, deletedAt: null })
         .onConflict((oc) => oc.column('assetId').doNothing())
         .executeTakeFirst()
       return affected(result) === 1
@@ -35,6 +35,10 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
 
     async advanceAsset(assetId, head, now) {
       await db.updateTable('assets').set({ ...head, updatedAt: now }).where('assetId', '=', assetId).execute()
+    },
+
+    async endAsset(assetId, chainHead, now) {
+      await db.updateTable('assets').set({ chainHead, deletedAt: now, updatedAt: now }).where('assetId', '=', assetId).execute()
     },
 
     async supersedeBundle(assetId, now) {

@@ -247,6 +247,8 @@ export interface AssetsTable {
   takenDownAt: number | null
   /** Set while a legal hold keeps every blob of the asset from garbage collection. */
   legalHoldAt: number | null
+  /** Set when a `delete` manifest ended the asset: it is no longer live (its bundle is superseded). */
+  deletedAt: number | null
 }
 
 export type BlobRole = 'original' | 'derivative' | 'metadata' | 'provenance'
@@ -269,10 +271,11 @@ export interface AlbumOpsTable {
   syncSeq: number
   manifestHash: string
   assetId: string
-  action: 'create' | 'replace'
+  action: 'create' | 'replace' | 'delete'
   manifestCbor: Uint8Array
   metadataBlobHash: string | null
-  uploadId: string
+  /** The upload session the write applied; null for a delete (it uses none). */
+  uploadId: string | null
   appliedAt: number
 }
 

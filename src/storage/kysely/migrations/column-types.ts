@@ -6,10 +6,12 @@ import type { Engine } from '../../port.ts'
 export interface ColumnTypes {
   /** Opaque bytes. */
   readonly bytes: RawBuilder<unknown>
+  /** For the few changes the engines make differently (SQLite cannot drop a NOT NULL in place). */
+  readonly engine: Engine
 }
 
 export function columnTypes(engine: Engine): ColumnTypes {
-  return { bytes: engine === 'postgres' ? sql`bytea` : sql`blob` }
+  return { bytes: engine === 'postgres' ? sql`bytea` : sql`blob`, engine }
 }
 
 export type MigrationStep = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>

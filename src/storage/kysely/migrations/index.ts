@@ -13,6 +13,7 @@ import { up as attemptBudgets } from './0007-attempt-budgets.ts'
 import { up as storageUsage } from './0008-storage-usage.ts'
 import { up as blobReclaims } from './0009-blob-reclaims.ts'
 import { up as gcHolds } from './0010-gc-holds.ts'
+import { up as assetDeletion } from './0011-asset-deletion.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -25,6 +26,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0008-storage-usage', storageUsage],
   ['0009-blob-reclaims', blobReclaims],
   ['0010-gc-holds', gcHolds],
+  ['0011-asset-deletion', assetDeletion],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,0 +1,60 @@
+// Asset deletion (API.md section 6, "Asset deletion"; docs/decisions/0018): a signed `delete`
+// manifest ends an asset's chain. Checks 1-5 of the ops operation, then the chain (the delete
+// continues from the asset's head and names its current original), then the retention floor;
+// no upload session, no blob stored, no receipt. Then one transaction: the feed gains the
+// delete, the asset's chain head moves to it and the asset is no longer live, its bundle
+// superseded (garbage for the next collection unless a legal hold keeps it).
+import type { Static } from 'typebox'
+import type { AssetDeleteRequest } from '../../contract/albums.ts'
+import { timestamp } from '../../contract/common.ts'
+import type { Deps } from '../../deps.ts'
+import { retainedUntil } from '../../domain/lifecycle-write.ts'
+import { AppError } from '../../errors.ts'
+import type { Asset } from '../../storage/port.ts'
+import type { Caller } from '../context.ts'
+import { checkEnvelopeShape, readEnvelope, type Envelope } from './envelope.ts'
+import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, type OpOutcome } from './write.ts'
+
+/** Check 2 beyond the schema: the envelope's album, author and asset are the operation's own. */
+function decodeDeletion(body: Static<typeof AssetDeleteRequest>, albumId: string, fileId: string, caller: Caller) {
+  const envelope = readEnvelope(body.manifest_envelope)
+  checkEnvelopeShape(envelope, albumId, caller.userId)
+  if (envelope.file_id !== fileId) throw refuseInvalid('manifest_envelope.file_id must equal the asset of the path')
+  return { envelope, manifest: decodeManifest(body.manifest_cbor) }
+}
+
+/** The chain check, then the retention floor (409 error.asset.retained while it is ahead). */
+function ensureDeletable(envelope: Envelope, asset: Asset | undefined, now: number): void {
+  ensureChain(envelope, asset)
+  const until = asset === undefined ? null : retainedUntil(asset, now)
+  if (until !== null) {
+    throw new AppError('error.asset.retained', `The asset’s manifests keep it until ${timestamp(until)}; it cannot be deleted before then`, {
+      extensions: { retained_until: timestamp(until) },
+    })
+  }
+}
+
+/**
+ * Deletes the asset `fileId` of the album. `validate` checks the request body's shape; it runs
+ * after the album check, as on the ops operation.
+ */
+export function deleteAsset(deps: Deps, caller: Caller, albumId: string, fileId: string, validate: () => Static<typeof AssetDeleteRequest>): Promise<OpOutcome> {
+  return lifecycleWrite(deps, caller, albumId, {
+    decode: () => decodeDeletion(validate(), albumId, fileId, caller),
+    async check({ envelope }, _album, now) {
+      ensureDeletable(envelope, await deps.storage.findAsset(envelope.file_id), now)
+    },
+    apply: ({ envelope, manifest, manifestHash }, _found, album, now) =>
+      deps.storage.transaction(async (tx): Promise<OpOutcome> => {
+        const replay = await lockForWrite(tx, album.albumId, manifestHash, now)
+        if (replay !== undefined) return replay
+        // A replace or another delete may have moved the chain since the checks.
+        ensureDeletable(envelope, await tx.findAsset(envelope.file_id), now)
+        const syncSeq = await tx.takeSyncSeq(album.albumId)
+        await tx.supersedeBundle(envelope.file_id, now)
+        await tx.endAsset(envelope.file_id, manifestHash, now)
+        // No upload session; the schema made metadata_blob_hash null.
+        return appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: null, now })
+      }),
+  })
+}
