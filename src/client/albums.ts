@@ -6,13 +6,13 @@
 // twice, or on two devices at once, makes one.
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { CofferClient, Feed } from '../sdk/client.ts'
-import { backupFile, restoreFile, type BackupTarget, type RestoredFile } from './files.ts'
+import { backupFile, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 
 export const ALBUM_RECORD_TYPE = 'application/vnd.coffer.album'
 
 /** An account's keys and client, as the album functions need them. */
-export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & { readonly identityPublicKey: Uint8Array }
+export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
 
 export interface NamedAlbum {
   readonly albumId: string
