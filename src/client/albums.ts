@@ -6,13 +6,15 @@
 // twice, or on two devices at once, makes one.
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { CofferClient, Feed } from '../sdk/client.ts'
-import { backupFile, restoreFile, type BackupTarget, type RestoredFile } from './files.ts'
+import { decodeCanonical } from '../codec/cbor.ts'
+import { fromBase64 } from '../sdk/bytes.ts'
+import { backupFile, FileTransferError, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 
 export const ALBUM_RECORD_TYPE = 'application/vnd.coffer.album'
 
 /** An account's keys and client, as the album functions need them. */
-export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & { readonly identityPublicKey: Uint8Array }
+export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
 
 export interface NamedAlbum {
   readonly albumId: string
@@ -35,11 +37,11 @@ export async function openAlbum(library: Library, name: string): Promise<NamedAl
   return { albumId, name: normalized, protocolVersion }
 }
 
-/** Every feed entry of an album, page by page, oldest first. */
-export async function* feedEntries(client: CofferClient, albumId: string): AsyncGenerator<Feed['entries'][number]> {
-  let after = 0
+/** Every feed entry of an album after `after` (0: from the start), page by page (`pageSize` entries, 1000 unless given), oldest first. */
+export async function* feedEntries(client: CofferClient, albumId: string, options: { readonly after?: number; readonly pageSize?: number } = {}): AsyncGenerator<Feed['entries'][number]> {
+  let after = options.after ?? 0
   for (;;) {
-    const page = await client.feed(albumId, after, 1000)
+    const page = await client.feed(albumId, after, options.pageSize ?? 1000)
     yield* page.entries
     if (page.entries.length === 0 || page.next_after === after) return
     after = page.next_after
@@ -87,28 +89,117 @@ export async function findAlbum(library: Library, name: string): Promise<NamedAl
   return found === undefined ? null : { albumId, name: albumName(name), protocolVersion: found.protocol_version }
 }
 
+/** A planned asset: its latest feed position and the plaintext size its envelope states (unchecked). */
+export interface PlannedAsset {
+  readonly seq: number
+  readonly size: number
+}
+
 /**
- * Assets albumFiles opens ahead of the one it yields: opening one is a signature check on this
- * thread and a download of its metadata blob, and the downloads of the next ones overlap it.
+ * What restoring an album's files means, read from its feed without opening any (planAlbum):
+ * about 130 bytes per file (an asset id and two numbers), against about 20 KB per file opened.
  */
-const OPEN_AHEAD = 8
+export interface AlbumPlan {
+  readonly albumId: string
+  /** The album's photos and videos when planned: its live assets, its record left out. */
+  readonly files: number
+  /**
+   * Their plaintext bytes, the sum of the envelopes' plaintext_size read WITHOUT checking the
+   * signatures: for progress only. Each file's size is checked when it is opened.
+   */
+  readonly bytes: number
+  /** The last feed position read: what the feed gains after it is left for the next plan. */
+  readonly through: number
+  /** The planned assets by id. */
+  readonly assets: ReadonlyMap<string, PlannedAsset>
+}
+
+/** The plaintext size an entry's envelope states, its signature unchecked (0 when it cannot be read). */
+function statedSize(manifestCbor: string): number {
+  try {
+    const outer = decodeCanonical(fromBase64(manifestCbor)) as { body?: unknown }
+    const body = decodeCanonical(outer.body as Uint8Array) as { envelope?: { plaintext_size?: unknown } }
+    const size = body.envelope?.plaintext_size
+    return typeof size === 'number' && Number.isSafeInteger(size) && size >= 0 ? size : 0
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Plans the restore of an album's files in one pass over its feed, opening none: for each live
+ * asset (its record left out) only its latest feed position and stated size are kept, and
+ * where the feed ended. openPlanned then opens the files one window at a time.
+ */
+export async function planAlbum(library: Library, albumId: string): Promise<AlbumPlan> {
+  const recordId = await recordIdOf(library, albumId)
+  const assets = new Map<string, PlannedAsset>()
+  let through = 0
+  for await (const entry of feedEntries(library.client, albumId)) {
+    through = entry.sync_seq
+    if (entry.asset_id === recordId) continue
+    if (entry.action === 'delete') assets.delete(entry.asset_id)
+    else assets.set(entry.asset_id, { seq: entry.sync_seq, size: statedSize(entry.manifest_cbor) })
+  }
+  let bytes = 0
+  for (const asset of assets.values()) bytes += asset.size
+  return { albumId, files: assets.size, bytes, through, assets }
+}
+
+/** A planned file as openPlanned gives it: opened (restoreFile), or the error that opening it met. */
+export type PlannedFile =
+  | { readonly assetId: string; readonly size: number; readonly file: RestoredFile; readonly error?: undefined }
+  | { readonly assetId: string; readonly size: number; readonly file?: undefined; readonly error: FileTransferError }
+
+/** Files openPlanned opens ahead of the one it gives, unless told: opening one is a signature check and a download of its metadata blob, and the next ones' overlap it. */
+export const OPEN_AHEAD = 8
+
+/** Feed entries per page when openPlanned reads the feed again (each holds a manifest of about 7 KiB in base64). */
+const REPLAN_PAGE = 256
+
+/**
+ * The plan's files in feed order (of their latest entries), each opened when its turn nears: the
+ * feed is read again up to plan.through, REPLAN_PAGE entries at a time, and while a file is
+ * given, at most `ahead` more (OPEN_AHEAD unless given) are opened and not yet taken. So memory
+ * holds a window of files, not the album: a consumer that works on k files at once holds at
+ * most ahead + k opened. A file that fails to open is given with its error; the feed's own
+ * failures are thrown.
+ */
+export async function* openPlanned(library: Library, plan: AlbumPlan, options: { readonly ahead?: number } = {}): AsyncGenerator<PlannedFile> {
+  const ahead = Math.max(0, options.ahead ?? OPEN_AHEAD)
+  const source = { ...library, albumId: plan.albumId }
+  const entries = feedEntries(library.client, plan.albumId, { pageSize: REPLAN_PAGE })
+  const open = (entry: Feed['entries'][number], size: number): Promise<PlannedFile> =>
+    restoreFile(source, entry).then(
+      (file) => ({ assetId: entry.asset_id, size, file }),
+      (error: unknown) => ({ assetId: entry.asset_id, size, error: error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, String(error), error) }),
+    )
+  const opening: Promise<PlannedFile>[] = []
+  let exhausted = false
+  try {
+    for (;;) {
+      while (!exhausted && opening.length <= ahead) {
+        const next = await entries.next()
+        if (next.done === true || next.value.sync_seq > plan.through) exhausted = true
+        else if (plan.assets.get(next.value.asset_id)?.seq === next.value.sync_seq) opening.push(open(next.value, plan.assets.get(next.value.asset_id)!.size))
+      }
+      const head = opening.shift()
+      if (head === undefined) return
+      yield await head
+    }
+  } finally {
+    await entries.return(undefined)
+  }
+}
 
 /**
  * An album's photos and videos (its record left out), each opened: metadata read, bytes on
- * demand. In feed order; up to OPEN_AHEAD opened ahead (a failure is thrown when its turn comes).
+ * demand. In feed order, planned then opened a window at a time (planAlbum, openPlanned); a
+ * failure is thrown when its turn comes.
  */
 export async function* albumFiles(library: Library, albumId: string): AsyncGenerator<RestoredFile> {
-  const recordId = await recordIdOf(library, albumId)
-  const entries = (await liveEntries(library.client, albumId)).filter((entry) => entry.asset_id !== recordId)
-  const open = (entry: (typeof entries)[number]): Promise<RestoredFile> => {
-    const opening = restoreFile({ ...library, albumId }, entry)
-    opening.catch(() => {}) // handled when its turn comes; not an unhandled rejection meanwhile
-    return opening
-  }
-  const opened = entries.slice(0, OPEN_AHEAD).map(open)
-  for (let i = 0; i < entries.length; i++) {
-    const ahead = entries[i + OPEN_AHEAD]
-    if (ahead !== undefined) opened.push(open(ahead))
-    yield await opened[i]!
+  for await (const planned of openPlanned(library, await planAlbum(library, albumId))) {
+    if (planned.error !== undefined) throw planned.error
+    yield planned.file
   }
 }

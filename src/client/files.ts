@@ -14,7 +14,8 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
-import { buildLifecycleWrite, readManifest, type Envelope } from '../sdk/manifest.ts'
+import type { HybridVerifier } from '../sdk/hybrid.ts'
+import { buildLifecycleWrite, readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { assetIdFor } from './format/ids.ts'
@@ -281,6 +282,11 @@ export interface RestoreSource {
   readonly identityPublicKey: Uint8Array
   /** Hashes the original's ciphertext; @noble/hashes' SHA-256 unless given. */
   readonly sha256?: Sha256Hasher
+  /**
+   * Checks the manifest's hybrid signature; the SDK's hybridVerify (noble, on this thread, about
+   * 5 ms) unless given. node/crypto.ts nativeVerify is node:crypto's, on the libuv pool.
+   */
+  readonly verify?: HybridVerifier
 }
 
 /** A feed entry (or its two fields this needs). */
@@ -313,7 +319,7 @@ export async function restoreFile(source: RestoreSource, entry: AssetEntry): Pro
   let name: string | null = null
   const fail = (error: unknown): FileTransferError => (error instanceof FileTransferError ? error : new FileTransferError('restore', name, entry.asset_id, reasonOf(error), error))
   try {
-    const { envelope } = readManifest(fromBase64(entry.manifest_cbor), source.identityPublicKey)
+    const { envelope } = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)
     if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
     if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped') throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
     if (envelope.metadata_blob_hash === null || envelope.metadata_blob_hash === undefined) throw new Error('the manifest commits no metadata blob')

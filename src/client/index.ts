@@ -7,7 +7,11 @@ export {
   type AssetEntry, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource,
 } from './files.ts'
 export { backupAll, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type SyncState } from './sync.ts'
-export { albumFiles, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, namedAlbums, openAlbum, type Library, type NamedAlbum } from './albums.ts'
+export {
+  albumFiles, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum,
+  type AlbumPlan, type Library, type NamedAlbum, type PlannedAsset, type PlannedFile,
+} from './albums.ts'
+export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'
 export { verifyAlbum, type AssetReport, type VerifyOptions } from './verify.ts'
 export { retryingFetch, type RetryOptions } from './retry.ts'
 export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'

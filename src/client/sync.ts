@@ -80,7 +80,7 @@ function transient(error: unknown): boolean {
 }
 
 /** A failure that every other file would meet too (the session ended, the account is suspended, over quota): stop the run. */
-function fatal(error: unknown): boolean {
+export function fatal(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
     const status = (at as { status?: unknown }).status
     if (typeof status === 'number') return status === 401 || status === 403 || status === 507

@@ -110,7 +110,7 @@ export async function verifyAlbum(library: Library, albumId: string, options: Ve
   await inParallel(checked, concurrency, async (item) => {
     const { entry, opened, blobs, problems } = item
     const { receipts } = await library.client.assetReceipts(entry.asset_id)
-    const check = await verifyReceipts(receipts, keys, entry.asset_id)
+    const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
     for (const receipt of receipts) {
       const blob = blobs.find((b) => b.hash === receipt.ciphertext_hash && b.role === receipt.blob_role)

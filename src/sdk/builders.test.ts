@@ -9,7 +9,8 @@ import { fromBase64, sha256Hex, toBase64 } from './bytes.ts'
 import { readDirectory, signDirectory, type DeviceDirectory } from './directory.ts'
 import { IdentityKey } from './identity.ts'
 import { CofferInputError } from './input-error.ts'
-import { buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type EnvelopeInput } from './manifest.ts'
+import { contextSigningBytes } from '../contract/signing.ts'
+import { buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, MANIFEST_CONTEXT, readManifest, readManifestWith, signManifest, type EnvelopeInput } from './manifest.ts'
 
 const identity = IdentityKey.generate()
 const stranger = IdentityKey.generate()
@@ -99,6 +100,19 @@ describe('signed manifests', () => {
     expect(read.envelope).toEqual(envelope)
     expect(read.content).toEqual({ wrapped_key: new Uint8Array([1, 2, 3]) })
     expect(() => readManifest(signed.manifestCbor, stranger.publicKey)).toThrow(/does not verify/)
+  })
+
+  it('read back by readManifestWith under the verifier given, asked once with the signing bytes', async () => {
+    const signed = await signManifest(identity, buildEnvelope(fields()))
+    const outer = decodeCanonical(signed.manifestCbor) as { body: Uint8Array; sig: Uint8Array }
+    const asked: Uint8Array[][] = []
+    const yes = async (...args: Uint8Array[]) => (asked.push(args), true)
+    expect((await readManifestWith(signed.manifestCbor, stranger.publicKey, yes)).manifestHash).toBe(signed.manifestHash)
+    expect(asked).toEqual([[stranger.publicKey, contextSigningBytes(MANIFEST_CONTEXT, outer.body), outer.sig]])
+    await expect(readManifestWith(signed.manifestCbor, identity.publicKey, async () => false)).rejects.toThrow(/does not verify/)
+    expect((await readManifestWith(signed.manifestCbor, identity.publicKey)).envelope).toEqual(readManifest(signed.manifestCbor, identity.publicKey).envelope)
+    await expect(readManifestWith(signed.manifestCbor, stranger.publicKey)).rejects.toThrow(/does not verify/)
+    await expect(readManifestWith(new Uint8Array([0xff]), identity.publicKey, yes)).rejects.toThrow(CofferInputError)
   })
 
   it('are refused by readManifest when altered or not in the layout', async () => {

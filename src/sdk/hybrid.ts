@@ -45,6 +45,14 @@ export function hybridSign(pair: HybridKeyPair, message: Uint8Array): Uint8Array
 }
 
 /**
+ * Checks one hybrid signature: true only when both halves verify. `hybridVerify` below is the
+ * SDK's (noble, synchronous, on the calling thread); a platform may give a faster one with the
+ * same answers, e.g. node:crypto's on the libuv pool (the server's `src/crypto/hybrid.ts`,
+ * `src/client/node/crypto.ts` nativeVerify). `readManifestWith` and `verifyReceipts` take one.
+ */
+export type HybridVerifier = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>
+
+/**
  * True only when both halves verify. Like the server, it refuses an Ed25519 public key that
  * is not a canonical encoding of a point outside the small-order subgroup, and verifies
  * Ed25519 by RFC 8032 (not ZIP 215), as OpenSSL does on the server.

@@ -10,11 +10,11 @@ export type {
 } from './client.ts'
 export { CofferAdmin, type CofferAdminOptions } from './admin.ts'
 export { IdentityKey, verifyHybrid } from './identity.ts'
-export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint, type HybridKeyPair } from './hybrid.ts'
-export { verifyReceipts, type HybridVerifier, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'
+export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint, type HybridKeyPair, type HybridVerifier } from './hybrid.ts'
+export { verifyReceipts, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'
 export { DIRECTORY_CONTEXT, DIRECTORY_MAX_DEVICES, readDirectory, signDirectory, type DeviceDirectory, type DirectoryDevice, type Signer } from './directory.ts'
 export {
-  MANIFEST_CONTEXT, buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, signManifest, type AssetDeletionInput,
+  MANIFEST_CONTEXT, buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, readManifestWith, signManifest, type AssetDeletionInput,
   type AssetDeletionRequest, type DeleteEnvelope, type Envelope, type EnvelopeInput, type LastWrite, type LifecycleWriteInput, type LifecycleWriteRequest,
   type ReadManifest, type SignedManifest,
 } from './manifest.ts'

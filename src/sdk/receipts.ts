@@ -7,7 +7,7 @@ import type { AssetReceipt, AttestationKeysDocument } from '../contract/custody.
 import { encodeCanonical } from '../codec/cbor.ts'
 import { receiptSigningBytes } from '../contract/signing.ts'
 import { equalBytes, fromBase64, sha256Hex } from './bytes.ts'
-import { hybridVerify } from './hybrid.ts'
+import { hybridVerify, type HybridVerifier } from './hybrid.ts'
 
 export type ReceiptView = Static<typeof AssetReceipt>
 export type KeysDocument = Static<typeof AttestationKeysDocument>
@@ -19,9 +19,6 @@ export interface ReceiptCheck {
 }
 
 const BODY_FIELDS = ['receipt_seq', 'server_id', 'server_key_id', 'prior_receipt_hash', 'upload_id', 'blob_role', 'ciphertext_hash', 'size', 'envelope_hash', 'received_at'] as const
-
-/** Verifies one hybrid signature; the server passes its native one (fsck). */
-export type HybridVerifier = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>
 
 function decodeReceipt(receiptCbor: Uint8Array): { body: Uint8Array; sig: Uint8Array; fields: Record<string, unknown> } | null {
   try {

@@ -2,9 +2,10 @@
 // process, on a generated library of about 200 photos and videos (JPEG, PNG, WebP, GIF with
 // EXIF; MP4/MOV) and one file over 100 MiB. A backup killed with SIGKILL half-way and run again
 // stores every file exactly once; a restore into an empty folder gives every file back byte for
-// byte with its mtime; `verify --deep` passes; thumbnails decrypt to images of the expected
-// size; a byte flipped in a blob on the server's disk makes verify and restore fail, naming
-// the file. PHOTOS_E2E_FILES and PHOTOS_E2E_BIG_MIB change the library's size.
+// byte with its mtime, and one stopped with Ctrl-C is continued by the next run; `verify --deep`
+// passes; thumbnails decrypt to images of the expected size; a byte flipped in a blob on the
+// server's disk makes verify and restore fail, naming the file. PHOTOS_E2E_FILES and
+// PHOTOS_E2E_BIG_MIB change the library's size.
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
@@ -146,6 +147,25 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     expect(again.code, again.stderr).toBe(0)
     expect(events(again).find((e) => e.event === 'summary')).toMatchObject({ unchanged: generated.length, restored: 0 })
     expect((await readdir(dest)).filter((name) => name.endsWith('.coffer-partial'))).toEqual([])
+  })
+
+  it('restore stops on Ctrl-C after the files in flight (exit 130); the next run does the rest', async () => {
+    const dest = path.join(work, 'restored-interrupted')
+    const run = startPhotos(home, ['restore', ALBUM, dest, '--concurrency', '1', '--json'])
+    while (events({ stdout: run.stdout() }).filter((e) => e.event === 'file').length < 2) {
+      if (run.child.exitCode !== null) throw new Error(`the restore ended early:\n${run.stdout()}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    run.child.kill('SIGINT')
+    const stopped = await run.done
+    expect(stopped.code, stopped.stderr).toBe(130)
+    expect(events(stopped).find((e) => e.event === 'start')).toMatchObject({ files: generated.length, bytes: generated.reduce((sum, f) => sum + f.size, 0) })
+    const summary = events(stopped).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ stopped: true, failed: 0, files: generated.length })
+    expect(summary.restored as number).toBeLessThan(generated.length)
+    const again = await photos(home, ['restore', ALBUM, dest, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({ unchanged: summary.restored, restored: generated.length - (summary.restored as number), stopped: false })
   })
 
   it('verify --deep passes', async () => {

@@ -40,8 +40,8 @@ export const ls: Command = {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
     const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
-    const files = []
-    for await (const file of albumFiles(library, album.albumId)) files.push(file)
+    const files = [] // what is listed, not the opened files (their streams and keys)
+    for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, metadata: file.metadata })
     files.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
     let count = 0
     let bytes = 0

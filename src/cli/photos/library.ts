@@ -1,12 +1,12 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
 import { findAlbum, type Library, type NamedAlbum } from '../../client/albums.ts'
-import { nativeSha256 } from '../../client/node/crypto.ts'
+import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import type { Account } from './account.ts'
 import { UsageError } from './command.ts'
 
 export function libraryOf(account: Account): Library {
-  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey, sha256: nativeSha256 }
+  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey, sha256: nativeSha256, verify: nativeVerify }
 }
 
 /** The album named `name`; a usage error naming `coffer-photos albums` when there is none. */

@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs'
 import { mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import type { FileSource, RestoredFile } from '../files.ts'
+import type { RestoreWriter } from '../restore.ts'
 
 const TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.gif': 'image/gif', '.webp': 'image/webp', '.heic': 'image/heic', '.heif': 'image/heif',
@@ -81,5 +82,21 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
       await handle.close().catch(() => {})
       await unlink(temp).catch(() => {})
     }
+  }
+}
+
+/**
+ * restoreAll's writer into `folder`: a file already there with the same size and modification
+ * time is kept ('unchanged'); a different one is kept too and this file fails, unless
+ * `overwrite`; otherwise writeRestored.
+ */
+export function restoreInto(folder: string, options: { overwrite?: boolean } = {}): RestoreWriter {
+  return async (file, name) => {
+    const final = path.join(folder, ...safeRelativePath(name))
+    const existing = await stat(final).catch(() => null)
+    if (existing !== null && existing.isFile() && existing.size === file.metadata.size && Math.floor(existing.mtimeMs) === file.metadata.modified) return 'unchanged'
+    if (existing !== null && options.overwrite !== true) throw new Error(`a different file is already at ${final}; move it, or run with --overwrite`)
+    await writeRestored(file, folder, { name })
+    return 'restored'
   }
 }

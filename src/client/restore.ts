@@ -1,0 +1,155 @@
+// Restoring an album (docs/client-library.md, "Restoring an album"): every file of a plan
+// (albums.ts planAlbum) opened a window at a time (openPlanned) and handed to a writer, several
+// at a time, so that memory holds the window and not the album.
+//
+// - Names: each file gets its metadata name, and a second file of the same name (different
+//   content) gets its asset id's start before the extension ("IMG.jpg", "IMG (1a2b3c4d).jpg").
+//   Names are given in feed order as the files come out of openPlanned, one at a time, so the
+//   same album gives the same names whatever the concurrency.
+// - Failures are per file: a file that cannot be opened (its manifest, metadata or key) or
+//   written is reported and the run goes on. What every other file would meet too (401 session
+//   ended, 403 suspended: the server's CofferProblem is thrown, not the FileTransferError around
+//   it) and a failure to read the feed stop the run and are thrown, once the files in flight
+//   have finished.
+// - Stopping (the signal): no new file is taken, the files in flight finish.
+// - The writer is a port: node/files.ts restoreInto writes into a folder; a browser can write
+//   to a folder handle or an archive.
+import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './albums.ts'
+import type { RestoredFile } from './files.ts'
+import { fatal } from './sync.ts'
+
+export type RestoreOutcome = 'restored' | 'unchanged' | 'failed'
+
+/** One file done: `name` is the name it was given, null when it could not be opened (its metadata unread). */
+export interface RestoreEvent {
+  readonly type: 'file'
+  readonly name: string | null
+  readonly assetId: string
+  readonly outcome: RestoreOutcome
+  /** Plaintext bytes: the metadata's size, or the envelope's stated size when it could not be opened. */
+  readonly size: number
+  readonly error?: string
+}
+
+export interface RestoreSummary {
+  /** The plan's files. */
+  readonly files: number
+  readonly restored: number
+  readonly unchanged: number
+  readonly failed: number
+  /** True when the signal stopped the run before every planned file was taken. */
+  readonly stopped: boolean
+  readonly failures: readonly { readonly name: string | null; readonly assetId: string; readonly error: string }[]
+}
+
+/**
+ * Puts one opened file in place under `name`: 'restored', or 'unchanged' when an identical file
+ * is already there. Throws to fail this file (the run goes on). It reads `file.bytes` at most
+ * once, and keeps nothing under `name` unless they end without throwing.
+ */
+export type RestoreWriter = (file: RestoredFile, name: string) => Promise<'restored' | 'unchanged'>
+
+export interface RestoreRun {
+  readonly library: Library
+  readonly plan: AlbumPlan
+  readonly write: RestoreWriter
+  /** Files being written at once; 4 unless given. */
+  readonly concurrency?: number
+  /** Files opened ahead of the writers (openPlanned); concurrency + 4 unless given. */
+  readonly ahead?: number
+  readonly signal?: AbortSignal
+  readonly onEvent?: (event: RestoreEvent) => void
+}
+
+/** The file's extension as path.posix.extname gives it: from the last "." of its last segment, unless that starts it. */
+function extensionOf(name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1)
+  const dot = base.lastIndexOf('.')
+  return dot <= 0 ? '' : base.slice(dot)
+}
+
+/** `name`, or for a second file of that name, its asset id's start before the extension. */
+export function uniqueName(name: string, assetId: string, taken: Set<string>): string {
+  let chosen = name
+  if (taken.has(chosen)) {
+    const extension = extensionOf(name)
+    chosen = `${name.slice(0, name.length - extension.length)} (${assetId.slice(0, 8)})${extension}`
+  }
+  taken.add(chosen)
+  return chosen
+}
+
+/** The error in `error`'s cause chain that carries the server's status (the CofferProblem a FileTransferError wraps). */
+function statusError(error: unknown): unknown {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (typeof (at as { status?: unknown }).status === 'number') return at
+  }
+  return error
+}
+
+/** Restores every file of the plan with `write`; see the top of this file. */
+export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
+  const concurrency = Math.max(1, run.concurrency ?? 4)
+  const emit = run.onEvent ?? (() => {})
+  const counts = { restored: 0, unchanged: 0, failed: 0 }
+  const failures: { name: string | null; assetId: string; error: string }[] = []
+  let stopError: unknown = null
+  let exhausted = false
+  const taken = new Set<string>()
+  // Names are given here, in the order openPlanned yields, before any writer sees the file.
+  const files = (async function* (): AsyncGenerator<PlannedFile & { readonly name: string | null }, void> {
+    for await (const planned of openPlanned(run.library, run.plan, { ahead: run.ahead ?? concurrency + 4 })) {
+      yield planned.file === undefined ? { ...planned, name: null } : { ...planned, name: uniqueName(planned.file.metadata.name, planned.assetId, taken) }
+    }
+  })()
+
+  const finish = (name: string | null, assetId: string, size: number, outcome: RestoreOutcome, error?: string): void => {
+    counts[outcome]++
+    if (error !== undefined) failures.push({ name, assetId, error })
+    emit({ type: 'file', name, assetId, outcome, size, ...(error === undefined ? {} : { error }) })
+  }
+
+  const worker = async (): Promise<void> => {
+    while (run.signal?.aborted !== true && stopError === null) {
+      let next: IteratorResult<PlannedFile & { readonly name: string | null }, void>
+      try {
+        next = await files.next()
+      } catch (error) {
+        stopError ??= error // the feed could not be read
+        return
+      }
+      if (next.done === true) {
+        exhausted = true
+        return
+      }
+      const { assetId, size, name, file, error } = next.value
+      if (file === undefined || name === null) {
+        if (fatal(error)) {
+          stopError ??= statusError(error)
+          return
+        }
+        finish(null, assetId, size, 'failed', error?.message)
+        continue
+      }
+      try {
+        finish(name, assetId, file.metadata.size, await run.write(file, name))
+      } catch (caught) {
+        if (fatal(caught)) {
+          stopError ??= statusError(caught)
+          return
+        }
+        finish(name, assetId, file.metadata.size, 'failed', (caught as Error)?.message ?? String(caught))
+      }
+    }
+  }
+  let stopped = false
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker))
+    // Told to stop: was anything left? (The next file, if any, is already opened.)
+    if (stopError === null && !exhausted) stopped = (await files.next().catch(() => ({ done: false }))).done !== true
+  } finally {
+    await files.return(undefined).catch(() => {}) // stopped early: open no more
+  }
+  if (stopError !== null) throw stopError
+  return { files: run.plan.files, ...counts, stopped, failures }
+}
