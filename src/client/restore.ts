@@ -16,7 +16,7 @@
 //   to a folder handle or an archive.
 import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './albums.ts'
 import type { RestoredFile } from './files.ts'
-import { fatal } from './sync.ts'
+import { fatal, statusError } from './sync.ts'
 
 export type RestoreOutcome = 'restored' | 'unchanged' | 'failed'
 
@@ -77,14 +77,6 @@ export function uniqueName(name: string, assetId: string, taken: Set<string>): s
   }
   taken.add(chosen)
   return chosen
-}
-
-/** The error in `error`'s cause chain that carries the server's status (the CofferProblem a FileTransferError wraps). */
-function statusError(error: unknown): unknown {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
-    if (typeof (at as { status?: unknown }).status === 'number') return at
-  }
-  return error
 }
 
 /** Restores every file of the plan with `write`; see the top of this file. */

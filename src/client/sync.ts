@@ -88,6 +88,14 @@ export function fatal(error: unknown): boolean {
   return false
 }
 
+/** The error in `error`'s cause chain that carries the server's status (the CofferProblem a FileTransferError wraps). */
+export function statusError(error: unknown): unknown {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (typeof (at as { status?: unknown }).status === 'number') return at
+  }
+  return error
+}
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Backs up every candidate into the run's album; see the top of this file. */
@@ -138,7 +146,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         if (fatal(error)) {
-          fatalError ??= error
+          fatalError ??= statusError(error)
           return
         }
         const message = (error as Error)?.message ?? String(error)

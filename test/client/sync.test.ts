@@ -104,6 +104,18 @@ describe('backupAll', () => {
     expect(await backupAll({ target, state }, await candidates(root))).toMatchObject({ unchanged: 1, stored: 5, stopped: false })
   })
 
+  it('stops at a refusal every file would meet (the session ended) and throws the server\'s problem itself', async () => {
+    const own = await photoLibrary(server, 'sync-ended')
+    const target = { ...own, albumId: (await openAlbum(own, 'Sync ended')).albumId }
+    // Ended on the server, as by a revoke from another device; the client still holds its tokens.
+    const ended = await fetch(`${server.url}/v1/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${own.client.tokens?.access_token}` } })
+    expect(ended.status).toBe(204)
+    const events: BackupEvent[] = []
+    const run = backupAll({ target, state: stateIn('ended'), concurrency: 2, onEvent: (e) => events.push(e) }, await candidates(await folderOf(4)))
+    await expect(run).rejects.toMatchObject({ name: 'CofferProblem', status: 401 })
+    expect(events.filter((e) => e.type === 'file')).toEqual([])
+  })
+
   it('aborts upload sessions a crash left open', async () => {
     const target = { ...library, albumId: (await openAlbum(library, 'Sync crash')).albumId }
     const state = stateIn('crash')
