@@ -17,6 +17,7 @@ import { generateMasterKey } from '../../client/format/keys.ts'
 import { generateRecoveryKey, recoveryPhrase, sealEscrow } from '../../client/format/recovery.ts'
 import { generateXWingKeyPair, XWING_SEED_BYTES } from '../../client/format/xwing.ts'
 import { randomBytes } from '../../client/format/bytes.ts'
+import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
 import { Home, type SavedKeys } from './home.ts'
@@ -137,7 +138,7 @@ export const setup: Command = {
     }
 
     const recoveryKey = generateRecoveryKey()
-    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }))
+    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }, { argon2id: nativeArgon2id }))
     const phrase = recoveryPhrase(recoveryKey)
     out.say('Your recovery phrase. Write it down and keep it somewhere safe, away from this device;')
     out.say('with it (and your password) the photos can be recovered if every device is lost. It is shown only now.')
