@@ -79,7 +79,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('coffer-photos --help', () => {
-  it.each(['login', 'setup', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout'])('%s --help prints its usage and exits 0, without a server or a config folder', async (name) => {
+  it.each(['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout'])('%s --help prints its usage and exits 0, without a server or a config folder', async (name) => {
     const home = newHome()
     const run = await photos(home, [name, '--help'])
     expectOk(run)
@@ -92,7 +92,7 @@ describe('coffer-photos --help', () => {
   it('lists every command in the overview', async () => {
     const run = await photos(newHome(), ['--help'])
     expectOk(run)
-    for (const name of ['login', 'setup', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+    for (const name of ['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
   })
 })
 
@@ -303,7 +303,7 @@ describe('coffer-photos setup', () => {
     expectOk(await photos(second, ['login', server.url, '--email', email, '--password-stdin'], { stdin: PASSWORD }))
     const elsewhere = await photos(second, ['setup', '--yes'])
     expect(elsewhere.code).toBe(3)
-    expect(elsewhere.stderr).toMatch(/is already set up on another device; adding this one to it comes in a later version/)
+    expect(elsewhere.stderr).toMatch(/is already set up on another device \(there is nothing to set up here\): to use the account on this device, run `coffer-photos recover /)
     await expect(readFile(path.join(second, 'keys.json'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
