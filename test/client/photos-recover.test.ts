@@ -3,6 +3,7 @@
 // folder recovered with the phrase restores the album byte for byte and joins the signed device
 // directory; a wrong phrase, a malformed one, an account without escrow and a folder with keys
 // change nothing. What recover publishes is read back with the SDK.
+import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,7 +17,8 @@ import { readDirectory, signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
-import { events, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, photos, PHOTOS_CLI, type PhotosRun } from '../support/photos-cli.ts'
+import { ROOT } from '../support/process.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -80,6 +82,43 @@ async function serverState(email: string): Promise<{ directory: Uint8Array | nul
 
 async function sha256Of(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex')
+}
+
+/** util-linux's `script`, which runs a command on a pseudo-terminal (Debian: bsdutils, essential). */
+const hasScript = ((): boolean => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/** coffer-photos on a terminal of its own: what it drew so far, keys to type, and its end. */
+function onTerminal(home: string, args: readonly string[]) {
+  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let screen = ''
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
+  /** The screen's text without its escape sequences. */
+  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  return {
+    text,
+    done,
+    type: (keys: string) => child.stdin.write(keys),
+    /** Waits until the screen, from `from` on, shows `pattern`; answers where it ends. */
+    async waitFor(pattern: RegExp, from = 0): Promise<number> {
+      try {
+        await expect.poll(() => text().slice(from), { timeout: 30_000, interval: 50 }).toMatch(pattern)
+      } catch (error) {
+        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
+      }
+      const match = pattern.exec(text().slice(from))!
+      return from + match.index + match[0].length
+    },
+  }
 }
 
 /** A valid phrase that is not the account's (BIP-39 checksum and all). */
@@ -204,6 +243,29 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
       expect(run.stderr).toMatch(/usage: coffer-photos recover/)
       await missing(home) // not even signed in
     }
+  })
+
+  it.skipIf(!hasScript)('on a terminal: asks for the password and the phrase, masks the words already typed, names a word not in the list, and asks again after a wrong phrase', async () => {
+    const first = await firstDevice()
+    const home = newHome()
+    const terminal = onTerminal(home, ['recover', server.url, '--email', first.email, '--device-name', 'Terminal'])
+    let at = await terminal.waitFor(/Password/)
+    terminal.type(`${PASSWORD}\r`)
+    at = await terminal.waitFor(/Recovery phrase \(the 24 words, in order\)/, at)
+    const words = first.phrase.split(' ')
+    terminal.type([...words.slice(0, 3), 'coffer', ...words.slice(4)].join(' ') + '\r')
+    at = await terminal.waitFor(/word 4 \("coffer"\) is not in the BIP-39 English list/, at)
+    terminal.type('\x15') // Ctrl-U: clear the line
+    terminal.type(`${otherPhrase()}\r`)
+    at = await terminal.waitFor(/does not open this account's escrow.*Check the words and try again \(2 tries left\)/s, at)
+    at = await terminal.waitFor(/Recovery phrase/, at)
+    terminal.type(`${first.phrase}\r`)
+    await terminal.waitFor(/Recovered .* this device is "Terminal"/, at)
+    expect(await terminal.done).toBe(0)
+    // The words typed were drawn masked but for the one being typed, and never echoed whole.
+    expect(terminal.text()).not.toContain(words.slice(0, 2).join(' '))
+    expect(terminal.text()).toMatch(/•+ •+ •+/)
+    expect((await readJson(home, 'keys.json')).state).toBe('complete')
   })
 
   it('without a terminal, the phrase must come from --phrase-stdin (exit 2); with it, the password is stdin\'s first line', async () => {
