@@ -11,6 +11,7 @@ import { SetupNeeded } from '../../src/cli/photos/command.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
 import { generateRecoveryKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair } from '../../src/client/format/xwing.ts'
+import { nativeArgon2id } from '../../src/client/node/crypto.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
 import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { readDirectory } from '../../src/sdk/directory.ts'
@@ -268,11 +269,11 @@ describe('coffer-photos setup', () => {
     const account = await readJson(home, 'account.json')
     const keys = await readJson(home, 'keys.json')
     const escrow = await (await sdkSession(email)).fetchEscrow()
-    const opened = await openEscrow(recoveryKeyFromPhrase(phrase), account.user_id!, escrow)
+    const opened = await openEscrow(recoveryKeyFromPhrase(phrase), account.user_id!, escrow, { argon2id: nativeArgon2id })
     expect(opened.masterKey).toEqual(fromBase64(keys.master_key!))
     expect(opened.identitySeeds).toEqual(fromBase64(keys.identity_seeds!))
     const other = recoveryKeyFromPhrase(recoveryPhrase(generateRecoveryKey()))
-    const refusal = await openEscrow(other, account.user_id!, escrow).catch((error: unknown) => error)
+    const refusal = await openEscrow(other, account.user_id!, escrow, { argon2id: nativeArgon2id }).catch((error: unknown) => error)
     expect(refusal).toBeInstanceOf(ClientFormatError)
     expect(refusal).toMatchObject({ code: 'authentication' })
   })
@@ -286,7 +287,7 @@ describe('coffer-photos setup', () => {
     const phrase = numbered.map((m) => m[2]).join(' ')
     const account = await readJson(home, 'account.json')
     const escrow = await (await sdkSession(account.email!)).fetchEscrow()
-    await expect(openEscrow(recoveryKeyFromPhrase(phrase), account.user_id!, escrow)).resolves.toBeDefined()
+    await expect(openEscrow(recoveryKeyFromPhrase(phrase), account.user_id!, escrow, { argon2id: nativeArgon2id })).resolves.toBeDefined()
   })
 
   it('run twice, refuses (exit 3) and changes nothing; on a second device of the account, refuses and keeps no keys', async () => {
