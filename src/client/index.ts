@@ -19,5 +19,5 @@ export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrap
 export { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, type StreamRole } from './format/stream.ts'
 export { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
 export { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
-export { generateRecoveryKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, type EscrowedKeys } from './format/recovery.ts'
+export { ESCROW_KDF_DEFAULTS, ESCROW_KDF_LIMITS, generateRecoveryKey, openEscrow, portableArgon2id, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, type Argon2id, type EscrowedKeys, type EscrowKdfParams } from './format/recovery.ts'
 export { ClientFormatError, type FormatErrorCode } from './format/errors.ts'

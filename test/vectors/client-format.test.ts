@@ -2,7 +2,8 @@
 // keys, nonces, salts and inputs with their bytes. src/client/format must reproduce them, and an
 // independent implementation written from the document (@noble/ciphers AES-GCM, @noble/hashes
 // HKDF and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing, BIP-39 words counted out by
-// hand) must make and open them.
+// hand, argon2id of node:crypto) must make and open them.
+import { argon2Sync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { gcm } from '@noble/ciphers/aes.js'
@@ -18,7 +19,7 @@ import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/for
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
-import { escrowKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow } from '../../src/client/format/recovery.ts'
+import { escrowKeyV1, escrowKeyV2, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, sealEscrowV1, type Argon2id } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
 interface Vectors {
@@ -26,7 +27,10 @@ interface Vectors {
   streams: { name: string; role: StreamRole; chunk_size: number; salt: string; plaintext: string; ciphertext: string }[]
   metadata: { value: Omit<AssetMetadata, 'blobs'> & { blobs: { kind: string; hash: string; size: number; type: string }[] }; cbor: string; wrap_nonce: string; salt: string; blob: string }
   xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
-  recovery: { recovery_key: string; phrase: string; escrow_key: string; user_id: string; master_key: string; identity_seeds: string; nonce: string; escrow: string }
+  recovery: {
+    recovery_key: string; phrase: string; escrow_key: string; user_id: string; master_key: string; identity_seeds: string; nonce: string; escrow: string
+    escrow_v2: { name: string; m: number; t: number; p: number; salt: string; nonce: string; escrow_key: string; escrow: string }[]
+  }
 }
 
 const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, 'client-format-v1.json'), 'utf8')) as Vectors
@@ -108,7 +112,22 @@ const independent = {
     const plain = gcm(this.escrowKey(recoveryKey), escrow.subarray(1, 13), this.escrowAad(userId)).decrypt(escrow.subarray(13))
     return { masterKey: plain.subarray(0, 32), identitySeeds: plain.subarray(32) }
   },
+  /** Version 2: argon2id (node:crypto, OpenSSL's) of the recovery key under the header's m, t, p and salt. */
+  escrowKeyV2: (recoveryKey: Uint8Array, salt: Uint8Array, m: number, t: number, p: number) =>
+    new Uint8Array(argon2Sync('argon2id', { message: recoveryKey, nonce: salt, memory: m, passes: t, parallelism: p, tagLength: 32 })),
+  openEscrowV2(recoveryKey: Uint8Array, userId: string, escrow: Uint8Array) {
+    expect(escrow.length).toBe(153)
+    expect(escrow[0]).toBe(2)
+    const view = new DataView(escrow.buffer, escrow.byteOffset)
+    const key = this.escrowKeyV2(recoveryKey, escrow.subarray(13, 29), view.getUint32(1), view.getUint32(5), view.getUint32(9))
+    const plain = gcm(key, escrow.subarray(29, 41), cat(this.escrowAad(userId), escrow.subarray(0, 29))).decrypt(escrow.subarray(41))
+    return { masterKey: plain.subarray(0, 32), identitySeeds: plain.subarray(32) }
+  },
 }
+
+/** node:crypto's argon2id, to keep the tests that run it many times quick. */
+const fastArgon2id: Argon2id = async (password, salt, { memoryKiB, passes, lanes }) =>
+  new Uint8Array(argon2Sync('argon2id', { message: password, nonce: salt, memory: memoryKiB, passes, parallelism: lanes, tagLength: 32 }))
 
 describe('client format v1 test vectors (test/vectors/client-format-v1.json)', () => {
   it('covers the cases the document promises', () => {
@@ -196,31 +215,111 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     }
   })
 
-  it('escrow: this implementation derives the key and seals exactly the vector\'s bytes, and opens them', async () => {
-    const recoveryKey = bytes(recovery.recovery_key)
-    const keys = { masterKey: bytes(recovery.master_key), identitySeeds: bytes(recovery.identity_seeds) }
-    expect(hex(await escrowKey(recoveryKey))).toBe(recovery.escrow_key)
-    expect(hex(await sealEscrow(recoveryKey, recovery.user_id, keys, bytes(recovery.nonce)))).toBe(recovery.escrow)
+  const escrowedKeys = { masterKey: bytes(recovery.master_key), identitySeeds: bytes(recovery.identity_seeds) }
+  const recoveryKey = bytes(recovery.recovery_key)
+  const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof ClientFormatError ? error.code : error))
+
+  it('covers version 2 at the defaults setup uses and at other costs', () => {
+    expect(recovery.escrow_v2.map((v) => [v.m, v.t, v.p])).toEqual(expect.arrayContaining([[65_536, 3, 1], [256, 2, 2]]))
+  })
+
+  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))('escrow v2 (%s): this implementation derives the key with argon2id and seals exactly the vector\'s bytes, and opens them', async (_name, vector) => {
+    const params = { memoryKiB: vector.m, passes: vector.t, lanes: vector.p }
+    // The portable argon2id (@noble/hashes) seals and opens; the key alone is checked on node:crypto's, to spare a run of seconds.
+    expect(hex(await escrowKeyV2(recoveryKey, bytes(vector.salt), params, fastArgon2id))).toBe(vector.escrow_key)
+    expect(hex(await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, { params, salt: bytes(vector.salt), nonce: bytes(vector.nonce) }))).toBe(vector.escrow)
+    const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(vector.escrow))
+    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+  })
+
+  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))('escrow v2 (%s): an independent implementation (node:crypto argon2id) derives the key and opens it', (_name, vector) => {
+    expect(hex(independent.escrowKeyV2(recoveryKey, bytes(vector.salt), vector.m, vector.t, vector.p))).toBe(vector.escrow_key)
+    const opened = independent.openEscrowV2(recoveryKey, recovery.user_id, bytes(vector.escrow))
+    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+  })
+
+  it('escrow v1 (still read): this implementation derives the key and seals exactly the vector\'s bytes, and opens them', async () => {
+    expect(hex(await escrowKeyV1(recoveryKey))).toBe(recovery.escrow_key)
+    expect(hex(await sealEscrowV1(recoveryKey, recovery.user_id, escrowedKeys, bytes(recovery.nonce)))).toBe(recovery.escrow)
     const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(recovery.escrow))
     expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
   })
 
-  it('escrow: an independent implementation opens it into master key || identity seeds', () => {
-    expect(hex(independent.escrowKey(bytes(recovery.recovery_key)))).toBe(recovery.escrow_key)
-    const opened = independent.openEscrow(bytes(recovery.recovery_key), recovery.user_id, bytes(recovery.escrow))
+  it('escrow v1: an independent implementation opens it into master key || identity seeds', () => {
+    expect(hex(independent.escrowKey(recoveryKey))).toBe(recovery.escrow_key)
+    const opened = independent.openEscrow(recoveryKey, recovery.user_id, bytes(recovery.escrow))
     expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
   })
 
-  it('escrow: does not open under another recovery key, for another account, or altered', async () => {
+  it('escrow v1: does not open under another recovery key, for another account, or altered', async () => {
     const escrow = bytes(recovery.escrow)
-    const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof ClientFormatError ? error.code : error))
-    const otherKey = bytes(recovery.recovery_key).map((b) => b ^ 1)
+    const otherKey = recoveryKey.map((b) => b ^ 1)
     expect(await refusal(openEscrow(otherKey, recovery.user_id, escrow))).toBe('authentication')
-    expect(await refusal(openEscrow(bytes(recovery.recovery_key), '00000000-0000-4000-8000-000000000000', escrow))).toBe('authentication')
+    expect(await refusal(openEscrow(recoveryKey, '00000000-0000-4000-8000-000000000000', escrow))).toBe('authentication')
     const flipped = escrow.slice()
     flipped[40]! ^= 0x01
-    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, flipped))).toBe('authentication')
-    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, escrow.subarray(0, 124)))).toBe('malformed')
-    expect(await refusal(openEscrow(bytes(recovery.recovery_key), recovery.user_id, cat(Uint8Array.of(2), escrow.subarray(1))))).toBe('malformed')
+    expect(await refusal(openEscrow(recoveryKey, recovery.user_id, flipped))).toBe('authentication')
+    expect(await refusal(openEscrow(recoveryKey, recovery.user_id, escrow.subarray(0, 124)))).toBe('malformed')
+    expect(await refusal(openEscrow(recoveryKey, recovery.user_id, cat(Uint8Array.of(3), escrow.subarray(1))))).toBe('malformed')
+  })
+
+  describe('escrow v2 refusals', () => {
+    const vector = recovery.escrow_v2.find((v) => v.m === 256)!
+    const escrow = bytes(vector.escrow)
+    const open = (bytes: Uint8Array, key = recoveryKey, userId = recovery.user_id) => refusal(openEscrow(key, userId, bytes, { argon2id: fastArgon2id }))
+
+    it('a wrong phrase (valid BIP-39, another key) or another account: authentication', async () => {
+      const otherPhrase = recoveryPhrase(recoveryKey.map((b) => b ^ 0x5a))
+      expect(await open(escrow, recoveryKeyFromPhrase(otherPhrase))).toBe('authentication')
+      const error = await openEscrow(recoveryKeyFromPhrase(otherPhrase), recovery.user_id, escrow, { argon2id: fastArgon2id }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(ClientFormatError)
+      expect((error as Error).message).toBe('escrow fails to authenticate: another recovery phrase, another account, or altered bytes')
+      expect(await open(escrow, recoveryKey, '00000000-0000-4000-8000-000000000000')).toBe('authentication')
+    })
+
+    it('any byte altered: refused; past the header as a failed authentication', async () => {
+      for (let at = 0; at < escrow.length; at++) {
+        const altered = escrow.slice()
+        altered[at]! ^= 0x01
+        const code = await open(altered)
+        if (at >= 13) expect(code, `byte ${at}`).toBe('authentication')
+        else expect(['authentication', 'malformed', 'limit'], `byte ${at}: ${String(code)}`).toContain(code)
+      }
+    })
+
+    it('a wrong length or version: malformed', async () => {
+      expect(await open(escrow.subarray(0, 152))).toBe('malformed')
+      expect(await open(cat(escrow, Uint8Array.of(0)))).toBe('malformed')
+      expect(await open(new Uint8Array(0))).toBe('malformed')
+      expect(await open(cat(Uint8Array.of(0), escrow.subarray(1)))).toBe('malformed')
+    })
+
+    const withParams = (m: number, t: number, p: number): Uint8Array => {
+      const changed = escrow.slice()
+      const view = new DataView(changed.buffer)
+      view.setUint32(1, m)
+      view.setUint32(5, t)
+      view.setUint32(9, p)
+      return changed
+    }
+
+    it('costs above the caps: refused as a limit before any argon2id work, naming what is too much', async () => {
+      const never: Argon2id = () => Promise.reject(new Error('argon2id ran'))
+      for (const [m, t, p, named] of [[262_145, 2, 1, /memory 262145 KiB \(at most 262144\)/], [4_194_304, 2, 1, /memory 4194304 KiB/], [256, 9, 1, /9 passes \(at most 8\)/], [256, 0xffff_ffff, 1, /passes/], [256, 2, 5, /5 lanes \(at most 4\)/]] as const) {
+        const error = await openEscrow(recoveryKey, recovery.user_id, withParams(m, t, p), { argon2id: never }).catch((caught: unknown) => caught)
+        expect(error, `m=${m} t=${t} p=${p}`).toBeInstanceOf(ClientFormatError)
+        expect((error as ClientFormatError).code).toBe('limit')
+        expect((error as Error).message).toMatch(named)
+      }
+    })
+
+    it('costs argon2id does not define (t or p of 0, m under 8 p): malformed', async () => {
+      for (const [m, t, p] of [[256, 0, 1], [256, 2, 0], [15, 2, 2], [0, 1, 1]] as const) expect(await open(withParams(m, t, p)), `m=${m} t=${t} p=${p}`).toBe('malformed')
+    })
+
+    it('the caps are accepted: an escrow sealed at them opens', async () => {
+      const sealed = await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, { params: { memoryKiB: 262_144, passes: 1, lanes: 4 }, argon2id: fastArgon2id })
+      expect((await openEscrow(recoveryKey, recovery.user_id, sealed, { argon2id: fastArgon2id })).masterKey).toEqual(escrowedKeys.masterKey)
+    })
   })
 })

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
-import { escrowKey, recoveryPhrase, sealEscrow } from '../../src/client/format/recovery.ts'
+import { ESCROW_KDF_DEFAULTS, escrowKeyV1, escrowKeyV2, recoveryPhrase, sealEscrow, sealEscrowV1, type EscrowKdfParams } from '../../src/client/format/recovery.ts'
 import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
@@ -62,6 +62,11 @@ const recoveryKey = pattern(32, 0xd0)
 const userId = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d'
 const identitySeeds = pattern(64, 0x50)
 const escrowNonce = pattern(12, 0xf0)
+// Version 2 at small costs (two lanes, to pin their order) and at the defaults setup uses.
+const escrowsV2: { name: string; params: EscrowKdfParams; salt: Uint8Array; nonce: Uint8Array }[] = [
+  { name: 'small costs, two lanes', params: { memoryKiB: 256, passes: 2, lanes: 2 }, salt: pattern(16, 0x20), nonce: pattern(12, 0x60) },
+  { name: 'the defaults', params: ESCROW_KDF_DEFAULTS, salt: pattern(16, 0x21), nonce: pattern(12, 0x61) },
+]
 
 const vectors = {
   format: 'coffer client format v1 (docs/client-format.md)',
@@ -93,12 +98,22 @@ const vectors = {
   recovery: {
     recovery_key: hex(recoveryKey),
     phrase: recoveryPhrase(recoveryKey),
-    escrow_key: hex(await escrowKey(recoveryKey)),
+    escrow_key: hex(await escrowKeyV1(recoveryKey)),
     user_id: userId,
     master_key: hex(masterKey),
     identity_seeds: hex(identitySeeds),
     nonce: hex(escrowNonce),
-    escrow: hex(await sealEscrow(recoveryKey, userId, { masterKey, identitySeeds }, escrowNonce)),
+    escrow: hex(await sealEscrowV1(recoveryKey, userId, { masterKey, identitySeeds }, escrowNonce)),
+    escrow_v2: await Promise.all(escrowsV2.map(async ({ name, params, salt, nonce }) => ({
+      name,
+      m: params.memoryKiB,
+      t: params.passes,
+      p: params.lanes,
+      salt: hex(salt),
+      nonce: hex(nonce),
+      escrow_key: hex(await escrowKeyV2(recoveryKey, salt, params)),
+      escrow: hex(await sealEscrow(recoveryKey, userId, { masterKey, identitySeeds }, { params, salt, nonce })),
+    }))),
   },
 }
 await writeFile(path.join(import.meta.dirname, 'client-format-v1.json'), `${JSON.stringify(vectors, null, 2)}\n`)

@@ -12,7 +12,7 @@ export const EXIT = {
   usage: 2,
   /** Not logged in, not set up, or the session ended: run `login` / `setup`. */
   setup: 3,
-  /** The server refused (a problem answer that retrying does not fix). */
+  /** The server refused (a problem answer that retrying does not fix), or a recovery phrase does not open the escrow. */
   refused: 4,
   /** The server could not be reached, even after retries. */
   unreachable: 5,
@@ -50,6 +50,11 @@ export class UsageError extends Error {
 /** Something the person must do first (log in, set up): shown as is, exit 3. */
 export class SetupNeeded extends Error {
   override readonly name = 'SetupNeeded'
+}
+
+/** What the person gave is refused, though the command line is right (a recovery phrase that does not open the escrow): shown as is, exit 4. */
+export class Refused extends Error {
+  override readonly name = 'Refused'
 }
 
 /** The person stopped a prompt (Ctrl-C) or said no at one: nothing more is done, exit 130. */

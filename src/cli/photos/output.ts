@@ -3,7 +3,7 @@
 // so that a script can read it line by line; errors still go to stderr as text as well.
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
-import { EXIT, Interrupted, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
 import { ConfigFileError } from './home.ts'
 
 export interface Output {
@@ -53,6 +53,7 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof UsageError) return { message: error.message, code: null, exit: EXIT.usage }
   if (error instanceof SetupNeeded) return { message: error.message, code: null, exit: EXIT.setup }
   if (error instanceof Interrupted) return { message: error.message, code: null, exit: EXIT.interrupted }
+  if (error instanceof Refused) return { message: error.message, code: null, exit: EXIT.refused }
   if (error instanceof ConfigFileError) return { message: error.message, code: null, exit: EXIT.local }
   if (error instanceof CofferProblem) {
     const detail = typeof error.problem.detail === 'string' && error.problem.detail.length > 0 ? error.problem.detail : error.problem.title

@@ -8,12 +8,13 @@ import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { login } from './login.ts'
 import { logout } from './logout.ts'
 import { consoleOutput, describeError, errorLine } from './output.ts'
+import { recover } from './recover.ts'
 import { restore } from './restore.ts'
 import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, status, backup, albums, ls, verify, restore, logout]
+const COMMANDS: readonly Command[] = [login, setup, recover, status, backup, albums, ls, verify, restore, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

@@ -36,11 +36,21 @@ export async function answer(given: string | undefined, question: { message: str
   return asked(input({ message: question.message, ...(question.validate ? { validate: question.validate } : {}) }, context(question.signal)))
 }
 
+let stdinRead: Promise<string> | null = null
+
+/** All of stdin as UTF-8, read to its end once (a second call gets the same text). */
+export function stdinText(): Promise<string> {
+  stdinRead ??= (async () => {
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  })()
+  return stdinRead
+}
+
 /** Reads stdin to its end: the password of --password-stdin, without its final line break. */
 async function passwordFromStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  const text = (await stdinText()).replace(/\r?\n$/, '')
   if (text === '') throw new UsageError('--password-stdin: stdin held no password')
   return text
 }
@@ -59,4 +69,21 @@ export async function confirmed(yes: boolean, question: { message: string; signa
   if (!interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
   const { confirm } = await inquirer()
   return asked(confirm({ message: question.message, default: false }, context(question.signal)))
+}
+
+/**
+ * Words typed on a terminal, shown only while each is typed: the ones before it are dots, and
+ * the answer is not echoed once given (a recovery phrase, kept out of the scrollback and from
+ * over a shoulder). `validate` may refuse it with a reason, and the person types it again.
+ */
+export async function maskedWords(question: { message: string; signal: AbortSignal; validate: (value: string) => true | string }): Promise<string> {
+  if (!interactive()) throw new UsageError('there is no terminal to ask on')
+  const { input } = await inquirer()
+  return asked(input({ message: question.message, transformer: maskAllButLastWord, validate: question.validate }, context(question.signal)))
+}
+
+/** "abandon ability abl" -> "••••••• ••••••• abl"; once answered, "(hidden)". */
+export function maskAllButLastWord(value: string, { isFinal }: { isFinal: boolean }): string {
+  if (isFinal) return '(hidden)'
+  return value.replace(/\S+(?=\s)/g, (word) => '•'.repeat(word.length))
 }

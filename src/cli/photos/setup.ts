@@ -11,28 +11,49 @@
 import { hostname } from 'node:os'
 import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
 import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
-import { readDirectory, signDirectory } from '../../sdk/directory.ts'
+import { readDirectory, signDirectory, type DirectoryDevice } from '../../sdk/directory.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
 import { generateMasterKey } from '../../client/format/keys.ts'
 import { generateRecoveryKey, recoveryPhrase, sealEscrow } from '../../client/format/recovery.ts'
 import { generateXWingKeyPair, XWING_SEED_BYTES } from '../../client/format/xwing.ts'
 import { randomBytes } from '../../client/format/bytes.ts'
+import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
-import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
+import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
 import { Home, type SavedKeys } from './home.ts'
 import { accountPassword, confirmed, interactive } from './prompts.ts'
 
 const DEVICE_NAME_MAX = 100
 
+/** The --device-name option of setup and recover. */
+export const DEVICE_NAME_OPTION = { 'device-name': { type: 'string' } } as const satisfies Command['options']
+
+/** What to call this device in the directory: --device-name, else the host name. */
+export function deviceNameFrom(values: Invocation['values']): string {
+  const deviceName = (typeof values['device-name'] === 'string' ? values['device-name'] : hostname()).trim()
+  if (deviceName.length === 0 || deviceName.length > DEVICE_NAME_MAX) throw new UsageError(`--device-name: 1 to ${DEVICE_NAME_MAX} characters`)
+  return deviceName
+}
+
+/** This device's entry in the directory: its id, the account's identity key, its X-Wing public key, its name. */
+export function deviceEntry(identity: IdentityKey, deviceId: string, xwingSeed: Uint8Array, name: string): DirectoryDevice {
+  return { device_id: deviceId, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(xwingSeed).publicKey, name }
+}
+
+/** A new device's X-Wing seed (its secret key, kept in keys.json). */
+export function newXWingSeed(): Uint8Array {
+  return randomBytes(XWING_SEED_BYTES)
+}
+
 /** Refusals of a publish that mean another device got there first. */
 const PUBLISHED_ELSEWHERE = new Set(['error.directory.version_conflict', 'error.directory.identity_key_mismatch'])
 
-function alreadySetUpElsewhere(email: string): SetupNeeded {
-  return new SetupNeeded(`${email} is already set up on another device; adding this one to it comes in a later version of coffer-photos (there is nothing to set up here)`)
+function alreadySetUpElsewhere(email: string, server: string): SetupNeeded {
+  return new SetupNeeded(`${email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server}\` with the recovery phrase`)
 }
 
 /** The account's directory, or null when it has none yet. */
-async function fetchedDirectory(client: CofferClient, userId: string): Promise<Uint8Array | null> {
+export async function fetchedDirectory(client: CofferClient, userId: string): Promise<Uint8Array | null> {
   try {
     return (await client.fetchDirectory(userId))?.bytes ?? null
   } catch (error) {
@@ -75,15 +96,14 @@ export const setup: Command = {
     '  --json               print the phrase and the result as JSON lines',
   ].join('\n'),
   options: {
-    'device-name': { type: 'string' },
+    ...DEVICE_NAME_OPTION,
     'password-stdin': { type: 'boolean' },
     yes: { type: 'boolean' },
   },
   async run({ values, out, signal }) {
     const yes = values.yes === true
     if (!yes && !interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on that the recovery phrase is written down')
-    const deviceName = (typeof values['device-name'] === 'string' ? values['device-name'] : hostname()).trim()
-    if (deviceName.length === 0 || deviceName.length > DEVICE_NAME_MAX) throw new UsageError(`--device-name: 1 to ${DEVICE_NAME_MAX} characters`)
+    const deviceName = deviceNameFrom(values)
     const home = new Home()
     const { account, tokens } = savedSession(home)
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
@@ -94,12 +114,12 @@ export const setup: Command = {
 
     const directory = await fetchedDirectory(client, account.user_id)
     if (keys === null) {
-      if (directory !== null) throw alreadySetUpElsewhere(account.email)
+      if (directory !== null) throw alreadySetUpElsewhere(account.email, account.server)
       const made: SavedKeys = {
         state: 'pending',
         master_key: toBase64(generateMasterKey()),
         identity_seeds: toBase64(IdentityKey.generate().exportSeeds()),
-        xwing_seed: toBase64(randomBytes(XWING_SEED_BYTES)),
+        xwing_seed: toBase64(newXWingSeed()),
       }
       home.saveKeys(made)
       keys = made
@@ -110,7 +130,7 @@ export const setup: Command = {
     if (directory === null) {
       const signed = await signDirectory(identity, {
         version: 1,
-        devices: [{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed)).publicKey, name: deviceName }],
+        devices: [deviceEntry(identity, account.device_id, fromBase64(keys.xwing_seed), deviceName)],
       })
       try {
         try {
@@ -127,17 +147,17 @@ export const setup: Command = {
       } catch (error) {
         if (error instanceof CofferProblem && PUBLISHED_ELSEWHERE.has(error.code)) {
           home.forgetKeys() // never published: nothing refers to them
-          throw alreadySetUpElsewhere(account.email)
+          throw alreadySetUpElsewhere(account.email, account.server)
         }
         throw error
       }
     } else if (!publishedByUs(directory, identity, account.device_id)) {
       home.forgetKeys() // never published: another device's directory is there
-      throw alreadySetUpElsewhere(account.email)
+      throw alreadySetUpElsewhere(account.email, account.server)
     }
 
     const recoveryKey = generateRecoveryKey()
-    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }))
+    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }, { argon2id: nativeArgon2id }))
     const phrase = recoveryPhrase(recoveryKey)
     out.say('Your recovery phrase. Write it down and keep it somewhere safe, away from this device;')
     out.say('with it (and your password) the photos can be recovered if every device is lost. It is shown only now.')

@@ -10,7 +10,7 @@ export type FormatErrorCode =
   | 'trailing-data'
   /** A chunk, a wrapped key or a header fails to authenticate: a wrong key, flipped bits, chunks reordered or from another stream. */
   | 'authentication'
-  /** Past a limit of the format (2^32 chunks). */
+  /** Past a limit of the format (2^32 chunks), or an escrow asking argon2id for more than a reader accepts. */
   | 'limit'
 
 export class ClientFormatError extends Error {

@@ -2,7 +2,8 @@
 // the libuv pool) and the SDK's hybridVerify (noble) accept and refuse the same manifests,
 // whichever of the two signed them, under the identity key of the format's vectors
 // (test/vectors/client-format-v1.json, recovery.identity_seeds): valid, tampered body, a flipped
-// signature byte in either half, the wrong key, and a key array the caller changes afterwards.
+// signature byte in either half, the wrong key, and a key array the caller changes afterwards;
+// and nativeArgon2id gives exactly the bytes of @noble/hashes'.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +12,8 @@ import { fromHex } from '../../sdk/bytes.ts'
 import { hybridVerify, type HybridVerifier } from '../../sdk/hybrid.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
 import { buildEnvelope, readManifest, readManifestWith, signManifest } from '../../sdk/manifest.ts'
-import { nativeIdentity, nativeVerify } from './crypto.ts'
+import { ESCROW_KDF_DEFAULTS, portableArgon2id, type EscrowKdfParams } from '../format/recovery.ts'
+import { nativeArgon2id, nativeIdentity, nativeVerify } from './crypto.ts'
 
 const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../../test/vectors/client-format-v1.json'), 'utf8')) as {
   keys: { album_id: string; file_id: string; amk_version: number }
@@ -100,4 +102,20 @@ describe('nativeVerify and the SDK agree on manifests', () => {
     expect(await nativeVerify(portable.publicKey, message, signature)).toBe(true)
     expect(await nativeVerify(portable.publicKey, message, signature.subarray(1))).toBe(false)
   })
+})
+
+describe('nativeArgon2id', () => {
+  const password = Uint8Array.from({ length: 32 }, (_, i) => (i * 29 + 3) & 0xff)
+  const salt = Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i)
+
+  it.each<[string, EscrowKdfParams]>([
+    ['the escrow defaults', ESCROW_KDF_DEFAULTS],
+    ['the smallest memory', { memoryKiB: 8, passes: 1, lanes: 1 }],
+    ['two lanes', { memoryKiB: 1024, passes: 2, lanes: 2 }],
+    ['four lanes, memory not a multiple of 4 p', { memoryKiB: 1030, passes: 3, lanes: 4 }],
+  ])('gives the same 32 bytes as @noble/hashes (%s)', async (_name, params) => {
+    const native = await nativeArgon2id(password, salt, params)
+    expect(native).toHaveLength(32)
+    expect(native).toEqual(await portableArgon2id(password, salt, params))
+  }, 60_000)
 })

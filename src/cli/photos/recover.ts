@@ -1,0 +1,185 @@
+// `coffer-photos recover <server-url>`: on a new device (a config folder without keys), signs in
+// as `login` does, reads the recovery phrase, opens the account's escrow with it and enrolls this
+// device: a new X-Wing key pair, listed in a new version of the signed device directory (signed
+// with the recovered identity key), then the keys saved as setup saves them (docs/photos.md,
+// "Recovering on a new device"; docs/client-format.md, "Recovery").
+//
+// A wrong phrase changes nothing: the escrow is opened before anything is made, published or
+// saved, and the escrow itself is only read. The directory is published before the keys are
+// saved: a crash between the two leaves this device listed with a key nobody holds, and
+// recover run again in the same folder (the same device id) replaces that entry.
+import { toBase64 } from '../../sdk/bytes.ts'
+import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
+import { DIRECTORY_MAX_DEVICES, readDirectory, signDirectory, type DeviceDirectory, type DirectoryDevice } from '../../sdk/directory.ts'
+import { IdentityKey } from '../../sdk/identity.ts'
+import { ClientFormatError } from '../../client/format/errors.ts'
+import { openEscrow, recoveryKeyFromPhrase, type EscrowedKeys } from '../../client/format/recovery.ts'
+import { nativeArgon2id } from '../../client/node/crypto.ts'
+import { commandClientOptions, photosClient } from './account.ts'
+import { EXIT, Refused, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
+import { Home } from './home.ts'
+import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
+import type { Output } from './output.ts'
+import { accountPassword, interactive, maskedWords, stdinText } from './prompts.ts'
+import { deviceEntry, deviceNameFrom, DEVICE_NAME_OPTION, fetchedDirectory, newXWingSeed } from './setup.ts'
+
+/** Phrases a person may type at the terminal before recover gives up. */
+const PHRASE_TRIES = 3
+/** Publishes tried when other devices keep publishing first (409 version_conflict). */
+const PUBLISH_TRIES = 5
+
+/** Why a phrase spells no recovery key (the word count, a word not in the list, the checksum), or null when it spells one. */
+function phraseProblem(phrase: string): string | null {
+  try {
+    recoveryKeyFromPhrase(phrase)
+    return null
+  } catch (error) {
+    if (error instanceof ClientFormatError) return error.message.replace(/^recovery phrase: /, '')
+    throw error
+  }
+}
+
+/** What --password-stdin and --phrase-stdin read: both from the one stdin, the password on its first line. */
+async function fromStdin(values: Invocation['values']): Promise<{ password?: string; recoveryKey?: Uint8Array }> {
+  if (values['phrase-stdin'] !== true) return {}
+  let text = await stdinText()
+  let password: string | undefined
+  if (values['password-stdin'] === true) {
+    const end = text.indexOf('\n')
+    if (end < 0) throw new UsageError('--password-stdin with --phrase-stdin: stdin holds the password on its first line and the recovery phrase after it')
+    password = text.slice(0, end).replace(/\r$/, '')
+    if (password === '') throw new UsageError('--password-stdin: the first line of stdin held no password')
+    text = text.slice(end + 1)
+  }
+  const problem = phraseProblem(text)
+  if (problem !== null) throw new UsageError(`--phrase-stdin: ${problem}`)
+  return { ...(password === undefined ? {} : { password }), recoveryKey: recoveryKeyFromPhrase(text) }
+}
+
+/** The account's escrow; SetupNeeded saying why when it has none. */
+async function fetchedEscrow(client: CofferClient, account: { email: string; userId: string; server: string }): Promise<Uint8Array> {
+  try {
+    return await client.fetchEscrow()
+  } catch (error) {
+    if (!(error instanceof CofferProblem && error.status === 404)) throw error
+    const directory = await fetchedDirectory(client, account.userId)
+    throw new SetupNeeded(directory === null
+      ? `${account.email} has no recovery escrow on ${account.server}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`
+      : `${account.email} has no recovery escrow on ${account.server}: setup did not finish on the account's first device; run \`coffer-photos setup\` there to finish it (it stores the escrow and shows the recovery phrase)`)
+  }
+}
+
+const WRONG_PHRASE = 'the recovery phrase does not open this account\'s escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)'
+
+/** The escrow opened with `recoveryKey`, or with a phrase typed at the terminal (a few tries). */
+async function openedEscrow(escrow: Uint8Array, userId: string, recoveryKey: Uint8Array | undefined, out: Output, signal: AbortSignal): Promise<EscrowedKeys> {
+  for (let attempt = 1; ; attempt++) {
+    const key = recoveryKey ?? recoveryKeyFromPhrase(await maskedWords({
+      message: 'Recovery phrase (the 24 words, in order)',
+      signal,
+      validate: (value) => phraseProblem(value) ?? true,
+    }))
+    try {
+      return await openEscrow(key, userId, escrow, { argon2id: nativeArgon2id })
+    } catch (error) {
+      if (!(error instanceof ClientFormatError)) throw error
+      if (error.code !== 'authentication') throw new Error(`the recovery escrow on the server cannot be opened (${error.message.replace(/^escrow: /, '')}); nothing was changed`)
+      if (recoveryKey !== undefined || attempt >= PHRASE_TRIES) throw new Refused(`${WRONG_PHRASE}; nothing was changed`)
+      out.warn(`coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`)
+    }
+  }
+}
+
+/**
+ * Lists `device` in the account's directory as a new version signed by `identity`, in place of
+ * an entry with the same device id (this folder's earlier key) or after the others; fetched
+ * and signed again when another device published first. The directory on the server must verify
+ * under `identity`.
+ */
+export async function enrollDevice(client: CofferClient, identity: IdentityKey, userId: string, device: DirectoryDevice): Promise<DeviceDirectory> {
+  for (let attempt = 1; ; attempt++) {
+    const bytes = await fetchedDirectory(client, userId)
+    if (bytes === null) throw new Error('the account has a recovery escrow but no device directory on the server, which setup never leaves; nothing was changed')
+    let current: DeviceDirectory
+    try {
+      current = readDirectory(bytes, identity.publicKey)
+    } catch (error) {
+      throw new Error(`the account's device directory on the server is not one the recovered identity key (${identity.fingerprint}) signed (${(error as Error).message}); nothing was changed`)
+    }
+    const devices = [...current.devices.filter((listed) => listed.device_id !== device.device_id), device]
+    if (devices.length > DIRECTORY_MAX_DEVICES) throw new Error(`the device directory lists ${current.devices.length} devices, the most it may hold; nothing was changed`)
+    const next: DeviceDirectory = { version: current.version + 1, devices }
+    try {
+      await client.publishDirectory(await signDirectory(identity, next), identity)
+      return next
+    } catch (error) {
+      if (!(error instanceof CofferProblem && error.code === 'error.directory.version_conflict') || attempt >= PUBLISH_TRIES) throw error
+    }
+  }
+}
+
+export const recover: Command = {
+  name: 'recover',
+  summary: 'set this device up from the recovery phrase (signs in first, like login)',
+  usage: [
+    'usage: coffer-photos recover <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--phrase-stdin] [--device-name NAME]',
+    '',
+    'On a new device, when no set-up device is at hand: signs in to <server-url> as `login` does,',
+    'asks for the 24-word recovery phrase that setup showed, opens the account\'s recovery escrow',
+    'with it, and sets this device up: its own encryption key, listed in the signed device',
+    'directory, and the account\'s keys saved in the config folder. The config folder must hold',
+    'no keys. A wrong phrase changes nothing.',
+    '',
+    '  --email EMAIL        the account\'s email address',
+    '  --password-stdin     read the password from stdin (with --phrase-stdin: its first line)',
+    '  --totp-code CODE     the 6-digit code of the authenticator app, when the account has a second factor',
+    '  --phrase-stdin       read the recovery phrase from stdin (with --password-stdin: the lines after',
+    '                       the password); any case and spacing, on one line or several',
+    '  --device-name NAME   what to call this device in the directory (default: the host name)',
+    '  --json               print the result as one JSON line',
+  ].join('\n'),
+  options: {
+    ...SIGN_IN_OPTIONS,
+    'phrase-stdin': { type: 'boolean' },
+    ...DEVICE_NAME_OPTION,
+  },
+  async run({ positionals, values, out, signal }) {
+    if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos recover https://photos.example.org`')
+    const server = serverUrl(positionals[0]!)
+    const deviceName = deviceNameFrom(values)
+    const home = new Home()
+    if (home.readKeys() !== null) {
+      const held = home.readAccount()
+      throw new SetupNeeded(`this config folder (${home.path}) already holds keys${held === null ? '' : ` of ${held.email} on ${held.server}`}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+    }
+    // Everything the command line or stdin must give is checked before anything is sent.
+    const given = await fromStdin(values)
+    if (given.recoveryKey === undefined && !interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
+
+    const { profile, deviceId } = await signIn({
+      server,
+      email: typeof values.email === 'string' ? values.email : undefined,
+      totpCode: typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined,
+      password: given.password === undefined ? () => accountPassword(values['password-stdin'] === true, signal) : () => Promise.resolve(given.password!),
+      register: false,
+      out,
+      signal,
+    })
+    const client = photosClient(server, home.readTokens(), home, commandClientOptions(out, signal))
+    const escrow = await fetchedEscrow(client, { email: profile.email, userId: profile.user_id, server })
+    const keys = await openedEscrow(escrow, profile.user_id, given.recoveryKey, out, signal)
+
+    const identity = IdentityKey.fromSeeds(keys.identitySeeds)
+    const xwingSeed = newXWingSeed()
+    const directory = await enrollDevice(client, identity, profile.user_id, deviceEntry(identity, deviceId, xwingSeed, deviceName))
+    home.saveKeys({ state: 'complete', master_key: toBase64(keys.masterKey), identity_seeds: toBase64(keys.identitySeeds), xwing_seed: toBase64(xwingSeed) })
+
+    out.say(`Recovered ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${identity.fingerprint}.`)
+    out.say(`The device directory (version ${directory.version}) lists ${directory.devices.length} device${directory.devices.length === 1 ? '' : 's'}. The recovery phrase stays the same: keep it safe.`)
+    out.event('recovered', {
+      server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName,
+      identity_fingerprint: identity.fingerprint, directory_version: directory.version, devices: directory.devices.length, escrow_version: escrow[0],
+    })
+    return EXIT.ok
+  },
+}
