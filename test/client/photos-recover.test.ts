@@ -3,7 +3,7 @@
 // folder recovered with the phrase restores the album byte for byte and joins the signed device
 // directory; a wrong phrase, a malformed one, an account without escrow and a folder with keys
 // change nothing. What recover publishes is read back with the SDK.
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -83,16 +83,6 @@ async function serverState(email: string): Promise<{ directory: Uint8Array | nul
 async function sha256Of(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex')
 }
-
-/** util-linux's `script`, which runs a command on a pseudo-terminal (Debian: bsdutils, essential). */
-const hasScript = ((): boolean => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
 
 /** coffer-photos on a terminal of its own: what it drew so far, keys to type, and its end. */
 function onTerminal(home: string, args: readonly string[]) {
@@ -245,7 +235,8 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     }
   })
 
-  it.skipIf(!hasScript)('on a terminal: asks for the password and the phrase, masks the words already typed, names a word not in the list, and asks again after a wrong phrase', async () => {
+  // util-linux's `script` runs the command on a pseudo-terminal (Debian: bsdutils, essential).
+  it('on a terminal: asks for the password and the phrase, masks the words already typed, names a word not in the list, and asks again after a wrong phrase', async () => {
     const first = await firstDevice()
     const home = newHome()
     const terminal = onTerminal(home, ['recover', server.url, '--email', first.email, '--device-name', 'Terminal'])
