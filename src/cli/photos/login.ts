@@ -3,8 +3,10 @@
 // code are asked for on a terminal when no flag gives them.
 import { randomUUID } from 'node:crypto'
 import { commandClientOptions, photosClient } from './account.ts'
-import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
+import type { CofferClient, Profile } from '../../sdk/client.ts'
+import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
+import { Home, type SavedKeys } from './home.ts'
+import type { Output } from './output.ts'
 import { accountPassword, answer } from './prompts.ts'
 
 /** The server's base address: http(s), no query or fragment, no trailing slash (a path prefix is kept). */
@@ -22,6 +24,67 @@ export function serverUrl(text: string): string {
 }
 
 const isLoopback = (server: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(server).hostname)
+
+/**
+ * Signs in to `server` as login does (the email, the password and a second-factor code from
+ * `values` or asked for; --register first when given) and keeps the account and the session in
+ * `home`. Also used by `join`, which reads the password its own way (`readPassword`).
+ */
+export async function signIn(
+  home: Home,
+  server: string,
+  values: Invocation['values'],
+  out: Output,
+  signal: AbortSignal,
+  readPassword?: () => Promise<string>,
+): Promise<{ profile: Profile; client: CofferClient; deviceId: string; keys: SavedKeys | null }> {
+  const saved = home.readAccount()
+  const keys = home.readKeys()
+  // Keys belong to one account: a folder that holds some is not reused for another.
+  const keptFor = (where: string) =>
+    new SetupNeeded(`this config folder (${home.path}) holds the keys of ${saved?.email} on ${saved?.server}, not ${where}; use another COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+  if (keys !== null && saved !== null && saved.server !== server) throw keptFor(server)
+  if (!server.startsWith('https:') && !isLoopback(server)) out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
+
+  const email = await answer(typeof values.email === 'string' ? values.email : undefined, {
+    message: 'Email',
+    flag: '--email',
+    signal,
+    validate: (value) => /^[^@\s]+@[^@\s]+$/.test(value.trim()) || 'an email address, like name@example.org',
+  })
+  const password = await (readPassword ? readPassword() : accountPassword(values['password-stdin'] === true, signal))
+  // One device id per config folder, sent with every sign-in so the server's session list can tell devices apart.
+  const deviceId = saved?.device_id ?? randomUUID()
+  const client = photosClient(server, null, null, commandClientOptions(out, signal))
+  if (values.register === true) {
+    // Register takes no device id: its session is swapped for a login that carries one.
+    await client.register(email.trim(), password)
+    await client.logout()
+  }
+  const result = await client.login(email.trim(), password, { device_id: deviceId })
+  if (result.kind === 'second_factor') {
+    const code = await answer(typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined, {
+      message: 'Code from your authenticator app',
+      flag: '--totp-code (the account has a second factor)',
+      signal,
+      validate: (value) => /^\d{6}$/.test(value.trim()) || 'the 6 digits the authenticator app shows',
+    })
+    await client.verifyLogin(result.challenge.mfa_token, code.trim(), { device_id: deviceId })
+  }
+  const profile = await client.getProfile()
+  if (keys !== null && saved !== null && saved.user_id !== profile.user_id) {
+    await client.logout()
+    throw keptFor(`${profile.email} on ${server}`)
+  }
+
+  const previous = home.readTokens()
+  home.saveTokens(null)
+  home.saveAccount({ server, email: profile.email, user_id: profile.user_id, device_id: deviceId })
+  home.saveTokens(client.tokens)
+  // The session this folder held on this server is of no use any more: end it rather than leave it live.
+  if (previous !== null && saved?.server === server) await photosClient(server, previous, null).logout().catch(() => {})
+  return { profile, client, deviceId, keys }
+}
 
 export const login: Command = {
   name: 'login',
@@ -48,52 +111,7 @@ export const login: Command = {
     if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos login https://photos.example.org`')
     const server = serverUrl(positionals[0]!)
     const home = new Home()
-    const saved = home.readAccount()
-    const keys = home.readKeys()
-    // Keys belong to one account: a folder that holds some is not reused for another.
-    const keptFor = (where: string) =>
-      new SetupNeeded(`this config folder (${home.path}) holds the keys of ${saved?.email} on ${saved?.server}, not ${where}; use another COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
-    if (keys !== null && saved !== null && saved.server !== server) throw keptFor(server)
-    if (!server.startsWith('https:') && !isLoopback(server)) out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
-
-    const email = await answer(typeof values.email === 'string' ? values.email : undefined, {
-      message: 'Email',
-      flag: '--email',
-      signal,
-      validate: (value) => /^[^@\s]+@[^@\s]+$/.test(value.trim()) || 'an email address, like name@example.org',
-    })
-    const password = await accountPassword(values['password-stdin'] === true, signal)
-    // One device id per config folder, sent with every sign-in so the server's session list can tell devices apart.
-    const deviceId = saved?.device_id ?? randomUUID()
-    const client = photosClient(server, null, null, commandClientOptions(out, signal))
-    if (values.register === true) {
-      // Register takes no device id: its session is swapped for a login that carries one.
-      await client.register(email.trim(), password)
-      await client.logout()
-    }
-    const result = await client.login(email.trim(), password, { device_id: deviceId })
-    if (result.kind === 'second_factor') {
-      const code = await answer(typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined, {
-        message: 'Code from your authenticator app',
-        flag: '--totp-code (the account has a second factor)',
-        signal,
-        validate: (value) => /^\d{6}$/.test(value.trim()) || 'the 6 digits the authenticator app shows',
-      })
-      await client.verifyLogin(result.challenge.mfa_token, code.trim(), { device_id: deviceId })
-    }
-    const profile = await client.getProfile()
-    if (keys !== null && saved !== null && saved.user_id !== profile.user_id) {
-      await client.logout()
-      throw keptFor(`${profile.email} on ${server}`)
-    }
-
-    const previous = home.readTokens()
-    home.saveTokens(null)
-    home.saveAccount({ server, email: profile.email, user_id: profile.user_id, device_id: deviceId })
-    home.saveTokens(client.tokens)
-    // The session this folder held on this server is of no use any more: end it rather than leave it live.
-    if (previous !== null && saved?.server === server) await photosClient(server, previous, null).logout().catch(() => {})
-
+    const { profile, keys, deviceId } = await signIn(home, server, values, out, signal)
     const setUp = keys?.state === 'complete'
     out.say(`Logged in to ${server} as ${profile.email}${values.register === true ? ' (new account)' : ''}.`)
     out.say(setUp ? 'This device is set up.' : 'Next: `coffer-photos setup` makes the account\'s keys and your recovery phrase.')

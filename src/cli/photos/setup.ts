@@ -20,7 +20,8 @@ import { randomBytes } from '../../client/format/bytes.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
 import { Home, type SavedKeys } from './home.ts'
-import { accountPassword, confirmed, interactive } from './prompts.ts'
+import { confirmed, interactive } from './prompts.ts'
+import { withFreshSignIn } from './reauth.ts'
 
 const DEVICE_NAME_MAX = 100
 
@@ -113,17 +114,8 @@ export const setup: Command = {
         devices: [{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed)).publicKey, name: deviceName }],
       })
       try {
-        try {
-          await client.publishDirectory(signed, identity)
-        } catch (error) {
-          // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
-          if (!(error instanceof CofferProblem && error.code === 'error.auth.reauthentication_required')) throw error
-          if (values['password-stdin'] !== true && !interactive()) {
-            throw new SetupNeeded('the server wants the password proved again (the sign-in is older than 10 minutes): run setup again with --password-stdin, or on a terminal')
-          }
-          await client.reauthenticate(await accountPassword(values['password-stdin'] === true, signal))
-          await client.publishDirectory(signed, identity)
-        }
+        // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
+        await withFreshSignIn(client, () => client.publishDirectory(signed, identity), { fromStdin: values['password-stdin'] === true, signal, command: 'setup' })
       } catch (error) {
         if (error instanceof CofferProblem && PUBLISHED_ELSEWHERE.has(error.code)) {
           home.forgetKeys() // never published: nothing refers to them
