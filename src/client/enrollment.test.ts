@@ -54,6 +54,7 @@ function ends(channel: ReturnType<typeof relay>, overrides: { a?: Partial<Initia
   const b = runEnrollee({
     channelId: CHANNEL, end: channel.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll,
     confirmSas: async (sas) => (shown.b.push(sas), true),
+    accept: async () => {},
     ...overrides.b,
   })
   return { a: a.catch((error: unknown) => error), b: b.catch((error: unknown) => error), shown, added }
@@ -137,6 +138,13 @@ describe('device enrollment over the relay', () => {
     expect((b as Error).message).toMatch(/not the one it offered/)
   })
 
+  it('B failing to keep the keys tells A (abort), which stops instead of reporting the device added', async () => {
+    const run = ends(relay(), { b: { accept: async () => { throw new Error('the directory does not list this device') } } })
+    const [a, b] = await Promise.all([run.a, run.b])
+    expect(stopOf(b)).toBe('invalid')
+    expect(stopOf(a)).toBe('aborted')
+  })
+
   it('an offer for another account is refused by B', async () => {
     const run = ends(relay(), { b: { userId: '22222222-2222-4222-8222-222222222222' } })
     const [a, b] = await Promise.all([run.a, run.b])
@@ -150,7 +158,7 @@ describe('device enrollment over the relay', () => {
     const seen: { withA: string[]; withB: string[] } = { withA: [], withB: [] }
     // The man in the middle: B's hello never reaches A; A meets it instead, and B meets it as A.
     const middle = Promise.all([
-      runEnrollee({ channelId: CHANNEL, end: toA.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (seen.withA.push(sas), true) }).catch(() => null),
+      runEnrollee({ channelId: CHANNEL, end: toA.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (seen.withA.push(sas), true), accept: async () => {} }).catch(() => null),
       runInitiator({
         channelId: CHANNEL, end: toB.a, identityKey: identity.publicKey, userId: USER, keys: { masterKey: randomBytes(32), identitySeeds: IdentityKey.generate().exportSeeds() }, poll,
         confirmSas: async (sas) => (seen.withB.push(sas), true), addDevice: async () => {},
@@ -159,7 +167,7 @@ describe('device enrollment over the relay', () => {
     const shown: { a: string[]; b: string[] } = { a: [], b: [] }
     const [a, b] = await Promise.all([
       runInitiator({ channelId: CHANNEL, end: toA.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll, confirmSas: async (sas) => (shown.a.push(sas), false), addDevice: async () => {} }).catch((e: unknown) => e),
-      runEnrollee({ channelId: CHANNEL, end: toB.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (shown.b.push(sas), false) }).catch((e: unknown) => e),
+      runEnrollee({ channelId: CHANNEL, end: toB.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (shown.b.push(sas), false), accept: async () => {} }).catch((e: unknown) => e),
     ])
     await middle
     expect(shown.a).toEqual(seen.withA)
@@ -174,7 +182,7 @@ describe('device enrollment over the relay', () => {
     const channel = relay()
     const b = runEnrollee({
       channelId: CHANNEL, end: { ...channel.b, receive: async () => ((now += 1000), []) }, deviceId: DEVICE, deviceName: 'Phone', xwing: generateXWingKeyPair(), userId: USER,
-      poll: { intervalMs: 1, deadline: 5000, now: () => now }, confirmSas: async () => true,
+      poll: { intervalMs: 1, deadline: 5000, now: () => now }, confirmSas: async () => true, accept: async () => {},
     }).catch((e: unknown) => e)
     expect(stopOf(await b)).toBe('expired')
   })

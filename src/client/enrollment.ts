@@ -58,7 +58,7 @@ const ABORT_SENT: Record<Exclude<EnrollmentStop, 'aborted' | 'expired'>, AbortRe
 
 const OTHER_SAID: Record<AbortReason, string> = {
   declined: 'the person there said the codes do not match',
-  invalid: 'it found something wrong in what this device sent',
+  invalid: 'it found something wrong in what this device sent, or could not keep the keys',
   stopped: 'it was stopped',
 }
 
@@ -158,7 +158,7 @@ export interface InitiatorResult {
   readonly sas: string
 }
 
-/** A's side: hello in, offer out, reveal in, SAS, confirm in, the directory, keys out. */
+/** A's side: hello in, offer out, reveal in, SAS, confirm in, the directory, keys out, done in. */
 export function runInitiator(options: InitiatorOptions): Promise<InitiatorResult> {
   const { channelId, end } = options
   const inbox = new Inbox(end, options.poll ?? {}, 'new device')
@@ -173,13 +173,15 @@ export function runInitiator(options: InitiatorOptions): Promise<InitiatorResult
     }
     const transcript = await transcriptHash(channelId, hello.bytes, offer, reveal.bytes)
     const sas = await shortAuthenticationString(sharedSecret, transcript)
-    if (!(await options.confirmSas(sas))) throw new EnrollmentError('declined', 'the codes do not match, so nothing was sent; the device was not added')
+    if (!(await options.confirmSas(sas))) throw new EnrollmentError('declined', 'the codes do not match, so the keys were not sent')
     const confirm = await inbox.next('confirm')
     if (!(await confirmMacValid(sharedSecret, transcript, confirm.payload.mac))) {
       throw new EnrollmentError('invalid', 'the new device\'s confirmation does not verify: it does not share this exchange')
     }
     await options.addDevice(hello.payload)
     await send(end, await sealKeys(sharedSecret, transcript, options.keys))
+    // Closing the channel drops its mailboxes: wait until B says it has the keys.
+    await inbox.next('done')
     return { device: hello.payload, sas }
   })
 }
@@ -194,6 +196,8 @@ export interface EnrolleeOptions {
   /** The account this device signed in to: the offer must name it. */
   readonly userId: string
   readonly confirmSas: ConfirmSas
+  /** Checks and keeps the keys (e.g. against the directory on the server); `done` is sent after it, `abort` when it throws. */
+  readonly accept: (result: EnrolleeResult) => Promise<void>
   readonly poll?: PollOptions
 }
 
@@ -204,7 +208,7 @@ export interface EnrolleeResult {
   readonly sas: string
 }
 
-/** B's side: hello out, offer in, reveal out, SAS, confirm out, keys in (checked against the offer's identity key). */
+/** B's side: hello out, offer in, reveal out, SAS, confirm out, keys in (checked against the offer's identity key), accepted, done out. */
 export function runEnrollee(options: EnrolleeOptions): Promise<EnrolleeResult> {
   const { channelId, end } = options
   const inbox = new Inbox(end, options.poll ?? {}, 'other device')
@@ -219,7 +223,7 @@ export function runEnrollee(options: EnrolleeOptions): Promise<EnrolleeResult> {
     const reveal = await send(end, { type: 'reveal', nonce })
     const transcript = await transcriptHash(channelId, hello, offer.bytes, reveal)
     const sas = await shortAuthenticationString(sharedSecret, transcript)
-    if (!(await options.confirmSas(sas))) throw new EnrollmentError('declined', 'the codes do not match, so nothing was kept on this device')
+    if (!(await options.confirmSas(sas))) throw new EnrollmentError('declined', 'the codes do not match')
     await send(end, { type: 'confirm', mac: await confirmMac(sharedSecret, transcript) })
     const sealed = await inbox.next('keys')
     let keys: EnrolledKeys
@@ -231,6 +235,14 @@ export function runEnrollee(options: EnrolleeOptions): Promise<EnrolleeResult> {
     if (!equalBytes(IdentityKey.fromSeeds(keys.identitySeeds).publicKey, offer.payload.identity_key)) {
       throw new EnrollmentError('invalid', 'the identity key the other device sent is not the one it offered')
     }
-    return { keys, identityKey: offer.payload.identity_key, sas }
+    const result = { keys, identityKey: offer.payload.identity_key, sas }
+    try {
+      await options.accept(result)
+    } catch (error) {
+      throw error instanceof EnrollmentError ? error : new EnrollmentError('invalid', (error as Error).message)
+    }
+    // Best effort: the keys are kept and this device is listed, whatever happens to this last word.
+    await send(end, { type: 'done' }).catch(() => {})
+    return result
   })
 }

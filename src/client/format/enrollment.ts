@@ -73,13 +73,18 @@ export interface Keys {
   readonly sealed: Uint8Array
 }
 
+/** B -> A, last: B checked and kept the keys (A closes the channel only after it, which drops the mailboxes). */
+export interface Done {
+  readonly type: 'done'
+}
+
 /** Either way: stop, nothing is kept. */
 export interface Abort {
   readonly type: 'abort'
   readonly reason: AbortReason
 }
 
-export type EnrollmentPayload = Hello | Offer | Reveal | Confirm | Keys | Abort
+export type EnrollmentPayload = Hello | Offer | Reveal | Confirm | Keys | Done | Abort
 export type PayloadType = EnrollmentPayload['type']
 
 type FieldKind = { readonly bytes: number } | 'uuid' | 'name' | 'reason'
@@ -91,6 +96,7 @@ const FIELDS: { readonly [T in PayloadType]: Readonly<Record<string, FieldKind>>
   reveal: { nonce: { bytes: ENROLLMENT_NONCE_BYTES } },
   confirm: { mac: { bytes: CONFIRM_MAC_BYTES } },
   keys: { nonce: { bytes: GCM_NONCE_BYTES }, sealed: { bytes: SEALED_KEYS_BYTES } },
+  done: {},
   abort: { reason: 'reason' },
 }
 
