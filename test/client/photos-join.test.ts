@@ -55,7 +55,8 @@ async function directory(): Promise<DeviceDirectory> {
 async function eventOf(run: PhotosProcess, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs
   for (;;) {
-    const found = events({ stdout: run.stdout() }).find((e) => e.event === name)
+    const stdout = run.stdout()
+    const found = events({ stdout: stdout.slice(0, stdout.lastIndexOf('\n') + 1) }).find((e) => e.event === name) // whole lines only
     if (found) return found
     if (run.child.exitCode !== null || Date.now() > until) throw new Error(`no "${name}" event; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
