@@ -15,8 +15,10 @@ export interface PhotosRun {
 }
 
 export interface PhotosOptions {
-  /** Written to stdin, then stdin is closed (e.g. the password for --password-stdin). */
+  /** Written to stdin, then stdin is closed (e.g. the password for --password-stdin); with keepStdinOpen, stdin stays open after it. */
   readonly stdin?: string
+  /** Leaves stdin open, for answers written later with PhotosProcess.write (and closed with endStdin). */
+  readonly keepStdinOpen?: boolean
   readonly env?: Record<string, string>
 }
 
@@ -27,6 +29,10 @@ export interface PhotosProcess {
   /** stderr so far. */
   stderr(): string
   readonly done: Promise<PhotosRun>
+  /** Writes to its stdin (keepStdinOpen). */
+  write(text: string): void
+  /** Closes its stdin. */
+  endStdin(): void
 }
 
 /** Starts `coffer-photos <args>` with COFFER_PHOTOS_HOME = `home`. */
@@ -40,12 +46,22 @@ export function startPhotos(home: string, args: readonly string[], options: Phot
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-  child.stdin!.end(options.stdin ?? '')
+  child.stdin!.on('error', () => {}) // it may have exited before a late answer
+  if (options.keepStdinOpen === true) {
+    if (options.stdin !== undefined) child.stdin!.write(options.stdin)
+  } else child.stdin!.end(options.stdin ?? '')
   const done = new Promise<PhotosRun>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
-  return { child, stdout: () => stdout, stderr: () => stderr, done }
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    done,
+    write: (text) => void child.stdin!.write(text),
+    endStdin: () => void child.stdin!.end(),
+  }
 }
 
 export function photos(home: string, args: readonly string[], options: PhotosOptions = {}): Promise<PhotosRun> {

@@ -4,7 +4,9 @@
 import { parseArgs } from 'node:util'
 import { albums, ls } from './albums.ts'
 import { backup } from './backup.ts'
+import { device } from './device.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { join } from './join.ts'
 import { login } from './login.ts'
 import { logout } from './logout.ts'
 import { consoleOutput, describeError, errorLine } from './output.ts'
@@ -14,7 +16,7 @@ import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, recover, status, backup, albums, ls, verify, restore, logout]
+const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

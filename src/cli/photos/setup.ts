@@ -21,7 +21,8 @@ import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
 import { Home, type SavedKeys } from './home.ts'
-import { accountPassword, confirmed, interactive } from './prompts.ts'
+import { confirmed, interactive } from './prompts.ts'
+import { withFreshSignIn } from './reauth.ts'
 
 const DEVICE_NAME_MAX = 100
 
@@ -133,17 +134,8 @@ export const setup: Command = {
         devices: [deviceEntry(identity, account.device_id, fromBase64(keys.xwing_seed), deviceName)],
       })
       try {
-        try {
-          await client.publishDirectory(signed, identity)
-        } catch (error) {
-          // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
-          if (!(error instanceof CofferProblem && error.code === 'error.auth.reauthentication_required')) throw error
-          if (values['password-stdin'] !== true && !interactive()) {
-            throw new SetupNeeded('the server wants the password proved again (the sign-in is older than 10 minutes): run setup again with --password-stdin, or on a terminal')
-          }
-          await client.reauthenticate(await accountPassword(values['password-stdin'] === true, signal))
-          await client.publishDirectory(signed, identity)
-        }
+        // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
+        await withFreshSignIn(client, () => client.publishDirectory(signed, identity), { fromStdin: values['password-stdin'] === true, signal, command: 'setup' })
       } catch (error) {
         if (error instanceof CofferProblem && PUBLISHED_ELSEWHERE.has(error.code)) {
           home.forgetKeys() // never published: nothing refers to them
