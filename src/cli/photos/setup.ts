@@ -110,7 +110,7 @@ export const setup: Command = {
     if (directory === null) {
       const signed = await signDirectory(identity, {
         version: 1,
-        devices: [{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed)).publicKey, name: deviceName }],
+        devices: [{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed)).publicKey, name: deviceName, added_at: new Date().toISOString() }],
       })
       try {
         try {
