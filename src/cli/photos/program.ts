@@ -5,16 +5,19 @@ import { parseArgs } from 'node:util'
 import { albums, ls } from './albums.ts'
 import { backup } from './backup.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { devices } from './devices.ts'
 import { login } from './login.ts'
 import { logout } from './logout.ts'
 import { Home } from './home.ts'
 import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'
 import { restore } from './restore.ts'
+import { revokeAll } from './revoke-all.ts'
+import { revoke, sessions } from './sessions.ts'
 import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, status, backup, albums, ls, verify, restore, logout]
+const COMMANDS: readonly Command[] = [login, setup, status, backup, albums, ls, verify, restore, devices, sessions, revoke, revokeAll, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
