@@ -28,6 +28,9 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true })
 })
 
+/** Each test runs the binary up to a dozen times, a few seconds each on a busy machine. */
+const CLI_TIMEOUT = 120_000
+
 let homes = 0
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
 
@@ -86,7 +89,7 @@ async function secondDevice(first: { home: string; email: string }, joined: { na
   return home
 }
 
-describe('the commands\' usage', () => {
+describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
   it.each(['devices', 'sessions', 'revoke', 'revoke-all'])('%s --help prints its usage and exits 0', async (name) => {
     const run = await photos(newHome(), [name, '--help'])
     expectOk(run)
@@ -125,7 +128,7 @@ describe('the commands\' usage', () => {
   })
 })
 
-describe('coffer-photos devices', () => {
+describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
   it('lists the device setup made, checked against the identity key: name, id, when added, key fingerprint, this device', async () => {
     const before = Date.now()
     const { home, email } = await firstDevice('Kitchen laptop')
@@ -225,7 +228,7 @@ describe('coffer-photos devices', () => {
   })
 })
 
-describe('coffer-photos sessions', () => {
+describe('coffer-photos sessions', { timeout: CLI_TIMEOUT }, () => {
   it('lists the sessions of both devices, with names from the directory, and marks this device\'s', async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
@@ -268,7 +271,7 @@ describe('coffer-photos sessions', () => {
   })
 })
 
-describe('coffer-photos revoke', () => {
+describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
   it('ends another device\'s session by the first characters of its id; that device says it was signed out (exit 3) and keeps its keys', async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
@@ -336,7 +339,7 @@ describe('coffer-photos revoke', () => {
   })
 })
 
-describe('coffer-photos revoke-all', () => {
+describe('coffer-photos revoke-all', { timeout: CLI_TIMEOUT }, () => {
   it('ends every session of the account with the identity key\'s proof; each device says it was signed out; the keys stay', async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
