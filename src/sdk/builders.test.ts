@@ -224,6 +224,18 @@ describe('device directories', () => {
     expect(() => readDirectory(encodeCanonical({ ...outer, body: encodeCanonical(body) }), identity.publicKey)).toThrow(/does not verify/)
   })
 
+  it('carries when a device was added, signed, and reads it back', async () => {
+    const directory: DeviceDirectory = { version: 2, devices: [{ ...device(), added_at: '2026-03-01T14:02:11.000Z' }, device()] }
+    const bytes = await signDirectory(identity, directory)
+    const read = readDirectory(bytes, identity.publicKey)
+    expect(read).toEqual(directory)
+    expect('added_at' in read.devices[1]!).toBe(false)
+    const outer = decodeCanonical(bytes) as { directory_version: number; body: Uint8Array; sig: Uint8Array }
+    const body = decodeCanonical(outer.body) as { devices: Record<string, unknown>[] }
+    body.devices[0]!.added_at = '2020-01-01T00:00:00Z'
+    expect(() => readDirectory(encodeCanonical({ ...outer, body: encodeCanonical(body) }), identity.publicKey)).toThrow(/does not verify/)
+  })
+
   it('refuses a version past the outer one in the signed body', async () => {
     const bytes = await signDirectory(identity, { version: 3, devices: [] })
     const outer = decodeCanonical(bytes) as Record<string, unknown>
@@ -240,6 +252,9 @@ describe('device directories', () => {
     ['an encryption key past 4096 bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array(4097) }] }, 'devices/0/encryption_key'],
     ['an encryption key that is not bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: 'AAAA' }] }, 'devices/0/encryption_key'],
     ['a blank device name', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), name: ' ' }] }, 'devices/0/name'],
+    ['an added time that is not RFC 3339', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '1 March 2026' }] }, 'devices/0/added_at'],
+    ['an added time that is no date', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '2026-13-45T99:00:00Z' }] }, 'devices/0/added_at'],
+    ['an added time that is not a string', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: 1772373731 }] }, 'devices/0/added_at'],
     ['an unknown device field', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), colour: 'red' }] }, 'colour'],
     ['too many devices', { version: 1, devices: Array.from({ length: 65 }, () => ({ device_id: randomUUID(), public_key: new Uint8Array(1) })) }, 'at most 64'],
   ])('refuses %s', async (_name, directory, expected) => {

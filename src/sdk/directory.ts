@@ -5,7 +5,7 @@
 // that the account's owner wrote it:
 //
 //   directory = canonical CBOR {"directory_version": N, "body": bstr, "sig": bstr}
-//   body      = canonical CBOR {"directory_version": N, "devices": [{"device_id", "public_key", "encryption_key"?, "name"?}]}
+//   body      = canonical CBOR {"directory_version": N, "devices": [{"device_id", "public_key", "encryption_key"?, "name"?, "added_at"?}]}
 //   sig       = hybrid signature over UTF-8 "coffer/device-directory/v1" | 0x00 | body
 import { Value } from 'typebox/value'
 import { decodeCanonical, encodeCanonical } from '../codec/cbor.ts'
@@ -33,6 +33,12 @@ export interface DirectoryDevice {
   readonly encryption_key?: Uint8Array
   /** Shown to the user; 1 to 100 characters. */
   readonly name?: string
+  /**
+   * When the device was added to the directory, RFC 3339 (e.g. `2026-03-01T14:02:11.000Z`), by
+   * the clock of the device that added it: shown to the user, so that a device they do not
+   * remember adding stands out. Signed like the rest; carried over unchanged by later versions.
+   */
+  readonly added_at?: string
 }
 
 export interface DeviceDirectory {
@@ -46,7 +52,11 @@ export interface Signer {
   sign(message: Uint8Array): Promise<Uint8Array>
 }
 
-const DEVICE_FIELDS = ['device_id', 'public_key', 'encryption_key', 'name']
+const DEVICE_FIELDS = ['device_id', 'public_key', 'encryption_key', 'name', 'added_at']
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+
+const isTimestamp = (value: unknown): boolean => typeof value === 'string' && RFC3339.test(value) && Number.isFinite(Date.parse(value))
 
 const isDeviceKey = (key: unknown): boolean => key instanceof Uint8Array && key.length > 0 && key.length <= DEVICE_KEY_MAX_BYTES
 
@@ -70,6 +80,7 @@ function directoryProblems(directory: DeviceDirectory): string[] {
     if (device.name !== undefined && (typeof device.name !== 'string' || device.name.trim().length === 0 || device.name.length > DEVICE_NAME_MAX)) {
       problems.push(`${at}/name: must be 1 to ${DEVICE_NAME_MAX} characters`)
     }
+    if (device.added_at !== undefined && !isTimestamp(device.added_at)) problems.push(`${at}/added_at: must be an RFC 3339 date-time, like 2026-03-01T14:02:11Z`)
     const unknown = Object.keys(device).filter((key) => !DEVICE_FIELDS.includes(key))
     if (unknown.length > 0) problems.push(`${at}: unknown ${unknown.join(', ')}`)
   })
@@ -84,6 +95,7 @@ function bodyOf(directory: DeviceDirectory): Uint8Array {
       public_key: d.public_key,
       ...(d.encryption_key === undefined ? {} : { encryption_key: d.encryption_key }),
       ...(d.name === undefined ? {} : { name: d.name }),
+      ...(d.added_at === undefined ? {} : { added_at: d.added_at }),
     })),
   })
 }

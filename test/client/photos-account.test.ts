@@ -253,7 +253,8 @@ describe('coffer-photos setup', () => {
     const fetched = await (await sdkSession(email)).fetchDirectory(account.user_id!)
     const directory = readDirectory(fetched!.bytes, identity.publicKey)
     expect(directory.version).toBe(1)
-    expect(directory.devices).toEqual([{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: xwing.publicKey, name: 'Kitchen laptop' }])
+    expect(directory.devices).toEqual([{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: xwing.publicKey, name: 'Kitchen laptop', added_at: expect.any(String) }])
+    expect(Math.abs(Date.parse(directory.devices[0]!.added_at!) - Date.now())).toBeLessThan(5 * 60_000)
     expect(directory.devices[0]!.encryption_key).toHaveLength(1216)
     expect(() => readDirectory(fetched!.bytes, IdentityKey.generate().publicKey)).toThrow(/does not verify/)
 

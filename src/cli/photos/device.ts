@@ -27,7 +27,7 @@ async function addToDirectory(client: CofferClient, identity: NativeIdentity, us
     const devices = [
       // A device id listed already is this folder's earlier enrollment, whose keys are gone: its entry is replaced.
       ...current.devices.filter((device) => device.device_id !== hello.device_id),
-      { device_id: hello.device_id, public_key: identity.publicKey, encryption_key: hello.encryption_key, name: hello.device_name },
+      { device_id: hello.device_id, public_key: identity.publicKey, encryption_key: hello.encryption_key, name: hello.device_name, added_at: new Date().toISOString() },
     ]
     const signed = await signDirectory(identity, { version: current.version + 1, devices })
     try {

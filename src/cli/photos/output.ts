@@ -39,6 +39,16 @@ export interface DescribedError {
 /** The 401s that refuse the session itself (its token is gone or spent): log in again. The others refuse what was sent (a wrong password or code). */
 const SESSION_ENDED = new Set(['error.auth.unauthenticated', 'error.auth.session_expired'])
 
+/** True when the server refused the session itself: it was revoked (revoke, revoke-all, another device) or it expired. */
+export function sessionEnded(error: unknown): boolean {
+  return error instanceof CofferProblem && error.status === 401 && SESSION_ENDED.has(error.code)
+}
+
+/** What a device whose session ended is told, whichever command found out. The keys stay: signing in again is all it takes. */
+export function signedOutSentence(server: string | null): string {
+  return `this device was signed out (its session was revoked or expired); run \`coffer-photos login ${server ?? '<server-url>'}\` to sign in again`
+}
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
 
 function networkCause(error: unknown): string | null {
@@ -49,7 +59,8 @@ function networkCause(error: unknown): string | null {
   return error instanceof TypeError && error.message === 'fetch failed' ? 'fetch failed' : null
 }
 
-export function describeError(error: unknown): DescribedError {
+/** `server`, when known (the config folder's), is named in what to run after a session ended. */
+export function describeError(error: unknown, server: string | null = null): DescribedError {
   if (error instanceof UsageError) return { message: error.message, code: null, exit: EXIT.usage }
   if (error instanceof SetupNeeded) return { message: error.message, code: null, exit: EXIT.setup }
   if (error instanceof Interrupted) return { message: error.message, code: null, exit: EXIT.interrupted }
@@ -58,7 +69,7 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof CofferProblem) {
     const detail = typeof error.problem.detail === 'string' && error.problem.detail.length > 0 ? error.problem.detail : error.problem.title
     const sentence = `the server refused: ${detail.replace(/\.$/, '')}`
-    if (error.status === 401 && SESSION_ENDED.has(error.code)) return { message: `${sentence}; log in again with \`coffer-photos login\``, code: error.code, exit: EXIT.setup }
+    if (sessionEnded(error)) return { message: signedOutSentence(server), code: error.code, exit: EXIT.setup }
     if (error.status >= 500) return { message: `the server failed: ${detail.replace(/\.$/, '')}; try again later`, code: error.code, exit: EXIT.unreachable }
     return { message: sentence, code: error.code, exit: EXIT.refused }
   }

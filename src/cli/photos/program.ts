@@ -6,17 +6,21 @@ import { albums, ls } from './albums.ts'
 import { backup } from './backup.ts'
 import { device } from './device.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { devices } from './devices.ts'
 import { join } from './join.ts'
 import { login } from './login.ts'
 import { logout } from './logout.ts'
-import { consoleOutput, describeError, errorLine } from './output.ts'
+import { Home } from './home.ts'
+import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'
 import { recover } from './recover.ts'
 import { restore } from './restore.ts'
+import { revokeAll } from './revoke-all.ts'
+import { revoke, sessions } from './sessions.ts'
 import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, logout]
+const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, devices, sessions, revoke, revokeAll, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
@@ -31,6 +35,15 @@ function overview(): string {
     'The account, keys and local state live in $COFFER_PHOTOS_HOME (default $XDG_CONFIG_HOME/coffer-photos).',
     '--json prints one JSON object per line on stdout, for scripts.',
   ].join('\n')
+}
+
+/** The server this config folder is logged in to, to name in the sentence after a session ended; null when the folder does not say. */
+function savedServer(): string | null {
+  try {
+    return new Home().readAccount()?.server ?? null
+  } catch {
+    return null
+  }
 }
 
 async function main(args: string[]): Promise<ExitCode> {
@@ -68,7 +81,7 @@ async function main(args: string[]): Promise<ExitCode> {
     const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, string | boolean | undefined>, out, signal: stop.signal })
     return stop.signal.aborted && code === EXIT.ok ? EXIT.interrupted : code
   } catch (error) {
-    const described = describeError(error)
+    const described = describeError(error, sessionEnded(error) ? savedServer() : null)
     process.stderr.write(`${errorLine(described)}\n`)
     if (error instanceof UsageError) process.stderr.write(`\n${command.usage}\n`)
     out.event('error', { message: described.message, code: described.code, exit: described.exit })

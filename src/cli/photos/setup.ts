@@ -38,7 +38,7 @@ export function deviceNameFrom(values: Invocation['values']): string {
 
 /** This device's entry in the directory: its id, the account's identity key, its X-Wing public key, its name. */
 export function deviceEntry(identity: IdentityKey, deviceId: string, xwingSeed: Uint8Array, name: string): DirectoryDevice {
-  return { device_id: deviceId, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(xwingSeed).publicKey, name }
+  return { device_id: deviceId, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(xwingSeed).publicKey, name, added_at: new Date().toISOString() }
 }
 
 /** A new device's X-Wing seed (its secret key, kept in keys.json). */
