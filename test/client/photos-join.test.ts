@@ -142,6 +142,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const after = await directory()
     expect(after.version).toBe(before.version + 1)
     expect(after.devices.map((d) => d.name).sort()).toEqual(['Laptop', 'New phone'])
+    expect(after.devices.map((d) => Number.isNaN(Date.parse(d.added_at ?? '')))).toEqual([false, false]) // each with when it was added
     const listedB = after.devices.find((d) => d.device_id === accountB.device_id)!
     expect(Buffer.from(listedB.encryption_key!)).toEqual(Buffer.from(generateXWingKeyPair(fromBase64(keysB.xwing_seed!)).publicKey))
     // The channel is closed: the code works no more.

@@ -155,9 +155,13 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     const directory = readDirectory(bytes!, identity.publicKey)
     expect(directory.version).toBe(2)
     expect(directory.devices).toEqual([
-      { device_id: firstAccount.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(firstKeys.xwing_seed!)).publicKey, name: 'Old laptop' },
-      { device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed!)).publicKey, name: 'New phone' },
+      { device_id: firstAccount.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(firstKeys.xwing_seed!)).publicKey, name: 'Old laptop', added_at: expect.any(String) },
+      { device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed!)).publicKey, name: 'New phone', added_at: expect.any(String) },
     ])
+    // The first device's time is carried over; the recovered one's is the recovery's.
+    const [oldAdded, newAdded] = directory.devices.map((d) => Date.parse(d.added_at ?? ''))
+    expect(oldAdded).toBeLessThanOrEqual(newAdded!)
+    expect(Date.now() - newAdded!).toBeLessThan(5 * 60_000)
     expect(events(run)).toEqual([{
       event: 'recovered', server: server.url, email: first.email, user_id: account.user_id, device_id: account.device_id, device_name: 'New phone',
       identity_fingerprint: identity.fingerprint, directory_version: 2, devices: 2, escrow_version: 2,
