@@ -17,7 +17,7 @@ import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { readDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, THIRTY_SECONDS, uniqueEmail, withSecondFactor, wrongCode } from '../support/actors.ts'
-import { events, photos, startPhotos, type PhotosRun } from '../support/photos-cli.ts'
+import { errorLineOf, events, expectOk, photos, readJson, startPhotos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -35,15 +35,6 @@ afterAll(async () => {
 let homes = 0
 /** A config folder that does not exist yet (coffer-photos makes it). */
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
-
-const readJson = async <T = Record<string, string>>(home: string, name: string): Promise<T> => JSON.parse(await readFile(path.join(home, name), 'utf8')) as T
-
-/** The one line a failed command writes to stderr (the usage that may follow a usage error aside). */
-const errorLineOf = (run: PhotosRun): string => run.stderr.split('\n')[0] ?? ''
-
-function expectOk(run: PhotosRun): void {
-  expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
-}
 
 /** Registers an account through coffer-photos itself. */
 async function registeredHome(email = uniqueEmail('photos')): Promise<{ home: string; email: string }> {

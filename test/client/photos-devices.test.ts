@@ -13,7 +13,7 @@ import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { readDirectory, signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { events, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { errorLineOf, events, expectOk, photos, readJson } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -36,15 +36,6 @@ const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos'
 
 interface SavedAccount { server: string; email: string; user_id: string; device_id: string }
 interface SavedKeys { state: string; master_key: string; identity_seeds: string; xwing_seed: string }
-
-const readJson = async <T>(home: string, name: string): Promise<T> => JSON.parse(await readFile(path.join(home, name), 'utf8')) as T
-
-function expectOk(run: PhotosRun): void {
-  expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
-}
-
-/** The one line a failed command writes to stderr (before any usage). */
-const errorLineOf = (run: PhotosRun): string => run.stderr.split('\n')[0] ?? ''
 
 /** What a device whose session was revoked says on its next command. */
 const signedOutLine = (): string => `coffer-photos: this device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again [error.auth.session_expired]`

@@ -16,7 +16,7 @@ import { CofferClient } from '../../src/sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { events, photos, startPhotos, type PhotosProcess, type PhotosRun } from '../support/photos-cli.ts'
+import { events, expectOk, photos, readJson, startPhotos, type PhotosProcess } from '../support/photos-cli.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -31,12 +31,7 @@ let folder: string
 
 let homes = 0
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
-const readJson = async <T = Record<string, string>>(home: string, name: string): Promise<T> => JSON.parse(await readFile(path.join(home, name), 'utf8')) as T
 const sha256Of = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex')
-
-function expectOk(run: PhotosRun): void {
-  expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
-}
 
 /** A session of the test's own on the account (the SDK, not coffer-photos). */
 async function sdkSession(): Promise<CofferClient> {

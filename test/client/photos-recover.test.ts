@@ -17,7 +17,7 @@ import { readDirectory, signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
-import { events, photos, PHOTOS_CLI, type PhotosRun } from '../support/photos-cli.ts'
+import { errorLineOf, events, expectOk, photos, PHOTOS_CLI, readJson, type PhotosRun } from '../support/photos-cli.ts'
 import { ROOT } from '../support/process.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -36,14 +36,6 @@ afterAll(async () => {
 let homes = 0
 /** A config folder that does not exist yet (coffer-photos makes it). */
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
-
-const readJson = async <T = Record<string, string>>(home: string, name: string): Promise<T> => JSON.parse(await readFile(path.join(home, name), 'utf8')) as T
-
-const errorLineOf = (run: PhotosRun): string => run.stderr.split('\n')[0] ?? ''
-
-function expectOk(run: PhotosRun): void {
-  expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
-}
 
 const missing = (file: string) => expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' })
 

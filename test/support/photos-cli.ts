@@ -2,7 +2,9 @@
 // src/cli/photos/main.ts`) in its own process, with its own config folder (COFFER_PHOTOS_HOME),
 // answers on stdin, and the output it printed.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { expect } from 'vitest'
 import { ROOT } from './process.ts'
 
 export const PHOTOS_CLI = path.join(ROOT, 'src/cli/photos/main.ts')
@@ -71,4 +73,17 @@ export function photos(home: string, args: readonly string[], options: PhotosOpt
 /** The --json lines of a run, parsed. */
 export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unknown> & { event: string }> {
   return run.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
+}
+
+/** A JSON file coffer-photos wrote in the config folder `home`. */
+export async function readJson<T = Record<string, string>>(home: string, name: string): Promise<T> {
+  return JSON.parse(await readFile(path.join(home, name), 'utf8')) as T
+}
+
+/** The one line a failed command writes to stderr (the usage that may follow a usage error aside). */
+export const errorLineOf = (run: PhotosRun): string => run.stderr.split('\n')[0] ?? ''
+
+/** Expects exit 0, showing what the command printed when it was not. */
+export function expectOk(run: Pick<PhotosRun, 'code' | 'stdout' | 'stderr'>): void {
+  expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
 }
