@@ -26,7 +26,22 @@ CREATE TABLE IF NOT EXISTS open_uploads (
 ) STRICT;
 `
 
+/** What the store recorded of a file this device backed up (free-up reads it). */
+export interface BackedUpFile {
+  readonly albumId: string
+  /** Relative to the folder backed up, "/" between names. */
+  readonly path: string
+  readonly size: number
+  readonly modified: number | null
+  /** SHA-256 of the plaintext, hex. */
+  readonly contentHash: string
+  readonly assetId: string
+  readonly recordedAt: number
+}
+
 export interface SqliteSyncState extends SyncState {
+  /** The record of `path` backed up to the album; null when this device has none. */
+  backedUpFile(albumId: string, path: string): BackedUpFile | null
   close(): void
 }
 
@@ -45,6 +60,7 @@ export function openSyncState(file: string): SqliteSyncState {
   const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
   const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
   const open = db.prepare('SELECT upload_id FROM open_uploads ORDER BY opened_at')
+  const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at FROM backed_up WHERE album_id = ? AND path = ?')
   return {
     async knownAsset(albumId, path, size, modified) {
       const row = known.get(albumId, path, size, modified) as { asset_id: string } | undefined
@@ -61,6 +77,10 @@ export function openSyncState(file: string): SqliteSyncState {
     },
     async openUploads() {
       return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
+    },
+    backedUpFile(albumId, path) {
+      const row = record.get(albumId, path) as { size: number; modified: number | null; content_hash: string; asset_id: string; recorded_at: number } | undefined
+      return row === undefined ? null : { albumId, path, size: row.size, modified: row.modified, contentHash: row.content_hash, assetId: row.asset_id, recordedAt: row.recorded_at }
     },
     close() {
       db.close()
