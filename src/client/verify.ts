@@ -49,6 +49,8 @@ export interface AssetReport {
   readonly issues: readonly AssetIssue[]
   /** With `deep`: the blobs the server's deep scan did not reach (its per-account budget spent, verdict rate_limited); 0 otherwise. */
   readonly deepPending: number
+  /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
+  readonly intact: readonly string[]
 }
 
 export interface VerifyOptions {
@@ -59,6 +61,12 @@ export interface VerifyOptions {
   readonly concurrency?: number
   /** With `deep`, also download and decrypt every blob here; true unless given. */
   readonly download?: boolean
+  /**
+   * With `deep`: true for a blob hash a deep check found intact recently enough for the caller;
+   * an asset whose every blob is so is verified without the server's deep scan (its storage and
+   * receipts still are), saving the server's per-account budget for the others.
+   */
+  readonly recentlyIntact?: (hash: string) => boolean
 }
 
 interface ExpectedBlob {
@@ -73,6 +81,7 @@ interface Checked {
   readonly blobs: readonly ExpectedBlob[]
   readonly issues: AssetIssue[]
   deepPending: number
+  readonly intact: string[]
 }
 
 /** What an asset is made of, as this device reads it: every blob with its role, hash and stored size. */
@@ -121,30 +130,38 @@ async function verifyEntries(library: Library, albumId: string, entries: readonl
       issues.push({ kind: 'unreadable', message: `cannot be read: ${(error as Error).message}` })
       return null
     })
-    checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0 })
+    checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0, intact: [] })
   })
   checked.sort((a, b) => a.entry.sync_seq - b.entry.sync_seq)
 
-  // The server's verdicts, in requests within its limits.
-  for (let start = 0; start < checked.length; ) {
-    const batch: Checked[] = []
-    let hashes = 0
-    while (start < checked.length && batch.length < VERIFY_MAX_ASSETS && hashes + checked[start]!.blobs.length <= VERIFY_MAX_HASHES) {
-      hashes += checked[start]!.blobs.length
-      batch.push(checked[start++]!)
-    }
-    const { verdicts } = await library.client.verifyStorage({ assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })), deep: options.deep === true })
-    verdicts.forEach((verdict, i) => {
-      const item = batch[i]!
-      verdict.blobs.forEach((blob, j) => {
-        const role = item.blobs[j]?.role ?? blob.role
-        const missing = (['stored', 'indexed', 'retrievable'] as const).filter((flag) => !blob[flag])
-        if (missing.length > 0) item.issues.push({ kind: 'not_durable', message: `${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server` })
-        if (blob.deep === 'corrupt') item.issues.push({ kind: 'corrupt', message: `${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)` })
-        if (blob.deep === 'rate_limited') item.deepPending++
+  // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
+  // deep check found intact recently (options.recentlyIntact) is asked without: the server's
+  // deep-scan budget goes to what was not checked yet.
+  const fresh = (item: Checked): boolean => options.recentlyIntact !== undefined && item.blobs.length > 0 && item.blobs.every((b) => options.recentlyIntact!(b.hash))
+  const deep = options.deep === true
+  const groups: [Checked[], boolean][] = deep ? [[checked.filter((c) => !fresh(c)), true], [checked.filter(fresh), false]] : [[checked, false]]
+  for (const [items, deepRequest] of groups) {
+    for (let start = 0; start < items.length; ) {
+      const batch: Checked[] = []
+      let hashes = 0
+      while (start < items.length && batch.length < VERIFY_MAX_ASSETS && hashes + items[start]!.blobs.length <= VERIFY_MAX_HASHES) {
+        hashes += items[start]!.blobs.length
+        batch.push(items[start++]!)
+      }
+      const { verdicts } = await library.client.verifyStorage({ assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })), deep: deepRequest })
+      verdicts.forEach((verdict, i) => {
+        const item = batch[i]!
+        verdict.blobs.forEach((blob, j) => {
+          const role = item.blobs[j]?.role ?? blob.role
+          const missing = (['stored', 'indexed', 'retrievable'] as const).filter((flag) => !blob[flag])
+          if (missing.length > 0) item.issues.push({ kind: 'not_durable', message: `${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server` })
+          if (blob.deep === 'corrupt') item.issues.push({ kind: 'corrupt', message: `${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)` })
+          if (blob.deep === 'rate_limited') item.deepPending++
+          if (blob.deep === 'intact') item.intact.push(blob.hash)
+        })
+        if (!verdict.durable && item.issues.length === 0) item.issues.push({ kind: 'not_durable', message: 'the server does not call it durable' })
       })
-      if (!verdict.durable && item.issues.length === 0) item.issues.push({ kind: 'not_durable', message: 'the server does not call it durable' })
-    })
+    }
   }
 
   const reports: AssetReport[] = []
@@ -178,6 +195,7 @@ async function verifyEntries(library: Library, albumId: string, entries: readonl
       problems: issues.map((issue) => issue.message),
       issues,
       deepPending: item.deepPending,
+      intact: item.intact,
     }
     reports.push(report)
     options.onAsset?.(report)

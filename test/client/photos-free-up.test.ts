@@ -212,3 +212,35 @@ describe('coffer-photos free-up with the server\'s deep-scan budget spent', { ti
     expect(await exists(path.join(home, 'freed.log'))).toBe(false)
   })
 })
+
+describe('coffer-photos free-up, a dry run then --yes, with a deep-scan budget for one pass', { timeout: 300_000 }, () => {
+  let tight: TestServer
+  beforeAll(async () => {
+    tight = await startServer()
+  }, 60_000)
+  afterAll(async () => {
+    await tight?.close()
+  })
+
+  it('remembers what the dry run found intact, so that --yes frees every file', async () => {
+    const { home, email } = await setUpHome(tight)
+    const folder = path.join(work, 'Once')
+    const files = await generateLibrary(folder, { count: 4, seed: 17 })
+    expectOk(await photos(home, ['backup', folder, '--json']))
+    // The account's every blob, once: the server re-hashes the folder a single time in this window.
+    const { stored_bytes: stored } = await (await libraryOf(tight, home, email)).client.storageUsage()
+    ;(tight.deps.config.verification as { deepScanBudgetBytes: number }).deepScanBudgetBytes = stored
+
+    const dry = await photos(home, ['free-up', folder, '--json'])
+    expectOk(dry)
+    expect(summaryOf(dry)).toMatchObject({ freeable: files.length, kept: 0 })
+    const verify = await photos(home, ['verify', 'Once', '--deep', '--json'])
+    expectOk(verify) // downloaded and checked here; the server's budget is spent
+    expect(events(verify).filter((e) => e.event === 'asset').some((e) => (e.deep_pending as number) > 0)).toBe(true)
+
+    const act = await photos(home, ['free-up', folder, '--yes', '--json'])
+    expectOk(act)
+    expect(summaryOf(act)).toMatchObject({ freed: files.length, kept: 0 })
+    for (const f of files) expect(await exists(path.join(folder, f.path))).toBe(false)
+  })
+})

@@ -23,7 +23,7 @@ const plural = (count: number, word: string): string => `${count} ${word}${count
 export const freeUp: Command = {
   name: 'free-up',
   summary: 'delete local photos the album holds safely (a dry run unless --yes)',
-  usage: `usage: coffer-photos free-up <folder> [--album NAME] [--yes] [--concurrency N] [--json]
+  usage: `usage: coffer-photos free-up <folder> [--album NAME] [--yes] [--download] [--concurrency N] [--json]
 
   Lists the photos and videos of <folder> that can be deleted here because the album holds them
   safely, and with --yes deletes them. A file is freed only when all of these hold:
@@ -31,8 +31,9 @@ export const freeUp: Command = {
       modification time, and its bytes, read again now, hash to what was backed up);
     - the server holds every blob of it (original, thumbnails, metadata, manifest) stored,
       indexed and retrievable;
-    - the server's deep check re-read every blob and found it intact (the server checks a
-      limited amount per hour; what it has not checked yet is kept: run again later);
+    - the server's deep check re-read every blob and found it intact, in this run or in one
+      of the last 24 hours (the server checks a limited amount per hour; what it has not
+      checked yet is kept: run again later);
     - its custody receipts verify here (signature, chain, one for every blob).
   Every other file is kept, with the reason. Symbolic links are not followed, nothing outside
   <folder> is touched, and a file is checked again right before it is deleted. Each deleted
@@ -40,6 +41,7 @@ export const freeUp: Command = {
 
   --album NAME       the album (default: the folder's name, as for backup)
   --yes              delete the files listed as freeable (without it, nothing is deleted)
+  --download         also download and decrypt every blob here before deleting its file
   --concurrency N    files checked at once (1-64, default 4)
   --json             one JSON object per line on stdout: file (one per file), freed, summary
 
@@ -47,7 +49,7 @@ export const freeUp: Command = {
   or not checked yet included); 1 when a file is kept because something is wrong with its
   backup (not in the album, not durable, a blob corrupt, a receipt missing or invalid) or a
   file could not be deleted.`,
-  options: { album: { type: 'string' }, yes: { type: 'boolean' }, concurrency: { type: 'string' } },
+  options: { album: { type: 'string' }, yes: { type: 'boolean' }, download: { type: 'boolean' }, concurrency: { type: 'string' } },
   async run({ positionals, values, out, signal }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('free-up takes one folder')
@@ -63,7 +65,7 @@ export const freeUp: Command = {
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     try {
       out.say(`checking ${root} against album "${album.name}" (the server re-reads every blob: this takes a while for a large folder)`)
-      const plan = await planFreeUp({ library, albumId: album.albumId, folder: root, state, concurrency, signal })
+      const plan = await planFreeUp({ library, albumId: album.albumId, folder: root, state, concurrency, signal, download: values.download === true })
       if (signal.aborted) return EXIT.interrupted
       const freeable = plan.files.filter((f) => f.reason === null)
       const kept = plan.files.filter((f) => f.reason !== null)

@@ -6,8 +6,10 @@
 //      recorded (and that hash gives the asset id recorded);
 //   2. its asset is live in the album and the server calls it durable: every blob (original,
 //      derivatives, metadata, manifest) stored, indexed and retrievable;
-//   3. the server's deep scan re-hashed every blob and found it intact (a blob its budget did
-//      not reach is "not checked yet": kept, run again later);
+//   3. the server's deep scan re-hashed every blob and found it intact, in this run or within the
+//      last DEEP_CHECK_VALID_MS (remembered in state.ts, so that a dry run and the --yes after it
+//      do not spend the server's budget twice; storage and receipts are checked every run); a
+//      blob its budget did not reach is "not checked yet": kept, run again later;
 //   4. its custody receipts verify here, offline (../verify.ts verifyAssets).
 // Deleting: never a symbolic link, never outside the folder (the folder's real path is fixed at
 // the start; each file's parent must still resolve under it), and only the very file that was
@@ -51,6 +53,9 @@ export const KEEP_TEXT: Record<KeepReason, string> = {
   deep_pending: 'not checked yet (the server\'s deep-check budget is spent); run again later',
 }
 
+/** How long a deep check's "intact" counts for free-up: a day. */
+export const DEEP_CHECK_VALID_MS = 24 * 60 * 60 * 1000
+
 export interface FreeUpFile {
   /** Relative to the folder, "/" between names. */
   readonly path: string
@@ -80,6 +85,10 @@ export interface PlanOptions {
   readonly state: SqliteSyncState
   readonly concurrency?: number
   readonly signal?: AbortSignal
+  /** Also download and decrypt every blob here (verify --deep's second half); off unless given. */
+  readonly download?: boolean
+  /** The time, for the deep checks' validity; Date.now unless given. */
+  readonly now?: () => number
 }
 
 interface Hashed {
@@ -161,7 +170,18 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
     files.push({ path: walked.path, file: walked.file, size: walked.size, reason: null, details: [], assetId: record.assetId, contentHash: hashed.hash, identity: hashed })
   }
   if (pending.length > 0) {
-    const reports = await verifyAssets(library, albumId, pending.map((p) => p.assetId), { deep: true, download: false, concurrency: options.concurrency ?? 4 })
+    const now = options.now ?? Date.now
+    const started = now()
+    const reports = await verifyAssets(library, albumId, pending.map((p) => p.assetId), {
+      deep: true,
+      download: options.download === true,
+      concurrency: options.concurrency ?? 4,
+      recentlyIntact: (hash) => {
+        const at = state.deepCheckedAt(hash)
+        return at !== null && started - at < DEEP_CHECK_VALID_MS
+      },
+    })
+    for (const report of reports) state.rememberDeepCheck(report.intact, started)
     const byId = new Map(reports.map((report) => [report.assetId, report]))
     for (const { index, assetId } of pending) {
       const report = byId.get(assetId)
