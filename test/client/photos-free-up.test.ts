@@ -86,6 +86,9 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     const human = await photos(home, ['free-up', folder])
     expectOk(human)
     expect(human.stdout).toContain(`dry run: ${files.length} files`)
+    const downloaded = await photos(home, ['free-up', folder, '--download', '--json']) // every blob also downloaded and decrypted here
+    expectOk(downloaded)
+    expect(summaryOf(downloaded)).toMatchObject({ dry_run: true, freeable: files.length, kept: 0 })
     expect(await exists(path.join(home, 'freed.log'))).toBe(false)
 
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
