@@ -12,7 +12,7 @@ export {
   type AlbumPlan, type Library, type NamedAlbum, type PlannedAsset, type PlannedFile,
 } from './albums.ts'
 export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'
-export { verifyAlbum, type AssetReport, type VerifyOptions } from './verify.ts'
+export { verifyAlbum, verifyAssets, type AssetIssue, type AssetReport, type IssueKind, type VerifyOptions } from './verify.ts'
 export { retryingFetch, type RetryOptions } from './retry.ts'
 export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrapFileKey, type FileKeyIds } from './format/keys.ts'

@@ -4,7 +4,8 @@
 // links between the receipts seen, and that it names a blob of the asset with that blob's hash
 // and size; and that every blob has a receipt. `deep` also asks the server to re-hash the bytes
 // and downloads every blob here, checking its hash and decrypting it: a server that says
-// "intact" is not taken at its word.
+// "intact" is not taken at its word. verifyAssets checks some assets of an album only (free-up:
+// the files about to be deleted here), and can leave the download out.
 import { fromBase64, sha256Hex, toHex } from '../sdk/bytes.ts'
 import type { Feed } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
@@ -16,6 +17,24 @@ import { ciphertextSize, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 const VERIFY_MAX_ASSETS = 256
 const VERIFY_MAX_HASHES = 4096
 
+/** What kind of thing is wrong with an asset, for a caller that acts on it (free-up). */
+export type IssueKind =
+  /** Its envelope or metadata could not be read and decrypted. */
+  | 'unreadable'
+  /** A blob is not stored, indexed or retrievable, or the server does not call the asset durable. */
+  | 'not_durable'
+  /** The server's deep scan found a blob whose bytes no longer hash to their address. */
+  | 'corrupt'
+  /** A custody receipt is missing, does not verify, or does not match the asset's blobs. */
+  | 'receipt'
+  /** Downloaded and decrypted here (deep), it fails. */
+  | 'download'
+
+export interface AssetIssue {
+  readonly kind: IssueKind
+  readonly message: string
+}
+
 export interface AssetReport {
   readonly assetId: string
   /** The file's name; null when its metadata could not be read. */
@@ -26,6 +45,12 @@ export interface AssetReport {
   readonly receipts: number
   /** One sentence per thing wrong; empty when the asset is durable and every receipt verified. */
   readonly problems: readonly string[]
+  /** The same, each with its kind. */
+  readonly issues: readonly AssetIssue[]
+  /** With `deep`: the blobs the server's deep scan did not reach (its per-account budget spent, verdict rate_limited); 0 otherwise. */
+  readonly deepPending: number
+  /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
+  readonly intact: readonly string[]
 }
 
 export interface VerifyOptions {
@@ -34,6 +59,14 @@ export interface VerifyOptions {
   readonly onAsset?: (report: AssetReport) => void
   /** Assets checked at once (receipts, downloads); 4 unless given. */
   readonly concurrency?: number
+  /** With `deep`, also download and decrypt every blob here; true unless given. */
+  readonly download?: boolean
+  /**
+   * With `deep`: true for a blob hash a deep check found intact recently enough for the caller;
+   * an asset whose every blob is so is verified without the server's deep scan (its storage and
+   * receipts still are), saving the server's per-account budget for the others.
+   */
+  readonly recentlyIntact?: (hash: string) => boolean
 }
 
 interface ExpectedBlob {
@@ -46,7 +79,9 @@ interface Checked {
   readonly entry: Feed['entries'][number]
   readonly opened: RestoredFile | null
   readonly blobs: readonly ExpectedBlob[]
-  readonly problems: string[]
+  readonly issues: AssetIssue[]
+  deepPending: number
+  readonly intact: string[]
 }
 
 /** What an asset is made of, as this device reads it: every blob with its role, hash and stored size. */
@@ -71,44 +106,68 @@ async function inParallel<T>(items: readonly T[], concurrency: number, work: (it
 
 /** Verifies every live asset of the album; see the top of this file. Answers one report per asset, in feed order. */
 export async function verifyAlbum(library: Library, albumId: string, options: VerifyOptions = {}): Promise<AssetReport[]> {
+  return verifyEntries(library, albumId, await liveEntries(library.client, albumId), options)
+}
+
+/**
+ * Verifies the assets of the album named by `assetIds` as verifyAlbum does (one report per asset,
+ * in feed order); an id that is not a live asset of the album has no report.
+ */
+export async function verifyAssets(library: Library, albumId: string, assetIds: Iterable<string>, options: VerifyOptions = {}): Promise<AssetReport[]> {
+  const wanted = new Set(assetIds)
+  const entries = (await liveEntries(library.client, albumId)).filter((entry) => wanted.has(entry.asset_id))
+  return verifyEntries(library, albumId, entries, options)
+}
+
+async function verifyEntries(library: Library, albumId: string, entries: readonly Feed['entries'][number][], options: VerifyOptions): Promise<AssetReport[]> {
   const concurrency = options.concurrency ?? 4
-  const entries = await liveEntries(library.client, albumId)
+  if (entries.length === 0) return []
   const keys = await library.client.attestationKeys()
   const checked: Checked[] = []
   await inParallel(entries, concurrency, async (entry) => {
-    const problems: string[] = []
+    const issues: AssetIssue[] = []
     const opened = await restoreFile({ ...library, albumId }, entry).catch((error: unknown) => {
-      problems.push(`cannot be read: ${(error as Error).message}`)
+      issues.push({ kind: 'unreadable', message: `cannot be read: ${(error as Error).message}` })
       return null
     })
-    checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), problems })
+    checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0, intact: [] })
   })
   checked.sort((a, b) => a.entry.sync_seq - b.entry.sync_seq)
 
-  // The server's verdicts, in requests within its limits.
-  for (let start = 0; start < checked.length; ) {
-    const batch: Checked[] = []
-    let hashes = 0
-    while (start < checked.length && batch.length < VERIFY_MAX_ASSETS && hashes + checked[start]!.blobs.length <= VERIFY_MAX_HASHES) {
-      hashes += checked[start]!.blobs.length
-      batch.push(checked[start++]!)
-    }
-    const { verdicts } = await library.client.verifyStorage({ assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })), deep: options.deep === true })
-    verdicts.forEach((verdict, i) => {
-      const item = batch[i]!
-      verdict.blobs.forEach((blob, j) => {
-        const role = item.blobs[j]?.role ?? blob.role
-        const missing = (['stored', 'indexed', 'retrievable'] as const).filter((flag) => !blob[flag])
-        if (missing.length > 0) item.problems.push(`${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server`)
-        if (blob.deep === 'corrupt') item.problems.push(`${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)`)
+  // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
+  // deep check found intact recently (options.recentlyIntact) is asked without: the server's
+  // deep-scan budget goes to what was not checked yet.
+  const fresh = (item: Checked): boolean => options.recentlyIntact !== undefined && item.blobs.length > 0 && item.blobs.every((b) => options.recentlyIntact!(b.hash))
+  const deep = options.deep === true
+  const groups: [Checked[], boolean][] = deep ? [[checked.filter((c) => !fresh(c)), true], [checked.filter(fresh), false]] : [[checked, false]]
+  for (const [items, deepRequest] of groups) {
+    for (let start = 0; start < items.length; ) {
+      const batch: Checked[] = []
+      let hashes = 0
+      while (start < items.length && batch.length < VERIFY_MAX_ASSETS && hashes + items[start]!.blobs.length <= VERIFY_MAX_HASHES) {
+        hashes += items[start]!.blobs.length
+        batch.push(items[start++]!)
+      }
+      const { verdicts } = await library.client.verifyStorage({ assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })), deep: deepRequest })
+      verdicts.forEach((verdict, i) => {
+        const item = batch[i]!
+        verdict.blobs.forEach((blob, j) => {
+          const role = item.blobs[j]?.role ?? blob.role
+          const missing = (['stored', 'indexed', 'retrievable'] as const).filter((flag) => !blob[flag])
+          if (missing.length > 0) item.issues.push({ kind: 'not_durable', message: `${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server` })
+          if (blob.deep === 'corrupt') item.issues.push({ kind: 'corrupt', message: `${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)` })
+          if (blob.deep === 'rate_limited') item.deepPending++
+          if (blob.deep === 'intact') item.intact.push(blob.hash)
+        })
+        if (!verdict.durable && item.issues.length === 0) item.issues.push({ kind: 'not_durable', message: 'the server does not call it durable' })
       })
-      if (!verdict.durable && item.problems.length === 0) item.problems.push('the server does not call it durable')
-    })
+    }
   }
 
   const reports: AssetReport[] = []
   await inParallel(checked, concurrency, async (item) => {
-    const { entry, opened, blobs, problems } = item
+    const { entry, opened, blobs, issues } = item
+    const problems: string[] = []
     const { receipts } = await library.client.assetReceipts(entry.asset_id)
     const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
@@ -118,12 +177,13 @@ export async function verifyAlbum(library: Library, albumId: string, options: Ve
       else if (blob !== undefined && blob.size !== receipt.size) problems.push(`receipt ${receipt.receipt_seq} says the ${blob.role} blob has ${receipt.size} bytes, it has ${blob.size}`)
     }
     for (const blob of blobs) if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
-    if (options.deep === true && opened !== null) {
+    issues.push(...problems.map((message) => ({ kind: 'receipt' as const, message })))
+    if (options.deep === true && options.download !== false && opened !== null) {
       try {
         for await (const _ of opened.bytes); // every chunk authenticated, the hash and size checked at the end
         for (const blob of opened.metadata.blobs) if (blob.kind !== 'original') await opened.derivative(blob.kind)
       } catch (error) {
-        problems.push(`downloaded, it fails: ${(error as Error).message}`)
+        issues.push({ kind: 'download', message: `downloaded, it fails: ${(error as Error).message}` })
       }
     }
     const report: AssetReport = {
@@ -132,7 +192,10 @@ export async function verifyAlbum(library: Library, albumId: string, options: Ve
       record: opened?.metadata.type === ALBUM_RECORD_TYPE,
       blobs: blobs.length,
       receipts: receipts.length,
-      problems,
+      problems: issues.map((issue) => issue.message),
+      issues,
+      deepPending: item.deepPending,
+      intact: item.intact,
     }
     reports.push(report)
     options.onAsset?.(report)

@@ -35,7 +35,7 @@ export const verify: Command = {
         deep,
         concurrency,
         onAsset: (report: AssetReport) => {
-          out.event('asset', { album: album.name, asset_id: report.assetId, name: report.name, record: report.record, blobs: report.blobs, receipts: report.receipts, ok: report.problems.length === 0, problems: report.problems })
+          out.event('asset', { album: album.name, asset_id: report.assetId, name: report.name, record: report.record, blobs: report.blobs, receipts: report.receipts, ok: report.problems.length === 0, problems: report.problems, deep_pending: report.deepPending })
           for (const problem of report.problems) out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
         },
       })
@@ -43,12 +43,14 @@ export const verify: Command = {
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
       const photos = reports.filter((r) => !r.record)
       const recordOk = reports.some((r) => r.record && r.problems.length === 0)
+      const pending = reports.reduce((sum, r) => sum + r.deepPending, 0)
       files += reports.length
       bad += failing
       out.say(
         `${label}: ${photos.filter((r) => r.problems.length === 0).length} of ${photos.length} file${photos.length === 1 ? '' : 's'} verified${recordOk ? ' (and the album\'s record)' : ''}` +
           `${deep ? ', deep' : ''}; ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`,
       )
+      if (pending > 0) out.say(`${label}: ${pending} blob${pending === 1 ? '' : 's'} not re-hashed by the server yet (its deep-check budget is spent); each was downloaded and checked here`)
     }
     out.event('summary', { albums: albums.length, assets: files, failed: bad, deep })
     if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)

@@ -20,13 +20,36 @@ CREATE TABLE IF NOT EXISTS backed_up (
   recorded_at INTEGER NOT NULL,
   PRIMARY KEY (album_id, path)
 ) STRICT;
+CREATE TABLE IF NOT EXISTS deep_checked (
+  blob_hash TEXT PRIMARY KEY,
+  checked_at INTEGER NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS open_uploads (
   upload_id TEXT PRIMARY KEY,
   opened_at INTEGER NOT NULL
 ) STRICT;
 `
 
+/** What the store recorded of a file this device backed up (free-up reads it). */
+export interface BackedUpFile {
+  readonly albumId: string
+  /** Relative to the folder backed up, "/" between names. */
+  readonly path: string
+  readonly size: number
+  readonly modified: number | null
+  /** SHA-256 of the plaintext, hex. */
+  readonly contentHash: string
+  readonly assetId: string
+  readonly recordedAt: number
+}
+
 export interface SqliteSyncState extends SyncState {
+  /** The record of `path` backed up to the album; null when this device has none. */
+  backedUpFile(albumId: string, path: string): BackedUpFile | null
+  /** When the server's deep scan last found the blob intact (free-up), ms since the epoch; null when never. */
+  deepCheckedAt(blobHash: string): number | null
+  /** Records that the server's deep scan found these blobs intact at `at`. */
+  rememberDeepCheck(blobHashes: readonly string[], at: number): void
   close(): void
 }
 
@@ -45,6 +68,9 @@ export function openSyncState(file: string): SqliteSyncState {
   const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
   const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
   const open = db.prepare('SELECT upload_id FROM open_uploads ORDER BY opened_at')
+  const deepAt = db.prepare('SELECT checked_at FROM deep_checked WHERE blob_hash = ?')
+  const deepSeen = db.prepare('INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at')
+  const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at FROM backed_up WHERE album_id = ? AND path = ?')
   return {
     async knownAsset(albumId, path, size, modified) {
       const row = known.get(albumId, path, size, modified) as { asset_id: string } | undefined
@@ -61,6 +87,16 @@ export function openSyncState(file: string): SqliteSyncState {
     },
     async openUploads() {
       return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
+    },
+    backedUpFile(albumId, path) {
+      const row = record.get(albumId, path) as { size: number; modified: number | null; content_hash: string; asset_id: string; recorded_at: number } | undefined
+      return row === undefined ? null : { albumId, path, size: row.size, modified: row.modified, contentHash: row.content_hash, assetId: row.asset_id, recordedAt: row.recorded_at }
+    },
+    deepCheckedAt(blobHash) {
+      return (deepAt.get(blobHash) as { checked_at: number } | undefined)?.checked_at ?? null
+    },
+    rememberDeepCheck(blobHashes, at) {
+      for (const hash of blobHashes) deepSeen.run(hash, at)
     },
     close() {
       db.close()

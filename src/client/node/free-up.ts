@@ -1,0 +1,247 @@
+// Freeing local space (docs/photos.md "free-up", decision 0017): which files of a folder this
+// device may delete because the album holds them safely, and deleting them. A file is freed only
+// when every one of these holds:
+//   1. this device recorded it (state.ts) as backed up to the album, and it is unchanged since:
+//      the same size and mtime, and its bytes, read again now, hash to the plaintext SHA-256
+//      recorded (and that hash gives the asset id recorded);
+//   2. its asset is live in the album and the server calls it durable: every blob (original,
+//      derivatives, metadata, manifest) stored, indexed and retrievable;
+//   3. the server's deep scan re-hashed every blob and found it intact, in this run or within the
+//      last DEEP_CHECK_VALID_MS (remembered in state.ts, so that a dry run and the --yes after it
+//      do not spend the server's budget twice; storage and receipts are checked every run); a
+//      blob its budget did not reach is "not checked yet": kept, run again later;
+//   4. its custody receipts verify here, offline (../verify.ts verifyAssets).
+// Deleting: never a symbolic link, never outside the folder (the folder's real path is fixed at
+// the start; each file's parent must still resolve under it), and only the very file that was
+// hashed (same device, inode, size and mtime, checked right before the unlink). Each freed file
+// is appended to a log (one JSON line, written with an fsync) after it is gone.
+import { constants } from 'node:fs'
+import { lstat, open, realpath, unlink, type FileHandle } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import { fromHex } from '../../sdk/bytes.ts'
+import type { Library } from '../albums.ts'
+import { assetIdFor } from '../format/ids.ts'
+import { verifyAssets, type AssetReport } from '../verify.ts'
+import type { SqliteSyncState } from './state.ts'
+import { walkMedia } from './walk.ts'
+
+/** Why a file is kept, most telling first when there are several. */
+export type KeepReason =
+  /** This device has no record of backing it up to the album. */
+  | 'not_backed_up'
+  /** Its size, mtime or content differs from what was backed up. */
+  | 'changed'
+  /** Its asset is not (any more) in the album. */
+  | 'not_in_album'
+  /** A blob of the asset is corrupt on the server's disk (the deep scan). */
+  | 'corrupt'
+  /** The server does not hold every blob stored, indexed and retrievable, or its envelope cannot be read. */
+  | 'not_durable'
+  /** A custody receipt is missing or does not verify. */
+  | 'receipt'
+  /** The server's deep-scan budget did not reach every blob: not checked yet. */
+  | 'deep_pending'
+
+export const KEEP_TEXT: Record<KeepReason, string> = {
+  not_backed_up: 'not backed up from this device',
+  changed: 'changed since it was backed up',
+  not_in_album: 'not in the album',
+  corrupt: 'a blob is corrupt on the server',
+  not_durable: 'not durable on the server',
+  receipt: 'custody receipt missing or invalid',
+  deep_pending: 'not checked yet (the server\'s deep-check budget is spent); run again later',
+}
+
+/** How long a deep check's "intact" counts for free-up: a day. */
+export const DEEP_CHECK_VALID_MS = 24 * 60 * 60 * 1000
+
+export interface FreeUpFile {
+  /** Relative to the folder, "/" between names. */
+  readonly path: string
+  /** Its absolute path (under the folder's real path). */
+  readonly file: string
+  readonly size: number
+  /** Null when it is freed. */
+  readonly reason: KeepReason | null
+  /** What was found, one sentence each (empty when freed or for the local reasons' plain cases). */
+  readonly details: readonly string[]
+  readonly assetId: string | null
+  readonly contentHash: string | null
+  /** What the unlink must find again: the hashed file's identity. */
+  readonly identity: { readonly dev: number; readonly ino: number; readonly size: number; readonly modified: number } | null
+}
+
+export interface FreeUpPlan {
+  /** The folder's real path. */
+  readonly root: string
+  readonly files: readonly FreeUpFile[]
+}
+
+export interface PlanOptions {
+  readonly library: Library
+  readonly albumId: string
+  readonly folder: string
+  readonly state: SqliteSyncState
+  readonly concurrency?: number
+  readonly signal?: AbortSignal
+  /** Also download and decrypt every blob here (verify --deep's second half); off unless given. */
+  readonly download?: boolean
+  /** The time, for the deep checks' validity; Date.now unless given. */
+  readonly now?: () => number
+}
+
+interface Hashed {
+  readonly hash: string
+  readonly dev: number
+  readonly ino: number
+  readonly size: number
+  readonly modified: number
+}
+
+/** Reads the file (not following a symbolic link) and hashes it; its identity as of the read, or null when it changed during it. */
+async function hashFile(file: string): Promise<Hashed | null> {
+  let handle: FileHandle
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch {
+    return null
+  }
+  try {
+    const before = await handle.stat()
+    if (!before.isFile()) return null
+    const digest = createHash('sha256')
+    for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) digest.update(chunk as Buffer)
+    const after = await handle.stat()
+    if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) return null
+    return { hash: digest.digest('hex'), dev: after.dev, ino: after.ino, size: after.size, modified: Math.floor(after.mtimeMs) }
+  } finally {
+    await handle.close()
+  }
+}
+
+const ORDER: readonly KeepReason[] = ['corrupt', 'not_durable', 'receipt', 'deep_pending']
+
+/** The reason a report keeps its file, or null when it may be freed. */
+function reasonOf(report: AssetReport): KeepReason | null {
+  const found = new Set<KeepReason>()
+  for (const issue of report.issues) {
+    if (issue.kind === 'corrupt' || issue.kind === 'download') found.add('corrupt')
+    else if (issue.kind === 'not_durable' || issue.kind === 'unreadable') found.add('not_durable')
+    else found.add('receipt')
+  }
+  if (report.deepPending > 0) found.add('deep_pending')
+  return ORDER.find((reason) => found.has(reason)) ?? null
+}
+
+/** Decides, for every photo and video of the folder, whether it may be freed; deletes nothing. See the top of this file. */
+export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
+  const { library, albumId, state } = options
+  const root = await realpath(options.folder)
+  const files: FreeUpFile[] = []
+  const pending: { readonly index: number; readonly assetId: string }[] = []
+  for await (const walked of walkMedia(root)) {
+    if (options.signal?.aborted === true) break
+    const keep = (reason: KeepReason, details: string[] = [], assetId: string | null = null): void =>
+      void files.push({ path: walked.path, file: walked.file, size: walked.size, reason, details, assetId, contentHash: null, identity: null })
+    const record = state.backedUpFile(albumId, walked.path)
+    if (record === null) {
+      keep('not_backed_up')
+      continue
+    }
+    if (record.size !== walked.size || record.modified !== walked.modified) {
+      keep('changed', [`backed up with ${record.size} bytes and mtime ${record.modified === null ? 'unknown' : new Date(record.modified).toISOString()}; now ${walked.size} bytes, ${new Date(walked.modified).toISOString()}`], record.assetId)
+      continue
+    }
+    const hashed = await hashFile(walked.file)
+    if (hashed === null || hashed.size !== record.size || hashed.modified !== record.modified) {
+      keep('changed', ['it changed while being read'], record.assetId)
+      continue
+    }
+    if (hashed.hash !== record.contentHash) {
+      keep('changed', ['its content no longer hashes to what was backed up (same size and mtime)'], record.assetId)
+      continue
+    }
+    if ((await assetIdFor(library.masterKey, albumId, fromHex(hashed.hash))) !== record.assetId) {
+      keep('not_backed_up', ['the asset recorded for it is not the one its content gives'], record.assetId)
+      continue
+    }
+    pending.push({ index: files.length, assetId: record.assetId })
+    files.push({ path: walked.path, file: walked.file, size: walked.size, reason: null, details: [], assetId: record.assetId, contentHash: hashed.hash, identity: hashed })
+  }
+  if (pending.length > 0) {
+    const now = options.now ?? Date.now
+    const started = now()
+    const reports = await verifyAssets(library, albumId, pending.map((p) => p.assetId), {
+      deep: true,
+      download: options.download === true,
+      concurrency: options.concurrency ?? 4,
+      recentlyIntact: (hash) => {
+        const at = state.deepCheckedAt(hash)
+        return at !== null && started - at < DEEP_CHECK_VALID_MS
+      },
+    })
+    for (const report of reports) state.rememberDeepCheck(report.intact, started)
+    const byId = new Map(reports.map((report) => [report.assetId, report]))
+    for (const { index, assetId } of pending) {
+      const report = byId.get(assetId)
+      const file = files[index]!
+      if (report === undefined) files[index] = { ...file, reason: 'not_in_album', details: ['its asset is not live in the album (deleted, or never stored)'] }
+      else {
+        const reason = reasonOf(report)
+        if (reason !== null) {
+          const details = [...report.problems, ...(report.deepPending > 0 ? [`${report.deepPending} of ${report.blobs} blobs not re-hashed by the server yet`] : [])]
+          files[index] = { ...file, reason, details }
+        }
+      }
+    }
+  }
+  return { root, files }
+}
+
+export type FreeOutcome = { readonly freed: true } | { readonly freed: false; readonly reason: 'changed' | 'failed'; readonly detail: string }
+
+/**
+ * Deletes one file the plan frees, after checking again that it is the file that was hashed, a
+ * regular file (not a link) whose folder still resolves under the plan's root.
+ */
+export async function freeFile(plan: FreeUpPlan, file: FreeUpFile): Promise<FreeOutcome> {
+  if (file.reason !== null || file.identity === null) throw new Error(`${file.path} is not to be freed`)
+  const expectedParent = path.dirname(path.join(plan.root, ...file.path.split('/')))
+  if (expectedParent !== path.dirname(file.file) || !(expectedParent === plan.root || expectedParent.startsWith(plan.root + path.sep))) {
+    return { freed: false, reason: 'failed', detail: 'it is not inside the folder' }
+  }
+  try {
+    if ((await realpath(expectedParent)) !== expectedParent) return { freed: false, reason: 'changed', detail: 'its folder is now a link elsewhere' }
+    const now = await lstat(file.file)
+    const id = file.identity
+    if (!now.isFile()) return { freed: false, reason: 'changed', detail: 'it is no longer a regular file' }
+    if (now.dev !== id.dev || now.ino !== id.ino || now.size !== id.size || Math.floor(now.mtimeMs) !== id.modified) {
+      return { freed: false, reason: 'changed', detail: 'it changed after it was checked' }
+    }
+    await unlink(file.file)
+    return { freed: true }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return { freed: false, reason: 'changed', detail: 'it is gone already' }
+    return { freed: false, reason: 'failed', detail: (error as Error).message }
+  }
+}
+
+/** The log of freed files: one JSON line each, appended with an fsync, in a 0600 file. */
+export interface FreedLog {
+  append(entry: Record<string, unknown>): Promise<void>
+  close(): Promise<void>
+}
+
+export async function openFreedLog(file: string): Promise<FreedLog> {
+  const handle = await open(file, 'a', 0o600)
+  await handle.chmod(0o600)
+  return {
+    async append(entry) {
+      await handle.appendFile(`${JSON.stringify(entry)}\n`, 'utf8')
+      await handle.datasync()
+    },
+    close: () => handle.close(),
+  }
+}
