@@ -9,6 +9,7 @@ import { feedEntries, findAssetEntry, liveEntries, openAlbum, type Library } fro
 import { AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile } from '../../src/client/edits.ts'
 import { backupFile, FileTransferError, restoreFile, type FileSource } from '../../src/client/files.ts'
 import { ProtocolUnsupportedError } from '../../src/client/protocol.ts'
+import { verifyAlbum } from '../../src/client/verify.ts'
 import { encodeCanonical } from '../../src/codec/cbor.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
@@ -69,6 +70,9 @@ describe('replaceFile', () => {
     const again = randomBytes(300)
     await replaceFile({ ...library, albumId: album.albumId }, assetId, sourceOf('IMG_0001.jpg', again))
     expect((await restoredBytes(library, album.albumId, assetId)).bytes.equals(again)).toBe(true)
+    // verifyAlbum checks the receipts of the earlier versions too, and finds nothing wrong.
+    const reports = await verifyAlbum(library, album.albumId, { deep: true })
+    expect(reports.find((r) => r.assetId === assetId)).toMatchObject({ problems: [], receipts: 9 }) // three versions of three blobs each (original, metadata, provenance)
   })
 
   it('refuses an asset the album does not hold, before sending anything', async () => {
