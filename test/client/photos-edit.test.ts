@@ -4,6 +4,7 @@
 // with its new bytes on the other device, and the next backup of the folder sends nothing; a
 // retained photo is refused with its date; and a server that stops taking the album's protocol
 // version (426) is carried through by the client, the album upgraded, nobody asked anything.
+import { spawn } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,7 +17,8 @@ import { fromBase64 } from '../../src/sdk/bytes.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
-import { errorLineOf, events, expectOk, photos } from '../support/photos-cli.ts'
+import { errorLineOf, events, expectOk, PHOTOS_CLI, photos } from '../support/photos-cli.ts'
+import { ROOT } from '../support/process.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -33,6 +35,32 @@ const CLI_TIMEOUT = 180_000
 
 let dests = 0
 const newDest = (): string => path.join(work, `restored-${++dests}`)
+
+/** The file the terminal test deleted (the later tests leave it out). */
+let removedOnTerminal: string | null = null
+
+/** coffer-photos on a terminal of its own (as in photos-recover.test.ts): what it drew so far, keys to type, and its end. */
+function onTerminal(home: string, args: readonly string[]) {
+  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let screen = ''
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
+  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  return {
+    text,
+    done,
+    type: (keys: string) => child.stdin.write(keys),
+    async waitFor(pattern: RegExp): Promise<void> {
+      try {
+        await expect.poll(() => text(), { timeout: 30_000, interval: 50 }).toMatch(pattern)
+      } catch (error) {
+        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
+      }
+    },
+  }
+}
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
 
@@ -107,6 +135,30 @@ describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
     expect(run.stderr).toMatch(reason)
   })
 
+  // util-linux's `script` runs the command on a pseudo-terminal (Debian: bsdutils, essential).
+  it('rm on a terminal asks first: no (the default) deletes nothing (exit 130), yes deletes', async () => {
+    const names = [...(await listed(first)).keys()]
+    const [one, two] = [names[names.length - 1]!, names[names.length - 2]!]
+    const declined = onTerminal(first, ['rm', ALBUM, one, two])
+    await declined.waitFor(/Delete 2 files \([^)]+\) from album "Trips" on every device\?/)
+    declined.type('\r')
+    expect(await declined.done).toBe(130)
+    expect(declined.text()).toMatch(/nothing was deleted/)
+    expect((await listed(first)).has(one)).toBe(true)
+    const accepted = onTerminal(first, ['rm', ALBUM, one])
+    await accepted.waitFor(/Delete "[^"]+" from album "Trips" on every device\?/)
+    accepted.type('y\r')
+    expect(await accepted.done).toBe(0)
+    removedOnTerminal = one
+    expect(accepted.text()).toContain(`deleted ${one}`)
+    expect((await listed(first)).has(one)).toBe(false)
+    // The file is still in the folder: a backup does not store it again (the album keeps it deleted).
+    const backup = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
+    expectOk(backup)
+    expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 0, failed: 0 })
+    expect((await listed(first)).has(one)).toBe(false)
+  })
+
   it('rm without a terminal and without --yes deletes nothing: exit 2 naming --yes', async () => {
     const name = generated[0]!.path
     const run = await photos(first, ['rm', ALBUM, name])
@@ -122,7 +174,7 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
   let edited: Buffer
 
   it('rm deletes a photo: ls no longer shows it, restore does not bring it back, verify finds nothing wrong', async () => {
-    deleted = generated.find((f) => f.type === 'image/jpeg' && f.path.includes('/'))!
+    deleted = generated.find((f) => f.type === 'image/jpeg' && f.path.includes('/') && f.path !== removedOnTerminal)!
     const before = await listed(first)
     const run = await photos(first, ['rm', ALBUM, deleted.path, '--yes', '--json'])
     expectOk(run)
@@ -141,7 +193,7 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
   })
 
   it('replace stores the edited photo under the same asset; the next backup of the folder sends nothing', async () => {
-    replaced = generated.find((f) => f.type === 'image/jpeg' && f !== deleted)!
+    replaced = generated.find((f) => f.type === 'image/jpeg' && f !== deleted && f.path !== removedOnTerminal)!
     const assetId = (await listed(first)).get(replaced.path)!.asset_id
     // The photo edited in place, in the backed-up folder.
     const at = path.join(folder, replaced.path)
@@ -157,7 +209,7 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     const summary = events(backup).find((e) => e.event === 'summary')!
     expect(summary).toMatchObject({ stored: 0, sent_bytes: 0, failed: 0 })
     expect(events(backup).find((e) => e.event === 'file' && e.path === replaced.path)).toMatchObject({ outcome: 'unchanged', asset_id: assetId })
-    expect((await listed(first)).size).toBe(generated.length - 1)
+    expect((await listed(first)).size).toBe(generated.length - 2)
   })
 
   it('the other device, at its next ls and restore, lists and restores the new version byte-identical and not the deleted photo', async () => {
@@ -167,20 +219,20 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     const dest = newDest()
     expectOk(await photos(second, ['restore', ALBUM, dest]))
     const restored = await filesUnder(dest)
-    expect(restored).toEqual(generated.map((f) => f.path).filter((p) => p !== deleted.path).sort())
+    expect(restored).toEqual(generated.map((f) => f.path).filter((p) => p !== deleted.path && p !== removedOnTerminal).sort())
     expect(sha256(await readFile(path.join(dest, replaced.path)))).toBe(sha256(edited))
-    for (const file of generated.filter((f) => f !== deleted && f !== replaced)) {
+    for (const file of generated.filter((f) => f !== deleted && f !== replaced && f.path !== removedOnTerminal)) {
       expect(sha256(await readFile(path.join(dest, file.path))), file.path).toBe(sha256(await readFile(path.join(folder, file.path))))
     }
     expectOk(await photos(second, ['verify', ALBUM]))
   })
 
   it('the other device replaces and deletes too; the first sees it', async () => {
-    const target = generated.find((f) => f !== deleted && f !== replaced && f.type === 'image/jpeg')!
+    const target = generated.find((f) => f !== deleted && f !== replaced && f.type === 'image/jpeg' && f.path !== removedOnTerminal)!
     const other = path.join(work, 'other-edit.jpg')
     await writePhoto(other, { format: 'jpeg', width: 120, height: 90, seed: 7 })
     expectOk(await photos(second, ['replace', ALBUM, target.path, other]))
-    const gone = generated.find((f) => f !== deleted && f !== replaced && f !== target)!
+    const gone = generated.find((f) => f !== deleted && f !== replaced && f !== target && f.path !== removedOnTerminal)!
     const assetId = (await listed(second)).get(gone.path)!.asset_id as string
     expectOk(await photos(second, ['rm', ALBUM, assetId, '--yes'])) // by asset id
     const seen = await listed(first)
