@@ -4,8 +4,8 @@
 // A lifecycle write states a protocol_version; the server takes it when it lies within its
 // range and is not older than the album's pinned version, else it answers 426 with the range it
 // takes for this album (protocol_min, protocol_max). The client then writes again, once, with the
-// newest version it speaks within that range, and when the album's pin is older than that, it
-// moves the pin with the upgrade ceremony (SPEC.md "Album upgrade ceremony", API.md section 6):
+// newest version it speaks within that range, and when the album's pin is older than the range
+// (the server no longer takes it), it moves the pin there with the upgrade ceremony (SPEC.md "Album upgrade ceremony", API.md section 6):
 // an intent, a wait until no upload session of the album is open (in_flight 0), the commit. While
 // any ceremony is live the server refuses writes and new upload sessions with 409
 // error.upgrade.in_flight; a write that meets one waits for the window to close and tries again.
@@ -78,16 +78,17 @@ export async function waitForUpgrade(client: CofferClient, albumId: string, timi
 export type UpgradeOutcome = 'upgraded' | 'current' | 'other-ceremony' | 'not-quiescent'
 
 /**
- * Pins the album to protocol version `to` with the upgrade ceremony, when its pin is older:
+ * Pins the album to protocol version `to` with the upgrade ceremony, when its pin is older (and,
+ * with `below`, only when the pin is older than that too: the server's range starts there):
  * starts an intent, waits until no upload session of the album is open, commits. Another
  * ceremony already live is waited for, not fought. When the album does not quiesce in time the
  * intent is aborted ('not-quiescent'): writes go on at `to` all the same, and a later write
  * tries again.
  */
-export async function upgradeAlbum(client: CofferClient, albumId: string, to: string, timing: UpgradeTiming = {}): Promise<UpgradeOutcome> {
+export async function upgradeAlbum(client: CofferClient, albumId: string, to: string, timing: UpgradeTiming & { readonly below?: string } = {}): Promise<UpgradeOutcome> {
   const pinned = (await client.listAlbums()).albums.find((a) => a.album_id === albumId)?.protocol_version
   if (pinned === undefined) throw new Error(`album ${albumId} is not one of this account's`)
-  if (pinned >= to) return 'current'
+  if (pinned >= to || (timing.below !== undefined && pinned >= timing.below)) return 'current'
   const intentId = globalThis.crypto.randomUUID()
   try {
     await client.startUpgrade(albumId, encodeCanonical({ intent_id: intentId, to_protocol_version: to, from_protocol_version: pinned }))
@@ -136,19 +137,23 @@ export async function writeWithProtocol<T>(
   } = {},
 ): Promise<T> {
   let moved: string | null = null
+  let range: ProtocolRange | null = null
   version = knownVersion(client, albumId, version)
   for (let round = 0; ; round++) {
     try {
       const result = await write(moved ?? version)
-      if (moved !== null) {
+      if (moved !== null && range !== null) {
         learnVersion(client, albumId, moved)
-        await upgradeAlbum(client, albumId, moved, options).catch(() => 'failed')
+        // The pin needs moving when the server no longer takes it (its range starts above it);
+        // when another device moved it already, the range starts at the pin and nothing is done.
+        await upgradeAlbum(client, albumId, moved, { ...options, below: range.min }).catch(() => 'failed')
       }
       return result
     } catch (error) {
-      const range = protocolRangeOf(error)
-      if (range !== null && moved === null) {
-        moved = pickProtocol(range)
+      const named = protocolRangeOf(error)
+      if (named !== null && moved === null) {
+        range = named
+        moved = pickProtocol(named)
         continue
       }
       if (upgradeInFlight(error) && options.waitWhileUpgrading !== false && round < 3) {

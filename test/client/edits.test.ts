@@ -208,6 +208,17 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
     expect(await findAssetEntry(library.client, album.albumId, assetId)).toBeNull()
   })
 
+  it('a 426 because another device pinned the album newer: written again, and the pin is left where that device put it', async () => {
+    const { album } = await photoIn('Pinned elsewhere')
+    const intentId = crypto.randomUUID()
+    await library.client.startUpgrade(album.albumId, encodeCanonical({ intent_id: intentId, to_protocol_version: '2026-09-01' }))
+    await library.client.commitUpgrade(album.albumId, intentId, encodeCanonical({ tombstone: intentId }))
+    const stored = await backupFile({ ...library, albumId: album.albumId, protocolVersion: '2026-06-01' }, sourceOf('after.jpg', randomBytes(500)))
+    expect(stored.status).toBe('stored')
+    expect(readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, stored.assetId))!.manifest_cbor), library.identityPublicKey).envelope.protocol_version).toBe('2026-11-01')
+    expect(await pinnedOf(album.albumId)).toBe('2026-09-01')
+  })
+
   it('a write meeting another device\'s upgrade window waits for it to close, then goes on at the new version', async () => {
     const album = await openAlbum(library, 'Upgrade window')
     const intentId = crypto.randomUUID()
