@@ -155,8 +155,12 @@ describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
     // The file is still in the folder: a backup does not store it again (the album keeps it deleted).
     const backup = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
     expectOk(backup)
-    expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 0, failed: 0 })
+    expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 0, deleted: 1, failed: 0, sent_bytes: 0 })
+    expect(events(backup).find((e) => e.event === 'file' && e.path === one)).toMatchObject({ outcome: 'deleted', sent_bytes: 0 })
     expect((await listed(first)).has(one)).toBe(false)
+    // Run again: its record says which asset it is, so it is not even read.
+    const again = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
+    expect(events(again).find((e) => e.event === 'file' && e.path === one)).toMatchObject({ outcome: 'deleted' })
   })
 
   it('rm without a terminal and without --yes deletes nothing: exit 2 naming --yes', async () => {
