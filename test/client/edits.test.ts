@@ -9,6 +9,7 @@ import { feedEntries, findAssetEntry, liveEntries, openAlbum, type Library } fro
 import { AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile } from '../../src/client/edits.ts'
 import { backupFile, FileTransferError, restoreFile, type FileSource } from '../../src/client/files.ts'
 import { ProtocolUnsupportedError } from '../../src/client/protocol.ts'
+import { backupAll, type BackupEvent, type Candidate, type SyncState } from '../../src/client/sync.ts'
 import { verifyAlbum } from '../../src/client/verify.ts'
 import { encodeCanonical } from '../../src/codec/cbor.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
@@ -163,6 +164,32 @@ describe('deleteFile', () => {
     expect((refused as AssetRetainedError).retainedUntil).toBe(until)
     expect((refused as Error).message).toBe(`asset ${assetId} is retained until ${until}: it cannot be deleted before then`)
     expect(await findAssetEntry(library.client, album.albumId, assetId)).not.toBeNull()
+  })
+})
+
+describe('backupAll after a delete', () => {
+  it('does not store the deleted content again: reported deleted, no upload session, whether recorded or found by content', async () => {
+    const album = await openAlbum(library, 'Sync after delete')
+    const target = { ...library, albumId: album.albumId }
+    const bytes = randomBytes(2000)
+    const candidate: Candidate = { path: 'a/IMG_1.jpg', size: bytes.length, modified: 1_700_000_000_000, source: async () => sourceOf('a/IMG_1.jpg', bytes) }
+    const recorded = new Map<string, string>()
+    const state: SyncState = {
+      knownAsset: async (_album, path) => recorded.get(path) ?? null,
+      remember: async (entry) => void recorded.set(entry.path, entry.assetId),
+      uploadOpened: async () => {},
+      uploadEnded: async () => {},
+      openUploads: async () => [],
+    }
+    expect(await backupAll({ target, state }, [candidate])).toMatchObject({ stored: 1 })
+    await deleteFile(library, album.albumId, recorded.get('a/IMG_1.jpg')!)
+    const events: BackupEvent[] = []
+    expect(await backupAll({ target, state, onEvent: (e) => events.push(e) }, [candidate])).toMatchObject({ stored: 0, deleted: 1, sentBytes: 0 })
+    expect(events.find((e) => e.type === 'file')).toMatchObject({ outcome: 'deleted', assetId: recorded.get('a/IMG_1.jpg') })
+    recorded.clear() // another device, or this one with its state lost: found by content
+    expect(await backupAll({ target, state }, [candidate])).toMatchObject({ stored: 0, deleted: 1, sentBytes: 0 })
+    expect((await library.client.readUpgrade(album.albumId)).in_flight).toBe(0)
+    expect(await liveEntries(library.client, album.albumId)).toHaveLength(1) // the album's record only
   })
 })
 
