@@ -21,6 +21,7 @@ import { ClientFormatError } from './format/errors.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
 import { openMetadata, sealMetadata, type AssetMetadata, type GeoLocation } from './format/metadata.ts'
+import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, SALT_BYTES } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
@@ -98,6 +99,8 @@ export interface BackupOptions {
   readonly describe?: () => Promise<MediaFacts>
   /** Told once the upload session is open and once it has ended, so a store can abort sessions a crash left open. */
   readonly onUploadOpened?: (uploadId: string) => void | Promise<void>
+  /** A retention floor (RFC 3339): the server refuses to delete the asset before it. None unless given. */
+  readonly retentionUntil?: string
 }
 
 export interface BackupResult {
@@ -167,15 +170,43 @@ const NO_FACTS: MediaFacts = { captured: null, width: null, height: null, deriva
  * Backs up one file as an asset of the album: hashes and encrypts it (pass 1), and unless the
  * album already holds its content, encrypts derivatives, streams the original again (pass 2)
  * and the derivatives to an upload session, and applies a signed `create` manifest (key_mode
- * "wrapped") carrying the metadata blob. Throws FileTransferError naming the file.
+ * "wrapped") carrying the metadata blob. A 426 or an upgrade window on the way is carried out
+ * (protocol.ts). Throws FileTransferError naming the file.
  */
-export async function backupFile(target: BackupTarget, source: FileSource, options: BackupOptions = {}): Promise<BackupResult> {
+export function backupFile(target: BackupTarget, source: FileSource, options: BackupOptions = {}): Promise<BackupResult> {
+  return storeFile(target, source, options, { action: 'create' })
+}
+
+/** Where an asset's chain is: what a `replace` (or a `delete`) continues from. */
+export interface ChainHead {
+  /** SHA-256 of the last applied manifest_cbor (the feed entry's envelope_hash). */
+  readonly manifestHash: string
+  /** The asset's current original (the last write's ciphertext_hash). */
+  readonly originalHash: string
+}
+
+/** How storeFile writes: a new asset (its id from its content), or a new version of an existing one. */
+type Lifecycle =
+  | { readonly action: 'create' }
+  | {
+      readonly action: 'replace'
+      readonly assetId: string
+      readonly head: ChainHead
+      /** Reads the chain head again, after a 409 stale_revival (someone wrote the asset meanwhile). */
+      readonly reread: () => Promise<ChainHead>
+    }
+
+/** A 409 StaleRevivalProblem: the asset exists (a create), or its chain moved on (a replace, a delete). */
+export const staleRevival = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.op.stale_revival'
+
+/** backupFile's work, for a `create` or a `replace` (replaceFile in edits.ts). */
+export async function storeFile(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle): Promise<BackupResult> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const amkVersion = target.amkVersion ?? 1
   const fileKey = generateFileKey()
   const salt = randomBytes(SALT_BYTES)
   const encrypt = (plain: Tap, cipher: Tap): AsyncGenerator<Uint8Array> => cipher.through(encryptStream(fileKey, plain.through(source.open()), { role: 'original', chunkSize, salt }))
-  let assetId: string | null = null
+  let assetId: string | null = lifecycle.action === 'replace' ? lifecycle.assetId : null
   let uploadId: string | null = null
   try {
     const expectedSize = ciphertextSize(source.size, chunkSize)
@@ -187,9 +218,10 @@ export async function backupFile(target: BackupTarget, source: FileSource, optio
     if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
     const content = plain1.digest()
     const contentHash = toHex(content)
-    assetId = await assetIdFor(target.masterKey, target.albumId, content)
-    const present: BackupResult = { status: 'present', assetId, contentHash, ciphertextHash: null, sentBytes: 0 }
-    if (options.isStored?.(assetId) === true) return present
+    const id = lifecycle.action === 'replace' ? lifecycle.assetId : await assetIdFor(target.masterKey, target.albumId, content)
+    assetId = id
+    const present: BackupResult = { status: 'present', assetId: id, contentHash, ciphertextHash: null, sentBytes: 0 }
+    if (lifecycle.action === 'create' && options.isStored?.(id) === true) return present
     const ciphertextHash = toHex(cipher1.digest())
     const facts = (await options.describe?.()) ?? NO_FACTS
     const derivatives = await Promise.all(
@@ -198,30 +230,6 @@ export async function backupFile(target: BackupTarget, source: FileSource, optio
         return { ...d, sealed: bytes, hash: toHex(sha256(bytes)) }
       }),
     )
-    const protocolVersion = await albumProtocol(target)
-    const session = await target.client.openUploadSession({
-      album_id: target.albumId,
-      crypto_suite_id: CRYPTO_SUITE_V1,
-      ciphertext_hash: ciphertextHash,
-      blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
-    })
-    uploadId = session.upload_id
-    await options.onUploadOpened?.(uploadId)
-    const missing = new Set(session.blobs.filter((blob) => !blob.present).map((blob) => blob.hash))
-    let sentBytes = 0
-    if (missing.has(ciphertextHash)) {
-      // Pass 2: the same bytes again, streamed.
-      const plain2 = new Tap(target.sha256)
-      const cipher2 = new Tap(target.sha256)
-      await target.client.putBlob(session.upload_id, ciphertextHash, encrypt(plain2, cipher2))
-      if (toHex(cipher2.digest()) !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
-      sentBytes += expectedSize
-    }
-    for (const d of derivatives) {
-      if (!missing.has(d.hash)) continue
-      await target.client.putBlob(session.upload_id, d.hash, d.sealed)
-      sentBytes += d.sealed.length
-    }
     const metadata: AssetMetadata = {
       name: source.name,
       size: source.size,
@@ -237,36 +245,91 @@ export async function backupFile(target: BackupTarget, source: FileSource, optio
       ],
     }
     const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
-    const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: assetId }, fileKey, metadata)
-    const write = await buildLifecycleWrite(target.identity, {
-      envelope: {
-        crypto_suite_id: CRYPTO_SUITE_V1,
-        protocol_version: protocolVersion,
+    const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: id }, fileKey, metadata)
+    let head = lifecycle.action === 'replace' ? lifecycle.head : null
+    const sign = (protocolVersion: string) =>
+      buildLifecycleWrite(target.identity, {
+        envelope: {
+          crypto_suite_id: CRYPTO_SUITE_V1,
+          protocol_version: protocolVersion,
+          album_id: target.albumId,
+          file_id: id,
+          amk_version: amkVersion,
+          ciphertext_hash: ciphertextHash,
+          plaintext_size: source.size,
+          chunk_size: chunkSize,
+          key_mode: 'wrapped',
+          created_by_user: target.userId,
+          created_by_device: target.deviceId,
+          client_version: target.clientVersion ?? CLIENT_VERSION,
+          action: lifecycle.action,
+          ...(head === null ? {} : { prior_provenance_hash: head.manifestHash, original_blob_hash: head.originalHash }),
+          ...(options.retentionUntil === undefined ? {} : { retention_until: options.retentionUntil }),
+        },
+        metadata: metadataBlob,
+      })
+    // One upload session and its write; an upgrade window met on the way ends the session (the
+    // ceremony waits for every open one), waits for the window to close and starts again.
+    const send = async (protocolVersion: string): Promise<BackupResult> => {
+      const session = await target.client.openUploadSession({
         album_id: target.albumId,
-        file_id: assetId,
-        amk_version: amkVersion,
+        crypto_suite_id: CRYPTO_SUITE_V1,
         ciphertext_hash: ciphertextHash,
-        plaintext_size: source.size,
-        chunk_size: chunkSize,
-        key_mode: 'wrapped',
-        created_by_user: target.userId,
-        created_by_device: target.deviceId,
-        client_version: target.clientVersion ?? CLIENT_VERSION,
-        action: 'create',
-      },
-      metadata: metadataBlob,
-    })
-    try {
-      await target.client.applyManifest(target.albumId, write.request)
-    } catch (error) {
-      // The asset exists: an earlier run created it and stopped before recording it.
-      if (error instanceof CofferProblem && error.code === 'error.op.stale_revival') {
-        await target.client.abortUploadSession(session.upload_id).catch(() => {})
-        return present
+        blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
+      })
+      uploadId = session.upload_id
+      await options.onUploadOpened?.(uploadId)
+      const missing = new Set(session.blobs.filter((blob) => !blob.present).map((blob) => blob.hash))
+      let sentBytes = 0
+      if (missing.has(ciphertextHash)) {
+        // Pass 2: the same bytes again, streamed.
+        const plain2 = new Tap(target.sha256)
+        const cipher2 = new Tap(target.sha256)
+        await target.client.putBlob(session.upload_id, ciphertextHash, encrypt(plain2, cipher2))
+        if (toHex(cipher2.digest()) !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+        sentBytes += expectedSize
       }
-      throw error
+      for (const d of derivatives) {
+        if (!missing.has(d.hash)) continue
+        await target.client.putBlob(session.upload_id, d.hash, d.sealed)
+        sentBytes += d.sealed.length
+      }
+      const apply = async (version: string): Promise<void> => {
+        try {
+          await target.client.applyManifest(target.albumId, (await sign(version)).request)
+        } catch (error) {
+          // A replace whose asset someone wrote meanwhile: continue from the new head, once.
+          if (!(lifecycle.action === 'replace' && staleRevival(error) && head === lifecycle.head)) throw error
+          head = await lifecycle.reread()
+          await target.client.applyManifest(target.albumId, (await sign(version)).request)
+        }
+      }
+      try {
+        await writeWithProtocol(target.client, target.albumId, protocolVersion, apply, { waitWhileUpgrading: false })
+      } catch (error) {
+        // The asset exists: an earlier run created it and stopped before recording it.
+        if (lifecycle.action === 'create' && staleRevival(error)) {
+          await target.client.abortUploadSession(session.upload_id).catch(() => {})
+          uploadId = null
+          return present
+        }
+        throw error
+      }
+      uploadId = null
+      return { status: 'stored', assetId: id, contentHash, ciphertextHash, sentBytes }
     }
-    return { status: 'stored', assetId, contentHash, ciphertextHash, sentBytes }
+    let protocolVersion = knownVersion(target.client, target.albumId, await albumProtocol(target))
+    for (let round = 0; ; round++) {
+      try {
+        return await send(protocolVersion)
+      } catch (error) {
+        if (!upgradeInFlight(error) || round >= 3) throw error
+        if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
+        uploadId = null
+        await waitForUpgrade(target.client, target.albumId)
+        protocolVersion = await pinnedVersion(target.client, target.albumId, protocolVersion)
+      }
+    }
   } catch (error) {
     if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
     throw new FileTransferError('backup', source.name, assetId, reasonOf(error), error)

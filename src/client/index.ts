@@ -21,3 +21,8 @@ export { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetM
 export { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
 export { ESCROW_KDF_DEFAULTS, ESCROW_KDF_LIMITS, generateRecoveryKey, openEscrow, portableArgon2id, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, type Argon2id, type EscrowedKeys, type EscrowKdfParams } from './format/recovery.ts'
 export { ClientFormatError, type FormatErrorCode } from './format/errors.ts'
+export { AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile, type DeleteResult, type ReplaceTarget } from './edits.ts'
+export {
+  CLIENT_PROTOCOL_MAX, CLIENT_PROTOCOL_MIN, pickProtocol, protocolRangeOf, ProtocolUnsupportedError, upgradeAlbum, waitForUpgrade, writeWithProtocol,
+  type ProtocolRange, type UpgradeOutcome, type UpgradeTiming,
+} from './protocol.ts'

@@ -7,11 +7,13 @@
 //   so content the album already holds is not sent again, whoever sent it, and a crash after
 //   the server committed an asset but before the store recorded it cannot store it twice (the
 //   server refuses the second create, and backupFile reads that as "present").
+// - Content the album holds as a deleted asset (`coffer-photos rm`) is not stored again: a
+//   backup does not undo a deletion. It is reported `deleted`.
 // - Upload sessions are recorded while open; the next run aborts those a crash left behind.
 // - Stopping (the signal) lets the files in flight finish and starts no new one.
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
-import { liveEntries } from './albums.ts'
+import { feedEntries } from './albums.ts'
 import { backupFile, FileTransferError, type BackupTarget, type FileSource, type MediaFacts } from './files.ts'
 
 /** What a device remembers between runs. */
@@ -36,7 +38,8 @@ export interface Candidate {
   describe?(): Promise<MediaFacts>
 }
 
-export type FileOutcome = 'stored' | 'present' | 'unchanged' | 'failed'
+/** `deleted`: the album holds this content as an asset deleted since (`coffer-photos rm`): not stored again, so that a backup does not undo a deletion. */
+export type FileOutcome = 'stored' | 'present' | 'unchanged' | 'deleted' | 'failed'
 
 export type BackupEvent =
   | { readonly type: 'start'; readonly files: number; readonly bytes: number; readonly abortedUploads: number }
@@ -49,6 +52,8 @@ export interface BackupSummary {
   readonly stored: number
   readonly present: number
   readonly unchanged: number
+  /** Files whose content the album holds as a deleted asset: not stored again. */
+  readonly deleted: number
   readonly failed: number
   readonly sentBytes: number
   /** True when the signal stopped the run before every file was seen. */
@@ -108,9 +113,20 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     await state.uploadEnded(uploadId)
     abortedUploads++
   }
-  const live = new Set((await liveEntries(target.client, target.albumId)).map((entry) => entry.asset_id))
+  // Each asset's latest action: live ones are not sent again, deleted ones not brought back.
+  const live = new Set<string>()
+  const deleted = new Set<string>()
+  for await (const entry of feedEntries(target.client, target.albumId)) {
+    if (entry.action === 'delete') {
+      live.delete(entry.asset_id)
+      deleted.add(entry.asset_id)
+    } else {
+      deleted.delete(entry.asset_id)
+      live.add(entry.asset_id)
+    }
+  }
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
-  const totals = { files: 0, bytes: 0, stored: 0, present: 0, unchanged: 0, failed: 0, sentBytes: 0 }
+  const totals = { files: 0, bytes: 0, stored: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, sentBytes: 0 }
   const failures: { path: string; error: string }[] = []
   let fatalError: unknown = null
   const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as AsyncIterator<Candidate> | Iterator<Candidate>
@@ -127,12 +143,13 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   const one = async (candidate: Candidate): Promise<void> => {
     const known = await state.knownAsset(target.albumId, candidate.path, candidate.size, candidate.modified)
     if (known !== null && live.has(known)) return finish(candidate, 'unchanged', known, 0)
+    if (known !== null && deleted.has(known)) return finish(candidate, 'deleted', known, 0)
     const attempts = run.attempts ?? 3
     for (let attempt = 1; ; attempt++) {
       let uploadId: string | null = null
       try {
         const result = await backupFile(target, await candidate.source(), {
-          isStored: (assetId) => live.has(assetId),
+          isStored: (assetId) => live.has(assetId) || deleted.has(assetId),
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id) => {
             uploadId = id
@@ -142,7 +159,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         if (uploadId !== null) await state.uploadEnded(uploadId)
         await state.remember({ albumId: target.albumId, path: candidate.path, size: candidate.size, modified: candidate.modified, contentHash: result.contentHash, assetId: result.assetId })
         live.add(result.assetId)
-        return finish(candidate, result.status, result.assetId, result.sentBytes)
+        return finish(candidate, result.status === 'present' && deleted.has(result.assetId) ? 'deleted' : result.status, result.assetId, result.sentBytes)
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         if (fatal(error)) {

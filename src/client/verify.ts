@@ -2,7 +2,8 @@
 // server's storage verification of every blob of every asset, and every custody receipt
 // checked here, offline, against the attestation-keys document: its signature, the chain
 // links between the receipts seen, and that it names a blob of the asset with that blob's hash
-// and size; and that every blob has a receipt. `deep` also asks the server to re-hash the bytes
+// and size (for a replaced asset, the receipts of its current version); and that every blob
+// has a receipt. `deep` also asks the server to re-hash the bytes
 // and downloads every blob here, checking its hash and decrypting it: a server that says
 // "intact" is not taken at its word. verifyAssets checks some assets of an album only (free-up:
 // the files about to be deleted here), and can leave the download out.
@@ -171,7 +172,13 @@ async function verifyEntries(library: Library, albumId: string, entries: readonl
     const { receipts } = await library.client.assetReceipts(entry.asset_id)
     const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
+    // A replaced asset keeps the receipts of its earlier versions (API.md section 7): they are
+    // checked above with the rest, and only the current version's bundle (the upload session
+    // whose provenance receipt is the current manifest) must match the current blobs.
+    const provenance = blobs.find((b) => b.role === 'provenance')?.hash
+    const bundle = receipts.find((r) => r.blob_role === 'provenance' && r.ciphertext_hash === provenance)?.upload_id
     for (const receipt of receipts) {
+      if (bundle !== undefined && receipt.upload_id !== bundle) continue
       const blob = blobs.find((b) => b.hash === receipt.ciphertext_hash && b.role === receipt.blob_role)
       if (opened !== null && blob === undefined) problems.push(`receipt ${receipt.receipt_seq} names a ${receipt.blob_role} blob ${receipt.ciphertext_hash.slice(0, 12)}… the asset does not have`)
       else if (blob !== undefined && blob.size !== receipt.size) problems.push(`receipt ${receipt.receipt_seq} says the ${blob.role} blob has ${receipt.size} bytes, it has ${blob.size}`)

@@ -77,7 +77,7 @@ export const backup: Command = {
       out.event('summary', { ...counts, sent_bytes: sentBytes, seconds })
       out.say(
         `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-          `${summary.stored} stored (${bytesText(summary.sentBytes)} sent), ${summary.present} already in the album, ${summary.unchanged} unchanged, ${summary.failed} failed`,
+          `${summary.stored} stored (${bytesText(summary.sentBytes)} sent), ${summary.present} already in the album, ${summary.unchanged} unchanged, ${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed`,
       )
       for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')

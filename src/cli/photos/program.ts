@@ -7,6 +7,7 @@ import { backup } from './backup.ts'
 import { device } from './device.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { devices } from './devices.ts'
+import { replace, rm } from './edit.ts'
 import { freeUp } from './free-up.ts'
 import { join } from './join.ts'
 import { login } from './login.ts'
@@ -21,7 +22,7 @@ import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, freeUp, devices, sessions, revoke, revokeAll, logout]
+const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, logout]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 

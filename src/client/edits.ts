@@ -1,0 +1,124 @@
+// Deleting a photo and replacing it with a new version (docs/client-library.md, "Deleting and
+// replacing files"), through signed lifecycle writes that continue the asset's chain: a `delete`
+// manifest on the asset deletion route (API.md section 6, "Asset deletion"), and a `replace`
+// that uploads the new version under the same asset id (backupFile's upload, files.ts
+// storeFile). Every other device sees either in the album's feed at its next sync. A 426 or an
+// upgrade window on the way is carried out without asking anyone (protocol.ts). Browser-safe.
+import { fromBase64 } from '../sdk/bytes.ts'
+import { CofferProblem, type CofferClient } from '../sdk/client.ts'
+import { buildAssetDeletion, readManifestWith, type Envelope } from '../sdk/manifest.ts'
+import { findAssetEntry, type Library } from './albums.ts'
+import { CLIENT_VERSION, staleRevival, storeFile, type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type RestoreSource } from './files.ts'
+import { pinnedVersion, writeWithProtocol } from './protocol.ts'
+
+/** The asset is not a live asset of the album (never was, or was deleted). */
+export class AssetNotFoundError extends Error {
+  override readonly name = 'AssetNotFoundError'
+  readonly albumId: string
+  readonly assetId: string
+  constructor(albumId: string, assetId: string) {
+    super(`asset ${assetId} is not in the album (it was deleted, or never there)`)
+    this.albumId = albumId
+    this.assetId = assetId
+  }
+}
+
+/** The server keeps the asset until its retention date (409 error.asset.retained). */
+export class AssetRetainedError extends Error {
+  override readonly name = 'AssetRetainedError'
+  /** RFC 3339, or null when the server did not say. */
+  readonly retainedUntil: string | null
+  readonly assetId: string
+  constructor(assetId: string, retainedUntil: string | null, cause: unknown) {
+    super(`asset ${assetId} is retained${retainedUntil === null ? '' : ` until ${retainedUntil}`}: it cannot be deleted before then`, { cause })
+    this.assetId = assetId
+    this.retainedUntil = retainedUntil
+  }
+}
+
+/** The asset's last write, its signature checked: what a delete or a replace continues from. */
+interface LastWrite {
+  readonly envelope: Envelope
+  readonly head: ChainHead
+}
+
+async function lastWrite(client: CofferClient, source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>, albumId: string, assetId: string): Promise<LastWrite> {
+  const entry = await findAssetEntry(client, albumId, assetId)
+  if (entry === null) throw new AssetNotFoundError(albumId, assetId)
+  const read = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)
+  if (read.envelope.action === 'delete') throw new AssetNotFoundError(albumId, assetId)
+  const envelope = read.envelope as Envelope
+  if (envelope.album_id !== albumId || envelope.file_id !== assetId) throw new Error(`the feed entry of asset ${assetId} carries a manifest of another asset`)
+  return { envelope, head: { manifestHash: read.manifestHash, originalHash: envelope.ciphertext_hash } }
+}
+
+export interface DeleteResult {
+  readonly assetId: string
+  /** The feed position of the delete. */
+  readonly syncSeq: number
+  /** True when the server had applied this very deletion already (an answer lost on the way). */
+  readonly replayed: boolean
+}
+
+/**
+ * Deletes an asset of the album: reads its latest feed entry (its signature checked), signs a
+ * `delete` manifest continuing from it (buildAssetDeletion) and sends it. When someone wrote the
+ * asset meanwhile (409 stale_revival), it reads the asset again and sends once more. Throws
+ * AssetNotFoundError when the album holds no such live asset, AssetRetainedError while the
+ * server keeps it (its retention date), and the server's CofferProblem otherwise.
+ */
+export async function deleteFile(library: Library, albumId: string, assetId: string): Promise<DeleteResult> {
+  const { client } = library
+  let last = await lastWrite(client, library, albumId, assetId)
+  const version = await pinnedVersion(client, albumId, last.envelope.protocol_version)
+  const send = async (protocolVersion: string) => {
+    const deletion = await buildAssetDeletion(library.identity, {
+      last: { envelope: last.envelope, manifestHash: last.head.manifestHash },
+      created_by_device: library.deviceId,
+      client_version: library.clientVersion ?? CLIENT_VERSION,
+      protocol_version: protocolVersion,
+    })
+    return client.deleteAsset(albumId, assetId, deletion.request)
+  }
+  const attempt = async (protocolVersion: string) => {
+    try {
+      return await send(protocolVersion)
+    } catch (error) {
+      if (!staleRevival(error)) throw error
+      last = await lastWrite(client, library, albumId, assetId) // AssetNotFoundError when someone deleted it meanwhile
+      return await send(protocolVersion)
+    }
+  }
+  try {
+    const result = await writeWithProtocol(client, albumId, version, attempt)
+    return { assetId, syncSeq: result.sync_seq, replayed: result.replayed === true }
+  } catch (error) {
+    if (error instanceof CofferProblem && error.code === 'error.asset.retained') {
+      const until = (error.problem as { retained_until?: unknown }).retained_until
+      throw new AssetRetainedError(assetId, typeof until === 'string' ? until : null, error)
+    }
+    throw error
+  }
+}
+
+/** Who replaces, where: a backup target that can also check the asset's signatures. */
+export type ReplaceTarget = BackupTarget & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
+
+/**
+ * A new version of an existing asset (e.g. the photo after an edit): `source` is encrypted and
+ * uploaded as backupFile does (a new file key, derivatives from `options.describe`, the metadata
+ * with the source's name), under the same asset id, with a `replace` manifest that continues the
+ * asset's chain and names its current original. A concurrent write to the asset (409
+ * stale_revival) makes it read the chain head again and sign once more. Answers status
+ * `stored`. Throws AssetNotFoundError before anything is sent when the album holds no such live
+ * asset, and FileTransferError naming the file for the rest.
+ */
+export async function replaceFile(target: ReplaceTarget, assetId: string, source: FileSource, options: Omit<BackupOptions, 'isStored'> = {}): Promise<BackupResult> {
+  const { head } = await lastWrite(target.client, target, target.albumId, assetId)
+  return storeFile(target, source, options, {
+    action: 'replace',
+    assetId,
+    head,
+    reread: async () => (await lastWrite(target.client, target, target.albumId, assetId)).head,
+  })
+}

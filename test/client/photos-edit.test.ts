@@ -1,0 +1,292 @@
+// `coffer-photos rm` and `replace` (docs/photos.md, "Deleting and replacing photos"), the real
+// binary against a real server, with two config folders as two devices of one account: a
+// deleted photo leaves ls, restore and verify on both; a replaced one restores byte-identical
+// with its new bytes on the other device, and the next backup of the folder sends nothing; a
+// retained photo is refused with its date; and a server that stops taking the album's protocol
+// version (426) is carried through by the client, the album upgraded, nobody asked anything.
+import { spawn } from 'node:child_process'
+import { createHash, randomUUID } from 'node:crypto'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findAlbum, type Library } from '../../src/client/albums.ts'
+import { backupFile } from '../../src/client/files.ts'
+import { Home } from '../../src/cli/photos/home.ts'
+import { fromBase64 } from '../../src/sdk/bytes.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD, uniqueEmail } from '../support/actors.ts'
+import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
+import { errorLineOf, events, expectOk, PHOTOS_CLI, photos } from '../support/photos-cli.ts'
+import { ROOT } from '../support/process.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let work: string
+let folder: string
+let generated: LibraryFile[]
+let first: string
+let second: string
+const email = uniqueEmail('edit')
+const ALBUM = 'Trips'
+
+/** Each test runs the binary several times, a few seconds each on a busy machine. */
+const CLI_TIMEOUT = 180_000
+
+let dests = 0
+const newDest = (): string => path.join(work, `restored-${++dests}`)
+
+/** The file the terminal test deleted (the later tests leave it out). */
+let removedOnTerminal: string | null = null
+
+/** coffer-photos on a terminal of its own (as in photos-recover.test.ts): what it drew so far, keys to type, and its end. */
+function onTerminal(home: string, args: readonly string[]) {
+  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let screen = ''
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
+  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  return {
+    text,
+    done,
+    type: (keys: string) => child.stdin.write(keys),
+    async waitFor(pattern: RegExp): Promise<void> {
+      try {
+        await expect.poll(() => text(), { timeout: 30_000, interval: 50 }).toMatch(pattern)
+      } catch (error) {
+        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
+      }
+    },
+  }
+}
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
+
+async function filesUnder(root: string, relative = ''): Promise<string[]> {
+  const found: string[] = []
+  for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+    const child = relative === '' ? entry.name : `${relative}/${entry.name}`
+    if (entry.isDirectory()) found.push(...(await filesUnder(root, child)))
+    else found.push(child)
+  }
+  return found.sort()
+}
+
+async function listed(home: string): Promise<Map<string, Record<string, unknown>>> {
+  const run = await photos(home, ['ls', ALBUM, '--json'])
+  expectOk(run)
+  return new Map(events(run).filter((e) => e.event === 'file').map((e) => [e.name as string, e]))
+}
+
+/** The account as the tests read it: keys from the first config folder, a session of the test's own. */
+async function library(): Promise<Library> {
+  const keys = new Home(first).readKeys()!
+  const client = server.client()
+  await client.login(email, PASSWORD)
+  const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
+  const { user_id: userId } = await client.getProfile()
+  return { client, identity, identityPublicKey: identity.publicKey, userId, deviceId: randomUUID(), masterKey: fromBase64(keys.master_key) }
+}
+
+/** Moves the server's protocol range, as an operator's new PROTOCOL_MIN / PROTOCOL_MAX would. */
+function setProtocolRange(range: { min: string; current: string; max: string }): void {
+  ;(server.deps.config as { protocol: typeof range }).protocol = range
+}
+
+beforeAll(async () => {
+  server = await startServer()
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-edit-'))
+  folder = path.join(work, ALBUM)
+  generated = await generateLibrary(folder, { count: 8, seed: 1313, subfolders: 2 })
+  first = path.join(work, 'first', 'coffer-photos')
+  second = path.join(work, 'second', 'coffer-photos')
+  expectOk(await photos(first, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD }))
+  expectOk(await photos(first, ['setup', '--yes', '--device-name', 'Laptop']))
+  expectOk(await photos(first, ['backup', folder, '--album', ALBUM]))
+  // The second device: the account's keys (as joining leaves them), its own session.
+  expectOk(await photos(second, ['login', server.url, '--email', email, '--password-stdin'], { stdin: PASSWORD }))
+  await cp(path.join(first, 'keys.json'), path.join(second, 'keys.json'))
+}, 300_000)
+afterAll(async () => {
+  await server?.close()
+  await rm(work, { recursive: true, force: true })
+})
+
+describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
+  it.each(['rm', 'replace'])('%s --help prints its usage and the overview lists it', async (name) => {
+    const run = await photos(first, [name, '--help'])
+    expectOk(run)
+    expect(run.stdout).toMatch(new RegExp(`^usage: coffer-photos ${name}\\b`))
+    expect((await photos(first, ['--help'])).stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'))
+  })
+
+  it.each([
+    [['rm'], /rm takes an album name and at least one file name or asset id/],
+    [['rm', ALBUM], /rm takes an album name and at least one file name or asset id/],
+    [['replace', ALBUM, 'a.jpg'], /replace takes an album name, the file's name in the album, and the new file/],
+    [['replace', ALBUM, 'a.jpg', '/nonexistent/b.jpg'], /\/nonexistent\/b.jpg is not a file/],
+    [['rm', ALBUM, 'no-such.jpg', '--yes'], /album "Trips" has no file "no-such.jpg" \(`coffer-photos ls Trips` lists them\)/],
+    [['rm', 'No album', 'x.jpg', '--yes'], /there is no album "No album"/],
+  ])('%j: exit 2 with the reason', async (args, reason) => {
+    const run = await photos(first, args)
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).toMatch(reason)
+  })
+
+  // util-linux's `script` runs the command on a pseudo-terminal (Debian: bsdutils, essential).
+  it('rm on a terminal asks first: no (the default) deletes nothing (exit 130), yes deletes', async () => {
+    const names = [...(await listed(first)).keys()]
+    const [one, two] = [names[names.length - 1]!, names[names.length - 2]!]
+    const declined = onTerminal(first, ['rm', ALBUM, one, two])
+    await declined.waitFor(/Delete 2 files \([^)]+\) from album "Trips" on every device\?/)
+    declined.type('\r')
+    expect(await declined.done).toBe(130)
+    expect(declined.text()).toMatch(/nothing was deleted/)
+    expect((await listed(first)).has(one)).toBe(true)
+    const accepted = onTerminal(first, ['rm', ALBUM, one])
+    await accepted.waitFor(/Delete "[^"]+" from album "Trips" on every device\?/)
+    accepted.type('y\r')
+    expect(await accepted.done).toBe(0)
+    removedOnTerminal = one
+    expect(accepted.text()).toContain(`deleted ${one}`)
+    expect((await listed(first)).has(one)).toBe(false)
+    // The file is still in the folder: a backup does not store it again (the album keeps it deleted).
+    const backup = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
+    expectOk(backup)
+    expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 0, deleted: 1, failed: 0, sent_bytes: 0 })
+    expect(events(backup).find((e) => e.event === 'file' && e.path === one)).toMatchObject({ outcome: 'deleted', sent_bytes: 0 })
+    expect((await listed(first)).has(one)).toBe(false)
+    // Run again: its record says which asset it is, so it is not even read.
+    const again = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
+    expect(events(again).find((e) => e.event === 'file' && e.path === one)).toMatchObject({ outcome: 'deleted' })
+  })
+
+  it('rm without a terminal and without --yes deletes nothing: exit 2 naming --yes', async () => {
+    const name = generated[0]!.path
+    const run = await photos(first, ['rm', ALBUM, name])
+    expect(run.code).toBe(2)
+    expect(errorLineOf(run)).toMatch(/--yes is needed: there is no terminal to confirm on/)
+    expect((await listed(first)).has(name)).toBe(true)
+  })
+})
+
+describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () => {
+  let deleted: LibraryFile
+  let replaced: LibraryFile
+  let edited: Buffer
+
+  it('rm deletes a photo: ls no longer shows it, restore does not bring it back, verify finds nothing wrong', async () => {
+    deleted = generated.find((f) => f.type === 'image/jpeg' && f.path.includes('/') && f.path !== removedOnTerminal)!
+    const before = await listed(first)
+    const run = await photos(first, ['rm', ALBUM, deleted.path, '--yes', '--json'])
+    expectOk(run)
+    expect(events(run).filter((e) => e.event === 'deleted')).toEqual([expect.objectContaining({ name: deleted.path, asset_id: before.get(deleted.path)!.asset_id })])
+    expect(events(run).find((e) => e.event === 'summary')).toMatchObject({ deleted: 1, failed: 0, files: 1 })
+    const after = await listed(first)
+    expect([...after.keys()].sort()).toEqual([...before.keys()].filter((n) => n !== deleted.path).sort())
+    const dest = newDest()
+    expectOk(await photos(first, ['restore', ALBUM, dest]))
+    expect(await filesUnder(dest)).toEqual([...after.keys()].sort())
+    const verify = await photos(first, ['verify', ALBUM])
+    expectOk(verify)
+    expect(verify.stderr).toBe('')
+    // Gone for good: rm of it again is a usage error (it is not in the album).
+    expect((await photos(first, ['rm', ALBUM, deleted.path, '--yes'])).code).toBe(2)
+  })
+
+  it('replace stores the edited photo under the same asset; the next backup of the folder sends nothing', async () => {
+    replaced = generated.find((f) => f.type === 'image/jpeg' && f !== deleted && f.path !== removedOnTerminal)!
+    const assetId = (await listed(first)).get(replaced.path)!.asset_id
+    // The photo edited in place, in the backed-up folder.
+    const at = path.join(folder, replaced.path)
+    await writePhoto(at, { format: 'jpeg', width: 300, height: 200, seed: 99 })
+    edited = await readFile(at)
+    const run = await photos(first, ['replace', ALBUM, replaced.path, at, '--json'])
+    expectOk(run)
+    expect(events(run)).toEqual([expect.objectContaining({ event: 'replaced', name: replaced.path, asset_id: assetId, size: edited.length })])
+    const now = (await listed(first)).get(replaced.path)!
+    expect(now).toMatchObject({ asset_id: assetId, size: edited.length, width: 300, height: 200, derivatives: ['thumbnail'] })
+    const backup = await photos(first, ['backup', folder, '--album', ALBUM, '--json'])
+    expectOk(backup)
+    const summary = events(backup).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ stored: 0, sent_bytes: 0, failed: 0 })
+    expect(events(backup).find((e) => e.event === 'file' && e.path === replaced.path)).toMatchObject({ outcome: 'unchanged', asset_id: assetId })
+    expect((await listed(first)).size).toBe(generated.length - 2)
+  })
+
+  it('the other device, at its next ls and restore, lists and restores the new version byte-identical and not the deleted photo', async () => {
+    const seen = await listed(second)
+    expect(seen.has(deleted.path)).toBe(false)
+    expect(seen.get(replaced.path)).toMatchObject({ size: edited.length })
+    const dest = newDest()
+    expectOk(await photos(second, ['restore', ALBUM, dest]))
+    const restored = await filesUnder(dest)
+    expect(restored).toEqual(generated.map((f) => f.path).filter((p) => p !== deleted.path && p !== removedOnTerminal).sort())
+    expect(sha256(await readFile(path.join(dest, replaced.path)))).toBe(sha256(edited))
+    for (const file of generated.filter((f) => f !== deleted && f !== replaced && f.path !== removedOnTerminal)) {
+      expect(sha256(await readFile(path.join(dest, file.path))), file.path).toBe(sha256(await readFile(path.join(folder, file.path))))
+    }
+    expectOk(await photos(second, ['verify', ALBUM]))
+  })
+
+  it('the other device replaces and deletes too; the first sees it', async () => {
+    const target = generated.find((f) => f !== deleted && f !== replaced && f.type === 'image/jpeg' && f.path !== removedOnTerminal)!
+    const other = path.join(work, 'other-edit.jpg')
+    await writePhoto(other, { format: 'jpeg', width: 120, height: 90, seed: 7 })
+    expectOk(await photos(second, ['replace', ALBUM, target.path, other]))
+    const gone = generated.find((f) => f !== deleted && f !== replaced && f !== target && f.path !== removedOnTerminal)!
+    const assetId = (await listed(second)).get(gone.path)!.asset_id as string
+    expectOk(await photos(second, ['rm', ALBUM, assetId, '--yes'])) // by asset id
+    const seen = await listed(first)
+    expect(seen.has(gone.path)).toBe(false)
+    expect(seen.get(target.path)).toMatchObject({ width: 120, height: 90 })
+    const dest = newDest()
+    expectOk(await photos(first, ['restore', ALBUM, dest]))
+    expect(sha256(await readFile(path.join(dest, target.path)))).toBe(sha256(await readFile(other)))
+    expect(await filesUnder(dest)).not.toContain(gone.path)
+  })
+})
+
+describe('what the server refuses or asks for', { timeout: CLI_TIMEOUT }, () => {
+  it('rm of a photo under a retention date: the clear message with the date, exit 4, the photo stays', async () => {
+    const lib = await library()
+    const album = (await findAlbum(lib, ALBUM))!
+    const until = new Date(server.clock.now() + 90 * 86_400_000).toISOString()
+    const bytes = Buffer.from(await readFile(path.join(folder, generated.find((f) => f.type === 'image/jpeg')!.path))).subarray(0, 4000)
+    await backupFile({ ...lib, albumId: album.albumId }, { name: 'kept/contract.jpg', size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] }, { retentionUntil: until })
+    const run = await photos(first, ['rm', ALBUM, 'kept/contract.jpg', '--yes', '--json'])
+    expect(run.code, run.stderr).toBe(4)
+    expect(errorLineOf(run)).toBe(`coffer-photos: "kept/contract.jpg" is kept by the server until ${until} (a retention date): it cannot be deleted before then`)
+    expect(events(run).find((e) => e.event === 'failed')).toMatchObject({ name: 'kept/contract.jpg', retained_until: until })
+    expect((await listed(first)).has('kept/contract.jpg')).toBe(true)
+  })
+
+  it('a server that stops taking the album\'s protocol version (426): backup, replace and rm go on, the album is upgraded, nothing is asked', async () => {
+    const lib = await library()
+    const album = (await findAlbum(lib, ALBUM))!
+    expect(album.protocolVersion).toBe('2026-06-01')
+    setProtocolRange({ min: '2026-09-01', current: '2026-09-01', max: '2026-11-01' })
+    try {
+      await mkdir(path.join(folder, 'new'), { recursive: true })
+      for (let i = 0; i < 5; i++) await writePhoto(path.join(folder, 'new', `IMG_${i}.jpg`), { format: 'jpeg', width: 160, height: 120, seed: 500 + i })
+      const backup = await photos(first, ['backup', folder, '--album', ALBUM, '--concurrency', '4', '--json'])
+      expectOk(backup)
+      expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 5, failed: 0 })
+      expect(backup.stderr).not.toMatch(/fail|error|retry|trying again/i)
+      expect((await lib.client.listAlbums()).albums.find((a) => a.album_id === album.albumId)!.protocol_version).toBe('2026-11-01')
+      const edited = path.join(work, 'edited-426.jpg')
+      await writePhoto(edited, { format: 'jpeg', width: 64, height: 64, seed: 4242 })
+      expectOk(await photos(first, ['replace', ALBUM, 'new/IMG_0.jpg', edited]))
+      expectOk(await photos(first, ['rm', ALBUM, 'new/IMG_1.jpg', '--yes']))
+      const seen = await listed(second)
+      expect(seen.has('new/IMG_1.jpg')).toBe(false)
+      expect(seen.get('new/IMG_0.jpg')).toMatchObject({ width: 64, height: 64 })
+      expect((await lib.client.readUpgrade(album.albumId)).intent_id).toBeUndefined()
+    } finally {
+      setProtocolRange({ min: '2025-01-01', current: '2026-06-01', max: '2026-11-01' })
+    }
+  })
+})
+
