@@ -4,7 +4,6 @@
 // with its new bytes on the other device, and the next backup of the folder sends nothing; a
 // retained photo is refused with its date; and a server that stops taking the album's protocol
 // version (426) is carried through by the client, the album upgraded, nobody asked anything.
-import { spawn } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,8 +16,7 @@ import { fromBase64 } from '../../src/sdk/bytes.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
-import { errorLineOf, events, expectOk, PHOTOS_CLI, photos } from '../support/photos-cli.ts'
-import { ROOT } from '../support/process.ts'
+import { errorLineOf, events, expectOk, onTerminal, photos } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -38,29 +36,6 @@ const newDest = (): string => path.join(work, `restored-${++dests}`)
 
 /** The file the terminal test deleted (the later tests leave it out). */
 let removedOnTerminal: string | null = null
-
-/** coffer-photos on a terminal of its own (as in photos-recover.test.ts): what it drew so far, keys to type, and its end. */
-function onTerminal(home: string, args: readonly string[]) {
-  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
-  let screen = ''
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
-  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
-  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
-  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-  return {
-    text,
-    done,
-    type: (keys: string) => child.stdin.write(keys),
-    async waitFor(pattern: RegExp): Promise<void> {
-      try {
-        await expect.poll(() => text(), { timeout: 30_000, interval: 50 }).toMatch(pattern)
-      } catch (error) {
-        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
-      }
-    },
-  }
-}
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
 

@@ -3,7 +3,6 @@
 // folder recovered with the phrase restores the album byte for byte and joins the signed device
 // directory; a wrong phrase, a malformed one, an account without escrow and a folder with keys
 // change nothing. What recover publishes is read back with the SDK.
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,8 +16,7 @@ import { readDirectory, signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
-import { errorLineOf, events, expectOk, photos, PHOTOS_CLI, readJson, type PhotosRun } from '../support/photos-cli.ts'
-import { ROOT } from '../support/process.ts'
+import { errorLineOf, events, expectOk, onTerminal, photos, readJson, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -74,33 +72,6 @@ async function serverState(email: string): Promise<{ directory: Uint8Array | nul
 
 async function sha256Of(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex')
-}
-
-/** coffer-photos on a terminal of its own: what it drew so far, keys to type, and its end. */
-function onTerminal(home: string, args: readonly string[]) {
-  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
-  let screen = ''
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
-  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
-  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
-  /** The screen's text without its escape sequences. */
-  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-  return {
-    text,
-    done,
-    type: (keys: string) => child.stdin.write(keys),
-    /** Waits until the screen, from `from` on, shows `pattern`; answers where it ends. */
-    async waitFor(pattern: RegExp, from = 0): Promise<number> {
-      try {
-        await expect.poll(() => text().slice(from), { timeout: 30_000, interval: 50 }).toMatch(pattern)
-      } catch (error) {
-        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
-      }
-      const match = pattern.exec(text().slice(from))!
-      return from + match.index + match[0].length
-    },
-  }
 }
 
 /** A valid phrase that is not the account's (BIP-39 checksum and all). */

@@ -87,3 +87,33 @@ export const errorLineOf = (run: PhotosRun): string => run.stderr.split('\n')[0]
 export function expectOk(run: Pick<PhotosRun, 'code' | 'stdout' | 'stderr'>): void {
   expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0)
 }
+
+/**
+ * coffer-photos on a terminal of its own (util-linux's `script` gives it a pseudo-terminal; Debian:
+ * bsdutils, essential): what it drew so far, keys to type, and its end.
+ */
+export function onTerminal(home: string, args: readonly string[]) {
+  const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let screen = ''
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve))
+  /** The screen's text without its escape sequences. */
+  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  return {
+    text,
+    done,
+    type: (keys: string) => child.stdin.write(keys),
+    /** Waits until the screen, from `from` on, shows `pattern`; answers where it ends. */
+    async waitFor(pattern: RegExp, from = 0): Promise<number> {
+      try {
+        await expect.poll(() => text().slice(from), { timeout: 30_000, interval: 50 }).toMatch(pattern)
+      } catch (error) {
+        throw new Error(`the terminal did not show ${pattern}; it shows:\n${text()}`, { cause: error })
+      }
+      const match = pattern.exec(text().slice(from))!
+      return from + match.index + match[0].length
+    },
+  }
+}
