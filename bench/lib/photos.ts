@@ -318,7 +318,8 @@ export function runChecks(scenario: string, label: string, library: PhotoLibrary
  */
 export const TARGETS = {
   backupVsDerivatives: { min: 0.5 },
-  backupVsRawFloor: { min: 0.03 },
+  // 0.03 when set on an AMD EPYC; an Intel Xeon's raw ceiling is twice as fast (docs/benchmarks.md).
+  backupVsRawFloor: { min: 0.015 },
   restoreVsRaw: { min: 0.15 },
 } as const satisfies Record<string, Target>
 

@@ -78,7 +78,7 @@ export const restore: Scenario = {
     }
     const notes = [
       `Each measurement is one whole restore into a new empty folder (removed after it), timed from the CLI's start to its exit, no warm-up; BENCH_PHOTOS_ROUNDS per contender (default 1). The server's blobs and the ceiling's encrypted files were written shortly before: both are read from the page cache. Subject CPU: coffer-photos, the server and PostgreSQL's backends; no per-file latency for coffer-photos (p50 and p99 read 0).`,
-      `Resident memory: VmRSS of coffer-photos every 50 ms; growth = the highest from its "start" event (signed in, the album listed: every file's metadata read and kept) to its exit, minus the value at that event.`,
+      `Resident memory: VmRSS of coffer-photos every 50 ms; growth = the highest from its "start" event (signed in, the album planned from the feed: no file opened yet; files are then opened a window at a time) to its exit, minus the value at that event.`,
     ]
     if (context.postgresUrl === null) notes.push(POSTGRES_SKIPPED)
     return { rows, checks, measured, notes }
