@@ -11,7 +11,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { ciphertextSize } from '../../src/client/format/stream.ts'
 import { walkMedia } from '../../src/client/node/walk.ts'
-import { generateLibrary, writeOpaque } from '../../test/support/photos.ts'
+import { generateLibrary, writeOpaque, type LibraryOptions } from '../../test/support/photos.ts'
 import { photos, PHOTOS_CLI } from '../../test/support/photos-cli.ts'
 import { ROOT } from '../../test/support/process.ts'
 import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
@@ -36,7 +36,7 @@ const SAMPLE_MS = 50
 /** The resident memory coffer-photos may gain over a run, whatever the number or size of the files. */
 const GROWTH_TARGET_MIB = 128
 
-function positiveInteger(name: string, fallback: number): number {
+export function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
@@ -53,8 +53,12 @@ export function jobSchedule(schedule: Schedule): Schedule {
   return { ...schedule, warmupS: 0, rounds: ROUNDS, retries: 0 }
 }
 
-/** Server variables: a blob as large as the big file's ciphertext is allowed (the default stops at 1 GiB). */
-const SERVER_ENV = { MAX_BLOB_BYTES: String(Math.max(2 ** 30, ciphertextSize(BIG_MIB * MIB))) }
+/**
+ * Server variables: a blob as large as the big file's ciphertext is allowed (the default stops at
+ * 1 GiB), and the deep-scan budget (1 GiB an hour per account by default) is unbounded, so that
+ * `verify --deep` has the server re-hash every blob of a whole library.
+ */
+const SERVER_ENV = { MAX_BLOB_BYTES: String(Math.max(2 ** 30, ciphertextSize(BIG_MIB * MIB))), DEEP_SCAN_BUDGET_BYTES: String(2 ** 50) }
 
 export type Engine = 'sqlite' | 'postgres'
 
@@ -93,8 +97,11 @@ export function storedAlbum(context: BenchContext, engine: Engine, library: Phot
   return albums.get(albumKey(context, engine, library)) ?? null
 }
 
+/** The backup and restore scenarios' library (BENCH_PHOTOS), their big file, and the library scenario's. */
+export type LibraryKind = 'photos' | 'big' | 'library'
+
 export interface PhotoLibrary {
-  readonly kind: 'photos' | 'big'
+  readonly kind: LibraryKind
   readonly name: string
   readonly folder: string
   /** The files coffer-photos backs up, in its walk order (absolute paths). */
@@ -107,7 +114,7 @@ const libraries = new Map<string, Promise<PhotoLibrary>>()
 /**
  * The run's photo library (PHOTOS generated photos and small videos in nested folders, as the
  * end-to-end test makes them), or its big-file library (one file of BIG_MIB MiB). Made on first
- * use and kept for the run: the scenarios share them.
+ * use and kept for the run: the backup and restore scenarios share them.
  */
 export function photoLibrary(context: BenchContext, kind: 'photos' | 'big'): Promise<PhotoLibrary> {
   const key = `${context.workDir}:${kind}`
@@ -120,17 +127,30 @@ export function photoLibrary(context: BenchContext, kind: 'photos' | 'big'): Pro
 }
 
 async function makeLibrary(context: BenchContext, kind: 'photos' | 'big'): Promise<PhotoLibrary> {
-  const folder = path.join(context.workDir, kind === 'photos' ? `library-${PHOTOS}` : `library-${BIG_MIB}-mib`)
+  if (kind === 'photos') return generatedLibrary(context, kind, { count: PHOTOS, seed: 2026, subfolders: 4 })
+  const folder = path.join(context.workDir, `library-${BIG_MIB}-mib`)
   const t0 = performance.now()
-  if (kind === 'photos') await generateLibrary(folder, { count: PHOTOS, seed: 2026, subfolders: 4 })
-  else await writeOpaque(path.join(folder, 'big.mov'), BIG_MIB * MIB, 2026)
+  await writeOpaque(path.join(folder, 'big.mov'), BIG_MIB * MIB, 2026)
+  return listLibrary(context, kind, folder, t0)
+}
+
+/** A library of generated photos and small videos (test/support/photos.ts) in a folder of the run's. */
+export async function generatedLibrary(context: BenchContext, kind: LibraryKind, options: LibraryOptions): Promise<PhotoLibrary> {
+  const folder = path.join(context.workDir, `${kind}-${options.count}`)
+  const t0 = performance.now()
+  await generateLibrary(folder, options)
+  return listLibrary(context, kind, folder, t0)
+}
+
+/** The library in `folder` as coffer-photos walks it, made from `t0` on. */
+async function listLibrary(context: BenchContext, kind: LibraryKind, folder: string, t0: number): Promise<PhotoLibrary> {
   const files: string[] = []
   let bytes = 0
   for await (const file of walkMedia(folder)) {
     files.push(file.file)
     bytes += file.size
   }
-  const name = kind === 'photos' ? `${files.length} photos and videos` : `one ${BIG_MIB} MiB video`
+  const name = kind === 'big' ? `one ${BIG_MIB} MiB video` : `${files.length} photos and videos`
   context.log(`  library: ${name}, ${(bytes / MIB).toFixed(0)} MiB, made in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   return { kind, name, folder, files, bytes }
 }
@@ -164,10 +184,11 @@ export interface PhotosRun {
 
 /**
  * Runs `coffer-photos <args> --json` with config folder `home`, timed from its start to its
- * exit, its resident memory sampled; `files` is how many file events it will print. Node flags
- * from BENCH_CHILD_EXEC_ARGV (e.g. --cpu-prof), as every bench child. Throws unless it exits 0.
+ * exit, its resident memory sampled; `files` is how many `progressEvent` events (one per file) it
+ * will print. Node flags from BENCH_CHILD_EXEC_ARGV (e.g. --cpu-prof), as every bench child.
+ * Throws unless it exits 0.
  */
-export async function runPhotos(home: string, args: readonly string[], files: number): Promise<PhotosRun> {
+export async function runPhotos(home: string, args: readonly string[], files: number, progressEvent = 'file'): Promise<PhotosRun> {
   const execArgv = (process.env.BENCH_CHILD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')
   const concurrency = CONCURRENCY === null ? [] : ['--concurrency', String(CONCURRENCY)]
   const t0 = performance.now()
@@ -201,7 +222,7 @@ export async function runPhotos(home: string, args: readonly string[], files: nu
     if (event.event === 'start') {
       atStart = residentBytes(pid)
       peak = atStart
-    } else if (event.event === 'file') {
+    } else if (event.event === progressEvent) {
       done++
       if (done === quarter) {
         sample()
@@ -240,17 +261,17 @@ export function photosContender(
   server: CofferChild,
   library: PhotoLibrary,
   traces: RunTrace[],
-  prepare: () => Promise<{ home: string; args: readonly string[]; cleanUp?: () => Promise<void> }>,
+  prepare: () => Promise<{ home: string; args: readonly string[]; progressEvent?: string; cleanUp?: () => Promise<void> }>,
   check: (summary: Record<string, unknown>, home: string) => string | null,
 ): Contender {
   return {
     name,
     async measure() {
-      const { home, args, cleanUp } = await prepare()
+      const { home, args, progressEvent, cleanUp } = await prepare()
       const client0 = reapedChildrenCpuSeconds()
       const server0 = server.cpuSeconds()
       const cpu = cpuWindow(() => server.cpuSeconds() + reapedChildrenCpuSeconds())
-      const run = await runPhotos(home, args, library.files.length)
+      const run = await runPhotos(home, args, library.files.length, progressEvent)
       const { subjectCores, loadgenCores, otherCores } = cpu.end()
       traces.push({ memory: run.memory, seconds: run.seconds, clientCpuS: reapedChildrenCpuSeconds() - client0, serverCpuS: server.cpuSeconds() - server0 })
       await cleanUp?.()

@@ -4,6 +4,7 @@ import type { Scenario } from '../lib/scenario.ts'
 import { backup } from './backup.ts'
 import { bearer } from './bearer.ts'
 import { deepVerify } from './deep-verify.ts'
+import { library } from './library.ts'
 import { lifecycle } from './lifecycle.ts'
 import { login } from './login.ts'
 import { memory } from './memory.ts'
@@ -13,4 +14,4 @@ import { restore } from './restore.ts'
 import { revokeAll } from './revoke-all.ts'
 import { upload } from './upload.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore, library]

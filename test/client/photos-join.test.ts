@@ -16,7 +16,7 @@ import { CofferClient } from '../../src/sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { events, expectOk, photos, readJson, startPhotos, type PhotosProcess } from '../support/photos-cli.ts'
+import { events, expectOk, photos, readJson, startPhotos, waitForEvent, type PhotosProcess } from '../support/photos-cli.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -44,18 +44,6 @@ async function directory(): Promise<DeviceDirectory> {
   const keys = await readJson(homeA, 'keys.json')
   const fetched = await (await sdkSession()).fetchDirectory(userId)
   return readDirectory(fetched!.bytes, IdentityKey.fromSeeds(fromBase64(keys.identity_seeds!)).publicKey)
-}
-
-/** Waits until the process printed the --json event `name`; fails with its output when it exits first. */
-async function eventOf(run: PhotosProcess, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const stdout = run.stdout()
-    const found = events({ stdout: stdout.slice(0, stdout.lastIndexOf('\n') + 1) }).find((e) => e.event === name) // whole lines only
-    if (found) return found
-    if (run.child.exitCode !== null || Date.now() > until) throw new Error(`no "${name}" event; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
 }
 
 function deviceAdd(extra: string[] = [], stdin?: string): PhotosProcess {
@@ -110,12 +98,12 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
   it('joins a new device through the relay: the same SAS on both, B restores A\'s photos byte for byte, the directory lists both', async () => {
     const before = await directory()
     const a = deviceAdd()
-    const pairing = await eventOf(a, 'pairing_code')
+    const pairing = await waitForEvent(a, 'pairing_code')
     expect(pairing.command).toBe(`coffer-photos join ${server.url} ${pairing.pairing_code}`)
     expect(pairing.pairing_code).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const homeB = newHome()
     const b = join(homeB, pairing.pairing_code as string)
-    const [sasA, sasB] = await Promise.all([eventOf(a, 'sas'), eventOf(b, 'sas')])
+    const [sasA, sasB] = await Promise.all([waitForEvent(a, 'sas'), waitForEvent(b, 'sas')])
     expect(sasA.sas).toMatch(/^\d{3} \d{3}$/)
     expect(sasB.sas).toBe(sasA.sas)
     answer(b, true)
@@ -165,10 +153,10 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
   ])('a "no" on %s stops both: nothing kept on B, the directory unchanged', async (_side, answers) => {
     const before = await directory()
     const a = deviceAdd()
-    const pairing = await eventOf(a, 'pairing_code')
+    const pairing = await waitForEvent(a, 'pairing_code')
     const homeB = newHome()
     const b = join(homeB, pairing.pairing_code as string)
-    const [sasA, sasB] = await Promise.all([eventOf(a, 'sas'), eventOf(b, 'sas')])
+    const [sasA, sasB] = await Promise.all([waitForEvent(a, 'sas'), waitForEvent(b, 'sas')])
     expect(sasB.sas).toBe(sasA.sas)
     // The "no" first, then the other side's "yes".
     if (!answers.b) answer(b, false)
@@ -193,7 +181,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
   it('a man in the middle who knows the pairing code gets two different SAS; the people say no; nothing is kept', async () => {
     const before = await directory()
     const a = deviceAdd()
-    const pairing = await eventOf(a, 'pairing_code')
+    const pairing = await waitForEvent(a, 'pairing_code')
     const code = pairing.pairing_code as string
     const relay = server.client()
     const take = async (direction: 'to_initiator' | 'to_enrollee'): Promise<string> => {
@@ -211,7 +199,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const offerA = fromBase64Url(await take('to_enrollee'))
     const revealM = encodePayload({ type: 'reveal', nonce: nonceM })
     await relay.relay(code, 'to_initiator', payloadText(revealM))
-    const sasA = await eventOf(a, 'sas')
+    const sasA = await waitForEvent(a, 'sas')
     const offerToMe = decodePayload(offerA)
     if (offerToMe.type !== 'offer') throw new Error('not an offer')
     const withA = await shortAuthenticationString(xwingDecapsulate(offerToMe.ciphertext, mine.secretKey), await transcriptHash(code, helloM, offerA, revealM))
@@ -223,7 +211,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const helloB = decodePayload(fromBase64Url(await take('to_initiator')))
     if (helloB.type !== 'hello') throw new Error('not a hello')
     await relay.relay(code, 'to_enrollee', payloadText(encodePayload({ ...offerToMe, ciphertext: xwingEncapsulate(helloB.encryption_key).cipherText })))
-    const sasB = await eventOf(b, 'sas')
+    const sasB = await waitForEvent(b, 'sas')
     expect(sasB.sas).not.toBe(sasA.sas)
 
     answer(b, false)
@@ -258,7 +246,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     expect(ranWrong.stderr).toMatch(/invalid_credentials/)
 
     const a = deviceAdd(['--password-stdin'], `${PASSWORD}\n`)
-    const pairing = await eventOf(a, 'pairing_code')
+    const pairing = await waitForEvent(a, 'pairing_code')
     expect(pairing.pairing_code).toMatch(/^[A-Za-z0-9_-]{43}$/)
     a.child.kill('SIGTERM')
     await a.done
@@ -267,7 +255,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
   it('an expired pairing code: B says it is wrong or expired, A that it expired; nothing kept', async () => {
     const before = await directory()
     const a = deviceAdd()
-    const pairing = await eventOf(a, 'pairing_code')
+    const pairing = await waitForEvent(a, 'pairing_code')
     server.clock.advance(601_000)
     const homeB = newHome()
     const b = join(homeB, pairing.pairing_code as string)

@@ -171,7 +171,15 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
   it('verify --deep passes', async () => {
     const run = await photos(home, ['verify', ALBUM, '--deep', '--json'])
     expect(run.code, run.stdout + run.stderr).toBe(0)
-    expect(events(run).find((e) => e.event === 'summary')).toMatchObject({ assets: generated.length + 1, failed: 0, deep: true })
+    const printed = events(run)
+    expect(printed[0]).toMatchObject({ event: 'start', albums: 1, deep: true })
+    const assets = printed.filter((e) => e.event === 'asset')
+    expect(assets).toHaveLength(generated.length + 1)
+    const total = (key: string) => assets.reduce((sum, e) => sum + (e[key] as number), 0)
+    const summary = printed.find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ assets: generated.length + 1, failed: 0, deep: true, blobs: total('blobs'), receipts: total('receipts'), deep_pending: total('deep_pending') })
+    expect(summary.blobs as number).toBeGreaterThan(2 * generated.length) // an original, metadata and a manifest at least
+    expect(summary.receipts as number).toBeGreaterThanOrEqual(summary.blobs as number) // each blob has its receipt
   })
 
   it('keeps thumbnails that decrypt to images of the expected size', async () => {

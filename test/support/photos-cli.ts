@@ -75,6 +75,18 @@ export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unk
   return run.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
 }
 
+/** Waits until `run` printed the --json event `name`; fails with its output when it exits first or `timeoutMs` passes. */
+export async function waitForEvent(run: PhotosProcess, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const stdout = run.stdout()
+    const found = events({ stdout: stdout.slice(0, stdout.lastIndexOf('\n') + 1) }).find((e) => e.event === name) // whole lines only
+    if (found) return found
+    if (run.child.exitCode !== null || Date.now() > until) throw new Error(`no "${name}" event; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
 /** A JSON file coffer-photos wrote in the config folder `home`. */
 export async function readJson<T = Record<string, string>>(home: string, name: string): Promise<T> {
   return JSON.parse(await readFile(path.join(home, name), 'utf8')) as T

@@ -27,8 +27,12 @@ export const verify: Command = {
     const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : await namedAlbums(library)
     const deep = values.deep === true
+    out.event('start', { albums: albums.length, deep })
     let files = 0
     let bad = 0
+    let blobs = 0
+    let receiptsChecked = 0
+    let deepPending = 0
     for (const album of albums) {
       const label = album.name ?? album.albumId
       const reports = await verifyAlbum(library, album.albumId, {
@@ -46,13 +50,16 @@ export const verify: Command = {
       const pending = reports.reduce((sum, r) => sum + r.deepPending, 0)
       files += reports.length
       bad += failing
+      blobs += reports.reduce((sum, r) => sum + r.blobs, 0)
+      receiptsChecked += receipts
+      deepPending += pending
       out.say(
         `${label}: ${photos.filter((r) => r.problems.length === 0).length} of ${photos.length} file${photos.length === 1 ? '' : 's'} verified${recordOk ? ' (and the album\'s record)' : ''}` +
           `${deep ? ', deep' : ''}; ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`,
       )
       if (pending > 0) out.say(`${label}: ${pending} blob${pending === 1 ? '' : 's'} not re-hashed by the server yet (its deep-check budget is spent); each was downloaded and checked here`)
     }
-    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep })
+    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep, blobs, receipts: receiptsChecked, deep_pending: deepPending })
     if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)
     return bad > 0 ? EXIT.failed : EXIT.ok
   },
