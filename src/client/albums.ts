@@ -58,6 +58,38 @@ export async function liveEntries(client: CofferClient, albumId: string): Promis
   return [...latest.values()]
 }
 
+/** Feed entries per page when the feed is read again entry by entry (each holds a manifest of about 7 KiB in base64). */
+const REPLAN_PAGE = 256
+
+/**
+ * Each live asset's latest feed position (a delete removes the asset), and the last position
+ * read: one pass over the feed that keeps ids and numbers only.
+ */
+export async function livePositions(client: CofferClient, albumId: string): Promise<{ readonly latest: ReadonlyMap<string, number>; readonly through: number }> {
+  const latest = new Map<string, number>()
+  let through = 0
+  for await (const entry of feedEntries(client, albumId)) {
+    through = entry.sync_seq
+    latest.delete(entry.asset_id) // re-inserted below, as liveEntries does
+    if (entry.action !== 'delete') latest.set(entry.asset_id, entry.sync_seq)
+  }
+  return { latest, through }
+}
+
+/**
+ * The entries liveEntries answers, in the same order, given one at a time instead of held: the
+ * positions first (livePositions), then the feed read again up to where that pass ended,
+ * REPLAN_PAGE entries at a time, each live asset's latest entry given as it comes. For an album
+ * of any size, memory holds its ids and a page.
+ */
+export async function* streamLiveEntries(client: CofferClient, albumId: string): AsyncGenerator<Feed['entries'][number]> {
+  const { latest, through } = await livePositions(client, albumId)
+  for await (const entry of feedEntries(client, albumId, { pageSize: REPLAN_PAGE })) {
+    if (entry.sync_seq > through) return
+    if (latest.get(entry.asset_id) === entry.sync_seq) yield entry
+  }
+}
+
 /** The latest feed entry of a live asset of the album, for restoreFile; null when it has none (or it was deleted). */
 export async function findAssetEntry(client: CofferClient, albumId: string, assetId: string): Promise<Feed['entries'][number] | null> {
   return (await liveEntries(client, albumId)).find((entry) => entry.asset_id === assetId) ?? null
@@ -153,9 +185,6 @@ export type PlannedFile =
 
 /** Files openPlanned opens ahead of the one it gives, unless told: opening one is a signature check and a download of its metadata blob, and the next ones' overlap it. */
 export const OPEN_AHEAD = 8
-
-/** Feed entries per page when openPlanned reads the feed again (each holds a manifest of about 7 KiB in base64). */
-const REPLAN_PAGE = 256
 
 /**
  * The plan's files in feed order (of their latest entries), each opened when its turn nears: the

@@ -7,7 +7,8 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openAlbum, type Library } from '../../src/client/albums.ts'
+import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
+import { deleteFile } from '../../src/client/edits.ts'
 import { backupFile } from '../../src/client/files.ts'
 import { verifyAlbum } from '../../src/client/verify.ts'
 import { photoLibrary } from '../support/albums.ts'
@@ -76,5 +77,18 @@ describe('verifyAlbum', () => {
     const bad = reports.filter((r) => r.problems.length > 0)
     expect(bad.map((r) => r.name)).toEqual(['photo-0.jpg'])
     expect(bad[0]!.problems.join('\n')).toMatch(/original blob .* is not stored/)
+  })
+
+  it('an album larger than one window of assets: each live asset reported once, in feed order, a deleted one left out, a problem in the last window found', async () => {
+    const { albumId, stored } = await albumWith('Verify many', 70)
+    await deleteFile(library, albumId, stored[3]!.assetId)
+    await rm(server.deps.blobs.pathOf(stored[69]!.ciphertextHash!))
+    const seen: string[] = []
+    const reports = await verifyAlbum(library, albumId, { onAsset: (report) => seen.push(report.assetId) })
+    const live = (await liveEntries(library.client, albumId)).map((entry) => entry.asset_id)
+    expect(live).toHaveLength(70) // 69 files and the album record
+    expect(reports.map((r) => r.assetId)).toEqual(live)
+    expect(seen.sort()).toEqual([...live].sort())
+    expect(reports.filter((r) => r.problems.length > 0).map((r) => r.name)).toEqual(['photo-69.jpg'])
   })
 })

@@ -1,6 +1,6 @@
 // `coffer-photos albums` and `coffer-photos ls <album>`: what the account stores, read from the
 // feed and decrypted on this device.
-import { albumFiles, liveEntries, namedAlbums } from '../../client/albums.ts'
+import { albumFiles, livePositions, namedAlbums } from '../../client/albums.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
@@ -17,7 +17,7 @@ export const albums: Command = {
     if (positionals.length > 0) throw new UsageError('albums takes no arguments')
     const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
     const albums = await namedAlbums(library)
-    const rows = await Promise.all(albums.map(async (album) => ({ ...album, files: Math.max(0, (await liveEntries(library.client, album.albumId)).length - (album.name === null ? 0 : 1)) })))
+    const rows = await Promise.all(albums.map(async (album) => ({ ...album, files: Math.max(0, (await livePositions(library.client, album.albumId)).latest.size - (album.name === null ? 0 : 1)) })))
     rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
     for (const row of rows) {
       out.event('album', { name: row.name, album_id: row.albumId, files: row.files, protocol_version: row.protocolVersion })
