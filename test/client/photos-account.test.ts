@@ -2,7 +2,7 @@
 // factor), setup, status and logout, run as the real binary against a real server, on the config
 // folder a person would have. What setup publishes is read back with the SDK and the client format.
 import { createServer } from 'node:net'
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -360,8 +360,26 @@ describe('coffer-photos status', () => {
       }
     }
     expect(events(json)).toEqual([{
-      event: 'status', home, server: server.url, email, user_id: account.user_id, device_id: account.device_id, logged_in: true, set_up: true, identity_fingerprint: fingerprint,
+      event: 'status', home, server: server.url, email, user_id: account.user_id, device_id: account.device_id, logged_in: true, session: 'active', set_up: true, identity_fingerprint: fingerprint,
     }])
+    expect(text.stdout).toMatch(/^session: +active \(the server takes it\)$/m)
+  })
+
+  it('--offline asks the server nothing; a server that cannot be reached is reported, and the rest still shown (exit 0)', async () => {
+    const { home } = await setUpHome()
+    const offline = await photos(home, ['status', '--offline'])
+    expectOk(offline)
+    expect(offline.stdout).toMatch(/^logged in: +yes\nsession: +not checked \(--offline\)$/m)
+    // The same folder pointing at a port where nothing listens.
+    const moved = newHome()
+    await cp(home, moved, { recursive: true })
+    const account = await readJson(moved, 'account.json')
+    await writeFile(path.join(moved, 'account.json'), JSON.stringify({ ...account, server: `http://127.0.0.1:${await closedPort()}` }))
+    const unreachable = await photos(moved, ['status', '--json'])
+    expectOk(unreachable)
+    expect(events(unreachable)[0]).toMatchObject({ logged_in: true, session: 'unchecked', set_up: true })
+    const text = await photos(moved, ['status'])
+    expect(text.stdout).toMatch(/^session: +not checked \(the server could not be reached \(ECONNREFUSED\)/m)
   })
 
   it('exits 3 naming the next step when not logged in or not set up', async () => {

@@ -315,6 +315,25 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
     expect(await readdir(second)).toEqual(['account.json'])
   })
 
+  it('status on a device whose session was revoked elsewhere: the session ended, in words, exit 3; --offline cannot know', async () => {
+    const first = await firstDevice()
+    const second = await secondDevice(first, null)
+    const target = events(await photos(second, ['sessions', '--json'])).find((e) => e.event === 'session' && e.current === true)!.session_id as string
+    expectOk(await photos(first.home, ['revoke', target]))
+    const offline = await photos(second, ['status', '--offline', '--json']) // exit 3 whatever the session: this device is not set up
+    expect(events(offline)[0]).toMatchObject({ logged_in: true, session: 'unchecked', set_up: false })
+    const run = await photos(second, ['status'])
+    expect(run.code).toBe(3)
+    expect(run.stdout).toMatch(/^logged in: +no\nsession: +ended: revoked or expired$/m)
+    expect(run.stdout).toContain(`\nThis device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again.\n`)
+    // The folder forgot the dead session, as any command that finds out does (this one holds no keys).
+    expect(await readdir(second)).toEqual(['account.json'])
+    const json = await photos(second, ['status', '--json'])
+    expect(json.code).toBe(3)
+    expect(events(json)[0]).toMatchObject({ logged_in: false, session: null, set_up: false })
+    expectOk(await photos(first.home, ['status']))
+  })
+
   it('this device\'s own session: logged out as logout does, keys kept', async () => {
     const { home } = await firstDevice()
     const tokens = await readJson<Tokens>(home, 'tokens.json')
