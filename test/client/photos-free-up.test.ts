@@ -140,7 +140,7 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     const content = await readFile(target)
     content[content.length - 10]! ^= 0xff
     await writeFile(target, content)
-    await utimes(target, info.atime, info.mtime)
+    await utimes(target, info.atimeMs / 1000, info.mtimeMs / 1000) // in seconds: a Date would round the sub-millisecond part
     // Never backed up.
     await writePhoto(path.join(folder, 'new', 'IMG_NEW.jpg'), { format: 'jpeg', width: 320, height: 240, seed: 99 })
 

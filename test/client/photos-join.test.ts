@@ -16,7 +16,7 @@ import { CofferClient } from '../../src/sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { events, expectOk, photos, readJson, startPhotos, waitForEvent, type PhotosProcess } from '../support/photos-cli.ts'
+import { events, expectOk, onTerminal, photos, readJson, startPhotos, waitForEvent, type PhotosProcess } from '../support/photos-cli.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -145,6 +145,31 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const again = await photos(homeB, ['join', server.url, pairing.pairing_code as string, '--email', email, '--password-stdin'], { stdin: PASSWORD })
     expect(again.code).toBe(3)
     expect(again.stderr).toMatch(/already holds the keys of/)
+  })
+
+  // util-linux's `script` runs each command on a pseudo-terminal (Debian: bsdutils, essential).
+  it('on two terminals: A shows the pairing code, B asks for the password, each asks whether the other shows the same code; yes on both adds B', async () => {
+    const a = onTerminal(homeA, ['device', 'add'])
+    let atA = await a.waitFor(/Pairing code: [A-Za-z0-9_-]{43}/)
+    const code = /Pairing code: ([A-Za-z0-9_-]{43})/.exec(a.text())![1]!
+    expect(a.text()).toContain(`coffer-photos join ${server.url} ${code}`)
+    const homeB = newHome()
+    const b = onTerminal(homeB, ['join', server.url, code, '--email', email, '--device-name', 'Tablet'])
+    let atB = await b.waitFor(/Password/)
+    b.type(`${PASSWORD}\r`)
+    atB = await b.waitFor(/Does the other device show \d{3} \d{3}\?/, atB)
+    atA = await a.waitFor(/Does the new device show \d{3} \d{3}\?/, atA)
+    const shown = (text: string, other: string) => new RegExp(`Does ${other} show (\\d{3} \\d{3})\\?`).exec(text)![1]
+    expect(shown(b.text(), 'the other device')).toBe(shown(a.text(), 'the new device'))
+    b.type('y\r')
+    a.type('y\r')
+    await a.waitFor(/Added "Tablet"/, atA)
+    await b.waitFor(/Joined .* this device is "Tablet"/, atB)
+    expect(await a.done).toBe(0)
+    expect(await b.done).toBe(0)
+    expect(b.text()).not.toContain(PASSWORD) // the password was typed masked
+    expect((await readJson(homeB, 'keys.json')).state).toBe('complete')
+    expect((await directory()).devices.map((d) => d.name)).toContain('Tablet')
   })
 
   it.each([
