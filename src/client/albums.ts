@@ -58,8 +58,11 @@ export async function liveEntries(client: CofferClient, albumId: string): Promis
   return [...latest.values()]
 }
 
-/** Feed entries per page when the feed is read again entry by entry (each holds a manifest of about 7 KiB in base64). */
-const REPLAN_PAGE = 256
+/**
+ * Feed entries per page where the feed is read without being held (each holds a manifest of about
+ * 7 KiB in base64): a page of the server's default 1000 is about 10 MB of JSON and its parse.
+ */
+const STREAM_PAGE = 256
 
 /**
  * Each live asset's latest feed position (a delete removes the asset), and the last position
@@ -68,7 +71,7 @@ const REPLAN_PAGE = 256
 export async function livePositions(client: CofferClient, albumId: string): Promise<{ readonly latest: ReadonlyMap<string, number>; readonly through: number }> {
   const latest = new Map<string, number>()
   let through = 0
-  for await (const entry of feedEntries(client, albumId)) {
+  for await (const entry of feedEntries(client, albumId, { pageSize: STREAM_PAGE })) {
     through = entry.sync_seq
     latest.delete(entry.asset_id) // re-inserted below, as liveEntries does
     if (entry.action !== 'delete') latest.set(entry.asset_id, entry.sync_seq)
@@ -79,12 +82,12 @@ export async function livePositions(client: CofferClient, albumId: string): Prom
 /**
  * The entries liveEntries answers, in the same order, given one at a time instead of held: the
  * positions first (livePositions), then the feed read again up to where that pass ended,
- * REPLAN_PAGE entries at a time, each live asset's latest entry given as it comes. For an album
+ * STREAM_PAGE entries at a time, each live asset's latest entry given as it comes. For an album
  * of any size, memory holds its ids and a page.
  */
 export async function* streamLiveEntries(client: CofferClient, albumId: string): AsyncGenerator<Feed['entries'][number]> {
   const { latest, through } = await livePositions(client, albumId)
-  for await (const entry of feedEntries(client, albumId, { pageSize: REPLAN_PAGE })) {
+  for await (const entry of feedEntries(client, albumId, { pageSize: STREAM_PAGE })) {
     if (entry.sync_seq > through) return
     if (latest.get(entry.asset_id) === entry.sync_seq) yield entry
   }
@@ -167,7 +170,7 @@ export async function planAlbum(library: Library, albumId: string): Promise<Albu
   const recordId = await recordIdOf(library, albumId)
   const assets = new Map<string, PlannedAsset>()
   let through = 0
-  for await (const entry of feedEntries(library.client, albumId)) {
+  for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
     through = entry.sync_seq
     if (entry.asset_id === recordId) continue
     if (entry.action === 'delete') assets.delete(entry.asset_id)
@@ -188,7 +191,7 @@ export const OPEN_AHEAD = 8
 
 /**
  * The plan's files in feed order (of their latest entries), each opened when its turn nears: the
- * feed is read again up to plan.through, REPLAN_PAGE entries at a time, and while a file is
+ * feed is read again up to plan.through, STREAM_PAGE entries at a time, and while a file is
  * given, at most `ahead` more (OPEN_AHEAD unless given) are opened and not yet taken. So memory
  * holds a window of files, not the album: a consumer that works on k files at once holds at
  * most ahead + k opened. A file that fails to open is given with its error; the feed's own
@@ -197,7 +200,7 @@ export const OPEN_AHEAD = 8
 export async function* openPlanned(library: Library, plan: AlbumPlan, options: { readonly ahead?: number } = {}): AsyncGenerator<PlannedFile> {
   const ahead = Math.max(0, options.ahead ?? OPEN_AHEAD)
   const source = { ...library, albumId: plan.albumId }
-  const entries = feedEntries(library.client, plan.albumId, { pageSize: REPLAN_PAGE })
+  const entries = feedEntries(library.client, plan.albumId, { pageSize: STREAM_PAGE })
   const open = (entry: Feed['entries'][number], size: number): Promise<PlannedFile> =>
     restoreFile(source, entry).then(
       (file) => ({ assetId: entry.asset_id, size, file }),
