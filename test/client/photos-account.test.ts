@@ -1,7 +1,7 @@
 // The account side of `coffer-photos` (docs/photos.md): login (with --register and with a second
 // factor), setup, status and logout, run as the real binary against a real server, on the config
 // folder a person would have. What setup publishes is read back with the SDK and the client format.
-import { createServer } from 'node:net'
+import { createServer, type AddressInfo } from 'node:net'
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -380,7 +380,18 @@ describe('coffer-photos status', () => {
     expect(events(unreachable)[0]).toMatchObject({ logged_in: true, session: 'unchecked', set_up: true })
     const text = await photos(moved, ['status'])
     expect(text.stdout).toMatch(/^session: +not checked \(the server could not be reached \(ECONNREFUSED\)/m)
-  })
+    // A server that takes the connection and never answers: 5 s, then the same.
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      await writeFile(path.join(moved, 'account.json'), JSON.stringify({ ...account, server: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }))
+      const waited = await photos(moved, ['status'])
+      expectOk(waited)
+      expect(waited.stdout).toMatch(/^session: +not checked \(the server did not answer within 5 s\)$/m)
+    } finally {
+      silent.close()
+    }
+  }, 60_000)
 
   it('exits 3 naming the next step when not logged in or not set up', async () => {
     const nobody = await photos(newHome(), ['status'])

@@ -29,6 +29,16 @@ export interface ClientOptions {
   readonly signal?: AbortSignal
   /** Told before each retry pause, e.g. to say the server is unreachable. */
   readonly onRetry?: RetryOptions['onRetry']
+  /** Tries per request, the first included; retryingFetch's default unless given. */
+  readonly attempts?: number
+  /** Aborts the requests themselves, not only the pauses between tries (a time limit). */
+  readonly requestSignal?: AbortSignal
+}
+
+/** fetch, each request also aborted by `signal` when one is given. */
+function abortableFetch(signal: AbortSignal | undefined): typeof fetch {
+  if (signal === undefined) return fetch
+  return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal })
 }
 
 export const USER_AGENT = 'coffer-photos'
@@ -38,7 +48,11 @@ export function photosClient(server: string, tokens: Tokens | null, home: Home |
   return new CofferClient({
     baseUrl: server,
     tokens,
-    fetch: retryingFetch(fetch, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onRetry ? { onRetry: options.onRetry } : {}) }),
+    fetch: retryingFetch(abortableFetch(options.requestSignal), {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      ...(options.attempts ? { attempts: options.attempts } : {}),
+    }),
     userAgent: USER_AGENT,
     ...(home ? { onTokens: (pair: Tokens | null) => home.saveTokens(pair) } : {}),
   })

@@ -11,14 +11,14 @@ import { EXIT, type Command } from './command.ts'
 import { Home, type SavedAccount } from './home.ts'
 import { describeError, sessionEnded, signedOutSentence } from './output.ts'
 
-/** How long status waits for the server before it reports the session unchecked. */
+/** How long status waits for the server before it reports the session unchecked: one try, no retry pauses. */
 const CHECK_TIMEOUT_MS = 5000
 
 /** What the server says of the session: it takes it, it ended it, or it could not be asked (why). */
 type SessionCheck = { readonly state: 'active' } | { readonly state: 'ended' } | { readonly state: 'unchecked'; readonly reason: string }
 
 async function checkSession(home: Home, account: SavedAccount, tokens: Tokens, signal: AbortSignal): Promise<SessionCheck> {
-  const client = photosClient(account.server, tokens, home, { signal: AbortSignal.any([signal, AbortSignal.timeout(CHECK_TIMEOUT_MS)]) })
+  const client = photosClient(account.server, tokens, home, { signal, requestSignal: AbortSignal.any([signal, AbortSignal.timeout(CHECK_TIMEOUT_MS)]), attempts: 1 })
   try {
     await client.listSessions()
     return { state: 'active' }
