@@ -65,7 +65,10 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
     await handle.sync()
     await handle.close()
     const modified = restored.metadata.modified
-    if (modified !== null) await utimes(temp, new Date(), new Date(modified))
+    // utimes takes seconds as a double, off by up to about 0.1 µs at today's dates: the middle
+    // of the millisecond keeps floor(mtimeMs) at `modified`, which is how backup and the next
+    // restore read it back.
+    if (modified !== null) await utimes(temp, new Date(), (modified + 0.5) / 1000)
     await rename(temp, final)
     renamed = true
     const dir = await open(parent, 'r')

@@ -1,0 +1,70 @@
+// writeRestored gives a restored file its recorded modification time so that the next restore
+// and backup see it as unchanged: Node hands utimes the time as seconds in a double, which at
+// today's dates lands up to about 0.1 µs either side of the millisecond, so about one file in
+// a hundred came back a millisecond early and a second restore refused it as "a different
+// file". Many random times are tried, because any one of them passes by luck most of the time.
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildEnvelope } from '../../sdk/manifest.ts'
+import type { RestoredFile } from '../files.ts'
+import { restoreInto, writeRestored } from './files.ts'
+
+const TIMES = 400
+let folder: string
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'coffer-restored-'))
+})
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true })
+})
+
+const envelope = buildEnvelope({
+  crypto_suite_id: 1,
+  protocol_version: '2026-06-01',
+  album_id: '11111111-2222-4333-8444-555555555555',
+  file_id: '66666666-7777-4888-8999-aaaaaaaaaaaa',
+  amk_version: 1,
+  ciphertext_hash: 'c0'.repeat(32),
+  plaintext_size: 1,
+  chunk_size: 65536,
+  key_mode: 'wrapped',
+  created_by_user: '22222222-3333-4444-8555-666666666666',
+  created_by_device: '22222222-3333-4444-8555-777777777777',
+  client_version: 'coffer-client/1',
+  action: 'create',
+  metadata_blob_hash: 'd0'.repeat(32),
+})
+
+/** A one-byte restored file modified at `modified` (ms), readable once like a real one. */
+function restoredAt(name: string, modified: number): RestoredFile {
+  return {
+    assetId: envelope.file_id,
+    envelope,
+    metadata: { name, size: 1, type: 'image/jpeg', modified, captured: null, width: null, height: null, blobs: [] },
+    bytes: (async function* () {
+      yield new Uint8Array([7])
+    })(),
+    metadataBlobSize: 0,
+    derivative: () => Promise.resolve(null),
+  }
+}
+
+describe('writeRestored', () => {
+  it(`keeps the recorded millisecond of ${TIMES} random modification times, and a second restore finds each file unchanged`, async () => {
+    const wrong: string[] = []
+    const again: string[] = []
+    for (let i = 0; i < TIMES; i++) {
+      const modified = 946_684_800_000 + Math.floor(Math.random() * 1_000_000_000_000)
+      const name = `photo-${i}.jpg`
+      const written = await writeRestored(restoredAt(name, modified), folder)
+      const seen = Math.floor((await stat(written)).mtimeMs)
+      if (seen !== modified) wrong.push(`${modified} came back as ${seen}`)
+      if ((await restoreInto(folder)(restoredAt(name, modified), name)) !== 'unchanged') again.push(name)
+    }
+    expect(wrong).toEqual([])
+    expect(again).toEqual([])
+  })
+})
