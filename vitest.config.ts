@@ -7,7 +7,7 @@ if (!postgres) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
 }
 
-const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts']
+const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts', 'test/browser/**/*.test.ts']
 // Client tests that need no server run once.
 const engineFree = ['test/client/media.test.ts']
 
@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The browser tests load web/dist: built from the sources at the start of every run.
+    globalSetup: ['test/support/build-web.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
       { extends: true, test: { name: 'sqlite', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'sqlite' } } },

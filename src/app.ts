@@ -28,6 +28,7 @@ import { registerResponseHeaders } from './http/response-headers.ts'
 import type { App } from './http/route.ts'
 import { registerUnroutedAnswers, unroutedOptions } from './http/unrouted.ts'
 import { registerValidators } from './http/validation.ts'
+import { registerWebApp } from './http/web-app.ts'
 
 export async function buildApp(deps: Deps): Promise<App> {
   const app = Fastify({
@@ -84,5 +85,6 @@ export async function buildApp(deps: Deps): Promise<App> {
   blobsRoutes(app, deps)
   custodyRoutes(app, deps)
   moderationRoutes(app, deps)
+  await registerWebApp(app)
   return app
 }

@@ -8,13 +8,15 @@ import type { FastifyInstance } from 'fastify'
 /**
  * no-store: nothing keeps the answer. private-revalidate: `private, no-cache`, for reads with
  * an ETag, so that the client's own cache keeps the bytes and asks again with If-None-Match
- * (a 304 then costs no body), while no shared cache stores them.
+ * (a 304 then costs no body), while no shared cache stores them. immutable: a public file
+ * whose name carries its content hash (the web app's assets), kept for a year.
  */
-export type CachePolicy = 'no-store' | 'private-revalidate'
+export type CachePolicy = 'no-store' | 'private-revalidate' | 'immutable'
 
 const CACHE_CONTROL: Readonly<Record<CachePolicy, string>> = {
   'no-store': 'no-store',
   'private-revalidate': 'private, no-cache',
+  immutable: 'public, max-age=31536000, immutable',
 }
 
 export const UNROUTED_HEADERS = {

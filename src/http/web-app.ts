@@ -1,0 +1,63 @@
+// The web app (web/, built by Vite into web/dist when the project is installed): the gallery at
+// `/` and the operator page at `/admin`, each an HTML page that is never cached (a new release
+// must be picked up at once), and the files they load under `/assets/`, whose names carry their
+// content hash and are therefore cached for a year. Every page answers with WEB_CSP. None of
+// this is an API operation: the routes are left out of the OpenAPI document.
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+
+/** Where `npm install` (the prepare script) builds the app. */
+export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist')
+
+/**
+ * Only this origin's scripts, styles, workers and connections; no inline script or style, no
+ * eval, no plug-ins, no framing. Images may be `blob:` URLs: thumbnails and photos are decrypted
+ * in the page and shown from object URLs. `form-action 'none'`: every form is handled by script.
+ */
+export const WEB_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** Headers of every page and asset besides Cache-Control (http/response-headers.ts sets that). */
+const PAGE_HEADERS = {
+  'content-security-policy': WEB_CSP,
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+} as const
+
+const hidden = { schema: { hide: true } }
+
+function page(reply: FastifyReply, file: string): FastifyReply {
+  return reply.headers(PAGE_HEADERS).sendFile(file, { cacheControl: false })
+}
+
+/**
+ * Serves the built app from `root`. When it is not built (installed with --ignore-scripts, or
+ * a checkout that never ran `npm install`), says so once and serves nothing: `/` is then the
+ * usual 404 problem, and the API is unaffected.
+ */
+export async function registerWebApp(app: FastifyInstance, root: string = WEB_DIST): Promise<void> {
+  if (!existsSync(path.join(root, 'index.html'))) {
+    app.log.warn({ web_dist: root }, 'the web app is not built, so / serves nothing: run `npm run build:web` (npm install does it)')
+    return
+  }
+  await app.register(fastifyStatic, { root, serve: false, index: false, wildcard: false })
+  app.get('/', hidden, (_request, reply) => page(reply, 'index.html'))
+  app.get('/admin', hidden, (_request, reply) => page(reply, 'admin.html'))
+  app.get<{ Params: { '*': string } }>('/assets/*', { ...hidden, config: { cache: 'immutable' } }, (request, reply) =>
+    page(reply, `assets/${request.params['*']}`),
+  )
+}

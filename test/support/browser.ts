@@ -1,0 +1,64 @@
+// Debian's Chromium (/usr/bin/chromium, installed by .ci/run) driven by playwright-core: the
+// web app as a person uses it, against a real server. Each "device" is its own browser context
+// (its own IndexedDB, like another browser). Every page is watched for what must never happen:
+// a Content-Security-Policy violation, an uncaught error, a failed request the app did not
+// expect. Screenshots go to docs/web/screens/ when UPDATE_SCREENSHOTS=1 (the committed ones
+// that docs/web.md shows), else to a temporary folder.
+import AxeBuilder from '@axe-core/playwright'
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { ROOT } from './process.ts'
+
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** The probe's flags: no sandbox as root, and nothing that calls out to Google's hosts. */
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+}
+
+const SCREENS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/web/screens') : path.join(tmpdir(), 'coffer-web-screens')
+mkdirSync(SCREENS, { recursive: true })
+
+/** A page whose console and errors are kept: `problems` lists what went wrong on it. */
+export interface WatchedPage {
+  readonly page: Page
+  readonly context: BrowserContext
+  /** CSP violations and uncaught errors seen so far. */
+  readonly problems: string[]
+}
+
+/** A new context (a separate browser profile) and a page in it, at phone width when asked. */
+export async function openDevice(browser: Browser, baseUrl: string, options: { phone?: boolean } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: options.phone === true ? { width: 390, height: 800 } : { width: 1280, height: 860 },
+    acceptDownloads: true,
+    reducedMotion: 'reduce',
+  })
+  // Fail a step with its locator well before the test's own timeout.
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
+  return { page, context, problems }
+}
+
+/**
+ * Checks the screen with axe-core (WCAG 2.1 A and AA rules): no serious or critical violation.
+ * Then writes its screenshot as `<name>.png`.
+ */
+export async function checkScreen(watched: WatchedPage, name: string): Promise<void> {
+  const results = await new AxeBuilder({ page: watched.page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+  expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`), `axe on ${name}`).toEqual([])
+  await watched.page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: false })
+  expect(watched.problems, `page problems on ${name}`).toEqual([])
+}

@@ -1,0 +1,80 @@
+// The signed-in state shared by every screen: the saved session and its client, and this
+// browser's device keys once it is a device of the account.
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react'
+import type { CofferClient } from '../../../src/sdk/client.ts'
+import { sessionClient } from '../lib/client.ts'
+import { dropKeys, dropSession, readKeys, readSession, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
+
+export type SessionState =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'signed-out'; readonly notice: string | null }
+  | { readonly kind: 'signed-in'; readonly session: SavedSession; readonly client: CofferClient; readonly keys: SavedKeys | null }
+
+interface SessionApi {
+  readonly state: SessionState
+  /** After register or sign-in: keep the session, and the keys when they are this account's. */
+  signedIn(session: SavedSession): Promise<void>
+  /** The browser became a device (setup, add this browser, recover). */
+  keysSaved(keys: SavedKeys): void
+  /** Ends the session on the server (when it still answers) and here; keeps the device keys. */
+  signOut(notice?: string): Promise<void>
+  /** Signs out and removes this browser's device keys. */
+  forgetBrowser(): Promise<void>
+}
+
+const SessionContext = createContext<SessionApi | null>(null)
+
+export function useSession(): SessionApi {
+  const api = useContext(SessionContext)
+  if (api === null) throw new Error('useSession outside SessionProvider')
+  return api
+}
+
+/** The signed-in state, for screens that only show when signed in. */
+export function useSignedIn(): Extract<SessionState, { kind: 'signed-in' }> {
+  const { state } = useSession()
+  if (state.kind !== 'signed-in') throw new Error('this screen needs a session')
+  return state
+}
+
+const REVOKED = 'You were signed out: this session was ended (from another device, by a password change, or it expired). Sign in again.'
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<SessionState>({ kind: 'loading' })
+
+  const open = useCallback(async (session: SavedSession): Promise<void> => {
+    const saved = await readKeys()
+    const keys = saved !== undefined && saved.userId === session.userId ? saved : null
+    const client = sessionClient(session, () => {
+      void dropSession().then(() => setState({ kind: 'signed-out', notice: REVOKED }))
+    })
+    setState({ kind: 'signed-in', session, client, keys })
+  }, [])
+
+  useEffect(() => {
+    void readSession().then((session) => (session === undefined ? setState({ kind: 'signed-out', notice: null }) : open(session)))
+  }, [open])
+
+  const api = useMemo<SessionApi>(() => {
+    const signOut = async (notice?: string): Promise<void> => {
+      if (state.kind === 'signed-in') await state.client.logout().catch(() => {})
+      await dropSession()
+      setState({ kind: 'signed-out', notice: notice ?? null })
+    }
+    return {
+      state,
+      signedIn: async (session) => {
+        await saveSession(session)
+        await open(session)
+      },
+      keysSaved: (keys) => setState((now) => (now.kind === 'signed-in' ? { ...now, keys } : now)),
+      signOut,
+      forgetBrowser: async () => {
+        await signOut('This browser has forgotten the account and its keys.')
+        await dropKeys()
+      },
+    }
+  }, [state, open])
+
+  return <SessionContext.Provider value={api}>{children}</SessionContext.Provider>
+}

@@ -1,0 +1,35 @@
+// Every failure the person sees is a sentence that says what happened and what to do next.
+// Problems from the server are matched by their stable code (docs/errors.md); anything else
+// (the network, a format error) by its kind.
+import { CofferProblem } from '../../../src/sdk/client.ts'
+
+const BY_CODE: Readonly<Record<string, string>> = {
+  'error.auth.invalid_credentials': 'That email and password do not match an account. Check them and try again.',
+  'error.auth.account_exists': 'An account with this email already exists. Sign in instead.',
+  'error.auth.account_locked': 'Too many wrong attempts: this account is locked for a while. Try again later.',
+  'error.auth.invalid_code': 'That code is not right. Enter the current 6-digit code from your authenticator app.',
+  'error.auth.challenge_expired': 'The sign-in took too long. Start again with your email and password.',
+  'error.auth.session_expired': 'Your session has ended. Sign in again.',
+  'error.auth.unauthenticated': 'You are signed out. Sign in again.',
+  'error.auth.reauthentication_required': 'For this, confirm your password first.',
+  'error.totp.invalid_code': 'That code is not right. Enter the current 6-digit code from your authenticator app.',
+  'error.account.suspended': 'This account is suspended: you can see your moderation record, but not change anything.',
+  'error.moderation.taken_down': 'This photo was taken down by the operator and cannot be shown.',
+  'error.rate_limited': 'Too many attempts in a short time. Wait a moment and try again.',
+  'error.quota.exceeded': 'Your storage is full. Delete some photos or ask the operator for more space.',
+  'error.unavailable': 'The server is busy or starting up. Try again in a moment.',
+  'error.storage.failing': 'The server cannot store anything right now. Try again later.',
+  'error.storage.full': 'The server is out of space. Try again later, or tell the operator.',
+  'error.enroll.code_refused': 'That code is wrong or has expired. Ask the other device for a new one.',
+  'error.enroll.channel_not_found': 'The pairing has ended on the other device. Start again.',
+}
+
+/** A sentence for any error, for the screen. */
+export function sentenceFor(error: unknown): string {
+  if (error instanceof CofferProblem) {
+    if (error.status === 429 && error.retryAfterS !== null) return `Too many attempts. Try again in ${error.retryAfterS} seconds.`
+    return BY_CODE[error.code] ?? `${error.problem.detail || error.problem.title}. Try again; if it keeps failing, tell the operator (request ${error.headers.get('x-request-id') ?? 'unknown'}).`
+  }
+  if (error instanceof TypeError && /fetch|network/i.test(error.message)) return 'The server cannot be reached. Check your connection and try again.'
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,111 @@
+// Register and sign in, with the second step when the account has TOTP.
+import { useState, type FormEvent } from 'react'
+import { anonymousClient } from '../lib/client.ts'
+import { useSession } from '../app/session.tsx'
+import { ErrorLine, Heading, useAction } from '../app/ui.tsx'
+import type { CofferClient, Tokens } from '../../../src/sdk/client.ts'
+
+type Step = { readonly kind: 'password' } | { readonly kind: 'code'; readonly client: CofferClient; readonly mfaToken: string; readonly email: string }
+
+const PASSWORD_MIN = 12
+
+export function SignIn({ notice }: { notice: string | null }) {
+  const { signedIn } = useSession()
+  const [mode, setMode] = useState<'sign-in' | 'register'>('sign-in')
+  const [step, setStep] = useState<Step>({ kind: 'password' })
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [code, setCode] = useState('')
+  const { busy, error, run, setError } = useAction()
+
+  const finish = async (client: CofferClient, tokens: Tokens, who: string): Promise<void> => {
+    const profile = await client.getProfile()
+    await signedIn({ email: who, userId: profile.user_id, tokens })
+  }
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    void run(async () => {
+      const client = anonymousClient()
+      if (step.kind === 'code') return finish(step.client, await step.client.verifyLogin(step.mfaToken, code.trim()), step.email)
+      if (mode === 'register') {
+        if (password.length < PASSWORD_MIN) throw new Error(`Choose a password of at least ${PASSWORD_MIN} characters.`)
+        return finish(client, await client.register(email.trim(), password), email.trim())
+      }
+      const result = await client.login(email.trim(), password)
+      if (result.kind === 'second_factor') {
+        setStep({ kind: 'code', client, mfaToken: result.challenge.mfa_token, email: email.trim() })
+        setPassword('')
+        return
+      }
+      await finish(client, result.tokens, email.trim())
+    })
+  }
+
+  const switchMode = () => {
+    setMode(mode === 'sign-in' ? 'register' : 'sign-in')
+    setError(null)
+  }
+
+  if (step.kind === 'code') {
+    return (
+      <main className="narrow">
+        <Heading>Enter your code</Heading>
+        <p>Open your authenticator app and enter the 6-digit code for Coffer ({step.email}).</p>
+        <form onSubmit={submit}>
+          <label>
+            Code
+            <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
+          </label>
+          <ErrorLine error={error} />
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Sign in'}
+          </button>
+          <button type="button" className="link" onClick={() => setStep({ kind: 'password' })}>
+            Start again
+          </button>
+        </form>
+      </main>
+    )
+  }
+
+  return (
+    <main className="narrow">
+      <Heading>{mode === 'sign-in' ? 'Sign in to Coffer Photos' : 'Create your Coffer account'}</Heading>
+      <p className="muted">Your photos are encrypted on your devices; the server stores only what it cannot read.</p>
+      {notice !== null && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <form onSubmit={submit}>
+        <label>
+          Email
+          <input name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autoComplete={mode === 'sign-in' ? 'current-password' : 'new-password'}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </label>
+        {mode === 'register' && <p className="hint">At least {PASSWORD_MIN} characters. It protects your account; your photos are protected by keys on your devices and your recovery phrase.</p>}
+        <ErrorLine error={error} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'One moment…' : mode === 'sign-in' ? 'Sign in' : 'Create account'}
+        </button>
+      </form>
+      <p>
+        {mode === 'sign-in' ? 'New here? ' : 'Already have an account? '}
+        <button type="button" className="link" onClick={switchMode}>
+          {mode === 'sign-in' ? 'Create an account' : 'Sign in'}
+        </button>
+      </p>
+    </main>
+  )
+}
