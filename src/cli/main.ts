@@ -13,6 +13,7 @@ import { backup, holdRemovals } from '../features/backup/backup.service.ts'
 import { restore } from '../features/backup/restore.service.ts'
 import { fsck } from '../features/integrity/fsck.service.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
+import { accountOverview, accountOverviewView, findAccountsByEmail } from '../features/moderation/accounts.service.ts'
 import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
 import { createLogger } from '../http/logging.ts'
 import { runServe } from '../main.ts'
@@ -29,6 +30,8 @@ const USAGE = `usage: coffer <command> [arguments]
   migrate                                 apply pending database migrations and exit
   maintain                                delete expired rows and garbage blobs once (instances also do it periodically)
   keys rotate                             retire the active attestation key and activate a new one
+  admin account <user_id>                 an account: standing, usage, second factor, moderation record
+  admin accounts --email E                find the account with an email (case-insensitive): a list of one or none
   admin suspend <user_id> [--reason R]    suspend an account (content writes answer 403)
   admin reinstate <user_id> [--reason R]  reinstate it
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
@@ -86,10 +89,16 @@ const adminActions: Record<string, { action: ModerationAction; target: 'account'
 }
 
 async function admin(args: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { reason: { type: 'string' } } })
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { reason: { type: 'string' }, email: { type: 'string' } } })
   const [name, id] = positionals
+  // The lookups print what the operator API answers.
+  if (name === 'account' && id !== undefined) return print(accountOverviewView(await withDeps((deps) => accountOverview(deps, id))))
+  if (name === 'accounts' && id === undefined && values.email !== undefined) {
+    const email = values.email
+    return print({ accounts: (await withDeps((deps) => findAccountsByEmail(deps, email))).map(accountOverviewView) })
+  }
   const entry = adminActions[name ?? '']
-  if (entry === undefined || id === undefined) throw new UsageError(`admin needs one of ${Object.keys(adminActions).join(', ')} and an id`)
+  if (entry === undefined || id === undefined) throw new UsageError(`admin needs account <user_id>, accounts --email E, or one of ${Object.keys(adminActions).join(', ')} and an id`)
   const target = entry.target === 'account' ? { userId: id } : { assetId: id }
   // The affected account's record, as the operator API answers it.
   print(moderationRecordView(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null))))

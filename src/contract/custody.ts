@@ -1,5 +1,6 @@
 // Wire shapes of storage verification, custody receipts, attestation keys and moderation
-// (SPEC.md "Storage verification and receipts", "Moderation"; API.md sections 7 and 8).
+// (SPEC.md "Storage verification and receipts", "Moderation"; API.md sections 7 and 8), and the
+// operator's view of an account (issue 17, docs/decisions/0006-custody-moderation.md).
 import Type from 'typebox'
 import { Hash } from './albums.ts'
 import { Timestamp, Uuid } from './common.ts'
@@ -86,3 +87,26 @@ export const ModerationRecordResponse = Type.Object({
 export const ModerationReason = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) })
 
 export const AdminUserParams = Type.Object({ user_id: Uuid })
+
+export const AccountUsage = Type.Object({
+  bytes: Type.Integer({ description: 'Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage)' }),
+  assets: Type.Integer({ description: 'Its live assets: created and not deleted (taken-down ones included)' }),
+})
+
+export const SecondFactorStatus = Type.Object({
+  enabled: Type.Boolean({ description: 'A confirmed TOTP second factor; an enrollment not yet confirmed is not enabled' }),
+})
+
+export const AdminAccountResponse = Type.Object({
+  user_id: Type.String(),
+  email: Type.String({ description: 'As registered (trimmed)' }),
+  created_at: Timestamp,
+  state: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+  usage: AccountUsage,
+  second_factor: SecondFactorStatus,
+  moderation: ModerationRecordResponse,
+})
+
+export const AdminAccountsQuery = Type.Object({ email: Type.String({ description: 'Compared as sign-in compares it: trimmed, case-insensitive, exact' }) })
+
+export const AdminAccountsResponse = Type.Object({ accounts: Type.Array(AdminAccountResponse, { description: 'The account with this email, or none' }) })

@@ -1,7 +1,12 @@
-// The operator API (API.md section 8) for tools an operator writes: suspend and reinstate an
-// account, take down, hold and release an asset. Enabled on a server only when ADMIN_TOKEN is
-// set; every action answers the affected account's moderation record.
+// The operator API (API.md section 8) for tools an operator writes: find an account (by id or
+// email), suspend and reinstate it, take down, hold and release an asset. Enabled on a server
+// only when ADMIN_TOKEN is set; every action answers the affected account's moderation record.
+import type { Static } from 'typebox'
+import type { AdminAccountResponse } from '../contract/custody.ts'
 import { problemOf, type ModerationRecord } from './client.ts'
+
+/** An account as the operator sees it: standing, usage, second factor and moderation record. */
+export type AdminAccount = Static<typeof AdminAccountResponse>
 
 export interface CofferAdminOptions {
   readonly baseUrl: string
@@ -19,6 +24,17 @@ export class CofferAdmin {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.#adminToken = options.adminToken
     this.#fetch = options.fetch ?? fetch
+  }
+
+  /** The account with this email (compared as sign-in compares it: trimmed, case-insensitive), or none. */
+  async findAccounts(email: string): Promise<AdminAccount[]> {
+    const { accounts } = await this.#get<{ accounts: AdminAccount[] }>(`accounts?email=${encodeURIComponent(email)}`)
+    return accounts
+  }
+
+  /** Throws a CofferProblem 404 error.not_found when there is no such account. */
+  account(userId: string): Promise<AdminAccount> {
+    return this.#get(`accounts/${encodeURIComponent(userId)}`)
   }
 
   /** Content writes of the account answer 403 error.account.suspended until it is reinstated. */
@@ -44,13 +60,21 @@ export class CofferAdmin {
     return this.#act(`assets/${encodeURIComponent(assetId)}/lift-hold`, reason)
   }
 
-  async #act(path: string, reason: string | undefined): Promise<ModerationRecord> {
-    const response = await this.#fetch(`${this.baseUrl}/v1/admin/${path}`, {
+  #act(path: string, reason: string | undefined): Promise<ModerationRecord> {
+    return this.#call(path, {
       method: 'POST',
-      headers: { authorization: `Bearer ${this.#adminToken}`, ...(reason === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: reason === undefined ? {} : { 'content-type': 'application/json' },
       ...(reason === undefined ? {} : { body: JSON.stringify({ reason }) }),
     })
+  }
+
+  #get<T>(path: string): Promise<T> {
+    return this.#call(path, { method: 'GET', headers: {} })
+  }
+
+  async #call<T>(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<T> {
+    const response = await this.#fetch(`${this.baseUrl}/v1/admin/${path}`, { ...init, headers: { authorization: `Bearer ${this.#adminToken}`, ...init.headers } })
     if (!response.ok) throw await problemOf(response)
-    return (await response.json()) as ModerationRecord
+    return (await response.json()) as T
   }
 }

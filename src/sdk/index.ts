@@ -8,7 +8,7 @@ export type {
   Profile, RelayDirection, RevokeChallenge, SecurityEvents, StorageUsage, StorageVerdicts, StorageVerification, StoredEscrow, Tokens,
   UploadSessionView, UpgradePhase,
 } from './client.ts'
-export { CofferAdmin, type CofferAdminOptions } from './admin.ts'
+export { CofferAdmin, type AdminAccount, type CofferAdminOptions } from './admin.ts'
 export { IdentityKey, verifyHybrid } from './identity.ts'
 export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint, type HybridKeyPair, type HybridVerifier } from './hybrid.ts'
 export { verifyReceipts, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'

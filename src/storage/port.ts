@@ -486,6 +486,12 @@ export interface StorageUsage {
   readonly openUploads: number
 }
 
+export interface AccountHoldings {
+  /** As StorageUsage.storedBytes. */
+  readonly storedBytes: number
+  readonly liveAssets: number
+}
+
 export interface StorageUsageStore {
   /**
    * Writes the account's storage row first (creating it), so that its lock is held for the rest
@@ -495,6 +501,8 @@ export interface StorageUsageStore {
   lockStorageUsage(ownerId: string): Promise<void>
   /** The account's usage, read in one statement. */
   storageUsage(ownerId: string, now: number): Promise<StorageUsage>
+  /** What the operator sees of it: its stored bytes and its live (not deleted) assets, read in one statement. */
+  accountHoldings(ownerId: string): Promise<AccountHoldings>
   /**
    * The account's usage with the open session `uploadId` in it, and the bytes that session adds
    * to it (what it declares that is neither stored nor declared at least as large by another

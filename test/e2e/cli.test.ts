@@ -1,9 +1,10 @@
 // The operator CLI as README has operators use it: `node src/cli/main.ts` with the running
-// server's environment acts on that server's database (suspend, reinstate, take down, hold,
+// server's environment acts on that server's database (find accounts, suspend, reinstate, take down, hold,
 // rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
 // an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AdminAccount } from '../../src/sdk/admin.ts'
 import { CofferProblem, type AttestationKeys, type ModerationRecord, type OpResult } from '../../src/sdk/client.ts'
 import { PASSWORD } from '../support/actors.ts'
 import { coffer, member as cliMember, upload as cliUpload, type Member } from '../support/cli.ts'
@@ -78,6 +79,27 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     const unknown = await coffer(env, 'admin', 'suspend', randomUUID())
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/^coffer: /m)
+  }, 120_000)
+
+  it('admin account / accounts --email: the account as the operator API shows it, found by id or by email in any case', async () => {
+    const dana = await member()
+    await upload(dana)
+    const byId = await cofferJson<AdminAccount>(env, 'admin', 'account', dana.userId)
+    expect(byId).toEqual({
+      user_id: dana.userId,
+      email: dana.email,
+      created_at: (await dana.client.getProfile()).created_at,
+      state: 'active',
+      usage: { bytes: (await dana.client.storageUsage()).stored_bytes, assets: 1 },
+      second_factor: { enabled: false },
+      moderation: { standing: 'active', events: [] },
+    })
+    expect(byId.usage.bytes).toBeGreaterThan(1500)
+    expect(await cofferJson(env, 'admin', 'accounts', '--email', dana.email.toUpperCase())).toEqual({ accounts: [byId] })
+    expect(await cofferJson(env, 'admin', 'accounts', '--email', `x${dana.email}`)).toEqual({ accounts: [] })
+    const unknown = await coffer(env, 'admin', 'account', randomUUID())
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/^coffer: .*No such account/m)
   }, 120_000)
 
   it('admin take-down / legal-hold / lift-hold: the running server withholds the blobs (451) and records each action', async () => {
@@ -155,6 +177,7 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       ['bogus'],
       ['admin'],
       ['admin', 'suspend'],
+      ['admin', 'accounts'],
       ['admin', 'frobnicate', randomUUID()],
       ['keys'],
       ['keys', 'spin'],

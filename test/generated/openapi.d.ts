@@ -744,6 +744,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find the account with an email: its standing, usage, second factor and moderation record */
+        get: operations["admin_find_accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account: its standing, usage, second factor and moderation record */
+        get: operations["admin_account"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/accounts/{user_id}/suspend": {
         parameters: {
             query?: never;
@@ -853,6 +887,30 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountUsage: {
+            /** @description Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage) */
+            bytes: number;
+            /** @description Its live assets: created and not deleted (taken-down ones included) */
+            assets: number;
+        };
+        AdminAccountResponse: {
+            user_id: string;
+            /** @description As registered (trimmed) */
+            email: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            state: "active" | "suspended";
+            usage: components["schemas"]["AccountUsage"];
+            second_factor: components["schemas"]["SecondFactorStatus"];
+            moderation: components["schemas"]["ModerationRecordResponse"];
+        };
+        AdminAccountsResponse: {
+            /** @description The account with this email, or none */
+            accounts: components["schemas"]["AdminAccountResponse"][];
+        };
         AlbumListResponse: {
             /** @description Oldest first */
             albums: components["schemas"]["AlbumView"][];
@@ -1301,6 +1359,10 @@ export interface components {
             mfa_token: string;
             /** @description Unix seconds */
             expires_by: number;
+        };
+        SecondFactorStatus: {
+            /** @description A confirmed TOTP second factor; an enrollment not yet confirmed is not enabled */
+            enabled: boolean;
         };
         SecurityEventView: {
             /** @description `password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429 */
@@ -3583,6 +3645,71 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    admin_find_accounts: {
+        parameters: {
+            query: {
+                /** @description Compared as sign-in compares it: trimmed, case-insensitive, exact */
+                email: string;
+            };
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account with this email (a list of one), or an empty list */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountsResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    admin_account: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccountResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];

@@ -1,9 +1,10 @@
-import { AdminUserParams, AssetIdParams, ModerationReason, ModerationRecordResponse } from '../../contract/custody.ts'
+import { AdminAccountResponse, AdminAccountsQuery, AdminAccountsResponse, AdminUserParams, AssetIdParams, ModerationReason, ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import type { ModerationAction } from '../../domain/moderation.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
 import { validateBody } from '../../http/validation.ts'
+import { accountOverview, accountOverviewView, findAccountsByEmail } from './accounts.service.ts'
 import { moderate, moderationRecordView, ownModerationRecord } from './moderation.service.ts'
 
 /** The optional `{"reason": string}` body. */
@@ -39,6 +40,35 @@ export function moderationRoutes(app: App, deps: Deps): void {
 
   // The operator API exists only when ADMIN_TOKEN is set (otherwise every path is a 404).
   if (deps.config.adminToken === null) return
+  app.route({
+    method: 'GET',
+    url: '/v1/admin/accounts',
+    ...operation({
+      operationId: 'admin_find_accounts',
+      summary: 'Find the account with an email: its standing, usage, second factor and moderation record',
+      tags: ['Operator'],
+      auth: 'admin',
+      querystring: AdminAccountsQuery,
+      responses: { 200: AdminAccountsResponse },
+      described: { 200: 'The account with this email (a list of one), or an empty list' },
+    }),
+    handler: async (request) => ({ accounts: (await findAccountsByEmail(deps, request.query.email)).map(accountOverviewView) }),
+  })
+  app.route({
+    method: 'GET',
+    url: '/v1/admin/accounts/:user_id',
+    ...operation({
+      operationId: 'admin_account',
+      summary: 'An account: its standing, usage, second factor and moderation record',
+      tags: ['Operator'],
+      auth: 'admin',
+      params: AdminUserParams,
+      responses: { 200: AdminAccountResponse },
+      described: { 200: 'The account' },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => accountOverviewView(await accountOverview(deps, request.params.user_id)),
+  })
   const common = {
     tags: ['Operator'],
     auth: 'admin' as const,

@@ -7,7 +7,7 @@ import type { ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { eventOf, moderationAllowed, type ModerationAction, type ModerationFacts } from '../../domain/moderation.ts'
 import { AppError } from '../../errors.ts'
-import type { ModerationEvent, Store } from '../../storage/port.ts'
+import type { Account, ModerationEvent, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
 
 export interface ModerationRecord {
@@ -39,7 +39,12 @@ export function ensureNotSuspended(caller: Caller): void {
 async function recordOf(store: Store, userId: string): Promise<ModerationRecord> {
   const account = await store.findAccount(userId)
   if (account === undefined) throw new AppError('error.not_found', 'No such account')
-  return { suspendedSince: account.suspendedAt, events: await store.listModerationEvents(userId) }
+  return recordOfAccount(store, account)
+}
+
+/** The record of an account already read. */
+export async function recordOfAccount(store: Store, account: Account): Promise<ModerationRecord> {
+  return { suspendedSince: account.suspendedAt, events: await store.listModerationEvents(account.userId) }
 }
 
 export function ownModerationRecord(deps: Deps, caller: Caller): Promise<ModerationRecord> {

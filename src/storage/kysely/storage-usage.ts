@@ -59,6 +59,21 @@ export function storageUsageQueries(db: Executor): StorageUsageStore {
       return usageOf(await readUsage(db, ownerId, now, null))
     },
 
+    async accountHoldings(ownerId) {
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb.fn.coalesce(eb.selectFrom('accountStorage').select('storedBytes').where('userId', '=', ownerId), eb.lit(0)).as('storedBytes'),
+          eb
+            .selectFrom('assets')
+            .select((inner) => inner.fn.countAll<number>().as('count'))
+            .where('ownerId', '=', ownerId)
+            .where('deletedAt', 'is', null)
+            .as('liveAssets'),
+        ])
+        .executeTakeFirstOrThrow()
+      return { storedBytes: Number(row.storedBytes), liveAssets: Number(row.liveAssets) }
+    },
+
     async storageUsageWithUpload(ownerId, uploadId, now) {
       const row = await readUsage(db, ownerId, now, uploadId)
       const usage = usageOf(row)

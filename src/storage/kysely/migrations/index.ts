@@ -14,6 +14,7 @@ import { up as storageUsage } from './0008-storage-usage.ts'
 import { up as blobReclaims } from './0009-blob-reclaims.ts'
 import { up as gcHolds } from './0010-gc-holds.ts'
 import { up as assetDeletion } from './0011-asset-deletion.ts'
+import { up as assetsByOwner } from './0012-assets-by-owner.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -27,6 +28,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0009-blob-reclaims', blobReclaims],
   ['0010-gc-holds', gcHolds],
   ['0011-asset-deletion', assetDeletion],
+  ['0012-assets-by-owner', assetsByOwner],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
