@@ -23,7 +23,8 @@ export class CofferAdmin {
   constructor(options: CofferAdminOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.#adminToken = options.adminToken
-    this.#fetch = options.fetch ?? fetch
+    // Bound: a browser's fetch called as a method of this object throws "Illegal invocation".
+    this.#fetch = options.fetch ?? fetch.bind(globalThis)
   }
 
   /** The account with this email (compared as sign-in compares it: trimmed, case-insensitive), or none. */

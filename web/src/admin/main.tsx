@@ -1,11 +1,11 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { Operator } from './Operator.tsx'
 import '../styles.css'
+import './admin.css'
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <main className="narrow">
-      <h1>Coffer operator</h1>
-    </main>
+    <Operator />
   </StrictMode>,
 )

@@ -15,6 +15,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.totp.invalid_code': 'That code is not right. Enter the current 6-digit code from your authenticator app.',
   'error.account.suspended': 'This account is suspended: you can see your moderation record, but not change anything.',
   'error.moderation.taken_down': 'This photo was taken down by the operator and cannot be shown.',
+  'error.moderation.state_conflict': 'That would change nothing: it is already so. The record shows where it stands.',
   'error.rate_limited': 'Too many attempts in a short time. Wait a moment and try again.',
   'error.quota.exceeded': 'Your storage is full. Delete some photos or ask the operator for more space.',
   'error.unavailable': 'The server is busy or starting up. Try again in a moment.',

@@ -1,0 +1,100 @@
+// One account as the operator sees it (GET /v1/admin/accounts/{user_id}): who, since when, its
+// standing, what it stores, its second factor and its moderation record; suspend or reinstate it.
+import { useState } from 'react'
+import type { AdminAccount, CofferAdmin } from '../../../src/sdk/admin.ts'
+import { ErrorLine, useAction } from '../app/ui.tsx'
+import { sizeText } from '../lib/size.ts'
+import { whenText } from '../lib/time.ts'
+import { Confirm } from './Confirm.tsx'
+import { asOperator, type Lock } from './errors.ts'
+import { RecordEvents } from './Record.tsx'
+
+export const REASON_MAX = 2000
+
+interface Props {
+  readonly admin: CofferAdmin
+  readonly account: AdminAccount
+  readonly onChange: (account: AdminAccount) => void
+  readonly onLock: Lock
+}
+
+export function AccountCard({ admin, account, onChange, onLock }: Props) {
+  const [reason, setReason] = useState('')
+  const [confirming, setConfirming] = useState(false)
+  const [done, setDone] = useState<string | null>(null)
+  const { busy, error, run } = useAction()
+  const suspended = account.state === 'suspended'
+  const { assets, bytes } = account.usage
+
+  const act = () =>
+    void run(async () => {
+      setConfirming(false)
+      setDone(null)
+      const why = reason.trim() === '' ? undefined : reason.trim()
+      const changed = await asOperator('account', onLock, async () => {
+        await (suspended ? admin.reinstate(account.user_id, why) : admin.suspend(account.user_id, why))
+        // The answer is the record alone: the state with it is read again.
+        return admin.account(account.user_id)
+      })
+      if (changed === undefined) return
+      onChange(changed)
+      setReason('')
+      setDone(suspended ? 'Account reinstated.' : 'Account suspended.')
+    })
+
+  return (
+    <section className="card" aria-labelledby="account-email">
+      <h2 id="account-email">{account.email}</h2>
+      <dl className="facts">
+        <dt>Account id</dt>
+        <dd>
+          <code>{account.user_id}</code>
+        </dd>
+        <dt>Created</dt>
+        <dd>{whenText(account.created_at)}</dd>
+        <dt>State</dt>
+        <dd className={suspended ? 'error' : 'ok'}>
+          {suspended ? `Suspended since ${whenText(account.moderation.suspended_since ?? '')}: it can sign in and read, not write` : 'Active'}
+        </dd>
+        <dt>Storage</dt>
+        <dd>
+          {sizeText(bytes)} in {assets} {assets === 1 ? 'asset' : 'assets'}
+        </dd>
+        <dt>Second factor</dt>
+        <dd>{account.second_factor.enabled ? 'On (authenticator app)' : 'Off'}</dd>
+      </dl>
+
+      <h3>Moderation record</h3>
+      <p className="hint">Oldest first. The account’s owner sees the same record.</p>
+      <RecordEvents record={account.moderation} />
+
+      <h3>{suspended ? 'Reinstate' : 'Suspend'}</h3>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (suspended) act()
+          else setConfirming(true)
+        }}
+      >
+        <label>
+          Reason (optional; the owner sees it)
+          <input name="account-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => setReason(e.target.value)} />
+        </label>
+        <ErrorLine error={error} />
+        {done !== null && (
+          <p className="ok" role="status">
+            {done}
+          </p>
+        )}
+        <button type="submit" className={suspended ? undefined : 'danger'} disabled={busy}>
+          {busy ? 'One moment…' : suspended ? 'Reinstate account' : 'Suspend account'}
+        </button>
+      </form>
+      {confirming && (
+        <Confirm title={`Suspend ${account.email}?`} confirmLabel="Suspend" reason={reason} onConfirm={act} onCancel={() => setConfirming(false)}>
+          <p>Until it is reinstated, the account can sign in and read its photos, but every upload and change is refused.</p>
+        </Confirm>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,35 @@
+// A moderation record in words: what was done, when, to what, and why.
+import type { ModerationRecord } from '../../../src/sdk/client.ts'
+import { whenText } from '../lib/time.ts'
+
+type ModerationEvent = ModerationRecord['events'][number]
+
+function whatHappened(event: ModerationEvent) {
+  const asset = <code>{event.asset_id}</code>
+  switch (event.action) {
+    case 'suspended':
+      return <>Account suspended</>
+    case 'reinstated':
+      return <>Account reinstated</>
+    case 'taken_down':
+      return <>Asset {asset} taken down</>
+    case 'legal_hold':
+      return <>Asset {asset} put under legal hold</>
+    case 'hold_lifted':
+      return <>Legal hold on asset {asset} lifted</>
+  }
+}
+
+export function RecordEvents({ record }: { record: ModerationRecord }) {
+  if (record.events.length === 0) return <p className="muted">No moderation events: no operator has acted on this account.</p>
+  return (
+    <ol className="record">
+      {record.events.map((event, i) => (
+        <li key={i}>
+          <time dateTime={event.at}>{whenText(event.at)}</time>: {whatHappened(event)}.{' '}
+          {event.reason === undefined ? <span className="muted">No reason given.</span> : <>Reason: “{event.reason}”</>}
+        </li>
+      ))}
+    </ol>
+  )
+}
