@@ -21,7 +21,8 @@ interface Props {
 export function AccountCard({ admin, account, onChange, onLock }: Props) {
   const [reason, setReason] = useState('')
   const [confirming, setConfirming] = useState(false)
-  const [done, setDone] = useState<string | null>(null)
+  // Said of the account this action produced: gone once anything else changes it.
+  const [done, setDone] = useState<{ readonly text: string; readonly of: AdminAccount } | null>(null)
   const { busy, error, run } = useAction()
   const suspended = account.state === 'suspended'
   const { assets, bytes } = account.usage
@@ -39,7 +40,7 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
       if (changed === undefined) return
       onChange(changed)
       setReason('')
-      setDone(suspended ? 'Account reinstated.' : 'Account suspended.')
+      setDone({ text: suspended ? 'Account reinstated.' : 'Account suspended.', of: changed })
     })
 
   return (
@@ -81,9 +82,9 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           <input name="account-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => setReason(e.target.value)} />
         </label>
         <ErrorLine error={error} />
-        {done !== null && (
+        {done?.of === account && (
           <p className="ok" role="status">
-            {done}
+            {done.text}
           </p>
         )}
         <button type="submit" className={suspended ? undefined : 'danger'} disabled={busy}>

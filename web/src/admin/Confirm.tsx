@@ -21,7 +21,15 @@ export function Confirm({ title, children, confirmLabel, reason, onConfirm, onCa
     return () => dialog?.close()
   }, [])
   return (
-    <dialog ref={ref} aria-labelledby={heading} onClose={onCancel}>
+    // Escape is a `cancel` event; `close` would also come from the clean-up's close().
+    <dialog
+      ref={ref}
+      aria-labelledby={heading}
+      onCancel={(event) => {
+        event.preventDefault()
+        onCancel()
+      }}
+    >
       <h2 id={heading}>{title}</h2>
       {children}
       <p>{reason.trim() === '' ? 'No reason will be recorded.' : `Reason recorded: “${reason.trim()}”`}</p>

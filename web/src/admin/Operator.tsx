@@ -67,6 +67,10 @@ export function Operator() {
   }
 }
 
+const ENABLE = `export ADMIN_TOKEN="$(openssl rand -base64 32)"
+echo "$ADMIN_TOKEN"    # the token to enter here
+npm start`
+
 function Disabled() {
   return (
     <main className="narrow">
@@ -76,7 +80,7 @@ function Disabled() {
       </p>
       <p>To enable it, set a token of at least 32 characters in the server’s environment and restart the server, for example:</p>
       <pre>
-        <code>ADMIN_TOKEN=$(openssl rand -base64 32) npm start</code>
+        <code>{ENABLE}</code>
       </pre>
       <p>Then reload this page and enter the same token. Keep it as secret as a password: it can suspend any account.</p>
     </main>
