@@ -40,14 +40,14 @@ export function moderationRoutes(app: App, deps: Deps): void {
 
   // The operator API exists only when ADMIN_TOKEN is set (otherwise every path is a 404).
   if (deps.config.adminToken === null) return
+  const operator = { tags: ['Operator'], auth: 'admin' as const }
   app.route({
     method: 'GET',
     url: '/v1/admin/accounts',
     ...operation({
       operationId: 'admin_find_accounts',
       summary: 'Find the account with an email: its standing, usage, second factor and moderation record',
-      tags: ['Operator'],
-      auth: 'admin',
+      ...operator,
       querystring: AdminAccountsQuery,
       responses: { 200: AdminAccountsResponse },
       described: { 200: 'The account with this email (a list of one), or an empty list' },
@@ -60,8 +60,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'admin_account',
       summary: 'An account: its standing, usage, second factor and moderation record',
-      tags: ['Operator'],
-      auth: 'admin',
+      ...operator,
       params: AdminUserParams,
       responses: { 200: AdminAccountResponse },
       described: { 200: 'The account' },
@@ -70,8 +69,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
     handler: async (request) => accountOverviewView(await accountOverview(deps, request.params.user_id)),
   })
   const common = {
-    tags: ['Operator'],
-    auth: 'admin' as const,
+    ...operator,
     accepts: JSON_MEDIA,
     bodyOptional: true,
     deferredBody: ModerationReason,

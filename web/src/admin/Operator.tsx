@@ -4,7 +4,7 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import { CofferAdmin, type AdminAccount } from '../../../src/sdk/admin.ts'
 import { CofferProblem, problemOf } from '../../../src/sdk/client.ts'
-import { ErrorLine, Heading, useAction } from '../app/ui.tsx'
+import { ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
 import { AccountCard } from './AccountCard.tsx'
 import { AssetActions } from './AssetActions.tsx'
 import { asOperator, type Lock } from './errors.ts'
@@ -108,11 +108,7 @@ function TokenForm({ notice, onOpen }: { notice: string | null; onOpen: (admin: 
     <main className="narrow">
       <Heading>Coffer operator</Heading>
       <p className="muted">Enter the server’s ADMIN_TOKEN. It stays in this page’s memory only: reloading or locking the page forgets it.</p>
-      {notice !== null && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <form onSubmit={submit}>
         <label>
           Operator token

@@ -1,4 +1,4 @@
-// Small pieces every screen uses: a form's error line, a busy button, a page heading that takes
+// Small pieces every screen uses: a form's error line, a notice, a busy button, a page heading that takes
 // focus when the screen opens (so a keyboard or screen-reader user knows where they are).
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { sentenceFor } from '../lib/errors.ts'
@@ -8,6 +8,16 @@ export function ErrorLine({ error }: { error: unknown }) {
   return (
     <p className="error" role="alert">
       {sentenceFor(error)}
+    </p>
+  )
+}
+
+/** A notice the screen opens with (signed out, locked), read out when it appears. */
+export function Notice({ text }: { text: string | null }) {
+  if (text === null) return null
+  return (
+    <p className="notice" role="status">
+      {text}
     </p>
   )
 }

@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react'
 import { anonymousClient } from '../lib/client.ts'
 import { useSession } from '../app/session.tsx'
-import { ErrorLine, Heading, useAction } from '../app/ui.tsx'
+import { ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
 import type { CofferClient, Tokens } from '../../../src/sdk/client.ts'
 
 type Step = { readonly kind: 'password' } | { readonly kind: 'code'; readonly client: CofferClient; readonly mfaToken: string; readonly email: string }
@@ -73,11 +73,7 @@ export function SignIn({ notice }: { notice: string | null }) {
     <main className="narrow">
       <Heading>{mode === 'sign-in' ? 'Sign in to Coffer Photos' : 'Create your Coffer account'}</Heading>
       <p className="muted">Your photos are encrypted on your devices; the server stores only what it cannot read.</p>
-      {notice !== null && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <form onSubmit={submit}>
         <label>
           Email
