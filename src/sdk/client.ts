@@ -151,7 +151,8 @@ export class CofferClient {
     this.#tokens = options.tokens ?? null
     this.#onTokens = options.onTokens ?? (() => {})
     this.#now = options.now ?? Date.now
-    this.#fetch = options.fetch ?? fetch
+    // Bound, as in CofferAdmin: a browser's fetch called as a method of this object throws.
+    this.#fetch = options.fetch ?? fetch.bind(globalThis)
     this.#userAgent = options.userAgent
   }
 
