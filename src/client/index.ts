@@ -26,3 +26,13 @@ export {
   CLIENT_PROTOCOL_MAX, CLIENT_PROTOCOL_MIN, pickProtocol, protocolRangeOf, ProtocolUnsupportedError, upgradeAlbum, waitForUpgrade, writeWithProtocol,
   type ProtocolRange, type UpgradeOutcome, type UpgradeTiming,
 } from './protocol.ts'
+export {
+  addToDirectory, AccountSetUpElsewhereError, deviceEntry, DEVICE_NAME_MAX, fetchedDirectory, fetchRecoveryEscrow, newXWingSeed, NoEscrowError, openRecoveryEscrow,
+  planFirstDevice, publishFirstDevice, recoverWithPhrase, RecoveryPhraseError, setUpFirstDevice, withFreshSignIn,
+  type AccountIdentity, type AccountKeys, type FirstDevicePlan, type FirstDeviceSetUp, type PasswordPrompt, type PhrasePrompt, type PublishFirstDeviceOptions, type RecoverOptions, type Recovered, type SetUpFirstDeviceOptions,
+} from './account.ts'
+export {
+  addDeviceByPairing, isPairingCode, joinByPairing, openPairing, PAIRING_LIFETIME_MS, PAIRING_POLL_INTERVAL_MS, pairingCodeLive,
+  type AddDeviceOptions, type DeviceAdded, type Joined, type JoinOptions, type Pairing,
+} from './pairing.ts'
+export { EnrollmentError, type ConfirmSas, type EnrollmentStop } from './enrollment.ts'
