@@ -5,39 +5,15 @@
 // `coffer-photos join` on the new device. The two devices then run the enrollment exchange
 // (src/client/enrollment.ts); once the person confirmed that both screens show the same code and
 // the new device's confirmation verified, this device lists it in the signed device directory and
-// sends it the account's keys. The channel is closed at the end, whatever happened.
-import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
-import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
-import { readDirectory, signDirectory } from '../../sdk/directory.ts'
-import { runInitiator } from '../../client/enrollment.ts'
-import type { Hello } from '../../client/format/enrollment.ts'
-import { nativeIdentity, type NativeIdentity } from '../../client/node/crypto.ts'
+// sends it the account's keys. The channel is closed at the end, whatever happened. The flow
+// itself is src/client/pairing.ts openPairing and addDeviceByPairing; this adds the prompts and the output.
+import { addDeviceByPairing, openPairing } from '../../client/pairing.ts'
+import { nativeIdentity } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
-import { pairingError, POLL_INTERVAL_MS, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
-import { withFreshSignIn } from './reauth.ts'
-
-/** Publishes the directory with `hello`'s device added (or its entry replaced), retrying when another publish got in between. */
-async function addToDirectory(client: CofferClient, identity: NativeIdentity, userId: string, hello: Hello): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const fetched = await client.fetchDirectory(userId)
-    if (fetched === null) throw new Error('the account has no device directory on the server (was setup finished?)')
-    const current = readDirectory(fetched.bytes, identity.publicKey)
-    const devices = [
-      // A device id listed already is this folder's earlier enrollment, whose keys are gone: its entry is replaced.
-      ...current.devices.filter((device) => device.device_id !== hello.device_id),
-      { device_id: hello.device_id, public_key: identity.publicKey, encryption_key: hello.encryption_key, name: hello.device_name, added_at: new Date().toISOString() },
-    ]
-    const signed = await signDirectory(identity, { version: current.version + 1, devices })
-    try {
-      return await client.publishDirectory(signed, toBase64(identity.publicKey))
-    } catch (error) {
-      if (attempt < 3 && error instanceof CofferProblem && error.code === 'error.directory.version_conflict') continue
-      throw error
-    }
-  }
-}
+import { accountKeys, Home } from './home.ts'
+import { pairingError, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
+import { passwordPrompt } from './reauth.ts'
 
 export const device: Command = {
   name: 'device',
@@ -67,52 +43,46 @@ export const device: Command = {
     if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` first`)
     if (keys.state !== 'complete') throw new SetupNeeded('setup on this device did not finish: run `coffer-photos setup` again to finish it')
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
-    const identity = nativeIdentity(fromBase64(keys.identity_seeds))
+    const held = accountKeys(keys)
+    const identity = nativeIdentity(held.identitySeeds)
     const lines = stdinLinesUnlessTerminal()
     try {
       const fromStdin = values['password-stdin'] === true
       // Read now, whether or not the server asks for it: the lines after it are the answers.
       const password = fromStdin && lines !== null ? await lines.password(signal) : null
-      const code = await withFreshSignIn(client, () => client.issueEnrollmentCode(), {
+      // Redeemed at once: this device holds the channel (and only the initiator may close it).
+      const pairing = await openPairing(client, passwordPrompt({
         fromStdin,
         ...(password !== null ? { readStdin: async () => password } : {}),
         signal,
         command: '`coffer-photos device add`',
-      })
-      // Redeemed here at once: this device holds the channel (and only the initiator may close it).
-      const channel = await client.redeemEnrollmentCode(code.code)
-      const join = `coffer-photos join ${account.server} ${channel.channel_id}`
+      }))
+      const join = `coffer-photos join ${account.server} ${pairing.pairingCode}`
+      out.say('On the new device, run:')
+      out.say('')
+      out.say(`    ${join}`)
+      out.say('')
+      out.say(`Pairing code: ${pairing.pairingCode} (it works until ${pairing.expiresAt}). Waiting for the new device...`)
+      out.event('pairing_code', { server: account.server, pairing_code: pairing.pairingCode, command: join, expires_at: pairing.expiresAt })
       try {
-        out.say('On the new device, run:')
-        out.say('')
-        out.say(`    ${join}`)
-        out.say('')
-        out.say(`Pairing code: ${channel.channel_id} (it works until ${channel.expires_at}). Waiting for the new device...`)
-        out.event('pairing_code', { server: account.server, pairing_code: channel.channel_id, command: join, expires_at: channel.expires_at })
-        let directoryVersion = 0
-        const result = await runInitiator({
-          channelId: channel.channel_id,
-          end: client.enrollmentChannel(channel.channel_id, 'initiator'),
-          identityKey: identity.publicKey,
+        const result = await addDeviceByPairing({
+          client,
           userId: account.user_id,
-          keys: { masterKey: fromBase64(keys.master_key), identitySeeds: fromBase64(keys.identity_seeds) },
+          keys: held,
+          identity,
+          pairing,
           onHello: (hello) => {
             out.say(`The new device "${hello.device_name}" (${hello.device_id}) answered.`)
             out.event('device_answered', { device_id: hello.device_id, device_name: hello.device_name })
           },
           confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the new device', out, lines, signal),
-          addDevice: async (hello) => {
-            directoryVersion = await addToDirectory(client, identity, account.user_id, hello)
-          },
-          poll: { intervalMs: POLL_INTERVAL_MS, deadline: Date.parse(channel.expires_at), signal },
+          signal,
         })
-        out.say(`Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${directoryVersion}, and the new device has the keys.`)
-        out.event('device_added', { device_id: result.device.device_id, device_name: result.device.device_name, directory_version: directoryVersion })
+        out.say(`Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${result.directoryVersion}, and the new device has the keys.`)
+        out.event('device_added', { device_id: result.device.device_id, device_name: result.device.device_name, directory_version: result.directoryVersion })
         return EXIT.ok
       } catch (error) {
         throw pairingError(error, signal, 'the pairing code expired before the new device finished; run `coffer-photos device add` again', '; the device was not added')
-      } finally {
-        await client.closeChannel(channel.channel_id).catch(() => {}) // gone already when it expired
       }
     } finally {
       lines?.close()

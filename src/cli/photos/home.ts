@@ -11,6 +11,8 @@ import path from 'node:path'
 import Type, { type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { Uuid } from '../../contract/common.ts'
+import type { AccountKeys } from '../../client/account.ts'
+import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
 import type { Tokens } from '../../sdk/client.ts'
 
 export const HOME_FILES = { account: 'account.json', tokens: 'tokens.json', keys: 'keys.json' } as const
@@ -56,6 +58,16 @@ const SavedKeys = Type.Object({
   xwing_seed: Base64,
 })
 export type SavedKeys = Static<typeof SavedKeys>
+
+/** The keys as keys.json holds them, in `state`. */
+export function savedKeys(keys: AccountKeys, state: SavedKeys['state']): SavedKeys {
+  return { state, master_key: toBase64(keys.masterKey), identity_seeds: toBase64(keys.identitySeeds), xwing_seed: toBase64(keys.xwingSeed) }
+}
+
+/** The keys keys.json holds. */
+export function accountKeys(saved: SavedKeys): AccountKeys {
+  return { masterKey: fromBase64(saved.master_key), identitySeeds: fromBase64(saved.identity_seeds), xwingSeed: fromBase64(saved.xwing_seed) }
+}
 
 /** A file in the config folder that is not what coffer-photos writes there. */
 export class ConfigFileError extends Error {

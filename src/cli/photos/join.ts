@@ -4,23 +4,18 @@
 // 6-digit code both screens must agree on, and once the person said they match and the other
 // device sent the keys, checks them (the identity key the other device offered makes the seeds
 // it sent, and the directory on the server is signed by that key and lists this device with
-// this key) before saving them as setup does. Nothing is saved when anything fails.
-import { hostname } from 'node:os'
-import { equalBytes, toBase64 } from '../../sdk/bytes.ts'
-import { readDirectory, type DeviceDirectory } from '../../sdk/directory.ts'
+// this key) before saving them as setup does. Nothing is saved when anything fails. The flow
+// itself is src/client/pairing.ts joinByPairing; this adds the sign-in, the questions and the output.
 import { CofferProblem } from '../../sdk/client.ts'
-import { keyFingerprint } from '../../sdk/hybrid.ts'
-import { runEnrollee } from '../../client/enrollment.ts'
-import { generateXWingKeyPair } from '../../client/format/xwing.ts'
+import { isPairingCode, joinByPairing, pairingCodeLive } from '../../client/pairing.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
+import { Home, savedKeys } from './home.ts'
 import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
 import { accountPassword } from './prompts.ts'
-import { CHANNEL_LIFETIME_MS, EXPIRED, pairingError, POLL_INTERVAL_MS, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
+import { EXPIRED, pairingError, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
+import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
 
-const DEVICE_NAME_MAX = 100
-const PAIRING_CODE = /^[A-Za-z0-9_-]{43}$/
 const GONE = 'the other device ended the pairing (the codes did not match there, or it was stopped), or the pairing code expired; nothing was kept on this device'
 
 export const join: Command = {
@@ -45,15 +40,14 @@ export const join: Command = {
   ].join('\n'),
   options: {
     ...SIGN_IN_OPTIONS,
-    'device-name': { type: 'string' },
+    ...DEVICE_NAME_OPTION,
   },
   async run({ positionals, values, out, signal }) {
     if (positionals.length !== 2) throw new UsageError('give the server\'s address and the pairing code, e.g. `coffer-photos join https://photos.example.org <pairing-code>`')
     const server = serverUrl(positionals[0]!)
     const pairingCode = positionals[1]!.trim()
-    if (!PAIRING_CODE.test(pairingCode)) throw new UsageError('the pairing code is the 43 letters, digits, - and _ that `coffer-photos device add` shows')
-    const deviceName = (typeof values['device-name'] === 'string' ? values['device-name'] : hostname()).trim()
-    if (deviceName.length === 0 || deviceName.length > DEVICE_NAME_MAX) throw new UsageError(`--device-name: 1 to ${DEVICE_NAME_MAX} characters`)
+    if (!isPairingCode(pairingCode)) throw new UsageError('the pairing code is the 43 letters, digits, - and _ that `coffer-photos device add` shows')
+    const deviceName = deviceNameFrom(values)
     const home = new Home()
     const held = home.readKeys()
     if (held !== null) {
@@ -62,13 +56,7 @@ export const join: Command = {
     }
 
     // A look at the channel before asking for anything: a wrong or expired code stops here.
-    // (This device's mailbox is empty until its hello is answered, so the drain takes nothing.)
-    try {
-      await photosClient(server, null, null, commandClientOptions(out, signal)).drain(pairingCode, 'to_enrollee')
-    } catch (error) {
-      if (error instanceof CofferProblem && error.code === 'error.enroll.channel_not_found') throw new SetupNeeded(EXPIRED)
-      throw error
-    }
+    if (!(await pairingCodeLive(photosClient(server, null, null, commandClientOptions(out, signal)), pairingCode))) throw new SetupNeeded(EXPIRED)
 
     const lines = stdinLinesUnlessTerminal()
     try {
@@ -84,38 +72,20 @@ export const join: Command = {
       })
       const client = photosClient(server, home.readTokens(), home, commandClientOptions(out, signal))
       out.say(`Logged in to ${server} as ${profile.email}. Pairing with the other device...`)
-      const xwing = generateXWingKeyPair()
-      let directoryVersion = 0
       try {
-        const result = await runEnrollee({
-          channelId: pairingCode,
-          end: client.enrollmentChannel(pairingCode, 'enrollee'),
+        const joined = await joinByPairing({
+          client,
+          userId: profile.user_id,
           deviceId,
           deviceName,
-          xwing,
-          userId: profile.user_id,
+          pairingCode,
           confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the other device', out, lines, signal),
-          // The directory the other device just published: signed by the identity key it offered, listing this device with this key. Then the keys are kept.
-          accept: async ({ keys, identityKey }) => {
-            const fetched = await client.fetchDirectory(profile.user_id)
-            if (fetched === null) throw new Error('the account has no device directory on the server')
-            let listed: DeviceDirectory
-            try {
-              listed = readDirectory(fetched.bytes, identityKey)
-            } catch {
-              throw new Error('the device directory on the server is not signed by the identity key the other device sent')
-            }
-            if (!listed.devices.some((d) => d.device_id === deviceId && d.encryption_key !== undefined && equalBytes(d.encryption_key, xwing.publicKey))) {
-              throw new Error('the device directory on the server does not list this device with its key')
-            }
-            directoryVersion = listed.version
-            home.saveKeys({ state: 'complete', master_key: toBase64(keys.masterKey), identity_seeds: toBase64(keys.identitySeeds), xwing_seed: toBase64(xwing.secretKey) })
-          },
-          poll: { intervalMs: POLL_INTERVAL_MS, deadline: Date.now() + CHANNEL_LIFETIME_MS, signal },
+          keep: (keys) => home.saveKeys(savedKeys(keys, 'complete')),
+          signal,
         })
-        const fingerprint = keyFingerprint(result.identityKey)
+        const fingerprint = joined.identityFingerprint
         out.say(`Joined ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${fingerprint}.`)
-        out.event('joined', { server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName, identity_fingerprint: fingerprint, directory_version: directoryVersion })
+        out.event('joined', { server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName, identity_fingerprint: fingerprint, directory_version: joined.directoryVersion })
         return EXIT.ok
       } catch (error) {
         // Once the exchange is under way, a channel that is gone was closed by the other device (its person said no, or it stopped) or ran out of time.

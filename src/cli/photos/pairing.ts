@@ -8,11 +8,6 @@ import { Interrupted, SetupNeeded, UsageError } from './command.ts'
 import type { Output } from './output.ts'
 import { confirmed, interactive } from './prompts.ts'
 
-/** How long a pause between two looks at the mailbox is. */
-export const POLL_INTERVAL_MS = 500
-/** The relay channel's lifetime (API.md section 5, RELAY_CHANNEL_TTL_S). */
-export const CHANNEL_LIFETIME_MS = 600_000
-
 export const EXPIRED = 'the pairing code is wrong or has expired; run `coffer-photos device add` again'
 
 /**

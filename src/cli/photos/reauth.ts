@@ -1,9 +1,9 @@
-// The freshness gate (SPEC "Authentication"): some operations need the password proved within
-// the last 10 minutes (FRESHNESS_WINDOW_S). This runs one, and when the server answers 403
-// error.auth.reauthentication_required, proves the password (reauthenticate) and runs it again.
-// Used by setup (the first directory publish binds the identity key) and `device add` (issuing
-// an enrollment code).
-import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
+// The freshness gate (SPEC "Authentication"), the terminal's half: some operations need the
+// password proved within the last 10 minutes (FRESHNESS_WINDOW_S), and when the server asks,
+// src/client/account.ts withFreshSignIn proves it with the password this prompt gives. Used by
+// setup (the first directory publish binds the identity key) and `device add` (issuing an
+// enrollment code).
+import type { PasswordPrompt } from '../../client/account.ts'
 import { SetupNeeded } from './command.ts'
 import { accountPassword, interactive } from './prompts.ts'
 
@@ -17,15 +17,12 @@ export interface PasswordSource {
   readonly command: string
 }
 
-export async function withFreshSignIn<T>(client: CofferClient, action: () => Promise<T>, password: PasswordSource): Promise<T> {
-  try {
-    return await action()
-  } catch (error) {
-    if (!(error instanceof CofferProblem && error.code === 'error.auth.reauthentication_required')) throw error
+/** The password when the server asks for it: from stdin, else the terminal; SetupNeeded saying how when there is neither. */
+export function passwordPrompt(password: PasswordSource): PasswordPrompt {
+  return async () => {
     if (!password.fromStdin && !interactive()) {
       throw new SetupNeeded(`the server wants the password proved again (the sign-in is older than 10 minutes): run ${password.command} again with --password-stdin, or on a terminal`)
     }
-    await client.reauthenticate(password.fromStdin && password.readStdin ? await password.readStdin() : await accountPassword(password.fromStdin, password.signal))
-    return action()
+    return password.fromStdin && password.readStdin ? password.readStdin() : accountPassword(password.fromStdin, password.signal)
   }
 }

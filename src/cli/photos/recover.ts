@@ -7,26 +7,22 @@
 // A wrong phrase changes nothing: the escrow is opened before anything is made, published or
 // saved, and the escrow itself is only read. The directory is published before the keys are
 // saved: a crash between the two leaves this device listed with a key nobody holds, and
-// recover run again in the same folder (the same device id) replaces that entry.
-import { toBase64 } from '../../sdk/bytes.ts'
-import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
-import { DIRECTORY_MAX_DEVICES, readDirectory, signDirectory, type DeviceDirectory, type DirectoryDevice } from '../../sdk/directory.ts'
-import { IdentityKey } from '../../sdk/identity.ts'
+// recover run again in the same folder (the same device id) replaces that entry. The flow itself
+// is src/client/account.ts recoverWithPhrase; this adds the sign-in, the prompts and the output.
+import { NoEscrowError, recoverWithPhrase, RecoveryPhraseError } from '../../client/account.ts'
 import { ClientFormatError } from '../../client/format/errors.ts'
-import { openEscrow, recoveryKeyFromPhrase, type EscrowedKeys } from '../../client/format/recovery.ts'
+import { recoveryKeyFromPhrase } from '../../client/format/recovery.ts'
 import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, Refused, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
-import { Home } from './home.ts'
+import { Home, savedKeys } from './home.ts'
 import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
 import type { Output } from './output.ts'
 import { accountPassword, interactive, maskedWords, stdinText } from './prompts.ts'
-import { deviceEntry, deviceNameFrom, DEVICE_NAME_OPTION, fetchedDirectory, newXWingSeed } from './setup.ts'
+import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
 
 /** Phrases a person may type at the terminal before recover gives up. */
 const PHRASE_TRIES = 3
-/** Publishes tried when other devices keep publishing first (409 version_conflict). */
-const PUBLISH_TRIES = 5
 
 /** Why a phrase spells no recovery key (the word count, a word not in the list, the checksum), or null when it spells one. */
 function phraseProblem(phrase: string): string | null {
@@ -40,7 +36,7 @@ function phraseProblem(phrase: string): string | null {
 }
 
 /** What --password-stdin and --phrase-stdin read: both from the one stdin, the password on its first line. */
-async function fromStdin(values: Invocation['values']): Promise<{ password?: string; recoveryKey?: Uint8Array }> {
+async function fromStdin(values: Invocation['values']): Promise<{ password?: string; phrase?: string }> {
   if (values['phrase-stdin'] !== true) return {}
   let text = await stdinText()
   let password: string | undefined
@@ -53,68 +49,28 @@ async function fromStdin(values: Invocation['values']): Promise<{ password?: str
   }
   const problem = phraseProblem(text)
   if (problem !== null) throw new UsageError(`--phrase-stdin: ${problem}`)
-  return { ...(password === undefined ? {} : { password }), recoveryKey: recoveryKeyFromPhrase(text) }
-}
-
-/** The account's escrow; SetupNeeded saying why when it has none. */
-async function fetchedEscrow(client: CofferClient, account: { email: string; userId: string; server: string }): Promise<Uint8Array> {
-  try {
-    return await client.fetchEscrow()
-  } catch (error) {
-    if (!(error instanceof CofferProblem && error.status === 404)) throw error
-    const directory = await fetchedDirectory(client, account.userId)
-    throw new SetupNeeded(directory === null
-      ? `${account.email} has no recovery escrow on ${account.server}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`
-      : `${account.email} has no recovery escrow on ${account.server}: setup did not finish on the account's first device; run \`coffer-photos setup\` there to finish it (it stores the escrow and shows the recovery phrase)`)
-  }
+  return { ...(password === undefined ? {} : { password }), phrase: text }
 }
 
 const WRONG_PHRASE = 'the recovery phrase does not open this account\'s escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)'
 
-/** The escrow opened with `recoveryKey`, or with a phrase typed at the terminal (a few tries). */
-async function openedEscrow(escrow: Uint8Array, userId: string, recoveryKey: Uint8Array | undefined, out: Output, signal: AbortSignal): Promise<EscrowedKeys> {
-  for (let attempt = 1; ; attempt++) {
-    const key = recoveryKey ?? recoveryKeyFromPhrase(await maskedWords({
+/**
+ * The phrase for recoverWithPhrase: the one from stdin, once; else typed at the terminal, asked
+ * again after a wrong one (a few tries). Refused when the last one did not open the escrow.
+ */
+function phrasePrompt(given: string | undefined, out: Output, signal: AbortSignal): (failed: RecoveryPhraseError | null) => Promise<string> {
+  let attempt = 0
+  return async (failed) => {
+    if (failed !== null) {
+      if (given !== undefined || attempt >= PHRASE_TRIES) throw new Refused(`${WRONG_PHRASE}; nothing was changed`)
+      out.warn(`coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`)
+    }
+    attempt++
+    return given ?? maskedWords({
       message: 'Recovery phrase (the 24 words, in order)',
       signal,
       validate: (value) => phraseProblem(value) ?? true,
-    }))
-    try {
-      return await openEscrow(key, userId, escrow, { argon2id: nativeArgon2id })
-    } catch (error) {
-      if (!(error instanceof ClientFormatError)) throw error
-      if (error.code !== 'authentication') throw new Error(`the recovery escrow on the server cannot be opened (${error.message.replace(/^escrow: /, '')}); nothing was changed`)
-      if (recoveryKey !== undefined || attempt >= PHRASE_TRIES) throw new Refused(`${WRONG_PHRASE}; nothing was changed`)
-      out.warn(`coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`)
-    }
-  }
-}
-
-/**
- * Lists `device` in the account's directory as a new version signed by `identity`, in place of
- * an entry with the same device id (this folder's earlier key) or after the others; fetched
- * and signed again when another device published first. The directory on the server must verify
- * under `identity`.
- */
-export async function enrollDevice(client: CofferClient, identity: IdentityKey, userId: string, device: DirectoryDevice): Promise<DeviceDirectory> {
-  for (let attempt = 1; ; attempt++) {
-    const bytes = await fetchedDirectory(client, userId)
-    if (bytes === null) throw new Error('the account has a recovery escrow but no device directory on the server, which setup never leaves; nothing was changed')
-    let current: DeviceDirectory
-    try {
-      current = readDirectory(bytes, identity.publicKey)
-    } catch (error) {
-      throw new Error(`the account's device directory on the server is not one the recovered identity key (${identity.fingerprint}) signed (${(error as Error).message}); nothing was changed`)
-    }
-    const devices = [...current.devices.filter((listed) => listed.device_id !== device.device_id), device]
-    if (devices.length > DIRECTORY_MAX_DEVICES) throw new Error(`the device directory lists ${current.devices.length} devices, the most it may hold; nothing was changed`)
-    const next: DeviceDirectory = { version: current.version + 1, devices }
-    try {
-      await client.publishDirectory(await signDirectory(identity, next), identity)
-      return next
-    } catch (error) {
-      if (!(error instanceof CofferProblem && error.code === 'error.directory.version_conflict') || attempt >= PUBLISH_TRIES) throw error
-    }
+    })
   }
 }
 
@@ -154,7 +110,7 @@ export const recover: Command = {
     }
     // Everything the command line or stdin must give is checked before anything is sent.
     const given = await fromStdin(values)
-    if (given.recoveryKey === undefined && !interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
+    if (given.phrase === undefined && !interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
 
     const { profile, deviceId } = await signIn({
       server,
@@ -166,19 +122,33 @@ export const recover: Command = {
       signal,
     })
     const client = photosClient(server, home.readTokens(), home, commandClientOptions(out, signal))
-    const escrow = await fetchedEscrow(client, { email: profile.email, userId: profile.user_id, server })
-    const keys = await openedEscrow(escrow, profile.user_id, given.recoveryKey, out, signal)
+    let recovered
+    try {
+      recovered = await recoverWithPhrase({
+        client,
+        userId: profile.user_id,
+        deviceId,
+        deviceName,
+        phrase: phrasePrompt(given.phrase, out, signal),
+        argon2id: nativeArgon2id,
+      })
+    } catch (error) {
+      if (error instanceof NoEscrowError) {
+        throw new SetupNeeded(error.setUpStarted
+          ? `${profile.email} has no recovery escrow on ${server}: setup did not finish on the account's first device; run \`coffer-photos setup\` there to finish it (it stores the escrow and shows the recovery phrase)`
+          : `${profile.email} has no recovery escrow on ${server}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`)
+      }
+      if (error instanceof ClientFormatError) throw new Error(`the recovery escrow on the server cannot be opened (${error.message.replace(/^escrow: /, '')}); nothing was changed`)
+      throw error
+    }
+    const { directory } = recovered
+    home.saveKeys(savedKeys(recovered.keys, 'complete'))
 
-    const identity = IdentityKey.fromSeeds(keys.identitySeeds)
-    const xwingSeed = newXWingSeed()
-    const directory = await enrollDevice(client, identity, profile.user_id, deviceEntry(identity, deviceId, xwingSeed, deviceName))
-    home.saveKeys({ state: 'complete', master_key: toBase64(keys.masterKey), identity_seeds: toBase64(keys.identitySeeds), xwing_seed: toBase64(xwingSeed) })
-
-    out.say(`Recovered ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${identity.fingerprint}.`)
+    out.say(`Recovered ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${recovered.identityFingerprint}.`)
     out.say(`The device directory (version ${directory.version}) lists ${directory.devices.length} device${directory.devices.length === 1 ? '' : 's'}. The recovery phrase stays the same: keep it safe.`)
     out.event('recovered', {
       server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName,
-      identity_fingerprint: identity.fingerprint, directory_version: directory.version, devices: directory.devices.length, escrow_version: escrow[0],
+      identity_fingerprint: recovered.identityFingerprint, directory_version: directory.version, devices: directory.devices.length, escrow_version: recovered.escrowVersion,
     })
     return EXIT.ok
   },

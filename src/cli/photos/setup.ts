@@ -7,24 +7,18 @@
 // identity key to the account for good, so it must never be lost to a crash. A setup that
 // stopped half-way resumes with the same keys; it is `complete` once the phrase was shown and
 // the person said it is written down. Until then each run stores a new escrow under a new
-// phrase, so the phrase that counts is always the last one shown.
+// phrase, so the phrase that counts is always the last one shown. The flow itself is
+// src/client/account.ts setUpFirstDevice; this adds the config folder, the prompts and the output.
 import { hostname } from 'node:os'
-import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
-import { CofferProblem, type CofferClient } from '../../sdk/client.ts'
-import { readDirectory, signDirectory, type DirectoryDevice } from '../../sdk/directory.ts'
+import { fromBase64 } from '../../sdk/bytes.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
-import { generateMasterKey } from '../../client/format/keys.ts'
-import { generateRecoveryKey, recoveryPhrase, sealEscrow } from '../../client/format/recovery.ts'
-import { generateXWingKeyPair, XWING_SEED_BYTES } from '../../client/format/xwing.ts'
-import { randomBytes } from '../../client/format/bytes.ts'
+import { AccountSetUpElsewhereError, DEVICE_NAME_MAX, setUpFirstDevice } from '../../client/account.ts'
 import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
-import { Home, type SavedKeys } from './home.ts'
+import { accountKeys, Home, savedKeys } from './home.ts'
 import { confirmed, interactive } from './prompts.ts'
-import { withFreshSignIn } from './reauth.ts'
-
-const DEVICE_NAME_MAX = 100
+import { passwordPrompt } from './reauth.ts'
 
 /** The --device-name option of setup and recover. */
 export const DEVICE_NAME_OPTION = { 'device-name': { type: 'string' } } as const satisfies Command['options']
@@ -36,40 +30,8 @@ export function deviceNameFrom(values: Invocation['values']): string {
   return deviceName
 }
 
-/** This device's entry in the directory: its id, the account's identity key, its X-Wing public key, its name. */
-export function deviceEntry(identity: IdentityKey, deviceId: string, xwingSeed: Uint8Array, name: string): DirectoryDevice {
-  return { device_id: deviceId, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(xwingSeed).publicKey, name, added_at: new Date().toISOString() }
-}
-
-/** A new device's X-Wing seed (its secret key, kept in keys.json). */
-export function newXWingSeed(): Uint8Array {
-  return randomBytes(XWING_SEED_BYTES)
-}
-
-/** Refusals of a publish that mean another device got there first. */
-const PUBLISHED_ELSEWHERE = new Set(['error.directory.version_conflict', 'error.directory.identity_key_mismatch'])
-
 function alreadySetUpElsewhere(email: string, server: string): SetupNeeded {
   return new SetupNeeded(`${email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server}\` with the recovery phrase`)
-}
-
-/** The account's directory, or null when it has none yet. */
-export async function fetchedDirectory(client: CofferClient, userId: string): Promise<Uint8Array | null> {
-  try {
-    return (await client.fetchDirectory(userId))?.bytes ?? null
-  } catch (error) {
-    if (error instanceof CofferProblem && error.status === 404) return null
-    throw error
-  }
-}
-
-/** True when `bytes` is a directory signed by `identity` that lists `deviceId`: an earlier run of this setup published it. */
-function publishedByUs(bytes: Uint8Array, identity: IdentityKey, deviceId: string): boolean {
-  try {
-    return readDirectory(bytes, identity.publicKey).devices.some((device) => device.device_id === deviceId)
-  } catch {
-    return false
-  }
 }
 
 /** The 24 words in four numbered rows, for writing down. */
@@ -108,49 +70,29 @@ export const setup: Command = {
     const home = new Home()
     const { account, tokens } = savedSession(home)
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
-    let keys = home.readKeys()
+    const keys = home.readKeys()
     if (keys?.state === 'complete') {
       throw new SetupNeeded(`this device is already set up for ${account.email} (identity key ${IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)).fingerprint}); there is nothing to set up again`)
     }
 
-    const directory = await fetchedDirectory(client, account.user_id)
-    if (keys === null) {
-      if (directory !== null) throw alreadySetUpElsewhere(account.email, account.server)
-      const made: SavedKeys = {
-        state: 'pending',
-        master_key: toBase64(generateMasterKey()),
-        identity_seeds: toBase64(IdentityKey.generate().exportSeeds()),
-        xwing_seed: toBase64(newXWingSeed()),
-      }
-      home.saveKeys(made)
-      keys = made
-    }
-    const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
-    const masterKey = fromBase64(keys.master_key)
-
-    if (directory === null) {
-      const signed = await signDirectory(identity, {
-        version: 1,
-        devices: [deviceEntry(identity, account.device_id, fromBase64(keys.xwing_seed), deviceName)],
+    let set
+    try {
+      set = await setUpFirstDevice({
+        client,
+        userId: account.user_id,
+        deviceId: account.device_id,
+        deviceName,
+        pending: keys === null ? null : accountKeys(keys),
+        keep: (made) => home.saveKeys(savedKeys(made, 'pending')),
+        forget: () => home.forgetKeys(), // never published: nothing refers to them
+        password: passwordPrompt({ fromStdin: values['password-stdin'] === true, signal, command: 'setup' }),
+        argon2id: nativeArgon2id,
       })
-      try {
-        // Binding the identity key needs a recent password proof (API: within 10 minutes of the sign-in).
-        await withFreshSignIn(client, () => client.publishDirectory(signed, identity), { fromStdin: values['password-stdin'] === true, signal, command: 'setup' })
-      } catch (error) {
-        if (error instanceof CofferProblem && PUBLISHED_ELSEWHERE.has(error.code)) {
-          home.forgetKeys() // never published: nothing refers to them
-          throw alreadySetUpElsewhere(account.email, account.server)
-        }
-        throw error
-      }
-    } else if (!publishedByUs(directory, identity, account.device_id)) {
-      home.forgetKeys() // never published: another device's directory is there
-      throw alreadySetUpElsewhere(account.email, account.server)
+    } catch (error) {
+      if (error instanceof AccountSetUpElsewhereError) throw alreadySetUpElsewhere(account.email, account.server)
+      throw error
     }
-
-    const recoveryKey = generateRecoveryKey()
-    await client.storeEscrow(await sealEscrow(recoveryKey, account.user_id, { masterKey, identitySeeds: identity.exportSeeds() }, { argon2id: nativeArgon2id }))
-    const phrase = recoveryPhrase(recoveryKey)
+    const { phrase } = set
     out.say('Your recovery phrase. Write it down and keep it somewhere safe, away from this device;')
     out.say('with it (and your password) the photos can be recovered if every device is lost. It is shown only now.')
     out.say('')
@@ -160,9 +102,9 @@ export const setup: Command = {
     if (!(await confirmed(yes, { message: 'Have you written down the recovery phrase?', signal }))) {
       throw new SetupNeeded('setup is not finished: run `coffer-photos setup` again when you can write down the recovery phrase (it will show a new one)')
     }
-    home.saveKeys({ ...keys, state: 'complete' })
-    out.say(`Set up ${account.email} on ${account.server}: this device is "${deviceName}" (${account.device_id}), identity key ${identity.fingerprint}.`)
-    out.event('set_up', { server: account.server, email: account.email, user_id: account.user_id, device_id: account.device_id, device_name: deviceName, identity_fingerprint: identity.fingerprint, directory_version: 1 })
+    home.saveKeys(savedKeys(set.keys, 'complete'))
+    out.say(`Set up ${account.email} on ${account.server}: this device is "${deviceName}" (${account.device_id}), identity key ${set.identityFingerprint}.`)
+    out.event('set_up', { server: account.server, email: account.email, user_id: account.user_id, device_id: account.device_id, device_name: deviceName, identity_fingerprint: set.identityFingerprint, directory_version: set.directoryVersion })
     return EXIT.ok
   },
 }
