@@ -155,9 +155,9 @@ export interface PublishFirstDeviceOptions {
   readonly deviceName: string
   readonly plan: FirstDevicePlan
   /** Asked when the sign-in is too old to bind the identity key (10 minutes); without it, that 403 is thrown. */
-  readonly password?: PasswordPrompt
+  readonly password?: PasswordPrompt | undefined
   /** For the escrow's key (portableArgon2id unless given; Node: nativeArgon2id). */
-  readonly argon2id?: Argon2id
+  readonly argon2id?: Argon2id | undefined
 }
 
 export interface FirstDeviceSetUp {
@@ -303,7 +303,7 @@ export interface RecoverOptions {
   /** The 24 words, tried once (RecoveryPhraseError when they do not open the escrow), or a prompt asked until they do. */
   readonly phrase: string | PhrasePrompt
   /** For the escrow's key (portableArgon2id unless given; Node: nativeArgon2id). */
-  readonly argon2id?: Argon2id
+  readonly argon2id?: Argon2id | undefined
 }
 
 export interface Recovered {
