@@ -98,22 +98,22 @@ export async function findAssetEntry(client: CofferClient, albumId: string, asse
   return (await liveEntries(client, albumId)).find((entry) => entry.asset_id === assetId) ?? null
 }
 
+/** An album's name, read from its record; null when it has no readable one (see NamedAlbum). */
+export async function albumNameOf(library: Library, albumId: string): Promise<string | null> {
+  const recordId = await recordIdOf(library, albumId)
+  // The record is normally the album's first entry: small pages, and stop there.
+  for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
+    if (entry.asset_id !== recordId) continue
+    const record = await restoreFile({ ...library, albumId }, entry).catch(() => null)
+    return record?.metadata.type === ALBUM_RECORD_TYPE ? record.metadata.name : null
+  }
+  return null
+}
+
 /** The account's albums with their names, read from their records. */
 export async function namedAlbums(library: Library): Promise<NamedAlbum[]> {
   const { albums } = await library.client.listAlbums()
-  return Promise.all(
-    albums.map(async (album) => {
-      const recordId = await recordIdOf(library, album.album_id)
-      let name: string | null = null
-      for await (const entry of feedEntries(library.client, album.album_id)) {
-        if (entry.asset_id !== recordId) continue
-        const record = await restoreFile({ ...library, albumId: album.album_id }, entry).catch(() => null)
-        if (record?.metadata.type === ALBUM_RECORD_TYPE) name = record.metadata.name
-        break
-      }
-      return { albumId: album.album_id, name, protocolVersion: album.protocol_version }
-    }),
-  )
+  return Promise.all(albums.map(async (album) => ({ albumId: album.album_id, name: await albumNameOf(library, album.album_id), protocolVersion: album.protocol_version })))
 }
 
 /** The album named `name` among the account's, or null. */

@@ -8,7 +8,7 @@ export {
 } from './files.ts'
 export { backupAll, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type SyncState } from './sync.ts'
 export {
-  albumFiles, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, livePositions, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum, streamLiveEntries,
+  albumFiles, albumNameOf, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, livePositions, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum, streamLiveEntries,
   type AlbumPlan, type Library, type NamedAlbum, type PlannedAsset, type PlannedFile,
 } from './albums.ts'
 export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'

@@ -1,9 +1,25 @@
 // The gallery's frame: signed out, the sign-in screen; signed in without this browser being a
 // device, the device screens; otherwise the navigation and the screen the URL names.
 import type { ReactNode } from 'react'
+import { Custody } from '../screens/custody/Custody.tsx'
+import { ModerationRecord } from '../screens/record/Record.tsx'
+import { Security } from '../screens/security/Security.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
+import { whenText } from '../lib/time.ts'
 import { linkTo, useRoute } from './router.ts'
 import { SessionProvider, useSession } from './session.tsx'
+
+/** On every screen while the account is suspended: what that means, and where to read more. */
+function SuspendedBanner() {
+  const { record } = useSession().watch
+  if (record?.standing !== 'suspended') return null
+  return (
+    <div className="banner" role="status">
+      Your account is suspended{record.suspended_since === undefined ? '' : ` since ${whenText(record.suspended_since)}`}: you can see and download your photos, but not add,
+      change or delete anything. <a href={linkTo('record')}>See your moderation record</a>.
+    </div>
+  )
+}
 
 function Frame({ children, current }: { children: ReactNode; current: string }) {
   const { state, signOut } = useSession()
@@ -33,8 +49,21 @@ function Frame({ children, current }: { children: ReactNode; current: string }) 
           Sign out
         </button>
       </header>
+      <SuspendedBanner />
       <div id="main">{children}</div>
     </>
+  )
+}
+
+/** The screen a route names (`key` makes a new route a fresh screen, with its heading focused). */
+function Screen({ first, rest, email }: { first: string; rest: string[]; email: string }) {
+  if (first === 'security') return <Security />
+  if (first === 'record') return <ModerationRecord />
+  if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
+  return (
+    <main>
+      <h1 tabIndex={-1}>Signed in as {email}</h1>
+    </main>
   )
 }
 
@@ -43,12 +72,10 @@ function Screens() {
   const route = useRoute()
   if (state.kind === 'loading') return <p className="loading" role="status">Opening…</p>
   if (state.kind === 'signed-out') return <SignIn notice={state.notice} />
-  const [first = 'albums'] = route
+  const [first = 'albums', ...rest] = route
   return (
     <Frame current={first}>
-      <main>
-        <h1 tabIndex={-1}>Signed in as {state.session.email}</h1>
-      </main>
+      <Screen first={first} rest={rest} email={state.session.email} />
     </Frame>
   )
 }

@@ -1,9 +1,11 @@
 // The signed-in state shared by every screen: the saved session and its client, and this
 // browser's device keys once it is a device of the account.
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import type { CofferClient } from '../../../src/sdk/client.ts'
+import { IdentityKey } from '../../../src/sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { useAccountWatch, type AccountWatch } from './watch.ts'
 
 export type SessionState =
   | { readonly kind: 'loading' }
@@ -20,6 +22,10 @@ interface SessionApi {
   signOut(notice?: string): Promise<void>
   /** Signs out and removes this browser's device keys. */
   forgetBrowser(): Promise<void>
+  /** Ends every session of the account, this one too, with the proof of this browser's identity key. */
+  revokeAll(): Promise<void>
+  /** The account's moderation record, kept fresh while signed in (watch.ts). */
+  readonly watch: AccountWatch
 }
 
 const SessionContext = createContext<SessionApi | null>(null)
@@ -38,15 +44,20 @@ export function useSignedIn(): Extract<SessionState, { kind: 'signed-in' }> {
 }
 
 const REVOKED = 'You were signed out: this session was ended (from another device, by a password change, or it expired). Sign in again.'
+const REVOKED_ALL = 'Every session of your account was signed out, this one too. Sign in again here and on each device you still use.'
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ kind: 'loading' })
+  // What the sign-in screen says when this browser ended its own session on purpose (revoke-all).
+  const endedHere = useRef<string | null>(null)
+  const watch = useAccountWatch(state.kind === 'signed-in' ? state.client : null)
 
   const open = useCallback(async (session: SavedSession): Promise<void> => {
     const saved = await readKeys()
     const keys = saved !== undefined && saved.userId === session.userId ? saved : null
     const client = sessionClient(session, () => {
-      void dropSession().then(() => setState({ kind: 'signed-out', notice: REVOKED }))
+      const notice = endedHere.current ?? REVOKED
+      void dropSession().then(() => setState({ kind: 'signed-out', notice }))
     })
     setState({ kind: 'signed-in', session, client, keys })
   }, [])
@@ -73,8 +84,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         await signOut('This browser has forgotten the account and its keys.')
         await dropKeys()
       },
+      revokeAll: async () => {
+        if (state.kind !== 'signed-in' || state.keys === null) throw new Error('This browser holds none of the account\'s keys, so it cannot prove it may sign every device out.')
+        endedHere.current = REVOKED_ALL
+        try {
+          await state.client.revokeAllSessions(IdentityKey.fromSeeds(state.keys.identitySeeds))
+        } finally {
+          endedHere.current = null
+        }
+      },
+      watch,
     }
-  }, [state, open])
+  }, [state, open, watch])
 
   return <SessionContext.Provider value={api}>{children}</SessionContext.Provider>
 }

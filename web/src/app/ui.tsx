@@ -1,6 +1,7 @@
-// Small pieces every screen uses: a form's error line, a notice, a busy button, a page heading that takes
-// focus when the screen opens (so a keyboard or screen-reader user knows where they are).
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+// Small pieces every screen uses: a form's error line, a notice, a busy button, a page heading
+// that takes focus when the screen opens (so a keyboard or screen-reader user knows where they
+// are), data loaded for a screen, a confirmation dialog.
+import { useCallback, useEffect, useId, useRef, useState, type DependencyList, type ReactNode } from 'react'
 import { sentenceFor } from '../lib/errors.ts'
 
 export function ErrorLine({ error }: { error: unknown }) {
@@ -55,4 +56,70 @@ export function useAction(): { busy: boolean; error: unknown; run: (action: () =
     }
   }
   return { busy, error, run, setError }
+}
+
+/**
+ * A question before something that cannot be undone: a modal <dialog> (focus kept inside, Escape
+ * closes it as "no"). Shown while `open`; `onAnswer(true)` for the confirming button.
+ */
+export function Confirm({ open, title, children, yes, onAnswer }: { open: boolean; title: string; children: ReactNode; yes: string; onAnswer: (yes: boolean) => void }) {
+  const ref = useRef<HTMLDialogElement>(null)
+  useEffect(() => {
+    const dialog = ref.current
+    if (dialog === null) return
+    if (open && !dialog.open) dialog.showModal()
+    if (!open && dialog.open) dialog.close()
+  }, [open])
+  const titleId = useId()
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={() => onAnswer(false)}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+      <div className="actions">
+        <button type="button" className="danger" onClick={() => onAnswer(true)}>
+          {yes}
+        </button>
+        <button type="button" className="secondary" onClick={() => onAnswer(false)} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  )
+}
+
+/** What a screen loads from the server: the value once it came (or the error), and a way to load it again. */
+export interface Loaded<T> {
+  readonly value: T | undefined
+  readonly error: unknown
+  readonly reload: () => void
+}
+
+/** Runs `load` when `deps` change (and on reload); an answer that arrives after a newer load started is dropped. */
+export function useLoaded<T>(load: () => Promise<T>, deps: DependencyList): Loaded<T> {
+  const [result, setResult] = useState<{ value: T | undefined; error: unknown }>({ value: undefined, error: null })
+  const [round, setRound] = useState(0)
+  useEffect(() => {
+    let current = true
+    load().then(
+      (value) => current && setResult({ value, error: null }),
+      (error: unknown) => current && setResult({ value: undefined, error }),
+    )
+    return () => {
+      current = false
+    }
+  }, [...deps, round])
+  return { ...result, reload: useCallback(() => setRound((n) => n + 1), []) }
+}
+
+/** While `loaded` loads, says so; when it failed, the sentence and a way to try again. */
+export function LoadStatus({ loaded, what }: { loaded: Loaded<unknown>; what: string }) {
+  if (loaded.error === null) return loaded.value === undefined ? <p className="muted">Loading {what}…</p> : null
+  return (
+    <div>
+      <ErrorLine error={loaded.error} />
+      <button type="button" className="secondary" onClick={loaded.reload}>
+        Load {what} again
+      </button>
+    </div>
+  )
 }

@@ -7,7 +7,7 @@ import type { CofferClient, Tokens } from '../../../src/sdk/client.ts'
 
 type Step = { readonly kind: 'password' } | { readonly kind: 'code'; readonly client: CofferClient; readonly mfaToken: string; readonly email: string }
 
-const PASSWORD_MIN = 12
+export const PASSWORD_MIN = 12
 
 export function SignIn({ notice }: { notice: string | null }) {
   const { signedIn } = useSession()

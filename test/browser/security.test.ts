@@ -1,0 +1,214 @@
+// The security screens in Chromium against a real server: sessions and devices (revoke one from
+// another browser and watch it sign out; revoke all), TOTP set up through the QR screen and used
+// to sign in, password change, security events, forgetting the browser, and the moderation
+// record with the suspension banner after an operator action. Each screen passes axe.
+import { randomUUID } from 'node:crypto'
+import { Secret, TOTP } from 'otpauth'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openAlbum } from '../../src/client/albums.ts'
+import { backupFile } from '../../src/client/files.ts'
+import { CofferAdmin } from '../../src/sdk/admin.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD, problemOf, THIRTY_SECONDS } from '../support/actors.ts'
+import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
+
+const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
+
+let server: TestServer
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startServer({ ADMIN_TOKEN })
+  browser = await launchChromium()
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const signInHeading = (page: Page) => page.getByRole('heading', { name: 'Sign in to Coffer Photos' })
+
+async function signInThroughPage(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+/** The sessions list's entry for a session of another browser (Chrome, not this one). */
+const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ hasText: 'Chrome' }).filter({ hasNotText: 'This browser' })
+
+describe('the security screen', () => {
+  it('lists sessions and the verified devices, signs out another browser, and signs out every device with the identity proof', async () => {
+    const account = await webAccount(server, 'web-sessions')
+    // ?poll=1: each page asks the server every second, so a revocation shows at once.
+    const first = await openDevice(browser, server.url)
+    await openAs(first.page, server, account, '/?poll=1#/security')
+    const second = await openDevice(browser, server.url, { phone: true })
+    await second.page.goto('/?poll=1')
+    await signInThroughPage(second.page, account.email)
+    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+
+    const { page } = first
+    await page.reload()
+    await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
+    await expect.poll(() => page.getByText('Verified in this browser').isVisible()).toBe(true)
+    const devices = page.getByRole('region', { name: 'Your devices' })
+    await expect.poll(() => devices.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining(BROWSER_DEVICE), expect.stringContaining(OTHER_DEVICE)])
+    expect(await devices.getByRole('listitem').first().textContent()).toContain('This browser')
+    const fingerprint = IdentityKey.fromSeeds(account.keys.identitySeeds).fingerprint.match(/.{4}/g)!.join(' ')
+    expect(await devices.locator('code').textContent()).toBe(fingerprint)
+    // This browser (named from the directory? no: the page signs in without a device id), the
+    // registering Node session, and the second browser.
+    const sessions = page.getByRole('region', { name: 'Where you are signed in' })
+    await expect.poll(() => sessions.getByRole('listitem').count()).toBe(3)
+    expect(await sessions.getByRole('listitem').filter({ hasText: 'This browser' }).getByRole('button').count()).toBe(0)
+    await checkScreen(first, 'security')
+
+    await otherBrowserSession(page).getByRole('button', { name: 'Sign out this session' }).click()
+    await expect.poll(() => page.getByRole('dialog', { name: 'Sign out this session?' }).isVisible()).toBe(true)
+    await checkScreen(first, 'security-revoke')
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(false)
+    expect(await sessions.getByRole('listitem').count()).toBe(3)
+    await otherBrowserSession(page).getByRole('button', { name: 'Sign out this session' }).click()
+    await page.getByRole('button', { name: 'Sign it out' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'is signed out' }).isVisible()).toBe(true)
+    await expect.poll(() => sessions.getByRole('listitem').count()).toBe(2)
+
+    // The second browser notices by itself (its next look at the server).
+    await expect.poll(() => signInHeading(second.page).isVisible(), { timeout: 8_000 }).toBe(true)
+    expect(await second.page.getByRole('status').textContent()).toContain('this session was ended')
+
+    await signInThroughPage(second.page, account.email)
+    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+    await page.getByRole('button', { name: 'Sign out every device' }).click()
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click()
+    await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    expect(await page.getByRole('status').textContent()).toContain('Every session of your account was signed out, this one too')
+    await expect.poll(() => signInHeading(second.page).isVisible(), { timeout: 8_000 }).toBe(true)
+    expect((await problemOf(account.client.listSessions())).status).toBe(401)
+
+    expect(first.problems).toEqual([])
+    expect(second.problems).toEqual([])
+    await first.context.close()
+    await second.context.close()
+  })
+
+  it('sets up TOTP from the QR screen, signs in with a code, and turns it off', async () => {
+    const account = await webAccount(server, 'web-totp-setup')
+    const device = await openDevice(browser, server.url, { phone: true })
+    const { page } = device
+    await openAs(page, server, account, '/#/security')
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
+    const qr = page.getByRole('img', { name: 'QR code to scan with your authenticator app' })
+    await expect.poll(() => qr.isVisible()).toBe(true)
+    expect((await qr.locator('path').getAttribute('d'))!.length).toBeGreaterThan(1000)
+    await qr.scrollIntoViewIfNeeded()
+    await checkScreen(device, 'security-totp')
+
+    const secret = (await page.locator('code.secret').textContent())!.replace(/\s/g, '')
+    const app = new TOTP({ secret: Secret.fromBase32(secret) })
+    await page.getByLabel('Code from the app').fill(app.generate({ timestamp: server.clock.now() }))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Your authenticator app is set up' }).isVisible()).toBe(true)
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await signInThroughPage(page, account.email)
+    await expect.poll(() => page.getByRole('heading', { name: 'Enter your code' }).isVisible()).toBe(true)
+    server.clock.advance(THIRTY_SECONDS) // the confirming code is spent
+    await page.getByLabel('Code').fill(app.generate({ timestamp: server.clock.now() }))
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
+
+    await page.getByLabel('Current code from the app').fill('000000' === app.generate({ timestamp: server.clock.now() }) ? '111111' : '000000')
+    await page.getByRole('button', { name: 'Turn off' }).click()
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'That code is not right' }).isVisible()).toBe(true)
+    server.clock.advance(THIRTY_SECONDS)
+    await page.getByLabel('Current code from the app').fill(app.generate({ timestamp: server.clock.now() }))
+    await page.getByRole('button', { name: 'Turn off' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'turned off' }).isVisible()).toBe(true)
+    expect((await server.client().login(account.email, PASSWORD)).kind).toBe('session')
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+
+  it('shows security events, changes the password (a wrong current one refused), and forgets the browser', async () => {
+    const account = await webAccount(server, 'web-password')
+    // Ten wrong passwords lock sign-in: a security event. The lock is waited out on the server's clock.
+    for (let i = 0; i < 10; i++) await problemOf(server.client().login(account.email, 'not the password'))
+    server.clock.advance(16 * 60_000)
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, '/#/security')
+    const events = page.getByRole('region', { name: 'Recent security events' })
+    await expect.poll(() => events.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Signing in was locked after too many wrong passwords')])
+
+    const newPassword = `new password ${randomUUID().slice(0, 8)}`
+    await page.getByLabel('Current password').fill('this is not it at all')
+    await page.getByLabel('New password', { exact: true }).fill(newPassword)
+    await page.getByLabel('New password again').fill(newPassword)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'The current password is not right, so nothing changed' }).isVisible()).toBe(true)
+    await page.getByRole('region', { name: 'Password' }).scrollIntoViewIfNeeded()
+    await checkScreen(device, 'security-password')
+    await page.getByLabel('Current password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Your password is changed' }).isVisible()).toBe(true)
+    expect((await problemOf(server.client().login(account.email, PASSWORD))).code).toBe('error.auth.invalid_credentials')
+    expect((await server.client().login(account.email, newPassword)).kind).toBe('session')
+    await page.reload()
+    await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
+
+    await page.getByRole('button', { name: 'Forget this browser' }).click()
+    await page.getByRole('button', { name: 'Forget it' }).click()
+    await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    expect(await page.getByRole('status').textContent()).toContain('forgotten the account and its keys')
+    await expect.poll(() => storedNames(page)).toEqual([])
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+})
+
+describe('the moderation record', () => {
+  it('shows an operator action in words, and a suspended account has the banner on every screen', async () => {
+    const account = await webAccount(server, 'web-record')
+    const album = await openAlbum(account.library, 'Moderated')
+    const photo = new TextEncoder().encode('a photo the operator takes down')
+    const { assetId } = await backupFile({ ...account.library, albumId: album.albumId }, { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] })
+    const admin = new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })
+
+    const device = await openDevice(browser, server.url, { phone: true })
+    const { page } = device
+    await openAs(page, server, account, '/?poll=1#/record')
+    await expect.poll(() => page.getByText('Nothing: the operator has taken no action').isVisible()).toBe(true)
+    expect(await page.getByText('Active.').isVisible()).toBe(true)
+    await checkScreen(device, 'record')
+
+    await admin.takeDown(assetId, 'A copyright claim')
+    await admin.suspend(account.userId, 'Reports of spam')
+    const banner = page.getByRole('status').filter({ hasText: 'Your account is suspended' })
+    await expect.poll(() => banner.isVisible(), { timeout: 8_000 }).toBe(true)
+    const events = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
+    expect(await events.allTextContents()).toEqual([
+      expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
+      expect.stringMatching(new RegExp(`The operator took down the photo ${assetId}: it can no longer be downloaded or shown\\..*Reason: A copyright claim`)),
+    ])
+    await checkScreen(device, 'record-suspended')
+
+    await page.getByRole('link', { name: 'Security' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
+    expect(await banner.isVisible()).toBe(true)
+    await banner.getByRole('link', { name: 'See your moderation record' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Moderation record' }).isVisible()).toBe(true)
+
+    await admin.reinstate(account.userId)
+    await page.getByRole('button', { name: 'Check again' }).click()
+    await expect.poll(() => banner.isVisible()).toBe(false)
+    expect(await events.first().textContent()).toContain('The operator reinstated your account')
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+})

@@ -1,0 +1,122 @@
+// An account already set up on a device, put into a browser context the quick way: registered
+// and given keys through the SDK here (as the CLI's setup makes them), its signed device
+// directory published, and a session of its own plus the device keys written into the page's
+// IndexedDB where the app keeps them (web/src/lib/store.ts: database 'coffer', store 'state',
+// keys 'session' and 'keys'). The browser then opens as that device, signed in.
+import { randomUUID } from 'node:crypto'
+import type { Page } from 'playwright-core'
+import type { Library } from '../../src/client/albums.ts'
+import { generateMasterKey } from '../../src/client/format/keys.ts'
+import { nativeVerify } from '../../src/client/node/crypto.ts'
+import { deviceEntry, newXWingSeed } from '../../src/cli/photos/setup.ts'
+import type { Tokens } from '../../src/sdk/client.ts'
+import { signDirectory } from '../../src/sdk/directory.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { registered, type Member } from './actors.ts'
+import type { TestServer } from './server.ts'
+
+export interface WebAccount extends Member {
+  readonly userId: string
+  /** The browser device's keys (SavedKeys' fields). */
+  readonly keys: { readonly userId: string; readonly deviceId: string; readonly masterKey: Uint8Array; readonly identitySeeds: Uint8Array; readonly xwingSeed: Uint8Array }
+  /** The account as the photo library takes it, on `client` (the registering session, never the browser's). */
+  readonly library: Library
+}
+
+/** Device names in the published directory: the browser, and a second device of the account. */
+export const BROWSER_DEVICE = 'Test browser'
+export const OTHER_DEVICE = 'Laptop'
+
+/** Registers and sets up an account whose first device is the browser, with a second device listed. */
+export async function webAccount(server: TestServer, label?: string): Promise<WebAccount> {
+  const member = await registered(server, label)
+  const { user_id: userId } = await member.client.getProfile()
+  const identity = IdentityKey.generate()
+  const keys = { userId, deviceId: randomUUID(), masterKey: generateMasterKey(), identitySeeds: identity.exportSeeds(), xwingSeed: newXWingSeed() }
+  const devices = [deviceEntry(identity, keys.deviceId, keys.xwingSeed, BROWSER_DEVICE), deviceEntry(identity, randomUUID(), newXWingSeed(), OTHER_DEVICE)]
+  await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices }), identity)
+  const library: Library = { client: member.client, identity, identityPublicKey: identity.publicKey, userId, deviceId: keys.deviceId, masterKey: keys.masterKey, verify: nativeVerify }
+  return { ...member, userId, keys, library }
+}
+
+/** A new session of the account, for one browser (its own, so that token rotations never collide). */
+export async function browserSession(server: TestServer, account: WebAccount): Promise<Tokens> {
+  const result = await server.client().login(account.email, account.password)
+  if (result.kind !== 'session') throw new Error('the account asks for a second factor: sign in through the page')
+  return result.tokens
+}
+
+// The page's IndexedDB, as far as these helpers use it (this program is typed for Node, not the DOM).
+interface IdbRequest<T> {
+  readonly result: T
+  readonly error: unknown
+  onsuccess: (() => void) | null
+  onerror: (() => void) | null
+}
+interface IdbStore {
+  put(value: unknown, key: string): void
+  getAllKeys(): IdbRequest<unknown[]>
+}
+interface IdbTransaction {
+  readonly error: unknown
+  objectStore(name: string): IdbStore
+  oncomplete: (() => void) | null
+  onerror: (() => void) | null
+}
+interface IdbDatabase {
+  createObjectStore(name: string): void
+  transaction(store: string, mode?: 'readwrite'): IdbTransaction
+  close(): void
+}
+type PageIndexedDb = { open(name: string): IdbRequest<IdbDatabase> & { onupgradeneeded: (() => void) | null } }
+
+/** Opens the app in `page` signed in as `account` on its browser device (`path`: where to land, e.g. '/#/security'). */
+export async function openAs(page: Page, server: TestServer, account: WebAccount, path = '/'): Promise<void> {
+  const tokens = await browserSession(server, account)
+  await page.goto(path)
+  const { keys } = account
+  await page.evaluate(
+    async ({ session, keys }) => {
+      const bytes = (numbers: number[]) => new Uint8Array(numbers)
+      const saved = { ...keys, masterKey: bytes(keys.masterKey), identitySeeds: bytes(keys.identitySeeds), xwingSeed: bytes(keys.xwingSeed) }
+      await new Promise<void>((resolve, reject) => {
+        const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
+        open.onupgradeneeded = () => open.result.createObjectStore('state')
+        open.onerror = () => reject(open.error)
+        open.onsuccess = () => {
+          const transaction = open.result.transaction('state', 'readwrite')
+          transaction.objectStore('state').put(session, 'session')
+          transaction.objectStore('state').put(saved, 'keys')
+          transaction.oncomplete = () => {
+            open.result.close()
+            resolve()
+          }
+          transaction.onerror = () => reject(transaction.error)
+        }
+      })
+    },
+    {
+      session: { email: account.email, userId: account.userId, tokens },
+      keys: { userId: keys.userId, deviceId: keys.deviceId, masterKey: [...keys.masterKey], identitySeeds: [...keys.identitySeeds], xwingSeed: [...keys.xwingSeed] },
+    },
+  )
+  await page.reload()
+}
+
+/** The names of what the app keeps in the page's store ('session', 'keys'). */
+export function storedNames(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () =>
+      new Promise<string[]>((resolve, reject) => {
+        const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
+        open.onerror = () => reject(open.error)
+        open.onsuccess = () => {
+          const names = open.result.transaction('state').objectStore('state').getAllKeys()
+          names.onsuccess = () => {
+            open.result.close()
+            resolve(names.result.map(String))
+          }
+        }
+      }),
+  )
+}

@@ -1,0 +1,34 @@
+// What the album and photo custody screens share: the album's decrypted name, the verdict in
+// words, and the list of what failed.
+import { albumNameOf, type Library } from '../../../../src/client/albums.ts'
+import type { AssetReport } from '../../../../src/client/verify.ts'
+import { useLoaded } from '../../app/ui.tsx'
+
+/** The album's name, decrypted from its record; its id while that loads or when it has none. */
+export function useAlbumName(library: Library, albumId: string): string {
+  const name = useLoaded(() => albumNameOf(library, albumId), [library, albumId])
+  return name.value ?? `album ${albumId.slice(0, 8)}`
+}
+
+/** The verdict's words, never colour alone. */
+export function Verdict({ ok, pending }: { ok: boolean; pending?: boolean }) {
+  if (pending === true) return <span className="state">Checking…</span>
+  return ok ? <span className="state good">✓ Verified</span> : <span className="state bad">✗ Not verified</span>
+}
+
+export function ProblemList({ report }: { report: AssetReport }) {
+  if (report.problems.length === 0 && report.deepPending === 0) return <p>Nothing failed.</p>
+  return (
+    <ul className="problems">
+      {report.problems.map((problem, i) => (
+        <li key={i}>{problem}</li>
+      ))}
+      {report.deepPending > 0 && (
+        <li>
+          {report.deepPending} part{report.deepPending === 1 ? ' was' : 's were'} not re-read by the server: its deep-check allowance for this hour is spent. Try the deep check again
+          later.
+        </li>
+      )}
+    </ul>
+  )
+}

@@ -1,0 +1,125 @@
+// #/security: where the account is signed in, its devices, sign-in codes, the password, recent
+// security events, and the two ways to end things: sign out every device (revoke-all, proved with
+// this browser's identity key) and forget this browser.
+import { useState } from 'react'
+import type { CofferClient, SecurityEvents } from '../../../../src/sdk/client.ts'
+import { useSession, useSignedIn } from '../../app/session.tsx'
+import { Confirm, ErrorLine, Heading, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
+import { whenText } from '../../lib/time.ts'
+import { appText, DeviceList, Sessions } from './Sessions.tsx'
+import { SecondFactor } from './SecondFactor.tsx'
+import { PasswordChange } from './Password.tsx'
+import { loadDirectory } from './directory.ts'
+
+const EVENT_TEXT: Record<SecurityEvents['events'][number]['kind'], string> = {
+  password_lockout: 'Signing in was locked after too many wrong passwords',
+  second_factor_lockout: 'Codes were refused after too many wrong codes',
+}
+
+function Events({ client, round }: { client: CofferClient; round: number }) {
+  const events = useLoaded(() => client.listSecurityEvents(), [client, round])
+  return (
+    <section aria-labelledby="events-title">
+      <h2 id="events-title">Recent security events</h2>
+      <LoadStatus loaded={events} what="the security events" />
+      {events.value?.events.length === 0 && <p>None: no lockouts and no refused codes.</p>}
+      {events.value !== undefined && events.value.events.length > 0 && (
+        <ul className="cards">
+          {[...events.value.events].reverse().map((event, i) => (
+            <li key={i}>
+              <p className="title">{EVENT_TEXT[event.kind]}</p>
+              <p className="muted">
+                {whenText(event.at)}
+                {event.until !== undefined && <> · until {whenText(event.until)}</>}
+                {event.ip_address !== undefined && <> · from {event.ip_address}</>}
+                {event.user_agent !== undefined && <> · {appText(event.user_agent)}</>}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="muted">If you do not recognise one, change your password and sign out every device.</p>
+    </section>
+  )
+}
+
+function SignOutEverywhere({ canProve }: { canProve: boolean }) {
+  const { revokeAll } = useSession()
+  const [asking, setAsking] = useState(false)
+  const { busy, error, run } = useAction()
+  return (
+    <section aria-labelledby="revoke-all-title">
+      <h2 id="revoke-all-title">Sign out every device</h2>
+      <p>
+        Ends every session of your account at once, this browser's included: use it when a device was lost or someone else may be signed in. Each device then needs the
+        password (and code) again; their keys and your photos stay.
+      </p>
+      {canProve ? (
+        <button type="button" className="danger" disabled={busy} onClick={() => setAsking(true)}>
+          Sign out every device
+        </button>
+      ) : (
+        <p className="muted">This browser holds none of the account's keys, so it cannot prove it may do this. Do it from a device of the account.</p>
+      )}
+      <ErrorLine error={error} />
+      <Confirm
+        open={asking}
+        title="Sign out every device?"
+        yes="Sign out everywhere"
+        onAnswer={(yes) => {
+          setAsking(false)
+          if (yes) void run(revokeAll)
+        }}
+      >
+        <p>Every session ends, this one too: you will see the sign-in screen here next.</p>
+      </Confirm>
+    </section>
+  )
+}
+
+function ForgetBrowser() {
+  const { forgetBrowser } = useSession()
+  const [asking, setAsking] = useState(false)
+  return (
+    <section aria-labelledby="forget-title">
+      <h2 id="forget-title">Forget this browser</h2>
+      <p>
+        Signs out and deletes this browser's keys for the account, for a shared or borrowed computer. It is then no longer one of your devices: to use your photos here
+        again you need another device to add it, or your recovery phrase. Your photos on the server and on your other devices are not touched.
+      </p>
+      <button type="button" className="danger" onClick={() => setAsking(true)}>
+        Forget this browser
+      </button>
+      <Confirm
+        open={asking}
+        title="Forget this browser?"
+        yes="Forget it"
+        onAnswer={(yes) => {
+          setAsking(false)
+          if (yes) void forgetBrowser()
+        }}
+      >
+        <p>This browser's keys are deleted. Without another device or your recovery phrase, it cannot open your photos again.</p>
+      </Confirm>
+    </section>
+  )
+}
+
+export function Security() {
+  const { client, keys } = useSignedIn()
+  const directory = useLoaded(() => loadDirectory(client, keys), [client, keys])
+  // A password change ends other sessions: the lists are read again.
+  const [round, setRound] = useState(0)
+  return (
+    <main className="sections">
+      <Heading>Security</Heading>
+      <Sessions key={round} client={client} directory={directory.value} />
+      <DeviceList directory={directory} thisDevice={keys?.deviceId ?? null} />
+      <SecondFactor client={client} />
+      <PasswordChange client={client} onChanged={() => setRound((n) => n + 1)} />
+      <Events client={client} round={round} />
+      <SignOutEverywhere canProve={keys !== null} />
+      <ForgetBrowser />
+    </main>
+  )
+}

@@ -1,0 +1,144 @@
+// The account's sessions (where it is signed in) and its devices (the signed directory).
+// The server records no "last used": a session's created_at is when its tokens were last
+// renewed (it was in use then), authenticated_at when a password or code was last proved on it.
+import { useState } from 'react'
+import { CofferProblem, type CofferClient, type Devices } from '../../../../src/sdk/client.ts'
+import { Confirm, ErrorLine, LoadStatus, useAction, useLoaded, type Loaded } from '../../app/ui.tsx'
+import { whenText } from '../../lib/time.ts'
+import type { DirectoryView } from './directory.ts'
+
+type Session = Devices['sessions'][number]
+
+/** "Chrome on Linux" from a User-Agent header; the header itself when it names nothing known. */
+export function appText(userAgent: string | null): string {
+  if (userAgent === null || userAgent.trim() === '') return 'An app that did not say what it is'
+  const app = [
+    [/coffer-photos/i, 'coffer-photos (command line)'],
+    [/Edg\//, 'Edge'],
+    [/Firefox\//, 'Firefox'],
+    [/Chrom(e|ium)\//, 'Chrome'],
+    [/Safari\//, 'Safari'],
+    [/^node/i, 'A Node.js program'],
+  ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1] as string | undefined
+  if (app === undefined) return userAgent.slice(0, 60)
+  const system = [
+    [/Android/, 'Android'],
+    [/iPhone|iPad/, 'iOS'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/Linux/, 'Linux'],
+  ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1] as string | undefined
+  return system === undefined ? app : `${app} on ${system}`
+}
+
+function deviceNames(directory: DirectoryView | undefined): Map<string, string> {
+  if (directory?.kind !== 'verified') return new Map()
+  return new Map(directory.directory.devices.flatMap((device) => (device.name === undefined ? [] : [[device.device_id, device.name] as const])))
+}
+
+export function Sessions({ client, directory }: { client: CofferClient; directory: DirectoryView | undefined }) {
+  const sessions = useLoaded(() => client.listSessions(), [client])
+  const [asking, setAsking] = useState<Session | null>(null)
+  const [done, setDone] = useState<string | null>(null)
+  const { busy, error, run } = useAction()
+  const names = deviceNames(directory)
+  const describe = (session: Session): string => (session.device_id !== null ? names.get(session.device_id) : undefined) ?? appText(session.user_agent)
+
+  const revoke = (session: Session) =>
+    void run(async () => {
+      setAsking(null)
+      setDone(null)
+      try {
+        await client.revokeSession(session.session_id)
+        setDone(`${describe(session)} is signed out.`)
+      } catch (caught) {
+        if (!(caught instanceof CofferProblem && caught.code === 'error.not_found')) throw caught
+        setDone('That session had already ended.')
+      } finally {
+        sessions.reload()
+      }
+    })
+
+  return (
+    <section aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Where you are signed in</h2>
+      <LoadStatus loaded={sessions} what="the sessions" />
+      {sessions.value !== undefined && (
+        <ul className="cards">
+          {sessions.value.sessions.map((session) => (
+            <li key={session.session_id}>
+              <p className="title">
+                {describe(session)}
+                {session.current && <span className="badge">This browser</span>}
+              </p>
+              <p className="muted">
+                Signed in {whenText(session.authenticated_at)} · last renewed {whenText(session.created_at)}
+                {session.ip_address !== null && <> · from {session.ip_address}</>}
+              </p>
+              {!session.current && (
+                <button type="button" className="secondary" disabled={busy} onClick={() => setAsking(session)}>
+                  Sign out this session
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {done !== null && (
+        <p className="ok" role="status">
+          {done}
+        </p>
+      )}
+      <ErrorLine error={error} />
+      <Confirm open={asking !== null} title="Sign out this session?" yes="Sign it out" onAnswer={(yes) => (yes && asking !== null ? revoke(asking) : setAsking(null))}>
+        <p>
+          {asking === null ? '' : describe(asking)} will be signed out at its next request. Its device keys stay: signing in again there needs only the password (and
+          code).
+        </p>
+      </Confirm>
+    </section>
+  )
+}
+
+export function DeviceList({ directory, thisDevice }: { directory: Loaded<DirectoryView>; thisDevice: string | null }) {
+  const view = directory.value
+  return (
+    <section aria-labelledby="devices-title">
+      <h2 id="devices-title">Your devices</h2>
+      <LoadStatus loaded={directory} what="the device list" />
+      {view?.kind === 'no-keys' && <p>This browser is not a device of the account yet, so it cannot check the device list. Add it as a device first.</p>}
+      {view?.kind === 'none' && <p>The account has no device list on the server yet.</p>}
+      {view?.kind === 'not-verified' && (
+        <p className="error" role="alert">
+          The device list on the server is not signed by your account's identity key, so nothing in it is shown: it was changed by someone who does not hold your keys.
+          Tell the operator. ({view.why})
+        </p>
+      )}
+      {view?.kind === 'verified' && (
+        <>
+          <p>
+            <span className="ok">Verified in this browser:</span> signed by your account's identity key.
+          </p>
+          <ul className="cards">
+            {view.directory.devices.map((device) => (
+              <li key={device.device_id}>
+                <p className="title">
+                  {device.name ?? 'A device with no name'}
+                  {device.device_id === thisDevice && <span className="badge">This browser</span>}
+                </p>
+                <p className="muted">
+                  {device.added_at === undefined ? 'Date added not recorded' : `Added ${whenText(device.added_at)}`} · device {device.device_id.slice(0, 8)}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {view !== undefined && view.kind !== 'no-keys' && (
+        <p className="muted">
+          Identity key fingerprint: <code className="fingerprint">{view.fingerprint}</code>. Every device of your account shows the same one.
+        </p>
+      )}
+    </section>
+  )
+}
