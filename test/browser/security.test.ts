@@ -10,7 +10,7 @@ import { openAlbum } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, problemOf, THIRTY_SECONDS } from '../support/actors.ts'
+import { PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
 import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
@@ -49,7 +49,7 @@ describe('the security screen', () => {
     const second = await openDevice(browser, server.url, { phone: true })
     await second.page.goto('/?poll=1')
     await signInThroughPage(second.page, account.email)
-    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true)
 
     const { page } = first
     await page.reload()
@@ -83,7 +83,7 @@ describe('the security screen', () => {
     expect(await second.page.getByRole('status').textContent()).toContain('this session was ended')
 
     await signInThroughPage(second.page, account.email)
-    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true)
     await page.getByRole('button', { name: 'Sign out every device' }).click()
     await page.getByRole('button', { name: 'Sign out everywhere' }).click()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
@@ -110,24 +110,25 @@ describe('the security screen', () => {
     await checkScreen(device, 'security-totp')
 
     const secret = (await page.locator('code.secret').textContent())!.replace(/\s/g, '')
-    const app = new TOTP({ secret: Secret.fromBase32(secret) })
-    await page.getByLabel('Code from the app').fill(app.generate({ timestamp: server.clock.now() }))
+    const totp = new TOTP({ secret: Secret.fromBase32(secret) })
+    const app: Authenticator = { secret: totp.secret, codeAt: (ms) => totp.generate({ timestamp: ms }) }
+    await page.getByLabel('Code from the app', { exact: true }).fill(app.codeAt(server.clock.now()))
     await page.getByRole('button', { name: 'Turn on' }).click()
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Your authenticator app is set up' }).isVisible()).toBe(true)
 
-    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await signInThroughPage(page, account.email)
     await expect.poll(() => page.getByRole('heading', { name: 'Enter your code' }).isVisible()).toBe(true)
     server.clock.advance(THIRTY_SECONDS) // the confirming code is spent
-    await page.getByLabel('Code').fill(app.generate({ timestamp: server.clock.now() }))
+    await page.getByLabel('Code').fill(app.codeAt(server.clock.now()))
     await page.getByRole('button', { name: 'Sign in' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
 
-    await page.getByLabel('Current code from the app').fill('000000' === app.generate({ timestamp: server.clock.now() }) ? '111111' : '000000')
+    await page.getByLabel('Current code from the app').fill(wrongCode(app, server.clock.now()))
     await page.getByRole('button', { name: 'Turn off' }).click()
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'That code is not right' }).isVisible()).toBe(true)
     server.clock.advance(THIRTY_SECONDS)
-    await page.getByLabel('Current code from the app').fill(app.generate({ timestamp: server.clock.now() }))
+    await page.getByLabel('Current code from the app').fill(app.codeAt(server.clock.now()))
     await page.getByRole('button', { name: 'Turn off' }).click()
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'turned off' }).isVisible()).toBe(true)
     expect((await server.client().login(account.email, PASSWORD)).kind).toBe('session')

@@ -48,15 +48,16 @@ const REVOKED_ALL = 'Every session of your account was signed out, this one too.
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ kind: 'loading' })
-  // What the sign-in screen says when this browser ended its own session on purpose (revoke-all).
-  const endedHere = useRef<string | null>(null)
+  // Set while this browser ends its own session on purpose (sign out, revoke-all): what the
+  // sign-in screen then says, instead of the notice for a session ended from elsewhere.
+  const endingHere = useRef<{ readonly notice: string | null } | null>(null)
   const watch = useAccountWatch(state.kind === 'signed-in' ? state.client : null)
 
   const open = useCallback(async (session: SavedSession): Promise<void> => {
     const saved = await readKeys()
     const keys = saved !== undefined && saved.userId === session.userId ? saved : null
     const client = sessionClient(session, () => {
-      const notice = endedHere.current ?? REVOKED
+      const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
       void dropSession().then(() => setState({ kind: 'signed-out', notice }))
     })
     setState({ kind: 'signed-in', session, client, keys })
@@ -68,7 +69,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const api = useMemo<SessionApi>(() => {
     const signOut = async (notice?: string): Promise<void> => {
-      if (state.kind === 'signed-in') await state.client.logout().catch(() => {})
+      endingHere.current = { notice: notice ?? null }
+      try {
+        if (state.kind === 'signed-in') await state.client.logout().catch(() => {})
+      } finally {
+        endingHere.current = null
+      }
       await dropSession()
       setState({ kind: 'signed-out', notice: notice ?? null })
     }
@@ -86,11 +92,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       revokeAll: async () => {
         if (state.kind !== 'signed-in' || state.keys === null) throw new Error('This browser holds none of the account\'s keys, so it cannot prove it may sign every device out.')
-        endedHere.current = REVOKED_ALL
+        endingHere.current = { notice: REVOKED_ALL }
         try {
           await state.client.revokeAllSessions(IdentityKey.fromSeeds(state.keys.identitySeeds))
         } finally {
-          endedHere.current = null
+          endingHere.current = null
         }
       },
       watch,
