@@ -9,7 +9,7 @@ import type { Library } from '../../src/client/albums.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { nativeVerify } from '../../src/client/node/crypto.ts'
 import { deviceEntry, newXWingSeed } from '../../src/cli/photos/setup.ts'
-import type { Tokens } from '../../src/sdk/client.ts'
+import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { registered, type Member } from './actors.ts'
@@ -39,9 +39,10 @@ export async function webAccount(server: TestServer, label?: string): Promise<We
   return { ...member, userId, keys, library }
 }
 
-/** A new session of the account, for one browser (its own, so that token rotations never collide). */
-export async function browserSession(server: TestServer, account: WebAccount): Promise<Tokens> {
-  const result = await server.client().login(account.email, account.password)
+/** A new session of the account for the page's browser (its own, so that token rotations never collide), opened as its sign-in would: with its User-Agent. */
+async function browserSession(page: Page, server: TestServer, account: WebAccount): Promise<Tokens> {
+  const client = new CofferClient({ baseUrl: server.url, now: server.clock.now, userAgent: await page.evaluate(() => navigator.userAgent) })
+  const result = await client.login(account.email, account.password)
   if (result.kind !== 'session') throw new Error('the account asks for a second factor: sign in through the page')
   return result.tokens
 }
@@ -72,8 +73,8 @@ type PageIndexedDb = { open(name: string): IdbRequest<IdbDatabase> & { onupgrade
 
 /** Opens the app in `page` signed in as `account` on its browser device (`path`: where to land, e.g. '/#/security'). */
 export async function openAs(page: Page, server: TestServer, account: WebAccount, path = '/'): Promise<void> {
-  const tokens = await browserSession(server, account)
   await page.goto(path)
+  const tokens = await browserSession(page, server, account)
   const { keys } = account
   await page.evaluate(
     async ({ session, keys }) => {
