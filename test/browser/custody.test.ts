@@ -3,29 +3,18 @@
 // a deep check on request, and a blob changed on the server's disk shows "not verified" with
 // the reason after a deep check. Names are decrypted in the page. Each screen passes axe.
 import { open } from 'node:fs/promises'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { openAlbum } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
-import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
 import { openAs, webAccount } from '../support/web-account.ts'
 
-let server: TestServer
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
+const running = serverAndBrowser()
 
 /** Changes one byte of a stored blob on the server's disk, as a failing disk would. */
 async function damage(hash: string): Promise<void> {
-  const handle = await open(server.deps.blobs.pathOf(hash), 'r+')
+  const handle = await open(running.server.deps.blobs.pathOf(hash), 'r+')
   try {
     const byte = Buffer.alloc(1)
     await handle.read(byte, 0, 1, 100)
@@ -42,6 +31,7 @@ const photoEntry = (page: Page, name: string) => page.getByRole('listitem').filt
 
 describe('custody in the browser', () => {
   it('verifies an album and each photo, deep on request, and shows a damaged photo as not verified with the reason', async () => {
+    const { server, browser } = running
     const account = await webAccount(server, 'web-custody')
     const album = await openAlbum(account.library, 'Summer 2026')
     const names = ['beach.jpg', 'dunes.jpg', 'sunset.jpg']

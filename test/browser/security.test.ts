@@ -4,30 +4,19 @@
 // record with the suspension banner after an operator action. Each screen passes axe.
 import { randomUUID } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { openAlbum } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
-import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
 
-let server: TestServer
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer({ ADMIN_TOKEN })
-  browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
+const running = serverAndBrowser({ ADMIN_TOKEN })
 
 const signInHeading = (page: Page) => page.getByRole('heading', { name: 'Sign in to Coffer Photos' })
 
@@ -42,6 +31,7 @@ const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ 
 
 describe('the security screen', () => {
   it('lists sessions and the verified devices, signs out another browser, and signs out every device with the identity proof', async () => {
+    const { server, browser } = running
     const account = await webAccount(server, 'web-sessions')
     // ?poll=1: each page asks the server every second, so a revocation shows at once.
     const first = await openDevice(browser, server.url)
@@ -98,6 +88,7 @@ describe('the security screen', () => {
   })
 
   it('sets up TOTP from the QR screen, signs in with a code, and turns it off', async () => {
+    const { server, browser } = running
     const account = await webAccount(server, 'web-totp-setup')
     const device = await openDevice(browser, server.url, { phone: true })
     const { page } = device
@@ -137,6 +128,7 @@ describe('the security screen', () => {
   })
 
   it('shows security events, changes the password (a wrong current one refused), and forgets the browser', async () => {
+    const { server, browser } = running
     const account = await webAccount(server, 'web-password')
     // Ten wrong passwords lock sign-in: a security event. The lock is waited out on the server's clock.
     for (let i = 0; i < 10; i++) await problemOf(server.client().login(account.email, 'not the password'))
@@ -175,6 +167,7 @@ describe('the security screen', () => {
 
 describe('the moderation record', () => {
   it('shows an operator action in words, and a suspended account has the banner on every screen', async () => {
+    const { server, browser } = running
     const account = await webAccount(server, 'web-record')
     const album = await openAlbum(account.library, 'Moderated')
     const photo = new TextEncoder().encode('a photo the operator takes down')

@@ -9,8 +9,9 @@ import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { ROOT } from './process.ts'
+import { startServer, type TestServer } from './server.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
@@ -19,6 +20,27 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+}
+
+/** One server (started with `env`) and one Chromium for a whole test file: ready in its tests, closed after them. */
+export function serverAndBrowser(env: Record<string, string> = {}): { readonly server: TestServer; readonly browser: Browser } {
+  const shared: { server?: TestServer; browser?: Browser } = {}
+  beforeAll(async () => {
+    shared.server = await startServer(env)
+    shared.browser = await launchChromium()
+  }, 60_000)
+  afterAll(async () => {
+    await shared.browser?.close()
+    await shared.server?.close()
+  })
+  return {
+    get server() {
+      return shared.server!
+    },
+    get browser() {
+      return shared.browser!
+    },
+  }
 }
 
 const SCREENS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/web/screens') : path.join(tmpdir(), 'coffer-web-screens')

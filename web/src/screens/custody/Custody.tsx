@@ -8,10 +8,10 @@ import { useMemo, useState } from 'react'
 import type { Library } from '../../../../src/client/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
-import { ErrorLine, Heading } from '../../app/ui.tsx'
+import { Heading } from '../../app/ui.tsx'
 import { libraryOf } from '../../lib/library.ts'
 import { whenText } from '../../lib/time.ts'
-import { ProblemList, useAlbumName, Verdict } from './parts.tsx'
+import { CheckAgain, ProblemList, useAlbumName, Verdict } from './parts.tsx'
 import { PhotoCustody } from './PhotoCustody.tsx'
 import { useVerification, verified } from './verification.ts'
 
@@ -71,13 +71,7 @@ function AlbumCustody({ library, albumId }: { library: Library; albumId: string 
             </p>
           )}
         </div>
-        <ErrorLine error={check.error} />
-        <button type="button" disabled={check.running} onClick={() => check.start(false)}>
-          Check again
-        </button>
-        <button type="button" className="secondary" disabled={check.running} onClick={() => check.start(true)}>
-          Deep check (the server re-reads every photo)
-        </button>
+        <CheckAgain check={check} deepLabel="Deep check (the server re-reads every photo)" />
       </section>
       {!check.running && photos.length > 0 && (
         <section aria-labelledby="photos-title">

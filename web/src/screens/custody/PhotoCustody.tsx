@@ -2,9 +2,9 @@
 // signed them, for whoever wants to see what was checked.
 import type { Library } from '../../../../src/client/albums.ts'
 import { linkTo } from '../../app/router.ts'
-import { ErrorLine, Heading, LoadStatus, useLoaded } from '../../app/ui.tsx'
+import { Heading, LoadStatus, useLoaded } from '../../app/ui.tsx'
 import { whenText } from '../../lib/time.ts'
-import { ProblemList, useAlbumName, Verdict } from './parts.tsx'
+import { CheckAgain, ProblemList, useAlbumName, Verdict } from './parts.tsx'
 import { useVerification, verified } from './verification.ts'
 
 const PART: Readonly<Record<string, string>> = {
@@ -81,13 +81,7 @@ export function PhotoCustody({ library, albumId, assetId }: { library: Library; 
             </p>
           ) : null}
         </div>
-        <ErrorLine error={check.error} />
-        <button type="button" disabled={check.running} onClick={() => check.start(false)}>
-          Check again
-        </button>
-        <button type="button" className="secondary" disabled={check.running} onClick={() => check.start(true)}>
-          Deep check
-        </button>
+        <CheckAgain check={check} deepLabel="Deep check" />
       </section>
       {report !== undefined && !check.running && (
         <details>

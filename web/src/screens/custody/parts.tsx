@@ -1,8 +1,9 @@
 // What the album and photo custody screens share: the album's decrypted name, the verdict in
-// words, and the list of what failed.
+// words, the list of what failed, and the buttons that run the check again.
 import { albumNameOf, type Library } from '../../../../src/client/albums.ts'
 import type { AssetReport } from '../../../../src/client/verify.ts'
-import { useLoaded } from '../../app/ui.tsx'
+import { ErrorLine, useLoaded } from '../../app/ui.tsx'
+import type { Verification } from './verification.ts'
 
 /** The album's name, decrypted from its record; its id while that loads or when it has none. */
 export function useAlbumName(library: Library, albumId: string): string {
@@ -30,5 +31,20 @@ export function ProblemList({ report }: { report: AssetReport }) {
         </li>
       )}
     </ul>
+  )
+}
+
+/** The check's error, if it failed, and the buttons that run it again, plain or deep. */
+export function CheckAgain({ check, deepLabel }: { check: Verification & { start: (deep: boolean) => void }; deepLabel: string }) {
+  return (
+    <>
+      <ErrorLine error={check.error} />
+      <button type="button" disabled={check.running} onClick={() => check.start(false)}>
+        Check again
+      </button>
+      <button type="button" className="secondary" disabled={check.running} onClick={() => check.start(true)}>
+        {deepLabel}
+      </button>
+    </>
   )
 }
