@@ -69,7 +69,7 @@ describe('the security screen', () => {
     await expect.poll(() => sessions.getByRole('listitem').count()).toBe(2)
 
     // The second browser notices by itself (its next look at the server).
-    await expect.poll(() => signInHeading(second.page).isVisible(), { timeout: 8_000 }).toBe(true)
+    await expect.poll(() => signInHeading(second.page).isVisible()).toBe(true)
     expect(await second.page.getByRole('status').textContent()).toContain('this session was ended')
 
     await signInThroughPage(second.page, account.email)
@@ -78,7 +78,7 @@ describe('the security screen', () => {
     await page.getByRole('button', { name: 'Sign out everywhere' }).click()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await page.getByRole('status').textContent()).toContain('Every session of your account was signed out, this one too')
-    await expect.poll(() => signInHeading(second.page).isVisible(), { timeout: 8_000 }).toBe(true)
+    await expect.poll(() => signInHeading(second.page).isVisible()).toBe(true)
     expect((await problemOf(account.client.listSessions())).status).toBe(401)
 
     expect(first.problems).toEqual([])
@@ -184,7 +184,7 @@ describe('the moderation record', () => {
     await admin.takeDown(assetId, 'A copyright claim')
     await admin.suspend(account.userId, 'Reports of spam')
     const banner = page.getByRole('status').filter({ hasText: 'Your account is suspended' })
-    await expect.poll(() => banner.isVisible(), { timeout: 8_000 }).toBe(true)
+    await expect.poll(() => banner.isVisible()).toBe(true)
     const events = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
     expect(await events.allTextContents()).toEqual([
       expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
