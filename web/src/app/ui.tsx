@@ -59,27 +59,34 @@ export function useAction(): { busy: boolean; error: unknown; run: (action: () =
 }
 
 /**
- * A question before something that cannot be undone: a modal <dialog> (focus kept inside, Escape
- * closes it as "no"). Shown while `open`; `onAnswer(true)` for the confirming button.
+ * A modal question before an action that is hard to undo: the browser's own <dialog>, shown while
+ * mounted, so focus stays inside it and Escape cancels; Cancel has the focus.
  */
-export function Confirm({ open, title, children, yes, onAnswer }: { open: boolean; title: string; children: ReactNode; yes: string; onAnswer: (yes: boolean) => void }) {
+export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null)
+  const heading = useId()
   useEffect(() => {
     const dialog = ref.current
-    if (dialog === null) return
-    if (open && !dialog.open) dialog.showModal()
-    if (!open && dialog.open) dialog.close()
-  }, [open])
-  const titleId = useId()
+    dialog?.showModal()
+    return () => dialog?.close()
+  }, [])
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onCancel={() => onAnswer(false)}>
-      <h2 id={titleId}>{title}</h2>
+    // Escape is a `cancel` event; `close` would also come from the clean-up's close().
+    <dialog
+      ref={ref}
+      aria-labelledby={heading}
+      onCancel={(event) => {
+        event.preventDefault()
+        onCancel()
+      }}
+    >
+      <h2 id={heading}>{title}</h2>
       {children}
       <div className="actions">
-        <button type="button" className="danger" onClick={() => onAnswer(true)}>
-          {yes}
+        <button type="button" className="danger" onClick={onConfirm}>
+          {confirmLabel}
         </button>
-        <button type="button" className="secondary" onClick={() => onAnswer(false)} autoFocus>
+        <button type="button" className="secondary" onClick={onCancel} autoFocus>
           Cancel
         </button>
       </div>

@@ -62,17 +62,19 @@ function SignOutEverywhere({ canProve }: { canProve: boolean }) {
         <p className="muted">This browser holds none of the account's keys, so it cannot prove it may do this. Do it from a device of the account.</p>
       )}
       <ErrorLine error={error} />
-      <Confirm
-        open={asking}
-        title="Sign out every device?"
-        yes="Sign out everywhere"
-        onAnswer={(yes) => {
-          setAsking(false)
-          if (yes) void run(revokeAll)
-        }}
-      >
-        <p>Every session ends, this one too: you will see the sign-in screen here next.</p>
-      </Confirm>
+      {asking && (
+        <Confirm
+          title="Sign out every device?"
+          confirmLabel="Sign out everywhere"
+          onConfirm={() => {
+            setAsking(false)
+            void run(revokeAll)
+          }}
+          onCancel={() => setAsking(false)}
+        >
+          <p>Every session ends, this one too: you will see the sign-in screen here next.</p>
+        </Confirm>
+      )}
     </section>
   )
 }
@@ -90,17 +92,11 @@ function ForgetBrowser() {
       <button type="button" className="danger" onClick={() => setAsking(true)}>
         Forget this browser
       </button>
-      <Confirm
-        open={asking}
-        title="Forget this browser?"
-        yes="Forget it"
-        onAnswer={(yes) => {
-          setAsking(false)
-          if (yes) void forgetBrowser()
-        }}
-      >
-        <p>This browser's keys are deleted. Without another device or your recovery phrase, it cannot open your photos again.</p>
-      </Confirm>
+      {asking && (
+        <Confirm title="Forget this browser?" confirmLabel="Forget it" onConfirm={() => void forgetBrowser()} onCancel={() => setAsking(false)}>
+          <p>This browser's keys are deleted. Without another device or your recovery phrase, it cannot open your photos again.</p>
+        </Confirm>
+      )}
     </section>
   )
 }

@@ -90,12 +90,13 @@ export function Sessions({ client, directory }: { client: CofferClient; director
         </p>
       )}
       <ErrorLine error={error} />
-      <Confirm open={asking !== null} title="Sign out this session?" yes="Sign it out" onAnswer={(yes) => (yes && asking !== null ? revoke(asking) : setAsking(null))}>
-        <p>
-          {asking === null ? '' : describe(asking)} will be signed out at its next request. Its device keys stay: signing in again there needs only the password (and
-          code).
-        </p>
-      </Confirm>
+      {asking !== null && (
+        <Confirm title="Sign out this session?" confirmLabel="Sign it out" onConfirm={() => revoke(asking)} onCancel={() => setAsking(null)}>
+          <p>
+            {describe(asking)} will be signed out at its next request. Its device keys stay: signing in again there needs only the password (and code).
+          </p>
+        </Confirm>
+      )}
     </section>
   )
 }
