@@ -9,25 +9,28 @@ import type { DirectoryView } from './directory.ts'
 
 type Session = Devices['sessions'][number]
 
-/** "Chrome on Linux" from a User-Agent header; the header itself when it names nothing known. */
+const APPS: readonly (readonly [RegExp, string])[] = [
+  [/coffer-photos/i, 'coffer-photos (command line)'],
+  [/Edg\//, 'Edge'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrom(e|ium)\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/^node/i, 'A Node.js program'],
+]
+const SYSTEMS: readonly (readonly [RegExp, string])[] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Linux/, 'Linux'],
+]
+
+/** "Chrome on Linux" from a User-Agent header; the header itself (cut short) when it names nothing known. */
 export function appText(userAgent: string | null): string {
   if (userAgent === null || userAgent.trim() === '') return 'An app that did not say what it is'
-  const app = [
-    [/coffer-photos/i, 'coffer-photos (command line)'],
-    [/Edg\//, 'Edge'],
-    [/Firefox\//, 'Firefox'],
-    [/Chrom(e|ium)\//, 'Chrome'],
-    [/Safari\//, 'Safari'],
-    [/^node/i, 'A Node.js program'],
-  ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1] as string | undefined
+  const app = APPS.find(([pattern]) => pattern.test(userAgent))?.[1]
   if (app === undefined) return userAgent.slice(0, 60)
-  const system = [
-    [/Android/, 'Android'],
-    [/iPhone|iPad/, 'iOS'],
-    [/Windows/, 'Windows'],
-    [/Mac OS X|Macintosh/, 'macOS'],
-    [/Linux/, 'Linux'],
-  ].find(([pattern]) => (pattern as RegExp).test(userAgent))?.[1] as string | undefined
+  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1]
   return system === undefined ? app : `${app} on ${system}`
 }
 
