@@ -5,10 +5,10 @@
 // keys 'session' and 'keys'). The browser then opens as that device, signed in.
 import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
+import { deviceEntry, newXWingSeed } from '../../src/client/account.ts'
 import type { Library } from '../../src/client/albums.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { nativeVerify } from '../../src/client/node/crypto.ts'
-import { deviceEntry, newXWingSeed } from '../../src/cli/photos/setup.ts'
 import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
