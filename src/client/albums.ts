@@ -23,7 +23,8 @@ export interface NamedAlbum {
   readonly protocolVersion: string
 }
 
-const recordIdOf = (library: Library, albumId: string): Promise<string> => assetIdFor(library.masterKey, albumId, sha256(new Uint8Array(0)))
+/** The asset id of an album's record (its content is empty), to tell it from the album's photos. */
+export const albumRecordId = (masterKey: Uint8Array, albumId: string): Promise<string> => assetIdFor(masterKey, albumId, sha256(new Uint8Array(0)))
 
 /** The album named `name`, provisioned and its record created when they are not yet. Answers its id. */
 export async function openAlbum(library: Library, name: string): Promise<NamedAlbum> {
@@ -100,7 +101,7 @@ export async function findAssetEntry(client: CofferClient, albumId: string, asse
 
 /** An album's name, read from its record; null when it has no readable one (see NamedAlbum). */
 export async function albumNameOf(library: Library, albumId: string): Promise<string | null> {
-  const recordId = await recordIdOf(library, albumId)
+  const recordId = await albumRecordId(library.masterKey, albumId)
   // The record is normally the album's first entry: small pages, and stop there.
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
     if (entry.asset_id !== recordId) continue
@@ -167,7 +168,7 @@ function statedSize(manifestCbor: string): number {
  * where the feed ended. openPlanned then opens the files one window at a time.
  */
 export async function planAlbum(library: Library, albumId: string): Promise<AlbumPlan> {
-  const recordId = await recordIdOf(library, albumId)
+  const recordId = await albumRecordId(library.masterKey, albumId)
   const assets = new Map<string, PlannedAsset>()
   let through = 0
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {

@@ -11,7 +11,7 @@
 // ever seen with two plaintexts even if the file changed in between; a change is caught by the
 // size and hash checks (and by the server, which refuses a blob whose hash is not its URL's).
 import { sha256 } from '@noble/hashes/sha2.js'
-import { equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
+import { concatBytes, equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
@@ -20,7 +20,7 @@ import { randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
-import { openMetadata, sealMetadata, type AssetMetadata, type GeoLocation } from './format/metadata.ts'
+import { openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, SALT_BYTES } from './format/stream.ts'
 
@@ -355,6 +355,100 @@ export interface RestoreSource {
 /** A feed entry (or its two fields this needs). */
 export type AssetEntry = Pick<Feed['entries'][number], 'asset_id' | 'manifest_cbor'>
 
+/** What opening an asset needs: the keys, and the album it must belong to. */
+export type AssetKeys = Pick<RestoreSource, 'masterKey' | 'albumId' | 'identityPublicKey' | 'verify'>
+
+/**
+ * An asset opened from its manifest and metadata blob (openAsset): plain data, so that it can be
+ * handed between a page and its workers (structured clone) and opened further there.
+ */
+export interface OpenedAsset {
+  readonly assetId: string
+  readonly envelope: Envelope
+  readonly metadata: AssetMetadata
+  /** The file key, unwrapped: it opens the original and the derivatives. */
+  readonly fileKey: Uint8Array
+  /** The metadata blob's size as stored. */
+  readonly metadataBlobSize: number
+}
+
+/** The manifest of a `create` or `replace` entry of the album, its signature and client format checked. */
+async function readAssetManifest(source: AssetKeys, manifestCbor: Uint8Array): Promise<Envelope> {
+  const { envelope } = await readManifestWith(manifestCbor, source.identityPublicKey, source.verify)
+  if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
+  if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped') throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
+  if (envelope.metadata_blob_hash === null || envelope.metadata_blob_hash === undefined) throw new Error('the manifest commits no metadata blob')
+  return envelope as Envelope
+}
+
+/** Opens the metadata blob a checked manifest commits, and checks that both agree. */
+async function openAssetMetadata(source: AssetKeys, assetId: string, envelope: Envelope, metadataBlob: Uint8Array): Promise<OpenedAsset> {
+  if (toHex(sha256(metadataBlob)) !== envelope.metadata_blob_hash) throw new Error('the metadata blob is not the one the manifest commits (SHA-256 differs)')
+  const albumKey = await deriveAlbumKey(source.masterKey, source.albumId, envelope.amk_version)
+  const { fileKey, metadata } = await openMetadata(albumKey, { albumId: source.albumId, fileId: envelope.file_id }, metadataBlob)
+  const original = metadata.blobs.find((blob) => blob.kind === 'original')!
+  if (toHex(original.hash) !== envelope.ciphertext_hash) throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest name different originals')
+  if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size) throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest disagree on the size')
+  return { assetId, envelope, metadata, fileKey, metadataBlobSize: metadataBlob.length }
+}
+
+/**
+ * Opens an asset from bytes the caller fetched (a browser fetches on its page and opens in a
+ * worker): the feed entry's manifest, its signature checked, and the metadata blob it commits
+ * (the feed entry's metadata_blob_hash names it; it is checked here). Throws FileTransferError
+ * naming the file.
+ */
+export async function openAsset(source: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> {
+  try {
+    return await openAssetMetadata(source, entry.asset_id, await readAssetManifest(source, fromBase64(entry.manifest_cbor)), metadataBlob)
+  } catch (error) {
+    throw error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, reasonOf(error), error)
+  }
+}
+
+/** The blob entry of a derivative ("thumbnail", "preview") of an opened asset, or undefined when it has none of that kind. */
+export const derivativeBlob = (asset: Pick<OpenedAsset, 'metadata'>, kind: string): BlobEntry | undefined => asset.metadata.blobs.find((b) => b.kind === kind && kind !== 'original')
+
+/** A derivative's plaintext from its stored (sealed) bytes, their hash checked against the metadata. */
+export async function openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Uint8Array> {
+  try {
+    const blob = derivativeBlob(asset, kind)
+    if (blob === undefined) throw new Error('the asset has none')
+    if (!equalBytes(sha256(sealed), blob.hash)) throw new Error(`the ${kind} is not the one the metadata names (SHA-256 differs)`)
+    return await decryptBytes(asset.fileKey, sealed, { role: 'derivative' })
+  } catch (error) {
+    throw new FileTransferError('restore', asset.metadata.name, asset.assetId, `${kind}: ${reasonOf(error)}`, error)
+  }
+}
+
+/**
+ * The original's plaintext from its stored bytes, whole (for what fits in memory: a photo to
+ * show or save from a browser), checked as RestoredFile.bytes checks it.
+ */
+export async function openOriginal(asset: OpenedAsset, ciphertext: Uint8Array, hasher?: Sha256Hasher): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  for await (const chunk of originalPlaintext(asset, [ciphertext], hasher)) parts.push(chunk)
+  return concatBytes(...parts)
+}
+
+/** The original's plaintext chunk by chunk, each authenticated, then the ciphertext's hash and the size checked. */
+async function* originalPlaintext(asset: OpenedAsset, ciphertext: Bytes, hasher?: Sha256Hasher): AsyncGenerator<Uint8Array> {
+  const { envelope, metadata } = asset
+  const tap = new Tap(hasher)
+  let plaintext = 0
+  try {
+    for await (const chunk of decryptStream(asset.fileKey, tap.through(ciphertext), { role: 'original', chunkSize: envelope.chunk_size })) {
+      plaintext += chunk.length
+      yield chunk
+    }
+    const received = toHex(tap.digest())
+    if (received !== envelope.ciphertext_hash) throw new Error(`the original's SHA-256 is ${received}, the manifest says ${envelope.ciphertext_hash}`)
+    if (plaintext !== metadata.size) throw new Error(`decrypted ${plaintext} bytes, the metadata says ${metadata.size}`)
+  } catch (error) {
+    throw new FileTransferError('restore', metadata.name, asset.assetId, reasonOf(error), error)
+  }
+}
+
 export interface RestoredFile {
   readonly assetId: string
   readonly envelope: Envelope
@@ -379,51 +473,31 @@ export interface RestoredFile {
  * Throws FileTransferError naming the file.
  */
 export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
-  let name: string | null = null
-  const fail = (error: unknown): FileTransferError => (error instanceof FileTransferError ? error : new FileTransferError('restore', name, entry.asset_id, reasonOf(error), error))
   try {
-    const { envelope } = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)
-    if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
-    if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped') throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
-    if (envelope.metadata_blob_hash === null || envelope.metadata_blob_hash === undefined) throw new Error('the manifest commits no metadata blob')
-    const metadataBlob = await source.client.downloadBlob(envelope.metadata_blob_hash)
-    if (toHex(sha256(metadataBlob)) !== envelope.metadata_blob_hash) throw new Error('the metadata blob is not the one the manifest commits (SHA-256 differs)')
-    const albumKey = await deriveAlbumKey(source.masterKey, source.albumId, envelope.amk_version)
-    const { fileKey, metadata } = await openMetadata(albumKey, { albumId: source.albumId, fileId: envelope.file_id }, metadataBlob)
-    name = metadata.name
-    const original = metadata.blobs.find((blob) => blob.kind === 'original')!
-    if (toHex(original.hash) !== envelope.ciphertext_hash) throw new Error('the metadata and the manifest name different originals')
-    if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size) throw new Error('the metadata and the manifest disagree on the size')
-    const fileName = metadata.name
+    const envelope = await readAssetManifest(source, fromBase64(entry.manifest_cbor))
+    const asset = await openAssetMetadata(source, entry.asset_id, envelope, await source.client.downloadBlob(envelope.metadata_blob_hash!))
     async function* bytes(): AsyncGenerator<Uint8Array> {
-      const tap = new Tap(source.sha256)
-      let plaintext = 0
+      let ciphertext: AsyncIterable<Uint8Array>
       try {
-        const ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
-        for await (const chunk of decryptStream(fileKey, tap.through(ciphertext), { role: 'original', chunkSize: envelope.chunk_size })) {
-          plaintext += chunk.length
-          yield chunk
-        }
-        const received = toHex(tap.digest())
-        if (received !== envelope.ciphertext_hash) throw new Error(`the original's SHA-256 is ${received}, the manifest says ${envelope.ciphertext_hash}`)
-        if (plaintext !== metadata.size) throw new Error(`decrypted ${plaintext} bytes, the metadata says ${metadata.size}`)
+        ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
       } catch (error) {
-        throw new FileTransferError('restore', fileName, entry.asset_id, reasonOf(error), error)
+        throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, reasonOf(error), error)
       }
+      yield* originalPlaintext(asset, ciphertext, source.sha256)
     }
     const derivative = async (kind: string): Promise<Uint8Array | null> => {
-      const blob = metadata.blobs.find((b) => b.kind === kind && kind !== 'original')
+      const blob = derivativeBlob(asset, kind)
       if (blob === undefined) return null
+      let sealed: Uint8Array
       try {
-        const sealed = await source.client.downloadBlob(toHex(blob.hash))
-        if (!equalBytes(sha256(sealed), blob.hash)) throw new Error(`the ${kind} is not the one the metadata names (SHA-256 differs)`)
-        return await decryptBytes(fileKey, sealed, { role: 'derivative' })
+        sealed = await source.client.downloadBlob(toHex(blob.hash))
       } catch (error) {
-        throw new FileTransferError('restore', fileName, entry.asset_id, `${kind}: ${reasonOf(error)}`, error)
+        throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, `${kind}: ${reasonOf(error)}`, error)
       }
+      return openDerivative(asset, kind, sealed)
     }
-    return { assetId: entry.asset_id, envelope, metadata, bytes: bytes(), metadataBlobSize: metadataBlob.length, derivative }
+    return { assetId: entry.asset_id, envelope, metadata: asset.metadata, bytes: bytes(), metadataBlobSize: asset.metadataBlobSize, derivative }
   } catch (error) {
-    throw fail(error)
+    throw error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, reasonOf(error), error)
   }
 }

@@ -3,12 +3,12 @@
 // module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
 // package's entry (decision 0014); the Node adapters (./node/) are not part of it.
 export {
-  backupFile, restoreFile, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION,
-  type AssetEntry, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource,
+  backupFile, restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION,
+  type AssetEntry, type AssetKeys, type OpenedAsset, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource,
 } from './files.ts'
 export { backupAll, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type SyncState } from './sync.ts'
 export {
-  albumFiles, albumNameOf, ALBUM_RECORD_TYPE, feedEntries, findAlbum, findAssetEntry, liveEntries, livePositions, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum, streamLiveEntries,
+  albumFiles, albumNameOf, ALBUM_RECORD_TYPE, albumRecordId, feedEntries, findAlbum, findAssetEntry, liveEntries, livePositions, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum, streamLiveEntries,
   type AlbumPlan, type Library, type NamedAlbum, type PlannedAsset, type PlannedFile,
 } from './albums.ts'
 export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'

@@ -11,7 +11,8 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { describeMedia, exifTime, type MediaDescription } from '../../src/client/node/media.ts'
+import { exifTime } from '../../src/client/media.ts'
+import { describeMedia, type MediaDescription } from '../../src/client/node/media.ts'
 import { generateLibrary, writeOpaque, writePhoto } from '../support/photos.ts'
 
 let folder: string

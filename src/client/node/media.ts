@@ -11,6 +11,7 @@
 import exifr from 'exifr'
 import { open } from 'node:fs/promises'
 import sharp, { type Metadata, type Sharp } from 'sharp'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
 
 /** A derivative's bytes as encoded (WebP, orientation applied, no metadata at all). */
 export interface Derivative {
@@ -33,16 +34,11 @@ export interface MediaDescription {
   readonly derivatives: readonly Derivative[]
 }
 
-/** Long side of the thumbnail, never upscaled. */
-export const THUMBNAIL_SIZE = 512
-/** Long side of the preview, never upscaled; an original no longer than this gets none (see previewNeeded). */
-export const PREVIEW_SIZE = 2048
 /** sharp's own default (0x3FFF²), pinned: above today's 200-megapixel phone sensors, below a decompression bomb. */
 export const MAX_INPUT_PIXELS = 0x3fff * 0x3fff
-const DERIVATIVE_TYPE = 'image/webp'
-// WebP quality 80; effort 1 encodes in about a third of the time of the default effort (4) for
+// Effort 1 encodes in about a third of the time of the default effort (4) for
 // files 4 to 9 per cent larger.
-const WEBP = { quality: 80, effort: 1 } as const
+const WEBP = { quality: DERIVATIVE_QUALITY, effort: 1 } as const
 
 // libvips' operation cache helps a server that resizes the same few images again and again; a
 // backup reads each file once, so the cache would only hold memory and open files.
@@ -110,12 +106,11 @@ async function derive(file: string, format: ImageFormat, width: number, height: 
   return withPreview ? [thumbnail, await encode('preview', pixels())] : [thumbnail]
 }
 
-const TIME_TAGS = ['DateTimeOriginal', 'OffsetTimeOriginal', 'SubSecTimeOriginal', 'CreateDate', 'OffsetTimeDigitized', 'SubSecTimeDigitized']
 const GPS_TAGS = ['GPSLatitude', 'GPSLatitudeRef', 'GPSLongitude', 'GPSLongitudeRef']
 // Raw values: exifr's revived dates would be in the machine's time zone. Two objects made once:
 // exifr keeps every options object it is given in a Map for good, so one per call would leak.
-const EXIF_OPTIONS = { pick: TIME_TAGS, gps: false, reviveValues: false }
-const EXIF_WITH_GPS_OPTIONS = { pick: [...TIME_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
+const EXIF_OPTIONS = { pick: EXIF_TIME_TAGS, gps: false, reviveValues: false }
+const EXIF_WITH_GPS_OPTIONS = { pick: [...EXIF_TIME_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
 
 /** The EXIF fields used here; GPS only when `location` (otherwise its IFD is not even read). */
 async function readExif(source: Uint8Array | string, location: boolean): Promise<Record<string, unknown>> {
@@ -130,34 +125,6 @@ async function readExif(source: Uint8Array | string, location: boolean): Promise
 /** sharp's EXIF block: the TIFF structure, after the "Exif\0\0" of JPEG and WebP (PNG has none). */
 function tiffOf(exif: Buffer): Uint8Array {
   return exif.subarray(0, 6).toString('latin1') === 'Exif\0\0' ? exif.subarray(6) : exif
-}
-
-const DATE_TIME = /^(\d{4}):(\d{2}):(\d{2}) (\d{2}):(\d{2}):(\d{2})/
-const OFFSET = /^([+-])(\d{2}):(\d{2})$/
-
-/**
- * An EXIF date and time ("YYYY:MM:DD HH:MM:SS", local to the camera) as ms since the epoch: at
- * its EXIF offset ("+02:00") when there is one, else as if it were UTC — the camera's zone is
- * unknown, and UTC keeps the wall-clock time a person saw wherever the library is read.
- * Fractional seconds from its SubSecTime tag. Null when absent or not a real date and time.
- */
-export function exifTime(dateTime: unknown, offset: unknown, subSeconds: unknown): number | null {
-  const match = typeof dateTime === 'string' ? DATE_TIME.exec(dateTime) : null
-  if (match === null) return null
-  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [number, number, number, number, number, number]
-  const wallClock = Date.UTC(year, month - 1, day, hours, minutes, seconds)
-  const check = new Date(wallClock)
-  // Date.UTC rolls 2021:02:30 over into March; a real date reads back the same.
-  if (year < 1 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || check.getUTCHours() !== hours || check.getUTCMinutes() !== minutes || check.getUTCSeconds() !== seconds) return null
-  const zone = typeof offset === 'string' ? OFFSET.exec(offset.trim()) : null
-  const offsetMs = zone === null ? 0 : (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000
-  const fraction = typeof subSeconds === 'string' || typeof subSeconds === 'number' ? /^\d+/.exec(String(subSeconds).trim()) : null
-  const milliseconds = fraction === null ? 0 : Math.floor(Number(`0.${fraction[0]}`) * 1000)
-  return wallClock - offsetMs + milliseconds
-}
-
-function capturedOf(tags: Record<string, unknown>): number | null {
-  return exifTime(tags.DateTimeOriginal, tags.OffsetTimeOriginal, tags.SubSecTimeOriginal) ?? exifTime(tags.CreateDate, tags.OffsetTimeDigitized, tags.SubSecTimeDigitized)
 }
 
 function locationOf(tags: Record<string, unknown>): MediaDescription['location'] {
@@ -188,7 +155,7 @@ export async function describeMedia(file: string, type: string, options: { locat
   // libvips has no HEVC decoder), exifr reads the head of the file itself.
   const tags = metadata === null ? await readExif(file, location) : metadata.exif === undefined ? {} : await readExif(tiffOf(metadata.exif), location)
   return {
-    captured: capturedOf(tags),
+    captured: exifCaptured(tags),
     width: derived?.width ?? null,
     height: derived?.height ?? null,
     location: location ? locationOf(tags) : null,
