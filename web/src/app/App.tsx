@@ -4,10 +4,12 @@ import type { ReactNode } from 'react'
 import { Custody } from '../screens/custody/Custody.tsx'
 import { ModerationRecord } from '../screens/record/Record.tsx'
 import { Security } from '../screens/security/Security.tsx'
+import { Album } from '../screens/gallery/Album.tsx'
+import { Albums } from '../screens/gallery/Albums.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
 import { whenText } from '../lib/time.ts'
 import { linkTo, useRoute } from './router.ts'
-import { SessionProvider, useSession } from './session.tsx'
+import { SessionProvider, useSession, useSignedIn } from './session.tsx'
 
 /** On every screen while the account is suspended: what that means, and where to read more. */
 function SuspendedBanner() {
@@ -56,15 +58,21 @@ function Frame({ children, current }: { children: ReactNode; current: string }) 
 }
 
 /** The screen a route names (`key` makes a new route a fresh screen, with its heading focused). */
-function Screen({ first, rest, email }: { first: string; rest: string[]; email: string }) {
+function Screen({ first, rest }: { first: string; rest: string[] }) {
+  const { client, keys } = useSignedIn()
   if (first === 'security') return <Security />
   if (first === 'record') return <ModerationRecord />
+  if (keys === null) {
+    return (
+      <main>
+        <h1 tabIndex={-1}>This browser is not a device of your account yet</h1>
+        <p>Your photos are encrypted with keys kept on your devices. Set this browser up, or add it from a device that already has them, to see your albums here.</p>
+      </main>
+    )
+  }
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
-  return (
-    <main>
-      <h1 tabIndex={-1}>Signed in as {email}</h1>
-    </main>
-  )
+  const [albumId, assetId = null] = rest
+  return first === 'albums' && albumId !== undefined ? <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} /> : <Albums client={client} keys={keys} />
 }
 
 function Screens() {
@@ -75,7 +83,7 @@ function Screens() {
   const [first = 'albums', ...rest] = route
   return (
     <Frame current={first}>
-      <Screen first={first} rest={rest} email={state.session.email} />
+      <Screen first={first} rest={rest} />
     </Frame>
   )
 }

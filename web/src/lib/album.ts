@@ -1,0 +1,298 @@
+// One album as the gallery shows it (docs/decisions/0020-web-app.md, "The gallery"). What is
+// held is bounded whatever the album's size:
+// - the order of its live photos: each asset's id and latest feed position, read page by page
+//   from the feed (a delete removes an asset, a replace moves it to where it was rewritten);
+// - a window of feed entries (their manifests): the last ones read, and the pages read again
+//   (`after` = a photo's position - 1) when a tile scrolled into view needs one;
+// - an LRU of opened assets (metadata and file key) and one of decrypted thumbnails as object
+//   URLs, revoked when they fall out and when the album closes.
+// The page fetches; the workers (lib/pool.ts) check signatures and decrypt.
+import { toHex } from '../../../src/sdk/bytes.ts'
+import { CofferProblem, type Feed } from '../../../src/sdk/client.ts'
+import { albumRecordId, type Library } from '../../../src/client/albums.ts'
+import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
+import { Lru } from './lru.ts'
+import { inWorker, transfer } from './pool.ts'
+
+type Entry = Feed['entries'][number]
+
+export type Tile =
+  | { readonly kind: 'loading' }
+  /** `thumbnail` is an object URL, or null when the asset has no thumbnail. */
+  | { readonly kind: 'ready'; readonly asset: OpenedAsset; readonly thumbnail: string | null }
+  | { readonly kind: 'withheld' }
+  | { readonly kind: 'failed'; readonly error: unknown }
+
+/** The operator took the asset down: its blobs answer 451. */
+export const takenDown = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.moderation.taken_down'
+
+/** Feed entries per page of the scan, as src/client streams it (a manifest is about 7 KiB of base64). */
+const SCAN_PAGE = 256
+/** Feed entries asked for when a visible tile's entry is no longer held: its neighbours come along. */
+const WINDOW = 64
+/** Tiles loading at once: enough to keep the workers busy while blobs arrive. */
+const PARALLEL = 6
+const ENTRIES_HELD = 512
+const OPENED_HELD = 2000
+const THUMBNAILS_HELD = 400
+
+const LOADING: Tile = { kind: 'loading' }
+
+export class AlbumModel {
+  readonly albumId: string
+  readonly library: Library
+  readonly #keys: AssetKeys
+  readonly #recordId: Promise<string>
+  /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
+  readonly #order = new Map<string, number>()
+  #through = 0
+  #ids: readonly string[] = []
+  readonly #hidden = new Set<string>()
+  #name: string | null | undefined = undefined
+  #scanned = false
+  #scanning: Promise<void> = Promise.resolve()
+  #scanError: unknown = null
+  #closed = false
+  readonly #listeners = new Set<() => void>()
+
+  readonly #entries = new Lru<string, Entry>(ENTRIES_HELD)
+  readonly #pages = new Map<number, Promise<void>>()
+  readonly #opened = new Lru<string, Promise<OpenedAsset>>(OPENED_HELD)
+  /** Settled tiles by asset id and position; a thumbnail's object URL is revoked when its tile falls out. */
+  readonly #tiles = new Lru<string, Tile>(THUMBNAILS_HELD, (tile) => {
+    if (tile.kind === 'ready' && tile.thumbnail !== null) URL.revokeObjectURL(tile.thumbnail)
+  })
+  readonly #tileListeners = new Map<string, Set<(tile: Tile) => void>>()
+  /** Tiles wanted (on screen), most recent last; loaded newest first so a fast scroll shows where it stopped. */
+  readonly #wanted: string[] = []
+  #loading = 0
+
+  constructor(library: Library, albumId: string) {
+    this.library = library
+    this.albumId = albumId
+    this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey }
+    this.#recordId = albumRecordId(library.masterKey, albumId)
+  }
+
+  // --- the album's order ----------------------------------------------------------------
+
+  /** The photos to show, in feed order (those waiting to be deleted left out). */
+  get ids(): readonly string[] {
+    return this.#ids
+  }
+
+  /** The album's name from its record; null when it has none that opens, undefined until read. */
+  get name(): string | null | undefined {
+    return this.#name
+  }
+
+  /** True once the whole feed was read at least once. */
+  get scanned(): boolean {
+    return this.#scanned
+  }
+
+  get scanError(): unknown {
+    return this.#scanError
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed(): void {
+    this.#ids = [...this.#order.keys()].filter((id) => !this.#hidden.has(id))
+    for (const listener of this.#listeners) listener()
+  }
+
+  /** True when the album holds a live asset of this id (backupFile's isStored). */
+  holds(assetId: string): boolean {
+    return this.#order.has(assetId)
+  }
+
+  /** Reads what the feed gained since the last read; one read at a time. */
+  refresh(): Promise<void> {
+    this.#scanning = this.#scanning.then(() => this.#scan())
+    return this.#scanning
+  }
+
+  async #scan(): Promise<void> {
+    if (this.#closed) return
+    const recordId = await this.#recordId
+    try {
+      for (;;) {
+        const page = await this.library.client.feed(this.albumId, this.#through, SCAN_PAGE)
+        for (const entry of page.entries) {
+          this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
+          if (entry.asset_id === recordId) {
+            if (entry.action !== 'delete') void this.#readName(entry)
+          } else if (entry.action !== 'delete') {
+            this.#order.set(entry.asset_id, entry.sync_seq)
+            this.#entries.set(entry.asset_id, entry)
+          }
+        }
+        this.#scanError = null
+        if (page.entries.length === 0 || page.next_after === this.#through) break
+        this.#through = page.next_after
+        if (this.#closed) return
+        this.#changed()
+      }
+      if (this.#name === undefined) this.#name = null
+      this.#scanned = true
+    } catch (error) {
+      this.#scanError = error
+    }
+    this.#changed()
+  }
+
+  async #readName(entry: Entry): Promise<void> {
+    try {
+      this.#name = (await this.#open(entry)).metadata.name
+    } catch {
+      this.#name = null
+    }
+    this.#changed()
+  }
+
+  /** Leaves assets out of `ids` (a delete waiting for its undo window), or puts them back. */
+  hide(assetIds: readonly string[], hidden: boolean): void {
+    for (const id of assetIds) {
+      if (hidden) this.#hidden.add(id)
+      else this.#hidden.delete(id)
+    }
+    this.#changed()
+  }
+
+  /** The photo before or after this one, or null at either end. */
+  neighbour(assetId: string, step: -1 | 1): string | null {
+    const index = this.#ids.indexOf(assetId)
+    return index < 0 ? null : (this.#ids[index + step] ?? null)
+  }
+
+  // --- opening assets --------------------------------------------------------------------
+
+  #keyOf(assetId: string): string | null {
+    const seq = this.#order.get(assetId)
+    return seq === undefined ? null : `${assetId}@${seq}`
+  }
+
+  /** The feed entry at a live asset's latest position: held, or its page read again. */
+  async #entryOf(assetId: string): Promise<Entry> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const seq = this.#order.get(assetId)
+      if (seq === undefined) throw new Error('This photo is no longer in the album.')
+      const held = this.#entries.get(assetId)
+      if (held?.sync_seq === seq) return held
+      // A page being read that starts at or shortly before it likely holds it.
+      const covering = [...this.#pages.entries()].find(([start]) => start <= seq && seq < start + WINDOW)
+      const reading = covering?.[1] ?? this.#readPage(seq)
+      await reading
+    }
+    throw new Error('This photo is no longer in the album.')
+  }
+
+  #readPage(seq: number): Promise<void> {
+    const reading = this.library.client.feed(this.albumId, seq - 1, WINDOW).then((page) => {
+      for (const entry of page.entries) if (this.#order.get(entry.asset_id) === entry.sync_seq) this.#entries.set(entry.asset_id, entry)
+    })
+    this.#pages.set(seq, reading)
+    return reading.finally(() => this.#pages.delete(seq))
+  }
+
+  /** An entry opened in a worker: its signature checked, its metadata decrypted. */
+  async #open(entry: Entry): Promise<OpenedAsset> {
+    if (entry.metadata_blob_hash === undefined) throw new Error('This photo has no metadata to open.')
+    const metadataBlob = await this.library.client.downloadBlob(entry.metadata_blob_hash)
+    return inWorker((worker) => worker.openAsset(this.#keys, { asset_id: entry.asset_id, manifest_cbor: entry.manifest_cbor }, transfer(metadataBlob, [metadataBlob.buffer])))
+  }
+
+  /** A live asset, opened (kept in the LRU). Throws a CofferProblem error.moderation.taken_down when the operator took it down. */
+  opened(assetId: string): Promise<OpenedAsset> {
+    const key = this.#keyOf(assetId)
+    if (key === null) return Promise.reject(new Error('This photo is no longer in the album.'))
+    let opening = this.#opened.get(key)
+    if (opening === undefined) {
+      opening = this.#entryOf(assetId).then((entry) => this.#open(entry))
+      opening.catch(() => this.#opened.delete(key))
+      this.#opened.set(key, opening)
+    }
+    return opening
+  }
+
+  /** A derivative's plaintext ("thumbnail", "preview"), decrypted in a worker; null when the asset has none. */
+  async derivative(asset: OpenedAsset, kind: string): Promise<Blob | null> {
+    const blob = derivativeBlob(asset, kind)
+    if (blob === undefined) return null
+    const sealed = await this.library.client.downloadBlob(toHex(blob.hash))
+    const bytes = await inWorker((worker) => worker.openDerivative(asset, kind, transfer(sealed, [sealed.buffer])))
+    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: blob.type })
+  }
+
+  /** The original, decrypted in a worker and checked against its manifest. */
+  async original(asset: OpenedAsset): Promise<Blob> {
+    const ciphertext = await this.library.client.downloadBlob(asset.envelope.ciphertext_hash)
+    const bytes = await inWorker((worker) => worker.openOriginal(asset, transfer(ciphertext, [ciphertext.buffer])))
+    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: asset.metadata.type })
+  }
+
+  // --- tiles -----------------------------------------------------------------------------
+
+  /** A tile as it is now, from what is held. */
+  tile(assetId: string): Tile {
+    const key = this.#keyOf(assetId)
+    return (key === null ? undefined : this.#tiles.get(key)) ?? LOADING
+  }
+
+  /** Watches a tile on screen: it is loaded (soon) and `listener` told when it changes. Answers the unwatch. */
+  watch(assetId: string, listener: (tile: Tile) => void): () => void {
+    let listeners = this.#tileListeners.get(assetId)
+    if (listeners === undefined) this.#tileListeners.set(assetId, (listeners = new Set()))
+    listeners.add(listener)
+    if (this.tile(assetId).kind === 'loading') {
+      this.#wanted.push(assetId)
+      this.#pump()
+    }
+    return () => {
+      listeners.delete(listener)
+      if (listeners.size === 0) this.#tileListeners.delete(assetId)
+    }
+  }
+
+  #pump(): void {
+    while (this.#loading < PARALLEL && this.#wanted.length > 0) {
+      const assetId = this.#wanted.pop()!
+      // Scrolled away before its turn, or loaded meanwhile: skipped.
+      if (!this.#tileListeners.has(assetId) || this.tile(assetId).kind !== 'loading') continue
+      this.#loading++
+      void this.#loadTile(assetId).finally(() => {
+        this.#loading--
+        this.#pump()
+      })
+    }
+  }
+
+  async #loadTile(assetId: string): Promise<void> {
+    const key = this.#keyOf(assetId)
+    if (key === null) return
+    let tile: Tile
+    try {
+      const asset = await this.opened(assetId)
+      const thumbnail = await this.derivative(asset, 'thumbnail')
+      if (this.#closed) return
+      tile = { kind: 'ready', asset, thumbnail: thumbnail === null ? null : URL.createObjectURL(thumbnail) }
+    } catch (error) {
+      if (this.#closed) return
+      tile = takenDown(error) ? { kind: 'withheld' } : { kind: 'failed', error }
+    }
+    this.#tiles.set(key, tile)
+    for (const listener of this.#tileListeners.get(assetId) ?? []) listener(tile)
+  }
+
+  /** Ends the album: object URLs revoked, nothing more read. */
+  close(): void {
+    this.#closed = true
+    this.#tiles.clear()
+    this.#listeners.clear()
+    this.#tileListeners.clear()
+  }
+}

@@ -1,0 +1,154 @@
+// An album: its grid of photos, the uploads (file picker and drag-and-drop), the multi-select
+// to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
+// over the grid so that going back keeps the place.
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
+import type { Library } from '../../../../src/client/albums.ts'
+import { deleteFile } from '../../../../src/client/edits.ts'
+import type { CofferClient } from '../../../../src/sdk/client.ts'
+import { linkTo } from '../../app/router.ts'
+import { ErrorLine, Heading } from '../../app/ui.tsx'
+import { AlbumModel } from '../../lib/album.ts'
+import { libraryOf } from '../../lib/library.ts'
+import type { SavedKeys } from '../../lib/store.ts'
+import { replacePhoto, Uploads } from '../../lib/uploads.ts'
+import { Grid } from './Grid.tsx'
+import { PhotoView } from './PhotoView.tsx'
+import { UndoToast, useUndoable } from './Undo.tsx'
+import { UploadPanel } from './UploadPanel.tsx'
+
+/** How often an open album asks for what other devices added. */
+const POLL_MS = 20_000
+
+function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploads: Uploads } | null {
+  const [opened, setOpened] = useState<{ model: AlbumModel; uploads: Uploads } | null>(null)
+  useEffect(() => {
+    const model = new AlbumModel(library, albumId)
+    const uploads = new Uploads(model, library.userId)
+    setOpened({ model, uploads })
+    // The album first (isStored needs its assets), then what an earlier visit left to upload.
+    void model.refresh().then(() => uploads.resume())
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void model.refresh()
+    }, POLL_MS)
+    return () => {
+      clearInterval(timer)
+      uploads.close()
+      model.close()
+    }
+  }, [library, albumId])
+  return opened?.model.albumId === albumId ? opened : null
+}
+
+const photos = (n: number): string => `${n} photo${n === 1 ? '' : 's'}`
+
+export function Album({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string; assetId: string | null }) {
+  const library = useMemo(() => libraryOf(client, keys), [client, keys])
+  const opened = useAlbum(library, albumId)
+  if (opened === null) return <p className="loading" role="status">Opening the album…</p>
+  return <OpenAlbum model={opened.model} uploads={opened.uploads} assetId={assetId} />
+}
+
+function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Uploads; assetId: string | null }) {
+  const ids = useSyncExternalStore(useCallback((listener) => model.subscribe(listener), [model]), () => model.ids)
+  const items = useSyncExternalStore(useCallback((listener) => uploads.subscribe(listener), [uploads]), () => uploads.items)
+  const [selecting, setSelecting] = useState(false)
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  const [dropping, setDropping] = useState(false)
+  const picker = useRef<HTMLInputElement>(null)
+  const { toast, start, undo, dismiss } = useUndoable()
+
+  const toggle = useCallback((id: string) => {
+    setSelected((now) => {
+      const next = new Set(now)
+      if (!next.delete(id)) next.add(id)
+      return next
+    })
+  }, [])
+
+  const remove = (assetIds: readonly string[]) => {
+    model.hide(assetIds, true)
+    setSelecting(false)
+    setSelected(new Set())
+    if (assetId !== null) location.hash = linkTo('albums', model.albumId)
+    start({
+      label: `Deleting ${photos(assetIds.length)}`,
+      done: `Deleted ${photos(assetIds.length)}`,
+      run: async () => {
+        try {
+          for (const id of assetIds) await deleteFile(model.library, model.albumId, id)
+        } finally {
+          await model.refresh()
+          model.hide(assetIds, false)
+        }
+      },
+      undone: () => model.hide(assetIds, false),
+    })
+  }
+
+  const replace = (id: string, file: File) =>
+    start({
+      label: `Replacing the photo with ${file.name}`,
+      done: `Replaced the photo with ${file.name}`,
+      run: async () => {
+        await replacePhoto(model, id, file)
+        await model.refresh()
+      },
+      undone: () => {},
+    })
+
+  const add = (files: FileList | null) => {
+    if (files !== null && files.length > 0) void uploads.add([...files])
+  }
+
+  const dragOver = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files')) return
+    event.preventDefault()
+    event.dataTransfer.dropEffect = 'copy'
+    setDropping(true)
+  }
+  const drop = (event: DragEvent) => {
+    event.preventDefault()
+    setDropping(false)
+    add(event.dataTransfer.files)
+  }
+
+  const name = model.name
+  return (
+    <main className={dropping ? 'album dropping' : 'album'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
+      <p className="crumbs">
+        <a href={linkTo('albums')}>Albums</a>
+      </p>
+      <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
+      <div className="toolbar">
+        <button type="button" onClick={() => picker.current?.click()}>
+          Add photos
+        </button>
+        <input ref={picker} type="file" multiple accept="image/*,video/*" className="hidden-input" aria-label="Photos to add" tabIndex={-1} onChange={(e) => {
+          add(e.target.files)
+          e.target.value = ''
+        }} />
+        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => {
+          setSelecting(!selecting)
+          setSelected(new Set())
+        }}>
+          {selecting ? 'Cancel selection' : 'Select'}
+        </button>
+        {selecting && (
+          <button type="button" className="danger" disabled={selected.size === 0} onClick={() => remove([...selected])}>
+            Delete {photos(selected.size)}
+          </button>
+        )}
+        <a href={linkTo('custody', model.albumId)}>Custody of this album</a>
+      </div>
+      <p className="hint">
+        {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`} Drop photos anywhere on this page to add them.
+      </p>
+      <ErrorLine error={model.scanError} />
+      <UploadPanel uploads={uploads} items={items} />
+      {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
+      <Grid model={model} ids={ids} selecting={selecting} selected={selected} onToggle={toggle} />
+      {assetId !== null && <PhotoView model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
+      <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
+    </main>
+  )
+}

@@ -1,0 +1,187 @@
+// One photo, over the grid (a dialog: Escape goes back to the grid, the arrow keys to the photo
+// before or after): its preview first, then the original once decrypted when it is an image
+// the browser shows; its metadata; Download (the original, decrypted here), Replace and Delete
+// (both held for their undo window by the album page) and the link to its custody.
+import { useEffect, useRef, useState } from 'react'
+import type { OpenedAsset } from '../../../../src/client/files.ts'
+import { bytesText } from '../../../../src/cli/progress.ts'
+import { linkTo, navigate } from '../../app/router.ts'
+import { ErrorLine, useAction } from '../../app/ui.tsx'
+import { takenDown, type AlbumModel } from '../../lib/album.ts'
+
+/** Media types every browser the app supports draws in an img. */
+const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
+
+/** An object URL for a Blob, revoked when it changes or the view closes. */
+function useObjectUrl(blob: Blob | null): string | null {
+  const [url, setUrl] = useState<string | null>(null)
+  useEffect(() => {
+    if (blob === null) return setUrl(null)
+    const made = URL.createObjectURL(blob)
+    setUrl(made)
+    return () => URL.revokeObjectURL(made)
+  }, [blob])
+  return url
+}
+
+type Loaded = { readonly kind: 'loading' } | { readonly kind: 'opened'; readonly asset: OpenedAsset } | { readonly kind: 'withheld' } | { readonly kind: 'failed'; readonly error: unknown }
+
+function when(ms: number): { iso: string; text: string } {
+  const date = new Date(ms)
+  return { iso: date.toISOString(), text: date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) }
+}
+
+interface Props {
+  readonly model: AlbumModel
+  readonly assetId: string
+  readonly onDelete: (assetIds: readonly string[]) => void
+  readonly onReplace: (assetId: string, file: File) => void
+}
+
+export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
+  const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' })
+  const [shown, setShown] = useState<Blob | null>(null)
+  const [original, setOriginal] = useState<Blob | null>(null)
+  const [imageError, setImageError] = useState<unknown>(null)
+  const shownUrl = useObjectUrl(shown)
+  const originalUrl = useObjectUrl(original)
+  const download = useAction()
+  const replaceInput = useRef<HTMLInputElement>(null)
+  const heading = useRef<HTMLHeadingElement>(null)
+  const close = () => navigate('albums', model.albumId)
+
+  useEffect(() => {
+    let live = true
+    setLoaded({ kind: 'loading' })
+    setShown(null)
+    setOriginal(null)
+    setImageError(null)
+    void (async () => {
+      let asset: OpenedAsset
+      try {
+        asset = await model.opened(assetId)
+      } catch (error) {
+        if (live) setLoaded(takenDown(error) ? { kind: 'withheld' } : { kind: 'failed', error })
+        return
+      }
+      if (!live) return
+      setLoaded({ kind: 'opened', asset })
+      try {
+        const preview = (await model.derivative(asset, 'preview')) ?? (await model.derivative(asset, 'thumbnail'))
+        if (live && preview !== null) setShown(preview)
+        if (SHOWABLE.has(asset.metadata.type)) {
+          const full = await model.original(asset)
+          if (live) setOriginal(full)
+        }
+      } catch (error) {
+        if (live) setImageError(error)
+      }
+    })()
+    return () => {
+      live = false
+    }
+  }, [model, assetId])
+
+  useEffect(() => heading.current?.focus(), [assetId])
+
+  useEffect(() => {
+    const keys = (event: KeyboardEvent) => {
+      if (event.target instanceof HTMLInputElement) return
+      if (event.key === 'Escape') close()
+      else if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
+        const next = model.neighbour(assetId, event.key === 'ArrowLeft' ? -1 : 1)
+        if (next !== null) navigate('albums', model.albumId, next)
+      }
+    }
+    addEventListener('keydown', keys)
+    return () => removeEventListener('keydown', keys)
+  })
+
+  const previous = model.neighbour(assetId, -1)
+  const next = model.neighbour(assetId, 1)
+  const asset = loaded.kind === 'opened' ? loaded.asset : null
+  const metadata = asset?.metadata
+  const imageUrl = originalUrl ?? shownUrl
+
+  const save = () =>
+    download.run(async () => {
+      if (asset === null) return
+      const blob = original ?? (await model.original(asset))
+      const url = URL.createObjectURL(blob)
+      const link = document.createElement('a')
+      link.href = url
+      link.download = asset.metadata.name.split('/').pop() ?? asset.metadata.name
+      link.click()
+      // The download has its own copy once started.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000)
+    })
+
+  return (
+    <div className="photo" role="dialog" aria-modal="true" aria-labelledby="photo-title">
+      <div className="photo-bar">
+        <h2 id="photo-title" ref={heading} tabIndex={-1}>
+          {metadata?.name ?? (loaded.kind === 'withheld' ? 'Withheld photo' : 'Photo')}
+        </h2>
+        <button type="button" className="secondary" onClick={close}>
+          Back to the album
+        </button>
+      </div>
+      <div className="photo-body">
+        <div className="photo-image">
+          {loaded.kind === 'withheld' && <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>}
+          {loaded.kind === 'failed' && <ErrorLine error={loaded.error} />}
+          {imageUrl !== null && metadata !== undefined && <img src={imageUrl} alt={metadata.name} data-full={originalUrl !== null ? 'original' : 'preview'} />}
+          {loaded.kind === 'opened' && imageUrl === null && imageError === null && <p role="status">Decrypting…</p>}
+          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>}
+          <ErrorLine error={imageError} />
+        </div>
+        <aside className="photo-facts">
+          {metadata !== undefined && (
+            <dl>
+              <dt>Name</dt>
+              <dd data-fact="name">{metadata.name}</dd>
+              <dt>Taken</dt>
+              <dd data-fact="captured">{metadata.captured === null ? 'Unknown' : <time dateTime={when(metadata.captured).iso}>{when(metadata.captured).text}</time>}</dd>
+              <dt>Dimensions</dt>
+              <dd data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</dd>
+              <dt>Size</dt>
+              <dd data-fact="size">{bytesText(metadata.size)}</dd>
+              <dt>Type</dt>
+              <dd data-fact="type">{metadata.type}</dd>
+            </dl>
+          )}
+          <div className="actions">
+            {asset !== null && (
+              <button type="button" onClick={() => void save()} disabled={download.busy}>
+                {download.busy ? 'Decrypting…' : 'Download'}
+              </button>
+            )}
+            {asset !== null && (
+              <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
+                Replace…
+              </button>
+            )}
+            <input ref={replaceInput} type="file" accept="image/*,video/*" className="hidden-input" aria-label="New version of this photo" tabIndex={-1} onChange={(e) => {
+                const file = e.target.files?.[0]
+                e.target.value = ''
+                if (file !== undefined) onReplace(assetId, file)
+              }}
+            />
+            <button type="button" className="danger" onClick={() => onDelete([assetId])}>
+              Delete
+            </button>
+          </div>
+          <ErrorLine error={download.error} />
+          <p>
+            <a href={linkTo('custody', model.albumId, assetId)}>Custody</a> <span className="muted">(where and how safely the server keeps it)</span>
+          </p>
+          <nav className="photo-nav" aria-label="Photos">
+            {previous !== null ? <a href={linkTo('albums', model.albumId, previous)}>← Previous</a> : <span />}
+            {next !== null ? <a href={linkTo('albums', model.albumId, next)}>Next →</a> : <span />}
+          </nav>
+          <p className="hint">Arrow keys: previous and next. Escape: back to the album.</p>
+        </aside>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,91 @@
+// The gallery's CPU work, off the page's thread (docs/decisions/0020-web-app.md, "The gallery"):
+// a manifest's signature check and its metadata opened, a thumbnail or preview decrypted, an
+// original decrypted, and for an upload the derivatives made and the capture time read. The page
+// fetches the bytes and transfers them here; nothing here talks to the network. Stateless: any
+// worker of the pool takes any call.
+import * as Comlink from 'comlink'
+import exifr from 'exifr'
+import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../../../src/client/media.ts'
+
+/** A derivative made here, as backupFile's describe gives it. */
+export interface MadeDerivative {
+  readonly kind: 'thumbnail' | 'preview'
+  readonly type: string
+  readonly bytes: Uint8Array
+}
+
+export interface Described {
+  readonly captured: number | null
+  readonly width: number | null
+  readonly height: number | null
+  readonly derivatives: MadeDerivative[]
+}
+
+// Made once: exifr keeps every options object it is given (node/media.ts says the same). GPS is
+// neither picked nor parsed: the web app never records a location.
+const EXIF_OPTIONS = { pick: EXIF_TIME_TAGS, gps: false, reviveValues: false }
+
+async function captured(file: Blob): Promise<number | null> {
+  try {
+    const tags: unknown = await exifr.parse(file, EXIF_OPTIONS)
+    return typeof tags === 'object' && tags !== null ? exifCaptured(tags as Record<string, unknown>) : null
+  } catch {
+    return null // no EXIF, or EXIF exifr cannot read: the photo is still backed up
+  }
+}
+
+/** The image scaled to fit `size` (never up), encoded as DERIVATIVE_TYPE, or JPEG where the browser cannot encode it. */
+async function encode(image: ImageBitmap, size: number): Promise<{ type: string; bytes: Uint8Array }> {
+  const scale = Math.min(1, size / Math.max(image.width, image.height))
+  const canvas = new OffscreenCanvas(Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale)))
+  const context = canvas.getContext('2d')
+  if (context === null) throw new Error('no 2D canvas')
+  context.imageSmoothingQuality = 'high'
+  context.drawImage(image, 0, 0, canvas.width, canvas.height)
+  let blob = await canvas.convertToBlob({ type: DERIVATIVE_TYPE, quality: DERIVATIVE_QUALITY / 100 })
+  // A browser that cannot encode WebP answers PNG (large): JPEG then.
+  if (blob.type !== DERIVATIVE_TYPE) blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: DERIVATIVE_QUALITY / 100 })
+  return { type: blob.type, bytes: new Uint8Array(await blob.arrayBuffer()) }
+}
+
+const api = {
+  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> => openAsset(keys, entry, metadataBlob),
+
+  async openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Uint8Array> {
+    const bytes = await openDerivative(asset, kind, sealed)
+    return Comlink.transfer(bytes, [bytes.buffer])
+  },
+
+  async openOriginal(asset: OpenedAsset, ciphertext: Uint8Array): Promise<Uint8Array> {
+    const bytes = await openOriginal(asset, ciphertext)
+    return Comlink.transfer(bytes, [bytes.buffer])
+  },
+
+  /**
+   * What backupFile's describe answers for a file: its capture time (EXIF), its dimensions as
+   * shown (EXIF orientation applied) and a thumbnail and, when it is larger than one, a preview,
+   * at the sizes node/media.ts makes them. A file the browser cannot decode as an image (a
+   * video, HEIC in most browsers) gets no dimensions and no derivatives.
+   */
+  async describe(file: Blob): Promise<Described> {
+    const when = await captured(file)
+    let image: ImageBitmap
+    try {
+      image = await createImageBitmap(file, { imageOrientation: 'from-image' })
+    } catch {
+      return { captured: when, width: null, height: null, derivatives: [] }
+    }
+    try {
+      const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE)) }]
+      if (Math.max(image.width, image.height) > PREVIEW_SIZE) derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE)) })
+      return Comlink.transfer({ captured: when, width: image.width, height: image.height, derivatives }, derivatives.map((d) => d.bytes.buffer))
+    } finally {
+      image.close()
+    }
+  },
+}
+
+export type GalleryWorker = typeof api
+
+Comlink.expose(api)
