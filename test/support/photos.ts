@@ -24,6 +24,8 @@ export interface PhotoOptions {
   readonly gps?: { readonly latitude: number; readonly longitude: number }
   /** EXIF Orientation, 1 to 8. */
   readonly orientation?: number
+  /** EXIF Make and Model; "Coffer" and "Test photo" unless given. */
+  readonly camera?: { readonly make: string; readonly model: string }
 }
 
 /** Noise bits per channel: about a third of a byte per pixel as a quality-85 JPEG. */
@@ -86,7 +88,7 @@ function exifDegrees(degrees: number): string {
 
 /** The IFDs sharp writes: IFD2 is EXIF's, IFD3 the GPS one. */
 function exifOf(options: PhotoOptions): Exif {
-  const exif: { IFD0: Record<string, string>; IFD2: Record<string, string>; IFD3?: Record<string, string> } = { IFD0: { Make: 'Coffer', Model: 'Test photo' }, IFD2: {} }
+  const exif: { IFD0: Record<string, string>; IFD2: Record<string, string>; IFD3?: Record<string, string> } = { IFD0: { Make: options.camera?.make ?? 'Coffer', Model: options.camera?.model ?? 'Test photo' }, IFD2: {} }
   if (options.captured !== undefined) {
     const offset = options.utcOffsetMinutes === undefined ? 0 : options.utcOffsetMinutes
     exif.IFD2.DateTimeOriginal = exifDateTime(options.captured, offset ?? 0)

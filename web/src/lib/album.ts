@@ -65,7 +65,8 @@ export class AlbumModel {
   readonly #tileListeners = new Map<string, Set<(tile: Tile) => void>>()
   /** Tiles wanted (on screen), most recent last; loaded newest first so a fast scroll shows where it stopped. */
   readonly #wanted: string[] = []
-  #loading = 0
+  /** Tiles being loaded, by asset id and position. */
+  readonly #inFlight = new Set<string>()
 
   constructor(library: Library, albumId: string) {
     this.library = library
@@ -259,21 +260,20 @@ export class AlbumModel {
   }
 
   #pump(): void {
-    while (this.#loading < PARALLEL && this.#wanted.length > 0) {
+    while (this.#inFlight.size < PARALLEL && this.#wanted.length > 0) {
       const assetId = this.#wanted.pop()!
-      // Scrolled away before its turn, or loaded meanwhile: skipped.
-      if (!this.#tileListeners.has(assetId) || this.tile(assetId).kind !== 'loading') continue
-      this.#loading++
-      void this.#loadTile(assetId).finally(() => {
-        this.#loading--
+      const key = this.#keyOf(assetId)
+      // Scrolled away before its turn, loading, or loaded meanwhile: skipped.
+      if (key === null || !this.#tileListeners.has(assetId) || this.#inFlight.has(key) || this.tile(assetId).kind !== 'loading') continue
+      this.#inFlight.add(key)
+      void this.#loadTile(assetId, key).finally(() => {
+        this.#inFlight.delete(key)
         this.#pump()
       })
     }
   }
 
-  async #loadTile(assetId: string): Promise<void> {
-    const key = this.#keyOf(assetId)
-    if (key === null) return
+  async #loadTile(assetId: string, key: string): Promise<void> {
     let tile: Tile
     try {
       const asset = await this.opened(assetId)
