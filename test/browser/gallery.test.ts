@@ -25,9 +25,13 @@ const CAMERA = { make: 'Zyxwarr Optics', model: 'QK-7731 Mark IV' }
 let server: TestServer
 let browser: Browser
 let folder: string
+/** The big album, filled from Node while the first tests drive the browser (it takes about 0.1 s a photo: the server fsyncs each write). */
+let many: Promise<{ account: SetUpAccount; albumId: string }>
 
 beforeAll(async () => {
   ;[server, browser, folder] = await Promise.all([startServer({ ADMIN_TOKEN }), launchChromium(), mkdtemp(path.join(tmpdir(), 'coffer-gallery-'))])
+  many = setUpAccount(server, 'gallery-many').then(async (account) => ({ account, albumId: (await seedAlbum(account.library, 'Many', MANY, 2)).album.albumId }))
+  many.catch(() => {}) // awaited (and its failure reported) by the test that uses it
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
@@ -111,6 +115,7 @@ describe('the gallery', () => {
     })
     await picker(page).setInputFiles(photos.slice(0, 20).map((p) => p.file))
     await poll(() => page.getByRole('heading', { name: 'Uploads' }).isVisible()).toBe(true)
+    await checkScreen(device, 'upload-progress')
     await poll(async () => (await decryptedThumbnails(page)).length, 60_000).toBe(20)
     await page.unrouteAll()
     await Promise.all(pending)
@@ -143,4 +148,132 @@ describe('the gallery', () => {
     expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([['original', 'image/jpeg'], ['thumbnail', 'image/webp']])
     expect(device.problems).toEqual([])
   }, 120_000)
+
+  it('adds a photo dropped on the page, shows the grid and the albums, opens a photo with its metadata, and downloads the original', async () => {
+    const { page } = device
+    const dropped = photos[20]!
+    await dropFiles(page, [dropped])
+    await poll(async () => (await decryptedThumbnails(page)).includes(dropped.name), 30_000).toBe(true)
+    await checkScreen(device, 'album')
+
+    await page.getByRole('link', { name: 'Albums', exact: true }).first().click()
+    await poll(() => page.getByRole('link', { name: 'Summer 2021' }).isVisible()).toBe(true)
+    await checkScreen(device, 'albums')
+    await page.getByRole('link', { name: 'Summer 2021' }).click()
+
+    const shown = photos[4]!
+    await page.getByRole('link', { name: shown.name }).click()
+    const dialog = page.getByRole('dialog')
+    await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
+    expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
+    expect(await dialog.locator('[data-fact=captured] time').getAttribute('datetime')).toBe(shown.captured.toISOString())
+    expect(await dialog.locator('[data-fact=type]').textContent()).toBe('image/jpeg')
+    expect(await dialog.locator('[data-fact=size]').textContent()).toMatch(/KiB$/)
+    // The original replaces the preview once decrypted.
+    await poll(() => dialog.locator('img[data-full=original]').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(640)
+    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${new URL(page.url()).hash.split('/')[3]}`)
+    await checkScreen(device, 'photo')
+
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()])
+    expect(download.suggestedFilename()).toBe(shown.name)
+    expect(Buffer.compare(await readFile((await download.path())!), shown.bytes)).toBe(0)
+
+    // The arrow keys go to the next photo and back, Escape to the grid.
+    await page.keyboard.press('ArrowRight')
+    await poll(() => dialog.getByRole('heading').textContent()).not.toBe(shown.name)
+    await page.keyboard.press('ArrowLeft')
+    await poll(() => dialog.getByRole('heading').textContent()).toBe(shown.name)
+    await page.keyboard.press('Escape')
+    await poll(() => dialog.count()).toBe(0)
+    expect(device.problems).toEqual([])
+  }, 60_000)
+
+  it('finishes an upload that a reload interrupted', async () => {
+    const { page } = device
+    const big = await Promise.all([101, 102, 103].map((n) => photo(n, { width: 2100, height: 1400 })))
+    await picker(page).setInputFiles(big.map((p) => p.file))
+    await poll(() => page.locator('.uploads li[data-state=stored]').count(), 30_000).toBeGreaterThan(0)
+    await page.reload()
+    // The queue came back from IndexedDB: the files left are listed again, and sent.
+    await poll(() => page.getByRole('heading', { name: 'Uploads' }).isVisible()).toBe(true)
+    await poll(async () => (await decryptedThumbnails(page)).filter((name) => name.startsWith('IMG_01')).length, 60_000).toBe(3)
+    const live = await liveAssetIds(account.library, albumId)
+    expect(live).toHaveLength(24)
+    expect(new Set(live).size).toBe(24)
+    // Larger than a preview: one was made.
+    const entry = (await liveEntries(account.library.client, albumId)).at(-1)!
+    const opened = await restoreFile({ ...account.library, albumId }, entry)
+    expect(opened.metadata.blobs.map((b) => b.kind)).toEqual(['original', 'thumbnail', 'preview'])
+    expect(device.problems).toEqual([])
+  }, 90_000)
+
+  it('deletes with an undo window: undone, nothing is sent; not undone, the photos are gone here and for every device', async () => {
+    const { page } = device
+    const kept = photos[1]!
+    await page.getByRole('link', { name: kept.name }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
+    await poll(() => page.getByRole('button', { name: 'Undo' }).isVisible()).toBe(true)
+    expect(await decryptedThumbnails(page)).not.toContain(kept.name)
+    await checkScreen(device, 'undo')
+    await page.getByRole('button', { name: 'Undo' }).click()
+    await poll(() => page.getByText('Undone: nothing was sent.').isVisible()).toBe(true)
+    await poll(async () => (await decryptedThumbnails(page)).includes(kept.name)).toBe(true)
+
+    await page.getByRole('button', { name: 'Select' }).click()
+    const gone = [photos[2]!, photos[3]!]
+    for (const p of gone) await page.getByRole('button', { name: `Select ${p.name}` }).click()
+    await page.getByRole('button', { name: 'Delete 2 photos' }).click()
+    await poll(() => page.getByText('Deleted 2 photos. This is final').isVisible(), 20_000).toBe(true)
+    const names = await decryptedThumbnails(page)
+    for (const p of gone) expect(names).not.toContain(p.name)
+    expect(names).toContain(kept.name)
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(22)
+    expect(device.problems).toEqual([])
+  }, 60_000)
+
+  it('replaces a photo with a new version after the undo window', async () => {
+    const { page } = device
+    const old = photos[5]!
+    const fresh = await photo(200)
+    await page.getByRole('link', { name: old.name }).click()
+    const assetId = new URL(page.url()).hash.split('/')[3]!
+    await page.locator('input[type=file][aria-label="New version of this photo"]').setInputFiles(fresh.file)
+    await poll(() => page.getByText(`Replaced the photo with ${fresh.name}. This is final`).isVisible(), 30_000).toBe(true)
+    await poll(() => page.getByRole('dialog').getByRole('heading').textContent()).toBe(fresh.name)
+    const entry = (await liveEntries(account.library.client, albumId)).find((e) => e.asset_id === assetId)!
+    expect(entry.action).toBe('replace')
+    expect((await restoreFile({ ...account.library, albumId }, entry)).metadata.name).toBe(fresh.name)
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  }, 60_000)
+
+  it(`scrolls an album of ${MANY} photos to its end, holding only the rows on screen, and shows a photo the operator took down as withheld`, async () => {
+    const { account: owner, albumId: manyId } = await many
+    // The first in the feed: the grid's first tile.
+    const withheld = (await liveAssetIds(owner.library, manyId))[0]!
+    await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).takeDown(withheld, 'test')
+    const phone = await openDevice(browser, server.url, { phone: true })
+    const { page } = phone
+    await becomeDevice(page, server, owner, `#/albums/${manyId}`)
+    await poll(() => page.getByText(`${MANY} photos.`).isVisible(), 60_000).toBe(true)
+    await poll(async () => (await decryptedThumbnails(page)).length).toBeGreaterThan(8)
+    expect(await page.locator('.tile').count()).toBeLessThan(MANY / 2)
+
+    const last = `swatch-${String(MANY - 1).padStart(5, '0')}.webp`
+    for (let tries = 0; tries < 100 && !(await decryptedThumbnails(page)).includes(last); tries++) {
+      await page.mouse.wheel(0, 4000)
+      await page.waitForTimeout(50)
+    }
+    await poll(async () => (await decryptedThumbnails(page)).includes(last), 20_000).toBe(true)
+    expect(await page.locator('.tile').count()).toBeLessThan(MANY / 2)
+
+    await page.keyboard.press('Home')
+    await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0))
+    const tile = page.locator(`a[data-asset="${withheld}"]`)
+    await poll(() => tile.textContent()).toBe('Withheld by the operator')
+    await tile.click()
+    await poll(() => page.getByRole('dialog').getByText('Withheld by the operator').isVisible()).toBe(true)
+    expect(phone.problems).toEqual([])
+    await phone.context.close()
+  }, 180_000)
 })

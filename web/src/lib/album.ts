@@ -164,6 +164,11 @@ export class AlbumModel {
     this.#changed()
   }
 
+  /** The feed position of the asset's latest write (a replace moves it), or null when it is not in the album. */
+  positionOf(assetId: string): number | null {
+    return this.#order.get(assetId) ?? null
+  }
+
   /** The photo before or after this one, or null at either end. */
   neighbour(assetId: string, step: -1 | 1): string | null {
     const index = this.#ids.indexOf(assetId)

@@ -49,6 +49,8 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const close = () => navigate('albums', model.albumId)
+  // A replace gives the asset a new position: the view opens the new version.
+  const position = model.positionOf(assetId)
 
   useEffect(() => {
     let live = true
@@ -80,7 +82,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
     return () => {
       live = false
     }
-  }, [model, assetId])
+  }, [model, assetId, position])
 
   useEffect(() => heading.current?.focus(), [assetId])
 

@@ -28,7 +28,8 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
           <progress max={Math.max(1, total)} value={read} />
         </label>
       </p>
-      <ul>
+      {/* It scrolls when long: focusable, so that a keyboard can scroll it. */}
+      <ul tabIndex={0} aria-label="Files">
         {items.map((item) => (
           <li key={item.id} data-state={item.state}>
             <label>
