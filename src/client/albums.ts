@@ -63,7 +63,7 @@ export async function liveEntries(client: CofferClient, albumId: string): Promis
  * Feed entries per page where the feed is read without being held (each holds a manifest of about
  * 7 KiB in base64): a page of the server's default 1000 is about 10 MB of JSON and its parse.
  */
-const STREAM_PAGE = 256
+export const STREAM_PAGE = 256
 
 /**
  * Each live asset's latest feed position (a delete removes the asset), and the last position

@@ -9,7 +9,7 @@
 // The page fetches; the workers (lib/pool.ts) check signatures and decrypt.
 import { toHex } from '../../../src/sdk/bytes.ts'
 import { CofferProblem, type Feed } from '../../../src/sdk/client.ts'
-import { albumRecordId, type Library } from '../../../src/client/albums.ts'
+import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
 import { Lru } from './lru.ts'
 import { inWorker, transfer } from './pool.ts'
@@ -26,14 +26,15 @@ export type Tile =
 /** The operator took the asset down: its blobs answer 451. */
 export const takenDown = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.moderation.taken_down'
 
-/** Feed entries per page of the scan, as src/client streams it (a manifest is about 7 KiB of base64). */
-const SCAN_PAGE = 256
 /** Feed entries asked for when a visible tile's entry is no longer held: its neighbours come along. */
 const WINDOW = 64
 /** Tiles loading at once: enough to keep the workers busy while blobs arrive. */
 const PARALLEL = 6
+/** Feed entries (manifests) held: a few screens' worth. */
 const ENTRIES_HELD = 512
+/** Opened assets (metadata and file key, about 1 KiB each) held. */
 const OPENED_HELD = 2000
+/** Tiles held, their thumbnails' object URLs included: several screens' worth, so a scroll back finds them. */
 const THUMBNAILS_HELD = 400
 
 const LOADING: Tile = { kind: 'loading' }
@@ -122,7 +123,7 @@ export class AlbumModel {
     const recordId = await this.#recordId
     try {
       for (;;) {
-        const page = await this.library.client.feed(this.albumId, this.#through, SCAN_PAGE)
+        const page = await this.library.client.feed(this.albumId, this.#through, STREAM_PAGE)
         for (const entry of page.entries) {
           this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
           if (entry.asset_id === recordId) {
