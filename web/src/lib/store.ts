@@ -3,7 +3,12 @@
 // device's keys. Nothing here ever leaves the browser except the tokens, sent to this origin.
 // Signing out drops the tokens and keeps the keys (the browser stays a device, as the CLI's
 // logout does); "forget this browser" drops both (docs/web.md).
-import { createStore, del, get, set } from 'idb-keyval'
+//
+// Setting up the account's first device keeps its new keys under 'pending-keys' before anything
+// is published (the first publish binds the identity key for good), and moves them to 'keys'
+// only once the recovery phrase was checked: 'keys' always holds a finished device, which is all
+// the rest of the app reads (decision 0020, "Becoming a device").
+import { createStore, del, delMany, get, promisifyRequest, set } from 'idb-keyval'
 import type { Tokens } from '../../../src/sdk/client.ts'
 
 const db = createStore('coffer', 'state')
@@ -30,4 +35,24 @@ export const dropSession = (): Promise<void> => del('session', db)
 
 export const readKeys = (): Promise<SavedKeys | undefined> => get<SavedKeys>('keys', db)
 export const saveKeys = (keys: SavedKeys): Promise<void> => set('keys', keys, db)
-export const dropKeys = (): Promise<void> => del('keys', db)
+export const dropKeys = (): Promise<void> => delMany(['keys', 'pending-keys'], db)
+
+/** A first-device setup that has not finished: its keys (never complete yet) and the name it publishes. */
+export interface PendingKeys extends SavedKeys {
+  readonly deviceName: string
+}
+
+export const readPendingKeys = (): Promise<PendingKeys | undefined> => get<PendingKeys>('pending-keys', db)
+export const savePendingKeys = (keys: PendingKeys): Promise<void> => set('pending-keys', keys, db)
+export const dropPendingKeys = (): Promise<void> => del('pending-keys', db)
+
+/** The setup finished: its keys become this browser's device keys, in one transaction. */
+export async function completePendingKeys(keys: PendingKeys): Promise<SavedKeys> {
+  const { deviceName: _name, ...saved } = keys
+  await db('readwrite', (store) => {
+    store.put(saved, 'keys')
+    store.delete('pending-keys')
+    return promisifyRequest(store.transaction)
+  })
+  return saved
+}

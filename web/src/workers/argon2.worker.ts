@@ -1,0 +1,10 @@
+// argon2id for the recovery escrow (64 MiB, 3 passes: a few seconds) off the page's thread, so
+// that the page keeps answering while setup seals the escrow or recovery opens it. The portable
+// implementation: the same code src/client runs everywhere.
+import * as Comlink from 'comlink'
+import { portableArgon2id } from '../../../src/client/format/recovery.ts'
+
+const api = { argon2id: portableArgon2id }
+export type Argon2Worker = typeof api
+
+Comlink.expose(api)
