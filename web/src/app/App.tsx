@@ -2,6 +2,8 @@
 // device, the device screens; otherwise the navigation and the screen the URL names.
 import type { ReactNode } from 'react'
 import { Custody } from '../screens/custody/Custody.tsx'
+import { AddDevice } from '../screens/device/AddDevice.tsx'
+import { BecomeDevice } from '../screens/device/BecomeDevice.tsx'
 import { ModerationRecord } from '../screens/record/Record.tsx'
 import { Security } from '../screens/security/Security.tsx'
 import { Album } from '../screens/gallery/Album.tsx'
@@ -25,11 +27,13 @@ function SuspendedBanner() {
 
 function Frame({ children, current }: { children: ReactNode; current: string }) {
   const { state, signOut } = useSession()
-  const links: [string, string][] = [
-    ['albums', 'Albums'],
-    ['security', 'Security'],
-    ['record', 'Moderation record'],
+  const links: [string[], string][] = [
+    [['albums'], 'Albums'],
+    [['security'], 'Security'],
+    [['record'], 'Moderation record'],
   ]
+  // Only a device of the account has keys to give.
+  if (state.kind === 'signed-in' && state.keys !== null) links.splice(2, 0, [['devices', 'add'], 'Add a device'])
   return (
     <>
       <a className="skip" href="#main">
@@ -41,7 +45,7 @@ function Frame({ children, current }: { children: ReactNode; current: string }) 
         </a>
         <nav aria-label="Main">
           {links.map(([route, label]) => (
-            <a key={route} href={linkTo(route)} aria-current={current === route ? 'page' : undefined}>
+            <a key={label} href={linkTo(...route)} aria-current={current === route[0] ? 'page' : undefined}>
               {label}
             </a>
           ))}
@@ -62,14 +66,8 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   const { client, keys } = useSignedIn()
   if (first === 'security') return <Security />
   if (first === 'record') return <ModerationRecord />
-  if (keys === null) {
-    return (
-      <main>
-        <h1 tabIndex={-1}>This browser is not a device of your account yet</h1>
-        <p>Your photos are encrypted with keys kept on your devices. Set this browser up, or add it from a device that already has them, to see your albums here.</p>
-      </main>
-    )
-  }
+  if (keys === null) return <BecomeDevice flow={first === 'device' ? rest[0] : undefined} />
+  if (first === 'devices' && rest[0] === 'add') return <AddDevice />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
   const [albumId, assetId = null] = rest
   return first === 'albums' && albumId !== undefined ? <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} /> : <Albums client={client} keys={keys} />

@@ -3,36 +3,13 @@
 // renewed (it was in use then), authenticated_at when a password or code was last proved on it.
 import { useState } from 'react'
 import { CofferProblem, type CofferClient, type Devices } from '../../../../src/sdk/client.ts'
+import { linkTo } from '../../app/router.ts'
 import { Confirm, ErrorLine, LoadStatus, useAction, useLoaded, type Loaded } from '../../app/ui.tsx'
 import { whenText } from '../../lib/time.ts'
+import { appText } from '../../lib/user-agent.ts'
 import type { DirectoryView } from './directory.ts'
 
 type Session = Devices['sessions'][number]
-
-const APPS: readonly (readonly [RegExp, string])[] = [
-  [/coffer-photos/i, 'coffer-photos (command line)'],
-  [/Edg\//, 'Edge'],
-  [/Firefox\//, 'Firefox'],
-  [/Chrom(e|ium)\//, 'Chrome'],
-  [/Safari\//, 'Safari'],
-  [/^node/i, 'A Node.js program'],
-]
-const SYSTEMS: readonly (readonly [RegExp, string])[] = [
-  [/Android/, 'Android'],
-  [/iPhone|iPad/, 'iOS'],
-  [/Windows/, 'Windows'],
-  [/Mac OS X|Macintosh/, 'macOS'],
-  [/Linux/, 'Linux'],
-]
-
-/** "Chrome on Linux" from a User-Agent header; the header itself (cut short) when it names nothing known. */
-export function appText(userAgent: string | null): string {
-  if (userAgent === null || userAgent.trim() === '') return 'An app that did not say what it is'
-  const app = APPS.find(([pattern]) => pattern.test(userAgent))?.[1]
-  if (app === undefined) return userAgent.slice(0, 60)
-  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1]
-  return system === undefined ? app : `${app} on ${system}`
-}
 
 function deviceNames(directory: DirectoryView | undefined): Map<string, string> {
   if (directory?.kind !== 'verified') return new Map()
@@ -136,6 +113,9 @@ export function DeviceList({ directory, thisDevice }: { directory: Loaded<Direct
               </li>
             ))}
           </ul>
+          <p>
+            <a href={linkTo('devices', 'add')}>Add a device</a>
+          </p>
         </>
       )}
       {view !== undefined && view.kind !== 'no-keys' && (
