@@ -57,6 +57,7 @@ interface IdbRequest<T> {
 interface IdbStore {
   put(value: unknown, key: string): void
   getAllKeys(): IdbRequest<unknown[]>
+  get(key: string): IdbRequest<unknown>
 }
 interface IdbTransaction {
   readonly error: unknown
@@ -120,4 +121,25 @@ export function storedNames(page: Page): Promise<string[]> {
         }
       }),
   )
+}
+
+/** The identity seeds of keys the app keeps under `name` ('keys', or 'pending-keys' during a first-device setup), or null when it keeps none. */
+export async function storedIdentitySeeds(page: Page, name: 'keys' | 'pending-keys'): Promise<Uint8Array | null> {
+  const seeds = await page.evaluate(
+    (name) =>
+      new Promise<number[] | null>((resolve, reject) => {
+        const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
+        open.onerror = () => reject(open.error)
+        open.onsuccess = () => {
+          const read = open.result.transaction('state').objectStore('state').get(name)
+          read.onsuccess = () => {
+            open.result.close()
+            const keys = read.result as { identitySeeds: Uint8Array } | undefined
+            resolve(keys === undefined ? null : [...keys.identitySeeds])
+          }
+        }
+      }),
+    name,
+  )
+  return seeds === null ? null : new Uint8Array(seeds)
 }
