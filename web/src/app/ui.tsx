@@ -59,10 +59,10 @@ export function useAction(): { busy: boolean; error: unknown; run: (action: () =
 }
 
 /**
- * A modal question before an action that is hard to undo: the browser's own <dialog>, shown while
- * mounted, so focus stays inside it and Escape cancels; Cancel has the focus.
+ * A modal dialog: the browser's own <dialog>, shown while mounted, so focus stays inside it and
+ * Escape calls `onCancel`.
  */
-export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+export function Modal({ title, children, onCancel }: { title: string; children: ReactNode; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null)
   const heading = useId()
   useEffect(() => {
@@ -82,6 +82,15 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: 
     >
       <h2 id={heading}>{title}</h2>
       {children}
+    </dialog>
+  )
+}
+
+/** A modal question before an action that is hard to undo; Cancel has the focus. */
+export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <Modal title={title} onCancel={onCancel}>
+      {children}
       <div className="actions">
         <button type="button" className="danger" onClick={onConfirm}>
           {confirmLabel}
@@ -90,7 +99,7 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: 
           Cancel
         </button>
       </div>
-    </dialog>
+    </Modal>
   )
 }
 

@@ -10,7 +10,7 @@ import { useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { QrCode } from '../security/QrCode.tsx'
 import { explained } from './sentences.ts'
-import { usePasswordPrompt, useSasQuestion } from './parts.tsx'
+import { usePasswordPrompt, useSasQuestion, Waiting } from './parts.tsx'
 
 export function AddDevice() {
   const { client, session, keys } = useSignedIn()
@@ -83,12 +83,7 @@ export function AddDevice() {
           </button>
           {copied !== null && <span role="status">{copied}</span>}
           <QrCode text={pairing.pairingCode} label="The pairing code as a QR code" />
-          <p className="notice" role="status">
-            Waiting for the new device…
-          </p>
-          <button type="button" className="secondary" onClick={() => stop.current?.abort()}>
-            Cancel
-          </button>
+          <Waiting text="Waiting for the new device…" onCancel={() => stop.current?.abort()} />
         </section>
       )}
       {pairing !== null && hello !== null && <p role="status">“{hello.device_name}” answered.</p>}

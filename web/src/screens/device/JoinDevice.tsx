@@ -11,7 +11,7 @@ import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { defaultDeviceName } from '../../lib/user-agent.ts'
 import { saveKeys, type SavedKeys } from '../../lib/store.ts'
 import { explained } from './sentences.ts'
-import { DeviceNameField, savedKeysOf, useSasQuestion } from './parts.tsx'
+import { DeviceNameField, savedKeysOf, useSasQuestion, Waiting } from './parts.tsx'
 
 export function JoinDevice() {
   const { client, session } = useSignedIn()
@@ -77,16 +77,7 @@ export function JoinDevice() {
         {!busy && <button type="submit">Connect</button>}
       </form>
       {sas.question}
-      {waiting && sas.question === null && (
-        <div>
-          <p className="notice" role="status">
-            Waiting for the other device…
-          </p>
-          <button type="button" className="secondary" onClick={() => stop.current?.abort()}>
-            Cancel
-          </button>
-        </div>
-      )}
+      {waiting && sas.question === null && <Waiting text="Waiting for the other device…" onCancel={() => stop.current?.abort()} />}
       {!busy && (
         <p>
           <a href={linkTo('device')}>Back to the choices</a>

@@ -1,11 +1,12 @@
 // What the device screens share: the password dialog the freshness gate asks through, the
-// question about the 6-digit codes, the device name field, the note while argon2id runs, and
-// the keys as this browser saves them.
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
+// question about the 6-digit codes, the device name field, the notes while a pairing waits and
+// while argon2id runs, and the keys as this browser saves them.
+import { useId, useState, type FormEvent, type ReactNode } from 'react'
 import type { AccountKeys, PasswordPrompt } from '../../../../src/client/account.ts'
 import { DEVICE_NAME_MAX } from '../../../../src/client/account.ts'
 import type { ConfirmSas } from '../../../../src/client/enrollment.ts'
 import { EnrollmentError } from '../../../../src/client/enrollment.ts'
+import { Modal } from '../../app/ui.tsx'
 import type { SavedKeys } from '../../lib/store.ts'
 
 export function savedKeysOf(userId: string, deviceId: string, keys: AccountKeys): SavedKeys {
@@ -43,29 +44,13 @@ export function usePasswordPrompt(): { prompt: PasswordPrompt; dialog: ReactNode
 }
 
 function PasswordDialog({ onPassword, onCancel }: { onPassword: (password: string) => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null)
-  const heading = useId()
   const [password, setPassword] = useState('')
-  useEffect(() => {
-    const dialog = ref.current
-    dialog?.showModal()
-    return () => dialog?.close()
-  }, [])
   const submit = (event: FormEvent) => {
     event.preventDefault()
     onPassword(password)
   }
   return (
-    // Escape is a `cancel` event; `close` would also come from the clean-up's close().
-    <dialog
-      ref={ref}
-      aria-labelledby={heading}
-      onCancel={(event) => {
-        event.preventDefault()
-        onCancel()
-      }}
-    >
-      <h2 id={heading}>Confirm your password</h2>
+    <Modal title="Confirm your password" onCancel={onCancel}>
       <p>You signed in more than 10 minutes ago. For this step, enter your account's password again.</p>
       <form onSubmit={submit}>
         <label>
@@ -79,7 +64,7 @@ function PasswordDialog({ onPassword, onCancel }: { onPassword: (password: strin
           </button>
         </div>
       </form>
-    </dialog>
+    </Modal>
   )
 }
 
@@ -136,6 +121,20 @@ export function DeviceNameField({ value, onChange }: { value: string; onChange: 
       <input name="device-name" required maxLength={DEVICE_NAME_MAX} value={value} onChange={(e) => onChange(e.target.value)} />
       <span className="hint">How your other devices list it.</span>
     </label>
+  )
+}
+
+/** Said while a pairing waits for the other device, with the way to stop it. */
+export function Waiting({ text, onCancel }: { text: string; onCancel: () => void }) {
+  return (
+    <div>
+      <p className="notice" role="status">
+        {text}
+      </p>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   )
 }
 
