@@ -1,7 +1,7 @@
 // What the device screens share: the password dialog the freshness gate asks through, the
 // question about the 6-digit codes, the device name field, the notes while a pairing waits and
 // while argon2id runs, and the keys as this browser saves them.
-import { useId, useState, type FormEvent, type ReactNode } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
 import type { AccountKeys, PasswordPrompt } from '../../../../src/client/account.ts'
 import { DEVICE_NAME_MAX } from '../../../../src/client/account.ts'
 import type { ConfirmSas } from '../../../../src/client/enrollment.ts'
@@ -96,14 +96,19 @@ export function useSasQuestion(other: string): { confirmSas: (deadline: number) 
 
 function SasQuestion({ sas, other, answer }: { sas: string; other: string; answer: (same: boolean) => void }) {
   const heading = useId()
+  // The question takes the focus, not its Yes: a keyboard user reads before answering.
+  const ref = useRef<HTMLHeadingElement>(null)
+  useEffect(() => ref.current?.focus(), [])
   return (
     <section className="panel" aria-labelledby={heading}>
-      <h2 id={heading}>Compare the codes</h2>
+      <h2 id={heading} ref={ref} tabIndex={-1}>
+        Compare the codes
+      </h2>
       <p>This browser shows:</p>
       <p className="sas">{sas}</p>
       <p>Does {other} show the same code?</p>
       <div className="actions">
-        <button type="button" onClick={() => answer(true)} autoFocus>
+        <button type="button" onClick={() => answer(true)}>
           Yes, the same
         </button>
         <button type="button" className="secondary" onClick={() => answer(false)}>
