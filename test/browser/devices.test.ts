@@ -23,8 +23,8 @@ const running = serverAndBrowser()
 const SLOW = { timeout: 60_000 }
 
 const choiceHeading = (page: Page) => page.getByRole('heading', { name: 'Make this browser one of your devices' })
-/** What the app shows a device of the account (the albums' route). */
-const deviceHeading = (page: Page) => page.getByRole('heading', { name: /^Signed in as / })
+/** What a browser with device keys shows: the gallery's album list. */
+const deviceHeading = (page: Page) => page.getByRole('heading', { name: 'Albums', exact: true })
 
 /** What the whole file shares: one account, set up by the first browser, joined by the others. */
 const account = { email: uniqueEmail('web-devices'), userId: '', identity: null as IdentityKey | null, phrase: '', first: null as WatchedPage | null }
