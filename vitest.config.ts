@@ -14,6 +14,10 @@ const engineFree = ['test/client/media.test.ts']
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // Two files at a time: most of the suite waits on servers, databases and Chromium rather
+    // than computing, and vitest's default (cores - 1) runs one file at a time on a 2-core
+    // machine. TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     hookTimeout: 30_000,
     // The browser tests load web/dist: built from the sources at the start of every run.
     globalSetup: ['test/support/build-web.ts'],

@@ -1,10 +1,14 @@
 // The device screens in Chromium against a real server: a browser set up as the account's first
 // device (kept as pending, resumed after a reload with the same identity key, the recovery phrase
 // shown and checked, the freshness gate answered in the password dialog), a second browser added
-// with a pairing code from the first (the same 6-digit code on both), a No on the code storing
+// with a pairing code from the first (the same 6-digit code on both) that then shows the photos
+// the first uploads, a No on the code storing
 // nothing on either side, and a third browser recovered with the phrase read from the first's
 // page after a wrong phrase changed nothing. The server's directory and escrow are checked from
 // Node. Each screen passes axe.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { openRecoveryEscrow } from '../../src/client/account.ts'
@@ -15,6 +19,8 @@ import { readDirectory, type DeviceDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser, type WatchedPage } from '../support/browser.ts'
+import { decryptedThumbnails, picker } from '../support/gallery.ts'
+import { writePhoto } from '../support/photos.ts'
 import { storedIdentitySeeds, storedNames } from '../support/web-account.ts'
 
 const running = serverAndBrowser()
@@ -169,6 +175,26 @@ describe('the device screens', () => {
     const listed = await directory(await nodeClient())
     expect(listed.version).toBe(2)
     expect(listed.devices.map((device) => device.name)).toEqual(['Test Chromium', 'Phone browser'])
+
+    // What the first browser stores, the second shows: the same keys open the same album.
+    const folder = await mkdtemp(path.join(tmpdir(), 'coffer-web-devices-'))
+    const names = ['Shared 1.jpg', 'Shared 2.jpg']
+    const files = await Promise.all(names.map(async (name, i) => {
+      const file = path.join(folder, name)
+      await writePhoto(file, { format: 'jpeg', width: 320, height: 240, seed: 900 + i })
+      return file
+    }))
+    await first.page.goto('/#/albums')
+    await first.page.getByLabel('New album').fill('Shared')
+    await first.page.getByRole('button', { name: 'Create album' }).click()
+    await expect.poll(() => first.page.getByRole('heading', { name: 'Shared' }).isVisible()).toBe(true)
+    await picker(first.page).setInputFiles(files)
+    await expect.poll(async () => (await decryptedThumbnails(first.page)).length, SLOW).toBe(2)
+    await second.page.reload()
+    await second.page.getByRole('link', { name: 'Shared' }).click()
+    await expect.poll(async () => (await decryptedThumbnails(second.page)).sort(), SLOW).toEqual(names)
+    await rm(folder, { recursive: true, force: true })
+    await first.page.goto('/#/devices/add')
     expect([...first.problems, ...second.problems]).toEqual([])
     await second.context.close()
   })
@@ -179,7 +205,7 @@ describe('the device screens', () => {
     const third = await openDevice(browser, server.url)
     await signInThroughPage(third.page)
 
-    await first.page.getByRole('button', { name: 'Add another device' }).click()
+    await first.page.getByRole('button', { name: 'Show a pairing code' }).click()
     const code = first.page.getByTestId('pairing-code')
     await expect.poll(() => code.isVisible()).toBe(true)
     await third.page.getByRole('link', { name: 'Add this browser with a code from another device' }).click()

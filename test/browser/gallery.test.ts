@@ -13,7 +13,7 @@ import { liveEntries } from '../../src/client/albums.ts'
 import { restoreFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { checkScreen, launchChromium, openDevice, type WatchedPage } from '../support/browser.ts'
-import { becomeDevice, liveAssetIds, seedAlbum, setUpAccount, type SetUpAccount } from '../support/gallery.ts'
+import { becomeDevice, decryptedThumbnails, liveAssetIds, picker, seedAlbum, setUpAccount, type Img, type SetUpAccount } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -60,23 +60,10 @@ async function photo(n: number, size: { width: number; height: number } = { widt
   return { name, file, bytes: await readFile(file), captured, exifTime }
 }
 
-/** Thumbnails on screen that are decrypted images: a blob: URL that decoded to some pixels. */
-function decryptedThumbnails(page: Page): Promise<string[]> {
-  return page.locator('.grid img').evaluateAll((imgs) => (imgs as unknown as Img[]).filter((img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0).map((img) => img.alt))
-}
-
-/** What these tests read of an img element in the page (this file has no DOM types). */
-interface Img {
-  readonly src: string
-  readonly alt: string
-  readonly complete: boolean
-  readonly naturalWidth: number
-}
 
 /** expect.poll with room for the first screens (workers starting, keys made from their seeds). */
 const poll = <T>(read: () => Promise<T>, timeout = 15_000) => expect.poll(read, { timeout })
 
-const picker = (page: Page) => page.locator('input[type=file][aria-label="Photos to add"]')
 
 /** Drops files on the album page as a person dragging them from their desktop would. */
 async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {

@@ -138,3 +138,19 @@ export async function liveAssetIds(library: Library, albumId: string): Promise<s
   const record = await albumRecordId(library.masterKey, albumId)
   return (await liveEntries(library.client, albumId)).map((entry) => entry.asset_id).filter((id) => id !== record)
 }
+
+/** The album page's file picker. */
+export const picker = (page: Page) => page.locator('input[type=file][aria-label="Photos to add"]')
+
+/** Thumbnails on screen that are decrypted images: a blob: URL that decoded to some pixels. */
+export function decryptedThumbnails(page: Page): Promise<string[]> {
+  return page.locator('.grid img').evaluateAll((imgs) => (imgs as unknown as Img[]).filter((img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0).map((img) => img.alt))
+}
+
+/** What these tests read of an img element in the page (this file has no DOM types). */
+export interface Img {
+  readonly src: string
+  readonly alt: string
+  readonly complete: boolean
+  readonly naturalWidth: number
+}
