@@ -257,6 +257,13 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const malformed = await photos(home, ['join', server.url, 'not-a-code'])
     expect(malformed.code).toBe(2)
     expect(malformed.stderr).toMatch(/the pairing code is the 43 letters/)
+    // Base64url: one code in 32 begins with "-", which is still the code, not an option (in
+    // either place a person may put it).
+    for (const args of [[server.url, `-T${'A'.repeat(41)}`, '--email', email], ['--email', email, server.url, `-T${'A'.repeat(41)}`]]) {
+      const dashed = await photos(home, ['join', ...args, '--password-stdin'], { stdin: `${PASSWORD}\n` })
+      expect(dashed.stderr).toBe('coffer-photos: the pairing code is wrong or has expired; run `coffer-photos device add` again\n')
+      expect(dashed.code).toBe(3)
+    }
   })
 
   it('a stale sign-in on A: without --password-stdin it says how to prove the password; with it, device add goes on', async () => {

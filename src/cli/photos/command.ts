@@ -39,6 +39,12 @@ export interface Command {
   /** The command's `--help`: its arguments and options, one per line. */
   readonly usage: string
   readonly options: NonNullable<ParseArgsConfig['options']>
+  /**
+   * Arguments the command takes as they are even when they start with "-", which the option
+   * parser would otherwise refuse as an unknown option: a pairing code is base64url, and one in
+   * 32 begins with "-".
+   */
+  readonly literal?: (arg: string) => boolean
   run(invocation: Invocation): Promise<ExitCode>
 }
 

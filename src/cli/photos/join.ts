@@ -38,6 +38,7 @@ export const join: Command = {
     '',
     'Without a terminal, the answer to "same code?" is the next line of stdin: yes or no.',
   ].join('\n'),
+  literal: isPairingCode,
   options: {
     ...SIGN_IN_OPTIONS,
     ...DEVICE_NAME_OPTION,

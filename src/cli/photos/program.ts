@@ -48,6 +48,24 @@ function savedServer(): string | null {
   }
 }
 
+/**
+ * parseArgs on `args`, where each argument `literal` accepts is read as it is (a positional, or
+ * an option's value): it goes through the parser as a placeholder that cannot look like an
+ * option, and is put back in the result.
+ */
+function parseCommandLine(command: Command, args: readonly string[]): ReturnType<typeof parseArgs> {
+  const literals = new Map<string, string>()
+  const shielded = args.map((arg) => {
+    if (!arg.startsWith('-') || command.literal?.(arg) !== true) return arg
+    const placeholder = `\u0000literal${literals.size}`
+    literals.set(placeholder, arg)
+    return placeholder
+  })
+  const parsed = parseArgs({ args: shielded, allowPositionals: true, strict: true, options: { ...GLOBAL_OPTIONS, ...command.options } })
+  const restore = <T,>(value: T): T => (typeof value === 'string' ? ((literals.get(value) as T | undefined) ?? value) : value)
+  return { ...parsed, positionals: parsed.positionals.map(restore), values: Object.fromEntries(Object.entries(parsed.values).map(([key, value]) => [key, restore(value)])) }
+}
+
 async function main(args: string[]): Promise<ExitCode> {
   const [name, ...rest] = args
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -61,7 +79,7 @@ async function main(args: string[]): Promise<ExitCode> {
   }
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { ...GLOBAL_OPTIONS, ...command.options } })
+    parsed = parseCommandLine(command, rest)
   } catch (error) {
     process.stderr.write(`coffer-photos ${command.name}: ${(error as Error).message}\n\n${command.usage}\n`)
     return EXIT.usage
