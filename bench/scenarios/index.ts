@@ -13,5 +13,6 @@ import { relay } from './relay.ts'
 import { restore } from './restore.ts'
 import { revokeAll } from './revoke-all.ts'
 import { upload } from './upload.ts'
+import { web } from './web.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore, library]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore, library, web]

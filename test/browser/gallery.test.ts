@@ -13,7 +13,8 @@ import { liveEntries } from '../../src/client/albums.ts'
 import { restoreFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { checkScreen, launchChromium, openDevice, type WatchedPage } from '../support/browser.ts'
-import { becomeDevice, decryptedThumbnails, liveAssetIds, picker, seedAlbum, setUpAccount, type Img, type SetUpAccount } from '../support/gallery.ts'
+import { decryptedThumbnails, liveAssetIds, picker, seedAlbum, type Img } from '../support/gallery.ts'
+import { openAs, webAccount, type WebAccount } from '../support/web-account.ts'
 import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -29,11 +30,11 @@ let server: TestServer
 let browser: Browser
 let folder: string
 /** The big album, filled from Node while the first tests drive the browser (it takes about 0.1 s a photo: the server fsyncs each write). */
-let many: Promise<{ account: SetUpAccount; albumId: string }>
+let many: Promise<{ account: WebAccount; albumId: string }>
 
 beforeAll(async () => {
   ;[server, browser, folder] = await Promise.all([startServer({ ADMIN_TOKEN }), launchChromium(), mkdtemp(path.join(tmpdir(), 'coffer-gallery-'))])
-  many = setUpAccount(server, 'gallery-many').then(async (account) => ({ account, albumId: (await seedAlbum(account.library, 'Many', MANY, 2)).album.albumId }))
+  many = webAccount(server, 'gallery-many').then(async (account) => ({ account, albumId: (await seedAlbum(account.library, 'Many', MANY, 2)).album.albumId }))
   many.catch(() => {}) // awaited (and its failure reported) by the test that uses it
 }, 60_000)
 afterAll(async () => {
@@ -78,17 +79,17 @@ async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {
 }
 
 describe('the gallery', () => {
-  let account: SetUpAccount
+  let account: WebAccount
   let device: WatchedPage
   let albumId: string
   const photos: Photo[] = []
 
   it('lists no albums, makes one, and uploads 20 photos through the picker without the server seeing a byte, a name or an EXIF value of them', async () => {
-    account = await setUpAccount(server)
+    account = await webAccount(server, 'gallery')
     device = await openDevice(browser, server.url)
     const { page } = device
     for (let n = 1; n <= 21; n++) photos.push(await photo(n))
-    await becomeDevice(page, server, account)
+    await openAs(page, server, account, '/#/albums')
     await poll(() => page.getByText('No albums yet').isVisible()).toBe(true)
     await page.getByLabel('New album').fill('Summer 2021')
     await page.getByRole('button', { name: 'Create album' }).click()
@@ -244,7 +245,7 @@ describe('the gallery', () => {
     await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).takeDown(withheld, 'test')
     const phone = await openDevice(browser, server.url, { phone: true })
     const { page } = phone
-    await becomeDevice(page, server, owner, `#/albums/${manyId}`)
+    await openAs(page, server, owner, `/#/albums/${manyId}`)
     await poll(() => page.getByText(`${MANY} photos.`).isVisible(), 60_000).toBe(true)
     await poll(async () => (await decryptedThumbnails(page)).length).toBeGreaterThan(8)
     expect(await page.locator('.tile').count()).toBeLessThan(MANY / 2)

@@ -17,7 +17,7 @@ export interface Member {
   readonly client: CofferClient
 }
 
-export async function registered(server: TestServer, label?: string): Promise<Member> {
+export async function registered(server: Pick<TestServer, 'client'>, label?: string): Promise<Member> {
   const email = uniqueEmail(label)
   const client = server.client()
   await client.register(email, PASSWORD)

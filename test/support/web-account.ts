@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core'
 import { deviceEntry, newXWingSeed } from '../../src/client/account.ts'
 import type { Library } from '../../src/client/albums.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
-import { nativeVerify } from '../../src/client/node/crypto.ts'
+import { nativeIdentity, nativeSha256, nativeVerify } from '../../src/client/node/crypto.ts'
 import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -28,20 +28,33 @@ export const BROWSER_DEVICE = 'Test browser'
 export const OTHER_DEVICE = 'Laptop'
 
 /** Registers and sets up an account whose first device is the browser, with a second device listed. */
-export async function webAccount(server: TestServer, label?: string): Promise<WebAccount> {
+export async function webAccount(server: Pick<TestServer, 'client'>, label?: string): Promise<WebAccount> {
   const member = await registered(server, label)
   const { user_id: userId } = await member.client.getProfile()
   const identity = IdentityKey.generate()
   const keys = { userId, deviceId: randomUUID(), masterKey: generateMasterKey(), identitySeeds: identity.exportSeeds(), xwingSeed: newXWingSeed() }
   const devices = [deviceEntry(identity, keys.deviceId, keys.xwingSeed, BROWSER_DEVICE), deviceEntry(identity, randomUUID(), newXWingSeed(), OTHER_DEVICE)]
   await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices }), identity)
-  const library: Library = { client: member.client, identity, identityPublicKey: identity.publicKey, userId, deviceId: keys.deviceId, masterKey: keys.masterKey, verify: nativeVerify }
+  // node:crypto's signing, verifying and hashing: what seeding many assets from Node spends its time on.
+  const library: Library = {
+    client: member.client,
+    identity: nativeIdentity(keys.identitySeeds),
+    identityPublicKey: identity.publicKey,
+    userId,
+    deviceId: keys.deviceId,
+    masterKey: keys.masterKey,
+    sha256: nativeSha256,
+    verify: nativeVerify,
+  }
   return { ...member, userId, keys, library }
 }
 
+/** The server the page talks to: a test server, or a bench's child (no settable clock). */
+export type WebServer = Pick<TestServer, 'url'> & { readonly clock?: TestServer['clock'] }
+
 /** A new session of the account for the page's browser (its own, so that token rotations never collide), opened as its sign-in would: with its User-Agent. */
-async function browserSession(page: Page, server: TestServer, account: WebAccount): Promise<Tokens> {
-  const client = new CofferClient({ baseUrl: server.url, now: server.clock.now, userAgent: await page.evaluate(() => navigator.userAgent) })
+async function browserSession(page: Page, server: WebServer, account: WebAccount): Promise<Tokens> {
+  const client = new CofferClient({ baseUrl: server.url, ...(server.clock === undefined ? {} : { now: server.clock.now }), userAgent: await page.evaluate(() => navigator.userAgent) })
   const result = await client.login(account.email, account.password)
   if (result.kind !== 'session') throw new Error('the account asks for a second factor: sign in through the page')
   return result.tokens
@@ -73,7 +86,7 @@ interface IdbDatabase {
 type PageIndexedDb = { open(name: string): IdbRequest<IdbDatabase> & { onupgradeneeded: (() => void) | null } }
 
 /** Opens the app in `page` signed in as `account` on its browser device (`path`: where to land, e.g. '/#/security'). */
-export async function openAs(page: Page, server: TestServer, account: WebAccount, path = '/'): Promise<void> {
+export async function openAs(page: Page, server: WebServer, account: WebAccount, path = '/'): Promise<void> {
   await page.goto(path)
   const tokens = await browserSession(page, server, account)
   const { keys } = account

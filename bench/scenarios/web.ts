@@ -1,0 +1,164 @@
+// web: the gallery in headless Chromium (Debian's /usr/bin/chromium, as the browser tests use
+// it) against a Coffer server child on SQLite, with an album of BENCH_WEB_PHOTOS (default 2,000)
+// assets seeded from Node, each with a 512 px WebP thumbnail of about the weight a photo's has.
+// Two figures with targets of their own (issue 14):
+// - first screen: from the navigation to the album to the moment every tile on the first screen
+//   shows its decrypted thumbnail (the page polled every 20 ms on its own clock,
+//   performance.now() from the navigation's start); target at most 1.5 s;
+// - scrolling: the main thread's longest task while the whole grid is scrolled with the mouse
+//   wheel (Long Tasks API: only tasks over 50 ms are reported, so "none" means every task was
+//   shorter), and the longest gap between animation frames; target at most 50 ms.
+// The ceiling, measured in the same run: the app's shell, from the navigation to `/` to the
+// sign-in screen (scripts, styles and the first render, no data), and the frame gaps while
+// scrolling a page of the same height with nothing in it. Each figure is the median of
+// BENCH_WEB_ROUNDS (default 3) fresh page loads.
+import { CofferClient } from '../../src/sdk/client.ts'
+import sharp from 'sharp'
+import type { Page } from 'playwright-core'
+import { startCoffer } from '../lib/coffer.ts'
+import { positiveInteger } from '../lib/photos.ts'
+import type { BenchContext, Check, Scenario } from '../lib/scenario.ts'
+import { launchChromium } from '../../test/support/browser.ts'
+import buildWeb from '../../test/support/build-web.ts'
+import { seedAlbum } from '../../test/support/gallery.ts'
+import { openAs, webAccount } from '../../test/support/web-account.ts'
+
+const FIRST_SCREEN_TARGET_MS = 1500
+const LONGEST_TASK_TARGET_MS = 50
+
+/** Sixteen distinct noisy 512×384 WebP thumbnails (about what a photo's weighs), used in turn. */
+async function thumbnails(): Promise<Uint8Array[]> {
+  return Promise.all(
+    Array.from({ length: 16 }, async (_, k) => {
+      const pixels = Buffer.alloc(512 * 384 * 3)
+      let x = 0x9e3779b9 ^ k
+      for (let i = 0; i < pixels.length; i++) {
+        x ^= x << 13
+        x ^= x >>> 17
+        x ^= x << 5
+        pixels[i] = ((i % 1536) / 6 + (x & 0x3f)) & 0xff
+      }
+      return new Uint8Array(await sharp(pixels, { raw: { width: 512, height: 384, channels: 3 } }).webp({ quality: 75 }).toBuffer())
+    }),
+  )
+}
+
+// What runs in the page is written as source text: this project type-checks Node code without
+// DOM types.
+
+/** performance.now() when the page expression `ready` first holds, polled every 20 ms. */
+async function whenReady(page: Page, ready: string, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const at = await page.evaluate(`(${ready}) ? performance.now() : null`)
+    if (typeof at === 'number') return at
+    if (Date.now() > deadline) throw new Error(`the page did not get to ${ready} in time`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Every tile on screen shows a decrypted thumbnail. */
+const FIRST_SCREEN_DECRYPTED = `(() => {
+  const tiles = [...document.querySelectorAll('.grid .tile')].filter((tile) => {
+    const box = tile.getBoundingClientRect()
+    return box.bottom > 0 && box.top < innerHeight
+  })
+  return tiles.length > 0 && tiles.every((tile) => {
+    const img = tile.querySelector('img')
+    return img !== null && img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0
+  })
+})()`
+
+const SIGN_IN_SHOWN = `document.querySelector('h1')?.textContent === 'Sign in to Coffer Photos'`
+
+/** Starts recording long tasks and the gaps between animation frames into globalThis.benchSeen. */
+const WATCH_MAIN_THREAD = `(() => {
+  const seen = { tasks: [], frames: [] }
+  globalThis.benchSeen = seen
+  new PerformanceObserver((list) => { for (const entry of list.getEntries()) seen.tasks.push(entry.duration) }).observe({ type: 'longtask' })
+  let last = performance.now()
+  const frame = (now) => { seen.frames.push(now - last); last = now; requestAnimationFrame(frame) }
+  requestAnimationFrame(frame)
+})()`
+
+/** Scrolls the page to its end with the mouse wheel; answers the longest task and frame gap seen meanwhile (ms). */
+async function scrollWhole(page: Page): Promise<{ longestTask: number | null; longestFrame: number; steps: number }> {
+  await page.evaluate(WATCH_MAIN_THREAD)
+  await page.mouse.move(640, 500)
+  let steps = 0
+  while (steps < 5000 && !(await page.evaluate('innerHeight + scrollY >= document.documentElement.scrollHeight - 2'))) {
+    await page.mouse.wheel(0, 400)
+    await page.waitForTimeout(16)
+    steps++
+  }
+  await page.waitForTimeout(300)
+  const seen = (await page.evaluate('globalThis.benchSeen')) as { tasks: number[]; frames: number[] }
+  return { longestTask: seen.tasks.length === 0 ? null : Math.max(...seen.tasks), longestFrame: Math.max(...seen.frames), steps }
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const ms = (value: number): string => `${value.toFixed(0)} ms`
+
+export const web: Scenario = {
+  name: 'web',
+  summary: 'the gallery in headless Chromium: time to the first screen of decrypted thumbnails of an album, and the longest main-thread task while scrolling all of it',
+  async run(context: BenchContext) {
+    const count = positiveInteger('BENCH_WEB_PHOTOS', 2000)
+    const rounds = positiveInteger('BENCH_WEB_ROUNDS', 3)
+    buildWeb()
+    const server = await startCoffer(context, { engine: 'sqlite', logLevel: 'warn' })
+    const url = server.ready.url
+    const host = { client: () => new CofferClient({ baseUrl: url }) }
+    const account = await webAccount(host, 'bench-web')
+    const images = await thumbnails()
+    const started = Date.now()
+    const { album } = await seedAlbum(account.library, 'Bench', count, 8, async (n) => images[n % images.length]!)
+    context.log(`  seeded ${count} assets in ${((Date.now() - started) / 1000).toFixed(1)} s (not measured)`)
+
+    const browser = await launchChromium()
+    context.defer(() => browser.close())
+    const shell: number[] = []
+    const first: number[] = []
+    const tasks: (number | null)[] = []
+    const frames: number[] = []
+    const emptyFrames: number[] = []
+    for (let round = 0; round < rounds; round++) {
+      const blank = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } })
+      const blankPage = await blank.newPage()
+      await blankPage.goto('/')
+      shell.push(await whenReady(blankPage, SIGN_IN_SHOWN))
+      // The ceiling of scrolling: a page as tall as the grid with nothing in it.
+      const height = await (async () => {
+        const context = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } })
+        const page = await context.newPage()
+        await openAs(page, { url }, account, `/#/albums/${album.albumId}`)
+        await whenReady(page, FIRST_SCREEN_DECRYPTED)
+        const measured = (await page.evaluate('document.documentElement.scrollHeight')) as number
+        await context.close()
+        return measured
+      })()
+      await blankPage.evaluate(`document.body.append(Object.assign(document.createElement('div'), { style: 'height: ${height}px' }))`)
+      emptyFrames.push((await scrollWhole(blankPage)).longestFrame)
+      await blank.close()
+
+      const device = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } })
+      const page = await device.newPage()
+      await openAs(page, { url }, account, `/#/albums/${album.albumId}`)
+      // Measured from a navigation of its own, as a person opening the album would.
+      await page.reload()
+      first.push(await whenReady(page, FIRST_SCREEN_DECRYPTED))
+      const scrolled = await scrollWhole(page)
+      tasks.push(scrolled.longestTask)
+      frames.push(scrolled.longestFrame)
+      context.log(`  round ${round + 1}: shell ${ms(shell.at(-1)!)}, first screen ${ms(first.at(-1)!)}, longest task ${scrolled.longestTask === null ? 'none over 50 ms' : ms(scrolled.longestTask)}, longest frame gap ${ms(scrolled.longestFrame)} (empty page ${ms(emptyFrames.at(-1)!)}), ${scrolled.steps} wheel steps`)
+      await device.close()
+    }
+    const worstTask = tasks.some((task) => task !== null) ? Math.max(...tasks.map((task) => task ?? 0)) : null
+    const checks: Check[] = [
+      { scenario: 'web', name: `first screen of decrypted thumbnails, ${count} assets (median of ${rounds})`, value: `${ms(median(first))} (${(median(first) / median(shell)).toFixed(1)}x the shell's ${ms(median(shell))})`, target: `<= ${FIRST_SCREEN_TARGET_MS} ms`, pass: median(first) <= FIRST_SCREEN_TARGET_MS },
+      { scenario: 'web', name: `longest main-thread task scrolling all ${count} (worst of ${rounds})`, value: worstTask === null ? 'none over 50 ms' : ms(worstTask), target: `<= ${LONGEST_TASK_TARGET_MS} ms`, pass: worstTask === null || worstTask <= LONGEST_TASK_TARGET_MS },
+      { scenario: 'web', name: 'longest gap between frames while scrolling (median of rounds)', value: `${ms(median(frames))} (empty page of the same height: ${ms(median(emptyFrames))})`, target: '-', pass: null },
+    ]
+    return { rows: [], measured: [], checks, notes: [`web: ${count} assets seeded from Node with 512×384 WebP thumbnails (${(images.reduce((sum, image) => sum + image.length, 0) / images.length / 1024).toFixed(0)} KiB on average); Chromium ${browser.version()} headless, 1280×860.`] }
+  },
+}
