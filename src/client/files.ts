@@ -16,7 +16,7 @@ import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import { buildLifecycleWrite, readManifestWith, type Envelope } from '../sdk/manifest.ts'
-import { randomBytes } from './format/bytes.ts'
+import { digestSha256, randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
@@ -414,7 +414,7 @@ export async function openDerivative(asset: OpenedAsset, kind: string, sealed: U
   try {
     const blob = derivativeBlob(asset, kind)
     if (blob === undefined) throw new Error('the asset has none')
-    if (!equalBytes(sha256(sealed), blob.hash)) throw new Error(`the ${kind} is not the one the metadata names (SHA-256 differs)`)
+    if (!equalBytes(await digestSha256(sealed), blob.hash)) throw new Error(`the ${kind} is not the one the metadata names (SHA-256 differs)`)
     return await decryptBytes(asset.fileKey, sealed, { role: 'derivative' })
   } catch (error) {
     throw new FileTransferError('restore', asset.metadata.name, asset.assetId, `${kind}: ${reasonOf(error)}`, error)

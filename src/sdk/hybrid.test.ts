@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import * as server from '../crypto/hybrid.ts'
 import { HYBRID_PUBLIC_KEY_BYTES, HYBRID_SIGNATURE_BYTES } from '../contract/signing.ts'
-import { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint } from './hybrid.ts'
+import { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint, webCryptoHybridVerify } from './hybrid.ts'
 import { IdentityKey } from './identity.ts'
 
 const message = new TextEncoder().encode('coffer/cross-verify/v1')
@@ -49,7 +49,7 @@ describe('the SDK and the server agree', () => {
     expect(hybridVerify(native.publicKey, message, signature.subarray(1))).toBe(false)
   })
 
-  it('refuses what the server refuses: a small-order Ed25519 half, whatever the signature', () => {
+  it('refuses what the server refuses: a small-order Ed25519 half, whatever the signature', async () => {
     const pair = generateHybridKeyPair()
     const signature = hybridSign(pair, message)
     const identityPoint = Uint8Array.from(pair.publicKey)
@@ -57,6 +57,7 @@ describe('the SDK and the server agree', () => {
     identityPoint[0] = 1
     expect(server.parseHybridPublicKey(identityPoint)).toBeNull()
     expect(hybridVerify(identityPoint, message, signature)).toBe(false)
+    expect(await webCryptoHybridVerify(identityPoint, message, signature)).toBe(false)
   })
 
   it('round-trips an identity key through its seeds', async () => {

@@ -23,3 +23,8 @@ export function uuidBytes(uuid: string): Uint8Array {
 export function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes)
 }
+
+/** SHA-256 by the platform's WebCrypto: native, so a few times faster than a JavaScript hash on a blob of any size. */
+export async function digestSha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', own(bytes)))
+}

@@ -10,7 +10,7 @@
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES } from '../../contract/signing.ts'
 import { concatBytes, equalBytes, utf8 } from '../../sdk/bytes.ts'
-import { own, randomBytes, u32be } from './bytes.ts'
+import { digestSha256, own, randomBytes, u32be } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
 import { XWING_CIPHERTEXT_BYTES, XWING_PUBLIC_KEY_BYTES } from './xwing.ts'
@@ -179,10 +179,6 @@ export function channelIdBytes(channelId: string): Uint8Array {
   return fromBase64Url(channelId)
 }
 
-async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', own(bytes)))
-}
-
 /** 32 random bytes (nonce_A, nonce_B). */
 export function generateNonce(): Uint8Array {
   return randomBytes(ENROLLMENT_NONCE_BYTES)
@@ -191,12 +187,12 @@ export function generateNonce(): Uint8Array {
 /** commit_B = SHA-256(nonce_B). */
 export async function commitment(nonce: Uint8Array): Promise<Uint8Array> {
   if (nonce.length !== ENROLLMENT_NONCE_BYTES) throw new TypeError(`nonce: expected ${ENROLLMENT_NONCE_BYTES} bytes`)
-  return sha256(nonce)
+  return digestSha256(nonce)
 }
 
 /** True when `nonce` is what `commit` committed to. */
 export async function revealMatches(commit: Uint8Array, nonce: Uint8Array): Promise<boolean> {
-  return nonce.length === ENROLLMENT_NONCE_BYTES && equalBytes(await sha256(nonce), commit)
+  return nonce.length === ENROLLMENT_NONCE_BYTES && equalBytes(await digestSha256(nonce), commit)
 }
 
 /**
@@ -206,7 +202,7 @@ export async function revealMatches(commit: Uint8Array, nonce: Uint8Array): Prom
 export async function transcriptHash(channelId: string, hello: Uint8Array, offer: Uint8Array, reveal: Uint8Array): Promise<Uint8Array> {
   const parts = [utf8(TRANSCRIPT_CONTEXT), new Uint8Array([0]), channelIdBytes(channelId)]
   for (const payload of [hello, offer, reveal]) parts.push(u32be(payload.length), payload)
-  return sha256(concatBytes(...parts))
+  return digestSha256(concatBytes(...parts))
 }
 
 /** HKDF-SHA256(IKM = ss, salt = empty, info = UTF-8 label || 0x00 || T, length). */

@@ -1,5 +1,6 @@
 // The client's native crypto gives the answers of the portable one: nativeVerify (node:crypto, on
-// the libuv pool) and the SDK's hybridVerify (noble) accept and refuse the same manifests,
+// the libuv pool), the SDK's hybridVerify (noble) and webCryptoHybridVerify (WebCrypto's Ed25519,
+// as the web app checks) accept and refuse the same manifests,
 // whichever of the two signed them, under the identity key of the format's vectors
 // (test/vectors/client-format-v1.json, recovery.identity_seeds): valid, tampered body, a flipped
 // signature byte in either half, the wrong key, and a key array the caller changes afterwards;
@@ -9,7 +10,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { fromHex } from '../../sdk/bytes.ts'
-import { hybridVerify, type HybridVerifier } from '../../sdk/hybrid.ts'
+import { hybridVerify, webCryptoHybridVerify, type HybridVerifier } from '../../sdk/hybrid.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
 import { buildEnvelope, readManifest, readManifestWith, signManifest } from '../../sdk/manifest.ts'
 import { ESCROW_KDF_DEFAULTS, portableArgon2id, type EscrowKdfParams } from '../format/recovery.ts'
@@ -42,7 +43,7 @@ const envelope = buildEnvelope({
   timestamp: '2026-01-01T00:00:00.000Z',
 })
 
-const verifiers: Record<string, HybridVerifier> = { 'the SDK (noble)': hybridVerify, 'node:crypto (nativeVerify)': nativeVerify }
+const verifiers: Record<string, HybridVerifier> = { 'the SDK (noble)': hybridVerify, 'node:crypto (nativeVerify)': nativeVerify, 'WebCrypto (webCryptoHybridVerify)': webCryptoHybridVerify }
 
 /** What each way of reading answers: the envelope read, or the error's message. */
 async function readings(manifest: Uint8Array, publicKey: Uint8Array): Promise<Record<string, unknown>> {
@@ -90,13 +91,15 @@ describe('nativeVerify and the SDK agree on manifests', () => {
     })
   }
 
-  it('nativeVerify answers for the key’s bytes at the call, not for an array it saw before', async () => {
+  it('nativeVerify and webCryptoHybridVerify answer for the key’s bytes at the call, not for an array it saw before', async () => {
     const message = new TextEncoder().encode('coffer/cache/v1')
     const signature = await portable.sign(message)
     const key = portable.publicKey
     expect(await nativeVerify(key, message, signature)).toBe(true)
+    expect(await webCryptoHybridVerify(key, message, signature)).toBe(true)
     key.set(stranger.publicKey) // the caller reuses its array
     expect(await nativeVerify(key, message, signature)).toBe(false)
+    expect(await webCryptoHybridVerify(key, message, signature)).toBe(false)
     expect(hybridVerify(key, message, signature)).toBe(false)
     for (let i = 0; i < 6; i++) expect(await nativeVerify(IdentityKey.generate().publicKey, message, signature)).toBe(false) // more keys than it keeps
     expect(await nativeVerify(portable.publicKey, message, signature)).toBe(true)
