@@ -21,7 +21,7 @@ import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser, type WatchedPage } from '../support/browser.ts'
 import { decryptedThumbnails, picker } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
-import { storedIdentitySeeds, storedNames } from '../support/web-account.ts'
+import { storedIdentitySeeds, storedKeyBytes, storedNames } from '../support/web-account.ts'
 
 const running = serverAndBrowser()
 
@@ -123,6 +123,11 @@ describe('the device screens', () => {
     await expect.poll(() => deviceHeading(page).isVisible()).toBe(true)
     expect(await storedNames(page)).not.toContain('pending-keys')
     expect(await storedIdentitySeeds(page, 'keys')).toEqual(pending)
+    // Its next load keeps the identity key's public half with the keys (no key generation at each opening).
+    expect(await storedKeyBytes(page, 'keys', 'identityPublicKey')).toBeNull()
+    await page.reload()
+    await expect.poll(() => deviceHeading(page).isVisible()).toBe(true)
+    expect(await storedKeyBytes(page, 'keys', 'identityPublicKey')).toEqual(IdentityKey.fromSeeds(pending!).publicKey)
 
     const client = await nodeClient()
     account.userId = (await client.getProfile()).user_id

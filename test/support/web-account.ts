@@ -18,7 +18,7 @@ import type { TestServer } from './server.ts'
 export interface WebAccount extends Member {
   readonly userId: string
   /** The browser device's keys (SavedKeys' fields). */
-  readonly keys: { readonly userId: string; readonly deviceId: string; readonly masterKey: Uint8Array; readonly identitySeeds: Uint8Array; readonly xwingSeed: Uint8Array }
+  readonly keys: { readonly userId: string; readonly deviceId: string; readonly masterKey: Uint8Array; readonly identitySeeds: Uint8Array; readonly xwingSeed: Uint8Array; readonly identityPublicKey: Uint8Array }
   /** The account as the photo library takes it, on `client` (the registering session, never the browser's). */
   readonly library: Library
 }
@@ -32,7 +32,7 @@ export async function webAccount(server: Pick<TestServer, 'client'>, label?: str
   const member = await registered(server, label)
   const { user_id: userId } = await member.client.getProfile()
   const identity = IdentityKey.generate()
-  const keys = { userId, deviceId: randomUUID(), masterKey: generateMasterKey(), identitySeeds: identity.exportSeeds(), xwingSeed: newXWingSeed() }
+  const keys = { userId, deviceId: randomUUID(), masterKey: generateMasterKey(), identitySeeds: identity.exportSeeds(), xwingSeed: newXWingSeed(), identityPublicKey: identity.publicKey }
   const devices = [deviceEntry(identity, keys.deviceId, keys.xwingSeed, BROWSER_DEVICE), deviceEntry(identity, randomUUID(), newXWingSeed(), OTHER_DEVICE)]
   await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices }), identity)
   // node:crypto's signing, verifying and hashing: what seeding many assets from Node spends its time on.
@@ -93,7 +93,7 @@ export async function openAs(page: Page, server: WebServer, account: WebAccount,
   await page.evaluate(
     async ({ session, keys }) => {
       const bytes = (numbers: number[]) => new Uint8Array(numbers)
-      const saved = { ...keys, masterKey: bytes(keys.masterKey), identitySeeds: bytes(keys.identitySeeds), xwingSeed: bytes(keys.xwingSeed) }
+      const saved = { ...keys, masterKey: bytes(keys.masterKey), identitySeeds: bytes(keys.identitySeeds), xwingSeed: bytes(keys.xwingSeed), identityPublicKey: bytes(keys.identityPublicKey) }
       await new Promise<void>((resolve, reject) => {
         const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
         open.onupgradeneeded = () => open.result.createObjectStore('state')
@@ -112,7 +112,7 @@ export async function openAs(page: Page, server: WebServer, account: WebAccount,
     },
     {
       session: { email: account.email, userId: account.userId, tokens },
-      keys: { userId: keys.userId, deviceId: keys.deviceId, masterKey: [...keys.masterKey], identitySeeds: [...keys.identitySeeds], xwingSeed: [...keys.xwingSeed] },
+      keys: { userId: keys.userId, deviceId: keys.deviceId, masterKey: [...keys.masterKey], identitySeeds: [...keys.identitySeeds], xwingSeed: [...keys.xwingSeed], identityPublicKey: [...keys.identityPublicKey] },
     },
   )
   await page.reload()
@@ -136,10 +136,10 @@ export function storedNames(page: Page): Promise<string[]> {
   )
 }
 
-/** The identity seeds of keys the app keeps under `name` ('keys', or 'pending-keys' during a first-device setup), or null when it keeps none. */
-export async function storedIdentitySeeds(page: Page, name: 'keys' | 'pending-keys'): Promise<Uint8Array | null> {
-  const seeds = await page.evaluate(
-    (name) =>
+/** A byte field of the keys the app keeps under `name` ('keys', or 'pending-keys' during a first-device setup), or null when it keeps none (or they lack that field). */
+export async function storedKeyBytes(page: Page, name: 'keys' | 'pending-keys', field: 'identitySeeds' | 'identityPublicKey'): Promise<Uint8Array | null> {
+  const bytes = await page.evaluate(
+    ({ name, field }) =>
       new Promise<number[] | null>((resolve, reject) => {
         const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
         open.onerror = () => reject(open.error)
@@ -147,12 +147,15 @@ export async function storedIdentitySeeds(page: Page, name: 'keys' | 'pending-ke
           const read = open.result.transaction('state').objectStore('state').get(name)
           read.onsuccess = () => {
             open.result.close()
-            const keys = read.result as { identitySeeds: Uint8Array } | undefined
-            resolve(keys === undefined ? null : [...keys.identitySeeds])
+            const value = (read.result as Record<string, Uint8Array> | undefined)?.[field]
+            resolve(value === undefined ? null : [...value])
           }
         }
       }),
-    name,
+    { name, field },
   )
-  return seeds === null ? null : new Uint8Array(seeds)
+  return bytes === null ? null : new Uint8Array(bytes)
 }
+
+/** The identity seeds of keys the app keeps under `name`, or null when it keeps none. */
+export const storedIdentitySeeds = (page: Page, name: 'keys' | 'pending-keys'): Promise<Uint8Array | null> => storedKeyBytes(page, name, 'identitySeeds')

@@ -4,7 +4,8 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import type { CofferClient } from '../../../src/sdk/client.ts'
 import { IdentityKey } from '../../../src/sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
-import { dropKeys, dropSession, readKeys, readSession, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { keysWithPublicKey } from '../lib/library.ts'
+import { dropKeys, dropSession, readKeys, readSession, saveKeys, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
 
 export type SessionState =
@@ -55,7 +56,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const open = useCallback(async (session: SavedSession): Promise<void> => {
     const saved = await readKeys()
-    const keys = saved !== undefined && saved.userId === session.userId ? saved : null
+    let keys = saved !== undefined && saved.userId === session.userId ? saved : null
+    if (keys !== null && keys.identityPublicKey === undefined) await saveKeys((keys = keysWithPublicKey(keys)))
     const client = sessionClient(session, () => {
       const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
       void dropSession().then(() => setState({ kind: 'signed-out', notice }))

@@ -12,7 +12,7 @@ import { CofferProblem, type Feed } from '../../../src/sdk/client.ts'
 import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
 import { Lru } from './lru.ts'
-import { inWorker, transfer } from './pool.ts'
+import { inWorker, transfer, warmPool } from './pool.ts'
 
 type Entry = Feed['entries'][number]
 
@@ -26,10 +26,18 @@ export type Tile =
 /** The operator took the asset down: its blobs answer 451. */
 export const takenDown = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.moderation.taken_down'
 
-/** Feed entries asked for when a visible tile's entry is no longer held: its neighbours come along. */
+/**
+ * Feed entries asked for when a visible tile's entry is no longer held: the window of positions
+ * it falls in (aligned, so that the tiles around it share the read).
+ */
 const WINDOW = 64
 /** Tiles loading at once: enough to keep the workers busy while blobs arrive. */
 const PARALLEL = 6
+/**
+ * The feed's next page waits for the tiles on screen to load, for at most this long: the first
+ * screen's requests and work go first, and the scan still moves on while someone keeps scrolling.
+ */
+const SCAN_YIELD_MS = 1000
 /** Feed entries (manifests) held: a few screens' worth. */
 const ENTRIES_HELD = 512
 /** Opened assets (metadata and file key, about 1 KiB each) held. */
@@ -64,12 +72,22 @@ export class AlbumModel {
     if (tile.kind === 'ready' && tile.thumbnail !== null) URL.revokeObjectURL(tile.thumbnail)
   })
   readonly #tileListeners = new Map<string, Set<(tile: Tile) => void>>()
-  /** Tiles wanted (on screen), most recent last; loaded newest first so a fast scroll shows where it stopped. */
+  /**
+   * Tiles wanted on screen, loaded in the order they appeared: top to bottom. A tile scrolled
+   * away before its turn is skipped, so a fast scroll does not wait for the rows it passed.
+   */
   readonly #wanted: string[] = []
+  /** Tiles just off screen (drawn ahead of a scroll): loaded only while no tile on screen waits or loads. */
+  readonly #ahead: string[] = []
+  /** Of the tiles in flight, those taken from #wanted. */
+  #onScreenInFlight = 0
   /** Tiles being loaded, by asset id and position. */
   readonly #inFlight = new Set<string>()
+  /** Told when the last tile in flight settled with none left waiting (the scan's next page). */
+  readonly #whenIdle = new Set<() => void>()
 
   constructor(library: Library, albumId: string) {
+    warmPool() // the workers load while the feed's first page is read
     this.library = library
     this.albumId = albumId
     this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey }
@@ -138,6 +156,7 @@ export class AlbumModel {
         this.#through = page.next_after
         if (this.#closed) return
         this.#changed()
+        await this.#tilesLoaded()
       }
       if (this.#name === undefined) this.#name = null
       this.#scanned = true
@@ -145,6 +164,25 @@ export class AlbumModel {
       this.#scanError = error
     }
     this.#changed()
+  }
+
+  /** Resolves once the tiles asked for after the last change are loaded, or after SCAN_YIELD_MS. */
+  #tilesLoaded(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.#whenIdle.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, SCAN_YIELD_MS)
+      // Looked at once the change is drawn and its tiles watched (a hidden page draws no frame: the timer then).
+      requestAnimationFrame(() =>
+        setTimeout(() => {
+          if (this.#inFlight.size === 0) done()
+          else this.#whenIdle.add(done)
+        }, 0),
+      )
+    })
   }
 
   async #readName(entry: Entry): Promise<void> {
@@ -190,20 +228,19 @@ export class AlbumModel {
       if (seq === undefined) throw new Error('This photo is no longer in the album.')
       const held = this.#entries.get(assetId)
       if (held?.sync_seq === seq) return held
-      // A page being read that starts at or shortly before it likely holds it.
-      const covering = [...this.#pages.entries()].find(([start]) => start <= seq && seq < start + WINDOW)
-      const reading = covering?.[1] ?? this.#readPage(seq)
-      await reading
+      const start = Math.floor((seq - 1) / WINDOW) * WINDOW
+      await (this.#pages.get(start) ?? this.#readPage(start))
     }
     throw new Error('This photo is no longer in the album.')
   }
 
-  #readPage(seq: number): Promise<void> {
-    const reading = this.library.client.feed(this.albumId, seq - 1, WINDOW).then((page) => {
+  /** Reads the WINDOW entries after `start` again: every position in (start, start + WINDOW] is among them. */
+  #readPage(start: number): Promise<void> {
+    const reading = this.library.client.feed(this.albumId, start, WINDOW).then((page) => {
       for (const entry of page.entries) if (this.#order.get(entry.asset_id) === entry.sync_seq) this.#entries.set(entry.asset_id, entry)
     })
-    this.#pages.set(seq, reading)
-    return reading.finally(() => this.#pages.delete(seq))
+    this.#pages.set(start, reading)
+    return reading.finally(() => this.#pages.delete(start))
   }
 
   /** An entry opened in a worker: its signature checked, its metadata decrypted. */
@@ -250,13 +287,16 @@ export class AlbumModel {
     return (key === null ? undefined : this.#tiles.get(key)) ?? LOADING
   }
 
-  /** Watches a tile on screen: it is loaded (soon) and `listener` told when it changes. Answers the unwatch. */
-  watch(assetId: string, listener: (tile: Tile) => void): () => void {
+  /**
+   * Watches a tile on screen, or just off it (`ahead`): it is loaded (soon; those on screen first)
+   * and `listener` told when it changes. Answers the unwatch.
+   */
+  watch(assetId: string, listener: (tile: Tile) => void, ahead = false): () => void {
     let listeners = this.#tileListeners.get(assetId)
     if (listeners === undefined) this.#tileListeners.set(assetId, (listeners = new Set()))
     listeners.add(listener)
     if (this.tile(assetId).kind === 'loading') {
-      this.#wanted.push(assetId)
+      ;(ahead ? this.#ahead : this.#wanted).push(assetId)
       this.#pump()
     }
     return () => {
@@ -266,17 +306,22 @@ export class AlbumModel {
   }
 
   #pump(): void {
-    while (this.#inFlight.size < PARALLEL && this.#wanted.length > 0) {
-      const assetId = this.#wanted.pop()!
+    while (this.#inFlight.size < PARALLEL) {
+      const onScreen = this.#wanted.length > 0
+      const assetId = onScreen ? this.#wanted.shift()! : this.#onScreenInFlight === 0 ? this.#ahead.shift() : undefined
+      if (assetId === undefined) break
       const key = this.#keyOf(assetId)
       // Scrolled away before its turn, loading, or loaded meanwhile: skipped.
       if (key === null || !this.#tileListeners.has(assetId) || this.#inFlight.has(key) || this.tile(assetId).kind !== 'loading') continue
       this.#inFlight.add(key)
+      if (onScreen) this.#onScreenInFlight++
       void this.#loadTile(assetId, key).finally(() => {
         this.#inFlight.delete(key)
+        if (onScreen) this.#onScreenInFlight--
         this.#pump()
       })
     }
+    if (this.#inFlight.size === 0) for (const idle of [...this.#whenIdle]) idle()
   }
 
   async #loadTile(assetId: string, key: string): Promise<void> {
@@ -300,5 +345,6 @@ export class AlbumModel {
     this.#tiles.clear()
     this.#listeners.clear()
     this.#tileListeners.clear()
+    for (const idle of [...this.#whenIdle]) idle()
   }
 }

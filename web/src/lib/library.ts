@@ -1,17 +1,39 @@
 // The account as src/client's album functions take it (its Library): the session's client and
-// this browser's device keys. The identity key is made from its seeds once per keys object.
+// this browser's device keys. The identity key (to sign with) is made from its seeds when first
+// used, once per keys object; its public half (to check manifests with) is the one the keys keep.
+// Signatures are checked with WebCrypto's Ed25519 (sdk/hybrid.ts webCryptoHybridVerify).
 import type { Library } from '../../../src/client/albums.ts'
 import type { CofferClient } from '../../../src/sdk/client.ts'
+import { webCryptoHybridVerify } from '../../../src/sdk/hybrid.ts'
 import { IdentityKey } from '../../../src/sdk/identity.ts'
 import type { SavedKeys } from './store.ts'
 
 const identities = new WeakMap<SavedKeys, IdentityKey>()
 
-export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
+function identityOf(keys: SavedKeys): IdentityKey {
   let identity = identities.get(keys)
   if (identity === undefined) {
     identity = IdentityKey.fromSeeds(keys.identitySeeds)
     identities.set(keys, identity)
   }
-  return { client, identity, identityPublicKey: identity.publicKey, userId: keys.userId, deviceId: keys.deviceId, masterKey: keys.masterKey }
+  return identity
+}
+
+/** The keys with their identity key's public half (SavedKeys.identityPublicKey), derived when they lack it. */
+export function keysWithPublicKey(keys: SavedKeys): SavedKeys {
+  return keys.identityPublicKey === undefined ? { ...keys, identityPublicKey: identityOf(keys).publicKey } : keys
+}
+
+export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
+  return {
+    client,
+    get identity() {
+      return identityOf(keys)
+    },
+    identityPublicKey: keys.identityPublicKey ?? identityOf(keys).publicKey,
+    userId: keys.userId,
+    deviceId: keys.deviceId,
+    masterKey: keys.masterKey,
+    verify: webCryptoHybridVerify,
+  }
 }

@@ -22,6 +22,11 @@ function pool(): Member[] {
   return members
 }
 
+/** Starts the workers ahead of their first call (they take a while to load). */
+export function warmPool(): void {
+  pool()
+}
+
 /** Runs `call` on the least busy worker. */
 export async function inWorker<T>(call: (worker: Comlink.Remote<GalleryWorker>) => Promise<T>): Promise<T> {
   const member = pool().reduce((best, next) => (next.running < best.running ? next : best))

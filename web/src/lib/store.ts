@@ -27,6 +27,12 @@ export interface SavedKeys {
   /** IdentityKey.exportSeeds(): 64 bytes. */
   readonly identitySeeds: Uint8Array
   readonly xwingSeed: Uint8Array
+  /**
+   * The identity key's public half (1984 bytes), kept so that opening the app need not derive it
+   * from the seeds: an ML-DSA-65 key generation, about 100 ms of the page's thread. Keys saved
+   * without it are given it at their next load (lib/library.ts keysWithPublicKey).
+   */
+  readonly identityPublicKey?: Uint8Array
 }
 
 export const readSession = (): Promise<SavedSession | undefined> => get<SavedSession>('session', db)

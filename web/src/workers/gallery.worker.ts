@@ -6,6 +6,7 @@
 import * as Comlink from 'comlink'
 import exifr from 'exifr'
 import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
+import { webCryptoHybridVerify } from '../../../src/sdk/hybrid.ts'
 import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../../../src/client/media.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
@@ -50,7 +51,7 @@ async function encode(image: ImageBitmap, size: number): Promise<{ type: string;
 }
 
 const api = {
-  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> => openAsset(keys, entry, metadataBlob),
+  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> => openAsset({ ...keys, verify: webCryptoHybridVerify }, entry, metadataBlob),
 
   async openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Uint8Array> {
     const bytes = await openDerivative(asset, kind, sealed)

@@ -2,7 +2,7 @@
 // (@tanstack/react-virtual over the rows, the window scrolling) so that only the rows on screen
 // and a few around exist; each tile loads its thumbnail when it appears (lib/album.ts).
 import { useWindowVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { linkTo } from '../../app/router.ts'
 import type { AlbumModel, Tile } from '../../lib/album.ts'
 
@@ -23,12 +23,12 @@ function useWidth(ref: React.RefObject<HTMLElement | null>): number {
   return width
 }
 
-function useTile(model: AlbumModel, assetId: string): Tile {
+function useTile(model: AlbumModel, assetId: string, ahead: boolean): Tile {
   const [tile, setTile] = useState(() => model.tile(assetId))
   useEffect(() => {
     setTile(model.tile(assetId))
-    return model.watch(assetId, setTile)
-  }, [model, assetId])
+    return model.watch(assetId, setTile, ahead)
+  }, [model, assetId, ahead])
   return tile
 }
 
@@ -51,13 +51,16 @@ const labelOf = (tile: Tile): string | undefined =>
 interface TileProps {
   readonly model: AlbumModel
   readonly assetId: string
+  /** In a row drawn ahead of a scroll, off screen: loaded after those on screen. */
+  readonly ahead: boolean
   readonly selecting: boolean
   readonly selected: boolean
   readonly onToggle: (assetId: string) => void
 }
 
-function TileView({ model, assetId, selecting, selected, onToggle }: TileProps) {
-  const tile = useTile(model, assetId)
+// Memoized: the grid draws again at every scroll step, and a tile already on screen has nothing new to draw.
+const TileView = memo(function TileView({ model, assetId, ahead, selecting, selected, onToggle }: TileProps) {
+  const tile = useTile(model, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
   if (selecting) {
     const name = tile.kind === 'ready' ? tile.asset.metadata.name : labelOf(tile)
@@ -72,7 +75,7 @@ function TileView({ model, assetId, selecting, selected, onToggle }: TileProps) 
       <TileFace tile={tile} />
     </a>
   )
-}
+})
 
 export function Grid({ model, ids, selecting, selected, onToggle }: { model: AlbumModel; ids: readonly string[]; selecting: boolean; selected: ReadonlySet<string>; onToggle: (assetId: string) => void }) {
   const ref = useRef<HTMLDivElement>(null)
@@ -85,8 +88,12 @@ export function Grid({ model, ids, selecting, selected, onToggle }: { model: Alb
     estimateSize: () => edge + GAP,
     overscan: 2,
     scrollMargin: ref.current?.offsetTop ?? 0,
+    // Scroll steps are drawn in React's own batches, not each forced at once inside its event:
+    // a fast wheel would otherwise draw the grid several times a frame.
+    useFlushSync: false,
   })
   useEffect(() => virtualizer.measure(), [virtualizer, edge])
+  const onScreen = virtualizer.range
 
   return (
     <div ref={ref} className="grid" style={{ height: virtualizer.getTotalSize() }}>
@@ -97,7 +104,15 @@ export function Grid({ model, ids, selecting, selected, onToggle }: { model: Alb
           style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, height: edge, gap: GAP }}
         >
           {ids.slice(row.index * columns, row.index * columns + columns).map((assetId) => (
-            <TileView key={assetId} model={model} assetId={assetId} selecting={selecting} selected={selected.has(assetId)} onToggle={onToggle} />
+            <TileView
+              key={assetId}
+              model={model}
+              assetId={assetId}
+              ahead={onScreen !== null && (row.index < onScreen.startIndex || row.index > onScreen.endIndex)}
+              selecting={selecting}
+              selected={selected.has(assetId)}
+              onToggle={onToggle}
+            />
           ))}
         </div>
       ))}
