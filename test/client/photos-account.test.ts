@@ -205,15 +205,17 @@ describe('coffer-photos login', () => {
 })
 
 describe('the coffer-photos process', () => {
-  it('runs with MALLOC_ARENA_MAX=2 (glibc) as the process it was started as, unless the variable was set', async () => {
+  it('runs with MALLOC_ARENA_MAX=2 (glibc) and 8 MiB semi-spaces as the process it was started as, unless the variable was set', async () => {
     for (const [env, expected] of [[{}, '2'], [{ MALLOC_ARENA_MAX: '4' }, '4']] as const) {
       const started = startPhotos(newHome(), ['login', `http://127.0.0.1:${await closedPort()}`, '--email', uniqueEmail(), '--password-stdin'], { stdin: PASSWORD, env })
       // Retrying means the program is loaded, so any restart for the arenas is behind it.
       await expect.poll(() => started.stderr(), { timeout: 15_000 }).toMatch(/trying again in \d+ s/)
       const environ = (await readFile(`/proc/${started.child.pid}/environ`, 'utf8')).split('\0')
+      const argv = (await readFile(`/proc/${started.child.pid}/cmdline`, 'utf8')).split('\0')
       started.child.kill('SIGKILL')
       await started.done
       expect(environ.filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='))).toEqual([`MALLOC_ARENA_MAX=${expected}`])
+      expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=8'])
     }
   })
 })
