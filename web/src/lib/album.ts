@@ -2,11 +2,12 @@
 // held is bounded whatever the album's size:
 // - the order of its live photos: each asset's id and latest feed position, read page by page
 //   from the feed (a delete removes an asset, a replace moves it to where it was rewritten);
-// - a window of feed entries (their manifests): the last ones read, and the pages read again
-//   (`after` = a photo's position - 1) when a tile scrolled into view needs one;
+// - a window of feed entries (their manifests): the last ones read, and the aligned windows of
+//   positions read again when a tile scrolled into view needs one;
 // - an LRU of opened assets (metadata and file key) and one of decrypted thumbnails as object
 //   URLs, revoked when they fall out and when the album closes.
-// The page fetches; the workers (lib/pool.ts) check signatures and decrypt.
+// The page fetches; the workers (lib/pool.ts) check signatures and decrypt. The screen comes
+// first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page.
 import { toHex } from '../../../src/sdk/bytes.ts'
 import { CofferProblem, type Feed } from '../../../src/sdk/client.ts'
 import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/albums.ts'
@@ -157,6 +158,7 @@ export class AlbumModel {
         if (this.#closed) return
         this.#changed()
         await this.#tilesLoaded()
+        if (this.#closed) return
       }
       if (this.#name === undefined) this.#name = null
       this.#scanned = true
