@@ -19,9 +19,14 @@ function identityOf(keys: SavedKeys): IdentityKey {
   return identity
 }
 
-/** The keys with their identity key's public half (SavedKeys.identityPublicKey), derived when they lack it. */
+/** The identity key's public half: the one the keys keep, or derived from the seeds when they lack it. */
+export function identityPublicKeyOf(keys: SavedKeys): Uint8Array {
+  return keys.identityPublicKey ?? identityOf(keys).publicKey
+}
+
+/** The keys with their identity key's public half (SavedKeys.identityPublicKey). */
 export function keysWithPublicKey(keys: SavedKeys): SavedKeys {
-  return keys.identityPublicKey === undefined ? { ...keys, identityPublicKey: identityOf(keys).publicKey } : keys
+  return keys.identityPublicKey === undefined ? { ...keys, identityPublicKey: identityPublicKeyOf(keys) } : keys
 }
 
 export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
@@ -30,7 +35,7 @@ export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
     get identity() {
       return identityOf(keys)
     },
-    identityPublicKey: keys.identityPublicKey ?? identityOf(keys).publicKey,
+    identityPublicKey: identityPublicKeyOf(keys),
     userId: keys.userId,
     deviceId: keys.deviceId,
     masterKey: keys.masterKey,

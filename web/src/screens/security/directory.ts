@@ -4,8 +4,8 @@
 import { sha256Hex } from '../../../../src/sdk/bytes.ts'
 import { CofferProblem, type CofferClient } from '../../../../src/sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../../../../src/sdk/directory.ts'
-import { IdentityKey } from '../../../../src/sdk/identity.ts'
 import { CofferInputError } from '../../../../src/sdk/input-error.ts'
+import { identityPublicKeyOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 
 export type DirectoryView =
@@ -23,7 +23,7 @@ export function fingerprintText(key: Uint8Array): string {
 
 export async function loadDirectory(client: CofferClient, keys: SavedKeys | null): Promise<DirectoryView> {
   if (keys === null) return { kind: 'no-keys' }
-  const publicKey = IdentityKey.fromSeeds(keys.identitySeeds).publicKey
+  const publicKey = identityPublicKeyOf(keys)
   const fingerprint = fingerprintText(publicKey)
   let bytes: Uint8Array
   try {
