@@ -1,13 +1,16 @@
 import { defineConfig } from 'vitest/config'
 
 // `npm test` runs the unit and architecture tests once, and the HTTP and concurrency suites
-// on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
+// on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL. The suites that touch
+// blobs run a third time (on SQLite) with every server's blobs in an S3 bucket (s3rver).
 const postgres = process.env.TEST_DATABASE_URL
 if (!postgres) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
 }
 
 const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts', 'test/browser/**/*.test.ts']
+// The HTTP suites that store, read, verify or collect blobs.
+const blobSuites = ['test/http/download.test.ts']
 // Client tests that need no server run once.
 const engineFree = ['test/client/media.test.ts']
 
@@ -24,6 +27,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
       { extends: true, test: { name: 'sqlite', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
+      { extends: true, test: { name: 's3', include: blobSuites, env: { COFFER_TEST_ENGINE: 'sqlite', COFFER_TEST_BLOBS: 's3' } } },
       ...(postgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
     ],
   },

@@ -47,7 +47,12 @@ export interface Config {
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
   /** How often each instance deletes expired rows. */
   readonly sweepIntervalS: number
+  /** The blob folder: the store when `blobBucket` is null, and what `coffer blobs migrate` copies from. */
   readonly blobDir: string
+  /** BLOB_STORE_URL=s3://bucket/prefix: blobs in an S3-compatible bucket instead of the folder. */
+  readonly blobBucket: BucketSettings | null
+  /** `redirect`: a download answers 307 to a presigned URL of the bucket (BLOB_DOWNLOAD). */
+  readonly blobDownload: 'stream' | 'redirect'
   readonly cryptoSuites: readonly number[]
   readonly uploadSessionTtlS: number
   readonly maxBlobBytes: number
@@ -58,6 +63,16 @@ export interface Config {
   /** Null: the operator API is off (every /v1/admin path answers 404). */
   readonly adminToken: string | null
   readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
+}
+
+export interface BucketSettings {
+  readonly bucket: string
+  /** Empty, or ends in `/`. */
+  readonly prefix: string
+  /** Null: AWS's own endpoint for the region. */
+  readonly endpoint: string | null
+  readonly region: string
+  readonly forcePathStyle: boolean
 }
 
 /**
@@ -159,6 +174,45 @@ function database(env: Env, dataDir: string): Config['database'] {
   throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:')
 }
 
+// S3's rules for bucket names (3 to 63 lowercase letters, digits, dots and hyphens).
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
+
+/**
+ * BLOB_STORE_URL `s3://bucket/optional/prefix` with S3_ENDPOINT, S3_REGION (else AWS_REGION,
+ * else us-east-1) and S3_FORCE_PATH_STYLE; credentials are the AWS SDK's own (its environment
+ * variables, profiles, instance roles).
+ */
+function blobBucket(env: Env): BucketSettings | null {
+  const raw = read(env, 'BLOB_STORE_URL')
+  if (raw === undefined) return null
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(raw)
+  if (match === null) throw new ConfigError('BLOB_STORE_URL', `must be s3://bucket or s3://bucket/prefix (unset, blobs go to BLOB_DIR), got "${raw}"`)
+  const [, bucket = '', path = ''] = match
+  if (!BUCKET_NAME.test(bucket)) throw new ConfigError('BLOB_STORE_URL', `"${bucket}" is not a bucket name (3 to 63 lowercase letters, digits, dots and hyphens)`)
+  const prefix = path.replace(/^\/+|\/+$/g, '')
+  if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new ConfigError('BLOB_STORE_URL', `the prefix "${path}" has an empty, . or .. segment`)
+  }
+  const endpoint = read(env, 'S3_ENDPOINT')
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) {
+    throw new ConfigError('S3_ENDPOINT', `must be an http(s) URL of the endpoint such as https://minio.internal:9000, got "${endpoint}"`)
+  }
+  return {
+    bucket,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint: endpoint?.replace(/\/$/, '') ?? null,
+    region: read(env, 'S3_REGION') ?? read(env, 'AWS_REGION') ?? 'us-east-1',
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', false),
+  }
+}
+
+function blobDownload(env: Env, bucket: BucketSettings | null): Config['blobDownload'] {
+  const raw = read(env, 'BLOB_DOWNLOAD') ?? 'stream'
+  if (raw !== 'stream' && raw !== 'redirect') throw new ConfigError('BLOB_DOWNLOAD', `must be stream or redirect, got "${raw}"`)
+  if (raw === 'redirect' && bucket === null) throw new ConfigError('BLOB_DOWNLOAD', 'redirect needs a bucket (BLOB_STORE_URL=s3://...): a folder has no URL of its own to send clients to')
+  return raw
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535)
   const host = listenHost(env)
@@ -166,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)
   const publicHost = host.includes(':') ? `[${host}]` : host
+  const bucket = blobBucket(env)
   return {
     port,
     host,
@@ -207,6 +262,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sweepIntervalS: integer(env, 'SWEEP_INTERVAL_S', 60, 1),
     blobDir: path.resolve(read(env, 'BLOB_DIR') ?? path.join(dataDir, 'blobs')),
+    blobBucket: bucket,
+    blobDownload: blobDownload(env, bucket),
     cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
     uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
     maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1),

@@ -1,7 +1,9 @@
 // The composition root: every component the routes and services use, built once from config.
 import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import { openLocalFolderBlobStore, type LocalFolderBlobStore } from './blob-store/local-folder.ts'
+import { openLocalFolderBlobStore } from './blob-store/local-folder.ts'
+import type { BlobStore } from './blob-store/port.ts'
+import { openS3BlobStore } from './blob-store/s3.ts'
 import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
@@ -27,7 +29,8 @@ export interface Deps {
   readonly log: FastifyBaseLogger
   readonly clock: Clock
   readonly storage: Storage
-  readonly blobs: LocalFolderBlobStore
+  /** The folder (BLOB_DIR) or the bucket (BLOB_STORE_URL), chosen at start-up. */
+  readonly blobs: BlobStore
   readonly passwords: PasswordHasher
   /** Seals TOTP secrets at rest. */
   readonly totpSecrets: SecretBox
@@ -56,13 +59,19 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     log,
     clock: overrides.clock ?? systemClock,
     storage: openStorage(overrides.database ?? config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log }),
-    blobs: await openLocalFolderBlobStore(config.blobDir, (bytes) => metrics.blobBytesRead.inc(bytes)),
+    blobs: await openBlobStore(config, (bytes) => metrics.blobBytesRead.inc(bytes)),
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
     refreshKey: deriveKey(secretKey, 'refresh-successor'),
     attestation: createAttestationKeyring(createSecretBox(deriveKey(secretKey, 'attestation-key'))),
     metrics,
   }
+}
+
+/** The store BLOB_STORE_URL names: the bucket when set, else the folder. */
+export async function openBlobStore(config: Config, onRead?: (bytes: number) => void): Promise<BlobStore> {
+  if (config.blobBucket !== null) return openS3BlobStore(config.blobBucket, onRead === undefined ? {} : { onRead })
+  return openLocalFolderBlobStore(config.blobDir, onRead)
 }
 
 /**

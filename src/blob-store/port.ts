@@ -1,7 +1,8 @@
 // The blob-store port: content-addressed ciphertext, named by its SHA-256 (hex). Bytes are
-// streamed, never held whole in memory. A local folder implements it today; an object store
-// can follow behind the same methods (put = verified upload then atomic publish; open = a
-// ranged read; remove = delete by name; listing only for garbage collection).
+// streamed, never held whole in memory. Two stores implement it, chosen at start-up: a local
+// (or shared) folder and an S3-compatible bucket. put = verified upload then atomic publish;
+// open = a ranged read; remove = delete by name; list for garbage collection, fsck and copies.
+import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 
 export type PutOutcome =
@@ -18,22 +19,60 @@ export interface ByteRange {
 }
 
 export interface BlobStore {
+  /** `folder` or `s3`: what the logs and the operator's tools name. */
+  readonly kind: 'folder' | 's3'
+  /** Where the bytes are, for messages (a folder's path, or `s3://bucket/prefix`). */
+  readonly location: string
   /**
    * Streams `source` into the store, hashing as it goes; keeps the bytes only when their
-   * SHA-256 and length equal the declaration, and only once they are on disk (fsynced).
+   * SHA-256 and length equal the declaration, and only once they are durable.
    */
   put(hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome>
   /** The stored size, or null when the blob is not in the store. */
   size(hash: string): Promise<number | null>
-  /** A stream of the blob's bytes (or of one range of them: only that range is read). */
-  open(hash: string, range?: ByteRange): Readable
   /**
-   * Removes the blob unless its file was modified after `unlessModifiedSince` (wall-clock ms);
-   * true when this call removed it (of racing removals, one).
+   * A stream of the blob's bytes (or of one range of them: only that range is read), once the
+   * store has answered: a store that cannot be reached rejects here, before anything is sent.
+   */
+  open(hash: string, range?: ByteRange): Promise<Readable>
+  /**
+   * Removes the blob unless it was published after `unlessModifiedSince` (wall-clock ms);
+   * true when this call found it and removed it.
    */
   remove(hash: string, unlessModifiedSince?: number): Promise<boolean>
-  /** Removes what interrupted writes left behind; answers how many files it removed. */
+  /**
+   * The hash of every blob, in hash order. A blob published or removed while the walk runs may
+   * or may not be seen.
+   */
+  list(): AsyncIterable<string>
+  /** Removes what interrupted writes left behind (none of this process's writes in progress); answers how many. */
   cleanLeftovers(): Promise<number>
   /** The store answers (readiness). */
   ping(): Promise<void>
+  /**
+   * A URL that serves the blob's bytes without this server for `expiresInS` seconds (a bucket's
+   * presigned GET), or undefined for a store that has none (the folder).
+   */
+  readonly presignedDownload?: (hash: string, expiresInS: number) => Promise<string>
+}
+
+/**
+ * What every method throws when the store cannot be reached or fails on its side (a bucket's
+ * endpoint down, refusing, or answering 5xx): nothing is wrong with the request, and it may
+ * succeed when tried again. The HTTP edge answers 503 with Retry-After.
+ */
+export class BlobStoreUnavailableError extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause })
+    this.name = 'BlobStoreUnavailableError'
+  }
+}
+
+export const BLOB_NAME = /^[0-9a-f]{64}$/
+
+/** The SHA-256 (hex) of the bytes the store holds under `hash`, read as a stream (a deep check). */
+export async function storedSha256(store: BlobStore, hash: string): Promise<string> {
+  const digest = createHash('sha256')
+  for await (const chunk of await store.open(hash)) digest.update(chunk as Buffer)
+  return digest.digest('hex')
 }

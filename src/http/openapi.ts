@@ -194,6 +194,7 @@ const responseHeaders = {
   'Cache-Control': { description: '`private, no-cache`: the client’s own cache may keep the bytes and revalidate them; shared caches may not', schema: { type: 'string' } },
   'Accept-Ranges': { description: '`bytes`: Range requests are served', schema: { type: 'string' } },
   'Content-Range': { description: '`bytes a-b/size` on 206; `bytes */size` on 416', schema: { type: 'string' } },
+  Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
 } as const satisfies Record<string, Json>
 
 type ResponseHeader = keyof typeof responseHeaders
@@ -292,6 +293,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
       responses[206] = { description: 'The requested range of the bytes, with Content-Range', headers: headerRefs([...cached, 'Content-Range']), content }
     }
   }
+  if (config.redirect !== undefined) responses[307] = { description: config.redirect, headers: headerRefs(['Location']) }
   if (revalidates) responses[304] = { description: 'Not modified: If-None-Match names these bytes’ ETag; no body', headers: headerRefs(cached) }
 
   // The body as its operation validates it: its schema for JSON media types (also the one a

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorCatalog, problemType, type ErrorCode } from '../contract/errors.ts'
 import { AppError } from '../errors.ts'
+import { BlobStoreUnavailableError } from '../blob-store/port.ts'
 import { StorageUnavailableError } from '../storage/port.ts'
 
 export const PROBLEM_MEDIA = 'application/problem+json'
@@ -110,6 +111,11 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     // The operator's problem, not the client's: at error, with the system's own code.
     request.log.error({ code: fault.code, cause: error.code }, 'storage fault')
     return sendProblem(request, reply, fault)
+  }
+  if (error instanceof BlobStoreUnavailableError) {
+    // The bucket's endpoint is down, refusing or failing: the request may succeed later.
+    request.log.warn({ code: 'error.unavailable', cause: error.message }, 'blob store unavailable')
+    return sendProblem(request, reply, unavailable('The blob store cannot be reached; nothing was changed; try again after Retry-After seconds'))
   }
   if (error instanceof StorageUnavailableError) {
     // Not a fault of this server: the operation may succeed once the database answers again.

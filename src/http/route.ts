@@ -46,6 +46,8 @@ declare module 'fastify' {
     described?: Readonly<Record<number, string>>
     /** Request headers the handler reads (for the OpenAPI document). */
     reads?: readonly RequestHeader[]
+    /** When the operation may answer 307 with Location instead of its body (for the OpenAPI document). */
+    redirect?: string
   }
 }
 
@@ -81,6 +83,8 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   readonly deferredBody?: TSchema
   /** Only reads that answer an ETag declare private-revalidate; everything else is no-store. */
   readonly cache?: CachePolicy
+  /** When the operation may answer 307 with Location (see FastifyContextConfig.redirect). */
+  readonly redirect?: string
 }
 
 type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
@@ -117,6 +121,7 @@ export function operation<
       ...(spec.cache ? { cache: spec.cache } : {}),
       described: spec.described as Readonly<Record<number, string>>,
       ...(spec.reads ? { reads: spec.reads } : {}),
+      ...(spec.redirect ? { redirect: spec.redirect } : {}),
     },
   }
 }

@@ -9,12 +9,13 @@ import { openAlbum } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
 import { openAs, webAccount } from '../support/web-account.ts'
+import { folderOf } from '../support/blobs.ts'
 
 const running = serverAndBrowser()
 
 /** Changes one byte of a stored blob on the server's disk, as a failing disk would. */
 async function damage(hash: string): Promise<void> {
-  const handle = await open(running.server.deps.blobs.pathOf(hash), 'r+')
+  const handle = await open(folderOf(running.server).pathOf(hash), 'r+')
   try {
     const byte = Buffer.alloc(1)
     await handle.read(byte, 0, 1, 100)

@@ -17,6 +17,7 @@ import { hybridVerify } from '../../src/sdk/hybrid.ts'
 import { photoLibrary } from '../support/albums.ts'
 import { writeRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 let server: TestServer
 let work: string
@@ -143,7 +144,7 @@ describe('restoreAll', () => {
     const { albumId, stored } = await albumOf(library, 'Damaged', ['a.jpg', 'b.jpg', 'c.jpg', 'd.jpg'])
     const victim = stored[1]!
     const entry = (await liveEntries(library.client, albumId)).find((e) => e.asset_id === victim.assetId)!
-    const blob = server.deps.blobs.pathOf(entry.metadata_blob_hash!)
+    const blob = folderOf(server).pathOf(entry.metadata_blob_hash!)
     const bytes = await readFile(blob)
     bytes[bytes.length - 1]! ^= 1
     await writeFile(blob, bytes)

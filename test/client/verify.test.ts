@@ -13,6 +13,7 @@ import { backupFile } from '../../src/client/files.ts'
 import { verifyAlbum } from '../../src/client/verify.ts'
 import { photoLibrary } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 let server: TestServer
 let work: string
@@ -57,7 +58,7 @@ describe('verifyAlbum', () => {
 
   it('catches a flipped byte with --deep, naming the file', async () => {
     const { albumId, stored } = await albumWith('Verify flipped', 2)
-    const file = server.deps.blobs.pathOf(stored[1]!.ciphertextHash!)
+    const file = folderOf(server).pathOf(stored[1]!.ciphertextHash!)
     const bytes = await readFile(file)
     bytes[40] = bytes[40]! ^ 0x80
     await writeFile(file, bytes)
@@ -72,7 +73,7 @@ describe('verifyAlbum', () => {
 
   it('catches a blob gone from the server without --deep', async () => {
     const { albumId, stored } = await albumWith('Verify gone', 1)
-    await rm(server.deps.blobs.pathOf(stored[0]!.ciphertextHash!))
+    await rm(folderOf(server).pathOf(stored[0]!.ciphertextHash!))
     const reports = await verifyAlbum(library, albumId)
     const bad = reports.filter((r) => r.problems.length > 0)
     expect(bad.map((r) => r.name)).toEqual(['photo-0.jpg'])
@@ -82,7 +83,7 @@ describe('verifyAlbum', () => {
   it('an album larger than one window of assets: each live asset reported once, in feed order, a deleted one left out, a problem in the last window found', async () => {
     const { albumId, stored } = await albumWith('Verify many', 70)
     await deleteFile(library, albumId, stored[3]!.assetId)
-    await rm(server.deps.blobs.pathOf(stored[69]!.ciphertextHash!))
+    await rm(folderOf(server).pathOf(stored[69]!.ciphertextHash!))
     const seen: string[] = []
     const reports = await verifyAlbum(library, albumId, { onAsset: (report) => seen.push(report.assetId) })
     const live = (await liveEntries(library.client, albumId)).map((entry) => entry.asset_id)

@@ -662,7 +662,7 @@ export interface paths {
         };
         /**
          * Download a blob a live asset of yours references (Range requests supported)
-         * @description `ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416.
+         * @description `ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416. A server with `BLOB_DOWNLOAD=redirect` answers 307 instead, after the same checks, to a presigned URL of its bucket valid for 300 seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along.
          */
         get: operations["downloadBlob"];
         put?: never;
@@ -1822,6 +1822,8 @@ export interface components {
         "Accept-Ranges": string;
         /** @description `bytes a-b/size` on 206; `bytes *\/size` on 416 */
         "Content-Range": string;
+        /** @description Where the answer is: a URL valid for a few minutes, to be requested without Authorization */
+        Location: string;
     };
     pathItems: never;
 }
@@ -3511,6 +3513,15 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The bytes are at Location (`BLOB_DOWNLOAD=redirect`): request them there, with the same Range if any, without Authorization */
+            307: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content?: never;

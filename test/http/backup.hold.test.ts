@@ -12,6 +12,7 @@ import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 let server: TestServer
 let folder: string
@@ -66,5 +67,5 @@ it('copies the files of rows collected while it copies, and they go at the next 
   for (const hash of hashes) expect(await onDisk(path.join(dest, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash))).toBe(true)
 
   expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 2 })
-  for (const hash of hashes) expect(await onDisk(server.deps.blobs.pathOf(hash))).toBe(false)
+  for (const hash of hashes) expect(await onDisk(folderOf(server).pathOf(hash))).toBe(false)
 })

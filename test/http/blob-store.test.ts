@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferProblem, sha256Hex, type OpenUpload } from '../../src/sdk/client.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 let server: TestServer
 let member: Uploader
@@ -22,7 +23,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const tmpDir = () => path.join(server.deps.blobs.root, 'tmp')
+const tmpDir = () => path.join(folderOf(server).root, 'tmp')
 
 async function files(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true })
@@ -30,7 +31,7 @@ async function files(directory: string): Promise<string[]> {
 }
 
 const tmpFiles = () => files(tmpDir())
-const blobFiles = () => files(server.deps.blobs.root)
+const blobFiles = () => files(folderOf(server).root)
 
 async function exists(file: string): Promise<boolean> {
   return stat(file).then(
@@ -65,8 +66,8 @@ describe('content-addressed files', () => {
     await member.client.putBlob(session.upload_id, hash, bytes)
     const after = await blobFiles()
     expect(after.filter((file) => !before.includes(file))).toEqual([addressOf(hash)])
-    expect(server.deps.blobs.pathOf(hash)).toBe(path.join(server.deps.blobs.root, addressOf(hash)))
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect(folderOf(server).pathOf(hash)).toBe(path.join(folderOf(server).root, addressOf(hash)))
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
 
@@ -77,7 +78,7 @@ describe('content-addressed files', () => {
     await member.client.putBlob(session.upload_id, hash, bytes)
     const counted = () => server.deps.metrics.blobBytesRead.get().then((metric) => metric.values[0]?.value ?? 0)
     const before = await counted()
-    const stream = server.deps.blobs.open(hash)
+    const stream = await server.deps.blobs.open(hash)
     // A consumer that awaits something first, as a copy or a hash behind a database call does.
     await new Promise((resolve) => setTimeout(resolve, 50))
     const chunks: Buffer[] = []
@@ -108,7 +109,7 @@ describe('content-addressed files', () => {
     const expected = new Map<string, Uint8Array>([original, derivative, metadata, manifest!].map((bytes) => [sha256Hex(bytes), bytes]))
     const added = (await blobFiles()).filter((file) => !before.includes(file))
     expect(added).toEqual([...expected.keys()].map(addressOf).sort())
-    for (const [hash, bytes] of expected) expect((await readFile(server.deps.blobs.pathOf(hash))).equals(Buffer.from(bytes))).toBe(true)
+    for (const [hash, bytes] of expected) expect((await readFile(folderOf(server).pathOf(hash))).equals(Buffer.from(bytes))).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
 
@@ -117,7 +118,7 @@ describe('content-addressed files', () => {
     const hash = sha256Hex(bytes)
     const session = await member.client.openUploadSession(onlyOriginal(bytes))
     await member.client.putBlob(session.upload_id, hash, bytes)
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
 
@@ -126,7 +127,7 @@ describe('content-addressed files', () => {
     const hash = sha256Hex(bytes)
     const session = await member.client.openUploadSession(onlyOriginal(bytes))
     await Promise.all([member.client.putBlob(session.upload_id, hash, bytes), member.client.putBlob(session.upload_id, hash, bytes)])
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect(await tmpFiles()).toEqual([])
     expect((await member.client.uploadSessionStatus(session.upload_id)).blobs[0]?.present).toBe(true)
   })
@@ -155,7 +156,7 @@ describe('content-addressed files', () => {
     }
     await expect(server.deps.blobs.put(hash, bytes.length, failing())).rejects.toThrow('the source broke')
     expect(await blobFiles()).toEqual(before)
-    expect(await exists(server.deps.blobs.pathOf(hash))).toBe(false)
+    expect(await exists(folderOf(server).pathOf(hash))).toBe(false)
   })
 })
 
@@ -207,7 +208,7 @@ describe('start-up cleanup of interrupted writes', () => {
       for (const name of [dead, 'junk', live]) await writeFile(path.join(folder, 'tmp', name), randomBytes(16))
       const other = await startServer({ BLOB_DIR: folder })
       try {
-        expect(other.deps.blobs.root).toBe(folder)
+        expect(folderOf(other).root).toBe(folder)
         expect(await files(path.join(folder, 'tmp'))).toEqual([live])
       } finally {
         await other.close()
@@ -233,7 +234,7 @@ describe('start-up cleanup of interrupted writes', () => {
     expect(await tmpFiles()).toEqual(inProgress)
     request.end(bytes.subarray(5_000))
     expect((await request.answer).status).toBe(204)
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
 })
@@ -288,11 +289,11 @@ describe('an interrupted upload', () => {
 
     await until(async () => (await tmpFiles()).length === 0, 'the temporary file to go')
     expect(await blobFiles()).toEqual(before)
-    expect(await exists(server.deps.blobs.pathOf(hash))).toBe(false)
+    expect(await exists(folderOf(server).pathOf(hash))).toBe(false)
     expect((await member.client.uploadSessionStatus(session.upload_id)).blobs[0]?.present).toBe(false)
 
     await member.client.putBlob(session.upload_id, hash, bytes)
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect((await member.client.uploadSessionStatus(session.upload_id)).blobs[0]?.present).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
@@ -309,10 +310,10 @@ describe('an interrupted upload', () => {
 
     await until(async () => (await tmpFiles()).length === 0, 'the temporary file to go')
     expect(await blobFiles()).toEqual(before)
-    expect(await exists(server.deps.blobs.pathOf(hash))).toBe(false)
+    expect(await exists(folderOf(server).pathOf(hash))).toBe(false)
 
     await member.client.putBlob(session.upload_id, hash, bytes)
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     expect(await tmpFiles()).toEqual([])
   })
 

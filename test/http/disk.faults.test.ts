@@ -14,6 +14,7 @@ import { problemOf } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
 import { albumState, openBundle, writeFor } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 /** An error as the file system raises it. */
 function systemError(code: 'ENOSPC' | 'EIO'): NodeJS.ErrnoException {
@@ -30,7 +31,7 @@ async function* failingAfterFirstChunk(source: AsyncIterable<Uint8Array> | Itera
 }
 
 async function temporaryFiles(server: TestServer): Promise<string[]> {
-  return readdir(path.join(server.deps.blobs.root, 'tmp'))
+  return readdir(path.join(folderOf(server).root, 'tmp'))
 }
 
 describe('faults injected into the blob store\'s writes', () => {

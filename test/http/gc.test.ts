@@ -12,6 +12,7 @@ import { CofferProblem, sha256Hex, type OpenUpload } from '../../src/sdk/client.
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { unownedFiles } from '../support/files.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 let server: TestServer
 beforeEach(async () => {
@@ -23,7 +24,7 @@ const TTL_MS = 86_400 * 1000
 
 /** Blob files in the folder (tmp/ excluded: writes in progress are not blobs). */
 async function blobFiles(): Promise<string[]> {
-  const root = server.deps.blobs.root
+  const root = folderOf(server).root
   const entries = await readdir(root, { recursive: true, withFileTypes: true })
   return entries
     .filter((entry) => entry.isFile())
@@ -34,7 +35,7 @@ async function blobFiles(): Promise<string[]> {
 }
 
 async function onDisk(hash: string): Promise<boolean> {
-  return stat(server.deps.blobs.pathOf(hash)).then(
+  return stat(folderOf(server).pathOf(hash)).then(
     () => true,
     () => false,
   )
@@ -148,7 +149,7 @@ describe('after a replace', () => {
     const albumId = await album(member)
     const first = await write(member, albumId)
     await write(member, albumId, { previous: first })
-    await unlink(server.deps.blobs.pathOf(first.original))
+    await unlink(folderOf(server).pathOf(first.original))
     // Its row goes; `files` counts only the files this pass removed.
     expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length - 1 })
     for (const hash of first.hashes) {
@@ -358,7 +359,7 @@ describe('concurrent collections', () => {
  * a restart must leave no file that no row owns.
  */
 describe('what a crash leaves between a row and its file', () => {
-  const unowned = () => unownedFiles(server.deps.blobs.root, server.database, server.clock.now())
+  const unowned = () => unownedFiles(folderOf(server).root, server.database, server.clock.now())
 
   it('garbage rows deleted, files not yet: the next pass removes the files', async () => {
     const member = await uploader(server, 'crash-gc')
@@ -472,6 +473,6 @@ describe('a hold on file removal (a backup copying files, decision 0011)', () =>
     expect(await server.deps.storage.renewGcHold('backup-2', server.clock.now(), now + 120_000)).toBe(false)
     expect(await maintain(server.deps)).toMatchObject({ deleted: { gc_holds: 1 }, garbage: { rows: 0, files: 2 } })
     for (const hash of second) expect(await onDisk(hash)).toBe(false)
-    expect(await unownedFiles(server.deps.blobs.root, server.database, server.clock.now())).toEqual([])
+    expect(await unownedFiles(folderOf(server).root, server.database, server.clock.now())).toEqual([])
   })
 })

@@ -14,6 +14,7 @@ import { PASSWORD, raw, problemOf } from '../support/actors.ts'
 import { album, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { bearer, intent, openBundle, tombstone, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url')
 
@@ -98,7 +99,7 @@ async function statusOf(promise: Promise<unknown>): Promise<number | string> {
   }
 }
 
-const onDisk = (hash: string) => stat(server.deps.blobs.pathOf(hash)).then(() => true, () => false)
+const onDisk = (hash: string) => stat(folderOf(server).pathOf(hash)).then(() => true, () => false)
 
 describe('the own moderation record', () => {
   it('is active with no events for a new account, and needs a bearer token', async () => {

@@ -11,6 +11,7 @@ import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { countRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 const MAX_BLOB_BYTES = 65_536
 const TTL_S = 86_400
@@ -100,7 +101,7 @@ async function* inChunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8A
 
 /** Every file under the blob folder, its tmp/ folder included. */
 async function blobFiles(): Promise<string[]> {
-  const entries = await readdir(server.deps.blobs.root, { recursive: true, withFileTypes: true })
+  const entries = await readdir(folderOf(server).root, { recursive: true, withFileTypes: true })
   return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort()
 }
 
@@ -276,12 +277,12 @@ describe('open an upload session', () => {
       const b = bundle(200, [])
       const first = await member.client.openUploadSession(declaration(albumId, b))
       await member.client.putBlob(first.upload_id, b.ciphertextHash, b.original)
-      await unlink(server.deps.blobs.pathOf(b.ciphertextHash))
+      await unlink(folderOf(server).pathOf(b.ciphertextHash))
       const again = await member.client.openUploadSession(declaration(albumId, b))
       expect(presence(again)).toEqual({ [b.ciphertextHash]: false })
       // And a PUT really writes it again.
       await member.client.putBlob(again.upload_id, b.ciphertextHash, b.original)
-      expect((await readFile(server.deps.blobs.pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+      expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
     })
   })
 })
@@ -301,7 +302,7 @@ describe('put blob bytes', () => {
       const put = await putRaw(member, session.upload_id, hash, bytes)
       expect(put.status, put.text).toBe(204)
       expect(put.text).toBe('')
-      expect((await readFile(server.deps.blobs.pathOf(hash))).equals(bytes)).toBe(true)
+      expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
     }
   })
 
@@ -311,7 +312,7 @@ describe('put blob bytes', () => {
     const empty = b.derivatives[0]!
     expect((await putRaw(member, session.upload_id, sha256Hex(empty), empty)).status).toBe(204)
     expect(presence(await member.client.uploadSessionStatus(session.upload_id))[sha256Hex(empty)]).toBe(true)
-    expect((await readFile(server.deps.blobs.pathOf(sha256Hex(empty)))).length).toBe(0)
+    expect((await readFile(folderOf(server).pathOf(sha256Hex(empty)))).length).toBe(0)
   })
 
   function flipped(bytes: Buffer, at: number): Buffer {
@@ -338,7 +339,7 @@ describe('put blob bytes', () => {
       // A refused write cleans up before it answers.
       expect(await blobFiles()).toEqual(before)
       expect(await countRows(server.database, ['blobs', 'upload_sessions', 'upload_blobs'])).toEqual(rowsBefore)
-      expect(await exists(server.deps.blobs.pathOf(hash))).toBe(false)
+      expect(await exists(folderOf(server).pathOf(hash))).toBe(false)
       expect(presence(await member.client.uploadSessionStatus(uploadId))[hash]).toBe(false)
     }
 
@@ -363,7 +364,7 @@ describe('put blob bytes', () => {
         return { status: problem.status, code: problem.code }
       })
       await member.client.putBlob(session.upload_id, b.ciphertextHash, inChunks(b.original, 100))
-      expect((await readFile(server.deps.blobs.pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+      expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
     })
 
     // (A Content-Length smaller than the declaration is the "one byte short" case above: HTTP
@@ -412,7 +413,7 @@ describe('put blob bytes', () => {
     const before = await blobFiles()
     expect((await putRaw(member, session.upload_id, b.ciphertextHash, b.original)).status).toBe(204)
     expect(await blobFiles()).toEqual(before)
-    expect((await readFile(server.deps.blobs.pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
   })
 
   it('answers 404 after the session is aborted, storing nothing', async () => {
@@ -438,7 +439,7 @@ describe('put blob bytes', () => {
     const problem = await problemOf(fresh.client.putBlob(session.upload_id, late.ciphertextHash, late.original))
     expect(problem.status).toBe(404)
     expect(problem.code).toBe('error.not_found')
-    expect(await exists(server.deps.blobs.pathOf(late.ciphertextHash))).toBe(false)
+    expect(await exists(folderOf(server).pathOf(late.ciphertextHash))).toBe(false)
   })
 
   it.each([
@@ -476,7 +477,7 @@ describe('put blob bytes', () => {
     }
     await member.client.putBlob(session.upload_id, hash, counted())
     expect(chunks).toBe(Math.ceil(original.length / 37))
-    expect((await readFile(server.deps.blobs.pathOf(hash))).equals(original)).toBe(true)
+    expect((await readFile(folderOf(server).pathOf(hash))).equals(original)).toBe(true)
 
     // uploadAsset finds the bytes already present, sends nothing and applies the create.
     const applied = await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original, sign: (hashes) => signedManifest(member, hashes, { albumId }) })

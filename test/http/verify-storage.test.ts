@@ -11,6 +11,7 @@ import { raw } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
 import { bearer, blobFiles, openBundle, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { folderOf } from '../support/blobs.ts'
 
 /** Defaults (API.md section 7), except on `tight`. */
 let server: TestServer
@@ -81,7 +82,7 @@ function verifyRaw(on: TestServer, member: Uploader, body: unknown, headers: Rec
 
 /** Every file of the blob folder with its size and modification time. */
 async function folderState(on: TestServer): Promise<string[]> {
-  const root = on.deps.blobs.root
+  const root = folderOf(on).root
   return Promise.all((await blobFiles(on)).map(async (file) => {
     const info = await stat(`${root}/${file}`)
     return `${file}:${info.size}:${info.mtimeMs}`
@@ -89,7 +90,7 @@ async function folderState(on: TestServer): Promise<string[]> {
 }
 
 async function flipByte(on: TestServer, hash: string, position: number): Promise<void> {
-  const handle = await open(on.deps.blobs.pathOf(hash), 'r+')
+  const handle = await open(folderOf(on).pathOf(hash), 'r+')
   try {
     const byte = Buffer.alloc(1)
     await handle.read(byte, 0, 1, position)
@@ -228,7 +229,7 @@ describe('structural verdicts', () => {
   it('needs the bytes in the blob store: a blob file gone reads stored and retrievable false (still indexed), not durable', async () => {
     const victim = await apply(member, await album(member))
     const derivative = victim.blobs.find((blob) => blob.role === 'derivative')!.hash
-    await unlink(server.deps.blobs.pathOf(derivative))
+    await unlink(folderOf(server).pathOf(derivative))
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: victim.assetId, blob_hashes: hashesOf(victim) }], deep: true })
     expect(answer.verdicts[0]!.durable).toBe(false)
     expect(answer.verdicts[0]!.blobs).toEqual(victim.blobs.map((blob) => (blob.hash === derivative

@@ -10,6 +10,7 @@ import { raw } from './actors.ts'
 import { countRows } from './database.ts'
 import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
 import type { TestServer } from './server.ts'
+import { folderOf } from './blobs.ts'
 
 /** API.md section 6 defaults (the test servers run with them). */
 export const PROTOCOL_MIN = '2025-01-01'
@@ -177,7 +178,7 @@ export function opsRaw(server: TestServer, member: Uploader, albumId: string, bo
 
 /** Every file under the blob folder (tmp/ included), relative and sorted. */
 export async function blobFiles(server: TestServer): Promise<string[]> {
-  const root = server.deps.blobs.root
+  const root = folderOf(server).root
   const entries = await readdir(root, { recursive: true, withFileTypes: true })
   return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort()
 }

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/http/logging.ts'
 import type { App } from '../../src/http/route.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
+import { startBucket, testBlobsInBucket } from './bucket.ts'
 import { testClock, type TestClock } from './clock.ts'
 import { watchAnswers } from './declared-answers.ts'
 import { freshDatabase } from './database.ts'
@@ -92,18 +93,21 @@ export interface Instances {
 }
 
 /**
- * Instances sharing one database and one blob folder, as README's "PostgreSQL and several
+ * Instances sharing one database and one blob store (a folder, or on the s3 run a bucket), as README's "PostgreSQL and several
  * instances" deploys them (same SECRET_KEY and PUBLIC_ORIGIN), started at the same time on one
  * settable clock. (SQLite is for one instance: several in one process share only a file lock.)
  */
 export async function startInstances(count: number, env: Record<string, string> = {}, options: InstanceOptions = {}): Promise<Instances> {
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-test-'))
   const database = await freshDatabase(directory)
+  // On the s3 run, blobs go to a bucket of their own, unless the test names a store itself.
+  const bucket = testBlobsInBucket && env.BLOB_DIR === undefined && env.BLOB_STORE_URL === undefined ? await startBucket() : null
   const config = loadConfig({
     ...TEST_ENV,
     DATA_DIR: directory,
     SECRET_KEY: randomBytes(32).toString('base64'),
     PUBLIC_ORIGIN: 'https://instances.coffer.example',
+    ...bucket?.env(),
     ...env,
   })
   const clock = testClock()
@@ -125,6 +129,7 @@ export async function startInstances(count: number, env: Record<string, string> 
       const faults: unknown[] = []
       for (const instance of instances) await instance.close().catch((fault: unknown) => faults.push(fault))
       await database.drop()
+      await bucket?.close()
       await rm(directory, { recursive: true, force: true })
       if (faults.length > 0) throw faults[0]
     },

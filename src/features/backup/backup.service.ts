@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { createReadStream } from 'node:fs'
 import path from 'node:path'
 import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
 import { openLocalFolderBlobStore } from '../../blob-store/local-folder.ts'
@@ -185,9 +184,7 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
         if (size !== null) missing.push(hash)
         return
       }
-      // A plain read stream: the store's open() counts bytes read with a 'data' listener, which
-      // starts the flow before put() reads it.
-      const outcome = await target.put(hash, size ?? actual, createReadStream(deps.blobs.pathOf(hash)))
+      const outcome = await target.put(hash, size ?? actual, await deps.blobs.open(hash))
       if (outcome.kind !== 'stored') {
         corrupt.push(hash)
         return

@@ -8,6 +8,9 @@ import { noneMatchHits, parseRange } from '../../http/range.ts'
 import { operation, type App } from '../../http/route.ts'
 import { downloadableBlob } from './blobs.service.ts'
 
+/** How long a presigned download URL works (BLOB_DOWNLOAD=redirect). */
+const PRESIGNED_DOWNLOAD_TTL_S = 300
+
 export function blobsRoutes(app: App, deps: Deps): void {
   app.route({
     method: 'GET',
@@ -15,7 +18,10 @@ export function blobsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'downloadBlob',
       summary: 'Download a blob a live asset of yours references (Range requests supported)',
-      description: '`ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416.',
+      description:
+        '`ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416. ' +
+        'A server with `BLOB_DOWNLOAD=redirect` answers 307 instead, after the same checks, to a presigned URL of its bucket valid for ' +
+        `${PRESIGNED_DOWNLOAD_TTL_S} seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along.`,
       tags: ['Albums'],
       auth: 'bearer',
       params: BlobParams,
@@ -25,6 +31,7 @@ export function blobsRoutes(app: App, deps: Deps): void {
       errors: ['error.not_found', 'error.request.range_not_satisfiable', 'error.moderation.taken_down'],
       cache: 'private-revalidate',
       reads: ['Range', 'If-None-Match'],
+      redirect: 'The bytes are at Location (`BLOB_DOWNLOAD=redirect`): request them there, with the same Range if any, without Authorization',
     }),
     handler: async (request, reply) => {
       const hash = request.params.hash
@@ -32,6 +39,11 @@ export function blobsRoutes(app: App, deps: Deps): void {
       const etag = `"${hash}"`
       reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
       if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
+      const presign = deps.blobs.presignedDownload
+      if (deps.config.blobDownload === 'redirect' && presign !== undefined) {
+        // The URL is a bearer credential for a few minutes: never kept by any cache.
+        return reply.code(307).header('cache-control', 'no-store').header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S)).send()
+      }
       const range = parseRange(request.headers.range, blob.size)
       if (range.kind === 'unsatisfiable') {
         reply.header('content-range', `bytes */${blob.size}`)
@@ -39,14 +51,14 @@ export function blobsRoutes(app: App, deps: Deps): void {
       }
       // Fastify answers HEAD through this handler and drains a stream body to discard it, which
       // would read the whole blob: HEAD gets an empty stream (the Content-Length set stays).
-      const body = (bytes?: ByteRange) => (request.method === 'HEAD' ? Readable.from([]) : blob.open(bytes))
-      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(body())
+      const body = async (bytes?: ByteRange) => (request.method === 'HEAD' ? Readable.from([]) : await blob.open(bytes))
+      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(await body())
       const { start, end } = range.range
       return reply
         .code(206)
         .header('content-range', `bytes ${start}-${end}/${blob.size}`)
         .header('content-length', end - start + 1)
-        .send(body(range.range))
+        .send(await body(range.range))
     },
   })
 }

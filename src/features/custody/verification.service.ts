@@ -2,8 +2,8 @@
 // holding these blobs? Structural verdicts from the database and the blob store; with `deep`,
 // the bytes are re-read and re-hashed within the account's budget. A pure read apart from the
 // budget.
-import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
+import { storedSha256 } from '../../blob-store/port.ts'
 import type { StorageVerifyRequest } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { UNKNOWN_BLOB, blobVerdict, isDurable, type BlobVerdict, type DeepResult } from '../../domain/verification.ts'
@@ -15,12 +15,6 @@ export interface AssetVerdict {
   readonly durable: boolean
   readonly blobs: readonly (BlobVerdict & { hash: string })[]
   readonly checkedAt: number
-}
-
-async function rehash(deps: Deps, hash: string): Promise<boolean> {
-  const digest = createHash('sha256')
-  for await (const chunk of deps.blobs.open(hash)) digest.update(chunk as Buffer)
-  return digest.digest('hex') === hash
 }
 
 export async function verifyStorage(deps: Deps, caller: Caller, request: Static<typeof StorageVerifyRequest>): Promise<AssetVerdict[]> {
@@ -54,7 +48,7 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
         deep = scanned.get(hash)
         if (deep === undefined) {
           const reserved = await deps.storage.reserveDeepScan(caller.userId, size, deps.clock.now(), deepScanBudgetBytes, deepScanWindowS * 1000)
-          deep = reserved ? ((await rehash(deps, hash)) ? 'intact' : 'corrupt') : 'rate_limited'
+          deep = reserved ? ((await storedSha256(deps.blobs, hash)) === hash ? 'intact' : 'corrupt') : 'rate_limited'
           if (deep !== 'rate_limited') scanned.set(hash, deep)
         }
       }

@@ -1,7 +1,8 @@
 // The periodic sweep of expired rows (codes, channels, challenges, sessions past their refresh
 // lifetime, replay-ledger steps that can no longer be presented), so tables stay bounded.
 // Plain conditional deletes: every instance may run it at the same time. Garbage collection
-// of blobs runs in the same periodic pass.
+// of blobs runs in the same periodic pass, and the removal of what failed blob writes left
+// behind (a staging object a bucket that went away kept).
 import type { Deps } from '../../deps.ts'
 import { collectGarbage } from './gc.service.ts'
 
@@ -19,10 +20,14 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
   })
 }
 
-/** One maintenance pass: expired rows, then garbage blobs (which expired sessions may have released). */
-export async function maintain(deps: Deps): Promise<{ deleted: Record<string, number>; garbage: { rows: number; files: number } }> {
+/**
+ * One maintenance pass: expired rows, then garbage blobs (which expired sessions may have
+ * released), then the leftovers of failed blob writes.
+ */
+export async function maintain(deps: Deps): Promise<{ deleted: Record<string, number>; garbage: { rows: number; files: number }; leftovers: number }> {
   const deleted = await sweepExpired(deps)
-  return { deleted, garbage: await collectGarbage(deps) }
+  const garbage = await collectGarbage(deps)
+  return { deleted, garbage, leftovers: await deps.blobs.cleanLeftovers() }
 }
 
 /**
@@ -35,7 +40,7 @@ export function startSweeping(deps: Deps, log: { info(o: object, m: string): voi
   const timer = setInterval(() => {
     const pass = maintain(deps).then(
       (done) => {
-        if (Object.values(done.deleted).some((n) => n > 0) || done.garbage.rows > 0) log.info(done, 'maintenance removed expired rows and garbage')
+        if (Object.values(done.deleted).some((n) => n > 0) || done.garbage.rows > 0 || done.leftovers > 0) log.info(done, 'maintenance removed expired rows and garbage')
       },
       (error: unknown) => log.error({ err: error }, 'maintenance failed'),
     )

@@ -1,0 +1,283 @@
+// The blob store on an S3-compatible bucket (AWS S3, MinIO, Garage, Ceph RGW, R2, B2). Layout
+// under the configured prefix: blobs/<64 hex> for blobs, staging/<writer name> for writes in
+// progress (writers.ts). A put streams to its staging object (multipart above PART_SIZE),
+// hashing on the way; only when the SHA-256 and the size match is the object copied, on the
+// bucket's side, to its content address, stamped with the publish time, and the staging object
+// deleted. A blob is therefore either absent or complete under its address; what a failure
+// leaves in staging/ the next cleanup removes. Every failure to reach the bucket, or a 5xx from
+// it, is a BlobStoreUnavailableError (503 at the edge).
+import { createHash } from 'node:crypto'
+import { pipeline, Readable, Transform } from 'node:stream'
+import {
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+  type HeadObjectCommandOutput,
+} from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import type { BucketSettings } from '../config.ts'
+import { BLOB_NAME, BlobStoreUnavailableError, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
+import { collectingEvery, trackWrites } from './writers.ts'
+
+/**
+ * Bytes per multipart part, and parts in flight at once: a put holds at most about
+ * (PARTS_IN_FLIGHT + 1) * PART_SIZE, whatever the blob's size. A blob under PART_SIZE is one PUT.
+ */
+const PART_SIZE = 8 * 1024 * 1024
+const PARTS_IN_FLIGHT = 2
+/** User metadata holding the publish time in wall-clock ms (LastModified has whole seconds only). */
+const PUBLISHED_AT = 'published-at'
+
+export interface S3BlobStore extends BlobStore {
+  readonly client: S3Client
+  readonly bucket: string
+  /** The object key of a blob (tests and the operator's tools look at objects). */
+  keyOf(hash: string): string
+  /** Where writes in progress are staged. */
+  readonly stagingPrefix: string
+}
+
+export interface S3StoreOptions {
+  /** Counts bytes read (the blob_bytes_read metric). */
+  readonly onRead?: (bytes: number) => void
+  /** Explicit credentials; by default the AWS SDK's own chain (environment, profiles, roles). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string }
+}
+
+function notFound(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)
+}
+
+function unavailable(error: unknown): BlobStoreUnavailableError {
+  if (error instanceof BlobStoreUnavailableError) return error
+  return new BlobStoreUnavailableError(error instanceof Error ? error : new Error(String(error)))
+}
+
+/** `work`, with every failure of the bucket as a BlobStoreUnavailableError. */
+async function reaching<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw unavailable(error)
+  }
+}
+
+/** When the blob was published: the stamp a put leaves, else LastModified rounded up to its second. */
+function publishedAt(head: HeadObjectCommandOutput): number {
+  const stamped = Number(head.Metadata?.[PUBLISHED_AT])
+  if (Number.isFinite(stamped)) return stamped
+  return (head.LastModified?.getTime() ?? Number.POSITIVE_INFINITY) + 999
+}
+
+export function openS3BlobStore(settings: BucketSettings, options: S3StoreOptions = {}): S3BlobStore {
+  const { bucket, prefix } = settings
+  const onRead = options.onRead ?? (() => {})
+  const client = new S3Client({
+    region: settings.region,
+    ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
+    forcePathStyle: settings.forcePathStyle,
+    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+    // An endpoint that does not answer fails a request in seconds, not minutes (the SDK retries twice).
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+  })
+  const blobsPrefix = `${prefix}blobs/`
+  const stagingPrefix = `${prefix}staging/`
+  const writes = trackWrites()
+  const keyOf = (hash: string): string => {
+    if (!BLOB_NAME.test(hash)) throw new Error(`not a blob name: ${hash}`)
+    return blobsPrefix + hash
+  }
+  const head = async (key: string): Promise<HeadObjectCommandOutput | null> => {
+    try {
+      return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
+    } catch (error) {
+      if (notFound(error)) return null
+      throw unavailable(error)
+    }
+  }
+
+  /** Streams `source` to `key`, hashing and counting; the outcome compares them with the declaration. */
+  async function stage(key: string, hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+    const digest = createHash('sha256')
+    const collect = collectingEvery()
+    let received = 0
+    let overflow = false
+    let sourceFailure: { readonly error: unknown } | undefined
+    async function* checked(): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const chunk of source) {
+          received += chunk.length
+          if (received > size) {
+            overflow = true
+            throw new Error('more bytes than declared')
+          }
+          digest.update(chunk)
+          collect(chunk.length)
+          yield chunk
+        }
+      } catch (error) {
+        if (!overflow) sourceFailure = { error }
+        throw error
+      }
+    }
+    const upload = new Upload({
+      client,
+      params: { Bucket: bucket, Key: key, Body: Readable.from(checked()), ContentType: 'application/octet-stream' },
+      partSize: PART_SIZE,
+      queueSize: PARTS_IN_FLIGHT,
+    })
+    try {
+      await upload.done()
+    } catch (error) {
+      if (overflow) return { kind: 'mismatch', detail: `more than the declared ${size} bytes arrived` }
+      // The client's stream broke (a cut connection): its error, not the bucket's.
+      if (sourceFailure !== undefined) throw sourceFailure.error
+      throw unavailable(error)
+    }
+    if (received !== size) return { kind: 'mismatch', detail: `${received} bytes arrived, ${size} were declared` }
+    if (digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
+    return { kind: 'stored' }
+  }
+
+  return {
+    kind: 's3',
+    location: `s3://${bucket}/${prefix}`,
+    client,
+    bucket,
+    keyOf,
+    stagingPrefix,
+
+    async put(hash, size, source) {
+      const final = keyOf(hash)
+      const name = writes.begin()
+      const staging = stagingPrefix + name
+      try {
+        const outcome = await stage(staging, hash, size, source)
+        if (outcome.kind !== 'stored') return outcome
+        // Same name, same bytes: copying over an existing copy is harmless. The stamp is the
+        // publish time: a collector that decided before it leaves the blob alone (remove).
+        await reaching(() =>
+          client.send(
+            new CopyObjectCommand({
+              Bucket: bucket,
+              Key: final,
+              CopySource: `${bucket}/${staging}`,
+              MetadataDirective: 'REPLACE',
+              Metadata: { [PUBLISHED_AT]: String(Date.now()) },
+              ContentType: 'application/octet-stream',
+            }),
+          ),
+        )
+        return outcome
+      } finally {
+        // One that cannot be removed now (the bucket went away) is a leftover the next cleanup removes.
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: staging })).catch(() => {})
+        writes.done(name)
+      }
+    },
+
+    async size(hash) {
+      return (await head(keyOf(hash)))?.ContentLength ?? null
+    },
+
+    async open(hash, range?: ByteRange) {
+      let body: Readable
+      try {
+        const answer = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash), ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
+        )
+        body = answer.Body as Readable
+      } catch (error) {
+        if (notFound(error)) throw new Error(`blob ${hash} is not in the bucket`, { cause: error })
+        throw unavailable(error)
+      }
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          onRead(chunk.length)
+          done(null, chunk)
+        },
+      })
+      // A failure mid-stream reaches the consumer through `counted`; a consumer that stops ends the request.
+      pipeline(body, counted, () => {})
+      return counted
+    },
+
+    async remove(hash, unlessModifiedSince) {
+      const key = keyOf(hash)
+      const found = await head(key)
+      if (found === null) return false
+      // A blob published again after the caller decided to remove it (a new upload of the same bytes) is kept.
+      if (unlessModifiedSince !== undefined && publishedAt(found) > unlessModifiedSince) return false
+      await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))
+      return true
+    },
+
+    async *list() {
+      let token: string | undefined
+      do {
+        const page = await reaching(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: blobsPrefix, ContinuationToken: token })))
+        for (const object of page.Contents ?? []) {
+          const name = object.Key?.slice(blobsPrefix.length) ?? ''
+          if (BLOB_NAME.test(name)) yield name
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined
+      } while (token !== undefined)
+    },
+
+    async cleanLeftovers() {
+      let removed = 0
+      let token: string | undefined
+      do {
+        const page = await reaching(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: stagingPrefix, ContinuationToken: token })))
+        for (const object of page.Contents ?? []) {
+          const key = object.Key ?? ''
+          if (!writes.leftBehind(key.slice(stagingPrefix.length), object.LastModified?.getTime() ?? 0)) continue
+          await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))
+          removed++
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined
+      } while (token !== undefined)
+      return removed + (await abortLeftUploads())
+    },
+
+    async ping() {
+      await reaching(() => client.send(new HeadBucketCommand({ Bucket: bucket })))
+    },
+
+    presignedDownload: (hash, expiresInS) => reaching(() => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash) }), { expiresIn: expiresInS })),
+  }
+
+  /** Multipart uploads a failed put could not abort (their parts are billed until aborted). */
+  async function abortLeftUploads(): Promise<number> {
+    let aborted = 0
+    let keyMarker: string | undefined
+    let uploadIdMarker: string | undefined
+    for (;;) {
+      let page
+      try {
+        page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: stagingPrefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
+      } catch (error) {
+        // Some S3-compatible stores do not list multipart uploads; their lifecycle rule aborts them.
+        if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 501) return aborted
+        throw unavailable(error)
+      }
+      for (const upload of page.Uploads ?? []) {
+        const key = upload.Key ?? ''
+        if (!writes.leftBehind(key.slice(stagingPrefix.length), upload.Initiated?.getTime() ?? 0)) continue
+        await reaching(() => client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.UploadId })))
+        aborted++
+      }
+      if (page.IsTruncated !== true) return aborted
+      keyMarker = page.NextKeyMarker
+      uploadIdMarker = page.NextUploadIdMarker
+    }
+  }
+}

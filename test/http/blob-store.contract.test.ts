@@ -1,0 +1,198 @@
+// One contract, both blob stores: the folder (BLOB_DIR) and an S3-compatible bucket
+// (BLOB_STORE_URL, s3rver here). Each is a server's own store, so that garbage collection and
+// holds are those of a real server on the test's database.
+import { ListObjectsV2Command } from '@aws-sdk/client-s3'
+import { readdir } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { LocalFolderBlobStore } from '../../src/blob-store/local-folder.ts'
+import { BlobStoreUnavailableError, type BlobStore } from '../../src/blob-store/port.ts'
+import { openS3BlobStore, type S3BlobStore } from '../../src/blob-store/s3.ts'
+import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
+import { maintain } from '../../src/features/maintenance/sweep.service.ts'
+import { sha256Hex } from '../../src/sdk/client.ts'
+import { album, ciphertext, uploader } from '../support/albums.ts'
+import { startBucket, type TestBucket } from '../support/bucket.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let bucket: TestBucket
+beforeAll(async () => {
+  bucket = await startBucket()
+})
+afterAll(() => bucket.close())
+
+/** What writes in progress (or left behind) hold: a folder's tmp/ files, a bucket's staging objects. */
+async function writesInProgress(store: BlobStore): Promise<string[]> {
+  if (store.kind === 'folder') return readdir(`${(store as LocalFolderBlobStore).root}/tmp`)
+  const s3 = store as S3BlobStore
+  const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.stagingPrefix }))
+  return (listed.Contents ?? []).map((object) => object.Key ?? '')
+}
+
+async function read(store: BlobStore, hash: string, range?: { start: number; end: number }): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of await store.open(hash, range)) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+async function* slowly(bytes: Buffer, pieces: number, pause: () => Promise<void> = async () => {}): AsyncGenerator<Buffer> {
+  const step = Math.ceil(bytes.length / pieces)
+  for (let at = 0; at < bytes.length; at += step) {
+    await pause()
+    yield bytes.subarray(at, at + step)
+  }
+}
+
+async function listed(store: BlobStore): Promise<string[]> {
+  const hashes: string[] = []
+  for await (const hash of store.list()) hashes.push(hash)
+  return hashes
+}
+
+describe.each([
+  { kind: 'folder', env: (): Record<string, string> => ({}) },
+  { kind: 's3', env: (): Record<string, string> => bucket.env(`contract-${Math.random().toString(36).slice(2)}`) },
+])('the $kind store', ({ kind, env }) => {
+  let server: TestServer
+  let store: BlobStore
+  beforeAll(async () => {
+    // The folder store explicitly, whatever the run's default.
+    server = await startServer(kind === 'folder' ? { BLOB_DIR: `${process.env.TMPDIR ?? '/tmp'}/coffer-contract-${process.pid}-${Date.now()}` } : env())
+    store = server.deps.blobs
+    expect(store.kind).toBe(kind)
+  })
+  afterAll(() => server.close())
+
+  it('puts exactly the bytes under their hash, lists and sizes them, and reads them back whole', async () => {
+    const bytes = ciphertext(70_000)
+    const hash = sha256Hex(bytes)
+    expect(await store.size(hash)).toBeNull()
+    expect(await store.put(hash, bytes.length, slowly(bytes, 7))).toEqual({ kind: 'stored' })
+    expect(await store.size(hash)).toBe(bytes.length)
+    expect((await read(store, hash)).equals(bytes)).toBe(true)
+    expect(await listed(store)).toContain(hash)
+    expect(await writesInProgress(store)).toEqual([])
+  })
+
+  it('stores an empty blob', async () => {
+    const empty = Buffer.alloc(0)
+    expect(await store.put(sha256Hex(empty), 0, [])).toEqual({ kind: 'stored' })
+    expect(await store.size(sha256Hex(empty))).toBe(0)
+    expect((await read(store, sha256Hex(empty))).length).toBe(0)
+  })
+
+  it('dedupes: the same bytes put again are one blob, and concurrent puts of one hash all succeed intact', async () => {
+    const bytes = ciphertext(300_000)
+    const hash = sha256Hex(bytes)
+    expect(await store.put(hash, bytes.length, [bytes])).toEqual({ kind: 'stored' })
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => store.put(hash, bytes.length, slowly(bytes, 5))))
+    expect(outcomes).toEqual(Array.from({ length: 6 }, () => ({ kind: 'stored' })))
+    expect((await read(store, hash)).equals(bytes)).toBe(true)
+    expect((await listed(store)).filter((name) => name === hash)).toEqual([hash])
+    expect(await writesInProgress(store)).toEqual([])
+  })
+
+  it('reads ranges, reading only the range; a blob larger than a multipart part round-trips whole and across part boundaries', async () => {
+    const bytes = ciphertext(20 * 1024 * 1024 + 12_345)
+    const hash = sha256Hex(bytes)
+    expect(await store.put(hash, bytes.length, slowly(bytes, 40))).toEqual({ kind: 'stored' })
+    const boundary = 8 * 1024 * 1024
+    for (const range of [
+      { start: 0, end: 0 },
+      { start: boundary - 10, end: boundary + 10 },
+      { start: bytes.length - 100, end: bytes.length - 1 },
+    ]) {
+      expect((await read(store, hash, range)).equals(bytes.subarray(range.start, range.end + 1))).toBe(true)
+    }
+    const counted = () => server.deps.metrics.blobBytesRead.get().then((metric) => metric.values[0]?.value ?? 0)
+    const before = await counted()
+    await read(store, hash, { start: 5, end: 1_004 })
+    expect((await counted()) - before).toBe(1_000)
+    expect((await read(store, hash)).equals(bytes)).toBe(true)
+  })
+
+  it.each([
+    ['another hash', (bytes: Buffer) => ({ hash: sha256Hex(Buffer.concat([bytes, Buffer.from('x')])), size: bytes.length })],
+    ['more bytes than declared', (bytes: Buffer) => ({ hash: sha256Hex(bytes), size: bytes.length - 1 })],
+    ['fewer bytes than declared', (bytes: Buffer) => ({ hash: sha256Hex(bytes), size: bytes.length + 1 })],
+  ])('keeps nothing when the bytes have %s', async (_what, declare) => {
+    const bytes = ciphertext(9 * 1024 * 1024)
+    const { hash, size } = declare(bytes)
+    const outcome = await store.put(hash, size, slowly(bytes, 9))
+    expect(outcome.kind).toBe('mismatch')
+    expect(await store.size(hash)).toBeNull()
+    expect(await writesInProgress(store)).toEqual([])
+  })
+
+  it('an interrupted upload (the source breaks) fails with the source’s error and leaves nothing', async () => {
+    const bytes = ciphertext(10 * 1024 * 1024)
+    const hash = sha256Hex(bytes)
+    async function* breaking(): AsyncGenerator<Buffer> {
+      yield bytes.subarray(0, 9 * 1024 * 1024)
+      throw new Error('the client went away')
+    }
+    await expect(store.put(hash, bytes.length, breaking())).rejects.toThrow('the client went away')
+    expect(await store.size(hash)).toBeNull()
+    expect(await writesInProgress(store)).toEqual([])
+  })
+
+  it('a cleanup spares a put in progress and removes what this process left behind', async () => {
+    const bytes = ciphertext(64_000)
+    const hash = sha256Hex(bytes)
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let pieces = 0
+    const putting = store.put(hash, bytes.length, slowly(bytes, 4, async () => (pieces++ === 2 ? gate : undefined)))
+    await expect.poll(() => writesInProgress(store).then((names) => names.length), { timeout: 5_000 }).toBe(kind === 'folder' ? 1 : 0)
+    expect(await store.cleanLeftovers()).toBe(0)
+    release()
+    expect(await putting).toEqual({ kind: 'stored' })
+    expect(await writesInProgress(store)).toEqual([])
+  })
+
+  it('removes by name, once; keeps a blob published after the caller decided', async () => {
+    const bytes = ciphertext(2_000)
+    const hash = sha256Hex(bytes)
+    await store.put(hash, bytes.length, [bytes])
+    const decidedBefore = Date.now() - 5_000
+    expect(await store.remove(hash, decidedBefore)).toBe(false)
+    expect(await store.size(hash)).toBe(bytes.length)
+    expect(await store.remove(hash, Date.now() + 1)).toBe(true)
+    expect(await store.size(hash)).toBeNull()
+    expect(await store.remove(hash)).toBe(false)
+    expect(await listed(store)).not.toContain(hash)
+  })
+
+  it('garbage collection removes what no asset needs, and a hold keeps it until released', async () => {
+    const member = await uploader(server, `contract-${kind}`)
+    const albumId = await album(member)
+    const bytes = ciphertext(5_000)
+    const hash = sha256Hex(bytes)
+    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: bytes.length }] })
+    await member.client.putBlob(session.upload_id, hash, bytes)
+    await member.client.abortUploadSession(session.upload_id)
+
+    const now = server.clock.now()
+    await server.deps.storage.takeGcHold({ holdId: `contract-${kind}`, reason: 'test', createdAt: now, expiresAt: now + 60_000 })
+    expect(await collectGarbage(server.deps)).toMatchObject({ files: 0, held: true })
+    expect(await store.size(hash)).toBe(bytes.length)
+    await server.deps.storage.releaseGcHold(`contract-${kind}`)
+    expect(await maintain(server.deps)).toMatchObject({ garbage: { files: 1 }, leftovers: 0 })
+    expect(await store.size(hash)).toBeNull()
+  })
+})
+
+describe('a bucket that cannot be reached', () => {
+  it('fails every operation with BlobStoreUnavailableError, naming no internals', async () => {
+    // A port nothing listens on: connections are refused at once.
+    const store = openS3BlobStore({ ...bucket.settings('gone'), endpoint: 'http://127.0.0.1:9' })
+    const bytes = ciphertext(100)
+    const hash = sha256Hex(bytes)
+    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers()]) {
+      await expect(attempt()).rejects.toBeInstanceOf(BlobStoreUnavailableError)
+    }
+    const walk = async () => {
+      for await (const _ of store.list()) throw new Error('nothing can be listed')
+    }
+    await expect(walk()).rejects.toBeInstanceOf(BlobStoreUnavailableError)
+  })
+})

@@ -1,0 +1,68 @@
+// A real S3-compatible endpoint for the tests: s3rver (from the npm registry) on a free port,
+// its objects in a folder of its own. `COFFER_TEST_BLOBS=s3` runs the suites that touch blobs
+// with every test server's blobs in such a bucket (server.ts).
+import { createReadStream } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import S3rver from 's3rver'
+import type { BucketSettings } from '../../src/config.ts'
+
+export const TEST_BUCKET = 'coffer-test'
+
+export interface TestBucket {
+  /** http://127.0.0.1:<port> */
+  readonly endpoint: string
+  readonly port: number
+  /** The server environment that stores blobs in this bucket under `prefix`. */
+  env(prefix?: string): Record<string, string>
+  /** The same as settings, for a store opened directly. */
+  settings(prefix?: string): BucketSettings
+  close(): Promise<void>
+}
+
+/** s3rver's fixed credentials, for the AWS SDK's own chain (the server never reads them itself). */
+function useS3rverCredentials(): void {
+  process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER'
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER'
+}
+
+/**
+ * s3rver takes a range ending at byte 0 for one without an end (`options.end || Infinity`), so
+ * it serves `bytes=0-0` whole where S3 answers one byte: that case gets its one byte.
+ */
+function servingFirstByteRanges(server: S3rver): void {
+  const store = server.store
+  const getObject = store.getObject.bind(store)
+  store.getObject = async (bucket, key, options) => {
+    if (options?.end !== 0) return getObject(bucket, key, options)
+    const object = await getObject(bucket, key, { start: 0, end: 1 })
+    if (object?.content == null) return object
+    object.content.destroy()
+    object.content = createReadStream(store.getResourcePath(bucket, key, 'object'), { start: 0, end: 0 })
+    object.range = { start: 0, end: 0 }
+    return object
+  }
+}
+
+export async function startBucket(): Promise<TestBucket> {
+  useS3rverCredentials()
+  const directory = await mkdtemp(path.join(tmpdir(), 'coffer-s3rver-'))
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: TEST_BUCKET }] })
+  servingFirstByteRanges(server)
+  const { port } = await server.run()
+  const endpoint = `http://127.0.0.1:${port}`
+  return {
+    endpoint,
+    port,
+    env: (prefix = '') => ({ BLOB_STORE_URL: `s3://${TEST_BUCKET}/${prefix}`, S3_ENDPOINT: endpoint, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' }),
+    settings: (prefix = '') => ({ bucket: TEST_BUCKET, prefix: prefix === '' ? '' : `${prefix.replace(/\/$/, '')}/`, endpoint, region: 'us-east-1', forcePathStyle: true }),
+    async close() {
+      await server.close()
+      await rm(directory, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Whether this run stores the test servers' blobs in a bucket (the `s3` project of vitest.config.ts). */
+export const testBlobsInBucket = process.env.COFFER_TEST_BLOBS === 's3'
