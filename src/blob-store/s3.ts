@@ -112,6 +112,9 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     let overflow = false
     let sourceFailure: { readonly error: unknown } | undefined
     async function* checked(): AsyncGenerator<Uint8Array> {
+      // A failing upload destroys this stream, which throws its error in at the yield: that is
+      // the bucket's failure, not the source's.
+      let uploadFailed = false
       try {
         for await (const chunk of source) {
           received += chunk.length
@@ -121,10 +124,15 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
           }
           digest.update(chunk)
           collect(chunk.length)
-          yield chunk
+          try {
+            yield chunk
+          } catch (error) {
+            uploadFailed = true
+            throw error
+          }
         }
       } catch (error) {
-        if (!overflow) sourceFailure = { error }
+        if (!overflow && !uploadFailed) sourceFailure = { error }
         throw error
       }
     }

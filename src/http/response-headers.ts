@@ -1,7 +1,7 @@
 // Headers on every response: `X-Content-Type-Options: nosniff`, and `Cache-Control` from the
 // operation's declared cache policy (route.ts `cache`). Any answer may carry a token, a TOTP
 // secret, a capability (channel id, enrollment code) or private bytes, so the default is
-// `no-store`; a problem is always `no-store`. Answers Node or the router give before any hook
+// `no-store`; a problem and a redirect (its Location may be a presigned URL) are always `no-store`. Answers Node or the router give before any hook
 // runs take the same values from UNROUTED_HEADERS (http/unrouted.ts).
 import type { FastifyInstance } from 'fastify'
 
@@ -26,7 +26,8 @@ export const UNROUTED_HEADERS = {
 
 export function registerResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    const policy = reply.statusCode < 400 ? (request.routeOptions.config.cache ?? 'no-store') : 'no-store'
+    const cacheable = reply.statusCode < 300 || reply.statusCode === 304
+    const policy = cacheable ? (request.routeOptions.config.cache ?? 'no-store') : 'no-store'
     reply.header('cache-control', CACHE_CONTROL[policy]).header('x-content-type-options', 'nosniff')
     done(null, payload)
   })

@@ -45,11 +45,32 @@ function servingFirstByteRanges(server: S3rver): void {
   }
 }
 
+/**
+ * s3rver copies into the destination file in place, so two copies to one key at once (two
+ * puts of the same blob) fail with a 500, where S3's copies are atomic (the last one wins):
+ * copies to one key take turns.
+ */
+function copyingOneAtATime(server: S3rver): void {
+  const store = server.store
+  const copyObject = store.copyObject.bind(store)
+  const turns = new Map<string, Promise<unknown>>()
+  store.copyObject = (srcBucket, srcKey, destBucket, destKey, replacementMetadata) => {
+    const key = `${destBucket}/${destKey}`
+    const copied = (turns.get(key) ?? Promise.resolve()).catch(() => {}).then(() => copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata))
+    turns.set(key, copied)
+    void copied.finally(() => {
+      if (turns.get(key) === copied) turns.delete(key)
+    }).catch(() => {})
+    return copied
+  }
+}
+
 export async function startBucket(): Promise<TestBucket> {
   useS3rverCredentials()
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: TEST_BUCKET }] })
   servingFirstByteRanges(server)
+  copyingOneAtATime(server)
   const { port } = await server.run()
   const endpoint = `http://127.0.0.1:${port}`
   return {

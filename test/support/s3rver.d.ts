@@ -14,6 +14,7 @@ declare module 's3rver' {
   interface FilesystemStore {
     getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<StoredObject | null>
     getResourcePath(bucket: string, key: string, resource: 'object'): string
+    copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata?: unknown): Promise<unknown>
   }
   export default class S3rver {
     constructor(options: S3rverOptions)

@@ -41,8 +41,8 @@ export function blobsRoutes(app: App, deps: Deps): void {
       if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
       const presign = deps.blobs.presignedDownload
       if (deps.config.blobDownload === 'redirect' && presign !== undefined) {
-        // The URL is a bearer credential for a few minutes: never kept by any cache.
-        return reply.code(307).header('cache-control', 'no-store').header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S)).send()
+        // The URL is a credential for a few minutes: a 307 is never cached (response-headers.ts).
+        return reply.code(307).header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S)).send()
       }
       const range = parseRange(request.headers.range, blob.size)
       if (range.kind === 'unsatisfiable') {

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { BlobStoreUnavailableError } from '../../blob-store/port.ts'
 import { NoContent, timestamp } from '../../contract/common.ts'
 import { OpenUploadRequest, UploadBlobParams, UploadIdParams, UploadSessionResponse } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
@@ -105,8 +106,10 @@ export function uploadsRoutes(app: App, deps: Deps): void {
           await putBlob(deps, requireCaller(request), request.params.upload_id, request.params.hash, request.body as AsyncIterable<Uint8Array>, length === undefined ? undefined : Number(length))
         } catch (error) {
           // The store stops reading the request when it fails, so a destroyed request alone does
-          // not mean the client went away: a full or failing disk is told apart first.
-          if (request.raw.destroyed && !(error instanceof AppError) && storageFault(error as Error) === null) {
+          // not mean the client went away: a full or failing disk, or a bucket out of reach, is
+          // told apart first.
+          const storeFailed = error instanceof AppError || error instanceof BlobStoreUnavailableError || storageFault(error as Error) !== null
+          if (request.raw.destroyed && !storeFailed) {
             throw new AppError('error.request.malformed', 'The upload was interrupted; nothing was kept')
           }
           throw error
