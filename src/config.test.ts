@@ -2,6 +2,7 @@
 // would otherwise become a new key). HOST takes an IP literal or an RFC 1123 hostname; anything
 // else stops start-up naming HOST, before PUBLIC_ORIGIN is derived from it. The storage quota's variables take whole numbers (0
 // turns the byte quota off; the cap on open uploads is at least 1), naming the variable otherwise.
+// BLOB_STORE_URL selects a bucket (s3://bucket/prefix) with the S3_* settings; BLOB_DOWNLOAD=redirect needs one.
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from './config.ts'
 
@@ -85,5 +86,45 @@ describe('ACCOUNT_QUOTA_BYTES and MAX_OPEN_UPLOADS', () => {
     const error = configError({ [variable]: value })
     expect(error.variable).toBe(variable)
     expect(error.message).toBe(`${variable}: ${why}`)
+  })
+})
+
+describe('the blob store', () => {
+  it('is the folder when BLOB_STORE_URL is unset, and downloads stream', () => {
+    const config = loadConfig({ DATA_DIR: '/srv/coffer' })
+    expect(config.blobBucket).toBeNull()
+    expect(config.blobDir).toBe('/srv/coffer/blobs')
+    expect(config.blobDownload).toBe('stream')
+  })
+
+  it('is a bucket with s3://bucket/prefix, the prefix ending in one slash, the S3_* settings beside it', () => {
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos-eu/coffer/prod/', S3_ENDPOINT: 'https://minio.internal:9000/', S3_REGION: 'eu-west-1', S3_FORCE_PATH_STYLE: 'true' }).blobBucket).toEqual({
+      bucket: 'photos-eu',
+      prefix: 'coffer/prod/',
+      endpoint: 'https://minio.internal:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+    })
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos' }).blobBucket).toEqual({ bucket: 'photos', prefix: '', endpoint: null, region: 'us-east-1', forcePathStyle: false })
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos', AWS_REGION: 'ap-south-1' }).blobBucket?.region).toBe('ap-south-1')
+  })
+
+  it.each([
+    ['BLOB_STORE_URL', { BLOB_STORE_URL: 'https://photos.s3.amazonaws.com' }, 'must be s3://bucket or s3://bucket/prefix'],
+    ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://Photos_Bucket' }, 'is not a bucket name'],
+    ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://photos/a//b' }, 'has an empty, . or .. segment'],
+    ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://photos/../b' }, 'has an empty, . or .. segment'],
+    ['S3_ENDPOINT', { BLOB_STORE_URL: 's3://photos', S3_ENDPOINT: 'minio:9000' }, 'must be an http(s) URL'],
+    ['S3_FORCE_PATH_STYLE', { BLOB_STORE_URL: 's3://photos', S3_FORCE_PATH_STYLE: 'maybe' }, 'must be true or false'],
+    ['BLOB_DOWNLOAD', { BLOB_DOWNLOAD: 'proxy' }, 'must be stream or redirect'],
+    ['BLOB_DOWNLOAD', { BLOB_DOWNLOAD: 'redirect' }, 'redirect needs a bucket'],
+  ])('refuses a bad %s, naming it', (variable, env, message) => {
+    const error = configError(env)
+    expect(error.variable).toBe(variable)
+    expect(error.message).toContain(message)
+  })
+
+  it('redirects downloads with BLOB_DOWNLOAD=redirect on a bucket', () => {
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos', BLOB_DOWNLOAD: 'redirect' }).blobDownload).toBe('redirect')
   })
 })

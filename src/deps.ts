@@ -81,6 +81,8 @@ export async function openBlobStore(config: Config, onRead?: (bytes: number) => 
  */
 export async function startUp(deps: Deps): Promise<number> {
   await deps.storage.migrate()
+  // A bucket that is missing, refuses the credentials or does not answer stops the start here.
+  await deps.blobs.ping()
   const leftovers = await deps.blobs.cleanLeftovers()
   await checkSecretKeyOpensSealed(deps, await ensureAttestationKey(deps))
   return leftovers

@@ -41,7 +41,7 @@ export async function serve(config: Config): Promise<void> {
     await deps.storage.close()
     throw listenFailure(config, error)
   }
-  app.log.info({ engine: deps.storage.engine, dataDir: config.dataDir, publicOrigin: config.publicOrigin }, 'coffer is serving')
+  app.log.info({ engine: deps.storage.engine, dataDir: config.dataDir, blobs: deps.blobs.location, publicOrigin: config.publicOrigin }, 'coffer is serving')
 }
 
 export async function runServe(): Promise<void> {

@@ -3,6 +3,7 @@
 // an operator can fix are recognised here and nowhere else. Anything else is reported by its
 // message alone; its stack only with LOG_LEVEL=debug or trace.
 import path from 'node:path'
+import { BlobStoreUnavailableError } from './blob-store/port.ts'
 import { ConfigError, type Config } from './config.ts'
 import { StorageUnavailableError } from './storage/port.ts'
 
@@ -103,6 +104,22 @@ function unreachable(config: Config, error: StorageUnavailableError): string {
   return `cannot reach the database at ${databaseSetting(config)}: ${what}; check that PostgreSQL is running and accepts connections at the URL's host and port (waited DATABASE_WAIT_TIMEOUT_S=${config.databaseWaitTimeoutS} s)`
 }
 
+/** The bucket did not answer, refused, or is not there: what the SDK said, and what to check. */
+function bucketUnreachable(config: Config, error: BlobStoreUnavailableError): string {
+  const cause = error.cause instanceof Error ? error.cause : error
+  const code = (cause as { code?: unknown }).code
+  const status = (cause as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
+  const said = [cause.name !== 'Error' ? cause.name : undefined, typeof code === 'string' ? code : undefined, status === undefined ? undefined : `HTTP ${status}`]
+    .filter((part) => part !== undefined && part !== cause.message)
+    .join(', ')
+  const bucket = config.blobBucket
+  const where = bucket === null ? '' : ` BLOB_STORE_URL=s3://${bucket.bucket}/${bucket.prefix}${bucket.endpoint === null ? ` (AWS, S3_REGION=${bucket.region})` : ` at S3_ENDPOINT=${bucket.endpoint}`}`
+  return (
+    `cannot use the blob bucket${where}: ${cause.message}${said === '' ? '' : ` (${said})`}; ` +
+    'check that the endpoint answers, that the bucket exists, and that the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) may list, read, write and delete in it'
+  )
+}
+
 /**
  * The line for a fault the operator can fix, or undefined for any other error; `config` is null
  * when the configuration itself failed.
@@ -112,6 +129,7 @@ export function explainStartFault(config: Config | null, error: unknown): string
   if (error instanceof StartUpError) return error.message
   if (config === null || !(error instanceof Error)) return undefined
   if (error instanceof StorageUnavailableError) return unreachable(config, error)
+  if (error instanceof BlobStoreUnavailableError) return bucketUnreachable(config, error)
   const postgres = postgresFailure(config, error)
   if (postgres !== undefined) return postgres
   const { code, path: file, errcode } = error as NodeJS.ErrnoException & { errcode?: unknown }

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CofferClient } from '../../src/sdk/client.ts'
 import { uniqueEmail } from '../support/actors.ts'
+import { startBucket } from '../support/bucket.ts'
 import { testEngine } from '../support/database.ts'
 import { ROOT, serveProcess, startProcess, waitFor, workspace as makeWorkspace } from '../support/process.ts'
 
@@ -108,6 +109,18 @@ describe(`start-up faults on ${testEngine}`, () => {
     const { env } = await workspace()
     const line = await failedStart({ ...env, BLOB_DIR: '/proc/coffer-blobs' })
     expect(line).toMatch(/^coffer: BLOB_DIR=\/proc\/coffer-blobs: cannot use \/proc\/coffer-blobs/)
+  })
+
+  it('a bucket endpoint that does not answer, and a bucket that is not there: names BLOB_STORE_URL and S3_ENDPOINT, says what to check', async () => {
+    const { env } = await workspace()
+    const port = await closedPort()
+    const s3 = { S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' }
+    const closed = await failedStart({ ...env, ...s3, BLOB_STORE_URL: 's3://coffer-blobs/photos', S3_ENDPOINT: `http://127.0.0.1:${port}` })
+    expect(closed).toMatch(new RegExp(`^coffer: cannot use the blob bucket BLOB_STORE_URL=s3://coffer-blobs/photos/ at S3_ENDPOINT=http://127.0.0.1:${port}: .*ECONNREFUSED.*; check that the endpoint answers`))
+    const bucket = await startBucket()
+    cleanup.push(() => bucket.close())
+    const missing = await failedStart({ ...env, ...s3, BLOB_STORE_URL: 's3://no-such-bucket', S3_ENDPOINT: bucket.endpoint })
+    expect(missing).toMatch(/^coffer: cannot use the blob bucket BLOB_STORE_URL=s3:\/\/no-such-bucket\/ at S3_ENDPOINT=http:.*HTTP 404.*that the bucket exists/)
   })
 
   it.each(['SECRET_KEY', 'DATABASE_URL', 'DATA_DIR', 'BLOB_DIR'])('%s set but empty: refused, never taken as unset', async (variable) => {
