@@ -3,8 +3,11 @@
 // else stops start-up naming HOST, before PUBLIC_ORIGIN is derived from it. The storage quota's variables take whole numbers (0
 // turns the byte quota off; the cap on open uploads is at least 1), naming the variable otherwise.
 // BLOB_STORE_URL selects a bucket (s3://bucket/prefix) with the S3_* settings; BLOB_DOWNLOAD=redirect needs one.
+
+// A bucket URL is read with the S3_* variables whether BLOB_STORE_URL or `coffer blobs migrate
+// --to` gives it, and its errors name where it came from.
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from './config.ts'
+import { bucketAt, ConfigError, loadConfig } from './config.ts'
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -126,5 +129,23 @@ describe('the blob store', () => {
 
   it('redirects downloads with BLOB_DOWNLOAD=redirect on a bucket', () => {
     expect(loadConfig({ BLOB_STORE_URL: 's3://photos', BLOB_DOWNLOAD: 'redirect' }).blobDownload).toBe('redirect')
+  })
+})
+
+describe('a bucket URL (BLOB_STORE_URL, and coffer blobs migrate --to)', () => {
+  const s3 = { S3_ENDPOINT: 'http://minio.internal:9000/', S3_REGION: 'eu-central-1', S3_FORCE_PATH_STYLE: 'true' }
+
+  it('is reached with S3_ENDPOINT, S3_REGION and S3_FORCE_PATH_STYLE wherever it comes from', () => {
+    const settings = { bucket: 'photos', prefix: 'coffer/', endpoint: 'http://minio.internal:9000', region: 'eu-central-1', forcePathStyle: true }
+    expect(loadConfig({ ...s3, BLOB_STORE_URL: 's3://photos/coffer/' }).blobBucket).toEqual(settings)
+    expect(bucketAt('--to', 's3://photos/coffer', s3)).toEqual(settings)
+    expect(loadConfig({}).blobBucket).toBeNull()
+  })
+
+  it('names where it came from when it is not s3://bucket/prefix', () => {
+    expect(configError({ BLOB_STORE_URL: 'https://photos' }).message).toBe('BLOB_STORE_URL: must be s3://bucket or s3://bucket/prefix (unset, blobs go to BLOB_DIR), got "https://photos"')
+    expect(() => bucketAt('--to', 'https://photos', {})).toThrow(new ConfigError('--to', 'must be s3://bucket or s3://bucket/prefix, got "https://photos"'))
+    expect(() => bucketAt('--to', 's3://Photos', {})).toThrow('--to: "Photos" is not a bucket name')
+    expect(() => bucketAt('--to', 's3://photos', { S3_ENDPOINT: 'minio' })).toThrow('S3_ENDPOINT: must be an http(s) URL')
   })
 })

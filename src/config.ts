@@ -178,20 +178,20 @@ function database(env: Env, dataDir: string): Config['database'] {
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 
 /**
- * BLOB_STORE_URL `s3://bucket/optional/prefix` with S3_ENDPOINT, S3_REGION (else AWS_REGION,
- * else us-east-1) and S3_FORCE_PATH_STYLE; credentials are the AWS SDK's own (its environment
- * variables, profiles, instance roles).
+ * The bucket an `s3://bucket/optional/prefix` URL names (`setting` says where the URL came from:
+ * BLOB_STORE_URL, or `coffer blobs migrate --to`), reached with S3_ENDPOINT, S3_REGION (else
+ * AWS_REGION, else us-east-1) and S3_FORCE_PATH_STYLE; credentials are the AWS SDK's own (its
+ * environment variables, profiles, instance roles).
  */
-function blobBucket(env: Env): BucketSettings | null {
-  const raw = read(env, 'BLOB_STORE_URL')
-  if (raw === undefined) return null
-  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(raw)
-  if (match === null) throw new ConfigError('BLOB_STORE_URL', `must be s3://bucket or s3://bucket/prefix (unset, blobs go to BLOB_DIR), got "${raw}"`)
+export function bucketAt(setting: string, url: string, env: Env = process.env): BucketSettings {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url)
+  const unset = setting === 'BLOB_STORE_URL' ? ' (unset, blobs go to BLOB_DIR)' : ''
+  if (match === null) throw new ConfigError(setting, `must be s3://bucket or s3://bucket/prefix${unset}, got "${url}"`)
   const [, bucket = '', path = ''] = match
-  if (!BUCKET_NAME.test(bucket)) throw new ConfigError('BLOB_STORE_URL', `"${bucket}" is not a bucket name (3 to 63 lowercase letters, digits, dots and hyphens)`)
+  if (!BUCKET_NAME.test(bucket)) throw new ConfigError(setting, `"${bucket}" is not a bucket name (3 to 63 lowercase letters, digits, dots and hyphens)`)
   const prefix = path.replace(/^\/+|\/+$/g, '')
   if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new ConfigError('BLOB_STORE_URL', `the prefix "${path}" has an empty, . or .. segment`)
+    throw new ConfigError(setting, `the prefix "${path}" has an empty, . or .. segment`)
   }
   const endpoint = read(env, 'S3_ENDPOINT')
   if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) {
@@ -204,6 +204,12 @@ function blobBucket(env: Env): BucketSettings | null {
     region: read(env, 'S3_REGION') ?? read(env, 'AWS_REGION') ?? 'us-east-1',
     forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', false),
   }
+}
+
+/** BLOB_STORE_URL: blobs in a bucket instead of the folder. */
+function blobBucket(env: Env): BucketSettings | null {
+  const raw = read(env, 'BLOB_STORE_URL')
+  return raw === undefined ? null : bucketAt('BLOB_STORE_URL', raw, env)
 }
 
 function blobDownload(env: Env, bucket: BucketSettings | null): Config['blobDownload'] {

@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 // The `coffer` command for operators. Commands that act on data open the database the server
 // uses (same environment: DATA_DIR, DATABASE_URL, SECRET_KEY) and are safe beside a running
-// server; `receipts verify` talks to a server over HTTP like any client.
+// server; `receipts verify` talks to a server over HTTP like any client; `blobs migrate` copies
+// the blob folder into a bucket, beside running servers too, without the database.
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadConfig, type Config } from '../config.ts'
+import { openLocalFolderBlobStore } from '../blob-store/local-folder.ts'
+import { BlobStoreUnavailableError } from '../blob-store/port.ts'
+import { openS3BlobStore } from '../blob-store/s3.ts'
+import { bucketAt, ConfigError, loadConfig, type BucketSettings, type Config } from '../config.ts'
 import { hybridVerify } from '../crypto/hybrid.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
 import { backup, holdRemovals } from '../features/backup/backup.service.ts'
+import { exists } from '../features/backup/files.ts'
 import { restore } from '../features/backup/restore.service.ts'
+import { migrateBlobs, type MigrationCounts } from '../features/blobs/migrate.service.ts'
 import { fsck } from '../features/integrity/fsck.service.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
 import { accountOverview, accountOverviewView, findAccountsByEmail } from '../features/moderation/accounts.service.ts'
@@ -47,6 +53,9 @@ const USAGE = `usage: coffer <command> [arguments]
   fsck [--deep] [--reclaim-unowned]      check that every blob a row names is on disk with its size (--deep: and its
                                           SHA-256), the receipt chain is whole and verifies, and the rows agree; exit 1
                                           and one line per problem when not; --reclaim-unowned queues files no row names
+  blobs migrate --to s3://bucket/prefix   copy every blob from the folder (BLOB_DIR) into a bucket (S3_ENDPOINT,
+                                          S3_REGION, S3_FORCE_PATH_STYLE), re-hashing each; resumable, beside running
+                                          servers; then switch BLOB_STORE_URL (see docs/operations.md)
   receipts verify <asset_id> --server URL --token ACCESS_TOKEN
                                           check an asset's custody receipts against the server's attestation keys
   openapi                                 print the OpenAPI document
@@ -208,6 +217,54 @@ async function gcCommand(args: string[]): Promise<void> {
   } else throw new UsageError('gc needs: hold [--ttl S] [--reason R], or release <hold_id>')
 }
 
+/** Copies the folder's blobs into a bucket; it reads no database. */
+async function blobsCommand(args: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { to: { type: 'string' } } })
+  if (positionals.length !== 1 || positionals[0] !== 'migrate' || values.to === undefined) throw new UsageError('blobs needs: migrate --to s3://bucket/prefix')
+  let settings: BucketSettings
+  try {
+    settings = bucketAt('--to', values.to)
+  } catch (error) {
+    if (error instanceof ConfigError && error.variable === '--to') throw new UsageError(error.message)
+    throw error
+  }
+  const config = loadConfig()
+  // Opening the folder would make it: a mistyped BLOB_DIR would then migrate nothing, and say so as if done.
+  if (!(await exists(config.blobDir))) throw new Error(`BLOB_DIR=${config.blobDir} does not exist; run this with the servers' environment (DATA_DIR, BLOB_DIR)`)
+  const source = await openLocalFolderBlobStore(config.blobDir)
+  const target = openS3BlobStore(settings)
+  const progress = progressOnStderr()
+  const started = Date.now()
+  let counts: MigrationCounts
+  try {
+    counts = await migrateBlobs(source, target, {
+      damaged: (hash, why) => (progress.done(), process.stdout.write(`problem: blob ${hash}: ${why}; not copied\n`)),
+      progress: ({ done, total, copied, copiedBytes, alreadyThere }) =>
+        progress.update(`blobs migrate: ${done}/${total} blobs, ${copied} copied (${bytesText(copiedBytes)}), ${alreadyThere} already there`),
+    })
+  } catch (error) {
+    if (!(error instanceof BlobStoreUnavailableError)) throw error
+    throw new Error(`the bucket ${target.location} cannot be used: ${error.message}; check --to, S3_ENDPOINT and the credentials, then run the command again: it goes on where it stopped`, { cause: error })
+  } finally {
+    progress.done()
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  const removed = counts.removedMeanwhile > 0 ? `, ${counts.removedMeanwhile} removed from the folder meanwhile (garbage)` : ''
+  process.stdout.write(
+    `blobs migrate: ${counts.copied} copied (${bytesText(counts.copiedBytes)}), ${counts.alreadyThere} already there, ${counts.damaged} damaged${removed}; ` +
+      `${source.location} to ${target.location} in ${seconds} s\n`,
+  )
+  if (counts.damaged > 0) {
+    process.stdout.write(`blobs migrate: ${counts.damaged} blob${counts.damaged === 1 ? ' was' : 's were'} not copied (damaged in the folder): run coffer fsck --deep; a blob a row names can only come back from a backup\n`)
+    process.exitCode = 1
+  }
+  // Servers keep writing to the folder until they are switched.
+  process.stdout.write(
+    `blobs migrate: blobs uploaded while this ran may not be in the bucket: run it once more right before switching (it copies only what is new), ` +
+      `then set BLOB_STORE_URL=${values.to} on every instance and restart them (docs/operations.md)\n`,
+  )
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve: () => runServe(),
   migrate: () => migrate(),
@@ -219,6 +276,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   backup: backupCommand,
   restore: restoreCommand,
   gc: gcCommand,
+  blobs: blobsCommand,
   openapi: async () => print(await generateOpenApiDocument()),
 }
 
