@@ -10,7 +10,17 @@ if (!postgres) {
 
 const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts', 'test/browser/**/*.test.ts']
 // The HTTP suites that store, read, verify or collect blobs.
-const blobSuites = ['test/http/download.test.ts']
+const blobSuites = [
+  'test/http/download.test.ts',
+  'test/http/uploads.test.ts',
+  'test/http/gc.test.ts',
+  'test/http/backup.hold.test.ts',
+  'test/http/verify-storage.test.ts',
+  'test/http/moderation.test.ts',
+  'test/http/asset-delete.test.ts',
+  'test/http/lifecycle.test.ts',
+  'test/http/client-library.test.ts',
+]
 // Client tests that need no server run once.
 const engineFree = ['test/client/media.test.ts']
 

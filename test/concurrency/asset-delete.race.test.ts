@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { album, uploader, type Uploader } from '../support/albums.ts'
-import { albumState, blobFile, deleteRaw, deletionFor, downloaded, openBundle, opsRaw, writeFor, type DeletionTarget } from '../support/bundles.ts'
+import { albumState, deleteRaw, deletionFor, downloaded, openBundle, opsRaw, writeFor, type DeletionTarget } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -96,7 +96,7 @@ describe('a delete and a replace racing from the same head', () => {
       } else {
         expect(deleted!.json).toMatchObject({ code: 'error.op.stale_revival', chain_head: replace.manifestHash })
         expect(after.feed.at(-1)).toMatchObject({ action: 'replace', envelope_hash: replace.manifestHash })
-        expect(after.files).toEqual([...before.files, blobFile(bundle.hashes.metadataBlobHash!), blobFile(replace.manifestHash)].sort())
+        expect(after.files).toEqual([...before.files, bundle.hashes.metadataBlobHash!, replace.manifestHash].sort())
         expect(after.inFlight).toBe(before.inFlight - 1)
         expect(await downloaded(member, bundle.hashes.ciphertextHash)).toEqual(bundle.original)
       }

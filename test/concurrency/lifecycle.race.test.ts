@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { album, uploader, type Uploader } from '../support/albums.ts'
-import { albumState, blobFile, blobFiles, openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
+import { albumState, blobFiles, openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -17,9 +17,9 @@ afterAll(() => server.close())
 
 const ROUNDS = 6
 
-/** The files a successful write adds besides its uploaded blobs: the metadata and the manifest. */
+/** The blobs a successful write adds besides its uploaded ones: the metadata and the manifest. */
 function extrasOf(bundle: Bundle, write: Write): string[] {
-  return [...(bundle.hashes.metadataBlobHash === null ? [] : [blobFile(bundle.hashes.metadataBlobHash)]), blobFile(write.manifestHash)]
+  return [...(bundle.hashes.metadataBlobHash === null ? [] : [bundle.hashes.metadataBlobHash]), write.manifestHash]
 }
 
 /** Sends the writes together; with `stagger`, the i-th leaves i * stagger ms after the first. */

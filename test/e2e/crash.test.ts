@@ -12,7 +12,7 @@ import { IdentityKey } from '../../src/sdk/identity.ts'
 import { encode } from 'cborg'
 import { signedManifest, type Uploader } from '../support/albums.ts'
 import { testEngine } from '../support/database.ts'
-import { unownedFiles } from '../support/files.ts'
+import { blobFilesUnder, unownedBlobs } from '../support/files.ts'
 import { ROOT, serveProcess, startProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 import { expectOneReceiptLine } from '../support/receipts.ts'
 
@@ -173,7 +173,7 @@ describe(`SIGKILL during writes, ${KILLS} times, on ${testEngine}`, () => {
     // One maintenance pass, as an operator runs it beside the server, leaves no unowned file.
     const maintain = startProcess(work.env, path.join(ROOT, 'src/cli/main.ts'), ['maintain'])
     expect(await maintain.exited, maintain.lines.join('\n')).toBe(0)
-    expect(await unownedFiles(path.join(work.directory, 'blobs'), work.database.target, Date.now())).toEqual([])
+    expect(await unownedBlobs(await blobFilesUnder(path.join(work.directory, 'blobs')), work.database.target, Date.now())).toEqual([])
 
     const sorted = [...readyAfterCrashMs].sort((a, b) => a - b)
     console.log(

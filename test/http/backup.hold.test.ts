@@ -1,8 +1,7 @@
 // A backup's copy of the blobs includes every file its database copy names, even when garbage
 // collection releases those rows and runs while the copy is made: the backup's hold keeps every
 // file in place until it is done (decision 0011), and the files go at the next pass after it.
-import { stat } from 'node:fs/promises'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
@@ -12,7 +11,7 @@ import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { folderOf } from '../support/blobs.ts'
+import { isStored } from '../support/blobs.ts'
 
 let server: TestServer
 let folder: string
@@ -67,5 +66,5 @@ it('copies the files of rows collected while it copies, and they go at the next 
   for (const hash of hashes) expect(await onDisk(path.join(dest, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash))).toBe(true)
 
   expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 2 })
-  for (const hash of hashes) expect(await onDisk(folderOf(server).pathOf(hash))).toBe(false)
+  for (const hash of hashes) expect(await isStored(server, hash)).toBe(false)
 })

@@ -1,17 +1,15 @@
 // One contract, both blob stores: the folder (BLOB_DIR) and an S3-compatible bucket
 // (BLOB_STORE_URL, s3rver here). Each is a server's own store, so that garbage collection and
 // holds are those of a real server on the test's database.
-import { ListObjectsV2Command } from '@aws-sdk/client-s3'
-import { readdir } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LocalFolderBlobStore } from '../../src/blob-store/local-folder.ts'
 import { BlobStoreUnavailableError, type BlobStore } from '../../src/blob-store/port.ts'
-import { openS3BlobStore, type S3BlobStore } from '../../src/blob-store/s3.ts'
+import { openS3BlobStore } from '../../src/blob-store/s3.ts'
 import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, uploader } from '../support/albums.ts'
 import { startBucket, type TestBucket } from '../support/bucket.ts'
+import { storedHashes, writesInProgress } from '../support/blobs.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let bucket: TestBucket
@@ -19,14 +17,6 @@ beforeAll(async () => {
   bucket = await startBucket()
 })
 afterAll(() => bucket.close())
-
-/** What writes in progress (or left behind) hold: a folder's tmp/ files, a bucket's staging objects. */
-async function writesInProgress(store: BlobStore): Promise<string[]> {
-  if (store.kind === 'folder') return readdir(`${(store as LocalFolderBlobStore).root}/tmp`)
-  const s3 = store as S3BlobStore
-  const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: s3.stagingPrefix }))
-  return (listed.Contents ?? []).map((object) => object.Key ?? '')
-}
 
 async function read(store: BlobStore, hash: string, range?: { start: number; end: number }): Promise<Buffer> {
   const chunks: Buffer[] = []
@@ -40,12 +30,6 @@ async function* slowly(bytes: Buffer, pieces: number, pause: () => Promise<void>
     await pause()
     yield bytes.subarray(at, at + step)
   }
-}
-
-async function listed(store: BlobStore): Promise<string[]> {
-  const hashes: string[] = []
-  for await (const hash of store.list()) hashes.push(hash)
-  return hashes
 }
 
 describe.each([
@@ -69,8 +53,8 @@ describe.each([
     expect(await store.put(hash, bytes.length, slowly(bytes, 7))).toEqual({ kind: 'stored' })
     expect(await store.size(hash)).toBe(bytes.length)
     expect((await read(store, hash)).equals(bytes)).toBe(true)
-    expect(await listed(store)).toContain(hash)
-    expect(await writesInProgress(store)).toEqual([])
+    expect(await storedHashes(server)).toContain(hash)
+    expect(await writesInProgress(server)).toEqual([])
   })
 
   it('stores an empty blob', async () => {
@@ -87,8 +71,8 @@ describe.each([
     const outcomes = await Promise.all(Array.from({ length: 6 }, () => store.put(hash, bytes.length, slowly(bytes, 5))))
     expect(outcomes).toEqual(Array.from({ length: 6 }, () => ({ kind: 'stored' })))
     expect((await read(store, hash)).equals(bytes)).toBe(true)
-    expect((await listed(store)).filter((name) => name === hash)).toEqual([hash])
-    expect(await writesInProgress(store)).toEqual([])
+    expect((await storedHashes(server)).filter((name) => name === hash)).toEqual([hash])
+    expect(await writesInProgress(server)).toEqual([])
   })
 
   it('reads ranges, reading only the range; a blob larger than a multipart part round-trips whole and across part boundaries', async () => {
@@ -120,7 +104,7 @@ describe.each([
     const outcome = await store.put(hash, size, slowly(bytes, 9))
     expect(outcome.kind).toBe('mismatch')
     expect(await store.size(hash)).toBeNull()
-    expect(await writesInProgress(store)).toEqual([])
+    expect(await writesInProgress(server)).toEqual([])
   })
 
   it('an interrupted upload (the source breaks) fails with the source’s error and leaves nothing', async () => {
@@ -132,7 +116,7 @@ describe.each([
     }
     await expect(store.put(hash, bytes.length, breaking())).rejects.toThrow('the client went away')
     expect(await store.size(hash)).toBeNull()
-    expect(await writesInProgress(store)).toEqual([])
+    expect(await writesInProgress(server)).toEqual([])
   })
 
   it('a cleanup spares a put in progress and removes what this process left behind', async () => {
@@ -142,11 +126,11 @@ describe.each([
     const gate = new Promise<void>((resolve) => (release = resolve))
     let pieces = 0
     const putting = store.put(hash, bytes.length, slowly(bytes, 4, async () => (pieces++ === 2 ? gate : undefined)))
-    await expect.poll(() => writesInProgress(store).then((names) => names.length), { timeout: 5_000 }).toBe(kind === 'folder' ? 1 : 0)
+    await expect.poll(() => writesInProgress(server).then((names) => names.length), { timeout: 5_000 }).toBe(kind === 'folder' ? 1 : 0)
     expect(await store.cleanLeftovers()).toBe(0)
     release()
     expect(await putting).toEqual({ kind: 'stored' })
-    expect(await writesInProgress(store)).toEqual([])
+    expect(await writesInProgress(server)).toEqual([])
   })
 
   it('removes by name, once; keeps a blob published after the caller decided', async () => {
@@ -159,7 +143,7 @@ describe.each([
     expect(await store.remove(hash, Date.now() + 1)).toBe(true)
     expect(await store.size(hash)).toBeNull()
     expect(await store.remove(hash)).toBe(false)
-    expect(await listed(store)).not.toContain(hash)
+    expect(await storedHashes(server)).not.toContain(hash)
   })
 
   it('garbage collection removes what no asset needs, and a hold keeps it until released', async () => {

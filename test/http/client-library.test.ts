@@ -12,7 +12,7 @@ import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { fileSource, writeRestored } from '../../src/client/node/files.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { folderOf } from '../support/blobs.ts'
+import { flipStoredByte } from '../support/blobs.ts'
 
 let server: TestServer
 let work: string
@@ -52,7 +52,7 @@ describe('backupFile and restoreFile', () => {
     const backedUp = await backupFile(target, await fileSource(original.file))
     const ciphertextSize = 22 + size + 16 * Math.max(1, Math.ceil(size / 65_536))
     expect(backedUp).toMatchObject({ status: 'stored', sentBytes: ciphertextSize, contentHash: createHash('sha256').update(original.bytes).digest('hex') })
-    expect((await stat(folderOf(server).pathOf(backedUp.ciphertextHash!))).size).toBe(ciphertextSize)
+    expect(await server.deps.blobs.size(backedUp.ciphertextHash!)).toBe(ciphertextSize)
 
     const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
     expect(entry).not.toBeNull()
@@ -71,10 +71,7 @@ describe('backupFile and restoreFile', () => {
   it('refuses a flipped byte in the stored original, naming the file, and leaves nothing under its name', async () => {
     const original = await randomFile(200_000)
     const backedUp = await backupFile(target, await fileSource(original.file))
-    const stored = folderOf(server).pathOf(backedUp.ciphertextHash!)
-    const bytes = await readFile(stored)
-    bytes[100_000] = bytes[100_000]! ^ 0x01
-    await writeFile(stored, bytes)
+    await flipStoredByte(server, backedUp.ciphertextHash!, 100_000)
 
     const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
     const out = await mkdtemp(path.join(work, 'out-'))

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { raw, problemOf } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
-import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFile, blobFiles, downloaded, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
+import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFiles, downloaded, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -43,8 +43,8 @@ async function created(albumId: string, who: Uploader = member) {
 }
 
 /**
- * Sends `body` and expects the refusal; everything the album shows (feed, in_flight, the
- * files of the blob folder, tmp/ included) is exactly as before.
+ * Sends `body` and expects the refusal; everything the album shows (feed, in_flight, what the
+ * blob store holds, writes in progress included) is exactly as before.
  */
 async function expectRefused(albumId: string, body: unknown, status: number, code: string, who: Uploader = member) {
   const before = await albumState(server, who, albumId)
@@ -135,8 +135,8 @@ describe('applying creates and replaces', () => {
     const createBlobs = blobsOf(bundle, create)
     expect(createBlobs.size).toBe(5) // original, two derivatives, metadata, provenance
     for (const [hash, bytes] of createBlobs) expect(await downloads(hash), hash).toEqual(bytes)
-    // The folder holds exactly the new files: the uploaded blobs, the metadata and the manifest.
-    expect(afterCreate.files).toEqual([...filesBefore, ...[...createBlobs.keys()].map(blobFile)].sort())
+    // The store holds exactly the new blobs: the uploaded ones, the metadata and the manifest.
+    expect(afterCreate.files).toEqual([...filesBefore, ...createBlobs.keys()].sort())
 
     const next = await openBundle(member, albumId, { derivatives: 1 })
     const replace = await writeFor(member, next, { fileId: create.envelope.file_id, action: 'replace', prior: create.manifestHash, originalBlobHash: bundle.hashes.ciphertextHash })
@@ -350,7 +350,7 @@ describe('check 4: protocol range (426)', () => {
   it('names PROTOCOL_MIN when it is later than the album’s version (an instance started with a raised PROTOCOL_MIN)', async () => {
     const albumId = await album(member)
     expect(server.deps.config.protocol).toEqual({ min: PROTOCOL_MIN, current: PROTOCOL_CURRENT, max: PROTOCOL_MAX })
-    // A second instance over the same database and blob folder, configured after the album was provisioned.
+    // A second instance over the same database and blob store, configured after the album was provisioned.
     const raised = { min: '2026-08-01', current: '2026-08-01', max: PROTOCOL_MAX }
     const later = await buildApp({ ...server.deps, log: createLogger('silent'), config: { ...server.deps.config, protocol: raised } })
     const url = await later.listen({ port: 0, host: '127.0.0.1' })

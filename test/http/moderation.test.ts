@@ -5,7 +5,6 @@
 // every blob of the asset from garbage collection until it is lifted.
 import { encode } from 'cborg'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { stat } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
@@ -14,7 +13,7 @@ import { PASSWORD, raw, problemOf } from '../support/actors.ts'
 import { album, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { bearer, intent, openBundle, tombstone, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { folderOf } from '../support/blobs.ts'
+import { isStored } from '../support/blobs.ts'
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url')
 
@@ -98,8 +97,6 @@ async function statusOf(promise: Promise<unknown>): Promise<number | string> {
     throw error
   }
 }
-
-const onDisk = (hash: string) => stat(folderOf(server).pathOf(hash)).then(() => true, () => false)
 
 describe('the own moderation record', () => {
   it('is active with no events for a new account, and needs a bearer token', async () => {
@@ -482,24 +479,24 @@ describe('a legal hold', () => {
     const controlSecond = await apply(member, albumId, control)
     const replacedHashes = [...held.blobs.keys(), ...heldSecond.blobs.keys()]
     const controlReplaced = [...control.blobs.keys()]
-    for (const hash of [...replacedHashes, ...controlReplaced]) expect(await onDisk(hash), hash).toBe(true)
+    for (const hash of [...replacedHashes, ...controlReplaced]) expect(await isStored(server, hash), hash).toBe(true)
 
     await collectGarbage(server.deps)
     // The control's replaced bundle went; the held asset kept every blob it ever had.
-    for (const hash of controlReplaced) expect(await onDisk(hash), hash).toBe(false)
-    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()]) expect(await onDisk(hash), hash).toBe(true)
+    for (const hash of controlReplaced) expect(await isStored(server, hash), hash).toBe(false)
+    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()]) expect(await isStored(server, hash), hash).toBe(true)
     const verdict = await member.client.verifyStorage({ assets: [{ asset_id: held.assetId, blob_hashes: replacedHashes }] })
     expect(verdict.verdicts[0]!.blobs.map((b) => b.stored)).toEqual(replacedHashes.map(() => true))
     // Collection again, later: still kept.
     server.clock.advance(30 * 24 * 3600 * 1000)
     await collectGarbage(server.deps)
-    for (const hash of replacedHashes) expect(await onDisk(hash), hash).toBe(true)
+    for (const hash of replacedHashes) expect(await isStored(server, hash), hash).toBe(true)
     server.clock.set(Date.now())
 
     const lifted = await act(`assets/${held.assetId}/lift-hold`)
     expect(lifted.events.map((e) => e.action)).toEqual(['legal_hold', 'hold_lifted'])
     await collectGarbage(server.deps)
-    for (const hash of replacedHashes) expect(await onDisk(hash), hash).toBe(false)
+    for (const hash of replacedHashes) expect(await isStored(server, hash), hash).toBe(false)
     // The live bundle stays, and downloads.
     for (const [hash, bytes] of heldThird.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
   })

@@ -2,16 +2,15 @@
 // and size match the declaration (nothing at all otherwise), tells the client which bytes it
 // already stores, is the owner's alone, and counts in its album's in_flight while it is open.
 import { randomUUID } from 'node:crypto'
-import { readdir, readFile, unlink } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex, type OpenUpload, type UploadSessionView } from '../../src/sdk/client.ts'
 import { type Member, problemOf, raw, registered } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { countRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { folderOf } from '../support/blobs.ts'
+import { deleteStored, isStored, storedBytes } from '../support/blobs.ts'
+import { blobFiles } from '../support/bundles.ts'
 
 const MAX_BLOB_BYTES = 65_536
 const TTL_S = 86_400
@@ -99,12 +98,6 @@ async function* inChunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8A
   for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size)
 }
 
-/** Every file under the blob folder, its tmp/ folder included. */
-async function blobFiles(): Promise<string[]> {
-  const entries = await readdir(folderOf(server).root, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort()
-}
-
 function byHash<T extends { hash: string }>(blobs: readonly T[]): T[] {
   return [...blobs].sort((a, b) => a.hash.localeCompare(b.hash))
 }
@@ -115,13 +108,6 @@ function presence(view: UploadSessionView): Record<string, boolean> {
 
 async function inFlight(member: Member, albumId: string): Promise<number> {
   return (await member.client.readUpgrade(albumId)).in_flight
-}
-
-async function exists(file: string): Promise<boolean> {
-  return readFile(file).then(
-    () => true,
-    () => false,
-  )
 }
 
 describe('open an upload session', () => {
@@ -277,12 +263,12 @@ describe('open an upload session', () => {
       const b = bundle(200, [])
       const first = await member.client.openUploadSession(declaration(albumId, b))
       await member.client.putBlob(first.upload_id, b.ciphertextHash, b.original)
-      await unlink(folderOf(server).pathOf(b.ciphertextHash))
+      await deleteStored(server, b.ciphertextHash)
       const again = await member.client.openUploadSession(declaration(albumId, b))
       expect(presence(again)).toEqual({ [b.ciphertextHash]: false })
       // And a PUT really writes it again.
       await member.client.putBlob(again.upload_id, b.ciphertextHash, b.original)
-      expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+      expect((await storedBytes(server, b.ciphertextHash))?.equals(b.original)).toBe(true)
     })
   })
 })
@@ -302,7 +288,7 @@ describe('put blob bytes', () => {
       const put = await putRaw(member, session.upload_id, hash, bytes)
       expect(put.status, put.text).toBe(204)
       expect(put.text).toBe('')
-      expect((await readFile(folderOf(server).pathOf(hash))).equals(bytes)).toBe(true)
+      expect((await storedBytes(server, hash))?.equals(bytes)).toBe(true)
     }
   })
 
@@ -312,7 +298,7 @@ describe('put blob bytes', () => {
     const empty = b.derivatives[0]!
     expect((await putRaw(member, session.upload_id, sha256Hex(empty), empty)).status).toBe(204)
     expect(presence(await member.client.uploadSessionStatus(session.upload_id))[sha256Hex(empty)]).toBe(true)
-    expect((await readFile(folderOf(server).pathOf(sha256Hex(empty)))).length).toBe(0)
+    expect((await storedBytes(server, sha256Hex(empty)))?.length).toBe(0)
   })
 
   function flipped(bytes: Buffer, at: number): Buffer {
@@ -337,16 +323,16 @@ describe('put blob bytes', () => {
       expect(answer.status).toBe(422)
       expect(answer.code).toBe('error.upload.hash_mismatch')
       // A refused write cleans up before it answers.
-      expect(await blobFiles()).toEqual(before)
+      expect(await blobFiles(server)).toEqual(before)
       expect(await countRows(server.database, ['blobs', 'upload_sessions', 'upload_blobs'])).toEqual(rowsBefore)
-      expect(await exists(folderOf(server).pathOf(hash))).toBe(false)
+      expect(await isStored(server, hash)).toBe(false)
       expect(presence(await member.client.uploadSessionStatus(uploadId))[hash]).toBe(false)
     }
 
     it.each(wrong)('%s, sent with a Content-Length', async (_case, corrupt) => {
       const b = bundle(4096, [])
       const session = await member.client.openUploadSession(declaration(albumId, b))
-      const before = await blobFiles()
+      const before = await blobFiles(server)
       await expectNothingKept(session.upload_id, b.ciphertextHash, before, async () => {
         const put = await putRaw(member, session.upload_id, b.ciphertextHash, corrupt(b.original))
         return { status: put.status, code: put.json?.code }
@@ -358,13 +344,13 @@ describe('put blob bytes', () => {
     it.each(wrong)('%s, streamed in chunks without a Content-Length', async (_case, corrupt) => {
       const b = bundle(4096, [])
       const session = await member.client.openUploadSession(declaration(albumId, b))
-      const before = await blobFiles()
+      const before = await blobFiles(server)
       await expectNothingKept(session.upload_id, b.ciphertextHash, before, async () => {
         const problem = await problemOf(member.client.putBlob(session.upload_id, b.ciphertextHash, inChunks(corrupt(b.original), 100)))
         return { status: problem.status, code: problem.code }
       })
       await member.client.putBlob(session.upload_id, b.ciphertextHash, inChunks(b.original, 100))
-      expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+      expect((await storedBytes(server, b.ciphertextHash))?.equals(b.original)).toBe(true)
     })
 
     // (A Content-Length smaller than the declaration is the "one byte short" case above: HTTP
@@ -372,7 +358,7 @@ describe('put blob bytes', () => {
     it('the right bytes under a Content-Length larger than declared, answered without waiting for the rest', async () => {
       const b = bundle(4096, [])
       const session = await member.client.openUploadSession(declaration(albumId, b))
-      const before = await blobFiles()
+      const before = await blobFiles(server)
       await expectNothingKept(session.upload_id, b.ciphertextHash, before, async () => {
         const put = await putWithLength(member, session.upload_id, b.ciphertextHash, b.original, b.original.length + 1)
         return { status: put.status, code: put.json?.code }
@@ -384,25 +370,25 @@ describe('put blob bytes', () => {
     const b = bundle(300, [])
     const session = await member.client.openUploadSession(declaration(albumId, b))
     const stray = ciphertext(300)
-    const before = await blobFiles()
+    const before = await blobFiles(server)
     const put = await putRaw(member, session.upload_id, sha256Hex(stray), stray)
     expect(put.status, put.text).toBe(404)
     expect(put.json?.code).toBe('error.not_found')
-    expect(await blobFiles()).toEqual(before)
+    expect(await blobFiles(server)).toEqual(before)
   })
 
   it('answers another account’s session with 404 exactly like an unknown one, storing nothing', async () => {
     const b = bundle(300, [])
     const session = await member.client.openUploadSession(declaration(albumId, b))
     const stranger = await uploader(server, 'put-stranger')
-    const before = await blobFiles()
+    const before = await blobFiles(server)
     const theirs = await putRaw(stranger, session.upload_id, b.ciphertextHash, b.original)
     const unknown = await putRaw(stranger, randomUUID(), b.ciphertextHash, b.original)
     expect(theirs.status).toBe(404)
     expect(theirs.json?.code).toBe('error.not_found')
     expect(unknown.status).toBe(404)
     expect(theirs.json?.detail).toBe(unknown.json?.detail)
-    expect(await blobFiles()).toEqual(before)
+    expect(await blobFiles(server)).toEqual(before)
     expect(presence(await member.client.uploadSessionStatus(session.upload_id))[b.ciphertextHash]).toBe(false)
   })
 
@@ -410,21 +396,21 @@ describe('put blob bytes', () => {
     const b = bundle(300, [])
     const session = await member.client.openUploadSession(declaration(albumId, b))
     expect((await putRaw(member, session.upload_id, b.ciphertextHash, b.original)).status).toBe(204)
-    const before = await blobFiles()
+    const before = await blobFiles(server)
     expect((await putRaw(member, session.upload_id, b.ciphertextHash, b.original)).status).toBe(204)
-    expect(await blobFiles()).toEqual(before)
-    expect((await readFile(folderOf(server).pathOf(b.ciphertextHash))).equals(b.original)).toBe(true)
+    expect(await blobFiles(server)).toEqual(before)
+    expect((await storedBytes(server, b.ciphertextHash))?.equals(b.original)).toBe(true)
   })
 
   it('answers 404 after the session is aborted, storing nothing', async () => {
     const b = bundle(300, [])
     const session = await member.client.openUploadSession(declaration(albumId, b))
     await member.client.abortUploadSession(session.upload_id)
-    const before = await blobFiles()
+    const before = await blobFiles(server)
     const put = await putRaw(member, session.upload_id, b.ciphertextHash, b.original)
     expect(put.status).toBe(404)
     expect(put.json?.code).toBe('error.not_found')
-    expect(await blobFiles()).toEqual(before)
+    expect(await blobFiles(server)).toEqual(before)
   })
 
   it('answers 404 once the session has expired, and 204 just before', async () => {
@@ -439,7 +425,7 @@ describe('put blob bytes', () => {
     const problem = await problemOf(fresh.client.putBlob(session.upload_id, late.ciphertextHash, late.original))
     expect(problem.status).toBe(404)
     expect(problem.code).toBe('error.not_found')
-    expect(await exists(folderOf(server).pathOf(late.ciphertextHash))).toBe(false)
+    expect(await isStored(server, late.ciphertextHash)).toBe(false)
   })
 
   it.each([
@@ -449,11 +435,11 @@ describe('put blob bytes', () => {
   ])('refuses a Content-Type of %s with 415, storing nothing', async (_case, headers) => {
     const b = bundle(300, [])
     const session = await member.client.openUploadSession(declaration(albumId, b))
-    const before = await blobFiles()
+    const before = await blobFiles(server)
     const put = await putRaw(member, session.upload_id, b.ciphertextHash, b.original, headers)
     expect(put.status, put.text).toBe(415)
     expect(put.json?.code).toBe('error.request.unsupported_media_type')
-    expect(await blobFiles()).toEqual(before)
+    expect(await blobFiles(server)).toEqual(before)
   })
 
   it('refuses a malformed hash or upload id in the path with 400', async () => {
@@ -477,7 +463,7 @@ describe('put blob bytes', () => {
     }
     await member.client.putBlob(session.upload_id, hash, counted())
     expect(chunks).toBe(Math.ceil(original.length / 37))
-    expect((await readFile(folderOf(server).pathOf(hash))).equals(original)).toBe(true)
+    expect((await storedBytes(server, hash))?.equals(original)).toBe(true)
 
     // uploadAsset finds the bytes already present, sends nothing and applies the create.
     const applied = await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original, sign: (hashes) => signedManifest(member, hashes, { albumId }) })

@@ -3,15 +3,14 @@
 // re-hashed bytes within the per-account budget), calls an asset durable only when every
 // declared blob is, and writes nothing but the deep-scan budget.
 import { randomUUID } from 'node:crypto'
-import { open, stat, unlink } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { sha256Hex, type StorageVerdicts, type StorageVerification } from '../../src/sdk/client.ts'
 import { raw } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
-import { bearer, blobFiles, openBundle, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
+import { bearer, openBundle, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { folderOf } from '../support/blobs.ts'
+import { deleteStored, flipStoredByte, storedHashes, storedVersion, writesInProgress } from '../support/blobs.ts'
 
 /** Defaults (API.md section 7), except on `tight`. */
 let server: TestServer
@@ -80,25 +79,10 @@ function verifyRaw(on: TestServer, member: Uploader, body: unknown, headers: Rec
   return raw(on, 'POST', '/v1/storage/verify', { headers: { ...bearer(member), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 }
 
-/** Every file of the blob folder with its size and modification time. */
-async function folderState(on: TestServer): Promise<string[]> {
-  const root = folderOf(on).root
-  return Promise.all((await blobFiles(on)).map(async (file) => {
-    const info = await stat(`${root}/${file}`)
-    return `${file}:${info.size}:${info.mtimeMs}`
-  }))
-}
-
-async function flipByte(on: TestServer, hash: string, position: number): Promise<void> {
-  const handle = await open(folderOf(on).pathOf(hash), 'r+')
-  try {
-    const byte = Buffer.alloc(1)
-    await handle.read(byte, 0, 1, position)
-    byte[0] = byte[0]! ^ 0xff
-    await handle.write(byte, 0, 1, position)
-  } finally {
-    await handle.close()
-  }
+/** Every blob of the store with its size and when it was written, and the writes in progress. */
+async function storeState(on: TestServer): Promise<string[]> {
+  const blobs = await Promise.all((await storedHashes(on)).map(async (hash) => `${hash}:${await storedVersion(on, hash)}`))
+  return [...blobs, ...(await writesInProgress(on))]
 }
 
 const healthy = { stored: true, indexed: true, retrievable: true }
@@ -229,7 +213,7 @@ describe('structural verdicts', () => {
   it('needs the bytes in the blob store: a blob file gone reads stored and retrievable false (still indexed), not durable', async () => {
     const victim = await apply(member, await album(member))
     const derivative = victim.blobs.find((blob) => blob.role === 'derivative')!.hash
-    await unlink(folderOf(server).pathOf(derivative))
+    await deleteStored(server, derivative)
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: victim.assetId, blob_hashes: hashesOf(victim) }], deep: true })
     expect(answer.verdicts[0]!.durable).toBe(false)
     expect(answer.verdicts[0]!.blobs).toEqual(victim.blobs.map((blob) => (blob.hash === derivative
@@ -254,7 +238,7 @@ describe('deep scans', () => {
     const asset = await apply(member, await album(member), { bundle: { derivatives: 2 } })
     const victim = asset.blobs[2]!
     expect(victim.role).toBe('derivative')
-    await flipByte(server, victim.hash, Math.floor(victim.size / 2))
+    await flipStoredByte(server, victim.hash, Math.floor(victim.size / 2))
 
     const deep = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })
     expect(deep.verdicts[0]!.durable).toBe(false)
@@ -268,7 +252,7 @@ describe('deep scans', () => {
     expect(twice.verdicts[0]!.blobs.map((b) => b.deep)).toEqual(['corrupt', 'corrupt'])
 
     // Flipped back, the bytes are intact again.
-    await flipByte(server, victim.hash, Math.floor(victim.size / 2))
+    await flipStoredByte(server, victim.hash, Math.floor(victim.size / 2))
     const healed = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })
     expect(healed.verdicts[0]!.durable).toBe(true)
     expect(healed.verdicts[0]!.blobs.map((b) => b.deep)).toEqual(asset.blobs.map(() => 'intact'))
@@ -278,10 +262,10 @@ describe('deep scans', () => {
     const asset = await apply(member, await album(member), { bundle: { derivatives: 0, metadata: false } })
     const original = asset.blobs[0]!
     for (const position of [0, original.size - 1]) {
-      await flipByte(server, original.hash, position)
+      await flipStoredByte(server, original.hash, position)
       const answer = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: [original.hash] }], deep: true })
       expect(answer.verdicts[0]).toMatchObject({ durable: false, blobs: [{ hash: original.hash, role: 'original', ...healthy, deep: 'corrupt' }] })
-      await flipByte(server, original.hash, position)
+      await flipStoredByte(server, original.hash, position)
     }
   })
 })
@@ -401,7 +385,7 @@ describe('a pure read', () => {
       session: await member.client.uploadSessionStatus(open.uploadId),
       upgrade: await member.client.readUpgrade(albumId),
       record: await member.client.moderationRecord(),
-      folder: await folderState(server),
+      store: await storeState(server),
     })
     const before = await snapshot()
     const request: StorageVerification = { assets: [{ asset_id: first.assetId, blob_hashes: [...hashesOf(first), ...hashesOf(second), open.hashes.ciphertextHash] }] }

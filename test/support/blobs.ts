@@ -1,8 +1,8 @@
 // The blob store of a test server, seen the same way whichever store it runs on (folder or
 // bucket), for the suites that run a third time on S3; and the folder itself, for the tests
 // that look at files.
-import { PutObjectCommand } from '@aws-sdk/client-s3'
-import { writeFile } from 'node:fs/promises'
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3'
+import { readdir, stat, writeFile } from 'node:fs/promises'
 import type { LocalFolderBlobStore } from '../../src/blob-store/local-folder.ts'
 import type { S3BlobStore } from '../../src/blob-store/s3.ts'
 import type { TestServer } from './server.ts'
@@ -26,10 +26,54 @@ export async function isStored(server: Pick<TestServer, 'deps'>, hash: string): 
   return (await server.deps.blobs.size(hash)) !== null
 }
 
+/** The hash of every stored blob, in hash order (the store's own list). */
+export async function storedHashes(server: Pick<TestServer, 'deps'>): Promise<string[]> {
+  const hashes: string[] = []
+  for await (const hash of server.deps.blobs.list()) hashes.push(hash)
+  return hashes
+}
+
+/** The names of the writes in progress (or left behind): a folder's tmp/ files, a bucket's staging objects. */
+export async function writesInProgress(server: Pick<TestServer, 'deps'>): Promise<string[]> {
+  const store = server.deps.blobs
+  if (store.kind === 'folder') return readdir(`${(store as LocalFolderBlobStore).root}/tmp`)
+  const bucket = store as S3BlobStore
+  const listed = await bucket.client.send(new ListObjectsV2Command({ Bucket: bucket.bucket, Prefix: bucket.stagingPrefix }))
+  return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(bucket.stagingPrefix.length))
+}
+
+/**
+ * The blob's size and when the store last wrote it: a file's modification time, an object's
+ * LastModified and metadata (the publish stamp, in ms). A blob written again reads differently.
+ */
+export async function storedVersion(server: Pick<TestServer, 'deps'>, hash: string): Promise<string> {
+  const store = server.deps.blobs
+  if (store.kind === 'folder') {
+    const file = await stat((store as LocalFolderBlobStore).pathOf(hash))
+    return `${file.size}:${file.mtimeMs}`
+  }
+  const bucket = store as S3BlobStore
+  const object = await bucket.client.send(new HeadObjectCommand({ Bucket: bucket.bucket, Key: bucket.keyOf(hash) }))
+  return `${object.ContentLength}:${object.LastModified?.getTime()}:${JSON.stringify(object.Metadata)}`
+}
+
 /** Replaces what the store holds under `hash` with other bytes (damage, as a failing disk or a bad copy would do it). */
 export async function overwriteStored(server: Pick<TestServer, 'deps'>, hash: string, bytes: Uint8Array): Promise<void> {
   const store = server.deps.blobs
   if (store.kind === 'folder') return writeFile((store as LocalFolderBlobStore).pathOf(hash), bytes)
   const bucket = store as S3BlobStore
   await bucket.client.send(new PutObjectCommand({ Bucket: bucket.bucket, Key: bucket.keyOf(hash), Body: bytes }))
+}
+
+/** Inverts every bit of the stored byte at `position` (twice restores it). */
+export async function flipStoredByte(server: Pick<TestServer, 'deps'>, hash: string, position: number): Promise<void> {
+  const bytes = await storedBytes(server, hash)
+  if (bytes === null) throw new Error(`blob ${hash} is not in the store`)
+  bytes[position] = bytes[position]! ^ 0xff
+  await overwriteStored(server, hash, bytes)
+}
+
+/** Deletes the blob behind the server's back (a file lost, an object removed by hand). */
+export async function deleteStored(server: Pick<TestServer, 'deps'>, hash: string): Promise<void> {
+  if (!(await server.deps.blobs.remove(hash))) throw new Error(`blob ${hash} is not in the store`)
 }

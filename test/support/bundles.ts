@@ -1,16 +1,14 @@
 // Client-like helpers for lifecycle writes and the upgrade ceremony: an upload session with its
 // blobs sent (or deliberately not), the OpRequest a client would send for it, CBOR intents, and
-// what a test compares before and after a write (the feed, in_flight, the files of the blob folder).
+// what a test compares before and after a write (the feed, in_flight, what the blob store holds).
 import { encode } from 'cborg'
-import { readdir } from 'node:fs/promises'
-import path from 'node:path'
 import { CofferProblem, sha256Hex, type AssetDeletion, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
 import { signManifest, type DeleteEnvelope } from '../../src/sdk/manifest.ts'
 import { raw } from './actors.ts'
 import { countRows } from './database.ts'
 import { ciphertext, signedManifest, type ManifestOptions, type Uploader } from './albums.ts'
 import type { TestServer } from './server.ts'
-import { folderOf } from './blobs.ts'
+import { storedHashes, writesInProgress } from './blobs.ts'
 
 /** API.md section 6 defaults (the test servers run with them). */
 export const PROTOCOL_MIN = '2025-01-01'
@@ -176,16 +174,12 @@ export function opsRaw(server: TestServer, member: Uploader, albumId: string, bo
   return raw(server, 'POST', `/v1/albums/${albumId}/ops`, { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
 }
 
-/** Every file under the blob folder (tmp/ included), relative and sorted. */
+/**
+ * What the blob store holds, sorted: the hash of every stored blob and the name of every write
+ * in progress or left behind (a folder's tmp/ file, a bucket's staging object; never a hash).
+ */
 export async function blobFiles(server: TestServer): Promise<string[]> {
-  const root = folderOf(server).root
-  const entries = await readdir(root, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort()
-}
-
-/** The blob folder path of a content hash (the store's layout). */
-export function blobFile(hash: string): string {
-  return path.join(hash.slice(0, 2), hash.slice(2, 4), hash)
+  return [...(await storedHashes(server)), ...(await writesInProgress(server))].sort()
 }
 
 export interface AlbumState {
@@ -198,7 +192,7 @@ export interface AlbumState {
 
 const WRITE_TABLES = ['assets', 'asset_blobs', 'blobs', 'album_ops', 'upload_sessions', 'upload_blobs', 'upload_extras', 'receipts', 'album_upgrades'] as const
 
-/** What a write may change: the album's feed, its in_flight, the files of the blob folder, the rows of the database. */
+/** What a write may change: the album's feed, its in_flight, what the blob store holds, the rows of the database. */
 export async function albumState(server: TestServer, member: Uploader, albumId: string): Promise<AlbumState> {
   return {
     feed: (await member.client.feed(albumId, 0, 1000)).entries,

@@ -1,11 +1,11 @@
-// The blob folder seen from outside, as fsck would: which files no row owns.
+// Stored blobs seen from outside, as fsck would: which of them no row owns.
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { readRows } from './database.ts'
 
-/** Hashes of the blob files under `root` (tmp/ excluded: writes in progress are not blobs). */
-export async function storedHashes(root: string): Promise<string[]> {
+/** Hashes of the blob files under a blob folder's `root` (tmp/ excluded: writes in progress are not blobs). */
+export async function blobFilesUnder(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true })
   return entries
     .filter((entry) => entry.isFile() && path.relative(root, entry.parentPath).split(path.sep)[0] !== 'tmp')
@@ -14,11 +14,11 @@ export async function storedHashes(root: string): Promise<string[]> {
 }
 
 /**
- * Blob files that no row owns: named by no owner row (`blobs`) and declared by no upload session
- * still open at `now` (its uploaded blobs and a lifecycle write's extras). What a crash must not
- * leave behind once a maintenance pass has run.
+ * Of the `stored` hashes, those no row owns: named by no owner row (`blobs`) and declared by no
+ * upload session still open at `now` (its uploaded blobs and a lifecycle write's extras). What a
+ * crash must not leave behind once a maintenance pass has run.
  */
-export async function unownedFiles(root: string, database: DatabaseTarget, now: number): Promise<string[]> {
+export async function unownedBlobs(stored: readonly string[], database: DatabaseTarget, now: number): Promise<string[]> {
   const named = await readRows(
     database,
     `select hash from blobs
@@ -26,5 +26,5 @@ export async function unownedFiles(root: string, database: DatabaseTarget, now: 
      union select e.hash from upload_extras e join upload_sessions s on s.upload_id = e.upload_id where s.closed_at is null and s.expires_at > ${now}`,
   )
   const owned = new Set(named.map((row) => String(row.hash)))
-  return (await storedHashes(root)).filter((hash) => !owned.has(hash))
+  return stored.filter((hash) => !owned.has(hash))
 }
