@@ -117,6 +117,7 @@ describe('the blob store', () => {
     ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://Photos_Bucket' }, 'is not a bucket name'],
     ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://photos/a//b' }, 'has an empty, . or .. segment'],
     ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://photos/../b' }, 'has an empty, . or .. segment'],
+    ['BLOB_STORE_URL', { BLOB_STORE_URL: 's3://photos/a b%41+é' }, 'may hold only letters, digits'],
     ['S3_ENDPOINT', { BLOB_STORE_URL: 's3://photos', S3_ENDPOINT: 'minio:9000' }, 'must be an http(s) URL'],
     ['S3_FORCE_PATH_STYLE', { BLOB_STORE_URL: 's3://photos', S3_FORCE_PATH_STYLE: 'maybe' }, 'must be true or false'],
     ['BLOB_DOWNLOAD', { BLOB_DOWNLOAD: 'proxy' }, 'must be stream or redirect'],
@@ -125,6 +126,12 @@ describe('the blob store', () => {
     const error = configError(env)
     expect(error.variable).toBe(variable)
     expect(error.message).toContain(message)
+  })
+
+  it('bounds MAX_BLOB_BYTES by 5 GiB on a bucket (one CopyObject publishes a blob), not on the folder', () => {
+    expect(configError({ BLOB_STORE_URL: 's3://photos', MAX_BLOB_BYTES: String(5 * 1024 ** 3 + 1) }).variable).toBe('MAX_BLOB_BYTES')
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos', MAX_BLOB_BYTES: String(5 * 1024 ** 3) }).maxBlobBytes).toBe(5 * 1024 ** 3)
+    expect(loadConfig({ MAX_BLOB_BYTES: String(8 * 1024 ** 3) }).maxBlobBytes).toBe(8 * 1024 ** 3)
   })
 
   it('redirects downloads with BLOB_DOWNLOAD=redirect on a bucket', () => {

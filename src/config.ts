@@ -193,6 +193,9 @@ export function bucketAt(setting: string, url: string, env: Env = process.env): 
   if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
     throw new ConfigError(setting, `the prefix "${path}" has an empty, . or .. segment`)
   }
+  // Keys every S3-compatible store reads alike: URL-escaped characters are decoded differently
+  // by some (a copy names its source URL-encoded).
+  if (!/^[A-Za-z0-9._/-]*$/.test(prefix)) throw new ConfigError(setting, `the prefix "${path}" may hold only letters, digits, ".", "_", "-" and "/"`)
   const endpoint = read(env, 'S3_ENDPOINT')
   if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) {
     throw new ConfigError('S3_ENDPOINT', `must be an http(s) URL of the endpoint such as https://minio.internal:9000, got "${endpoint}"`)
@@ -272,7 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
     blobDownload: blobDownload(env, bucket),
     cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
     uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
-    maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1),
+    // A bucket publishes a blob with one CopyObject, which S3 allows up to 5 GiB.
+    maxBlobBytes: integer(env, 'MAX_BLOB_BYTES', 1_073_741_824, 1, bucket === null ? Number.MAX_SAFE_INTEGER : 5 * 1024 ** 3),
     storageQuota: {
       // 0 turns the byte quota off.
       accountBytes: integer(env, 'ACCOUNT_QUOTA_BYTES', 107_374_182_400, 0) || null,

@@ -177,7 +177,8 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
             new CopyObjectCommand({
               Bucket: bucket,
               Key: final,
-              CopySource: `${bucket}/${staging}`,
+              // URL-encoded, as S3 requires (a prefix may hold %, +, spaces).
+              CopySource: `${bucket}/${staging.split('/').map(encodeURIComponent).join('/')}`,
               MetadataDirective: 'REPLACE',
               Metadata: { [PUBLISHED_AT]: String(Date.now()) },
               ContentType: 'application/octet-stream',
