@@ -6,10 +6,9 @@
 import { createHash } from 'node:crypto'
 import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { pipeline, Transform } from 'node:stream'
 import { makeDirectory } from '../directories.ts'
 import { BLOB_NAME, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
-import { collectingEvery, trackWrites } from './writers.ts'
+import { collectingEvery, countedReads, trackWrites } from './writers.ts'
 
 export interface LocalFolderBlobStore extends BlobStore {
   readonly root: string
@@ -135,17 +134,7 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
     async open(hash, range?: ByteRange) {
       const handle = await open(pathOf(hash), 'r')
       const file = handle.createReadStream(range ? { start: range.start, end: range.end } : {})
-      // Counted as the bytes pass on to the consumer. A 'data' listener on the file would set it
-      // flowing before its consumer is attached, and whatever flowed meanwhile would be lost.
-      const counted = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          onRead(chunk.length)
-          done(null, chunk)
-        },
-      })
-      // A read error reaches the consumer through `counted`; a consumer that stops closes the file.
-      pipeline(file, counted, () => {})
-      return counted
+      return countedReads(file, onRead)
     },
 
     async remove(hash, unlessModifiedSince) {

@@ -7,7 +7,7 @@
 // leaves in staging/ the next cleanup removes. Every failure to reach the bucket, or a 5xx from
 // it, is a BlobStoreUnavailableError (503 at the edge).
 import { createHash } from 'node:crypto'
-import { pipeline, Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import {
   AbortMultipartUploadCommand,
   CopyObjectCommand,
@@ -20,12 +20,13 @@ import {
   S3Client,
   S3ServiceException,
   type HeadObjectCommandOutput,
+  type _Object,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { BucketSettings } from '../config.ts'
 import { BLOB_NAME, BlobStoreUnavailableError, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
-import { collectingEvery, trackWrites } from './writers.ts'
+import { collectingEvery, countedReads, trackWrites } from './writers.ts'
 
 /**
  * Bytes per multipart part, and parts in flight at once: a put holds at most about
@@ -208,15 +209,7 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
         if (notFound(error)) throw new Error(`blob ${hash} is not in the bucket`, { cause: error })
         throw unavailable(error)
       }
-      const counted = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          onRead(chunk.length)
-          done(null, chunk)
-        },
-      })
-      // A failure mid-stream reaches the consumer through `counted`; a consumer that stops ends the request.
-      pipeline(body, counted, () => {})
-      return counted
+      return countedReads(body, onRead)
     },
 
     async remove(hash, unlessModifiedSince) {
@@ -230,30 +223,20 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     },
 
     async *list() {
-      let token: string | undefined
-      do {
-        const page = await reaching(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: blobsPrefix, ContinuationToken: token })))
-        for (const object of page.Contents ?? []) {
-          const name = object.Key?.slice(blobsPrefix.length) ?? ''
-          if (BLOB_NAME.test(name)) yield name
-        }
-        token = page.IsTruncated === true ? page.NextContinuationToken : undefined
-      } while (token !== undefined)
+      for await (const object of objectsUnder(blobsPrefix)) {
+        const name = object.Key?.slice(blobsPrefix.length) ?? ''
+        if (BLOB_NAME.test(name)) yield name
+      }
     },
 
     async cleanLeftovers() {
       let removed = 0
-      let token: string | undefined
-      do {
-        const page = await reaching(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: stagingPrefix, ContinuationToken: token })))
-        for (const object of page.Contents ?? []) {
-          const key = object.Key ?? ''
-          if (!writes.leftBehind(key.slice(stagingPrefix.length), object.LastModified?.getTime() ?? 0)) continue
-          await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))
-          removed++
-        }
-        token = page.IsTruncated === true ? page.NextContinuationToken : undefined
-      } while (token !== undefined)
+      for await (const object of objectsUnder(stagingPrefix)) {
+        const key = object.Key ?? ''
+        if (!writes.leftBehind(key.slice(stagingPrefix.length), object.LastModified?.getTime() ?? 0)) continue
+        await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))
+        removed++
+      }
       return removed + (await abortLeftUploads())
     },
 
@@ -262,6 +245,16 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     },
 
     presignedDownload: (hash, expiresInS) => reaching(() => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash) }), { expiresIn: expiresInS })),
+  }
+
+  /** Every object under `prefix`, in key order, a page at a time. */
+  async function* objectsUnder(prefix: string): AsyncGenerator<_Object> {
+    let token: string | undefined
+    do {
+      const page = await reaching(() => client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token })))
+      yield* page.Contents ?? []
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined
+    } while (token !== undefined)
   }
 
   /** Multipart uploads a failed put could not abort (their parts are billed until aborted). */

@@ -1,9 +1,11 @@
-// Names of writes in progress, shared by both stores (a folder's tmp/ files, a bucket's staging
+// What both stores share. Names of writes in progress (a folder's tmp/ files, a bucket's staging
 // objects): `<host>-<pid>-i<incarnation>-<random>.part`. Host, pid and this process's
 // incarnation tell a cleanup which writers are gone: several instances may share the store, and
-// a restarted container's server often has the pid of the one before.
+// a restarted container's server often has the pid of the one before. And the handling of the
+// bytes streamed through: collections during an upload, counted reads.
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import { pipeline, Transform, type Readable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
@@ -86,4 +88,20 @@ export function collectingEvery(): (bytes: number) => void {
       collectYoungGeneration()
     }
   }
+}
+
+/**
+ * `source` counted as its bytes pass on to the consumer. (A 'data' listener on the source would
+ * set it flowing before its consumer is attached, and whatever flowed meanwhile would be lost.)
+ * A failure of the source reaches the consumer; a consumer that stops closes the source.
+ */
+export function countedReads(source: Readable, onRead: (bytes: number) => void): Readable {
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      onRead(chunk.length)
+      done(null, chunk)
+    },
+  })
+  pipeline(source, counted, () => {})
+  return counted
 }
