@@ -1,23 +1,35 @@
-// Starting a real Coffer server as a child (servers/coffer.ts) on a fresh database, and
-// getting an account onto it the way a client does.
+// Starting a real Coffer server as a child (servers/coffer.ts) on a fresh database, its blobs in
+// its folder or in a bucket (s3rver, servers/s3rver.ts), and getting an account onto it the way a
+// client does.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { CofferClient } from '../../src/sdk/client.ts'
 import type { CofferReady } from '../servers/coffer.ts'
+import type { BucketReady } from '../servers/s3rver.ts'
 import { startChild, type Child } from './child.ts'
 import { commandCpuSeconds } from './cpu.ts'
 import { createSchema, dropSchema } from './postgres.ts'
 import type { BenchContext } from './scenario.ts'
 
 export type CofferChild = Child<CofferReady>
+export type BucketChild = Child<BucketReady>
 
 export interface CofferOptions {
   readonly engine: 'sqlite' | 'postgres'
   /** The production default is info: that is what operators run. */
   readonly logLevel: 'info' | 'warn'
+  /** Where the blobs go: the server's folder (BLOB_DIR under DATA_DIR) unless a bucket is given. */
+  readonly bucket?: BucketChild
   /** More server variables (LOCKOUT_THRESHOLD, ...). */
   readonly env?: Record<string, string>
+}
+
+/** An s3rver in a child of its own, stopped when the scenario ends. */
+export async function startS3rver(context: BenchContext): Promise<BucketChild> {
+  const child = await startChild<BucketReady>('servers/s3rver.ts')
+  context.defer(() => child.stop())
+  return child
 }
 
 /**
@@ -51,6 +63,7 @@ export async function startCoffer(context: BenchContext, options: CofferOptions)
     ...serverEnv(dataDir, options.logLevel),
     // A run that waits for a quiet machine can outlast the default 15 minutes of an access token.
     ACCESS_TOKEN_TTL_S: '86400',
+    ...options.bucket?.ready.env,
     ...options.env,
   }
   if (options.engine === 'postgres') {
@@ -63,9 +76,13 @@ export async function startCoffer(context: BenchContext, options: CofferOptions)
     await child.stop()
     await rm(dataDir, { recursive: true, force: true })
   })
-  if (options.engine === 'sqlite') return child
-  // The database server works for the subject: its CPU counts as the subject's, not as noise.
-  return { ...child, cpuSeconds: () => child.cpuSeconds() + commandCpuSeconds('postgres') }
+  // The database server and the bucket's server work for the subject: their CPU counts as the subject's, not as noise.
+  const helpers: Array<() => number> = []
+  if (options.engine === 'postgres') helpers.push(() => commandCpuSeconds('postgres'))
+  const bucket = options.bucket
+  if (bucket !== undefined) helpers.push(() => bucket.cpuSeconds())
+  if (helpers.length === 0) return child
+  return { ...child, cpuSeconds: () => helpers.reduce((sum, helper) => sum + helper(), child.cpuSeconds()) }
 }
 
 export interface BenchAccount {

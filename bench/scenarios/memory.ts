@@ -3,9 +3,11 @@
 // (VmRSS in /proc/<pid>/status) is sampled every SAMPLE_MS; the growth over the resident memory
 // before the upload must stay under 64 MiB. Then the blob is made live (a `create`) and ranges
 // of it are downloaded: the server's `coffer_blob_bytes_read_total` must grow by exactly the
-// range's length (only the range is read from the store).
+// range's length (only the range is read from the store). The same again with the server's blobs
+// in an s3rver bucket (a child of its own): the upload is then staged by a multipart upload,
+// hashed on the way, and copied to its content address.
 import { album, BlobFactory, createAsset, openOriginalSession, uploader } from '../lib/albums.ts'
-import { startCoffer, type CofferChild } from '../lib/coffer.ts'
+import { startCoffer, startS3rver, type BucketChild, type CofferChild } from '../lib/coffer.ts'
 import { NOISY_CORES } from '../lib/measure.ts'
 import { residentBytes, waitForQuiet } from '../lib/cpu.ts'
 import { POSTGRES_SKIPPED, type BenchContext, type Check, type Scenario } from '../lib/scenario.ts'
@@ -62,9 +64,9 @@ function breakdown(server: CofferChild): { stop(): Promise<Record<(typeof FIELDS
 
 const describeUsage = (usage: Record<(typeof FIELDS)[number], number>) => FIELDS.map((field) => `${field} ${mib(usage[field])}`).join(', ')
 
-async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', factory: BlobFactory): Promise<Check[]> {
-  const label = `coffer ${engine}`
-  const server = await startCoffer(context, { engine, logLevel: 'info' })
+async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', factory: BlobFactory, bucket?: BucketChild): Promise<Check[]> {
+  const label = bucket === undefined ? `coffer ${engine}` : `coffer ${engine}, s3rver bucket`
+  const server = await startCoffer(context, { engine, logLevel: 'info', ...(bucket === undefined ? {} : { bucket }) })
   const member = await uploader(server)
   const albumId = await album(member)
   const blob = factory.next()
@@ -123,13 +125,15 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
 
 export const memory: Scenario = {
   name: 'memory',
-  summary: `resident memory of the server during a ${BLOB_MIB} MiB streamed upload (target: +${TARGET_MIB} MiB at most), and ranged downloads reading only the range`,
+  summary: `resident memory of the server during a ${BLOB_MIB} MiB streamed upload to its folder and to an s3rver bucket (target: +${TARGET_MIB} MiB at most), and ranged downloads reading only the range`,
   async run(context) {
     const factory = new BlobFactory(BLOB_MIB)
     const checks = await measureOn(context, 'sqlite', factory)
     const notes = [`VmRSS of the server child sampled every ${SAMPLE_MS} ms; growth = peak during the upload - highest in the idle second before it.`]
     if (context.postgresUrl !== null) checks.push(...(await measureOn(context, 'postgres', factory)))
     else notes.push(POSTGRES_SKIPPED)
+    checks.push(...(await measureOn(context, 'sqlite', factory, await startS3rver(context))))
+    notes.push('The bucket is s3rver (a Koa server writing files) in a child process on this machine: the upload\'s time includes its multipart completion and the copy to the content address.')
     return { rows: [], measured: [], notes, checks }
   },
 }

@@ -31,9 +31,10 @@ import { collectingEvery, countedReads, trackWrites } from './writers.ts'
 /**
  * Bytes per multipart part, and parts in flight at once: a put holds at most about
  * (PARTS_IN_FLIGHT + 1) * PART_SIZE, whatever the blob's size. A blob under PART_SIZE is one PUT.
+ * Exported for the upload benchmark's ceiling, which uploads with the same settings.
  */
-const PART_SIZE = 8 * 1024 * 1024
-const PARTS_IN_FLIGHT = 2
+export const PART_SIZE = 8 * 1024 * 1024
+export const PARTS_IN_FLIGHT = 2
 /** User metadata holding the publish time in wall-clock ms (LastModified has whole seconds only). */
 const PUBLISHED_AT = 'published-at'
 

@@ -21,10 +21,12 @@ export interface TestBucket {
   close(): Promise<void>
 }
 
-/** s3rver's fixed credentials, for the AWS SDK's own chain (the server never reads them itself). */
+/** s3rver's fixed credentials, as the AWS SDK's own chain reads them (the server never reads them itself). */
+export const S3RVER_CREDENTIALS_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } as const
+
 function useS3rverCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER'
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER'
+  process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS_ENV.AWS_ACCESS_KEY_ID
+  process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS_ENV.AWS_SECRET_ACCESS_KEY
 }
 
 /**
