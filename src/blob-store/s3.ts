@@ -7,30 +7,35 @@
 // leaves in staging/ the next cleanup removes. Every failure to reach the bucket, or a 5xx from
 // it, is a BlobStoreUnavailableError (503 at the edge).
 import { createHash } from 'node:crypto'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import {
   AbortMultipartUploadCommand,
+  ChecksumAlgorithm,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
+  type CompletedPart,
   type HeadObjectCommandOutput,
   type _Object,
 } from '@aws-sdk/client-s3'
-import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { BucketSettings } from '../config.ts'
 import { BLOB_NAME, BlobStoreUnavailableError, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
 import { collectingEvery, countedReads, trackWrites } from './writers.ts'
 
 /**
- * Bytes per multipart part, and parts in flight at once: a put holds at most about
- * (PARTS_IN_FLIGHT + 1) * PART_SIZE, whatever the blob's size. A blob under PART_SIZE is one PUT.
+ * Bytes per multipart part, and parts in flight at once: a put holds at most
+ * (PARTS_IN_FLIGHT + 1) * PART_SIZE, whatever the blob's size. A blob of PART_SIZE or less is one PUT.
  * Exported for the upload benchmark's ceiling, which uploads with the same settings.
  */
 export const PART_SIZE = 8 * 1024 * 1024
@@ -106,6 +111,78 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     }
   }
 
+  /**
+   * Sends `source` (at most `size` bytes) to `key`: one PUT when it fits in a part, else a
+   * multipart upload with PARTS_IN_FLIGHT parts on the way. The parts are assembled in buffers
+   * reused from part to part: a fresh buffer per part (as lib-storage's Upload makes) outlives
+   * the young generation while it is sent, and V8 frees such buffers only in a full collection,
+   * once some 64 MiB of them have piled up.
+   */
+  async function send(key: string, size: number, source: AsyncIterable<Uint8Array>): Promise<void> {
+    const object = { Bucket: bucket, Key: key }
+    // As lib-storage does: parts carry a CRC32 unless the client computes checksums only when required.
+    const checksum = (await client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED' ? ChecksumAlgorithm.CRC32 : undefined
+    const spare: Buffer[] = []
+    const sending: Array<Promise<void>> = []
+    const parts: CompletedPart[] = []
+    let failure: { readonly error: unknown } | undefined
+    let uploadId: string | undefined
+    let part: Buffer = Buffer.allocUnsafeSlow(Math.min(size, PART_SIZE))
+    let filled = 0
+
+    /** Starts sending the first `length` bytes of `buffer` as the next part; the buffer is spare again once they are sent. */
+    async function sendPart(buffer: Buffer, length: number): Promise<void> {
+      uploadId ??= (await client.send(new CreateMultipartUploadCommand({ ...object, ContentType: 'application/octet-stream', ChecksumAlgorithm: checksum }))).UploadId
+      const PartNumber = parts.length + 1
+      parts.push({ PartNumber })
+      const sent = client.send(new UploadPartCommand({ ...object, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length), ChecksumAlgorithm: checksum }))
+      // Never rejects: the failure is kept, and the put stops reading and aborts.
+      sending.push(
+        sent.then(
+          (answer) => {
+            parts[PartNumber - 1] = { PartNumber, ETag: answer.ETag, ChecksumCRC32: answer.ChecksumCRC32 }
+            spare.push(buffer)
+          },
+          (error: unknown) => {
+            failure ??= { error }
+          },
+        ),
+      )
+    }
+
+    try {
+      for await (const chunk of source) {
+        for (let offset = 0; offset < chunk.length; ) {
+          // A full part goes only when more bytes come: a blob of exactly PART_SIZE is one PUT.
+          if (filled === part.length) {
+            if (sending.length === PARTS_IN_FLIGHT) await sending.shift()
+            if (failure !== undefined) throw failure.error
+            await sendPart(part, filled)
+            part = spare.pop() ?? Buffer.allocUnsafeSlow(PART_SIZE)
+            filled = 0
+          }
+          const copied = Math.min(chunk.length - offset, part.length - filled)
+          part.set(chunk.subarray(offset, offset + copied), filled)
+          filled += copied
+          offset += copied
+        }
+      }
+      if (uploadId === undefined) {
+        await client.send(new PutObjectCommand({ ...object, Body: part.subarray(0, filled), ContentType: 'application/octet-stream' }))
+        return
+      }
+      await sendPart(part, filled)
+      await Promise.all(sending)
+      if (failure !== undefined) throw failure.error
+      await client.send(new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }))
+    } catch (error) {
+      await Promise.all(sending)
+      // An upload that cannot be aborted now is one the next cleanup aborts (abortLeftUploads).
+      if (uploadId !== undefined) await client.send(new AbortMultipartUploadCommand({ ...object, UploadId: uploadId })).catch(() => {})
+      throw error
+    }
+  }
+
   /** Streams `source` to `key`, hashing and counting; the outcome compares them with the declaration. */
   async function stage(key: string, hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
     const digest = createHash('sha256')
@@ -138,14 +215,8 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
         throw error
       }
     }
-    const upload = new Upload({
-      client,
-      params: { Bucket: bucket, Key: key, Body: Readable.from(checked()), ContentType: 'application/octet-stream' },
-      partSize: PART_SIZE,
-      queueSize: PARTS_IN_FLIGHT,
-    })
     try {
-      await upload.done()
+      await send(key, size, checked())
     } catch (error) {
       if (overflow) return { kind: 'mismatch', detail: `more than the declared ${size} bytes arrived` }
       // The client's stream broke (a cut connection): its error, not the bucket's.
