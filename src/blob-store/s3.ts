@@ -55,8 +55,6 @@ export interface S3BlobStore extends BlobStore {
 export interface S3StoreOptions {
   /** Counts bytes read (the blob_bytes_read metric). */
   readonly onRead?: (bytes: number) => void
-  /** Explicit credentials; by default the AWS SDK's own chain (environment, profiles, roles). */
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string }
 }
 
 function notFound(error: unknown): boolean {
@@ -91,7 +89,7 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     region: settings.region,
     ...(settings.endpoint === null ? {} : { endpoint: settings.endpoint }),
     forcePathStyle: settings.forcePathStyle,
-    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+    // Credentials: the AWS SDK's own chain (environment, profiles, instance and pod roles).
     // An endpoint that does not answer fails a request in seconds, not minutes (the SDK retries twice).
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
   })

@@ -2,7 +2,7 @@
 // its objects in a folder of its own. `COFFER_TEST_BLOBS=s3` runs the suites that touch blobs
 // with every test server's blobs in such a bucket (server.ts).
 import { createReadStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, unlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import S3rver from 's3rver'
@@ -67,12 +67,26 @@ function copyingOneAtATime(server: S3rver): void {
   }
 }
 
+/**
+ * s3rver removes the folders a delete leaves empty, and a write into one of them at that moment
+ * (another put's staging object) fails to open its file, an error s3rver does not catch. S3 has
+ * no folders: a delete removes the object's files only.
+ */
+function deletingWithoutFolders(server: S3rver): void {
+  const store = server.store
+  store.deleteObject = async (bucket, key) => {
+    const files = (['object', 'object.md5', 'metadata.json'] as const).map((resource) => store.getResourcePath(bucket, key, resource))
+    await Promise.all(files.map((file) => unlink(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)))))
+  }
+}
+
 export async function startBucket(): Promise<TestBucket> {
   useS3rverCredentials()
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: TEST_BUCKET }] })
   servingFirstByteRanges(server)
   copyingOneAtATime(server)
+  deletingWithoutFolders(server)
   const { port } = await server.run()
   const endpoint = `http://127.0.0.1:${port}`
   return {

@@ -13,7 +13,8 @@ declare module 's3rver' {
   }
   interface FilesystemStore {
     getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<StoredObject | null>
-    getResourcePath(bucket: string, key: string, resource: 'object'): string
+    getResourcePath(bucket: string, key: string, resource: 'object' | 'object.md5' | 'metadata.json'): string
+    deleteObject(bucket: string, key: string): Promise<void>
     copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata?: unknown): Promise<unknown>
   }
   export default class S3rver {
