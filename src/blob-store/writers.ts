@@ -38,8 +38,14 @@ export interface Writes {
   leftBehind(name: string, modifiedMs: number): boolean
 }
 
+/**
+ * This process's writes in progress, whichever store opened them: the rule is about the process
+ * (its pid and incarnation are in every name), and two stores in one process (two instances in
+ * one test process) must not take each other's writes for left behind.
+ */
+const inProgress = new Set<string>()
+
 export function trackWrites(): Writes {
-  const inProgress = new Set<string>()
   const me = host()
   return {
     begin() {
