@@ -5,10 +5,12 @@
 // the blob folder into a bucket, beside running servers too, without the database.
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { pino } from 'pino'
 import { openLocalFolderBlobStore } from '../blob-store/local-folder.ts'
 import { BlobStoreUnavailableError } from '../blob-store/port.ts'
 import { openS3BlobStore } from '../blob-store/s3.ts'
 import { bucketAt, ConfigError, loadConfig, type BucketSettings, type Config } from '../config.ts'
+import { timestamp } from '../contract/common.ts'
 import { hybridVerify } from '../crypto/hybrid.ts'
 import { createDeps, startUp, type Deps } from '../deps.ts'
 import type { ModerationAction } from '../domain/moderation.ts'
@@ -20,13 +22,14 @@ import { migrateBlobs, type MigrationCounts } from '../features/blobs/migrate.se
 import { fsck } from '../features/integrity/fsck.service.ts'
 import { maintain } from '../features/maintenance/sweep.service.ts'
 import { accountOverview, accountOverviewView, findAccountsByEmail } from '../features/moderation/accounts.service.ts'
-import { moderate, moderationRecordView } from '../features/moderation/moderation.service.ts'
+import { moderate, moderationRecordView, operatorLog } from '../features/moderation/moderation.service.ts'
 import { createLogger } from '../http/logging.ts'
 import { runServe } from '../main.ts'
 import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
 import { reportStartFailure } from '../start-up-failure.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
+import type { LoggedModerationEvent } from '../storage/port.ts'
 import { generateOpenApiDocument } from './openapi.ts'
 import { bytesText, progressOnStderr } from './progress.ts'
 
@@ -41,8 +44,11 @@ const USAGE = `usage: coffer <command> [arguments]
   admin suspend <user_id> [--reason R]    suspend an account (content writes answer 403)
   admin reinstate <user_id> [--reason R]  reinstate it
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
+  admin restore <asset_id> [--reason R]   undo a takedown: the blobs are served again
   admin legal-hold <asset_id> [--reason R]  keep every blob of an asset from garbage collection
   admin lift-hold <asset_id> [--reason R]   lift it
+  admin log [--account U] [--limit N]     the latest operator actions (every account's, or one's; 100 by default),
+                                          oldest first, with who took each
   backup <dest> [--blobs-only]            copy the running server's database and blobs (and secret.key) into an empty
                                           folder, consistently, beside running writes; PostgreSQL: runs pg_dump;
                                           --blobs-only copies the blob folder only (see docs/operations.md)
@@ -64,8 +70,14 @@ const USAGE = `usage: coffer <command> [arguments]
 class UsageError extends Error {}
 
 /** Runs `work` with the server's components on the server's database, started up as a server would. */
+/** The command's log goes to stderr, synchronously: stdout carries what the command prints, and the process may exit right after a line. */
+function commandLog(config: Config) {
+  return createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }))
+}
+
 async function withDeps<T>(work: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await createDeps(loadConfig())
+  const config = loadConfig()
+  const deps = await createDeps(config, { log: commandLog(config) })
   try {
     await startUp(deps)
     return await work(deps)
@@ -80,7 +92,7 @@ function print(value: unknown): void {
 
 async function migrate(): Promise<void> {
   const config = loadConfig()
-  const storage = openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: createLogger(config.logLevel) })
+  const storage = openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: commandLog(config) })
   try {
     await storage.migrate()
     process.stdout.write(`migrations applied (${storage.engine})\n`)
@@ -93,12 +105,33 @@ const adminActions: Record<string, { action: ModerationAction; target: 'account'
   suspend: { action: 'suspend', target: 'account' },
   reinstate: { action: 'reinstate', target: 'account' },
   'take-down': { action: 'take_down', target: 'asset' },
+  restore: { action: 'restore', target: 'asset' },
   'legal-hold': { action: 'legal_hold', target: 'asset' },
   'lift-hold': { action: 'lift_hold', target: 'asset' },
 }
 
+const LOG_LIMIT = 100
+const MAX_LOG_LIMIT = 10_000
+
+/** One line of `coffer admin log`: the event as the owner's record shows it, and whose record and who acted. */
+function operatorLogEntry(event: LoggedModerationEvent) {
+  return {
+    user_id: event.userId,
+    seq: event.seq,
+    action: event.action,
+    ...(event.assetId === null ? {} : { asset_id: event.assetId }),
+    at: timestamp(event.at),
+    ...(event.reason === null ? {} : { reason: event.reason }),
+    actor: event.actor ?? 'unrecorded',
+  }
+}
+
 async function admin(args: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { reason: { type: 'string' }, email: { type: 'string' } } })
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { reason: { type: 'string' }, email: { type: 'string' }, account: { type: 'string' }, limit: { type: 'string' } },
+  })
   const [name, id] = positionals
   // The lookups print what the operator API answers.
   if (name === 'account' && id !== undefined) return print(accountOverviewView(await withDeps((deps) => accountOverview(deps, id))))
@@ -106,11 +139,18 @@ async function admin(args: string[]): Promise<void> {
     const email = values.email
     return print({ accounts: (await withDeps((deps) => findAccountsByEmail(deps, email))).map(accountOverviewView) })
   }
+  if (name === 'log' && id === undefined) {
+    const limit = Number(values.limit ?? LOG_LIMIT)
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LOG_LIMIT) throw new UsageError(`admin log --limit takes a whole number from 1 to ${MAX_LOG_LIMIT}`)
+    const userId = values.account
+    const events = await withDeps((deps) => operatorLog(deps, { limit, ...(userId === undefined ? {} : { userId }) }))
+    return print({ events: events.map(operatorLogEntry) })
+  }
   const entry = adminActions[name ?? '']
-  if (entry === undefined || id === undefined) throw new UsageError(`admin needs account <user_id>, accounts --email E, or one of ${Object.keys(adminActions).join(', ')} and an id`)
+  if (entry === undefined || id === undefined) throw new UsageError(`admin needs account <user_id>, accounts --email E, log, or one of ${Object.keys(adminActions).join(', ')} and an id`)
   const target = entry.target === 'account' ? { userId: id } : { assetId: id }
   // The affected account's record, as the operator API answers it.
-  print(moderationRecordView(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null))))
+  print(moderationRecordView(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null, 'cli'))))
 }
 
 async function keys(args: string[]): Promise<void> {
@@ -188,7 +228,7 @@ async function restoreCommand(args: string[]): Promise<void> {
   const config = loadConfig()
   const progress = progressOnStderr()
   const outcome = await restore(config, path.resolve(src), {
-    postgres: () => openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: createLogger(config.logLevel) }),
+    postgres: () => openStorage(config.database, { waitTimeoutS: config.databaseWaitTimeoutS, log: commandLog(config) }),
     progress: ({ count, bytes, total }) => progress.update(`restore: ${count}/${total} blobs copied (${bytesText(bytes)})`),
   })
   progress.done()

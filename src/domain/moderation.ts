@@ -1,6 +1,6 @@
 // Moderation standing and asset measures (SPEC.md "Moderation standing", API.md section 8).
 
-export type ModerationAction = 'suspend' | 'reinstate' | 'take_down' | 'legal_hold' | 'lift_hold'
+export type ModerationAction = 'suspend' | 'reinstate' | 'take_down' | 'restore' | 'legal_hold' | 'lift_hold'
 
 export interface ModerationFacts {
   readonly suspended: boolean
@@ -17,6 +17,8 @@ export function moderationAllowed(action: ModerationAction, facts: ModerationFac
       return facts.suspended
     case 'take_down':
       return !facts.takenDown
+    case 'restore':
+      return facts.takenDown
     case 'legal_hold':
       return !facts.legalHold
     case 'lift_hold':
@@ -29,6 +31,7 @@ export const eventOf = {
   suspend: 'suspended',
   reinstate: 'reinstated',
   take_down: 'taken_down',
+  restore: 'restored',
   legal_hold: 'legal_hold',
   lift_hold: 'hold_lifted',
 } as const satisfies Record<ModerationAction, string>

@@ -1,5 +1,5 @@
 // The operator API (API.md section 8) for tools an operator writes: find an account (by id or
-// email), suspend and reinstate it, take down, hold and release an asset. Enabled on a server
+// email), suspend and reinstate it, take down, restore, hold and release an asset. Enabled on a server
 // only when ADMIN_TOKEN is set; every action answers the affected account's moderation record.
 import type { Static } from 'typebox'
 import type { AdminAccountResponse } from '../contract/custody.ts'
@@ -50,6 +50,11 @@ export class CofferAdmin {
   /** The asset's blobs are withheld: downloads answer 451, verification says not retrievable. */
   takeDown(assetId: string, reason?: string): Promise<ModerationRecord> {
     return this.#act(`assets/${encodeURIComponent(assetId)}/take-down`, reason)
+  }
+
+  /** Undoes a takedown: the asset's blobs are served again. Recorded as its own event (`restored`). */
+  restore(assetId: string, reason?: string): Promise<ModerationRecord> {
+    return this.#act(`assets/${encodeURIComponent(assetId)}/restore`, reason)
   }
 
   /** Every blob the asset ever referenced is kept from garbage collection until the hold is lifted. */

@@ -605,13 +605,24 @@ export interface IntegrityStore {
   consistencyFindings(): Promise<ConsistencyFinding[]>
 }
 
-export type ModerationEventAction = 'suspended' | 'reinstated' | 'taken_down' | 'legal_hold' | 'hold_lifted'
+/** Who took an operator action: the operator API (ADMIN_TOKEN) or the `coffer` command on the server's machine. */
+export type OperatorActor = 'admin_token' | 'cli'
+
+export type ModerationEventAction = 'suspended' | 'reinstated' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
 
 export interface ModerationEvent {
   readonly action: ModerationEventAction
   readonly assetId: string | null
   readonly reason: string | null
   readonly at: number
+  /** Who acted; null for events recorded before actors were (migration 0013). */
+  readonly actor: OperatorActor | null
+}
+
+/** An event as the operator's log lists it: whose record it is in, and where. */
+export interface LoggedModerationEvent extends ModerationEvent {
+  readonly userId: string
+  readonly seq: number
 }
 
 export interface ModeratedAsset {
@@ -624,12 +635,14 @@ export interface ModeratedAsset {
 export interface ModerationStore {
   findModeratedAsset(assetId: string): Promise<ModeratedAsset | undefined>
   setSuspended(userId: string, suspendedAt: number | null): Promise<void>
-  setTakenDown(assetId: string, takenDownAt: number): Promise<void>
+  setTakenDown(assetId: string, takenDownAt: number | null): Promise<void>
   setLegalHold(assetId: string, legalHoldAt: number | null): Promise<void>
   /** Appends to the account's record, after every earlier event. */
   appendModerationEvent(userId: string, event: ModerationEvent): Promise<void>
   /** The account's record, oldest first. */
   listModerationEvents(userId: string): Promise<ModerationEvent[]>
+  /** The latest `limit` events of every account (or of one), oldest of them first. */
+  operatorLog(options: { readonly userId?: string; readonly limit: number }): Promise<LoggedModerationEvent[]>
 }
 
 export interface Store

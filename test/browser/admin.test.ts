@@ -102,6 +102,12 @@ describe('the operator page', () => {
     expect(await card.locator('.record li').count()).toBe(5)
     expect((await alice.client.moderationRecord()).events.map((event) => event.action)).toEqual(['suspended', 'reinstated', 'taken_down', 'legal_hold', 'hold_lifted'])
 
+    // Restore undoes the takedown: the files are served again, and the record says so.
+    await assets.getByRole('button', { name: 'Restore' }).click()
+    await expect.poll(() => assets.getByRole('status').textContent()).toBe('Asset restored: its files are served again.')
+    expect((await card.locator('.record li').allTextContents())[5]).toMatch(new RegExp(`: Asset ${asset.asset_id} restored\\. No reason given\\.$`))
+    expect((await alice.client.downloadBlob(original)).byteLength).toBeGreaterThan(0)
+
     // Refusals as sentences: a hold already lifted, an unknown asset, an id that is none.
     await assets.getByRole('button', { name: 'Lift hold' }).click()
     await expect.poll(() => assets.getByRole('alert').textContent()).toContain('That would change nothing')
@@ -111,7 +117,7 @@ describe('the operator page', () => {
     await assets.getByLabel('Asset id').fill('photo-17')
     await assets.getByRole('button', { name: 'Legal hold' }).click()
     await expect.poll(() => assets.getByRole('alert').textContent()).toContain('An asset id is a UUID')
-    expect((await alice.client.moderationRecord()).events).toHaveLength(5)
+    expect((await alice.client.moderationRecord()).events).toHaveLength(6)
     await checkScreen(device, 'admin-record')
     await device.context.close()
   })

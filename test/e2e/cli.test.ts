@@ -1,5 +1,5 @@
 // The operator CLI as README has operators use it: `node src/cli/main.ts` with the running
-// server's environment acts on that server's database (find accounts, suspend, reinstate, take down, hold,
+// server's environment acts on that server's database (find accounts, suspend, reinstate, take down and restore, hold, read the operator's log,
 // rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
 // an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
 import { randomUUID } from 'node:crypto'
@@ -126,6 +126,31 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       { action: 'legal_hold', asset_id: asset.asset_id, at: expect.any(String), reason: 'court' },
       { action: 'hold_lifted', asset_id: asset.asset_id, at: expect.any(String) },
     ])
+
+    // A restore undoes the takedown at once, as its own event; the command writes its audit line on stderr.
+    const restore = await coffer(env, 'admin', 'restore', asset.asset_id, '--reason', 'complaint withdrawn')
+    expect(restore.code, restore.stderr).toBe(0)
+    expect((JSON.parse(restore.stdout) as ModerationRecord).events.at(-1)).toEqual({ action: 'restored', asset_id: asset.asset_id, at: expect.any(String), reason: 'complaint withdrawn' })
+    const audit = restore.stderr.split('\n').filter((line) => line.includes('"audit"')).map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(audit.map(({ audit, actor, action, userId, assetId, reason }) => ({ audit, actor, action, userId, assetId, reason }))).toEqual([
+      { audit: 'operator_action', actor: 'cli', action: 'restored', userId: bob.userId, assetId: asset.asset_id, reason: 'complaint withdrawn' },
+    ])
+    for (const receipt of receipts) expect(await statusOf(bob.client.downloadBlob(receipt.ciphertext_hash))).toBe('200')
+
+    // The operator's log reads the events back: the account's, or the latest of every account.
+    const log = await cofferJson<{ events: Array<Record<string, unknown>> }>(env, 'admin', 'log', '--account', bob.userId)
+    expect(log.events).toEqual(['taken_down', 'legal_hold', 'hold_lifted', 'restored'].map((action, i) => ({
+      user_id: bob.userId,
+      seq: i + 1,
+      action,
+      asset_id: asset.asset_id,
+      at: expect.any(String),
+      ...({ taken_down: { reason: 'complaint' }, legal_hold: { reason: 'court' }, hold_lifted: {}, restored: { reason: 'complaint withdrawn' } } as Record<string, object>)[action],
+      actor: 'cli',
+    })))
+    const latest = await cofferJson<{ events: Array<Record<string, unknown>> }>(env, 'admin', 'log', '--limit', '2')
+    expect(latest.events.map((event) => event.action)).toEqual(['hold_lifted', 'restored'])
+    expect((await cofferJson<{ events: unknown[] }>(env, 'admin', 'log', '--account', randomUUID())).events).toEqual([])
   }, 120_000)
 
   it('keys rotate: the running server lists both keys, signs new receipts with the new one, and every receipt still verifies', async () => {
@@ -179,6 +204,9 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       ['admin', 'suspend'],
       ['admin', 'accounts'],
       ['admin', 'frobnicate', randomUUID()],
+      ['admin', 'log', '--limit', '0'],
+      ['admin', 'log', '--limit', 'ten'],
+      ['admin', 'log', randomUUID()],
       ['keys'],
       ['keys', 'spin'],
       ['receipts', 'verify', randomUUID()],

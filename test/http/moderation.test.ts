@@ -1,12 +1,14 @@
 // Operators moderate through the ADMIN_TOKEN API only (absent without it): every action lands as an
 // event in the affected account's record, oldest first, a repeat is a 409 that writes nothing, a
 // suspended account can sign in and read but every content write is refused 403 until it is
-// reinstated, a takedown withholds the asset's blobs (451, not retrievable) and a legal hold keeps
-// every blob of the asset from garbage collection until it is lifted.
+// reinstated, a takedown withholds the asset's blobs (451, not retrievable) until it is restored, a
+// legal hold keeps every blob of the asset from garbage collection until it is lifted, and every
+// action that takes effect is one audit line in the server's log.
 import { encode } from 'cborg'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
+import { operatorLog } from '../../src/features/moderation/moderation.service.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { CofferProblem, sha256Hex, type ModerationRecord } from '../../src/sdk/client.ts'
 import { PASSWORD, raw, problemOf } from '../support/actors.ts'
@@ -25,7 +27,7 @@ afterAll(() => server.close())
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-type AdminPath = `accounts/${string}/${'suspend' | 'reinstate'}` | `assets/${string}/${'take-down' | 'legal-hold' | 'lift-hold'}`
+type AdminPath = `accounts/${string}/${'suspend' | 'reinstate'}` | `assets/${string}/${'take-down' | 'restore' | 'legal-hold' | 'lift-hold'}`
 
 interface AdminCall {
   /** Raw body text; absent sends no body at all. */
@@ -45,7 +47,7 @@ function adminRaw(path: AdminPath | string, call: AdminCall = {}) {
   return raw(call.on ?? server, 'POST', `/v1/admin/${path}`, { headers, ...(call.body === undefined ? {} : { body: call.body }) })
 }
 
-const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'take-down': 'takeDown', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
+const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'take-down': 'takeDown', restore: 'restore', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
 
 /** An operator action expected to succeed, through the SDK's operator client: the affected account's record. */
 function act(path: AdminPath, reason?: string): Promise<ModerationRecord> {
@@ -212,6 +214,7 @@ describe('the operator API', () => {
     const target = `assets/${asset.assetId}` as const
     await expectProblem(adminRaw(`${account}/reinstate`), 409, 'error.moderation.state_conflict')
     await expectProblem(adminRaw(`${target}/lift-hold`), 409, 'error.moderation.state_conflict')
+    await expectProblem(adminRaw(`${target}/restore`), 409, 'error.moderation.state_conflict')
     // The SDK's operator client answers refusals as CofferProblem.
     const refused = await problemOf(new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).reinstate(member.userId))
     expect([refused.status, refused.code]).toEqual([409, 'error.moderation.state_conflict'])
@@ -249,7 +252,7 @@ describe('the operator API', () => {
       await expectProblem(adminRaw(`accounts/${randomUUID()}/${verb}`), 404, 'error.not_found')
       await expectProblem(adminRaw(`accounts/not-a-user/${verb}`), 400, 'error.request.malformed')
     }
-    for (const verb of ['take-down', 'legal-hold', 'lift-hold'] as const) {
+    for (const verb of ['take-down', 'restore', 'legal-hold', 'lift-hold'] as const) {
       await expectProblem(adminRaw(`assets/${randomUUID()}/${verb}`), 404, 'error.not_found')
       await expectProblem(adminRaw(`assets/NOT-AN-ASSET/${verb}`), 400, 'error.request.malformed')
     }
@@ -282,7 +285,7 @@ describe('without ADMIN_TOKEN', () => {
     const asset = randomUUID()
     const paths = [
       `accounts/${member.userId}/suspend`, `accounts/${member.userId}/reinstate`,
-      `assets/${asset}/take-down`, `assets/${asset}/legal-hold`, `assets/${asset}/lift-hold`,
+      `assets/${asset}/take-down`, `assets/${asset}/restore`, `assets/${asset}/legal-hold`, `assets/${asset}/lift-hold`,
     ]
     for (const path of paths) {
       for (const token of [null, ADMIN_TOKEN, member.client.tokens!.access_token]) {
@@ -462,6 +465,56 @@ describe('a takedown', () => {
     // The other account's asset with the same bytes is not taken down.
     expect(Buffer.from(await other.client.downloadBlob(target.bundle.hashes.ciphertextHash))).toEqual(target.bundle.original)
     expect((await other.client.verifyStorage({ assets: [{ asset_id: theirs.asset_id, blob_hashes: [target.bundle.hashes.ciphertextHash] }] })).verdicts[0]!.durable).toBe(true)
+  })
+
+  it('is undone by a restore, recorded as its own event: every blob is served again and the asset is durable again', async () => {
+    const member = await uploader(server, 'restored')
+    const target = await apply(member, await album(member))
+    const hashes = [...target.blobs.keys()]
+    await act(`assets/${target.assetId}/take-down`, 'mistaken complaint')
+    expect((await raw(server, 'GET', `/v1/blobs/${hashes[0]}`, { headers: bearer(member) })).status).toBe(451)
+
+    const record = await act(`assets/${target.assetId}/restore`, 'complaint withdrawn')
+    // The takedown stays in the record; the restore follows it.
+    expect(record.events).toEqual([
+      { action: 'taken_down', asset_id: target.assetId, at: expect.any(String), reason: 'mistaken complaint' },
+      { action: 'restored', asset_id: target.assetId, at: expect.any(String), reason: 'complaint withdrawn' },
+    ])
+    expect(await member.client.moderationRecord()).toEqual(record)
+    for (const [hash, bytes] of target.blobs) expect(Buffer.from(await member.client.downloadBlob(hash)), hash).toEqual(bytes)
+    expect((await member.client.verifyStorage({ assets: [{ asset_id: target.assetId, blob_hashes: hashes }] })).verdicts[0]!.durable).toBe(true)
+    // Restored, it can be taken down again, and restored again.
+    await act(`assets/${target.assetId}/take-down`)
+    expect((await raw(server, 'GET', `/v1/blobs/${hashes[0]}`, { headers: bearer(member) })).status).toBe(451)
+    expect((await act(`assets/${target.assetId}/restore`)).events.map((e) => e.action)).toEqual(['taken_down', 'restored', 'taken_down', 'restored'])
+  })
+})
+
+describe('the audit line', () => {
+  const auditLines = () => server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.audit === 'operator_action')
+
+  it('is written once per action that took effect (who, what, on which account or asset, why), and never for a refused one', async () => {
+    const member = await uploader(server, 'audited')
+    const asset = await apply(member, await album(member))
+    const before = auditLines().length
+    await act(`accounts/${member.userId}/suspend`, 'spam')
+    await act(`assets/${asset.assetId}/take-down`)
+    await expectProblem(adminRaw(`assets/${asset.assetId}/take-down`), 409, 'error.moderation.state_conflict')
+    await expectProblem(adminRaw(`assets/${randomUUID()}/restore`), 404, 'error.not_found')
+    const lines = auditLines().slice(before)
+    expect(lines.map(({ actor, action, userId, assetId, reason, level, msg }) => ({ actor, action, userId, assetId, reason, level, msg }))).toEqual([
+      { actor: 'admin_token', action: 'suspended', userId: member.userId, assetId: null, reason: 'spam', level: 30, msg: 'operator action' },
+      { actor: 'admin_token', action: 'taken_down', userId: member.userId, assetId: asset.assetId, reason: null, level: 30, msg: 'operator action' },
+    ])
+    // The record keeps who acted, for the operator's log (`coffer admin log`); the owner's view does not show it.
+    const logged = await operatorLog(server.deps, { userId: member.userId, limit: 10 })
+    expect(logged.map(({ action, actor, seq }) => ({ action, actor, seq }))).toEqual([
+      { action: 'suspended', actor: 'admin_token', seq: 1 },
+      { action: 'taken_down', actor: 'admin_token', seq: 2 },
+    ])
+    expect((await member.client.moderationRecord()).events.every((event) => !('actor' in event))).toBe(true)
+    // The admin token itself is never in the log.
+    expect(server.logs.some((line) => line.includes(ADMIN_TOKEN))).toBe(false)
   })
 })
 

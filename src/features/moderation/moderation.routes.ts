@@ -19,6 +19,7 @@ const accountActions: ReadonlyArray<[path: string, action: ModerationAction, sum
 
 const assetActions: ReadonlyArray<[path: string, action: ModerationAction, summary: string]> = [
   ['take-down', 'take_down', 'Take an asset down: its blobs are withheld (451) and not durable'],
+  ['restore', 'restore', 'Restore a taken-down asset: its blobs are served again'],
   ['legal-hold', 'legal_hold', 'Put an asset under legal hold: none of its blobs is garbage-collected'],
   ['lift-hold', 'lift_hold', 'Lift an asset’s legal hold'],
 ]
@@ -82,7 +83,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       method: 'POST',
       url: `/v1/admin/accounts/:user_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AdminUserParams }),
-      handler: async (request) => moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body))),
+      handler: async (request) => moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body), 'admin_token')),
     })
   }
   for (const [path, action, summary] of assetActions) {
@@ -90,7 +91,7 @@ export function moderationRoutes(app: App, deps: Deps): void {
       method: 'POST',
       url: `/v1/admin/assets/:asset_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AssetIdParams }),
-      handler: async (request) => moderationRecordView(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body))),
+      handler: async (request) => moderationRecordView(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body), 'admin_token')),
     })
   }
 }

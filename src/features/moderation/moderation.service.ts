@@ -7,7 +7,7 @@ import type { ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { eventOf, moderationAllowed, type ModerationAction, type ModerationFacts } from '../../domain/moderation.ts'
 import { AppError } from '../../errors.ts'
-import type { Account, ModerationEvent, Store } from '../../storage/port.ts'
+import type { Account, LoggedModerationEvent, ModerationEvent, OperatorActor, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
 
 export interface ModerationRecord {
@@ -65,16 +65,20 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
   return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
 }
 
-/** Applies an operator action and answers the affected account's record. */
-export async function moderate(deps: Deps, action: ModerationAction, target: ModerationTarget, reason: string | null): Promise<ModerationRecord> {
+/**
+ * Applies an operator action and answers the affected account's record. Once committed, the
+ * action is also one line of the process's log (the audit line: who, what, on which account or
+ * asset, why), so that an operator's log collection holds it beside the requests.
+ */
+export async function moderate(deps: Deps, action: ModerationAction, target: ModerationTarget, reason: string | null, actor: OperatorActor): Promise<ModerationRecord> {
   const now = deps.clock.now()
-  return deps.storage.transaction(async (tx) => {
+  const { record, userId, assetId } = await deps.storage.transaction(async (tx) => {
     const { userId, assetId } = await targetOf(tx, target)
     // The event goes in first: appending writes the account's row, so the actions on one
     // account (and on its assets) queue here, and the facts read next are those the previous
     // action committed. Two identical actions at once therefore give one change and one 409,
     // never two events (the refused one's append rolls back with it).
-    await tx.appendModerationEvent(userId, { action: eventOf[action], assetId, reason, at: now })
+    await tx.appendModerationEvent(userId, { action: eventOf[action], assetId, reason, at: now, actor })
     const { facts } = await targetOf(tx, target)
     if (!moderationAllowed(action, facts)) throw new AppError('error.moderation.state_conflict', `The ${action.replace('_', ' ')} would change nothing`)
     switch (action) {
@@ -83,13 +87,26 @@ export async function moderate(deps: Deps, action: ModerationAction, target: Mod
         await tx.setSuspended(userId, action === 'suspend' ? now : null)
         break
       case 'take_down':
-        await tx.setTakenDown(assetId ?? '', now)
+      case 'restore':
+        await tx.setTakenDown(assetId ?? '', action === 'take_down' ? now : null)
         break
       case 'legal_hold':
       case 'lift_hold':
         await tx.setLegalHold(assetId ?? '', action === 'legal_hold' ? now : null)
         break
     }
-    return recordOf(tx, userId)
+    return { record: await recordOf(tx, userId), userId, assetId }
   })
+  auditOperatorAction(deps, { actor, action: eventOf[action], userId, assetId, reason })
+  return record
+}
+
+/** The audit line of an operator action that took effect (docs/operations.md, "The operator's log"). */
+function auditOperatorAction(deps: Deps, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
+  deps.log.info({ audit: 'operator_action', ...entry }, 'operator action')
+}
+
+/** The operator's log: the latest events of every account (or of one), oldest of them first. */
+export function operatorLog(deps: Deps, options: { readonly userId?: string; readonly limit: number }): Promise<LoggedModerationEvent[]> {
+  return deps.storage.operatorLog(options)
 }

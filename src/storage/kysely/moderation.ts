@@ -31,7 +31,14 @@ export function moderationQueries(db: Executor): ModerationStore {
     },
 
     async listModerationEvents(userId) {
-      return db.selectFrom('moderationEvents').select(['action', 'assetId', 'reason', 'at']).where('userId', '=', userId).orderBy('seq').execute()
+      return db.selectFrom('moderationEvents').select(['action', 'assetId', 'reason', 'at', 'actor']).where('userId', '=', userId).orderBy('seq').execute()
+    },
+
+    async operatorLog({ userId, limit }) {
+      let query = db.selectFrom('moderationEvents').select(['userId', 'seq', 'action', 'assetId', 'reason', 'at', 'actor'])
+      if (userId !== undefined) query = query.where('userId', '=', userId)
+      const newest = await query.orderBy('at', 'desc').orderBy('userId', 'desc').orderBy('seq', 'desc').limit(limit).execute()
+      return newest.reverse()
     },
   }
 }

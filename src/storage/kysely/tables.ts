@@ -323,10 +323,11 @@ export interface DeepScanBudgetsTable {
 export interface ModerationEventsTable {
   userId: string
   seq: number
-  action: 'suspended' | 'reinstated' | 'taken_down' | 'legal_hold' | 'hold_lifted'
+  action: 'suspended' | 'reinstated' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
   assetId: string | null
   reason: string | null
   at: number
+  actor: 'admin_token' | 'cli' | null
 }
 
 export interface Tables {

@@ -1,4 +1,4 @@
-// Acting on one asset by its id: take it down, put it under legal hold, lift the hold. The
+// Acting on one asset by its id: take it down or restore it, put it under legal hold, lift the hold. The
 // answer is the moderation record of the account that owns it: shown in the account card when
 // that is the account on screen, else on its own (the API names no owner for an asset id).
 import { useState, type FormEvent } from 'react'
@@ -11,10 +11,11 @@ import { asOperator, type Lock } from './errors.ts'
 import { ID_EXAMPLE, UUID } from './ids.ts'
 import { RecordEvents } from './Record.tsx'
 
-type AssetAction = 'take-down' | 'legal-hold' | 'lift-hold'
+type AssetAction = 'take-down' | 'restore' | 'legal-hold' | 'lift-hold'
 
 const ACTIONS: Readonly<Record<AssetAction, { label: string; done: string; call: (admin: CofferAdmin, assetId: string, reason?: string) => Promise<ModerationRecord> }>> = {
   'take-down': { label: 'Take down', done: 'Asset taken down: its files are withheld.', call: (admin, id, reason) => admin.takeDown(id, reason) },
+  restore: { label: 'Restore', done: 'Asset restored: its files are served again.', call: (admin, id, reason) => admin.restore(id, reason) },
   'legal-hold': { label: 'Legal hold', done: 'Asset put under legal hold: none of its files will be deleted.', call: (admin, id, reason) => admin.legalHold(id, reason) },
   'lift-hold': { label: 'Lift hold', done: 'Legal hold lifted.', call: (admin, id, reason) => admin.liftHold(id, reason) },
 }
@@ -75,6 +76,9 @@ export function AssetActions({ admin, account, onAccount, onLock }: Props) {
         )}
         <button type="button" className="danger" disabled={busy} onClick={() => setConfirming(true)}>
           {ACTIONS['take-down'].label}
+        </button>
+        <button type="button" className="secondary" disabled={busy} onClick={() => act('restore')}>
+          {ACTIONS.restore.label}
         </button>
         <button type="button" className="secondary" disabled={busy} onClick={() => act('legal-hold')}>
           {ACTIONS['legal-hold'].label}

@@ -13,6 +13,8 @@ function whatHappened(event: ModerationEvent) {
       return <>Account reinstated</>
     case 'taken_down':
       return <>Asset {asset} taken down</>
+    case 'restored':
+      return <>Asset {asset} restored</>
     case 'legal_hold':
       return <>Asset {asset} put under legal hold</>
     case 'hold_lifted':

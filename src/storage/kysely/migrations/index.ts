@@ -15,6 +15,7 @@ import { up as blobReclaims } from './0009-blob-reclaims.ts'
 import { up as gcHolds } from './0010-gc-holds.ts'
 import { up as assetDeletion } from './0011-asset-deletion.ts'
 import { up as assetsByOwner } from './0012-assets-by-owner.ts'
+import { up as operatorLog } from './0013-operator-log.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -29,6 +30,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0010-gc-holds', gcHolds],
   ['0011-asset-deletion', assetDeletion],
   ['0012-assets-by-owner', assetsByOwner],
+  ['0013-operator-log', operatorLog],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

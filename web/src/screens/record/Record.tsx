@@ -16,6 +16,8 @@ function eventText(event: Event): string {
       return 'The operator reinstated your account: it works fully again.'
     case 'taken_down':
       return `The operator took down ${photo}: it can no longer be downloaded or shown.`
+    case 'restored':
+      return `The operator restored ${photo}: it can be downloaded and shown again.`
     case 'legal_hold':
       return `The operator put ${photo} under a legal hold: the server keeps it, even if you delete it.`
     case 'hold_lifted':
