@@ -43,6 +43,8 @@ const USAGE = `usage: coffer <command> [arguments]
   admin accounts --email E                find the account with an email (case-insensitive): a list of one or none
   admin suspend <user_id> [--reason R]    suspend an account (content writes answer 403)
   admin reinstate <user_id> [--reason R]  reinstate it
+  admin reset-second-factor <user_id> [--reason R]
+                                          remove the account's TOTP (a lost authenticator) and end every session
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
   admin restore <asset_id> [--reason R]   undo a takedown: the blobs are served again
   admin legal-hold <asset_id> [--reason R]  keep every blob of an asset from garbage collection
@@ -104,6 +106,7 @@ async function migrate(): Promise<void> {
 const adminActions: Record<string, { action: ModerationAction; target: 'account' | 'asset' }> = {
   suspend: { action: 'suspend', target: 'account' },
   reinstate: { action: 'reinstate', target: 'account' },
+  'reset-second-factor': { action: 'reset_second_factor', target: 'account' },
   'take-down': { action: 'take_down', target: 'asset' },
   restore: { action: 'restore', target: 'asset' },
   'legal-hold': { action: 'legal_hold', target: 'asset' },

@@ -72,7 +72,7 @@ export const AttestationKeysDocument = Type.Object({
 })
 
 export const ModerationEventResponse = Type.Object({
-  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('taken_down'), Type.Literal('restored'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
+  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('second_factor_reset'), Type.Literal('taken_down'), Type.Literal('restored'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
   asset_id: Type.Optional(Type.String()),
   at: Timestamp,
   reason: Type.Optional(Type.String({ description: 'Absent when the reason cannot be stated' })),

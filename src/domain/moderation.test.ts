@@ -2,14 +2,16 @@
 import { describe, expect, it } from 'vitest'
 import { moderationAllowed, type ModerationAction } from './moderation.ts'
 
-const none = { suspended: false, takenDown: false, legalHold: false }
-const all = { suspended: true, takenDown: true, legalHold: true }
+const none = { suspended: false, secondFactor: false, takenDown: false, legalHold: false }
+const all = { suspended: true, secondFactor: true, takenDown: true, legalHold: true }
 
 describe('moderationAllowed', () => {
   it.each<[ModerationAction, boolean, boolean]>([
     ['suspend', true, false],
     ['reinstate', false, true],
+    ['reset_second_factor', false, true],
     ['take_down', true, false],
+    ['restore', false, true],
     ['legal_hold', true, false],
     ['lift_hold', false, true],
   ])('%s: from nothing %s, from everything %s', (action, fromNone, fromAll) => {

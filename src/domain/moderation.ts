@@ -1,9 +1,11 @@
 // Moderation standing and asset measures (SPEC.md "Moderation standing", API.md section 8).
 
-export type ModerationAction = 'suspend' | 'reinstate' | 'take_down' | 'restore' | 'legal_hold' | 'lift_hold'
+export type ModerationAction = 'suspend' | 'reinstate' | 'reset_second_factor' | 'take_down' | 'restore' | 'legal_hold' | 'lift_hold'
 
 export interface ModerationFacts {
   readonly suspended: boolean
+  /** The account has a confirmed second factor. */
+  readonly secondFactor: boolean
   readonly takenDown: boolean
   readonly legalHold: boolean
 }
@@ -15,6 +17,8 @@ export function moderationAllowed(action: ModerationAction, facts: ModerationFac
       return !facts.suspended
     case 'reinstate':
       return facts.suspended
+    case 'reset_second_factor':
+      return facts.secondFactor
     case 'take_down':
       return !facts.takenDown
     case 'restore':
@@ -30,6 +34,7 @@ export function moderationAllowed(action: ModerationAction, facts: ModerationFac
 export const eventOf = {
   suspend: 'suspended',
   reinstate: 'reinstated',
+  reset_second_factor: 'second_factor_reset',
   take_down: 'taken_down',
   restore: 'restored',
   legal_hold: 'legal_hold',

@@ -1,5 +1,5 @@
 // The operator API (API.md section 8) for tools an operator writes: find an account (by id or
-// email), suspend and reinstate it, take down, restore, hold and release an asset. Enabled on a server
+// email), suspend and reinstate it, reset its second factor, take down, restore, hold and release an asset. Enabled on a server
 // only when ADMIN_TOKEN is set; every action answers the affected account's moderation record.
 import type { Static } from 'typebox'
 import type { AdminAccountResponse } from '../contract/custody.ts'
@@ -45,6 +45,11 @@ export class CofferAdmin {
 
   reinstate(userId: string, reason?: string): Promise<ModerationRecord> {
     return this.#act(`accounts/${encodeURIComponent(userId)}/reinstate`, reason)
+  }
+
+  /** Removes the account's second factor (the owner lost the authenticator) and ends every session of it. */
+  resetSecondFactor(userId: string, reason?: string): Promise<ModerationRecord> {
+    return this.#act(`accounts/${encodeURIComponent(userId)}/reset-second-factor`, reason)
   }
 
   /** The asset's blobs are withheld: downloads answer 451, verification says not retrievable. */

@@ -608,7 +608,7 @@ export interface IntegrityStore {
 /** Who took an operator action: the operator API (ADMIN_TOKEN) or the `coffer` command on the server's machine. */
 export type OperatorActor = 'admin_token' | 'cli'
 
-export type ModerationEventAction = 'suspended' | 'reinstated' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
+export type ModerationEventAction = 'suspended' | 'reinstated' | 'second_factor_reset' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
 
 export interface ModerationEvent {
   readonly action: ModerationEventAction

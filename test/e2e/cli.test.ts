@@ -68,6 +68,11 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     expect(twice.code).toBe(1)
     expect(twice.stderr).toMatch(/^coffer: .*change nothing/m)
     expect((await alice.client.moderationRecord()).events).toHaveLength(1)
+    // Likewise resetting a second factor the account does not have.
+    const noFactor = await coffer(env, 'admin', 'reset-second-factor', alice.userId)
+    expect(noFactor.code).toBe(1)
+    expect(noFactor.stderr).toMatch(/^coffer: .*change nothing/m)
+    expect((await alice.client.moderationRecord()).events).toHaveLength(1)
 
     const reinstated = await cofferJson<ModerationRecord>(env, 'admin', 'reinstate', alice.userId)
     expect(reinstated).toEqual({ standing: 'active', events: [...printed.events, { action: 'reinstated', at: expect.any(String) }] })
@@ -219,7 +224,7 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       expect(outcome.stderr).toContain('usage: coffer <command> [arguments]')
       expect(outcome.stdout).toBe('')
     }
-  }, 60_000)
+  }, 120_000)
 
   it('no command at all prints the usage and exits 0', async () => {
     const ran = await coffer(env)

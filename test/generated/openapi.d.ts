@@ -812,6 +812,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/accounts/{user_id}/reset-second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reset an account’s second factor (a lost authenticator): its TOTP is removed and every session ends */
+        post: operations["admin_reset_second_factor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/assets/{asset_id}/take-down": {
         parameters: {
             query?: never;
@@ -1216,7 +1233,7 @@ export interface components {
             retention_until?: string | null;
         };
         ModerationEventResponse: {
-            action: "suspended" | "reinstated" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
+            action: "suspended" | "reinstated" | "second_factor_reset" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
             asset_id?: string;
             /**
              * Format: date-time
@@ -3784,6 +3801,46 @@ export interface operations {
         };
     };
     admin_reinstate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ModerationReason"];
+            };
+        };
+        responses: {
+            /** @description The action is recorded: the moderation record of the account it concerns */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationRecordResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            409: components["responses"]["error.moderation.state_conflict"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    admin_reset_second_factor: {
         parameters: {
             query?: never;
             header?: {

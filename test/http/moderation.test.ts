@@ -11,7 +11,7 @@ import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { operatorLog } from '../../src/features/moderation/moderation.service.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { CofferProblem, sha256Hex, type ModerationRecord } from '../../src/sdk/client.ts'
-import { PASSWORD, raw, problemOf } from '../support/actors.ts'
+import { PASSWORD, raw, problemOf, registered, withSecondFactor } from '../support/actors.ts'
 import { album, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { bearer, intent, openBundle, tombstone, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -27,7 +27,7 @@ afterAll(() => server.close())
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-type AdminPath = `accounts/${string}/${'suspend' | 'reinstate'}` | `assets/${string}/${'take-down' | 'restore' | 'legal-hold' | 'lift-hold'}`
+type AdminPath = `accounts/${string}/${'suspend' | 'reinstate' | 'reset-second-factor'}` | `assets/${string}/${'take-down' | 'restore' | 'legal-hold' | 'lift-hold'}`
 
 interface AdminCall {
   /** Raw body text; absent sends no body at all. */
@@ -47,7 +47,7 @@ function adminRaw(path: AdminPath | string, call: AdminCall = {}) {
   return raw(call.on ?? server, 'POST', `/v1/admin/${path}`, { headers, ...(call.body === undefined ? {} : { body: call.body }) })
 }
 
-const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'take-down': 'takeDown', restore: 'restore', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
+const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'reset-second-factor': 'resetSecondFactor', 'take-down': 'takeDown', restore: 'restore', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
 
 /** An operator action expected to succeed, through the SDK's operator client: the affected account's record. */
 function act(path: AdminPath, reason?: string): Promise<ModerationRecord> {
@@ -248,7 +248,7 @@ describe('the operator API', () => {
   })
 
   it('answers 404 for an unknown account or asset, 400 for an id that is not a UUID', async () => {
-    for (const verb of ['suspend', 'reinstate'] as const) {
+    for (const verb of ['suspend', 'reinstate', 'reset-second-factor'] as const) {
       await expectProblem(adminRaw(`accounts/${randomUUID()}/${verb}`), 404, 'error.not_found')
       await expectProblem(adminRaw(`accounts/not-a-user/${verb}`), 400, 'error.request.malformed')
     }
@@ -284,7 +284,7 @@ describe('without ADMIN_TOKEN', () => {
     const member = await uploader(bare, 'no-admin')
     const asset = randomUUID()
     const paths = [
-      `accounts/${member.userId}/suspend`, `accounts/${member.userId}/reinstate`,
+      `accounts/${member.userId}/suspend`, `accounts/${member.userId}/reinstate`, `accounts/${member.userId}/reset-second-factor`,
       `assets/${asset}/take-down`, `assets/${asset}/restore`, `assets/${asset}/legal-hold`, `assets/${asset}/lift-hold`,
     ]
     for (const path of paths) {
@@ -487,6 +487,40 @@ describe('a takedown', () => {
     await act(`assets/${target.assetId}/take-down`)
     expect((await raw(server, 'GET', `/v1/blobs/${hashes[0]}`, { headers: bearer(member) })).status).toBe(451)
     expect((await act(`assets/${target.assetId}/restore`)).events.map((e) => e.action)).toEqual(['taken_down', 'restored', 'taken_down', 'restored'])
+  })
+})
+
+describe('a second-factor reset', () => {
+  it('removes the TOTP and ends every session at once; the password alone then signs in; recorded, and 409 when there is nothing to reset', async () => {
+    const owner = await withSecondFactor(server, 'lost-phone')
+    const { user_id: userId } = await owner.client.getProfile()
+    const laptop = server.client()
+    const challenge = await laptop.login(owner.email, PASSWORD)
+    if (challenge.kind !== 'second_factor') throw new Error('the second factor was not asked for')
+    await laptop.verifyLogin(challenge.challenge.mfa_token, owner.authenticator.codeAt(server.clock.now() + 30_000))
+    const bystander = await registered(server, 'unaffected')
+
+    const record = await act(`accounts/${userId}/reset-second-factor`, 'identity checked by support')
+    expect(record).toEqual({ standing: 'active', events: [{ action: 'second_factor_reset', at: expect.any(String), reason: 'identity checked by support' }] })
+    // Every session of the account ended, whoever held it; another account's did not.
+    for (const client of [owner.client, laptop]) {
+      const refreshToken = client.tokens!.refresh_token
+      expect((await problemOf(client.getProfile())).status).toBe(401)
+      expect((await raw(server, 'POST', '/v1/auth/refresh', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) })).status).toBe(401)
+    }
+    expect((await bystander.client.getProfile()).email).toBe(bystander.email)
+    // The password alone opens a session now, and the account shows no second factor.
+    const fresh = server.client()
+    expect((await fresh.login(owner.email, PASSWORD)).kind).toBe('session')
+    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: false })
+    expect((await fresh.moderationRecord()).events.map((event) => event.action)).toEqual(['second_factor_reset'])
+    // Nothing left to reset: 409, no event; a new second factor can be set up and reset again.
+    await expectProblem(adminRaw(`accounts/${userId}/reset-second-factor`), 409, 'error.moderation.state_conflict')
+    await expectProblem(adminRaw(`accounts/${(await bystander.client.getProfile()).user_id}/reset-second-factor`), 409, 'error.moderation.state_conflict')
+    await fresh.startTotpEnrollment()
+    // A pending enrollment is no second factor yet.
+    await expectProblem(adminRaw(`accounts/${userId}/reset-second-factor`), 409, 'error.moderation.state_conflict')
+    expect((await fresh.moderationRecord()).events).toHaveLength(1)
   })
 })
 

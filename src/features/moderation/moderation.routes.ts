@@ -15,6 +15,7 @@ function reasonOf(body: unknown): string | null {
 const accountActions: ReadonlyArray<[path: string, action: ModerationAction, summary: string]> = [
   ['suspend', 'suspend', 'Suspend an account: it can sign in and read, content writes answer 403'],
   ['reinstate', 'reinstate', 'Reinstate a suspended account'],
+  ['reset-second-factor', 'reset_second_factor', 'Reset an account’s second factor (a lost authenticator): its TOTP is removed and every session ends'],
 ]
 
 const assetActions: ReadonlyArray<[path: string, action: ModerationAction, summary: string]> = [

@@ -1,6 +1,6 @@
 // The moderation record (SPEC.md "Moderation", API.md section 8): operators suspend and
-// reinstate accounts, take assets down and put them under legal hold; each action is an
-// event in the owner's record, which the owner can read.
+// reinstate accounts, reset their second factor, take assets down (and restore them) and put
+// them under legal hold; each action is an event in the owner's record, which the owner can read.
 import type { Static } from 'typebox'
 import { timestamp } from '../../contract/common.ts'
 import type { ModerationRecordResponse } from '../../contract/custody.ts'
@@ -58,11 +58,12 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
   if ('userId' in target) {
     const account = await store.findAccount(target.userId)
     if (account === undefined) throw new AppError('error.not_found', 'No such account')
-    return { userId: account.userId, assetId: null, facts: { suspended: account.suspendedAt !== null, takenDown: false, legalHold: false } }
+    const secondFactor = (await store.findSecondFactor(account.userId))?.status === 'active'
+    return { userId: account.userId, assetId: null, facts: { suspended: account.suspendedAt !== null, secondFactor, takenDown: false, legalHold: false } }
   }
   const asset = await store.findModeratedAsset(target.assetId)
   if (asset === undefined) throw new AppError('error.not_found', 'No such asset')
-  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
+  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, secondFactor: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
 }
 
 /**
@@ -80,11 +81,16 @@ export async function moderate(deps: Deps, action: ModerationAction, target: Mod
     // never two events (the refused one's append rolls back with it).
     await tx.appendModerationEvent(userId, { action: eventOf[action], assetId, reason, at: now, actor })
     const { facts } = await targetOf(tx, target)
-    if (!moderationAllowed(action, facts)) throw new AppError('error.moderation.state_conflict', `The ${action.replace('_', ' ')} would change nothing`)
+    if (!moderationAllowed(action, facts)) throw new AppError('error.moderation.state_conflict', `The ${action.replaceAll('_', ' ')} would change nothing`)
     switch (action) {
       case 'suspend':
       case 'reinstate':
         await tx.setSuspended(userId, action === 'suspend' ? now : null)
+        break
+      case 'reset_second_factor':
+        // Whoever asked may not be the owner: every session ends, and the next sign-in needs the password alone.
+        await tx.removeActiveSecondFactor(userId)
+        await tx.closeAllSessions(userId, now)
         break
       case 'take_down':
       case 'restore':

@@ -323,7 +323,7 @@ export interface DeepScanBudgetsTable {
 export interface ModerationEventsTable {
   userId: string
   seq: number
-  action: 'suspended' | 'reinstated' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
+  action: 'suspended' | 'reinstated' | 'second_factor_reset' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
   assetId: string | null
   reason: string | null
   at: number

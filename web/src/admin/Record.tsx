@@ -11,6 +11,8 @@ function whatHappened(event: ModerationEvent) {
       return <>Account suspended</>
     case 'reinstated':
       return <>Account reinstated</>
+    case 'second_factor_reset':
+      return <>Second factor reset: every session ended</>
     case 'taken_down':
       return <>Asset {asset} taken down</>
     case 'restored':

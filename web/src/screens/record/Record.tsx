@@ -14,6 +14,8 @@ function eventText(event: Event): string {
       return 'The operator suspended your account.'
     case 'reinstated':
       return 'The operator reinstated your account: it works fully again.'
+    case 'second_factor_reset':
+      return 'The operator removed your second factor and signed out every device: you sign in with your password alone until you set a new one up.'
     case 'taken_down':
       return `The operator took down ${photo}: it can no longer be downloaded or shown.`
     case 'restored':
