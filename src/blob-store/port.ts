@@ -2,7 +2,6 @@
 // streamed, never held whole in memory. Two stores implement it, chosen at start-up: a local
 // (or shared) folder and an S3-compatible bucket. put = verified upload then atomic publish;
 // open = a ranged read; remove = delete by name; list for garbage collection, fsck and copies.
-import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 
 export type PutOutcome =
@@ -35,6 +34,8 @@ export interface BlobStore {
    * store has answered: a store that cannot be reached rejects here, before anything is sent.
    */
   open(hash: string, range?: ByteRange): Promise<Readable>
+  /** The SHA-256 (hex) of the bytes the store holds under `hash`, all read again (a deep check). */
+  sha256(hash: string): Promise<string>
   /**
    * Removes the blob unless it was published after `unlessModifiedSince` (wall-clock ms);
    * true when this call found it and removed it.
@@ -69,10 +70,3 @@ export class BlobStoreUnavailableError extends Error {
 }
 
 export const BLOB_NAME = /^[0-9a-f]{64}$/
-
-/** The SHA-256 (hex) of the bytes the store holds under `hash`, read as a stream (a deep check). */
-export async function storedSha256(store: BlobStore, hash: string): Promise<string> {
-  const digest = createHash('sha256')
-  for await (const chunk of await store.open(hash)) digest.update(chunk as Buffer)
-  return digest.digest('hex')
-}

@@ -31,7 +31,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { BucketSettings } from '../config.ts'
 import { BLOB_NAME, BlobStoreUnavailableError, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
-import { collectingEvery, countedReads, trackWrites } from './writers.ts'
+import { collectingEvery, countedReads, sha256Of, trackWrites } from './writers.ts'
 
 /**
  * Bytes per multipart part, and parts in flight at once: a put holds at most
@@ -226,6 +226,20 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     return { kind: 'stored' }
   }
 
+  async function openBlob(hash: string, range?: ByteRange): Promise<Readable> {
+    let body: Readable
+    try {
+      const answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash), ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
+      )
+      body = answer.Body as Readable
+    } catch (error) {
+      if (notFound(error)) throw new Error(`blob ${hash} is not in the bucket`, { cause: error })
+      throw unavailable(error)
+    }
+    return countedReads(body, onRead)
+  }
+
   return {
     kind: 's3',
     location: `s3://${bucket}/${prefix}`,
@@ -268,18 +282,10 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
       return (await head(keyOf(hash)))?.ContentLength ?? null
     },
 
-    async open(hash, range?: ByteRange) {
-      let body: Readable
-      try {
-        const answer = await client.send(
-          new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash), ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
-        )
-        body = answer.Body as Readable
-      } catch (error) {
-        if (notFound(error)) throw new Error(`blob ${hash} is not in the bucket`, { cause: error })
-        throw unavailable(error)
-      }
-      return countedReads(body, onRead)
+    open: openBlob,
+
+    async sha256(hash) {
+      return sha256Of(await openBlob(hash))
     },
 
     async remove(hash, unlessModifiedSince) {

@@ -3,7 +3,7 @@
 // incarnation tell a cleanup which writers are gone: several instances may share the store, and
 // a restarted container's server often has the pid of the one before. And the handling of the
 // bytes streamed through: collections during an upload, counted reads.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { pipeline, Transform, type Readable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
@@ -110,4 +110,11 @@ export function countedReads(source: Readable, onRead: (bytes: number) => void):
   })
   pipeline(source, counted, () => {})
   return counted
+}
+
+/** The SHA-256 (hex) of everything `stream` yields. */
+export async function sha256Of(stream: AsyncIterable<Uint8Array>): Promise<string> {
+  const digest = createHash('sha256')
+  for await (const chunk of stream) digest.update(chunk)
+  return digest.digest('hex')
 }

@@ -9,7 +9,7 @@ import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, uploader } from '../support/albums.ts'
 import { startBucket, type TestBucket } from '../support/bucket.ts'
-import { storedHashes, writesInProgress } from '../support/blobs.ts'
+import { flipStoredByte, storedHashes, writesInProgress } from '../support/blobs.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let bucket: TestBucket
@@ -94,6 +94,26 @@ describe.each([
     expect((await read(store, hash)).equals(bytes)).toBe(true)
   })
 
+  it('re-hashes what it holds, reading (and counting) every byte: a blob of several reads, an empty one, a rewritten one; a missing one rejects', async () => {
+    // Not a whole number of the folder's 64 KiB reads, so that the last read is short.
+    const bytes = ciphertext(5 * 64 * 1024 + 777)
+    const hash = sha256Hex(bytes)
+    expect(await store.put(hash, bytes.length, slowly(bytes, 3))).toEqual({ kind: 'stored' })
+    const counted = () => server.deps.metrics.blobBytesRead.get().then((metric) => metric.values[0]?.value ?? 0)
+    const before = await counted()
+    expect(await store.sha256(hash)).toBe(hash)
+    expect((await counted()) - before).toBe(bytes.length)
+    const empty = sha256Hex(Buffer.alloc(0))
+    expect(await store.put(empty, 0, [])).toEqual({ kind: 'stored' })
+    expect(await store.sha256(empty)).toBe(empty)
+    // The same length, one byte changed: the stored bytes' hash, not the name's.
+    await flipStoredByte(server, hash, bytes.length - 1)
+    const damaged = Buffer.from(bytes)
+    damaged[bytes.length - 1] = damaged[bytes.length - 1]! ^ 0xff
+    expect(await store.sha256(hash)).toBe(sha256Hex(damaged))
+    await expect(store.sha256(sha256Hex(Buffer.from('never stored')))).rejects.toThrow()
+  })
+
   it.each([
     ['another hash', (bytes: Buffer) => ({ hash: sha256Hex(Buffer.concat([bytes, Buffer.from('x')])), size: bytes.length })],
     ['more bytes than declared', (bytes: Buffer) => ({ hash: sha256Hex(bytes), size: bytes.length - 1 })],
@@ -171,7 +191,7 @@ describe('a bucket that cannot be reached', () => {
     const store = openS3BlobStore({ ...bucket.settings('gone'), endpoint: 'http://127.0.0.1:9' })
     const bytes = ciphertext(100)
     const hash = sha256Hex(bytes)
-    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers()]) {
+    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.sha256(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers()]) {
       await expect(attempt()).rejects.toBeInstanceOf(BlobStoreUnavailableError)
     }
     const walk = async () => {

@@ -3,7 +3,6 @@
 // the bytes are re-read and re-hashed within the account's budget. A pure read apart from the
 // budget.
 import type { Static } from 'typebox'
-import { storedSha256 } from '../../blob-store/port.ts'
 import type { StorageVerifyRequest } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { UNKNOWN_BLOB, blobVerdict, isDurable, type BlobVerdict, type DeepResult } from '../../domain/verification.ts'
@@ -48,7 +47,7 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
         deep = scanned.get(hash)
         if (deep === undefined) {
           const reserved = await deps.storage.reserveDeepScan(caller.userId, size, deps.clock.now(), deepScanBudgetBytes, deepScanWindowS * 1000)
-          deep = reserved ? ((await storedSha256(deps.blobs, hash)) === hash ? 'intact' : 'corrupt') : 'rate_limited'
+          deep = reserved ? ((await deps.blobs.sha256(hash)) === hash ? 'intact' : 'corrupt') : 'rate_limited'
           if (deep !== 'rate_limited') scanned.set(hash, deep)
         }
       }

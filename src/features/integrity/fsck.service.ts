@@ -4,7 +4,6 @@
 // reported. Findings are problems (something acknowledged may be lost or unprovable: exit 1)
 // or notes (space held by files no row names: nothing is lost).
 import { createHash } from 'node:crypto'
-import { storedSha256 } from '../../blob-store/port.ts'
 import { hybridVerify } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { verifyReceipts } from '../../sdk/receipts.ts'
@@ -73,7 +72,7 @@ async function checkNamedBlobs(deps: Deps, options: FsckOptions, problem: (line:
       if (size === null) missing.push(row.hash)
       else if (size !== row.maxSize) problem(`blob ${row.hash}: the file has ${size} bytes, its rows say ${row.maxSize}`)
       else if (options.deep) {
-        const actual = await storedSha256(deps.blobs, row.hash).catch((error: Error) => `unreadable (${error.message})`)
+        const actual = await deps.blobs.sha256(row.hash).catch((error: Error) => `unreadable (${error.message})`)
         if (actual !== row.hash) problem(`blob ${row.hash}: the file's SHA-256 is ${actual}`)
       }
     }
