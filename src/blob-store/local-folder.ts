@@ -23,6 +23,13 @@ const FAN_OUT = /^[0-9a-f]{2}$/
  * heap, cost as much CPU in full collections as the hashing itself.
  */
 const CHECK_READ_BYTES = 64 * 1024
+/**
+ * Bytes per write of a put: the request's chunks (64 KiB or less) are hashed as they arrive and
+ * copied into two buffers used in turn, one written while the other fills, so that a write (a
+ * round trip through the libuv pool) carries 4 of them and overlaps receiving the next. (1 MiB
+ * writes cost more CPU per MiB than 64 KiB ones on the 2-core VM, in some rounds twice as much.)
+ */
+const WRITE_BYTES = 256 * 1024
 
 async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, 'r')
@@ -31,6 +38,11 @@ async function syncDirectory(directory: string): Promise<void> {
   } finally {
     await handle.close()
   }
+}
+
+/** A write may take fewer bytes than it was given (a disk filling up): the rest follows, or its failure. */
+async function writeWhole(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
 }
 
 async function sortedNames(directory: string): Promise<string[]> {
@@ -55,12 +67,41 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
     const digest = createHash('sha256')
     const collect = collectingEvery()
     let received = 0
-    for await (const chunk of source) {
-      received += chunk.length
-      if (received > size) return { kind: 'mismatch', detail: `more than the declared ${size} bytes arrived` }
-      digest.update(chunk)
-      await handle.write(chunk)
-      collect(chunk.length)
+    // A small blob needs no more than its size.
+    let filling = Buffer.allocUnsafeSlow(Math.min(WRITE_BYTES, size))
+    let spare = Buffer.allocUnsafeSlow(filling.length)
+    let filled = 0
+    let writing: Promise<unknown> = Promise.resolve()
+    // Writes the filled buffer while the other fills; the write before it is done first, so the
+    // file's bytes stay in order.
+    const writeFilled = async () => {
+      await writing
+      const bytes = filling.subarray(0, filled)
+      writing = writeWhole(handle, bytes)
+      // Its failure is the next await's; until then it must not count as unhandled.
+      writing.catch(() => {})
+      ;[filling, spare] = [spare, filling]
+      filled = 0
+    }
+    try {
+      for await (const chunk of source) {
+        received += chunk.length
+        if (received > size) return { kind: 'mismatch', detail: `more than the declared ${size} bytes arrived` }
+        digest.update(chunk)
+        for (let offset = 0; offset < chunk.length; ) {
+          const copied = Math.min(chunk.length - offset, filling.length - filled)
+          filling.set(chunk.subarray(offset, offset + copied), filled)
+          filled += copied
+          offset += copied
+          if (filled === filling.length) await writeFilled()
+        }
+        collect(chunk.length)
+      }
+      if (filled > 0) await writeFilled()
+      await writing
+    } finally {
+      // Nothing may write to the file once this returns (it is closed, or removed).
+      await writing.catch(() => {})
     }
     if (received !== size) return { kind: 'mismatch', detail: `${received} bytes arrived, ${size} were declared` }
     if (digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
