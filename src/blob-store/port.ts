@@ -1,7 +1,8 @@
 // The blob-store port: content-addressed ciphertext, named by its SHA-256 (hex). Bytes are
 // streamed, never held whole in memory. Two stores implement it, chosen at start-up: a local
 // (or shared) folder and an S3-compatible bucket. put = verified upload then atomic publish;
-// open = a ranged read; remove = delete by name; list for garbage collection, fsck and copies.
+// open = a ranged read; sha256 = a deep check's re-hash; remove = delete by name; list for
+// garbage collection, fsck and copies.
 import type { Readable } from 'node:stream'
 
 export type PutOutcome =
