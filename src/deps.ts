@@ -9,6 +9,7 @@ import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
 import { deriveKey, resolveSecretKey, SECRET_KEY_FILE } from './crypto/secret-key.ts'
 import { createAttestationKeyring, ensureAttestationKey, type AttestationKeyring } from './features/custody/attestation.ts'
+import { createReceiptSequencer, type ReceiptSequencer } from './features/custody/receipts.ts'
 import { totpAssociatedData } from './features/totp/totp.service.ts'
 import { createLogger } from './http/logging.ts'
 import { createMetrics, type Metrics } from './http/metrics.ts'
@@ -38,6 +39,8 @@ export interface Deps {
   readonly refreshKey: Buffer
   /** Seals and opens the attestation keys that sign custody receipts. */
   readonly attestation: AttestationKeyring
+  /** Signs custody receipts ahead of the transactions that append them (its head is a guess the database checks). */
+  readonly receiptChain: ReceiptSequencer
   readonly metrics: Metrics
 }
 
@@ -64,6 +67,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
     refreshKey: deriveKey(secretKey, 'refresh-successor'),
     attestation: createAttestationKeyring(createSecretBox(deriveKey(secretKey, 'attestation-key'))),
+    receiptChain: createReceiptSequencer(),
     metrics,
   }
 }

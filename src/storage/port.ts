@@ -528,6 +528,11 @@ export interface ChainHead {
   readonly activeKeyId: string | null
 }
 
+/** The chain head with the time of its last receipt (null before the first). */
+export interface ChainTip extends ChainHead {
+  readonly lastReceivedAt: number | null
+}
+
 export interface Receipt {
   readonly receiptSeq: number
   readonly serverId: string
@@ -558,8 +563,16 @@ export interface CustodyStore {
   lockReceiptChain(): Promise<ChainHead>
   /** Makes a new key the active one, retiring the active one at `now` (call under lockReceiptChain). */
   activateAttestationKey(key: { readonly keyId: string; readonly publicKey: Buffer; readonly privateBox: Buffer }, now: number): Promise<void>
+  /** Reads the chain head, without locking it. */
+  receiptChainHead(): Promise<ChainTip>
   /** Appends receipts (in order, continuing the head) and moves the head to the last, whose hash is given (under lockReceiptChain). */
   appendReceipts(receipts: readonly Receipt[], lastReceiptHash: string): Promise<void>
+  /**
+   * appendReceipts without lockReceiptChain: moves the head only if it is still `after` (and
+   * `after`'s key still the active one), which locks it for the rest of the transaction, then
+   * appends. False, writing nothing, when the head or the active key has changed.
+   */
+  appendReceiptsAfter(after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
   /** Every receipt ever issued for the asset, replaced bundles included, in receipt_seq order. */
   listReceipts(assetId: string): Promise<Receipt[]>
   /**

@@ -1,7 +1,10 @@
 // Custody receipts (API.md section 7): one per blob of a bundle, issued inside the lifecycle
-// write's transaction, chained across the whole server. The chain lock is taken last in that
-// transaction and held for exactly this: read the head, sign each receipt over the previous
-// one's hash, append.
+// write's transaction, chained across the whole server. Each receipt is signed over the hash of
+// the previous signed one, so signatures are sequential; nothing else is (decision 0022). The
+// process's chain sequencer signs each write's receipts ahead of its transaction, over its guess
+// of the head; the transaction appends them only if the database's head is still that guess, and
+// otherwise signs them again under the chain lock. The guess is never trusted: a wrong one costs
+// signatures, never a fork, and nothing signed but unstored is referenced by a stored receipt.
 import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AssetReceipt } from '../../contract/custody.ts'
@@ -10,7 +13,7 @@ import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes } from '../
 import { hybridSign } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { AssetBlobRef, Receipt, Store } from '../../storage/port.ts'
+import type { AssetBlobRef, ChainHead, ChainTip, Receipt, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
 
 export interface CustodyBundle {
@@ -24,17 +27,26 @@ export interface CustodyBundle {
 
 const ROLE_ORDER = { original: 0, derivative: 1, metadata: 2, provenance: 3 } as const
 
-export async function issueReceipts(tx: Store, deps: Deps, bundle: CustodyBundle): Promise<void> {
-  const head = await tx.lockReceiptChain()
-  // The clock at the finalization commit (SPEC.md), read under the chain lock: it never goes
-  // backwards along the chain, whatever order racing writes began in.
-  const receivedAt = deps.clock.now()
-  if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
-  const key = await deps.attestation.signingKey(tx, head.activeKeyId)
+interface SignedBundle {
+  /** The head the receipts continue. */
+  readonly after: ChainHead
+  readonly receipts: Receipt[]
+  /** The head once they are appended. */
+  readonly tip: ChainTip
+}
+
+/**
+ * Signs a bundle's receipts one after another, continuing `after`. received_at is the clock
+ * now, or the last receipt's time if the clock is behind it: it never goes backwards along the chain.
+ */
+async function signBundle(deps: Deps, store: Store, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
+  if (after.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
+  const key = await deps.attestation.signingKey(store, after.activeKeyId)
+  const receivedAt = Math.max(deps.clock.now(), after.lastReceivedAt ?? 0)
   const ordered = [...bundle.blobs].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role])
   const receipts: Receipt[] = []
-  let prior = head.lastReceiptHash
-  let seq = head.lastSeq
+  let prior = after.lastReceiptHash
+  let seq = after.lastSeq
   for (const blob of ordered) {
     seq += 1
     const envelopeHash = blob.role === 'provenance' ? bundle.envelopeHash : null
@@ -68,7 +80,76 @@ export async function issueReceipts(tx: Store, deps: Deps, bundle: CustodyBundle
     })
     prior = createHash('sha256').update(receiptCbor).digest('hex')
   }
-  if (prior !== null) await tx.appendReceipts(receipts, prior)
+  return { after, receipts, tip: { lastSeq: seq, lastReceiptHash: prior, activeKeyId: after.activeKeyId, lastReceivedAt: receivedAt } }
+}
+
+/** Today's path and the fallback: lock the head, sign over it, append (the lock is held while signing). */
+async function issueUnderLock(tx: Store, deps: Deps, bundle: CustodyBundle): Promise<void> {
+  await tx.lockReceiptChain()
+  const signed = await signBundle(deps, tx, bundle, await tx.receiptChainHead())
+  if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(signed.receipts, signed.tip.lastReceiptHash)
+}
+
+/** A write's places on the chain, taken from the sequencer. */
+export interface ChainSlot {
+  /** Settles once the slot's receipts are signed and every earlier slot's transaction has ended. */
+  ready(): Promise<void>
+  /** In the write's transaction, after ready(): appends the receipts, or signs them again under the lock. */
+  append(tx: Store): Promise<void>
+  /** The write's transaction has ended, committed or not; call it exactly once, whatever happened. */
+  end(committed: boolean): void
+}
+
+/** Hands out chain slots in order and signs them one after another (one per process). */
+export interface ReceiptSequencer {
+  /**
+   * `store` reads the head and the key when the slot cannot continue a guess: the write's own
+   * transaction when it reserves inside it (another connection of the pool could be one that the
+   * transactions waiting on this slot hold), else the storage.
+   */
+  reserve(deps: Deps, store: Store, bundle: CustodyBundle): ChainSlot
+}
+
+export function createReceiptSequencer(): ReceiptSequencer {
+  /** The head after the last slot handed out, as signed; null: read it from the database. */
+  let tip: Promise<ChainTip | null> = Promise.resolve(null)
+  /** Settles when every slot handed out so far has ended. */
+  let allEnded: Promise<void> = Promise.resolve()
+  /** Slots signed over one run of guesses; a failure in a run starts a new one from the database. */
+  let run = 0
+  return {
+    reserve(deps, store, bundle) {
+      const slotRun = run
+      const earlierEnded = allEnded
+      let markEnded = () => {}
+      allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
+      // After a failure the head is read once the slots signed over the failed guess have all ended.
+      const signed = tip.then(async (guess) => signBundle(deps, store, bundle, guess ?? (await earlierEnded, await store.receiptChainHead())))
+      tip = signed.then((done) => done.tip, () => null)
+      const ready = Promise.all([signed, earlierEnded])
+      ready.catch(() => {}) // the write that awaits it sees the failure
+      let appended = false
+      let ended = false
+      return {
+        ready: async () => void (await ready),
+        async append(tx) {
+          const { after, receipts, tip: last } = await signed
+          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
+          if (!appended) await issueUnderLock(tx, deps, bundle)
+        },
+        end(committed) {
+          if (ended) return
+          ended = true
+          // The head is no longer this slot's tip: every later guess of this run is wrong.
+          if (!(committed && appended) && slotRun === run) {
+            run += 1
+            tip = Promise.resolve(null)
+          }
+          markEnded()
+        },
+      }
+    },
+  }
 }
 
 /** Every receipt of an asset of the caller (another account's asset answers as unknown). */

@@ -6,7 +6,7 @@ import type { OpRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Album, AssetBlobRef, Store, UploadSession } from '../../storage/port.ts'
-import { issueReceipts } from '../custody/receipts.ts'
+import type { ChainSlot, CustodyBundle } from '../custody/receipts.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
@@ -65,7 +65,8 @@ function bundleRefs(session: UploadSession, extras: readonly ExtraBlob[]): Asset
   ]
 }
 
-async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], now: number): Promise<OpOutcome> {
+/** The write's transaction; `takeSlot` answers the write's chain slot, ready (see storeAndApply). */
+async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], bundle: CustodyBundle, takeSlot: (tx: Store) => Promise<ChainSlot>, now: number): Promise<OpOutcome> {
   // Under the album lock the checks that a racing write could invalidate are made again.
   const replay = await lockForWrite(tx, album.albumId, manifestHash, now)
   if (replay !== undefined) return replay
@@ -88,11 +89,10 @@ async function writeAndIndex(tx: Store, deps: Deps, caller: Caller, album: Album
     await tx.supersedeBundle(envelope.file_id, now)
     await tx.advanceAsset(envelope.file_id, head, now)
   }
-  const refs = bundleRefs(session, extras)
-  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, refs)
+  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, bundle.blobs)
   const outcome = await appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: session.uploadId, now })
-  // Last, so that the server-wide chain lock is held for the signing alone.
-  await issueReceipts(tx, deps, { assetId: envelope.file_id, uploadId: session.uploadId, blobs: refs, envelopeHash: manifestHash })
+  // Last: on PostgreSQL the write waits here for the earlier slots' transactions, which must need no lock it holds.
+  await (await takeSlot(tx)).append(tx)
   return outcome
 }
 
@@ -141,12 +141,27 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
   ]
   // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
   await deps.storage.declareExtras(session.uploadId, extras.map((extra) => extra.hash))
+  const bundle: CustodyBundle = { assetId: envelope.file_id, uploadId: session.uploadId, blobs: bundleRefs(session, extras), envelopeHash: manifestHash }
+  // SQLite serves every request on its one connection, and its write transactions run one at a
+  // time anyway: the receipts are signed before the transaction takes the connection. On
+  // PostgreSQL the slot is taken last inside the transaction (see writeAndIndex); its signing
+  // still overlaps the earlier writes' appends and commits.
+  let slot = deps.storage.engine === 'sqlite' ? deps.receiptChain.reserve(deps, deps.storage, bundle) : undefined
+  const takeSlot = async (store: Store) => {
+    slot ??= deps.receiptChain.reserve(deps, store, bundle)
+    await slot.ready()
+    return slot
+  }
   let storedAt: number | undefined
   try {
     await storeExtras(deps, caller, extras)
     storedAt = Date.now()
-    return await deps.storage.transaction((tx) => writeAndIndex(tx, deps, caller, album, envelope, manifest, manifestHash, session, extras, now))
+    if (slot !== undefined) await takeSlot(deps.storage)
+    const outcome = await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now))
+    slot?.end(true)
+    return outcome
   } catch (error) {
+    slot?.end(false)
     await deps.storage.withdrawExtras(session.uploadId)
     // What this write stored was written before `storedAt`, or before now when storing failed part-way.
     await dropUnownedExtras(deps, extras, storedAt ?? Date.now())

@@ -37,6 +37,31 @@ export function custodyQueries(db: Executor): CustodyStore {
       await db.updateTable('receiptChain').set({ activeKeyId: key.keyId }).where('id', '=', 1).execute()
     },
 
+    async receiptChainHead() {
+      return db
+        .selectFrom('receiptChain')
+        .leftJoin('receipts', 'receipts.receiptSeq', 'receiptChain.lastSeq')
+        .select(['receiptChain.lastSeq', 'receiptChain.lastReceiptHash', 'receiptChain.activeKeyId', 'receipts.receivedAt as lastReceivedAt'])
+        .where('receiptChain.id', '=', 1)
+        .executeTakeFirstOrThrow()
+    },
+
+    async appendReceiptsAfter(after, receipts, lastReceiptHash) {
+      const last = receipts.at(-1)
+      if (last === undefined || after.activeKeyId === null) return false
+      const moved = await db
+        .updateTable('receiptChain')
+        .set({ lastSeq: last.receiptSeq, lastReceiptHash })
+        .where('id', '=', 1)
+        .where('lastSeq', '=', after.lastSeq)
+        .where('lastReceiptHash', after.lastReceiptHash === null ? 'is' : '=', after.lastReceiptHash)
+        .where('activeKeyId', '=', after.activeKeyId)
+        .executeTakeFirst()
+      if (affected(moved) !== 1) return false
+      await db.insertInto('receipts').values([...receipts]).execute()
+      return true
+    },
+
     async appendReceipts(receipts, lastReceiptHash) {
       const last = receipts.at(-1)
       if (last === undefined) return
