@@ -58,7 +58,19 @@ export async function freshSchema(url: string, defer: BenchContext['defer']): Pr
 
 /** A Coffer server on a fresh temp DATA_DIR (and a fresh schema on PostgreSQL), stopped and removed at the end of the run. */
 export async function startCoffer(context: BenchContext, options: CofferOptions): Promise<CofferChild> {
+  const [child] = await startCofferInstances(context, options, 1)
+  if (child === undefined) throw new Error('no Coffer server started')
+  return child
+}
+
+/**
+ * `count` instances of one deployment: Coffer servers sharing a fresh temp DATA_DIR (its
+ * SECRET_KEY and blob folder) and, on PostgreSQL, a fresh schema, started one after another and
+ * stopped and removed at the end of the run. Each answers, as its CPU, that of all of them.
+ */
+export async function startCofferInstances(context: BenchContext, options: CofferOptions, count: number): Promise<CofferChild[]> {
   const dataDir = await mkdtemp(path.join(context.workDir, `coffer-${options.engine}-`))
+  context.defer(() => rm(dataDir, { recursive: true, force: true }))
   const env: Record<string, string | undefined> = {
     ...serverEnv(dataDir, options.logLevel),
     // A run that waits for a quiet machine can outlast the default 15 minutes of an access token.
@@ -71,18 +83,19 @@ export async function startCoffer(context: BenchContext, options: CofferOptions)
     env.DATABASE_URL = context.postgresUrl
     env.BENCH_PG_SCHEMA = await freshSchema(context.postgresUrl, (cleanup) => context.defer(cleanup))
   }
-  const child = await startChild<CofferReady>('servers/coffer.ts', { env })
-  context.defer(async () => {
-    await child.stop()
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  const children: CofferChild[] = []
+  for (let i = 0; i < count; i++) {
+    const child = await startChild<CofferReady>('servers/coffer.ts', { env })
+    context.defer(() => child.stop())
+    children.push(child)
+  }
   // The database server and the bucket's server work for the subject: their CPU counts as the subject's, not as noise.
-  const helpers: Array<() => number> = []
+  const helpers: Array<() => number> = children.map((child) => () => child.cpuSeconds())
   if (options.engine === 'postgres') helpers.push(() => commandCpuSeconds('postgres'))
   const bucket = options.bucket
   if (bucket !== undefined) helpers.push(() => bucket.cpuSeconds())
-  if (helpers.length === 0) return child
-  return { ...child, cpuSeconds: () => helpers.reduce((sum, helper) => sum + helper(), child.cpuSeconds()) }
+  if (helpers.length === 1) return children
+  return children.map((child) => ({ ...child, cpuSeconds: () => helpers.reduce((sum, helper) => sum + helper(), 0) }))
 }
 
 export interface BenchAccount {

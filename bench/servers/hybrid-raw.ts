@@ -6,23 +6,27 @@
 // - sign: the ceiling of the receipts scenario. hybridSign of custody receipt bodies (the
 //   signing bytes of receipts shaped as the server issues them) with one key, as the server
 //   signs with its one active attestation key: both halves on the pool.
-import { randomBytes, randomUUID } from 'node:crypto'
+// - chain: the ceiling of the receipts scenario since round 2 (the chain bound). Receipts signed
+//   strictly one after another in one loop, each body carrying the SHA-256 of the previous
+//   signed receipt_cbor (API.md section 7), as fast as one process can: what the chain allows
+//   a server that does nothing else.
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { timestamp } from '../../src/contract/common.ts'
-import { encodeReceiptBody, receiptSigningBytes, revokeAllSigningBytes } from '../../src/contract/signing.ts'
+import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes, revokeAllSigningBytes } from '../../src/contract/signing.ts'
 import { generateHybridKeyPair, hybridSign, hybridVerify } from '../../src/crypto/hybrid.ts'
 import { serveParent, startOrDie, timedLoops, type LoopRun } from '../lib/child-side.ts'
 
 export interface HybridRun extends LoopRun {
-  readonly operation: 'verify' | 'sign'
+  readonly operation: 'verify' | 'sign' | 'chain'
 }
 
-/** The signing bytes of a custody receipt like those the server issues (API.md section 7). */
-function receiptMessage(seq: number): Uint8Array {
-  return receiptSigningBytes(encodeReceiptBody({
+/** The body of a custody receipt like those the server issues (API.md section 7). */
+function receiptBody(seq: number, priorReceiptHash: string): Uint8Array {
+  return encodeReceiptBody({
     receipt_seq: seq,
     server_id: 'http://127.0.0.1:8080',
     server_key_id: randomBytes(32).toString('hex'),
-    prior_receipt_hash: randomBytes(32).toString('hex'),
+    prior_receipt_hash: priorReceiptHash,
     upload_id: randomUUID(),
     asset_id: randomUUID(),
     blob_role: 'derivative',
@@ -30,7 +34,7 @@ function receiptMessage(seq: number): Uint8Array {
     size: 2048,
     envelope_hash: null,
     received_at: timestamp(Date.now()),
-  }))
+  })
 }
 
 await startOrDie(async () => {
@@ -41,11 +45,21 @@ await startOrDie(async () => {
     return { publicKey: pair.publicKey, message, signature: await hybridSign(pair.privateKey, message) }
   }))
   const attestationKey = generateHybridKeyPair().privateKey
-  const receipts = Array.from({ length: 16 }, (_, i) => receiptMessage(i + 1))
+  const receipts = Array.from({ length: 16 }, (_, i) => receiptSigningBytes(receiptBody(i + 1, randomBytes(32).toString('hex'))))
+  let chainSeq = 0
+  let chainHead = randomBytes(32).toString('hex')
 
   const run = ({ operation, ...loops }: HybridRun) => {
     const turns = Array.from({ length: loops.concurrency }, (_, i) => i)
     const next = (loop: number) => (turns[loop] = (turns[loop] ?? 0) + loops.concurrency)
+    if (operation === 'chain') {
+      return timedLoops({ ...loops, concurrency: 1 }, async () => {
+        chainSeq += 1
+        const body = receiptBody(chainSeq, chainHead)
+        const receiptCbor = encodeSignedReceipt(body, await hybridSign(attestationKey, receiptSigningBytes(body)))
+        chainHead = createHash('sha256').update(receiptCbor).digest('hex')
+      })
+    }
     if (operation === 'sign') {
       return timedLoops(loops, async (loop) => {
         await hybridSign(attestationKey, receipts[next(loop) % receipts.length] as Uint8Array)
