@@ -135,7 +135,7 @@ export const receipts: Scenario = {
     const subjects: Array<{ label: string; server: CofferChild; writers: Writer[]; target: boolean }> = []
     const notes = [
       `Each write: ${WRITE_SHAPE}; it issues ${RECEIPTS_PER_WRITE} receipts (original, 2 derivatives, provenance), checked on a first write through GET /v1/assets/{id}/receipts. Each receipt carries the hash of the previous signed receipt, so however many cores sign, receipts are signed one after another server-wide: the ceiling is that sequence alone, in a process doing nothing else.`,
-      `Two instances: two Coffer servers on one PostgreSQL schema and one DATA_DIR, the ${WRITERS} writers sent to each in turn; they share the chain through its row in the database (decision 0022). Informational.`,
+      `Two instances: two Coffer servers on one PostgreSQL schema and one DATA_DIR, the ${WRITERS} writers sent to each in turn; they share the chain through its row in the database (decision 0023). Informational.`,
       `The healthz probe sends one GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection, first for BENCH_SECONDS on the idle server, then while a batch of writes runs.`,
     ]
     for (const [engine, instances] of [['sqlite', 1], ['postgres', 1], ['postgres', 2]] as const) {

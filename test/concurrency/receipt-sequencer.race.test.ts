@@ -1,4 +1,4 @@
-// The receipt sequencer (decision 0022) signs each write's receipts ahead of its transaction,
+// The receipt sequencer (decision 0023) signs each write's receipts ahead of its transaction,
 // over a guess of the chain's head that the database checks. What it must guarantee: a write
 // whose transaction fails after its receipts were signed leaves none, and the writes signed over
 // them sign again (one line still, every signature valid); a key rotated meanwhile is not signed

@@ -1,6 +1,6 @@
 // Custody receipts (API.md section 7): one per blob of a bundle, issued inside the lifecycle
 // write's transaction, chained across the whole server. Each receipt is signed over the hash of
-// the previous signed one, so signatures are sequential; nothing else is (decision 0022). The
+// the previous signed one, so signatures are sequential; nothing else is (decision 0023). The
 // process's chain sequencer signs each write's receipts ahead of its transaction, over its guess
 // of the head; the transaction appends them only if the database's head is still that guess, and
 // otherwise signs them again under the chain lock. The guess is never trusted: a wrong one costs
