@@ -142,11 +142,7 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
   // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
   await deps.storage.declareExtras(session.uploadId, extras.map((extra) => extra.hash))
   const bundle: CustodyBundle = { assetId: envelope.file_id, uploadId: session.uploadId, blobs: bundleRefs(session, extras), envelopeHash: manifestHash }
-  // SQLite serves every request on its one connection, and its write transactions run one at a
-  // time anyway: the receipts are signed before the transaction takes the connection. On
-  // PostgreSQL the slot is taken last inside the transaction (see writeAndIndex); its signing
-  // still overlaps the earlier writes' appends and commits.
-  let slot = deps.storage.engine === 'sqlite' ? deps.receiptChain.reserve(deps, deps.storage, bundle) : undefined
+  let slot: ChainSlot | undefined
   const takeSlot = async (store: Store) => {
     slot ??= deps.receiptChain.reserve(deps, store, bundle)
     await slot.ready()
@@ -154,9 +150,15 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
   }
   let storedAt: number | undefined
   try {
+    // The slot is taken once the extras are stored: the later writes' receipts wait for this
+    // write's transaction, never for its blob store (a slow bucket stalls this write alone).
     await storeExtras(deps, caller, extras)
     storedAt = Date.now()
-    if (slot !== undefined) await takeSlot(deps.storage)
+    // SQLite serves every request on its one connection, and its write transactions run one at
+    // a time anyway: the receipts are signed before the transaction takes the connection. On
+    // PostgreSQL the slot is taken last inside the transaction (see writeAndIndex); its signing
+    // still overlaps the earlier writes' appends and commits.
+    if (deps.storage.engine === 'sqlite') await takeSlot(deps.storage)
     const outcome = await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now))
     slot?.end(true)
     return outcome
