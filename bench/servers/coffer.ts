@@ -16,6 +16,8 @@ export interface CofferReady {
   readonly blobDir: string
   /** The SQLite database file (null on PostgreSQL): the bearer scenario's second ceiling reads it too. */
   readonly databaseFile: string | null
+  /** The PostgreSQL schema it works in (null on SQLite): the bearer scenario's PostgreSQL ceiling reads it too. */
+  readonly databaseSchema: string | null
 }
 
 await startOrDie(async () => {
@@ -30,7 +32,7 @@ await startOrDie(async () => {
   await startUp(deps)
   const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir, databaseFile: config.database.engine === 'sqlite' ? config.database.file : null }
+  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir, databaseFile: config.database.engine === 'sqlite' ? config.database.file : null, databaseSchema: schema ?? null }
   serveParent(ready, {
     // The memory scenario asks where the resident memory is (V8 heap, buffers).
     onRequest: async (body) => {

@@ -160,7 +160,6 @@ export interface SecurityEventStore {
 
 export interface SessionStore {
   openSession(session: NewSession): Promise<void>
-  findBearerSession(accessHash: string): Promise<BearerSession | undefined>
   findSessionByRefreshHash(refreshHash: string): Promise<Session | undefined>
   findSession(sessionId: string): Promise<Session | undefined>
   /** Marks a live session rotated into `successorId`. Of racing claims exactly one gets true. */
@@ -666,6 +665,11 @@ export interface Storage extends Store {
   readonly engine: Engine
   /** Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back. */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>
+  /**
+   * The bearer check's one lookup: the session the access token's hash names, with its account,
+   * as committed (never another transaction's uncommitted writes). Outside any transaction.
+   */
+  findBearerSession(accessHash: string): Promise<BearerSession | undefined>
   migrate(): Promise<void>
   /**
    * PostgreSQL: the schema this connection works in (null when its search_path names none that

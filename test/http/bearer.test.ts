@@ -4,6 +4,7 @@
 // no header, a bare `Bearer` or another scheme gets the bare challenge.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { hashToken } from '../../src/crypto/tokens.ts'
 import { bearerToken, presentedBearer } from '../../src/http/bearer.ts'
 import { raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -83,6 +84,45 @@ describe('a bearer operation', () => {
     const live = await get('/v1/profile', `bEaReR ${member.client.tokens!.access_token}`)
     expect(live.status).toBe(200)
     expect(lookups).toHaveBeenCalledTimes(1)
+  })
+})
+
+// The lookup runs on the engine's own client, beside Kysely (storage/kysely/bearer-lookup.ts):
+// it must read what is committed, every time, and map the row as the rest of the port does.
+describe('the bearer lookup', () => {
+  it('reads the session and its account as the port reads the account', async () => {
+    const member = await registered(server, 'bearer-shape')
+    const session = await server.deps.storage.findBearerSession(hashToken(member.client.tokens!.access_token))
+    expect(session).toBeDefined()
+    expect(session!.account).toEqual(await server.deps.storage.findAccount(session!.account.userId))
+    expect(session).toMatchObject({ sessionId: expect.any(String), rotatedAt: null, epoch: 0, accountEpoch: 0 })
+    expect(session!.accessExpiresAt).toBeGreaterThan(session!.authenticatedAt)
+  })
+
+  it('refuses a closed session at once: nothing is kept between requests', async () => {
+    const member = await registered(server, 'bearer-closed')
+    const token = member.client.tokens!.access_token
+    expect((await get('/v1/profile', `Bearer ${token}`)).status).toBe(200)
+    await server.deps.storage.closeSessionByAccessHash(hashToken(token))
+    expect((await get('/v1/profile', `Bearer ${token}`)).status).toBe(401)
+  })
+
+  it('never sees another transaction\'s uncommitted writes', async () => {
+    const member = await registered(server, 'bearer-isolation')
+    const accessHash = hashToken(member.client.tokens!.access_token)
+    let duringTransaction: Promise<unknown> | undefined
+    await expect(
+      server.deps.storage.transaction(async (tx) => {
+        await tx.closeSessionByAccessHash(accessHash)
+        // Not awaited inside: on SQLite it waits for this transaction's end.
+        duringTransaction = server.deps.storage.findBearerSession(accessHash)
+        // Let a lookup that does not wait run now, inside the transaction's window.
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    expect(await duringTransaction).toMatchObject({ account: { email: member.email } })
+    expect((await get('/v1/profile', `Bearer ${member.client.tokens!.access_token}`)).status).toBe(200)
   })
 })
 

@@ -48,7 +48,7 @@ function translated(error: unknown): unknown {
   return isConnectionFault(error) ? new StorageUnavailableError(error as Error) : error
 }
 
-async function translating<T>(operation: () => Promise<T>): Promise<T> {
+export async function translating<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation()
   } catch (error) {

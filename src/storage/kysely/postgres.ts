@@ -16,7 +16,7 @@ export interface PostgresOptions {
  * `searchPath` pins every connection to one schema (the tests give each file its own).
  * BIGINT columns hold Unix milliseconds and counters, all far below 2^53: read them as numbers.
  */
-export function postgresDialect(url: string, options: PostgresOptions): PostgresDialect {
+export function openPostgres(url: string, options: PostgresOptions): { readonly dialect: PostgresDialect; readonly pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -35,7 +35,7 @@ export function postgresDialect(url: string, options: PostgresOptions): Postgres
   pool.on('error', options.onConnectionLost)
   pool.on('acquire', (client) => client.on('error', options.onConnectionLost))
   pool.on('release', (_error, client) => client.off('error', options.onConnectionLost))
-  return new CurrentSchemaDialect({ pool })
+  return { dialect: new CurrentSchemaDialect({ pool }), pool }
 }
 
 class CurrentSchemaDialect extends PostgresDialect {

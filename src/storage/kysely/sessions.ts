@@ -1,6 +1,5 @@
 import type { Session, SessionStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
-import { preparedQuery } from './prepared.ts'
 
 const sessionColumns = [
   'sessions.sessionId', 'sessions.userId', 'sessions.lineageId', 'sessions.epoch', 'sessions.accessHash', 'sessions.refreshHash',
@@ -14,7 +13,7 @@ function sessionsWithEpoch(db: Executor) {
   return db.selectFrom('sessions').innerJoin('accounts', 'accounts.userId', 'sessions.userId')
 }
 
-/** The bearer check: one lookup on the unique index of access_hash, with the account. */
+/** The bearer check: one lookup on the unique index of access_hash, with the account (run by bearer-lookup.ts). */
 export function bearerLookupQuery(db: Executor, accessHash: string) {
   return sessionsWithEpoch(db)
     .select([
@@ -25,19 +24,10 @@ export function bearerLookupQuery(db: Executor, accessHash: string) {
     .where('sessions.accessHash', '=', accessHash)
 }
 
-const bearerLookup = preparedQuery(bearerLookupQuery)
-
 export function sessionQueries(db: Executor): SessionStore {
   return {
     async openSession(session) {
       await db.insertInto('sessions').values({ ...session, rotatedAt: null, successorId: null }).execute()
-    },
-
-    async findBearerSession(accessHash) {
-      const row = await bearerLookup(db, accessHash)
-      if (row === undefined) return undefined
-      const { sessionId, authenticatedAt, accessExpiresAt, rotatedAt, epoch, ...account } = row
-      return { sessionId, authenticatedAt, accessExpiresAt, rotatedAt, epoch, accountEpoch: account.sessionEpoch, account }
     },
 
     async findSessionByRefreshHash(refreshHash): Promise<Session | undefined> {

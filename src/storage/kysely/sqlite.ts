@@ -70,10 +70,10 @@ class SqliteImmediateDialect extends SqliteDialect {
  * command writing beside the server) before it fails with SQLITE_BUSY. The wait blocks the
  * event loop, as every node:sqlite call does.
  */
-export function sqliteDialect(file: string, busyTimeoutMs: number): SqliteDialect {
+export function openSqlite(file: string, busyTimeoutMs: number): { readonly dialect: SqliteDialect; readonly database: DatabaseSync } {
   if (file !== ':memory:') makeDirectory(path.dirname(file))
-  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs })
+  const database = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: busyTimeoutMs })
   // WAL lets readers run beside the writer; synchronous=FULL makes "committed" mean "on disk".
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
-  return new SqliteImmediateDialect({ database: adapt(db) })
+  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;')
+  return { dialect: new SqliteImmediateDialect({ database: adapt(database) }), database }
 }

@@ -2,6 +2,7 @@
 import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountQueries } from './accounts.ts'
+import { postgresBearerLookup, sqliteBearerLookup, type BearerLookup } from './bearer-lookup.ts'
 import { albumQueries } from './albums.ts'
 import { budgetQueries } from './budgets.ts'
 import { translatingConnectionFaults } from './connection-faults.ts'
@@ -16,12 +17,12 @@ import type { Executor } from './executor.ts'
 import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { moderationQueries } from './moderation.ts'
-import { postgresDialect } from './postgres.ts'
+import { openPostgres } from './postgres.ts'
 import { revokeQueries } from './revoke.ts'
 import { securityEventQueries } from './security-events.ts'
 import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
-import { sqliteDialect } from './sqlite.ts'
+import { openSqlite } from './sqlite.ts'
 import { storageUsageQueries } from './storage-usage.ts'
 import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
@@ -60,26 +61,41 @@ export interface StorageOptions {
   readonly log: { warn(details: object, message: string): void }
 }
 
-/** The engine's dialect as the storage uses it, connection faults translated (connection-faults.ts). */
-export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
+interface OpenedEngine {
+  readonly dialect: Dialect
+  /** The bearer lookup on the engine's own client, for the storage made over `dialect`. */
+  readonly bearerLookup: (db: Kysely<Tables>) => BearerLookup
+}
+
+function openEngine(target: DatabaseTarget, options: StorageOptions): OpenedEngine {
   const waitMs = options.waitTimeoutS * 1000
-  if (target.engine === 'sqlite') return translatingConnectionFaults(sqliteDialect(target.file, waitMs))
-  const dialect = postgresDialect(target.url, {
+  if (target.engine === 'sqlite') {
+    const { dialect, database } = openSqlite(target.file, waitMs)
+    return { dialect: translatingConnectionFaults(dialect), bearerLookup: (db) => sqliteBearerLookup(db, database) }
+  }
+  const { dialect, pool } = openPostgres(target.url, {
     ...(target.searchPath ? { searchPath: target.searchPath } : {}),
     connectTimeoutMs: waitMs,
     // The driver's words only: the pool also hangs the client (and its configuration) on the error.
     onConnectionLost: (error) => options.log.warn({ cause: error.message }, 'database connection lost'),
   })
-  return translatingConnectionFaults(dialect)
+  return { dialect: translatingConnectionFaults(dialect), bearerLookup: (db) => postgresBearerLookup(db, pool) }
+}
+
+/** The engine's dialect as the storage uses it, connection faults translated (connection-faults.ts). */
+export function openDialect(target: DatabaseTarget, options: StorageOptions): Dialect {
+  return openEngine(target, options).dialect
 }
 
 export function openStorage(target: DatabaseTarget, options: StorageOptions): Storage {
-  const db = new Kysely<Tables>({ dialect: openDialect(target, options), plugins: [new CamelCasePlugin()] })
+  const opened = openEngine(target, options)
+  const db = new Kysely<Tables>({ dialect: opened.dialect, plugins: [new CamelCasePlugin()] })
   const engine: Engine = target.engine
   return {
     ...store(db),
     engine,
     transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
+    findBearerSession: opened.bearerLookup(db),
     async migrate() {
       // Kysely finds its bookkeeping tables by introspecting every schema; name the schema this
       // connection works in (search_path, also when set in DATABASE_URL's options) so that
