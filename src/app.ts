@@ -23,7 +23,7 @@ import { registerRequestLog } from './http/logging.ts'
 import { registerMediaTypes } from './http/media-type.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerProblemHandlers } from './http/problem.ts'
-import { registerRequestIdHeader, requestId } from './http/request-id.ts'
+import { requestId } from './http/request-id.ts'
 import { registerResponseHeaders } from './http/response-headers.ts'
 import type { App } from './http/route.ts'
 import { registerUnroutedAnswers, unroutedOptions } from './http/unrouted.ts'
@@ -54,16 +54,11 @@ export async function buildApp(deps: Deps): Promise<App> {
     reaper = setInterval(() => app.server.closeIdleConnections(), 50)
   })
   app.addHook('onClose', async () => clearInterval(reaper))
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close')
-    done(null, payload)
-  })
 
   registerProblemHandlers(app)
   registerValidators(app)
   registerMediaTypes(app)
-  registerRequestIdHeader(app)
-  registerResponseHeaders(app)
+  registerResponseHeaders(app, () => closing)
   registerUnroutedAnswers(app)
   registerBearerCheck(app, deps)
   registerMetrics(app, deps.metrics)

@@ -1,7 +1,7 @@
 // X-Request-Id: echoed when the client sends a usable one, generated otherwise; on every
-// response and in every log line of the request.
+// response (set with the other response headers, http/response-headers.ts) and in every log
+// line of the request.
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 
 const USABLE = /^[A-Za-z0-9._:-]{1,128}$/
@@ -18,9 +18,3 @@ export function requestId(request: IncomingMessage): string {
   return id
 }
 
-export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
-}

@@ -1,4 +1,6 @@
-// Headers on every response: `X-Content-Type-Options: nosniff`, and `Cache-Control` from the
+// Headers on every response, set in one onSend hook (a hook per header costs every request its
+// own call): `X-Request-Id` (http/request-id.ts), `X-Content-Type-Options: nosniff`,
+// `Connection: close` once the server is closing, and `Cache-Control` from the
 // operation's declared cache policy (route.ts `cache`). Any answer may carry a token, a TOTP
 // secret, a capability (channel id, enrollment code) or private bytes, so the default is
 // `no-store`; a problem and a redirect (its Location may be a presigned URL) are always `no-store`. Answers Node or the router give before any hook
@@ -24,11 +26,13 @@ export const UNROUTED_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const
 
-export function registerResponseHeaders(app: FastifyInstance): void {
+/** `closing`: true once the server began to close (a keep-alive client must not hold it open). */
+export function registerResponseHeaders(app: FastifyInstance, closing: () => boolean): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const cacheable = reply.statusCode < 300 || reply.statusCode === 304
     const policy = cacheable ? (request.routeOptions.config.cache ?? 'no-store') : 'no-store'
-    reply.header('cache-control', CACHE_CONTROL[policy]).header('x-content-type-options', 'nosniff')
+    reply.header('x-request-id', request.id).header('cache-control', CACHE_CONTROL[policy]).header('x-content-type-options', 'nosniff')
+    if (closing()) reply.header('connection', 'close')
     done(null, payload)
   })
 }
