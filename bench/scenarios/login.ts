@@ -57,7 +57,8 @@ export const login: Scenario = {
     const measured = await alternate(contenders, context.schedule, context.log)
     return {
       rows: [
-        row('login', measured, OK, CEILING, { min: 0.85 }),
+        // Issue 16: the right password at 0.9 (docs/benchmarks.md, "login", round 2).
+        row('login', measured, OK, CEILING, { min: 0.9 }),
         row('login', measured, WRONG, CEILING, { min: 0.85 }),
         row('login', measured, UNKNOWN, CEILING, { min: 0.85 }),
         row('login', measured, UNKNOWN, WRONG, { min: 0.9, max: 1.1 }),
