@@ -17,4 +17,3 @@ export function requestId(request: IncomingMessage): string {
   given.set(request, id)
   return id
 }
-
