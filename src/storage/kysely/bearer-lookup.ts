@@ -1,6 +1,6 @@
 // The bearer check's one lookup, run on the engine's own client rather than through Kysely's
 // runtime (executor, connection mutex, plugins, row mapping): it runs on every authenticated
-// request, and that runtime cost more than the indexed read itself (docs/decisions/0022). The
+// request, and that runtime cost more than the indexed read itself (docs/decisions/0024). The
 // SQL text is still Kysely's (bearerLookupQuery, compiled once); nothing is cached but the
 // statement, so every request still reads the session as the database holds it.
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
