@@ -5,7 +5,7 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
-  ED25519_SIGNATURE_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SIGNATURE_BYTES, exportHybridSeeds, generateHybridKeyPair, hybridSign,
+  ED25519_SIGNATURE_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SIGNATURE_BYTES, cachingHybridVerifier, exportHybridSeeds, generateHybridKeyPair, hybridSign,
   hybridVerify, importHybridSeeds, keyFingerprint, parseHybridPublicKey,
 } from './hybrid.ts'
 
@@ -96,5 +96,51 @@ describe('hybrid signatures', () => {
   it('fingerprints a key as the hex SHA-256 of its bytes', () => {
     expect(keyFingerprint(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
     expect(keyFingerprint(noble.publicKey)).toMatch(/^[0-9a-f]{64}$/)
+  })
+})
+
+describe('a verifier that keeps parsed keys', () => {
+  it('gives the answers hybridVerify gives, whatever it verified before', async () => {
+    const verify = cachingHybridVerifier(2)
+    const alice = generateHybridKeyPair()
+    const bob = generateHybridKeyPair()
+    const signature = await hybridSign(alice.privateKey, message)
+    expect(await verify(alice.publicKey, message, signature)).toBe(true)
+    // Another key (an account's replaced key, another account's) is another entry: refused.
+    expect(await verify(bob.publicKey, message, signature)).toBe(false)
+    // One bit of the kept key changed is another key too.
+    expect(await verify(flipped(alice.publicKey, 100), message, signature)).toBe(false)
+    expect(await verify(flipped(alice.publicKey, 2), message, signature)).toBe(false)
+    expect(await verify(alice.publicKey, message, flipped(signature, 3000))).toBe(false)
+    expect(await verify(alice.publicKey, new TextEncoder().encode('another message'), signature)).toBe(false)
+    expect(await verify(alice.publicKey, message, signature)).toBe(true)
+  })
+
+  it('keys its entries by the bytes, not by the array: an array changed after a call is another key', async () => {
+    const verify = cachingHybridVerifier(2)
+    const alice = generateHybridKeyPair()
+    const bob = generateHybridKeyPair()
+    const signature = await hybridSign(alice.privateKey, message)
+    const reused = Buffer.from(alice.publicKey)
+    expect(await verify(reused, message, signature)).toBe(true)
+    bob.publicKey.copy(reused)
+    expect(await verify(reused, message, signature)).toBe(false)
+    // A view into a larger buffer is read at its own offset.
+    const padded = Buffer.concat([Buffer.alloc(7), alice.publicKey, Buffer.alloc(5)])
+    expect(await verify(padded.subarray(7, 7 + HYBRID_PUBLIC_KEY_BYTES), message, signature)).toBe(true)
+  })
+
+  it('keeps refusing a key that can never verify, and stays right past its size', async () => {
+    const verify = cachingHybridVerifier(2)
+    const pairs = [generateHybridKeyPair(), generateHybridKeyPair(), generateHybridKeyPair()]
+    const signatures = await Promise.all(pairs.map((pair) => hybridSign(pair.privateKey, message)))
+    const smallOrder = Buffer.concat([Buffer.from([1, ...Array<number>(31).fill(0)]), pairs[0]!.publicKey.subarray(32)])
+    for (let turn = 0; turn < 2; turn++) {
+      expect(await verify(smallOrder, message, signatures[0]!)).toBe(false)
+      for (const [i, pair] of pairs.entries()) {
+        expect(await verify(pair.publicKey, message, signatures[i]!)).toBe(true)
+        expect(await verify(pair.publicKey, message, signatures[(i + 1) % pairs.length]!)).toBe(false)
+      }
+    }
   })
 })

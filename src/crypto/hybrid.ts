@@ -6,6 +6,7 @@
 // on the noble libraries (src/sdk/hybrid.ts, for browsers and Node 20), and the two are tested
 // against each other in both directions. The layout constants live in contract/signing.ts.
 import { ed25519 } from '@noble/curves/ed25519.js'
+import { LRUCache } from 'lru-cache'
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
 import { ED25519_PUBLIC_KEY_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES, HYBRID_SIGNATURE_BYTES, ED25519_SIGNATURE_BYTES } from '../contract/signing.ts'
 
@@ -122,4 +123,29 @@ export async function hybridVerifyParsed(keys: HybridPublicKey, message: Uint8Ar
     verifyAsync(keys.mlDsa65, message, signature.subarray(ED25519_SIGNATURE_BYTES)),
   ])
   return classical && postQuantum
+}
+
+/** What a cached parse gave: the key objects, or null for bytes that can never verify. */
+interface ParsedKey {
+  readonly keys: HybridPublicKey | null
+}
+
+/**
+ * hybridVerify that keeps the last `keysKept` parsed public keys, keyed by all of the key's own
+ * bytes: parsing (about 0.2-1 ms on the calling thread) is then paid once per key, not once per
+ * signature. An entry can never change an answer: the same bytes always parse to the same key
+ * objects, and different bytes (a replaced or another account's key) are another entry.
+ */
+export function cachingHybridVerifier(keysKept: number): (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => Promise<boolean> {
+  const parsed = new LRUCache<string, ParsedKey>({ max: keysKept })
+  return async (publicKey, message, signature) => {
+    if (signature.length !== HYBRID_SIGNATURE_BYTES) return false
+    const bytes = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1')
+    let entry = parsed.get(bytes)
+    if (entry === undefined) {
+      entry = { keys: parseHybridPublicKey(publicKey) }
+      parsed.set(bytes, entry)
+    }
+    return entry.keys !== null && hybridVerifyParsed(entry.keys, message, signature)
+  }
 }

@@ -240,7 +240,9 @@ export interface DirectoryStore {
 
 export interface RevokeStore {
   insertRevokeChallenge(challenge: { readonly challengeHash: string; readonly userId: string; readonly expiresAt: number }): Promise<void>
-  /** Deletes the challenge and returns it, live or expired: a challenge is burned by its first use. */
+  /** The challenge, live or expired, with the bound identity key of its account (null when none is bound); nothing is written. */
+  findRevokeChallenge(challengeHash: string): Promise<{ readonly userId: string; readonly expiresAt: number; readonly identityKey: Buffer | null } | undefined>
+  /** Deletes the challenge and returns it, live or expired: of racing burns of one challenge exactly one gets it. */
   burnRevokeChallenge(challengeHash: string): Promise<{ readonly userId: string; readonly expiresAt: number } | undefined>
   /** Moves the session epoch and deletes every session record of the account; returns how many were live. */
   closeAllSessions(userId: string, now: number): Promise<number>

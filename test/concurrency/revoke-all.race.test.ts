@@ -1,12 +1,14 @@
 // A revoke-all leaves no session alive that existed before it or that a racing refresh opened,
 // a racing login survives only when it was ordered after the revoke-all (then it is listed like
-// any new session), and `revoked` counts each session it ended exactly once.
+// any new session), and `revoked` counts each session it ended exactly once. One challenge
+// sent many times at once, good and bad proofs mixed, on one instance or two, is used once.
 import { encode } from 'cborg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Devices, Tokens } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, raw, registered } from '../support/actors.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { testEngine } from '../support/database.ts'
+import { startInstances, startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -17,16 +19,16 @@ afterAll(() => server.close())
 const ROUNDS = 5
 const json = { 'content-type': 'application/json' }
 
-function loginRaw(email: string) {
-  return raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email, password: PASSWORD }) })
+function loginRaw(email: string, on: TestServer = server) {
+  return raw(on, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email, password: PASSWORD }) })
 }
 
 function refreshRaw(refreshToken: string) {
   return raw(server, 'POST', '/v1/auth/refresh', { headers: json, body: JSON.stringify({ refresh_token: refreshToken }) })
 }
 
-function revokeRaw(challenge: string, proof: string) {
-  return raw(server, 'POST', '/v1/auth/sessions/revoke-all', { headers: json, body: JSON.stringify({ challenge, proof }) })
+function revokeRaw(challenge: string, proof: string, on: TestServer = server) {
+  return raw(on, 'POST', '/v1/auth/sessions/revoke-all', { headers: json, body: JSON.stringify({ challenge, proof }) })
 }
 
 function sessionsWith(accessToken: string) {
@@ -47,14 +49,14 @@ async function sessionIdOf(accessToken: string): Promise<string | null> {
 }
 
 /** An account with a bound identity key and `extra` sessions beside its registration's. */
-async function account(label: string, extra: number) {
-  const member = await registered(server, label)
+async function account(label: string, extra: number, on: TestServer = server) {
+  const member = await registered(on, label)
   const identity = IdentityKey.generate()
   await member.client.publishDirectory(encode({ directory_version: 1 }), identity)
   const { user_id: userId } = await member.client.getProfile()
   const pairs: Tokens[] = [member.client.tokens!]
   for (let i = 0; i < extra; i++) {
-    const answer = await loginRaw(member.email)
+    const answer = await loginRaw(member.email, on)
     expect(answer.status).toBe(200)
     pairs.push(answer.json as unknown as Tokens)
   }
@@ -62,8 +64,8 @@ async function account(label: string, extra: number) {
   return { ...member, identity, userId, pairs }
 }
 
-async function signedChallenge(accessToken: string, userId: string, identity: IdentityKey) {
-  const answer = await raw(server, 'POST', '/v1/auth/sessions/revoke-all/challenge', { headers: { authorization: `Bearer ${accessToken}` } })
+async function signedChallenge(accessToken: string, userId: string, identity: IdentityKey, on: TestServer = server) {
+  const answer = await raw(on, 'POST', '/v1/auth/sessions/revoke-all/challenge', { headers: { authorization: `Bearer ${accessToken}` } })
   expect(answer.status).toBe(200)
   const challenge = answer.json!.challenge as string
   return { challenge, proof: await identity.proveRevokeAll(userId, challenge) }
@@ -153,6 +155,55 @@ describe('revoke-all racing a refresh of the caller’s own session', () => {
       await expectDead(own!, `round ${round}, the caller`)
       if (refresh.status === 200) await expectDead(refresh.json as unknown as Tokens, `round ${round}, the refreshed caller`)
       else expect(refresh.status).toBe(401)
+    }
+  })
+})
+
+const BURST = 8
+
+/** A burst of one challenge: good proofs, and bad ones (another key's) at the odd places when `mixed`. */
+async function burstOfOneChallenge(on: readonly TestServer[], mixed: boolean) {
+  const alice = await account('burst', 2, on[0])
+  const { challenge, proof } = await signedChallenge(alice.pairs[0]!.access_token, alice.userId, alice.identity, on[0])
+  const wrong = await IdentityKey.generate().proveRevokeAll(alice.userId, challenge)
+  const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => revokeRaw(challenge, mixed && i % 2 === 1 ? wrong : proof, on[i % on.length])))
+  const accepted = answers.filter((answer) => answer.status === 200)
+  for (const answer of answers) if (answer.status !== 200) expect(answer.json?.code, answer.text).toBe('error.auth.proof_required')
+  // Spent whatever happened: the good proof again is refused.
+  expect((await revokeRaw(challenge, proof, on[0])).status).toBe(401)
+  return { alice, accepted }
+}
+
+describe(`one challenge sent ${BURST} times at once`, () => {
+  it('with good proofs: exactly one is accepted, and it ends every session', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { alice, accepted } = await burstOfOneChallenge([server], false)
+      expect(accepted.map((answer) => answer.json), `round ${round}`).toEqual([{ revoked: alice.pairs.length }])
+      for (const [i, pair] of alice.pairs.entries()) await expectDead(pair, `round ${round}, session ${i}`)
+    }
+  })
+
+  it('with good and bad proofs mixed: at most one is accepted, and only it ends sessions', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { alice, accepted } = await burstOfOneChallenge([server], true)
+      expect(accepted.length, `round ${round}`).toBeLessThanOrEqual(1)
+      if (accepted.length === 0) expect((await sessionsWith(alice.pairs[0]!.access_token)).status).toBe(200)
+      else for (const pair of alice.pairs) await expectDead(pair, `round ${round}`)
+    }
+  })
+})
+
+// SQLite is for one instance (README, "PostgreSQL and several instances").
+if (testEngine === 'postgres') describe(`one challenge sent ${BURST} times at once across two instances`, () => {
+  it('is accepted exactly once with good proofs, at most once with bad ones mixed in', async () => {
+    const pair = await startInstances(2)
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        expect((await burstOfOneChallenge(pair.instances, false)).accepted, `round ${round}`).toHaveLength(1)
+        expect((await burstOfOneChallenge(pair.instances, true)).accepted.length, `round ${round}`).toBeLessThanOrEqual(1)
+      }
+    } finally {
+      await pair.close()
     }
   })
 })

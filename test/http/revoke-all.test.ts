@@ -180,6 +180,29 @@ describe('the challenge is single-use, burned by its first attempt whatever the 
     await expectPairAlive(fresh.tokens!)
   })
 
+  it('an expired attempt burns it: the clock set back does not revive it', async () => {
+    const alice = await owner('burn-expired')
+    const { challenge, expires_at: expiresAt } = await alice.client.revokeAllChallenge()
+    const proof = await alice.identity.proveRevokeAll(alice.userId, challenge)
+    server.clock.set(Date.parse(expiresAt))
+    expectProofRequired(await revokeRaw({ challenge, proof }))
+    server.clock.set(Date.parse(expiresAt) - 1)
+    expectProofRequired(await revokeRaw({ challenge, proof }))
+    await expectPairAlive(alice.client.tokens!)
+  })
+
+  it('a bad proof after a good one under the same key (its parse kept) is still refused, and burns', async () => {
+    const alice = await owner('burn-after-good')
+    const first = await alice.client.revokeAllChallenge()
+    expect((await revokeRaw({ challenge: first.challenge, proof: await alice.identity.proveRevokeAll(alice.userId, first.challenge) })).json).toEqual({ revoked: 1 })
+    const fresh = await loginAs(alice.email)
+    const { challenge } = await fresh.revokeAllChallenge()
+    // Signed by the right key over the earlier challenge: valid bytes, wrong message.
+    expectProofRequired(await revokeRaw({ challenge, proof: await alice.identity.proveRevokeAll(alice.userId, first.challenge) }))
+    expectProofRequired(await revokeRaw({ challenge, proof: await alice.identity.proveRevokeAll(alice.userId, challenge) }))
+    await expectPairAlive(fresh.tokens!)
+  })
+
   it('a proof that is not base64 burns it', async () => {
     const alice = await owner('burn-b64')
     const { challenge } = await alice.client.revokeAllChallenge()

@@ -2,8 +2,7 @@
 // and the noble libraries) is slow and runs on the event loop (docs/benchmarks.md, "backup and
 // restore: why 0.5 is out of reach"). Same keys, same bytes, same format: only faster.
 import { argon2, createHash } from 'node:crypto'
-import { hybridSign, hybridVerifyParsed, importHybridSeeds, parseHybridPublicKey, type HybridPublicKey } from '../../crypto/hybrid.ts'
-import { equalBytes } from '../../sdk/bytes.ts'
+import { cachingHybridVerifier, hybridSign, importHybridSeeds } from '../../crypto/hybrid.ts'
 import type { Signer } from '../../sdk/directory.ts'
 import type { HybridVerifier } from '../../sdk/hybrid.ts'
 import type { Sha256Hasher } from '../files.ts'
@@ -33,20 +32,6 @@ export function nativeIdentity(seeds: Uint8Array): NativeIdentity {
 /** node:crypto's SHA-256 (over 1 GiB/s here, against about 90 MiB/s for the portable one). */
 export const nativeSha256: Sha256Hasher = () => createHash('sha256')
 
-/** The keys nativeVerify parsed last, most recent first, each with a copy of its bytes (a caller may reuse its array). */
-const parsedKeys: { readonly bytes: Uint8Array; readonly keys: HybridPublicKey | null }[] = []
-const PARSED_KEYS_KEPT = 4
-
-function parsedKey(publicKey: Uint8Array): HybridPublicKey | null {
-  let found = parsedKeys.find((entry) => equalBytes(entry.bytes, publicKey))
-  if (found === undefined) {
-    found = { bytes: publicKey.slice(), keys: parseHybridPublicKey(publicKey) }
-    parsedKeys.unshift(found)
-    parsedKeys.length = Math.min(parsedKeys.length, PARSED_KEYS_KEPT)
-  }
-  return found.keys
-}
-
 /**
  * node:crypto's hybrid verification (src/crypto/hybrid.ts, the server's): the same answers as
  * the SDK's hybridVerify, in about 1.2 ms on the libuv pool instead of about 5 ms on the event
@@ -54,10 +39,7 @@ function parsedKey(publicKey: Uint8Array): HybridPublicKey | null {
  * a restore checks every manifest under the account's one identity key, a verify also the
  * receipts under the server's attestation keys.
  */
-export const nativeVerify: HybridVerifier = (publicKey, message, signature) => {
-  const keys = parsedKey(publicKey)
-  return keys === null ? false : hybridVerifyParsed(keys, message, signature)
-}
+export const nativeVerify: HybridVerifier = cachingHybridVerifier(4)
 
 /**
  * node:crypto's argon2id (OpenSSL's, on the libuv pool): the same 32 bytes as the portable

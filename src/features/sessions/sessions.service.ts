@@ -1,7 +1,7 @@
 // The devices listing and revoking one session (SPEC.md "Sessions").
 import { randomBytes } from 'node:crypto'
 import { revokeAllSigningBytes } from '../../contract/signing.ts'
-import { hybridVerify } from '../../crypto/hybrid.ts'
+import { cachingHybridVerifier } from '../../crypto/hybrid.ts'
 import { hashToken } from '../../crypto/tokens.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
@@ -45,18 +45,39 @@ export async function issueRevokeChallenge(deps: Deps, caller: Caller): Promise<
 }
 
 /**
- * Revoke-all needs the identity key, not a session: the challenge is burned first, whatever
- * follows, then the proof is checked against the account's bound key. A stolen access token
- * alone can therefore end only its own session (logout).
+ * Identity keys whose parse revoke-all keeps (about 10 KiB each): enough for the accounts
+ * revoking at one time; a key parsed again costs only time.
+ */
+const IDENTITY_KEYS_KEPT = 1024
+const verifyUnderIdentityKey = cachingHybridVerifier(IDENTITY_KEYS_KEPT)
+
+/**
+ * Revoke-all needs the identity key, not a session: the proof is checked against the account's
+ * bound key, and the challenge is burned whatever the outcome. A stolen access token alone can
+ * therefore end only its own session (logout). A refused proof burns the challenge on its own;
+ * an accepted one burns it in the transaction that closes the sessions (one commit), and the
+ * burn decides: of racing uses of one challenge only the one whose burn deletes the row goes on.
  */
 export async function revokeAllSessions(deps: Deps, challenge: string, proof: string): Promise<number> {
   const refused = () => new AppError('error.auth.proof_required', 'A fresh challenge signed with the account identity key is required')
-  const burned = await deps.storage.burnRevokeChallenge(hashToken(challenge))
-  if (burned === undefined || burned.expiresAt <= deps.clock.now()) throw refused()
-  const identityKey = await deps.storage.findIdentityKey(burned.userId)
+  const challengeHash = hashToken(challenge)
+  const pending = await deps.storage.findRevokeChallenge(challengeHash)
+  if (pending === undefined) throw refused()
   const signature = Buffer.from(proof, 'base64')
-  if (identityKey === undefined || signature.toString('base64') !== proof) throw refused()
-  if (!(await hybridVerify(identityKey, revokeAllSigningBytes(burned.userId, challenge), signature))) throw refused()
-  // One transaction: the epoch move, the count and the delete see no other revoke-all between them.
-  return deps.storage.transaction((tx) => tx.closeAllSessions(burned.userId, deps.clock.now()))
+  const accepted =
+    pending.expiresAt > deps.clock.now() &&
+    pending.identityKey !== null &&
+    signature.toString('base64') === proof &&
+    (await verifyUnderIdentityKey(pending.identityKey, revokeAllSigningBytes(pending.userId, challenge), signature))
+  if (!accepted) {
+    await deps.storage.burnRevokeChallenge(challengeHash)
+    throw refused()
+  }
+  // One transaction: the burn, the epoch move, the count and the delete; no other revoke-all between them.
+  const closed = await deps.storage.transaction(async (tx) => {
+    if ((await tx.burnRevokeChallenge(challengeHash)) === undefined) return undefined
+    return tx.closeAllSessions(pending.userId, deps.clock.now())
+  })
+  if (closed === undefined) throw refused()
+  return closed
 }

@@ -1,10 +1,20 @@
 import type { RevokeStore } from '../port.ts'
-import type { Executor } from './executor.ts'
+import { asBuffer, type Executor } from './executor.ts'
 
 export function revokeQueries(db: Executor): RevokeStore {
   return {
     async insertRevokeChallenge(challenge) {
       await db.insertInto('revokeChallenges').values(challenge).execute()
+    },
+
+    async findRevokeChallenge(challengeHash) {
+      const row = await db
+        .selectFrom('revokeChallenges')
+        .innerJoin('accounts', 'accounts.userId', 'revokeChallenges.userId')
+        .select(['revokeChallenges.userId', 'revokeChallenges.expiresAt', 'accounts.identityKey'])
+        .where('challengeHash', '=', challengeHash)
+        .executeTakeFirst()
+      return row && { userId: row.userId, expiresAt: row.expiresAt, identityKey: row.identityKey ? asBuffer(row.identityKey) : null }
     },
 
     async burnRevokeChallenge(challengeHash) {
