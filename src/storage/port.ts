@@ -665,8 +665,14 @@ export interface Store
 
 export interface Storage extends Store {
   readonly engine: Engine
-  /** Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back. */
-  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back.
+   * `durable: false` (for writes a crash may lose, decision 0025): the commit does not wait for
+   * the disk. A crash of the machine may then lose it, whole, with the other such commits of its
+   * last moments; never part of it, never a durable commit, nor anything a durable commit made
+   * after it depends on (that commit's flush writes it too).
+   */
+  transaction<T>(work: (tx: Store) => Promise<T>, options?: { readonly durable: boolean }): Promise<T>
   /**
    * The bearer check's one lookup: the session the access token's hash names, with its account,
    * as committed (never another transaction's uncommitted writes). Outside any transaction.

@@ -7,6 +7,11 @@ import { affected, type Executor } from './executor.ts'
 const storedPayload = (payload: string): string => JSON.stringify(payload)
 const postedPayload = (stored: string): string => JSON.parse(stored) as string
 
+/** The channel if it is live: a query to run, or a subquery. */
+function liveChannel(db: Executor, channelHash: string, now: number) {
+  return db.selectFrom('relayChannels').select('channelHash').where('channelHash', '=', channelHash).where('expiresAt', '>', now)
+}
+
 export function enrollmentQueries(db: Executor): EnrollmentStore {
   return {
     async insertEnrollmentCode(code) {
@@ -29,7 +34,8 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
     },
 
     async appendToMailbox(channelHash, direction, payload, now, maxPayloads) {
-      // Taking the next sequence number locks the channel row: appends to one channel queue here.
+      // Taking the next sequence number locks the channel row: appends to one channel queue here,
+      // and the count below, a statement of its own, sees every append committed before.
       const channel = await db
         .updateTable('relayChannels')
         .set((eb) => ({ nextSeq: eb('nextSeq', '+', 1) }))
@@ -38,26 +44,36 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
         .returning('nextSeq')
         .executeTakeFirst()
       if (channel === undefined) return 'no_channel'
-      const held = await db
-        .selectFrom('relayMessages')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('channelHash', '=', channelHash)
-        .where('direction', '=', direction)
-        .executeTakeFirstOrThrow()
-      if (Number(held.count) >= maxPayloads) return 'full'
-      await db.insertInto('relayMessages').values({ channelHash, seq: channel.nextSeq, direction, payload: storedPayload(payload) }).execute()
-      return 'appended'
+      const appended = await db
+        .insertInto('relayMessages')
+        .columns(['channelHash', 'seq', 'direction', 'payload'])
+        .expression((eb) =>
+          eb
+            .selectFrom('relayChannels')
+            .select((eb) => ['channelHash', 'nextSeq', eb.val(direction).as('direction'), eb.val(storedPayload(payload)).as('payload')])
+            .where('channelHash', '=', channelHash)
+            .where(
+              (eb) => eb.selectFrom('relayMessages').select((eb) => eb.fn.countAll().as('held')).where('channelHash', '=', channelHash).where('direction', '=', direction),
+              '<',
+              maxPayloads,
+            ),
+        )
+        .executeTakeFirst()
+      return affected(appended) === 1 ? 'appended' : 'full'
     },
 
     async drainMailbox(channelHash, direction, now) {
-      const channel = await db.selectFrom('relayChannels').select('channelHash').where('channelHash', '=', channelHash).where('expiresAt', '>', now).executeTakeFirst()
-      if (channel === undefined) return undefined
       const drained = await db
         .deleteFrom('relayMessages')
         .where('channelHash', '=', channelHash)
         .where('direction', '=', direction)
+        .where((eb) => eb.exists(liveChannel(db, channelHash, now)))
         .returning(['seq', 'payload'])
         .execute()
+      // Nothing drained: an empty mailbox, or no live channel at all.
+      if (drained.length === 0) {
+        if ((await liveChannel(db, channelHash, now).executeTakeFirst()) === undefined) return undefined
+      }
       return drained.sort((a, b) => a.seq - b.seq).map((m) => postedPayload(m.payload))
     },
 
