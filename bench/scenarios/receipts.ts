@@ -19,6 +19,9 @@ import { percentile } from '../lib/stats.ts'
 import type { HybridRun } from '../servers/hybrid-raw.ts'
 
 const CHAIN_BOUND = 'chain bound: hybridSign of receipts one after another, each over the previous one\'s hash'
+/** Independent chains measured beside the one chain (the 1,000x step of docs/scale.md). */
+const SEVERAL_CHAINS = [2, 4] as const
+const severalChains = (chains: number) => `${chains} independent chains (a key each), one process`
 const CHAIN_PER_WRITE = `chain bound / ${RECEIPTS_PER_WRITE} receipts per write`
 /** Issue 16's targets: the signatures the only sequential thing, on either engine. */
 const RECEIPTS_TARGET: Target = { min: 0.8 }
@@ -131,11 +134,15 @@ export const receipts: Scenario = {
   async run(context) {
     const raw = await startChild<unknown>('servers/hybrid-raw.ts')
     context.defer(() => raw.stop())
-    const contenders: Contender[] = [childLoop(CHAIN_BOUND, raw, (seconds): HybridRun => ({ operation: 'chain', seconds, concurrency: 1 }))]
+    const contenders: Contender[] = [
+      childLoop(CHAIN_BOUND, raw, (seconds): HybridRun => ({ operation: 'chain', seconds, concurrency: 1 })),
+      ...SEVERAL_CHAINS.map((chains) => childLoop(severalChains(chains), raw, (seconds): HybridRun => ({ operation: 'chain', seconds, concurrency: chains }))),
+    ]
     const subjects: Array<{ label: string; server: CofferChild; writers: Writer[]; target: boolean }> = []
     const notes = [
       `Each write: ${WRITE_SHAPE}; it issues ${RECEIPTS_PER_WRITE} receipts (original, 2 derivatives, provenance), checked on a first write through GET /v1/assets/{id}/receipts. Each receipt carries the hash of the previous signed receipt, so however many cores sign, receipts are signed one after another server-wide: the ceiling is that sequence alone, in a process doing nothing else.`,
       `Two instances: two Coffer servers on one PostgreSQL schema and one DATA_DIR, the ${WRITERS} writers sent to each in turn; they share the chain through its row in the database (decision 0023). Informational.`,
+      `Several chains (docs/scale.md): ${SEVERAL_CHAINS.join(' and ')} independent chains in one process, each under its own key, signed as the chain bound is; their total rate beside one chain's says what chains per shard would give on this machine. Informational.`,
       `The healthz probe sends one GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection, first for BENCH_SECONDS on the idle server, then while a batch of writes runs.`,
     ]
     for (const [engine, instances] of [['sqlite', 1], ['postgres', 1], ['postgres', 2]] as const) {
@@ -164,6 +171,7 @@ export const receipts: Scenario = {
       const writes = new Map([[CHAIN_PER_WRITE, chainPerWrite], [`lifecycle writes with receipts, ${label}`, perWrite(receiptsMeasured, `lifecycle writes with receipts, ${label}`)]])
       rows.push(row('receipts', writes, `lifecycle writes with receipts, ${label}`, CHAIN_PER_WRITE, target ? WRITES_TARGET : null, 'write'))
     }
+    for (const chains of SEVERAL_CHAINS) rows.push(row('receipts', measured, severalChains(chains), CHAIN_BOUND, null, 'receipt'))
     const checks: Check[] = []
     for (const { label, server, writers, target } of subjects) if (target) checks.push(...(await healthzUnderWrites(context, label, server, writers)))
     return { rows, measured: [...measured.values()], notes, checks }

@@ -9,11 +9,12 @@
 // - chain: the ceiling of the receipts scenario since round 2 (the chain bound). Receipts signed
 //   strictly one after another in one loop, each body carrying the SHA-256 of the previous
 //   signed receipt_cbor (API.md section 7), as fast as one process can: what the chain allows
-//   a server that does nothing else.
+//   a server that does nothing else. With `concurrency` above 1, that many independent chains,
+//   each under its own key, one loop each: what chains per shard would allow (docs/scale.md).
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { timestamp } from '../../src/contract/common.ts'
 import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes, revokeAllSigningBytes } from '../../src/contract/signing.ts'
-import { generateHybridKeyPair, hybridSign, hybridVerify } from '../../src/crypto/hybrid.ts'
+import { generateHybridKeyPair, hybridSign, hybridVerify, type HybridPrivateKey } from '../../src/crypto/hybrid.ts'
 import { serveParent, startOrDie, timedLoops, type LoopRun } from '../lib/child-side.ts'
 
 export interface HybridRun extends LoopRun {
@@ -46,18 +47,18 @@ await startOrDie(async () => {
   }))
   const attestationKey = generateHybridKeyPair().privateKey
   const receipts = Array.from({ length: 16 }, (_, i) => receiptSigningBytes(receiptBody(i + 1, randomBytes(32).toString('hex'))))
-  let chainSeq = 0
-  let chainHead = randomBytes(32).toString('hex')
+  const chains: Array<{ key: HybridPrivateKey; seq: number; head: string }> = []
 
   const run = ({ operation, ...loops }: HybridRun) => {
     const turns = Array.from({ length: loops.concurrency }, (_, i) => i)
     const next = (loop: number) => (turns[loop] = (turns[loop] ?? 0) + loops.concurrency)
     if (operation === 'chain') {
-      return timedLoops({ ...loops, concurrency: 1 }, async () => {
-        chainSeq += 1
-        const body = receiptBody(chainSeq, chainHead)
-        const receiptCbor = encodeSignedReceipt(body, await hybridSign(attestationKey, receiptSigningBytes(body)))
-        chainHead = createHash('sha256').update(receiptCbor).digest('hex')
+      return timedLoops(loops, async (loop) => {
+        const chain = (chains[loop] ??= { key: generateHybridKeyPair().privateKey, seq: 0, head: randomBytes(32).toString('hex') })
+        chain.seq += 1
+        const body = receiptBody(chain.seq, chain.head)
+        const receiptCbor = encodeSignedReceipt(body, await hybridSign(chain.key, receiptSigningBytes(body)))
+        chain.head = createHash('sha256').update(receiptCbor).digest('hex')
       })
     }
     if (operation === 'sign') {
