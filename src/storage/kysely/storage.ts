@@ -121,7 +121,8 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
     ...store(db),
     engine,
     transaction: (work, options) => runTransaction(db, engine, (trx) => work(store(trx)), options),
-    findBearerSession: opened.bearerLookup(db),    async migrate() {
+    findBearerSession: opened.bearerLookup(db),
+    async migrate() {
       // Kysely finds its bookkeeping tables by introspecting every schema; name the schema this
       // connection works in (search_path, also when set in DATABASE_URL's options) so that
       // several schemas in one database never see each other's.
