@@ -45,6 +45,12 @@ async function writeWhole(handle: FileHandle, bytes: Buffer): Promise<void> {
   for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
 }
 
+/** For a file another writer may have renamed or removed meanwhile: undefined when it is gone. */
+function ignoreMissing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+  throw error
+}
+
 async function sortedNames(directory: string): Promise<string[]> {
   try {
     return (await readdir(directory)).sort()
@@ -225,10 +231,10 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       let removed = 0
       for (const name of await readdir(temporary)) {
         const file = path.join(temporary, name)
-        if (writes.leftBehind(name, (await stat(file)).mtimeMs)) {
-          await unlink(file)
-          removed++
-        }
+        // A write that was in progress when the folder was listed may have been published (or
+        // removed by its own failure) since: gone, it is nothing to clean.
+        const modifiedMs = await stat(file).then((found) => found.mtimeMs, ignoreMissing)
+        if (modifiedMs !== undefined && writes.leftBehind(name, modifiedMs) && (await unlink(file).then(() => true, ignoreMissing))) removed++
       }
       return removed
     },

@@ -310,6 +310,9 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
       for await (const object of objectsUnder(stagingPrefix)) {
         const key = object.Key ?? ''
         if (!writes.leftBehind(key.slice(stagingPrefix.length), object.LastModified?.getTime() ?? 0)) continue
+        // A put of this process that finished since the listing removed its staging object before
+        // it stopped counting as in progress: only one still there is left behind.
+        if ((await head(key)) === null) continue
         await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })))
         removed++
       }
