@@ -12,6 +12,7 @@ import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { moderationRoutes } from './features/moderation/moderation.routes.ts'
+import { accountRoutes } from './features/account/account.routes.ts'
 import { profileRoutes } from './features/profile/profile.routes.ts'
 import { quotaRoutes } from './features/quota/quota.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
@@ -70,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   sessionsRoutes(app, deps)
   totpRoutes(app, deps)
   profileRoutes(app, deps)
+  accountRoutes(app, deps)
   directoryRoutes(app, deps)
   enrollmentRoutes(app, deps)
   escrowRoutes(app, deps)

@@ -17,6 +17,7 @@ import type { ModerationAction } from '../domain/moderation.ts'
 import { rotateAttestationKey } from '../features/custody/attestation.ts'
 import { backup, holdRemovals } from '../features/backup/backup.service.ts'
 import { exists } from '../features/backup/files.ts'
+import { deleteAccountAsOperator } from '../features/account/deletion.service.ts'
 import { restore } from '../features/backup/restore.service.ts'
 import { migrateBlobs, type MigrationCounts } from '../features/blobs/migrate.service.ts'
 import { fsck } from '../features/integrity/fsck.service.ts'
@@ -37,7 +38,8 @@ const USAGE = `usage: coffer <command> [arguments]
 
   serve                                   start the server (configuration from the environment, see README)
   migrate                                 apply pending database migrations and exit
-  maintain                                delete expired rows, garbage blobs and what failed blob writes left, once (instances also do it periodically)
+  maintain                                delete expired rows, finish the purges of deleted accounts, garbage blobs and what
+                                          failed blob writes left, once (instances also do it periodically)
   keys rotate                             retire the active attestation key and activate a new one
   admin account <user_id>                 an account: standing, usage, second factor, moderation record
   admin accounts --email E                find the account with an email (case-insensitive): a list of one or none
@@ -45,6 +47,9 @@ const USAGE = `usage: coffer <command> [arguments]
   admin reinstate <user_id> [--reason R]  reinstate it
   admin reset-second-factor <user_id> [--reason R]
                                           remove the account's TOTP (a lost authenticator) and end every session
+  admin delete-account <user_id> [--reason R]
+                                          delete an account and everything it holds (what a legal hold or a
+                                          retention floor keeps stays until it lapses); again: nothing more
   admin take-down <asset_id> [--reason R] withhold an asset's blobs (downloads answer 451)
   admin restore <asset_id> [--reason R]   undo a takedown: the blobs are served again
   admin legal-hold <asset_id> [--reason R]  keep every blob of an asset from garbage collection
@@ -149,8 +154,14 @@ async function admin(args: string[]): Promise<void> {
     const events = await withDeps((deps) => operatorLog(deps, { limit, ...(userId === undefined ? {} : { userId }) }))
     return print({ events: events.map(operatorLogEntry) })
   }
+  if (name === 'delete-account' && id !== undefined) {
+    const reason = values.reason ?? null
+    return print(moderationRecordView(await withDeps((deps) => deleteAccountAsOperator(deps, id, reason, 'cli'))))
+  }
   const entry = adminActions[name ?? '']
-  if (entry === undefined || id === undefined) throw new UsageError(`admin needs account <user_id>, accounts --email E, log, or one of ${Object.keys(adminActions).join(', ')} and an id`)
+  if (entry === undefined || id === undefined) {
+    throw new UsageError(`admin needs account <user_id>, accounts --email E, log, or one of ${[...Object.keys(adminActions), 'delete-account'].join(', ')} and an id`)
+  }
   const target = entry.target === 'account' ? { userId: id } : { assetId: id }
   // The affected account's record, as the operator API answers it.
   print(moderationRecordView(await withDeps((deps) => moderate(deps, entry.action, target, values.reason ?? null, 'cli'))))

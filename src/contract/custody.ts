@@ -72,7 +72,7 @@ export const AttestationKeysDocument = Type.Object({
 })
 
 export const ModerationEventResponse = Type.Object({
-  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('second_factor_reset'), Type.Literal('taken_down'), Type.Literal('restored'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
+  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('second_factor_reset'), Type.Literal('account_deleted'), Type.Literal('taken_down'), Type.Literal('restored'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
   asset_id: Type.Optional(Type.String()),
   at: Timestamp,
   reason: Type.Optional(Type.String({ description: 'Absent when the reason cannot be stated' })),
@@ -101,7 +101,10 @@ export const AdminAccountResponse = Type.Object({
   user_id: Type.String(),
   email: Type.String({ description: 'As registered (trimmed)' }),
   created_at: Timestamp,
-  state: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+  state: Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('deleted')], {
+    description: 'deleted: a tombstone (email empty); its usage is what a legal hold or a retention floor still keeps',
+  }),
+  deleted_at: Type.Optional(Timestamp),
   usage: AccountUsage,
   second_factor: SecondFactorStatus,
   moderation: ModerationRecordResponse,

@@ -13,6 +13,7 @@ export const errorCatalog = {
   'error.auth.invalid_code': { status: 401, title: 'Invalid second-factor code' },
   'error.auth.proof_required': { status: 401, title: 'Identity-key proof required' },
   'error.auth.reauthentication_required': { status: 403, title: 'Recent sign-in required' },
+  'error.auth.second_factor_required': { status: 403, title: 'Second-factor code required' },
   'error.account.suspended': { status: 403, title: 'Account suspended' },
   'error.not_found': { status: 404, title: 'Not found' },
   'error.enroll.code_refused': { status: 404, title: 'Enrollment code refused' },

@@ -15,3 +15,7 @@ export const UpdateProfileRequest = Type.Object({
     }),
   ),
 })
+
+export const DeleteAccountRequest = Type.Object({
+  totp_code: Type.Optional(Type.String({ description: 'Required when the account has a confirmed second factor: a live code from it' })),
+})

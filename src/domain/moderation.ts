@@ -6,6 +6,8 @@ export interface ModerationFacts {
   readonly suspended: boolean
   /** The account has a confirmed second factor. */
   readonly secondFactor: boolean
+  /** The account is deleted: nothing about its standing changes any more (its kept assets can still be acted on). */
+  readonly deleted: boolean
   readonly takenDown: boolean
   readonly legalHold: boolean
 }
@@ -14,11 +16,11 @@ export interface ModerationFacts {
 export function moderationAllowed(action: ModerationAction, facts: ModerationFacts): boolean {
   switch (action) {
     case 'suspend':
-      return !facts.suspended
+      return !facts.deleted && !facts.suspended
     case 'reinstate':
-      return facts.suspended
+      return !facts.deleted && facts.suspended
     case 'reset_second_factor':
-      return facts.secondFactor
+      return !facts.deleted && facts.secondFactor
     case 'take_down':
       return !facts.takenDown
     case 'restore':

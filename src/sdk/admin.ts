@@ -52,6 +52,14 @@ export class CofferAdmin {
     return this.#act(`accounts/${encodeURIComponent(userId)}/reset-second-factor`, reason)
   }
 
+  /**
+   * Deletes the account and everything it holds, as its owner can (what a legal hold or a
+   * retention floor keeps stays until it lapses); the account's record afterwards. Idempotent.
+   */
+  deleteAccount(userId: string, reason?: string): Promise<ModerationRecord> {
+    return this.#act(`accounts/${encodeURIComponent(userId)}/delete`, reason)
+  }
+
   /** The asset's blobs are withheld: downloads answer 451, verification says not retrievable. */
   takeDown(assetId: string, reason?: string): Promise<ModerationRecord> {
     return this.#act(`assets/${encodeURIComponent(assetId)}/take-down`, reason)

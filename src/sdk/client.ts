@@ -315,6 +315,15 @@ export class CofferClient {
     return this.#empty({ method: 'POST', path: '/v1/auth/totp/disable', json: { totp_code: totpCode }, bearer: true })
   }
 
+  /**
+   * Deletes the account and everything it holds; afterwards this client's tokens no longer work.
+   * Needs a recent sign-in or reauthenticate (403 error.auth.reauthentication_required otherwise)
+   * and, when the account has a second factor, a code from it (403 error.auth.second_factor_required without one).
+   */
+  deleteAccount(options: { readonly totpCode?: string } = {}): Promise<void> {
+    return this.#empty({ method: 'POST', path: '/v1/account/delete', json: options.totpCode === undefined ? {} : { totp_code: options.totpCode }, bearer: true })
+  }
+
   // --- identity key and device directory ------------------------------------------------
 
   /** Publishes the signed directory (CBOR bytes) under the account's identity key; answers the stored version. */

@@ -16,6 +16,8 @@ export interface Account {
   readonly sessionEpoch: number
   /** Set while the account is suspended. */
   readonly suspendedAt: number | null
+  /** Set once the account is deleted: the row is a tombstone (no email, no credentials). */
+  readonly deletedAt: number | null
 }
 
 export interface NewAccount {
@@ -622,7 +624,10 @@ export interface IntegrityStore {
 /** Who took an operator action: the operator API (ADMIN_TOKEN) or the `coffer` command on the server's machine. */
 export type OperatorActor = 'admin_token' | 'cli'
 
-export type ModerationEventAction = 'suspended' | 'reinstated' | 'second_factor_reset' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
+/** Who recorded an event: an operator, or the owner deleting their own account. */
+export type EventActor = OperatorActor | 'owner'
+
+export type ModerationEventAction = 'suspended' | 'reinstated' | 'second_factor_reset' | 'account_deleted' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
 
 export interface ModerationEvent {
   readonly action: ModerationEventAction
@@ -630,7 +635,7 @@ export interface ModerationEvent {
   readonly reason: string | null
   readonly at: number
   /** Who acted; null for events recorded before actors were (migration 0013). */
-  readonly actor: OperatorActor | null
+  readonly actor: EventActor | null
 }
 
 /** An event as the operator's log lists it: whose record it is in, and where. */
@@ -659,8 +664,33 @@ export interface ModerationStore {
   operatorLog(options: { readonly userId?: string; readonly limit: number }): Promise<LoggedModerationEvent[]>
 }
 
+export interface AccountDeletionStore {
+  /**
+   * Deletes the account as a person sees it, in the caller's transaction: the row becomes a
+   * tombstone (email, password, name and identity key scrubbed, so the email is free again),
+   * every session, challenge, code, second factor, cohort, directory, escrow, relay channel and
+   * security event of the account goes, its open upload sessions close, and the account joins
+   * the purge queue. False (nothing changed) when it was deleted already; the account row is
+   * written first, so two deletions at once change it once.
+   */
+  markAccountDeleted(userId: string, now: number): Promise<boolean>
+  /** Deleted accounts whose rows are not all gone yet, by user id after `after`. */
+  pendingAccountPurges(after: string, limit: number): Promise<string[]>
+  /**
+   * Removes up to `limit` assets of a deleted account that nothing keeps (no legal hold, no
+   * retention floor ahead of `now`), their blob references with them; returns how many went.
+   */
+  purgeAssets(ownerId: string, now: number, limit: number): Promise<number>
+  /**
+   * After the assets: removes the account's upload sessions and the albums left without an
+   * asset. Once nothing of the account remains but its tombstone and record (no asset, no blob
+   * row), also its usage row and its queue entry; true then.
+   */
+  finishAccountPurge(ownerId: string, now: number): Promise<boolean>
+}
+
 export interface Store
-  extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore,
+  extends AccountDeletionStore, AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore,
     EscrowStore, MaintenanceStore, AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore, IntegrityStore {}
 
 export interface Storage extends Store {

@@ -158,6 +158,21 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     expect((await cofferJson<{ events: unknown[] }>(env, 'admin', 'log', '--account', randomUUID())).events).toEqual([])
   }, 120_000)
 
+  it('admin delete-account: the running server ends the account at once; a second run prints the same record', async () => {
+    const dana = await member()
+    await upload(dana)
+    const printed = await cofferJson<ModerationRecord>(env, 'admin', 'delete-account', dana.userId, '--reason', 'asked to leave')
+    expect(printed).toEqual({ standing: 'active', events: [{ action: 'account_deleted', at: expect.any(String), reason: 'asked to leave' }] })
+    // Its refresh token is dead too, so the SDK's retry after the 401 ends there.
+    expect(await statusOf(dana.client.getProfile())).toBe('401 error.auth.session_expired')
+    expect(await statusOf(dana.client.login(dana.email, PASSWORD))).toBe('401 error.auth.invalid_credentials')
+    expect(await cofferJson<ModerationRecord>(env, 'admin', 'delete-account', dana.userId)).toEqual(printed)
+    const overview = await cofferJson<{ state: string; email: string; usage: { assets: number } }>(env, 'admin', 'account', dana.userId)
+    expect(overview).toMatchObject({ state: 'deleted', email: '', usage: { assets: 0 } })
+    const log = await cofferJson<{ events: Array<Record<string, unknown>> }>(env, 'admin', 'log', '--account', dana.userId)
+    expect(log.events.map((event) => [event.action, event.actor])).toEqual([['account_deleted', 'cli']])
+  }, 120_000)
+
   it('keys rotate: the running server lists both keys, signs new receipts with the new one, and every receipt still verifies', async () => {
     const carol = await member()
     const before = await upload(carol)

@@ -352,6 +352,26 @@ export interface paths {
         patch: operations["updateProfile"];
         trace?: never;
     };
+    "/v1/account/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the caller’s account and everything it holds
+         * @description Needs a recent password proof (reauthenticate within FRESHNESS_WINDOW_S) and, when the account has a confirmed second factor, a live code. Every session ends at once; albums, assets, upload sessions, directory, escrow, cohorts and relay channels are removed and the blobs become garbage, except what a legal hold or a retention floor keeps until it lapses. Receipts already issued stay in the chain. The body may be left out when no code is needed.
+         */
+        post: operations["deleteAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/devices/directory": {
         parameters: {
             query?: never;
@@ -829,6 +849,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/accounts/{user_id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an account and everything it holds, as its owner can; idempotent
+         * @description The account becomes a tombstone (state deleted, email and credentials scrubbed) with its moderation record; every session ends; its albums, assets and upload sessions are removed and its blobs become garbage, except what a legal hold or a retention floor keeps. Deleting a deleted account answers its record again and records nothing.
+         */
+        post: operations["admin_delete_account"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/assets/{asset_id}/take-down": {
         parameters: {
             query?: never;
@@ -936,7 +976,13 @@ export interface components {
              * @description RFC 3339, UTC
              */
             created_at: string;
-            state: "active" | "suspended";
+            /** @description deleted: a tombstone (email empty); its usage is what a legal hold or a retention floor still keeps */
+            state: "active" | "suspended" | "deleted";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            deleted_at?: string;
             usage: components["schemas"]["AccountUsage"];
             second_factor: components["schemas"]["SecondFactorStatus"];
             moderation: components["schemas"]["ModerationRecordResponse"];
@@ -1089,6 +1135,10 @@ export interface components {
              */
             last_seen: string;
         };
+        DeleteAccountRequest: {
+            /** @description Required when the account has a confirmed second factor: a live code from it */
+            totp_code?: string;
+        };
         /** @description Strict: unknown keys are refused. A nullable field may be null or absent; absent reads as null. */
         DeleteManifestEnvelope: {
             /** @description Any suite the client writes (no upload session to compare with) */
@@ -1233,7 +1283,7 @@ export interface components {
             retention_until?: string | null;
         };
         ModerationEventResponse: {
-            action: "suspended" | "reinstated" | "second_factor_reset" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
+            action: "suspended" | "reinstated" | "second_factor_reset" | "account_deleted" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
             asset_id?: string;
             /**
              * Format: date-time
@@ -2566,6 +2616,59 @@ export interface operations {
             503: components["responses"]["error.unavailable"];
         };
     };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account is deleted: its tokens no longer work and its email is free */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            /** @description `error.auth.reauthentication_required`, `error.auth.second_factor_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            /** @description `error.request.invalid`, `error.totp.invalid_code` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
     publishDirectory: {
         parameters: {
             query?: never;
@@ -3873,6 +3976,45 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             409: components["responses"]["error.moderation.state_conflict"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    admin_delete_account: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ModerationReason"];
+            };
+        };
+        responses: {
+            /** @description The action is recorded: the moderation record of the account it concerns */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationRecordResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
             415: components["responses"]["error.request.unsupported_media_type"];
             422: components["responses"]["error.request.invalid"];

@@ -4,6 +4,7 @@
 // of blobs runs in the same periodic pass, and the removal of what failed blob writes left
 // behind (a staging object a bucket that went away kept).
 import type { Deps } from '../../deps.ts'
+import { purgeDeletedAccounts } from '../account/deletion.service.ts'
 import { collectGarbage } from './gc.service.ts'
 
 /** TOTP accepts one step either side of now; anything older than two steps back is dead. */
@@ -21,13 +22,17 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
 }
 
 /**
- * One maintenance pass: expired rows, then garbage blobs (which expired sessions may have
- * released), then the leftovers of failed blob writes.
+ * One maintenance pass: expired rows, then the purges of deleted accounts still queued (cut off,
+ * or waiting on a hold or a retention floor), then garbage blobs (which both may have released),
+ * then the leftovers of failed blob writes.
  */
-export async function maintain(deps: Deps): Promise<{ deleted: Record<string, number>; garbage: { rows: number; files: number }; leftovers: number }> {
+export async function maintain(
+  deps: Deps,
+): Promise<{ deleted: Record<string, number>; purgedAccounts: number; garbage: { rows: number; files: number }; leftovers: number }> {
   const deleted = await sweepExpired(deps)
+  const purgedAccounts = await purgeDeletedAccounts(deps)
   const garbage = await collectGarbage(deps)
-  return { deleted, garbage, leftovers: await deps.blobs.cleanLeftovers() }
+  return { deleted, purgedAccounts, garbage, leftovers: await deps.blobs.cleanLeftovers() }
 }
 
 /**
@@ -40,7 +45,7 @@ export function startSweeping(deps: Deps, log: { info(o: object, m: string): voi
   const timer = setInterval(() => {
     const pass = maintain(deps).then(
       (done) => {
-        if (Object.values(done.deleted).some((n) => n > 0) || done.garbage.rows > 0 || done.leftovers > 0) log.info(done, 'maintenance removed expired rows and garbage')
+        if (Object.values(done.deleted).some((n) => n > 0) || done.purgedAccounts > 0 || done.garbage.rows > 0 || done.leftovers > 0) log.info(done, 'maintenance removed expired rows and garbage')
       },
       (error: unknown) => log.error({ err: error }, 'maintenance failed'),
     )

@@ -4,6 +4,7 @@ import type { ModerationAction } from '../../domain/moderation.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
 import { validateBody } from '../../http/validation.ts'
+import { deleteAccountAsOperator } from '../account/deletion.service.ts'
 import { accountOverview, accountOverviewView, findAccountsByEmail } from './accounts.service.ts'
 import { moderate, moderationRecordView, ownModerationRecord } from './moderation.service.ts'
 
@@ -87,6 +88,20 @@ export function moderationRoutes(app: App, deps: Deps): void {
       handler: async (request) => moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body), 'admin_token')),
     })
   }
+  app.route({
+    method: 'POST',
+    url: '/v1/admin/accounts/:user_id/delete',
+    ...operation({
+      ...common,
+      operationId: 'admin_delete_account',
+      summary: 'Delete an account and everything it holds, as its owner can; idempotent',
+      description:
+        'The account becomes a tombstone (state deleted, email and credentials scrubbed) with its moderation record; every session ends; its albums, assets and upload sessions are removed and its blobs become garbage, except what a legal hold or a retention floor keeps. Deleting a deleted account answers its record again and records nothing.',
+      params: AdminUserParams,
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => moderationRecordView(await deleteAccountAsOperator(deps, request.params.user_id, reasonOf(request.body), 'admin_token')),
+  })
   for (const [path, action, summary] of assetActions) {
     app.route({
       method: 'POST',

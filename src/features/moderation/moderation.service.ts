@@ -36,7 +36,8 @@ export function ensureNotSuspended(caller: Caller): void {
   }
 }
 
-async function recordOf(store: Store, userId: string): Promise<ModerationRecord> {
+/** The record of an account (404 when there is none). */
+export async function recordOf(store: Store, userId: string): Promise<ModerationRecord> {
   const account = await store.findAccount(userId)
   if (account === undefined) throw new AppError('error.not_found', 'No such account')
   return recordOfAccount(store, account)
@@ -59,11 +60,12 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
     const account = await store.findAccount(target.userId)
     if (account === undefined) throw new AppError('error.not_found', 'No such account')
     const secondFactor = (await store.findSecondFactor(account.userId))?.status === 'active'
-    return { userId: account.userId, assetId: null, facts: { suspended: account.suspendedAt !== null, secondFactor, takenDown: false, legalHold: false } }
+    const facts = { suspended: account.suspendedAt !== null, secondFactor, deleted: account.deletedAt !== null, takenDown: false, legalHold: false }
+    return { userId: account.userId, assetId: null, facts }
   }
   const asset = await store.findModeratedAsset(target.assetId)
   if (asset === undefined) throw new AppError('error.not_found', 'No such asset')
-  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, secondFactor: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
+  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, secondFactor: false, deleted: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
 }
 
 /**
@@ -108,7 +110,7 @@ export async function moderate(deps: Deps, action: ModerationAction, target: Mod
 }
 
 /** The audit line of an operator action that took effect (docs/operations.md, "The operator's log"). */
-function auditOperatorAction(deps: Deps, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
+export function auditOperatorAction(deps: Deps, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
   deps.log.info({ audit: 'operator_action', ...entry }, 'operator action')
 }
 

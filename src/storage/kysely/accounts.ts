@@ -2,7 +2,7 @@ import type { Account, AccountStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 import { preparedQuery } from './prepared.ts'
 
-const accountColumns = ['userId', 'email', 'emailKey', 'passwordHash', 'displayName', 'createdAt', 'sessionEpoch', 'suspendedAt'] as const
+const accountColumns = ['userId', 'email', 'emailKey', 'passwordHash', 'displayName', 'createdAt', 'sessionEpoch', 'suspendedAt', 'deletedAt'] as const
 
 /** Read on nearly every bearer operation: compiled once (see prepared.ts). */
 const accountById = preparedQuery((db, userId: string) => db.selectFrom('accounts').select(accountColumns).where('userId', '=', userId))
@@ -14,7 +14,7 @@ export function accountQueries(db: Executor): AccountStore {
     async insertAccount(account) {
       const result = await db
         .insertInto('accounts')
-        .values({ ...account, displayName: null, identityKey: null, sessionEpoch: 0, suspendedAt: null, moderationSeq: 0 })
+        .values({ ...account, displayName: null, identityKey: null, sessionEpoch: 0, suspendedAt: null, moderationSeq: 0, deletedAt: null })
         .onConflict((oc) => oc.column('emailKey').doNothing())
         .executeTakeFirst()
       return affected(result) === 1

@@ -26,6 +26,7 @@ interface BearerRow {
   readonly created_at: number
   readonly session_epoch: number
   readonly suspended_at: number | null
+  readonly deleted_at: number | null
 }
 
 export type BearerLookup = (accessHash: string) => Promise<BearerSession | undefined>
@@ -48,6 +49,7 @@ function bearerSession(row: BearerRow | undefined): BearerSession | undefined {
       createdAt: row.created_at,
       sessionEpoch: row.session_epoch,
       suspendedAt: row.suspended_at,
+      deletedAt: row.deleted_at,
     },
   }
 }

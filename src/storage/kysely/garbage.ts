@@ -4,6 +4,33 @@ import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'
 import { openDeclarations } from './uploads.ts'
 
+/**
+ * Removes the blob rows (of every owner, or of one) that nobody references and no open upload
+ * session still needs (uploaded or extra), takes their sizes off their owners' usage and queues
+ * their hashes for reclaiming; returns how many rows went.
+ */
+export async function removeUnneededBlobs(db: Executor, now: number, ownerId?: string): Promise<number> {
+  let unneeded = db
+    .deleteFrom('blobs')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('assetBlobs').select('assetBlobs.hash').whereRef('assetBlobs.ownerId', '=', 'blobs.ownerId').whereRef('assetBlobs.hash', '=', 'blobs.hash'))),
+    )
+    .where(({ not, exists }) =>
+      not(exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`))),
+    )
+  if (ownerId !== undefined) unneeded = unneeded.where('blobs.ownerId', '=', ownerId)
+  const removed = await unneeded.returning(['ownerId', 'hash', 'size']).execute()
+  const freedByOwner = new Map<string, number>()
+  for (const row of removed) freedByOwner.set(row.ownerId, (freedByOwner.get(row.ownerId) ?? 0) + Number(row.size))
+  // In one order on every instance, so that two collections never wait on each other.
+  for (const owner of [...freedByOwner.keys()].sort()) {
+    const freed = freedByOwner.get(owner) ?? 0
+    await db.updateTable('accountStorage').set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) })).where('userId', '=', owner).execute()
+  }
+  await queueReclaims(db, removed.map((row) => row.hash))
+  return removed.length
+}
+
 export function garbageQueries(db: Executor): GarbageStore {
   return {
     async collectGarbage(now) {
@@ -23,26 +50,7 @@ export function garbageQueries(db: Executor): GarbageStore {
           ),
         )
         .execute()
-      // Bytes nobody references and no open upload session still needs (uploaded or extra).
-      const removed = await db
-        .deleteFrom('blobs')
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('assetBlobs').select('assetBlobs.hash').whereRef('assetBlobs.ownerId', '=', 'blobs.ownerId').whereRef('assetBlobs.hash', '=', 'blobs.hash'))),
-        )
-        .where(({ not, exists }) =>
-          not(exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`))),
-        )
-        .returning(['ownerId', 'hash', 'size'])
-        .execute()
-      const freedByOwner = new Map<string, number>()
-      for (const row of removed) freedByOwner.set(row.ownerId, (freedByOwner.get(row.ownerId) ?? 0) + Number(row.size))
-      // In one order on every instance, so that two collections never wait on each other.
-      for (const ownerId of [...freedByOwner.keys()].sort()) {
-        const freed = freedByOwner.get(ownerId) ?? 0
-        await db.updateTable('accountStorage').set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) })).where('userId', '=', ownerId).execute()
-      }
-      await queueReclaims(db, removed.map((row) => row.hash))
-      return removed.length
+      return removeUnneededBlobs(db, now)
     },
 
     async queuedReclaims(after, limit) {

@@ -19,7 +19,7 @@ export function bearerLookupQuery(db: Executor, accessHash: string) {
     .select([
       'sessions.sessionId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch',
       'accounts.userId', 'accounts.email', 'accounts.emailKey', 'accounts.passwordHash', 'accounts.displayName', 'accounts.createdAt', 'accounts.sessionEpoch',
-      'accounts.suspendedAt',
+      'accounts.suspendedAt', 'accounts.deletedAt',
     ])
     .where('sessions.accessHash', '=', accessHash)
 }

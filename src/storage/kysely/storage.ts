@@ -1,6 +1,7 @@
 // The one implementation of the storage port: Kysely over SQLite or PostgreSQL.
 import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect, type Transaction } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
+import { accountDeletionQueries } from './account-deletion.ts'
 import { accountQueries } from './accounts.ts'
 import { postgresBearerLookup, sqliteBearerLookup, type BearerLookup } from './bearer-lookup.ts'
 import { albumQueries } from './albums.ts'
@@ -30,6 +31,7 @@ import type { Tables } from './tables.ts'
 function store(db: Executor): Store {
   return {
     ...accountQueries(db),
+    ...accountDeletionQueries(db),
     ...budgetQueries(db),
     ...securityEventQueries(db),
     ...sessionQueries(db),

@@ -21,6 +21,14 @@ export interface AccountsTable {
   suspendedAt: number | null
   /** Last moderation event number of the account (events are ordered by it). */
   moderationSeq: number
+  /** Set when the account was deleted: the row is a tombstone, its email and credentials scrubbed. */
+  deletedAt: number | null
+}
+
+/** A deleted account whose rows are not all gone yet (a legal hold or a retention floor may keep some). */
+export interface AccountPurgesTable {
+  userId: string
+  deletedAt: number
 }
 
 export interface SessionsTable {
@@ -323,15 +331,16 @@ export interface DeepScanBudgetsTable {
 export interface ModerationEventsTable {
   userId: string
   seq: number
-  action: 'suspended' | 'reinstated' | 'second_factor_reset' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
+  action: 'suspended' | 'reinstated' | 'second_factor_reset' | 'account_deleted' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
   assetId: string | null
   reason: string | null
   at: number
-  actor: 'admin_token' | 'cli' | null
+  actor: 'admin_token' | 'cli' | 'owner' | null
 }
 
 export interface Tables {
   accounts: AccountsTable
+  accountPurges: AccountPurgesTable
   sessions: SessionsTable
   cohorts: CohortsTable
   secondFactors: SecondFactorsTable

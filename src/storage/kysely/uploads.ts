@@ -26,11 +26,17 @@ export function openDeclarations(db: Executor, now: number) {
  * file written whose row never followed (a crash between the two) is found again this way once
  * its session ends.
  */
-export async function queueUnownedDeclarations(db: Executor, sessions: { readonly uploadId: string } | { readonly expiredBy: number }): Promise<void> {
+export async function queueUnownedDeclarations(db: Executor, sessions: { readonly uploadId: string } | { readonly expiredBy: number } | { readonly ownerId: string }): Promise<void> {
   const unowned = declarations(db)
     .select('declared.hash')
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('blobs').select('blobs.hash').whereRef('blobs.ownerId', '=', 'uploadSessions.ownerId').whereRef('blobs.hash', '=', 'declared.hash'))))
-  const rows = await ('uploadId' in sessions ? unowned.where('uploadSessions.uploadId', '=', sessions.uploadId) : unowned.where('uploadSessions.expiresAt', '<=', sessions.expiredBy)).execute()
+  const matching =
+    'uploadId' in sessions
+      ? unowned.where('uploadSessions.uploadId', '=', sessions.uploadId)
+      : 'ownerId' in sessions
+        ? unowned.where('uploadSessions.ownerId', '=', sessions.ownerId)
+        : unowned.where('uploadSessions.expiresAt', '<=', sessions.expiredBy)
+  const rows = await matching.execute()
   await queueReclaims(db, rows.map((row) => row.hash))
 }
 

@@ -13,6 +13,8 @@ function whatHappened(event: ModerationEvent) {
       return <>Account reinstated</>
     case 'second_factor_reset':
       return <>Second factor reset: every session ended</>
+    case 'account_deleted':
+      return <>Account deleted: everything it held is removed, except what a legal hold or a retention floor keeps</>
     case 'taken_down':
       return <>Asset {asset} taken down</>
     case 'restored':

@@ -16,6 +16,7 @@ import { up as gcHolds } from './0010-gc-holds.ts'
 import { up as assetDeletion } from './0011-asset-deletion.ts'
 import { up as assetsByOwner } from './0012-assets-by-owner.ts'
 import { up as operatorLog } from './0013-operator-log.ts'
+import { up as accountDeletion } from './0014-account-deletion.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -31,6 +32,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0011-asset-deletion', assetDeletion],
   ['0012-assets-by-owner', assetsByOwner],
   ['0013-operator-log', operatorLog],
+  ['0014-account-deletion', accountDeletion],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

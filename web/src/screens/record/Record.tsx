@@ -16,6 +16,9 @@ function eventText(event: Event): string {
       return 'The operator reinstated your account: it works fully again.'
     case 'second_factor_reset':
       return 'The operator removed your second factor and signed out every device: you sign in with your password alone until you set a new one up.'
+    case 'account_deleted':
+      // A deleted account cannot sign in to read this; the case is here for completeness.
+      return 'Your account was deleted.'
     case 'taken_down':
       return `The operator took down ${photo}: it can no longer be downloaded or shown.`
     case 'restored':
