@@ -316,12 +316,14 @@ export class CofferClient {
   }
 
   /**
-   * Deletes the account and everything it holds; afterwards this client's tokens no longer work.
-   * Needs a recent sign-in or reauthenticate (403 error.auth.reauthentication_required otherwise)
-   * and, when the account has a second factor, a code from it (403 error.auth.second_factor_required without one).
+   * Deletes the account and everything it holds; the client forgets its tokens (they no longer
+   * work), as after logout. Needs a recent sign-in or reauthenticate (403
+   * error.auth.reauthentication_required otherwise) and, when the account has a second factor, a
+   * code from it (403 error.auth.second_factor_required without one).
    */
-  deleteAccount(options: { readonly totpCode?: string } = {}): Promise<void> {
-    return this.#empty({ method: 'POST', path: '/v1/account/delete', json: options.totpCode === undefined ? {} : { totp_code: options.totpCode }, bearer: true })
+  async deleteAccount(options: { readonly totpCode?: string } = {}): Promise<void> {
+    await this.#empty({ method: 'POST', path: '/v1/account/delete', json: options.totpCode === undefined ? {} : { totp_code: options.totpCode }, bearer: true })
+    this.tokens = null
   }
 
   // --- identity key and device directory ------------------------------------------------

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteAccountAsOperator } from '../../src/features/account/deletion.service.ts'
 import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
-import { sha256Hex } from '../../src/sdk/client.ts'
+import { sha256Hex, type Tokens } from '../../src/sdk/client.ts'
 import { authenticatorFor, PASSWORD, problemOf, raw, THIRTY_SECONDS, wrongCode } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { storedHashes } from '../support/blobs.ts'
@@ -37,6 +37,8 @@ interface FullAccount extends Uploader {
   readonly uploadIds: string[]
   /** Every blob hash it stored. */
   readonly hashes: Set<string>
+  /** The token pairs of its two sessions. */
+  readonly tokens: Tokens[]
 }
 
 /** Uploads a bundle into `albumId` and applies its create; returns the asset id. */
@@ -53,7 +55,7 @@ async function createAsset(account: FullAccount, albumId: string, retentionUntil
 async function fullAccount(label: string): Promise<FullAccount> {
   const member = await uploader(server, label)
   const { email } = await member.client.getProfile()
-  const account: FullAccount = { ...member, email, albumIds: [], assetIds: [], uploadIds: [], hashes: new Set() }
+  const account: FullAccount = { ...member, email, albumIds: [], assetIds: [], uploadIds: [], hashes: new Set(), tokens: [] }
   for (let i = 0; i < 2; i++) {
     const albumId = await album(member)
     account.albumIds.push(albumId)
@@ -70,7 +72,9 @@ async function fullAccount(label: string): Promise<FullAccount> {
   const channel = await server.client().redeemEnrollmentCode((await member.client.issueEnrollmentCode()).code)
   await server.client().relay(channel.channel_id, 'to_initiator', 'hello')
   // A second session, with a cohort recorded.
-  await server.client().login(email, PASSWORD, { cohort_hash: sha256Hex(randomBytes(8)) })
+  const phone = server.client()
+  await phone.login(email, PASSWORD, { cohort_hash: sha256Hex(randomBytes(8)) })
+  account.tokens.push(member.client.tokens!, phone.tokens!)
   return account
 }
 
@@ -86,8 +90,13 @@ async function rowsNaming(ids: readonly string[]): Promise<Record<string, number
 
 const idsOf = (account: FullAccount) => [account.userId, ...account.albumIds, ...account.uploadIds]
 
+/** Every token of both its sessions is refused, and its password no longer signs in. */
 async function expectDead(account: FullAccount): Promise<void> {
-  expect((await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${account.client.tokens?.access_token}` } })).status).toBe(401)
+  for (const tokens of account.tokens) {
+    expect((await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
+    const refreshed = await raw(server, 'POST', '/v1/auth/refresh', { body: JSON.stringify({ refresh_token: tokens.refresh_token }), headers: { 'content-type': 'application/json' } })
+    expect([refreshed.status, refreshed.json?.code]).toEqual([401, 'error.auth.session_expired'])
+  }
   expect((await problemOf(server.client().login(account.email, PASSWORD))).code).toBe('error.auth.invalid_credentials')
 }
 
@@ -158,7 +167,7 @@ describe('deleting one’s own account', () => {
 
   it('without a body, or with a malformed one', async () => {
     const account = await fullAccount('bodies')
-    const headers = { authorization: `Bearer ${account.client.tokens?.access_token}` }
+    const headers = { authorization: `Bearer ${account.tokens[0]!.access_token}` }
     const malformed = await raw(server, 'POST', '/v1/account/delete', { body: JSON.stringify({ totp_code: 12 }), headers: { ...headers, 'content-type': 'application/json' } })
     expect([malformed.status, malformed.json?.code]).toEqual([422, 'error.request.invalid'])
     expect((await admin.account(account.userId)).state).toBe('active')
