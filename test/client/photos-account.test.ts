@@ -84,7 +84,7 @@ describe('coffer-photos --help', () => {
   it('lists every command in the overview', async () => {
     const run = await photos(newHome(), ['--help'])
     expectOk(run)
-    for (const name of ['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+    for (const name of ['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout', 'delete-account']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
   })
 })
 
@@ -434,6 +434,51 @@ describe('coffer-photos logout', () => {
     expect((await readdir(home)).sort()).toEqual(['account.json', 'keys.json', 'tokens.json'])
     expectOk(await photos(home, ['logout', '--forget-keys', '--yes']))
     expect(await readdir(home)).toEqual(['account.json'])
+  })
+})
+
+describe('coffer-photos delete-account', () => {
+  it('needs --yes without a terminal; then, with the password proved again, deletes the account and forgets it here', async () => {
+    const { home, email } = await setUpHome()
+    const tokens = await readJson<Tokens>(home, 'tokens.json')
+    const refused = await photos(home, ['delete-account'])
+    expect(refused.code).toBe(2)
+    expect((await readdir(home)).sort()).toEqual(['account.json', 'keys.json', 'tokens.json'])
+
+    server.clock.advance(11 * 60_000)
+    const stale = await photos(home, ['delete-account', '--yes'])
+    expect(stale.code).toBe(3)
+    expect(stale.stderr).toMatch(/wants the password proved again .* --password-stdin/)
+    expect((await sdkSession(email)).tokens).not.toBeNull()
+
+    const run = await photos(home, ['delete-account', '--yes', '--password-stdin', '--json'], { stdin: `${PASSWORD}\n` })
+    expectOk(run)
+    expect(events(run)).toEqual([{ event: 'account_deleted', server: server.url, email }])
+    expect(await readdir(home)).toEqual([])
+    expect((await fetch(`${server.url}/v1/profile`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
+    expect((await server.client().login(email, PASSWORD).catch((error: unknown) => error)) as object).toMatchObject({ code: 'error.auth.invalid_credentials' })
+    const status = await photos(home, ['status', '--json'])
+    expect(events(status)[0]).toMatchObject({ logged_in: false, set_up: false })
+  })
+
+  it('with a second factor: the code from --totp-code; none without a terminal is a usage error, a wrong one exit 4', async () => {
+    const member = await withSecondFactor(server, 'photos-delete-totp')
+    const home = newHome()
+    expectOk(await photos(home, ['login', server.url, '--email', member.email, '--password-stdin', '--totp-code', member.authenticator.codeAt(server.clock.now() + THIRTY_SECONDS)], { stdin: PASSWORD }))
+    // Both codes used so far are spent: the one two steps on is not.
+    server.clock.advance(2 * THIRTY_SECONDS)
+
+    const missing = await photos(home, ['delete-account', '--yes'])
+    expect(missing.code).toBe(2)
+    expect(errorLineOf(missing)).toMatch(/--totp-code .*there is no terminal/)
+    const wrong = await photos(home, ['delete-account', '--yes', '--totp-code', wrongCode(member.authenticator, server.clock.now())])
+    expect(wrong.code).toBe(4)
+    expect(wrong.stderr).toMatch(/\[error\.totp\.invalid_code\]\n$/)
+    expect((await readdir(home)).sort()).toEqual(['account.json', 'tokens.json'])
+
+    expectOk(await photos(home, ['delete-account', '--yes', '--totp-code', member.authenticator.codeAt(server.clock.now())]))
+    expect(await readdir(home)).toEqual([])
+    expect((await server.client().login(member.email, PASSWORD).catch((error: unknown) => error)) as object).toMatchObject({ code: 'error.auth.invalid_credentials' })
   })
 })
 

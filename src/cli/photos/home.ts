@@ -111,6 +111,11 @@ export class Home {
     this.#remove(HOME_FILES.keys)
   }
 
+  /** After the account was deleted: which account and device this folder was for. */
+  forgetAccount(): void {
+    this.#remove(HOME_FILES.account)
+  }
+
   #file(name: string): string {
     return path.join(this.path, name)
   }

@@ -11,6 +11,7 @@ import { replace, rm } from './edit.ts'
 import { freeUp } from './free-up.ts'
 import { join } from './join.ts'
 import { login } from './login.ts'
+import { deleteAccount } from './delete-account.ts'
 import { logout } from './logout.ts'
 import { Home } from './home.ts'
 import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'
@@ -22,7 +23,7 @@ import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, logout]
+const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, logout, deleteAccount]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
