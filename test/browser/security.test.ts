@@ -1,6 +1,6 @@
 // The security screens in Chromium against a real server: sessions and devices (revoke one from
 // another browser and watch it sign out; revoke all), TOTP set up through the QR screen and used
-// to sign in, password change, security events, forgetting the browser, and the moderation
+// to sign in, password change, security events, forgetting the browser, deleting the account, and the moderation
 // record with the suspension banner after an operator action. Each screen passes axe.
 import { randomUUID } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
@@ -10,13 +10,14 @@ import { openAlbum } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
+import { authenticatorFor, PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
 
 const running = serverAndBrowser({ ADMIN_TOKEN })
+const admin = () => new CofferAdmin({ baseUrl: running.server.url, adminToken: ADMIN_TOKEN })
 
 const signInHeading = (page: Page) => page.getByRole('heading', { name: 'Sign in to Coffer Photos' })
 
@@ -163,6 +164,41 @@ describe('the security screen', () => {
     expect(device.problems).toEqual([])
     await device.context.close()
   })
+
+  it('deletes the account: a wrong password and a missing code are refused, then the account is gone and the browser forgets it', async () => {
+    const { server, browser } = running
+    const account = await webAccount(server, 'web-delete')
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, '/#/security')
+    // Turned on from another session after the browser signed in (a sign-in would then need the page).
+    const authenticator = authenticatorFor(await account.client.startTotpEnrollment())
+    await account.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
+    server.clock.advance(THIRTY_SECONDS)
+    const section = page.getByRole('region', { name: 'Delete your account' })
+    const attempt = async (password: string, code: string) => {
+      await section.getByLabel('Your password').fill(password)
+      await section.getByLabel('Code from your authenticator app').fill(code)
+      await section.getByRole('button', { name: 'Delete account' }).click()
+      await page.getByRole('button', { name: 'Delete for good' }).click()
+    }
+    await attempt('this is not it at all', '')
+    await expect.poll(() => section.getByRole('alert').textContent()).toContain('The password is not right, so nothing was deleted')
+    await attempt(PASSWORD, '')
+    await expect.poll(() => section.getByRole('alert').textContent()).toContain('Your account has a second factor')
+    await section.scrollIntoViewIfNeeded()
+    await checkScreen(device, 'security-delete')
+    expect((await admin().account(account.userId)).state).toBe('active')
+
+    await attempt(PASSWORD, authenticator.codeAt(server.clock.now()))
+    await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    expect(await page.getByRole('status').textContent()).toContain('Your account is deleted')
+    await expect.poll(() => storedNames(page)).toEqual([])
+    expect((await admin().account(account.userId)).state).toBe('deleted')
+    expect((await problemOf(server.client().login(account.email, PASSWORD))).code).toBe('error.auth.invalid_credentials')
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
 })
 
 describe('the moderation record', () => {
@@ -172,7 +208,7 @@ describe('the moderation record', () => {
     const album = await openAlbum(account.library, 'Moderated')
     const photo = new TextEncoder().encode('a photo the operator takes down')
     const { assetId } = await backupFile({ ...account.library, albumId: album.albumId }, { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] })
-    const admin = new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })
+    const operator = admin()
 
     const device = await openDevice(browser, server.url, { phone: true })
     const { page } = device
@@ -181,8 +217,8 @@ describe('the moderation record', () => {
     expect(await page.getByText('Active.').isVisible()).toBe(true)
     await checkScreen(device, 'record')
 
-    await admin.takeDown(assetId, 'A copyright claim')
-    await admin.suspend(account.userId, 'Reports of spam')
+    await operator.takeDown(assetId, 'A copyright claim')
+    await operator.suspend(account.userId, 'Reports of spam')
     const banner = page.getByRole('status').filter({ hasText: 'Your account is suspended' })
     await expect.poll(() => banner.isVisible()).toBe(true)
     const events = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
@@ -198,7 +234,7 @@ describe('the moderation record', () => {
     await banner.getByRole('link', { name: 'See your moderation record' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Moderation record' }).isVisible()).toBe(true)
 
-    await admin.reinstate(account.userId)
+    await operator.reinstate(account.userId)
     await page.getByRole('button', { name: 'Check again' }).click()
     await expect.poll(() => banner.isVisible()).toBe(false)
     expect(await events.first().textContent()).toContain('The operator reinstated your account')

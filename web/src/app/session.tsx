@@ -6,6 +6,7 @@ import { IdentityKey } from '../../../src/sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { dropQueuedUploadsOf } from '../lib/uploads.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
 
 export type SessionState =
@@ -25,6 +26,8 @@ interface SessionApi {
   forgetBrowser(): Promise<void>
   /** Ends every session of the account, this one too, with the proof of this browser's identity key. */
   revokeAll(): Promise<void>
+  /** Proves the password again, deletes the account (with a code when it has a second factor), and forgets it here. */
+  deleteAccount(password: string, totpCode: string | undefined): Promise<void>
   /** The account's moderation record, kept fresh while signed in (watch.ts). */
   readonly watch: AccountWatch
 }
@@ -46,6 +49,7 @@ export function useSignedIn(): Extract<SessionState, { kind: 'signed-in' }> {
 
 const REVOKED = 'You were signed out: this session was ended (from another device, by a password change, or it expired). Sign in again.'
 const REVOKED_ALL = 'Every session of your account was signed out, this one too. Sign in again here and on each device you still use.'
+const DELETED = 'Your account is deleted, with every album and photo in it. This browser has forgotten it.'
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ kind: 'loading' })
@@ -100,6 +104,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
+      },
+      deleteAccount: async (password, totpCode) => {
+        if (state.kind !== 'signed-in') return
+        await state.client.reauthenticate(password)
+        endingHere.current = { notice: DELETED }
+        try {
+          // The client forgets its tokens: the session ends here as for any other ending (open()).
+          await state.client.deleteAccount(totpCode === undefined ? {} : { totpCode })
+        } finally {
+          endingHere.current = null
+        }
+        await Promise.all([dropKeys(), dropQueuedUploadsOf(state.session.userId)])
       },
       watch,
     }

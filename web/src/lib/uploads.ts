@@ -20,6 +20,11 @@ interface Queued {
   readonly addedAt: number
 }
 
+/** Drops the account's queued uploads (it was deleted: they can never be sent). */
+export async function dropQueuedUploadsOf(userId: string): Promise<void> {
+  for (const [key, item] of await entries<IDBValidKey, Queued>(queue)) if (item.userId === userId) await del(key, queue)
+}
+
 export interface UploadItem {
   readonly id: string
   readonly name: string

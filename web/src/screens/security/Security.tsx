@@ -1,6 +1,6 @@
 // #/security: where the account is signed in, its devices, sign-in codes, the password, recent
-// security events, and the two ways to end things: sign out every device (revoke-all, proved with
-// this browser's identity key) and forget this browser.
+// security events, and the ways to end things: sign out every device (revoke-all, proved with
+// this browser's identity key), forget this browser, and delete the account.
 import { useState } from 'react'
 import type { CofferClient, SecurityEvents } from '../../../../src/sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
@@ -10,6 +10,7 @@ import { appText } from '../../lib/user-agent.ts'
 import { DeviceList, Sessions } from './Sessions.tsx'
 import { SecondFactor } from './SecondFactor.tsx'
 import { PasswordChange } from './Password.tsx'
+import { DeleteAccount } from './DeleteAccount.tsx'
 import { loadDirectory } from './directory.ts'
 
 const EVENT_TEXT: Record<SecurityEvents['events'][number]['kind'], string> = {
@@ -117,6 +118,7 @@ export function Security() {
       <Events client={client} round={round} />
       <SignOutEverywhere canProve={keys !== null} />
       <ForgetBrowser />
+      <DeleteAccount />
     </main>
   )
 }
