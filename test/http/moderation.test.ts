@@ -3,7 +3,7 @@
 // suspended account can sign in and read but every content write is refused 403 until it is
 // reinstated, a takedown withholds the asset's blobs (451, not retrievable) until it is restored, a
 // legal hold keeps every blob of the asset from garbage collection until it is lifted, and every
-// action that takes effect is one audit line in the server's log.
+// action that takes effect is one audit line in the server's log, with its request's id.
 import { encode } from 'cborg'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -547,6 +547,11 @@ describe('the audit line', () => {
       { action: 'taken_down', actor: 'admin_token', seq: 2 },
     ])
     expect((await member.client.moderationRecord()).events.every((event) => !('actor' in event))).toBe(true)
+    // Each carries the id of the request that took the action, as its access line does.
+    for (const line of lines) {
+      expect(line.request_id).toEqual(expect.any(String))
+      expect(server.logs.filter((other) => other.includes(`"request_id":"${String(line.request_id)}"`) && other.includes('/v1/admin/')).length).toBeGreaterThan(0)
+    }
     // The admin token itself is never in the log.
     expect(server.logs.some((line) => line.includes(ADMIN_TOKEN))).toBe(false)
   })

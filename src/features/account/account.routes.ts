@@ -29,7 +29,7 @@ export function accountRoutes(app: App, deps: Deps): void {
     handler: async (request, reply) => {
       const caller = requireCaller(request)
       const totpCode = request.body === undefined ? undefined : validateBody(DeleteAccountRequest, request.body).totp_code
-      await deleteOwnAccount(deps, caller, totpCode, requestMeta(request))
+      await deleteOwnAccount(deps, caller, totpCode, requestMeta(request), request.log)
       return noContent(reply)
     },
   })

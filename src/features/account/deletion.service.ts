@@ -9,7 +9,7 @@ import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { EventActor, OperatorActor, Store } from '../../storage/port.ts'
 import type { Caller, RequestMeta } from '../context.ts'
-import { auditOperatorAction, recordOf, type ModerationRecord } from '../moderation/moderation.service.ts'
+import { auditOperatorAction, recordOf, type AuditLog, type ModerationRecord } from '../moderation/moderation.service.ts'
 import { spendCode } from '../totp/totp.service.ts'
 
 /** Assets removed per transaction, so that a large account does not hold the writer for long. */
@@ -57,7 +57,7 @@ async function purgeAfterDeletion(deps: Deps, userId: string): Promise<void> {
 }
 
 /** The owner deletes their account: 403 unless the password was proved recently; a second factor also needs a code. */
-export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: string | undefined, meta: RequestMeta): Promise<void> {
+export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: string | undefined, meta: RequestMeta, log: AuditLog = deps.log): Promise<void> {
   if (!isFresh(caller.authenticatedAt, deps.clock.now(), deps.config.freshnessWindowS)) {
     throw new AppError('error.auth.reauthentication_required', 'Prove the password again (reauthenticate) before deleting the account')
   }
@@ -71,7 +71,7 @@ export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: str
   } else {
     await deps.storage.transaction((tx) => erase(tx, deps.clock.now()))
   }
-  deps.log.info({ audit: 'account_deleted', actor: 'owner', userId: caller.userId }, 'account deleted by its owner')
+  log.info({ audit: 'account_deleted', actor: 'owner', userId: caller.userId }, 'account deleted by its owner')
   await purgeAfterDeletion(deps, caller.userId)
 }
 
@@ -79,13 +79,13 @@ export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: str
  * An operator deletes an account (404 when there is none). Idempotent: an account deleted
  * already answers its record again, with nothing recorded twice, and its purge is run again.
  */
-export async function deleteAccountAsOperator(deps: Deps, userId: string, reason: string | null, actor: OperatorActor): Promise<ModerationRecord> {
+export async function deleteAccountAsOperator(deps: Deps, userId: string, reason: string | null, actor: OperatorActor, log: AuditLog = deps.log): Promise<ModerationRecord> {
   const now = deps.clock.now()
   const deleted = await deps.storage.transaction(async (tx) => {
     if ((await tx.findAccount(userId)) === undefined) throw new AppError('error.not_found', 'No such account')
     return markDeleted(tx, userId, now, { actor, reason })
   })
-  if (deleted) auditOperatorAction(deps, { actor, action: 'account_deleted', userId, assetId: null, reason })
+  if (deleted) auditOperatorAction(log, { actor, action: 'account_deleted', userId, assetId: null, reason })
   await purgeAfterDeletion(deps, userId)
   return recordOf(deps.storage, userId)
 }

@@ -73,7 +73,14 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
  * action is also one line of the process's log (the audit line: who, what, on which account or
  * asset, why), so that an operator's log collection holds it beside the requests.
  */
-export async function moderate(deps: Deps, action: ModerationAction, target: ModerationTarget, reason: string | null, actor: OperatorActor): Promise<ModerationRecord> {
+export async function moderate(
+  deps: Deps,
+  action: ModerationAction,
+  target: ModerationTarget,
+  reason: string | null,
+  actor: OperatorActor,
+  log: AuditLog = deps.log,
+): Promise<ModerationRecord> {
   const now = deps.clock.now()
   const { record, userId, assetId } = await deps.storage.transaction(async (tx) => {
     const { userId, assetId } = await targetOf(tx, target)
@@ -105,13 +112,16 @@ export async function moderate(deps: Deps, action: ModerationAction, target: Mod
     }
     return { record: await recordOf(tx, userId), userId, assetId }
   })
-  auditOperatorAction(deps, { actor, action: eventOf[action], userId, assetId, reason })
+  auditOperatorAction(log, { actor, action: eventOf[action], userId, assetId, reason })
   return record
 }
 
+/** Where an audit line goes: the request's log over HTTP (so it carries the request's id), else the process's. */
+export type AuditLog = Pick<Deps['log'], 'info'>
+
 /** The audit line of an operator action that took effect (docs/operations.md, "The operator's log"). */
-export function auditOperatorAction(deps: Deps, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
-  deps.log.info({ audit: 'operator_action', ...entry }, 'operator action')
+export function auditOperatorAction(log: AuditLog, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
+  log.info({ audit: 'operator_action', ...entry }, 'operator action')
 }
 
 /** The operator's log: the latest events of every account (or of one), oldest of them first. */
