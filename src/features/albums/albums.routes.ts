@@ -5,7 +5,7 @@ import {
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { CBOR_MEDIA, JSON_MEDIA, operation, type App } from '../../http/route.ts'
-import { albumFeed, listAlbums, provisionAlbum } from './albums.service.ts'
+import { albumFeed, albumView, feedEntryView, listAlbums, provisionAlbum } from './albums.service.ts'
 import { abortUpgrade, commitUpgrade, readUpgrade, startUpgrade, type UpgradePhase } from './upgrade.service.ts'
 
 const tags = ['Albums']
@@ -45,9 +45,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
     method: 'GET',
     url: '/v1/albums',
     ...operation({ operationId: 'listAlbums', summary: 'The account’s albums, oldest first', tags, auth: 'bearer', responses: { 200: AlbumListResponse }, described: { 200: 'The account’s albums, oldest first' } }),
-    handler: async (request) => ({
-      albums: (await listAlbums(deps, requireCaller(request))).map((album) => ({ album_id: album.albumId, protocol_version: album.protocolVersion, created_at: timestamp(album.createdAt) })),
-    }),
+    handler: async (request) => ({ albums: (await listAlbums(deps, requireCaller(request))).map(albumView) }),
   })
 
   app.route({
@@ -66,18 +64,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
     }),
     handler: async (request) => {
       const entries = await albumFeed(deps, requireCaller(request), request.params.album_id, request.query.after, request.query.limit)
-      return {
-        entries: entries.map((op) => ({
-          sync_seq: op.syncSeq,
-          asset_id: op.assetId,
-          action: op.action,
-          manifest_cbor: op.manifestCbor.toString('base64'),
-          envelope_hash: op.manifestHash,
-          ...(op.metadataBlobHash === null ? {} : { metadata_blob_hash: op.metadataBlobHash }),
-          applied_at: timestamp(op.appliedAt),
-        })),
-        next_after: entries.at(-1)?.syncSeq ?? request.query.after,
-      }
+      return { entries: entries.map(feedEntryView), next_after: entries.at(-1)?.syncSeq ?? request.query.after }
     },
   })
 

@@ -1,4 +1,7 @@
 // Albums: provisioning, the owner's list, the feed (SPEC.md "Albums", API.md section 6).
+import type { Static } from 'typebox'
+import type { AlbumView, FeedEntry } from '../../contract/albums.ts'
+import { timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Album, AppliedOp, AlbumStore } from '../../storage/port.ts'
@@ -27,4 +30,22 @@ export function listAlbums(deps: Deps, caller: Caller): Promise<Album[]> {
 export async function albumFeed(deps: Deps, caller: Caller, albumId: string, after: number, limit: number): Promise<AppliedOp[]> {
   await ownAlbum(deps.storage, caller, albumId)
   return deps.storage.feed(albumId, after, limit)
+}
+
+/** AlbumView: an album as the albums list (and the account export) shows it. */
+export function albumView(album: Album): Static<typeof AlbumView> {
+  return { album_id: album.albumId, protocol_version: album.protocolVersion, created_at: timestamp(album.createdAt) }
+}
+
+/** FeedEntry: an applied manifest as the album feed (and the account export) shows it. */
+export function feedEntryView(op: AppliedOp): Static<typeof FeedEntry> {
+  return {
+    sync_seq: op.syncSeq,
+    asset_id: op.assetId,
+    action: op.action,
+    manifest_cbor: op.manifestCbor.toString('base64'),
+    envelope_hash: op.manifestHash,
+    ...(op.metadataBlobHash === null ? {} : { metadata_blob_hash: op.metadataBlobHash }),
+    applied_at: timestamp(op.appliedAt),
+  }
 }

@@ -2,27 +2,28 @@
 // it stores, whether it has a second factor, and its moderation record, by id or by email.
 import type { Static } from 'typebox'
 import { timestamp } from '../../contract/common.ts'
-import type { AdminAccountResponse } from '../../contract/custody.ts'
+import type { AdminAccountResponse, SecondFactorStatus } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { normalizeEmail } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
 import type { Account, AccountHoldings } from '../../storage/port.ts'
+import { secondFactorStatus } from '../totp/totp.service.ts'
 import { moderationRecordView, recordOfAccount, type ModerationRecord } from './moderation.service.ts'
 
 export interface AccountOverview {
   readonly account: Account
   readonly holdings: AccountHoldings
-  readonly secondFactor: boolean
+  readonly secondFactor: Static<typeof SecondFactorStatus>
   readonly record: ModerationRecord
 }
 
 async function overviewOf(deps: Deps, account: Account): Promise<AccountOverview> {
   const [holdings, secondFactor, record] = await Promise.all([
     deps.storage.accountHoldings(account.userId),
-    deps.storage.findSecondFactor(account.userId),
+    secondFactorStatus(deps.storage, account.userId),
     recordOfAccount(deps.storage, account),
   ])
-  return { account, holdings, secondFactor: secondFactor?.status === 'active', record }
+  return { account, holdings, secondFactor, record }
 }
 
 /** 404 error.not_found when there is no such account. */
@@ -49,7 +50,7 @@ export function accountOverviewView(overview: AccountOverview): Static<typeof Ad
     state: account.deletedAt !== null ? 'deleted' : account.suspendedAt === null ? 'active' : 'suspended',
     ...(account.deletedAt === null ? {} : { deleted_at: timestamp(account.deletedAt) }),
     usage: { bytes: holdings.storedBytes, assets: holdings.liveAssets },
-    second_factor: { enabled: overview.secondFactor },
+    second_factor: overview.secondFactor,
     moderation: moderationRecordView(overview.record),
   }
 }

@@ -9,6 +9,7 @@ import { eventOf, moderationAllowed, type ModerationAction, type ModerationFacts
 import { AppError } from '../../errors.ts'
 import type { Account, LoggedModerationEvent, ModerationEvent, OperatorActor, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
+import { secondFactorStatus } from '../totp/totp.service.ts'
 
 export interface ModerationRecord {
   readonly suspendedSince: number | null
@@ -59,7 +60,7 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
   if ('userId' in target) {
     const account = await store.findAccount(target.userId)
     if (account === undefined) throw new AppError('error.not_found', 'No such account')
-    const secondFactor = (await store.findSecondFactor(account.userId))?.status === 'active'
+    const secondFactor = (await secondFactorStatus(store, account.userId)).enabled
     const facts = { suspended: account.suspendedAt !== null, secondFactor, deleted: account.deletedAt !== null, takenDown: false, legalHold: false }
     return { userId: account.userId, assetId: null, facts }
   }

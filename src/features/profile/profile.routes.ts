@@ -1,21 +1,10 @@
-import { timestamp } from '../../contract/common.ts'
 import { ProfileResponse, UpdateProfileRequest } from '../../contract/profile.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
-import type { Account } from '../../storage/port.ts'
-import { getProfile, updateProfile } from './profile.service.ts'
+import { getProfile, profileView, updateProfile } from './profile.service.ts'
 
 const tags = ['Profile']
-
-function profileResponse(account: Account) {
-  return {
-    user_id: account.userId,
-    email: account.email,
-    ...(account.displayName === null ? {} : { display_name: account.displayName }),
-    created_at: timestamp(account.createdAt),
-  }
-}
 
 export function profileRoutes(app: App, deps: Deps): void {
   app.route({
@@ -30,7 +19,7 @@ export function profileRoutes(app: App, deps: Deps): void {
       described: { 200: 'The caller’s profile' },
       errors: ['error.not_found'],
     }),
-    handler: async (request) => profileResponse(getProfile(requireCaller(request))),
+    handler: async (request) => profileView(getProfile(requireCaller(request))),
   })
 
   app.route({
@@ -48,6 +37,6 @@ export function profileRoutes(app: App, deps: Deps): void {
       described: { 200: 'The profile as it is now' },
       errors: ['error.not_found'],
     }),
-    handler: async (request) => profileResponse(await updateProfile(deps, requireCaller(request), request.body)),
+    handler: async (request) => profileView(await updateProfile(deps, requireCaller(request), request.body)),
   })
 }

@@ -1,4 +1,7 @@
 // Get and update the profile (SPEC.md "Account and profile", API.md section 5).
+import type { Static } from 'typebox'
+import { timestamp } from '../../contract/common.ts'
+import type { ProfileResponse } from '../../contract/profile.ts'
 import type { Deps } from '../../deps.ts'
 import { normalizeDisplayName } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
@@ -9,6 +12,16 @@ async function found(store: AccountStore, userId: string): Promise<Account> {
   const account = await store.findAccount(userId)
   if (account === undefined) throw new AppError('error.not_found', 'The account no longer exists')
   return account
+}
+
+/** ProfileResponse: what GET /v1/profile and the account export show. */
+export function profileView(account: Account): Static<typeof ProfileResponse> {
+  return {
+    user_id: account.userId,
+    email: account.email,
+    ...(account.displayName === null ? {} : { display_name: account.displayName }),
+    created_at: timestamp(account.createdAt),
+  }
 }
 
 /** The account as the bearer check read it: no further query. */

@@ -4,7 +4,9 @@ import { DevicesResponse, SecurityEventsResponse, SessionIdParams } from '../../
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
-import { issueRevokeChallenge, listDevices, listSecurityEvents, revokeAllSessions, revokeSession } from './sessions.service.ts'
+import {
+  cohortView, issueRevokeChallenge, listDevices, listSecurityEvents, revokeAllSessions, revokeSession, securityEventView, sessionView,
+} from './sessions.service.ts'
 
 const tags = ['Accounts and sessions']
 
@@ -23,20 +25,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
     handler: async (request) => {
       const caller = requireCaller(request)
       const devices = await listDevices(deps, caller)
-      return {
-        sessions: devices.sessions.map((s) => ({
-          session_id: s.sessionId,
-          created_at: timestamp(s.createdAt),
-          authenticated_at: timestamp(s.authenticatedAt),
-          last_active_at: timestamp(s.createdAt),
-          user_agent: s.userAgent,
-          ip_address: s.ipAddress,
-          cohort_hash: s.cohortHash,
-          device_id: s.deviceId,
-          current: s.sessionId === caller.sessionId,
-        })),
-        cohorts: devices.cohorts.map((c) => ({ cohort_hash: c.cohortHash, first_seen: timestamp(c.firstSeen), last_seen: timestamp(c.lastSeen) })),
-      }
+      return { sessions: devices.sessions.map((session) => sessionView(session, caller)), cohorts: devices.cohorts.map(cohortView) }
     },
   })
 
@@ -52,15 +41,7 @@ export function sessionsRoutes(app: App, deps: Deps): void {
       responses: { 200: SecurityEventsResponse },
       described: { 200: 'The security events kept for the account, newest first' },
     }),
-    handler: async (request) => ({
-      events: (await listSecurityEvents(deps, requireCaller(request))).map((event) => ({
-        kind: event.kind,
-        at: timestamp(event.at),
-        ...(event.until === null ? {} : { until: timestamp(event.until) }),
-        ...(event.ipAddress === null ? {} : { ip_address: event.ipAddress }),
-        ...(event.userAgent === null ? {} : { user_agent: event.userAgent }),
-      })),
-    }),
+    handler: async (request) => ({ events: (await listSecurityEvents(deps, requireCaller(request))).map(securityEventView) }),
   })
 
   app.route({

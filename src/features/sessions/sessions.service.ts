@@ -1,5 +1,8 @@
 // The devices listing and revoking one session (SPEC.md "Sessions").
 import { randomBytes } from 'node:crypto'
+import type { Static } from 'typebox'
+import { timestamp } from '../../contract/common.ts'
+import type { CohortView, SecurityEventView, SessionView } from '../../contract/sessions.ts'
 import { revokeAllSigningBytes } from '../../contract/signing.ts'
 import { cachingHybridVerifier } from '../../crypto/hybrid.ts'
 import { hashToken } from '../../crypto/tokens.ts'
@@ -21,12 +24,43 @@ export async function listDevices(deps: Deps, caller: Caller): Promise<Devices> 
   return { sessions, cohorts }
 }
 
+/** SessionView: a live session as the sessions list (and the account export) shows it to `caller`. */
+export function sessionView(session: Session, caller: Caller): Static<typeof SessionView> {
+  return {
+    session_id: session.sessionId,
+    created_at: timestamp(session.createdAt),
+    authenticated_at: timestamp(session.authenticatedAt),
+    // SPEC: equals created_at while no session ledger is on the request path.
+    last_active_at: timestamp(session.createdAt),
+    user_agent: session.userAgent,
+    ip_address: session.ipAddress,
+    cohort_hash: session.cohortHash,
+    device_id: session.deviceId,
+    current: session.sessionId === caller.sessionId,
+  }
+}
+
+export function cohortView(cohort: Cohort): Static<typeof CohortView> {
+  return { cohort_hash: cohort.cohortHash, first_seen: timestamp(cohort.firstSeen), last_seen: timestamp(cohort.lastSeen) }
+}
+
 /** How many of the newest security events the owner is shown. */
 export const SECURITY_EVENTS_LISTED = 100
 
 /** Attacks on the account the owner should know of: locks by wrong passwords, refusals of codes. */
 export function listSecurityEvents(deps: Deps, caller: Caller): Promise<SecurityEvent[]> {
   return deps.storage.listSecurityEvents(caller.userId, SECURITY_EVENTS_LISTED)
+}
+
+/** SecurityEventView: an event as the owner's security log (and the account export) shows it. */
+export function securityEventView(event: SecurityEvent): Static<typeof SecurityEventView> {
+  return {
+    kind: event.kind,
+    at: timestamp(event.at),
+    ...(event.until === null ? {} : { until: timestamp(event.until) }),
+    ...(event.ipAddress === null ? {} : { ip_address: event.ipAddress }),
+    ...(event.userAgent === null ? {} : { user_agent: event.userAgent }),
+  }
 }
 
 /** Any live token may end any of the caller's own sessions; another account's id is unknown. */

@@ -1,15 +1,22 @@
 // The TOTP second factor: start, confirm, disable (SPEC.md "Second factor" table).
+import type { Static } from 'typebox'
+import type { SecondFactorStatus } from '../../contract/custody.ts'
 import { matchTotpStep, newTotpSecret, provisioningUri } from '../../crypto/totp.ts'
 import type { Deps } from '../../deps.ts'
 import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
 import { confirmEnrollment, disableSecondFactor, startEnrollment, type SecondFactorRefusal, type Transition } from '../../domain/second-factor.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
-import type { AttemptBudget, Store } from '../../storage/port.ts'
+import type { AttemptBudget, SecondFactorStore, Store } from '../../storage/port.ts'
 
 /** Binds a sealed TOTP secret to its account: a box moved onto another row does not open. */
 export function totpAssociatedData(userId: string): string {
   return `coffer/totp-secret/v1:${userId}`
+}
+
+/** Whether the account has a confirmed second factor (a pending enrollment is none), never its secret. */
+export async function secondFactorStatus(store: SecondFactorStore, userId: string): Promise<Static<typeof SecondFactorStatus>> {
+  return { enabled: (await store.findSecondFactor(userId))?.status === 'active' }
 }
 
 const refusalDetail: Record<SecondFactorRefusal, string> = {
