@@ -10,6 +10,7 @@ import { custodyRoutes } from './features/custody/custody.routes.ts'
 import { directoryRoutes } from './features/directory/directory.routes.ts'
 import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
+import { exportRoutes } from './features/export/export.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { moderationRoutes } from './features/moderation/moderation.routes.ts'
 import { accountRoutes } from './features/account/account.routes.ts'
@@ -82,6 +83,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   blobsRoutes(app, deps)
   custodyRoutes(app, deps)
   moderationRoutes(app, deps)
+  exportRoutes(app, deps)
   await registerWebApp(app)
   return app
 }

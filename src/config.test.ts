@@ -92,6 +92,23 @@ describe('ACCOUNT_QUOTA_BYTES and MAX_OPEN_UPLOADS', () => {
   })
 })
 
+describe('EXPORTS_PER_WINDOW and EXPORT_WINDOW_S', () => {
+  it('default to 3 account exports per hour', () => {
+    expect(loadConfig({}).accountExport).toEqual({ maxPerWindow: 3, windowS: 3600 })
+    expect(loadConfig({ EXPORTS_PER_WINDOW: '10', EXPORT_WINDOW_S: '86400' }).accountExport).toEqual({ maxPerWindow: 10, windowS: 86_400 })
+  })
+
+  it.each([
+    ['EXPORTS_PER_WINDOW', '0', 'must be between 1 and 9007199254740991, got 0'],
+    ['EXPORTS_PER_WINDOW', 'few', 'must be a whole number, got "few"'],
+    ['EXPORT_WINDOW_S', '0', 'must be between 1 and 9007199254740991, got 0'],
+  ])('refuses %s=%s naming it', (variable, value, why) => {
+    const error = configError({ [variable]: value })
+    expect(error.variable).toBe(variable)
+    expect(error.message).toBe(`${variable}: ${why}`)
+  })
+})
+
 describe('the blob store', () => {
   it('is the folder when BLOB_STORE_URL is unset, and downloads stream', () => {
     const config = loadConfig({ DATA_DIR: '/srv/coffer' })

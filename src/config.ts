@@ -63,6 +63,8 @@ export interface Config {
   /** Null: the operator API is off (every /v1/admin path answers 404). */
   readonly adminToken: string | null
   readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
+  /** Account exports each account may start per window (GET /v1/account/export). */
+  readonly accountExport: { readonly maxPerWindow: number; readonly windowS: number }
 }
 
 export interface BucketSettings {
@@ -290,6 +292,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxHashes: integer(env, 'VERIFY_MAX_HASHES', 4096, 1),
       deepScanBudgetBytes: integer(env, 'DEEP_SCAN_BUDGET_BYTES', 1_073_741_824, 0),
       deepScanWindowS: integer(env, 'DEEP_SCAN_WINDOW_S', 3600, 1),
+    },
+    accountExport: {
+      maxPerWindow: integer(env, 'EXPORTS_PER_WINDOW', 3, 1),
+      windowS: integer(env, 'EXPORT_WINDOW_S', 3600, 1),
     },
   }
 }

@@ -20,6 +20,7 @@ import * as custody from '../contract/custody.ts'
 import * as devices from '../contract/devices.ts'
 import { errorCatalog, extendedProblems, type ErrorCode } from '../contract/errors.ts'
 import * as errors from '../contract/errors.ts'
+import * as accountExport from '../contract/export.ts'
 import * as profile from '../contract/profile.ts'
 import * as quota from '../contract/quota.ts'
 import * as sessions from '../contract/sessions.ts'
@@ -71,7 +72,7 @@ const SCHEMAS = '#/components/schemas/'
  * components.
  */
 const namedSchemas: ReadonlyMap<string, object> = new Map(
-  Object.entries({ ...albums, ...auth, ...common, ...custody, ...devices, ...errors, ...profile, ...quota, ...sessions, ...signing })
+  Object.entries({ ...albums, ...auth, ...common, ...custody, ...devices, ...errors, ...accountExport, ...profile, ...quota, ...sessions, ...signing })
     .filter((entry): entry is [string, Json] => {
       const [name, value] = entry
       if (typeof value !== 'object' || value === null || /(Params|Query)$/.test(name)) return false
@@ -195,6 +196,7 @@ const responseHeaders = {
   'Accept-Ranges': { description: '`bytes`: Range requests are served', schema: { type: 'string' } },
   'Content-Range': { description: '`bytes a-b/size` on 206; `bytes */size` on 416', schema: { type: 'string' } },
   Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
+  'Content-Disposition': { description: '`attachment; filename="..."`: a file to save, and the name it suggests', schema: { type: 'string' } },
 } as const satisfies Record<string, Json>
 
 type ResponseHeader = keyof typeof responseHeaders
@@ -276,13 +278,14 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const revalidates = reads.includes('If-None-Match')
   const ranges = reads.includes('Range')
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
+  const saved: ResponseHeader[] = config.attachment ? ['Content-Disposition'] : []
 
   const responses: Record<string, Json> = problemResponses(operationCodes(config))
   for (const [status, body] of Object.entries(schema.response ?? {})) {
     const description = config.described?.[Number(status)]
     if (description === undefined) throw new Error(`no description of the ${status} answer of ${operationId}`)
     const isEmpty = (body as Json).type === 'null'
-    responses[status] = { description, headers: headerRefs(cached), ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
+    responses[status] = { description, headers: headerRefs([...cached, ...saved]), ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
   }
   const bytes = config.binaryResponse
   if (bytes) {

@@ -48,6 +48,8 @@ declare module 'fastify' {
     reads?: readonly RequestHeader[]
     /** When the operation may answer 307 with Location instead of its body (for the OpenAPI document). */
     redirect?: string
+    /** The success answer is a file to save, named by Content-Disposition (for the OpenAPI document). */
+    attachment?: boolean
   }
 }
 
@@ -85,6 +87,8 @@ interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undef
   readonly cache?: CachePolicy
   /** When the operation may answer 307 with Location (see FastifyContextConfig.redirect). */
   readonly redirect?: string
+  /** The success answer carries Content-Disposition: attachment (see FastifyContextConfig.attachment). */
+  readonly attachment?: boolean
 }
 
 type Defined<K extends string, S> = S extends TSchema ? { [key in K]: S } : unknown
@@ -122,6 +126,7 @@ export function operation<
       described: spec.described as Readonly<Record<number, string>>,
       ...(spec.reads ? { reads: spec.reads } : {}),
       ...(spec.redirect ? { redirect: spec.redirect } : {}),
+      ...(spec.attachment ? { attachment: true } : {}),
     },
   }
 }

@@ -14,6 +14,7 @@ import type {
 } from '../contract/devices.ts'
 import type { AssetReceiptsResponse, AttestationKeysDocument, ModerationRecordResponse, StorageVerifyRequest, StorageVerifyResponse } from '../contract/custody.ts'
 import type { CodedProblem } from '../contract/errors.ts'
+import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
@@ -47,6 +48,20 @@ export type AssetReceipts = Static<typeof AssetReceiptsResponse>
 export type AttestationKeys = Static<typeof AttestationKeysDocument>
 export type ModerationRecord = Static<typeof ModerationRecordResponse>
 export type StorageUsage = Static<typeof StorageUsageResponse>
+/** The account export's document, once the whole body is read and parsed. */
+export type AccountExportDocument = Static<typeof AccountExport>
+
+/** An account export as it arrives (`exportAccount`). */
+export interface AccountExportDownload {
+  /** The name the server suggests for the saved file (`coffer-export-<user_id>.json`). */
+  readonly fileName: string
+  /**
+   * The body, one JSON document (AccountExportDocument) of any size: stream it to a file
+   * rather than hold it. A stream that fails or ends before the document does was cut short
+   * and must be fetched again (the saved bytes then do not parse).
+   */
+  readonly body: ReadableStream<Uint8Array>
+}
 
 /** What `uploadAsset` knows once it has hashed the bytes: enough to build and sign the manifest. */
 export interface BundleHashes {
@@ -93,6 +108,11 @@ export class CofferProblem extends Error {
     const retryAfter = headers.get('retry-after')
     this.retryAfterS = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : null
   }
+}
+
+/** The file name of a `Content-Disposition: attachment; filename="..."` header, or null. */
+function attachmentName(header: string | null): string | null {
+  return /filename="([^"\\/]+)"/.exec(header ?? '')?.[1] ?? null
 }
 
 /** The problem a non-2xx response carries (a body that is not one still becomes a CofferProblem). */
@@ -539,6 +559,20 @@ export class CofferClient {
         reader.releaseLock()
       }
     })()
+  }
+
+  // --- account export ----------------------------------------------------------------------
+
+  /**
+   * Everything the server holds about the account (profile, second factor status, sessions,
+   * cohorts, security events, moderation record, every album's feed and receipts) as one JSON
+   * document, streamed: see AccountExportDownload. The request is made (and a problem thrown,
+   * e.g. 429 error.rate_limited past the account's export budget) before it returns.
+   */
+  async exportAccount(): Promise<AccountExportDownload> {
+    const response = await this.#request({ method: 'GET', path: '/v1/account/export', bearer: true })
+    if (response.body === null) throw new Error('the export answer has no body')
+    return { fileName: attachmentName(response.headers.get('content-disposition')) ?? 'coffer-export.json', body: response.body }
   }
 
   // --- upgrade ceremony --------------------------------------------------------------------

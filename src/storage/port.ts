@@ -121,7 +121,8 @@ export interface PasswordFailureStore {
   clearPasswordFailures(subject: string): Promise<void>
 }
 
-export type BudgetScope = 'redeem' | 'second_factor'
+/** redeem: refused redemptions per client address; second_factor: wrong codes per account; export: account exports per account. */
+export type BudgetScope = 'redeem' | 'second_factor' | 'export'
 
 export interface AttemptBudget {
   readonly windowEndsAt: number
@@ -354,12 +355,29 @@ export interface AppliedOp {
   readonly appliedAt: number
 }
 
+/**
+ * An owner's albums at one instant (one statement, so one snapshot on either engine): what an
+ * account export reads up to, however many writes commit while it runs.
+ */
+export interface AlbumsCut {
+  /** Oldest first, each with the last feed position handed out (0: none yet). */
+  readonly albums: ReadonlyArray<{ readonly album: Album; readonly lastSyncSeq: number }>
+  /**
+   * The receipt chain's last receipt_seq. A lifecycle write appends its receipts and moves the
+   * chain in the transaction that adds its feed entry: the receipts at or below it are exactly
+   * those of the feed entries at or below the albums' positions.
+   */
+  readonly lastReceiptSeq: number
+}
+
 export interface AlbumStore {
   /** Inserts unless the id exists: 'exists' when it is this owner's, 'taken' when another account's. */
   provisionAlbum(album: { readonly albumId: string; readonly ownerId: string; readonly protocolVersion: string; readonly createdAt: number }): Promise<'created' | 'exists' | 'taken'>
   findAlbum(albumId: string): Promise<Album | undefined>
   /** The owner's albums, oldest first. */
   listAlbums(ownerId: string): Promise<Album[]>
+  /** listAlbums with each album's feed position and the receipt chain's, read together (AlbumsCut). */
+  cutAlbums(ownerId: string): Promise<AlbumsCut>
   /**
    * Takes the album row's write lock for the rest of the transaction and reads it. Upload
    * opens, lifecycle writes and the upgrade steps all start here, so they queue per album.
@@ -551,6 +569,12 @@ export interface Receipt {
   readonly receiptCbor: Buffer
 }
 
+/** Where a page of albumReceipts ended: its last receipt's asset and number. */
+export interface ReceiptCursor {
+  readonly assetId: string
+  readonly receiptSeq: number
+}
+
 /** What storage verification knows about one asset of the caller. */
 export interface AssetCustody {
   readonly takenDown: boolean
@@ -578,6 +602,12 @@ export interface CustodyStore {
   appendReceiptsAfter(after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
   /** Every receipt ever issued for the asset, replaced bundles included, in receipt_seq order. */
   listReceipts(assetId: string): Promise<Receipt[]>
+  /**
+   * A page of the receipts of an album's assets numbered at most `throughSeq`, in (asset_id,
+   * receipt_seq) order, after `after` (null: from the start), at most `limit` of them: each
+   * query a bounded index range, however many assets the album holds.
+   */
+  albumReceipts(albumId: string, throughSeq: number, after: ReceiptCursor | null, limit: number): Promise<Receipt[]>
   /**
    * Takes `bytes` from the account's deep-scan budget when they fit in what is left of the
    * current window (a window that has ended starts again at `now`); false, writing nothing, otherwise.

@@ -937,6 +937,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the server holds about the account, as one JSON document to save
+         * @description Profile, second factor (whether it is on, never its secret), sessions, cohorts, security events, moderation record, and every album with its feed and its assets’ custody receipts, each section as its own route shows it. Each album is exported up to the instant the export began (later writes are left out). The body is written while it is read (an account with many assets gives hundreds of megabytes): a body that ends early, or is not one JSON document, was cut short by a failure and must be fetched again. Each export counts in the account’s budget (EXPORTS_PER_WINDOW per EXPORT_WINDOW_S), beyond which 429.
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/upload/{upload_id}/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -961,6 +981,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountExport: {
+            /**
+             * @description This layout; a later one has another name
+             * @constant
+             */
+            format: "coffer-export/v1";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            exported_at: string;
+            profile: components["schemas"]["ProfileResponse"];
+            second_factor: components["schemas"]["SecondFactorStatus"];
+            /** @description Every live session, oldest first, as GET /v1/auth/sessions shows them (`current`: the session that exported) */
+            sessions: components["schemas"]["SessionView"][];
+            /** @description Every cohort ever seen, as GET /v1/auth/sessions shows them */
+            cohorts: components["schemas"]["CohortView"][];
+            /** @description As GET /v1/auth/security-events shows them */
+            security_events: components["schemas"]["SecurityEventView"][];
+            moderation: components["schemas"]["ModerationRecordResponse"];
+            /** @description Every album of the account, oldest first */
+            albums: components["schemas"]["ExportedAlbum"][];
+        };
         AccountUsage: {
             /** @description Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage) */
             bytes: number;
@@ -1219,6 +1262,18 @@ export interface components {
             /** @description otpauth URI carrying the shared secret; served once */
             provisioning_uri: string;
         };
+        ExportedAlbum: {
+            album_id: string;
+            protocol_version: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            /** @description Every entry of the album’s feed up to its position when the export began, oldest first, as GET /v1/albums/{album_id}/feed shows them */
+            feed: components["schemas"]["FeedEntry"][];
+            receipts: components["schemas"]["ReceiptsByAsset"];
+        };
         FeedEntry: {
             sync_seq: number;
             asset_id: string;
@@ -1402,6 +1457,10 @@ export interface components {
              * @description RFC 3339, UTC
              */
             authenticated_at: string;
+        };
+        /** @description By asset id, in asset id order: the receipts of each asset of the album issued before the export began, as GET /v1/assets/{asset_id}/receipts shows them */
+        ReceiptsByAsset: {
+            [key: string]: components["schemas"]["AssetReceipt"][];
         };
         RedeemRequest: {
             /** @description Either spelling */
@@ -1908,6 +1967,8 @@ export interface components {
         "Content-Range": string;
         /** @description Where the answer is: a URL valid for a few minutes, to be requested without Authorization */
         Location: string;
+        /** @description `attachment; filename="..."`: a file to save, and the name it suggests */
+        "Content-Disposition": string;
     };
     pathItems: never;
 }
@@ -4178,6 +4239,37 @@ export interface operations {
             413: components["responses"]["error.request.too_large"];
             415: components["responses"]["error.request.unsupported_media_type"];
             422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s export, as an attachment named `coffer-export-<user_id>.json` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountExport"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            429: components["responses"]["error.rate_limited"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

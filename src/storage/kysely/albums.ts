@@ -30,6 +30,19 @@ export function albumQueries(db: Executor): AlbumStore {
       return rows.map(albumOf)
     },
 
+    async cutAlbums(ownerId) {
+      // One statement, so one snapshot: the chain head is read with the albums, not after them.
+      const rows = await db
+        .selectFrom('albums')
+        .select([...albumColumns, 'nextSyncSeq'])
+        .select((eb) => eb.selectFrom('receiptChain').select('lastSeq').where('id', '=', 1).as('lastReceiptSeq'))
+        .where('ownerId', '=', ownerId)
+        .orderBy('createdAt')
+        .orderBy('albumId')
+        .execute()
+      return { albums: rows.map((row) => ({ album: albumOf(row), lastSyncSeq: row.nextSyncSeq })), lastReceiptSeq: rows[0]?.lastReceiptSeq ?? 0 }
+    },
+
     async lockAlbum(albumId) {
       // A write that changes nothing still takes the row lock (PostgreSQL); SQLite's
       // BEGIN IMMEDIATE already holds the database's write lock.

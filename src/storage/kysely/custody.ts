@@ -74,6 +74,23 @@ export function custodyQueries(db: Executor): CustodyStore {
       return rows.map(receiptOf)
     },
 
+    async albumReceipts(albumId, throughSeq, after, limit) {
+      let query = db
+        .selectFrom('assets')
+        .innerJoin('receipts', 'receipts.assetId', 'assets.assetId')
+        .selectAll('receipts')
+        .where('assets.albumId', '=', albumId)
+        .where('receipts.receiptSeq', '<=', throughSeq)
+      if (after !== null) {
+        // The range starts at the cursor's asset (an index range on assets_album), then skips what it already gave.
+        query = query
+          .where('assets.assetId', '>=', after.assetId)
+          .where((eb) => eb.or([eb('assets.assetId', '>', after.assetId), eb('receipts.receiptSeq', '>', after.receiptSeq)]))
+      }
+      const rows = await query.orderBy('assets.assetId').orderBy('receipts.receiptSeq').limit(limit).execute()
+      return rows.map(receiptOf)
+    },
+
     async reserveDeepScan(userId, bytes, now, budget, windowMs) {
       if (bytes > budget) return false
       const ended = sql<boolean>`deep_scan_budgets.window_started_at + ${windowMs} <= ${now}`

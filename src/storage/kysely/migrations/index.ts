@@ -17,6 +17,7 @@ import { up as assetDeletion } from './0011-asset-deletion.ts'
 import { up as assetsByOwner } from './0012-assets-by-owner.ts'
 import { up as operatorLog } from './0013-operator-log.ts'
 import { up as accountDeletion } from './0014-account-deletion.ts'
+import { up as assetsByAlbum } from './0015-assets-by-album.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -33,6 +34,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0012-assets-by-owner', assetsByOwner],
   ['0013-operator-log', operatorLog],
   ['0014-account-deletion', accountDeletion],
+  ['0015-assets-by-album', assetsByAlbum],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
