@@ -22,6 +22,8 @@ export interface PhotosOptions {
   /** Leaves stdin open, for answers written later with PhotosProcess.write (and closed with endStdin). */
   readonly keepStdinOpen?: boolean
   readonly env?: Record<string, string>
+  /** The folder it runs in (default: the checkout's root). */
+  readonly cwd?: string
 }
 
 export interface PhotosProcess {
@@ -40,7 +42,7 @@ export interface PhotosProcess {
 /** Starts `coffer-photos <args>` with COFFER_PHOTOS_HOME = `home`. */
 export function startPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosProcess {
   const child = spawn(process.execPath, [PHOTOS_CLI, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   })

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { albums, ls } from './albums.ts'
 import { backup } from './backup.ts'
 import { device } from './device.ts'
+import { exportCommand } from './export.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { devices } from './devices.ts'
 import { replace, rm } from './edit.ts'
@@ -23,7 +24,7 @@ import { setup } from './setup.ts'
 import { status } from './status.ts'
 import { verify } from './verify.ts'
 
-const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, logout, deleteAccount]
+const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, exportCommand, logout, deleteAccount]
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
