@@ -1,10 +1,12 @@
 // #/security: where the account is signed in, its devices, sign-in codes, the password, recent
-// security events, and the ways to end things: sign out every device (revoke-all, proved with
-// this browser's identity key), forget this browser, and delete the account.
+// security events, a copy of the account's data, and the ways to end things: sign out every
+// device (revoke-all, proved with this browser's identity key), forget this browser, and delete
+// the account.
 import { useState } from 'react'
-import type { CofferClient, SecurityEvents } from '../../../../src/sdk/client.ts'
+import { CofferProblem, type CofferClient, type SecurityEvents } from '../../../../src/sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Confirm, ErrorLine, Heading, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
+import { sizeText } from '../../lib/size.ts'
 import { whenText } from '../../lib/time.ts'
 import { appText } from '../../lib/user-agent.ts'
 import { DeviceList, Sessions } from './Sessions.tsx'
@@ -41,6 +43,52 @@ function Events({ client, round }: { client: CofferClient; round: number }) {
         </ul>
       )}
       <p className="muted">If you do not recognise one, change your password and sign out every device.</p>
+    </section>
+  )
+}
+
+/** The account export, saved as a file: the browser gathers the body (it may page it to disk), then hands it to its downloads. */
+function DownloadData({ client }: { client: CofferClient }) {
+  const { busy, error, run } = useAction()
+  const [saved, setSaved] = useState<string | null>(null)
+  const download = () =>
+    void run(async () => {
+      setSaved(null)
+      const started = await client.exportAccount().catch((refused: unknown) => {
+        if (refused instanceof CofferProblem && refused.code === 'error.rate_limited' && refused.retryAfterS !== null) {
+          throw new Error(`Your data can be downloaded a few times an hour. Try again in ${Math.ceil(refused.retryAfterS / 60)} minutes.`)
+        }
+        throw refused
+      })
+      const file = await new Response(started.body, { headers: { 'content-type': 'application/json' } }).blob().catch(() => {
+        throw new Error('The download was cut short, so nothing was saved. Try again.')
+      })
+      const url = URL.createObjectURL(file)
+      const link = document.createElement('a')
+      link.href = url
+      link.download = started.fileName
+      link.click()
+      // The download has its own copy once started.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000)
+      setSaved(`Saved ${started.fileName} (${sizeText(file.size)}) to your downloads.`)
+    })
+  return (
+    <section aria-labelledby="export-title">
+      <h2 id="export-title">Your data</h2>
+      <p>
+        One file with everything the server holds about your account, for your records: your profile, where you are signed in, security events, your moderation
+        record, and each album's history of changes with the custody receipts of its photos. Your photos themselves are not in it: the server holds them encrypted
+        and cannot read them; open them here or restore them with coffer-photos.
+      </p>
+      <button type="button" className="secondary" disabled={busy} onClick={download}>
+        {busy ? 'Preparing your data…' : 'Download my data'}
+      </button>
+      <ErrorLine error={error} />
+      {saved !== null && (
+        <p className="ok" role="status">
+          {saved}
+        </p>
+      )}
     </section>
   )
 }
@@ -116,6 +164,7 @@ export function Security() {
       <SecondFactor client={client} />
       <PasswordChange client={client} onChanged={() => setRound((n) => n + 1)} />
       <Events client={client} round={round} />
+      <DownloadData client={client} />
       <SignOutEverywhere canProve={keys !== null} />
       <ForgetBrowser />
       <DeleteAccount />
