@@ -2,13 +2,15 @@
 // one opens it; an account found by email (any case) and by id, with its usage and second
 // factor; suspend (confirmed, with a reason) and reinstate; take down (Escape cancels the
 // confirmation), hold and release an asset of it, the record shown again after each action and
-// the server's record agreeing; refusals as sentences; locking forgets the token; and on a
-// server without ADMIN_TOKEN the page says the operator API is disabled. Each screen passes axe
-// and breaks no CSP rule.
+// the server's record agreeing; reset a second factor (offered only while one is on, confirmed
+// with the reason asked in the confirmation); refusals as sentences; locking forgets the token;
+// and on a server without ADMIN_TOKEN the page says the operator API is disabled. Each screen
+// passes axe and breaks no CSP rule.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { withSecondFactor } from '../support/actors.ts'
+import { CofferAdmin } from '../../src/sdk/admin.ts'
+import { PASSWORD, withSecondFactor } from '../support/actors.ts'
 import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
 import { member, upload } from '../support/cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -57,6 +59,7 @@ describe('the operator page', () => {
     const facts = await card.locator('.facts').textContent()
     for (const fact of [alice.userId, 'Active', 'in 1 asset', 'Second factorOff']) expect(facts).toContain(fact)
     expect(await card.textContent()).toContain('No moderation events')
+    expect(await card.getByRole('button', { name: 'Reset second factor' }).count()).toBe(0)
     await checkScreen(device, 'admin-account')
 
     // Suspend, with a reason, after confirming.
@@ -119,6 +122,44 @@ describe('the operator page', () => {
     await expect.poll(() => assets.getByRole('alert').textContent()).toContain('An asset id is a UUID')
     expect((await alice.client.moderationRecord()).events).toHaveLength(6)
     await checkScreen(device, 'admin-record')
+    await device.context.close()
+  })
+
+  it('resets a second factor after a confirmation that asks for the reason: the account’s sessions end, the record says so', async () => {
+    const carol = await withSecondFactor(server, 'admin-reset')
+    const { user_id: userId } = await carol.client.getProfile()
+    const admin = new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await page.goto('/admin')
+    await open(page, ADMIN_TOKEN)
+    await lookUp(page, carol.email)
+    const card = page.getByRole('region', { name: carol.email })
+    await expect.poll(() => card.locator('.facts').textContent()).toContain('Second factorOn (authenticator app)')
+
+    // Escape cancels the confirmation: nothing is reset.
+    await card.getByRole('button', { name: 'Reset second factor' }).click()
+    const confirm = page.getByRole('dialog', { name: `Reset the second factor of ${carol.email}?` })
+    await expect.poll(() => confirm.isVisible()).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0)
+    expect((await admin.account(userId)).second_factor.enabled).toBe(true)
+
+    await card.getByRole('button', { name: 'Reset second factor' }).click()
+    await confirm.getByLabel(/^Reason/).fill('lost phone; identity checked by video call')
+    await checkScreen(device, 'admin-reset-second-factor')
+    await confirm.getByRole('button', { name: 'Reset', exact: true }).click()
+    await expect.poll(() => card.getByRole('status').textContent()).toContain('Second factor reset: every session of the account ended')
+    expect(await card.locator('.facts').textContent()).toContain('Second factorOff')
+    expect(await card.getByRole('button', { name: 'Reset second factor' }).count()).toBe(0)
+    expect(await card.locator('.record li').allTextContents()).toEqual([expect.stringMatching(/: Second factor reset: every session ended\. Reason: “lost phone; identity checked by video call”$/)])
+
+    // The server agrees: no second factor, the owner's session ended, the password alone signs in, the record says why.
+    expect((await admin.account(userId)).second_factor.enabled).toBe(false)
+    await expect(carol.client.getProfile()).rejects.toMatchObject({ status: 401 })
+    const again = server.client()
+    expect((await again.login(carol.email, PASSWORD)).kind).toBe('session')
+    expect((await again.moderationRecord()).events).toEqual([expect.objectContaining({ action: 'second_factor_reset', reason: 'lost phone; identity checked by video call' })])
     await device.context.close()
   })
 

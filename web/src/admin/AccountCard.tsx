@@ -1,15 +1,14 @@
 // One account as the operator sees it (GET /v1/admin/accounts/{user_id}): who, since when, its
-// standing, what it stores, its second factor and its moderation record; suspend or reinstate it.
+// standing, what it stores, its second factor and its moderation record; suspend or reinstate it,
+// reset its second factor.
 import { useState } from 'react'
 import type { AdminAccount, CofferAdmin } from '../../../src/sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
 import { sizeText } from '../lib/size.ts'
 import { whenText } from '../lib/time.ts'
-import { Confirm } from './Confirm.tsx'
+import { Confirm, REASON_MAX } from './Confirm.tsx'
 import { asOperator, type Lock } from './errors.ts'
 import { RecordEvents } from './Record.tsx'
-
-export const REASON_MAX = 2000
 
 interface Props {
   readonly admin: CofferAdmin
@@ -26,6 +25,9 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
   const { busy, error, run } = useAction()
   const suspended = account.state === 'suspended'
   const { assets, bytes } = account.usage
+  const [resetReason, setResetReason] = useState<string | null>(null)
+  const [resetDone, setResetDone] = useState<AdminAccount | null>(null)
+  const reset = useAction()
 
   const act = () =>
     void run(async () => {
@@ -41,6 +43,20 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
       onChange(changed)
       setReason('')
       setDone({ text: suspended ? 'Account reinstated.' : 'Account suspended.', of: changed })
+    })
+
+  const resetSecondFactor = (reasonText: string) =>
+    void reset.run(async () => {
+      setResetReason(null)
+      setResetDone(null)
+      const why = reasonText.trim() === '' ? undefined : reasonText.trim()
+      const changed = await asOperator('account', onLock, async () => {
+        await admin.resetSecondFactor(account.user_id, why)
+        return admin.account(account.user_id)
+      })
+      if (changed === undefined) return
+      onChange(changed)
+      setResetDone(changed)
     })
 
   return (
@@ -64,6 +80,22 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
         <dt>Second factor</dt>
         <dd>{account.second_factor.enabled ? 'On (authenticator app)' : 'Off'}</dd>
       </dl>
+
+      {(account.second_factor.enabled || resetDone === account || reset.error !== null) && (
+        <div className="second-factor">
+          {account.second_factor.enabled && (
+            <button type="button" className="danger" disabled={reset.busy} onClick={() => setResetReason('')}>
+              {reset.busy ? 'One moment…' : 'Reset second factor'}
+            </button>
+          )}
+          <ErrorLine error={reset.error} />
+          {resetDone === account && (
+            <p className="ok" role="status">
+              Second factor reset: every session of the account ended, and its next sign-in needs the password alone.
+            </p>
+          )}
+        </div>
+      )}
 
       <h3>Moderation record</h3>
       <p className="hint">Oldest first. The account’s owner sees the same record.</p>
@@ -91,6 +123,21 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           {busy ? 'One moment…' : suspended ? 'Reinstate account' : 'Suspend account'}
         </button>
       </form>
+      {resetReason !== null && (
+        <Confirm
+          title={`Reset the second factor of ${account.email}?`}
+          confirmLabel="Reset"
+          reason={resetReason}
+          onReason={setResetReason}
+          onConfirm={() => resetSecondFactor(resetReason)}
+          onCancel={() => setResetReason(null)}
+        >
+          <p>
+            For an owner who lost their authenticator app, once you are sure it is them: the app is removed, every session of the account ends, and the next sign-in
+            needs the password alone. The owner sees the reset in their record.
+          </p>
+        </Confirm>
+      )}
       {confirming && (
         <Confirm title={`Suspend ${account.email}?`} confirmLabel="Suspend" reason={reason} onConfirm={act} onCancel={() => setConfirming(false)}>
           <p>Until it is reinstated, the account can sign in and read its photos, but every upload and change is refused.</p>

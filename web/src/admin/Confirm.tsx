@@ -1,7 +1,11 @@
-// The question before an action that is hard on someone (suspend, take down), with the reason
-// it will record.
+// The question before an action that is hard on someone (suspend, take down, reset a second
+// factor), with the reason it will record: typed beside the action's button and shown here, or
+// asked here.
 import type { ReactNode } from 'react'
 import { Confirm as Question } from '../app/ui.tsx'
+
+/** The longest reason the operator API takes. */
+export const REASON_MAX = 2000
 
 interface Props {
   readonly title: string
@@ -9,15 +13,24 @@ interface Props {
   readonly confirmLabel: string
   /** The reason the action will record, as typed. */
   readonly reason: string
+  /** Given: the reason is asked in the dialog, and each change of it told here. */
+  readonly onReason?: (reason: string) => void
   readonly onConfirm: () => void
   readonly onCancel: () => void
 }
 
-export function Confirm({ children, reason, ...question }: Props) {
+export function Confirm({ children, reason, onReason, ...question }: Props) {
   return (
     <Question {...question}>
       {children}
-      <p>{reason.trim() === '' ? 'No reason will be recorded.' : `Reason recorded: “${reason.trim()}”`}</p>
+      {onReason === undefined ? (
+        <p>{reason.trim() === '' ? 'No reason will be recorded.' : `Reason recorded: “${reason.trim()}”`}</p>
+      ) : (
+        <label>
+          Reason (optional; the owner sees it)
+          <input name="confirm-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => onReason(e.target.value)} />
+        </label>
+      )}
     </Question>
   )
 }
