@@ -219,6 +219,14 @@ describe('OpenAPI document', async () => {
     expect(parametersOf(byId('publishDirectory')).map((p) => p.name)).toContain('X-Service-Identity-Key')
   })
 
+  it('declares the account export as a JSON attachment of the AccountExport schema, and no other operation as one', () => {
+    const attachments = operations.filter(({ op }) => Object.values(responsesOf(op)).some((response) => 'Content-Disposition' in (response.headers ?? {})))
+    expect(attachments.map(({ name }) => name)).toEqual(['get /v1/account/export'])
+    const answer = responsesOf(byId('exportAccount'))['200']
+    expect(Object.keys(answer?.headers ?? {})).toEqual(['X-Request-Id', 'Content-Disposition'])
+    expect(answer?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/AccountExport' } } })
+  })
+
   it('marks no query parameter with a default as required', () => {
     let withDefaults = 0
     for (const { name, op } of operations) {
