@@ -163,6 +163,44 @@ describe('the operator page', () => {
     await device.context.close()
   })
 
+  it('deletes an account after a confirmation that asks for the reason: the card becomes its tombstone, with the record and no action left', async () => {
+    const dave = await member(server.url)
+    await upload(dave)
+    const admin = new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await page.goto('/admin')
+    await open(page, ADMIN_TOKEN)
+    await lookUp(page, dave.email)
+    const card = page.getByRole('region', { name: dave.email })
+    await expect.poll(() => card.isVisible()).toBe(true)
+
+    await card.getByRole('button', { name: 'Delete account' }).click()
+    const confirm = page.getByRole('dialog', { name: `Delete the account ${dave.email}?` })
+    await expect.poll(() => confirm.isVisible()).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0)
+    expect((await admin.account(dave.userId)).state).toBe('active')
+
+    await card.getByRole('button', { name: 'Delete account' }).click()
+    await confirm.getByLabel(/^Reason/).fill('asked to leave by email')
+    await checkScreen(device, 'admin-delete-account')
+    await confirm.getByRole('button', { name: 'Delete for good' }).click()
+    const tombstone = page.getByRole('region', { name: 'Deleted account' })
+    await expect.poll(() => tombstone.isVisible()).toBe(true)
+    const facts = await tombstone.locator('.facts').textContent()
+    for (const fact of [dave.userId, 'Deleted', 'in 0 assets']) expect(facts).toContain(fact)
+    expect(await tombstone.locator('.record li').allTextContents()).toEqual([expect.stringMatching(/: Account deleted: .*Reason: “asked to leave by email”$/)])
+    expect(await tombstone.getByRole('button').count()).toBe(0)
+
+    // The server agrees: the tombstone, the owner signed out, the email free.
+    expect((await admin.account(dave.userId)).state).toBe('deleted')
+    await expect(dave.client.getProfile()).rejects.toMatchObject({ status: 401 })
+    expect(await admin.findAccounts(dave.email)).toEqual([])
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+
   it('at phone width: finds an account by id with its second factor on, says when none matches, and locks', async () => {
     const bob = await withSecondFactor(server, 'admin-phone')
     const { user_id: userId } = await bob.client.getProfile()

@@ -28,7 +28,8 @@ export function accountDeletionQueries(db: Executor): AccountDeletionStore {
       if (affected(scrubbed) !== 1) return false
       for (const table of personalTables) await db.deleteFrom(table).where('userId', '=', userId).execute()
       await db.deleteFrom('relayChannels').where('initiatorId', '=', userId).execute()
-      await db.deleteFrom('attemptBudgets').where('scope', '=', 'second_factor').where('subject', '=', userId).execute()
+      // The budgets counted per account (those per client address or per email are not its own).
+      await db.deleteFrom('attemptBudgets').where('scope', 'in', ['second_factor', 'export']).where('subject', '=', userId).execute()
       await db.updateTable('uploadSessions').set({ closedAt: now }).where('ownerId', '=', userId).where('closedAt', 'is', null).execute()
       await db.insertInto('accountPurges').values({ userId, deletedAt: now }).execute()
       return true

@@ -1,6 +1,7 @@
 // One account as the operator sees it (GET /v1/admin/accounts/{user_id}): who, since when, its
 // standing, what it stores, its second factor and its moderation record; suspend or reinstate it,
-// reset its second factor.
+// reset its second factor, delete it. A deleted account is a tombstone: its record and what a
+// hold keeps are shown, and nothing more can be done to it.
 import { useState } from 'react'
 import type { AdminAccount, CofferAdmin } from '../../../src/sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
@@ -28,6 +29,9 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
   const [resetReason, setResetReason] = useState<string | null>(null)
   const [resetDone, setResetDone] = useState<AdminAccount | null>(null)
   const reset = useAction()
+  const deleted = account.state === 'deleted'
+  const [deleteReason, setDeleteReason] = useState<string | null>(null)
+  const removal = useAction()
 
   const act = () =>
     void run(async () => {
@@ -59,9 +63,20 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
       setResetDone(changed)
     })
 
+  const deleteAccount = (reasonText: string) =>
+    void removal.run(async () => {
+      setDeleteReason(null)
+      const why = reasonText.trim() === '' ? undefined : reasonText.trim()
+      const changed = await asOperator('account', onLock, async () => {
+        await admin.deleteAccount(account.user_id, why)
+        return admin.account(account.user_id)
+      })
+      if (changed !== undefined) onChange(changed)
+    })
+
   return (
     <section className="card" aria-labelledby="account-email">
-      <h2 id="account-email">{account.email}</h2>
+      <h2 id="account-email">{deleted ? 'Deleted account' : account.email}</h2>
       <dl className="facts">
         <dt>Account id</dt>
         <dd>
@@ -70,8 +85,12 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
         <dt>Created</dt>
         <dd>{whenText(account.created_at)}</dd>
         <dt>State</dt>
-        <dd className={suspended ? 'error' : 'ok'}>
-          {suspended ? `Suspended since ${whenText(account.moderation.suspended_since ?? '')}: it can sign in and read, not write` : 'Active'}
+        <dd className={suspended || deleted ? 'error' : 'ok'}>
+          {deleted
+            ? `Deleted ${whenText(account.deleted_at ?? '')}: nobody can sign in to it, and what it held is removed except what a legal hold or a retention floor keeps`
+            : suspended
+              ? `Suspended since ${whenText(account.moderation.suspended_since ?? '')}: it can sign in and read, not write`
+              : 'Active'}
         </dd>
         <dt>Storage</dt>
         <dd>
@@ -81,7 +100,7 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
         <dd>{account.second_factor.enabled ? 'On (authenticator app)' : 'Off'}</dd>
       </dl>
 
-      {(account.second_factor.enabled || resetDone === account || reset.error !== null) && (
+      {!deleted && (account.second_factor.enabled || resetDone === account || reset.error !== null) && (
         <div className="second-factor">
           {account.second_factor.enabled && (
             <button type="button" className="danger" disabled={reset.busy} onClick={() => setResetReason('')}>
@@ -101,28 +120,42 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
       <p className="hint">Oldest first. The account’s owner sees the same record.</p>
       <RecordEvents record={account.moderation} />
 
-      <h3>{suspended ? 'Reinstate' : 'Suspend'}</h3>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault()
-          if (suspended) act()
-          else setConfirming(true)
-        }}
-      >
-        <label>
-          Reason (optional; the owner sees it)
-          <input name="account-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => setReason(e.target.value)} />
-        </label>
-        <ErrorLine error={error} />
-        {done?.of === account && (
-          <p className="ok" role="status">
-            {done.text}
+      {!deleted && (
+        <>
+          <h3>{suspended ? 'Reinstate' : 'Suspend'}</h3>
+          <form
+            onSubmit={(event) => {
+              event.preventDefault()
+              if (suspended) act()
+              else setConfirming(true)
+            }}
+          >
+            <label>
+              Reason (optional; the owner sees it)
+              <input name="account-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => setReason(e.target.value)} />
+            </label>
+            <ErrorLine error={error} />
+            {done?.of === account && (
+              <p className="ok" role="status">
+                {done.text}
+              </p>
+            )}
+            <button type="submit" className={suspended ? undefined : 'danger'} disabled={busy}>
+              {busy ? 'One moment…' : suspended ? 'Reinstate account' : 'Suspend account'}
+            </button>
+          </form>
+
+          <h3>Delete</h3>
+          <p className="hint">
+            As the owner can: every session ends, its albums and photos are removed (except what a legal hold or a retention floor keeps), and its email is free again.
+            It cannot be undone.
           </p>
-        )}
-        <button type="submit" className={suspended ? undefined : 'danger'} disabled={busy}>
-          {busy ? 'One moment…' : suspended ? 'Reinstate account' : 'Suspend account'}
-        </button>
-      </form>
+          <ErrorLine error={removal.error} />
+          <button type="button" className="danger" disabled={removal.busy} onClick={() => setDeleteReason('')}>
+            {removal.busy ? 'One moment…' : 'Delete account'}
+          </button>
+        </>
+      )}
       {resetReason !== null && (
         <Confirm
           title={`Reset the second factor of ${account.email}?`}
@@ -136,6 +169,18 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
             For an owner who lost their authenticator app, once you are sure it is them: the app is removed, every session of the account ends, and the next sign-in
             needs the password alone. The owner sees the reset in their record.
           </p>
+        </Confirm>
+      )}
+      {deleteReason !== null && (
+        <Confirm
+          title={`Delete the account ${account.email}?`}
+          confirmLabel="Delete for good"
+          reason={deleteReason}
+          onReason={setDeleteReason}
+          onConfirm={() => deleteAccount(deleteReason)}
+          onCancel={() => setDeleteReason(null)}
+        >
+          <p>Every album and photo of the account is removed from the server and every session ends. This cannot be undone. The record stays, with your reason.</p>
         </Confirm>
       )}
       {confirming && (
