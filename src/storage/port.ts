@@ -194,8 +194,22 @@ export interface SecondFactorStore {
   putPendingSecondFactor(userId: string, secretBox: Buffer, now: number): Promise<boolean>
   /** pending -> active, only while the pending secret is still `secretBox` (the one the code was checked against). */
   activateSecondFactor(userId: string, secretBox: Buffer, now: number): Promise<boolean>
-  /** active -> none; false when not active. */
+  /** active -> none, its recovery codes with it (in the same statement); false when not active. */
   removeActiveSecondFactor(userId: string): Promise<boolean>
+  /**
+   * Replaces every recovery code of the account's active factor with these (hashes, at least
+   * one); false, writing nothing, when no factor is active. Like useRecoveryCode, it takes the
+   * factor's row lock first, for the rest of the transaction it runs in: the writers of one
+   * account's codes (and a removal of its factor) queue there.
+   */
+  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], now: number): Promise<boolean>
+  /**
+   * Deletes an unused recovery code of the account's active factor (taking the factor's row lock
+   * first): of racing uses of one code exactly one gets true.
+   */
+  useRecoveryCode(userId: string, codeHash: string): Promise<boolean>
+  /** How many unused recovery codes the account has (none without an active factor). */
+  countRecoveryCodes(userId: string): Promise<number>
   /** Enters a TOTP step in the replay ledger. One atomic insert: of racing claims of one step exactly one gets true. */
   claimTotpStep(userId: string, step: number, now: number): Promise<boolean>
   insertMfaChallenge(challenge: MfaChallenge): Promise<void>

@@ -5,6 +5,19 @@ import { preparedQuery } from './prepared.ts'
 /** Read by every login (whether it needs a code). */
 const secondFactorOf = preparedQuery((db, userId: string) => db.selectFrom('secondFactors').select(['status', 'secretBox']).where('userId', '=', userId))
 
+/**
+ * Takes the active factor's row lock for the rest of the transaction; false when no factor is
+ * active. Whatever writes an account's recovery codes takes it before touching them, so that
+ * racing uses, a regeneration and a removal (whose cascade deletes them) queue on the factor
+ * instead of locking code rows in opposite orders (PostgreSQL would end one as a deadlock; on
+ * SQLite, BEGIN IMMEDIATE already holds the database's write lock). A write that changes nothing
+ * still takes the lock.
+ */
+async function lockActiveFactor(db: Executor, userId: string): Promise<boolean> {
+  const result = await db.updateTable('secondFactors').set({ status: 'active' }).where('userId', '=', userId).where('status', '=', 'active').executeTakeFirst()
+  return affected(result) === 1
+}
+
 export function secondFactorQueries(db: Executor): SecondFactorStore {
   return {
     async findSecondFactor(userId) {
@@ -45,6 +58,28 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
     async removeActiveSecondFactor(userId) {
       const result = await db.deleteFrom('secondFactors').where('userId', '=', userId).where('status', '=', 'active').executeTakeFirst()
       return affected(result) === 1
+    },
+
+    async replaceRecoveryCodes(userId, codeHashes, now) {
+      if (!(await lockActiveFactor(db, userId))) return false
+      await db.deleteFrom('recoveryCodes').where('userId', '=', userId).execute()
+      await db.insertInto('recoveryCodes').values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: now }))).execute()
+      return true
+    },
+
+    async useRecoveryCode(userId, codeHash) {
+      if (!(await lockActiveFactor(db, userId))) return false
+      const result = await db.deleteFrom('recoveryCodes').where('userId', '=', userId).where('codeHash', '=', codeHash).executeTakeFirst()
+      return affected(result) === 1
+    },
+
+    async countRecoveryCodes(userId) {
+      const row = await db
+        .selectFrom('recoveryCodes')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('userId', '=', userId)
+        .executeTakeFirstOrThrow()
+      return Number(row.count)
     },
 
     async claimTotpStep(userId, step, now) {

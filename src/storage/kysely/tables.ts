@@ -74,6 +74,14 @@ export interface TotpUsedStepsTable {
   usedAt: number
 }
 
+/** An unused recovery code of the account's second factor (its row goes with the factor's). */
+export interface RecoveryCodesTable {
+  userId: string
+  /** Hex HMAC-SHA-256 of the normalized code under the recovery-code key (crypto/recovery-codes.ts). */
+  codeHash: string
+  createdAt: number
+}
+
 export interface MfaChallengesTable {
   tokenHash: string
   userId: string
@@ -345,6 +353,7 @@ export interface Tables {
   cohorts: CohortsTable
   secondFactors: SecondFactorsTable
   totpUsedSteps: TotpUsedStepsTable
+  recoveryCodes: RecoveryCodesTable
   mfaChallenges: MfaChallengesTable
   directories: DirectoriesTable
   revokeChallenges: RevokeChallengesTable

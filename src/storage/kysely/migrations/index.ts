@@ -18,6 +18,7 @@ import { up as assetsByOwner } from './0012-assets-by-owner.ts'
 import { up as operatorLog } from './0013-operator-log.ts'
 import { up as accountDeletion } from './0014-account-deletion.ts'
 import { up as assetsByAlbum } from './0015-assets-by-album.ts'
+import { up as recoveryCodes } from './0016-recovery-codes.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -35,6 +36,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0013-operator-log', operatorLog],
   ['0014-account-deletion', accountDeletion],
   ['0015-assets-by-album', assetsByAlbum],
+  ['0016-recovery-codes', recoveryCodes],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
