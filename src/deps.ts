@@ -37,6 +37,8 @@ export interface Deps {
   readonly totpSecrets: SecretBox
   /** Derives a refresh token's successor pair (crypto/tokens.ts). */
   readonly refreshKey: Buffer
+  /** Keys the hashes of second-factor recovery codes (crypto/recovery-codes.ts). */
+  readonly recoveryCodeKey: Buffer
   /** Seals and opens the attestation keys that sign custody receipts. */
   readonly attestation: AttestationKeyring
   /** Signs custody receipts ahead of the transactions that append them (its head is a guess the database checks). */
@@ -66,6 +68,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     passwords,
     totpSecrets: createSecretBox(deriveKey(secretKey, 'totp-secret')),
     refreshKey: deriveKey(secretKey, 'refresh-successor'),
+    recoveryCodeKey: deriveKey(secretKey, 'recovery-code'),
     attestation: createAttestationKeyring(createSecretBox(deriveKey(secretKey, 'attestation-key'))),
     receiptChain: createReceiptSequencer(),
     metrics,

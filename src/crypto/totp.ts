@@ -21,9 +21,14 @@ export function provisioningUri(secret: Uint8Array, email: string): string {
   return `otpauth://totp/Coffer:${label}?secret=${base32}&issuer=Coffer&algorithm=SHA1&digits=${DIGITS}&period=${PERIOD_S}`
 }
 
+/** Whether the text has a TOTP code's shape (six digits): anything else is not one. */
+export function isTotpCode(code: string): boolean {
+  return /^\d{6}$/.test(code)
+}
+
 /** The time step a code belongs to, within one step of now; null when the code is wrong. */
 export function matchTotpStep(secret: Uint8Array, code: string, now: number): number | null {
-  if (!/^\d{6}$/.test(code)) return null
+  if (!isTotpCode(code)) return null
   const delta = totp(secret).validate({ token: code, timestamp: now, window: WINDOW })
   return delta === null ? null : Math.floor(now / 1000 / PERIOD_S) + delta
 }
