@@ -182,6 +182,13 @@ const requestHeaders: Readonly<Record<RequestHeader | 'X-Request-Id', Json>> = {
     description: 'ETags of a copy already held (or `*`): when one matches, the answer is 304 without a body',
     schema: { type: 'string' },
   },
+  Prefer: {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description: 'RFC 7240 preferences; `return=representation` asks for the answer with a body (Preference-Applied then says so). Others are ignored',
+    schema: { type: 'string', examples: ['return=representation'] },
+  },
 }
 
 const responseHeaders = {
@@ -197,6 +204,7 @@ const responseHeaders = {
   'Content-Range': { description: '`bytes a-b/size` on 206; `bytes */size` on 416', schema: { type: 'string' } },
   Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
   'Content-Disposition': { description: '`attachment; filename="..."`: a file to save, and the name it suggests', schema: { type: 'string' } },
+  'Preference-Applied': { description: '`return=representation`: the answer carries the body the Prefer header asked for (RFC 7240)', schema: { type: 'string' } },
 } as const satisfies Record<string, Json>
 
 type ResponseHeader = keyof typeof responseHeaders
@@ -277,6 +285,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const reads = config.reads ?? []
   const revalidates = reads.includes('If-None-Match')
   const ranges = reads.includes('Range')
+  const prefers = reads.includes('Prefer')
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
   const saved: ResponseHeader[] = config.attachment ? ['Content-Disposition'] : []
 
@@ -285,7 +294,8 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
     const description = config.described?.[Number(status)]
     if (description === undefined) throw new Error(`no description of the ${status} answer of ${operationId}`)
     const isEmpty = (body as Json).type === 'null'
-    responses[status] = { description, headers: headerRefs([...cached, ...saved]), ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
+    const headers = headerRefs([...cached, ...saved, ...(prefers && !isEmpty ? ['Preference-Applied' as const] : [])])
+    responses[status] = { description, headers, ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
   }
   const bytes = config.binaryResponse
   if (bytes) {

@@ -19,9 +19,10 @@ export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
 /**
  * Request headers an operation reads besides Authorization, Content-Type and X-Request-Id
  * (for the OpenAPI document; no schema validates them). If-None-Match adds the 304 answer and
- * ETag on the success answers, Range the 206 answer.
+ * ETag on the success answers, Range the 206 answer, Prefer Preference-Applied on the success
+ * answers with a body.
  */
-export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match'
+export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match' | 'Prefer'
 
 export const JSON_MEDIA = ['application/json'] as const
 export const CBOR_MEDIA = ['application/cbor'] as const
