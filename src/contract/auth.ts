@@ -22,7 +22,11 @@ export const RegisterRequest = Type.Object(
 
 export const LoginRequest = Type.Object({ email: Type.String(), password: Type.String(), ...advisory })
 
-export const VerifyLoginRequest = Type.Object({ mfa_token: Type.String(), totp_code: Type.String(), ...advisory })
+export const VerifyLoginRequest = Type.Object({
+  mfa_token: Type.String(),
+  totp_code: Type.String({ description: 'The six-digit code shown by the authenticator app, or one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once' }),
+  ...advisory,
+})
 
 export const RefreshRequest = Type.Object({ refresh_token: Type.String() })
 
@@ -32,7 +36,11 @@ export const ReauthenticateResponse = Type.Object({ authenticated_at: Timestamp 
 
 export const ChangePasswordRequest = Type.Object({ current_password: Type.String(), new_password: Type.String({ minLength: 1 }) })
 
-export const CodeRequest = Type.Object({ totp_code: Type.String({ description: 'The six-digit code shown by the authenticator app' }) })
+export const CodeRequest = Type.Object({
+  totp_code: Type.String({
+    description: 'The six-digit code shown by the authenticator app. Disable and new recovery codes also take one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once; confirm does not',
+  }),
+})
 
 export const TokenResponse = Type.Object({
   access_token: Type.String({ description: 'Short-lived bearer credential' }),
@@ -48,4 +56,19 @@ export const SecondFactorChallenge = Type.Object({
 
 export const EnrollmentResponse = Type.Object({
   provisioning_uri: Type.String({ description: 'otpauth URI carrying the shared secret; served once' }),
+})
+
+export const RecoveryCodesResponse = Type.Object({
+  recovery_codes: Type.Array(Type.String({ description: '`xxxxx-xxxxx`: 10 characters of lowercase base32 without i, l, o and u' }), {
+    minItems: 10,
+    maxItems: 10,
+    description: 'The factor’s recovery codes, shown this once (the server keeps only keyed hashes): each signs in once in place of an authenticator code. Every earlier code stops working',
+  }),
+})
+
+export const TotpStatusResponse = Type.Object({
+  status: Type.Union([Type.Literal('none'), Type.Literal('pending'), Type.Literal('active')], {
+    description: '`none`: no second factor; `pending`: an enrollment waits for its confirming code (sign-in is unchanged); `active`: sign-in needs a code',
+  }),
+  recovery_codes_remaining: Type.Integer({ minimum: 0, description: 'Unused recovery codes of the active factor (0 otherwise)' }),
 })

@@ -95,6 +95,7 @@ export const AccountUsage = Type.Object({
 
 export const SecondFactorStatus = Type.Object({
   enabled: Type.Boolean({ description: 'A confirmed TOTP second factor; an enrollment not yet confirmed is not enabled' }),
+  recovery_codes_remaining: Type.Integer({ minimum: 0, description: 'Its unused recovery codes (0 when not enabled): with none left, a lost phone means a reset' }),
 })
 
 export const AdminAccountResponse = Type.Object({

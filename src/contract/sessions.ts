@@ -25,11 +25,12 @@ export const DevicesResponse = Type.Object({
 export const SessionIdParams = Type.Object({ session_id: Uuid })
 
 export const SecurityEventView = Type.Object({
-  kind: Type.Union([Type.Literal('password_lockout'), Type.Literal('second_factor_lockout')], {
-    description: '`password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429',
+  kind: Type.Union([Type.Literal('password_lockout'), Type.Literal('second_factor_lockout'), Type.Literal('recovery_code_used')], {
+    description:
+      '`password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429; `recovery_code_used`: a recovery code was used in place of a TOTP code (sign-in, disable, new recovery codes)',
   }),
   at: Timestamp,
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'When the lock or refusal ends (ended, once past)' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'When the lock or refusal ends (ended, once past); absent for a recovery code’s use' })),
   ip_address: Type.Optional(Type.String({ description: 'Address of the request that set it off' })),
   user_agent: Type.Optional(Type.String()),
 })

@@ -1,6 +1,6 @@
 // SPEC's "Second factor" table: every state and trigger gives the listed outcome.
 import { describe, expect, it } from 'vitest'
-import { afterWrongCode, confirmEnrollment, disableSecondFactor, startEnrollment, type SecondFactorState } from './second-factor.ts'
+import { afterWrongCode, confirmEnrollment, disableSecondFactor, renewRecoveryCodes, startEnrollment, type SecondFactorState } from './second-factor.ts'
 
 describe('second-factor transitions', () => {
   it.each<[SecondFactorState, string, string]>([
@@ -13,8 +13,11 @@ describe('second-factor transitions', () => {
     ['active', 'disable', 'allowed'],
     ['none', 'disable', 'error.totp.not_enrolled'],
     ['pending', 'disable', 'error.totp.not_enrolled'],
+    ['active', 'regenerate recovery codes', 'allowed'],
+    ['none', 'regenerate recovery codes', 'error.totp.not_enrolled'],
+    ['pending', 'regenerate recovery codes', 'error.totp.not_enrolled'],
   ])('%s + %s -> %s', (state, trigger, outcome) => {
-    const transition = { start: startEnrollment, confirm: confirmEnrollment, disable: disableSecondFactor }[trigger]
+    const transition = { start: startEnrollment, confirm: confirmEnrollment, disable: disableSecondFactor, 'regenerate recovery codes': renewRecoveryCodes }[trigger]
     expect(transition?.(state)).toBe(outcome)
   })
 })

@@ -18,6 +18,11 @@ export function disableSecondFactor(state: SecondFactorState): Transition {
   return state === 'active' ? 'allowed' : 'error.totp.not_enrolled'
 }
 
+/** Recovery codes stand in for an active factor's codes: there are none to make for another. */
+export function renewRecoveryCodes(state: SecondFactorState): Transition {
+  return state === 'active' ? 'allowed' : 'error.totp.not_enrolled'
+}
+
 /** After a wrong code, the `maxAttempts`-th failure burns the challenge. */
 export function afterWrongCode(failedAttempts: number, maxAttempts: number): 'retry' | 'burn' {
   return failedAttempts >= maxAttempts ? 'burn' : 'retry'

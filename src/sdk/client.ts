@@ -7,7 +7,7 @@ import type {
   UpgradePhaseResponse, UploadSessionResponse,
 } from '../contract/albums.ts'
 import type {
-  EnrollmentResponse, ReauthenticateResponse, SecondFactorChallenge, TokenResponse,
+  EnrollmentResponse, ReauthenticateResponse, RecoveryCodesResponse, SecondFactorChallenge, TokenResponse, TotpStatusResponse,
 } from '../contract/auth.ts'
 import type {
   ChannelResponse, DrainResponse, EnrollmentCodeResponse, PublishDirectoryResponse, RevokeAllResponse, RevokeChallengeResponse, StoreEscrowResponse,
@@ -31,6 +31,7 @@ export type EnrollmentCode = Static<typeof EnrollmentCodeResponse>
 export type Channel = Static<typeof ChannelResponse>
 export type RelayDirection = 'to_initiator' | 'to_enrollee'
 export type StoredEscrow = Static<typeof StoreEscrowResponse>
+export type SecondFactorStatus = Static<typeof TotpStatusResponse>
 
 export type Album = Static<typeof ProvisionAlbumResponse>
 export type AlbumList = Static<typeof AlbumListResponse>
@@ -327,10 +328,23 @@ export class CofferClient {
     return answer.provisioning_uri
   }
 
-  confirmTotpEnrollment(totpCode: string): Promise<void> {
-    return this.#empty({ method: 'POST', path: '/v1/auth/totp/confirm', json: { totp_code: totpCode }, bearer: true })
+  /**
+   * Turns the pending factor on with a code from the authenticator app and answers its 10
+   * recovery codes (asked for with `Prefer: return=representation`): show them this once, for
+   * the person to keep; each signs in once in place of an authenticator code.
+   */
+  async confirmTotpEnrollment(totpCode: string): Promise<string[]> {
+    const answer = await this.#json<Static<typeof RecoveryCodesResponse>>({
+      method: 'POST',
+      path: '/v1/auth/totp/confirm',
+      json: { totp_code: totpCode },
+      headers: { prefer: 'return=representation' },
+      bearer: true,
+    })
+    return answer.recovery_codes
   }
 
+  /** `totpCode`: a code from the authenticator app, or a recovery code. */
   disableTotp(totpCode: string): Promise<void> {
     return this.#empty({ method: 'POST', path: '/v1/auth/totp/disable', json: { totp_code: totpCode }, bearer: true })
   }
@@ -344,6 +358,21 @@ export class CofferClient {
   async deleteAccount(options: { readonly totpCode?: string } = {}): Promise<void> {
     await this.#empty({ method: 'POST', path: '/v1/account/delete', json: options.totpCode === undefined ? {} : { totp_code: options.totpCode }, bearer: true })
     this.tokens = null
+  }
+
+  /** Whether the account has a second factor (none, pending, active) and its unused recovery codes. */
+  secondFactorStatus(): Promise<SecondFactorStatus> {
+    return this.#json({ method: 'GET', path: '/v1/auth/totp', bearer: true })
+  }
+
+  /**
+   * Replaces every recovery code with 10 new ones, answered once. Needs a recent password proof
+   * (403 error.auth.reauthentication_required otherwise: reauthenticate, then retry) and
+   * `totpCode`, a code from the authenticator app or a recovery code.
+   */
+  async regenerateRecoveryCodes(totpCode: string): Promise<string[]> {
+    const answer = await this.#json<Static<typeof RecoveryCodesResponse>>({ method: 'POST', path: '/v1/auth/totp/recovery-codes', json: { totp_code: totpCode }, bearer: true })
+    return answer.recovery_codes
   }
 
   // --- identity key and device directory ------------------------------------------------

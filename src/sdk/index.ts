@@ -5,7 +5,7 @@ export { CofferClient, CofferProblem, problemOf } from './client.ts'
 export type {
   AccountExportDocument, AccountExportDownload, Advisory, Album, AlbumList, AssetDeletion, AssetReceipts, AssetUpload, AttestationKeys, BundleHashes, Channel, CofferClientOptions, Devices, EnrollmentChannelEnd,
   EnrollmentCode, Feed, FetchedDirectory, LifecycleWrite, LoginResult, ManifestEnvelopeFields, ModerationRecord, OpenUpload, OpResult, Problem,
-  Profile, RelayDirection, RevokeChallenge, SecurityEvents, StorageUsage, StorageVerdicts, StorageVerification, StoredEscrow, Tokens,
+  Profile, RelayDirection, RevokeChallenge, SecondFactorStatus, SecurityEvents, StorageUsage, StorageVerdicts, StorageVerification, StoredEscrow, Tokens,
   UploadSessionView, UpgradePhase,
 } from './client.ts'
 export { CofferAdmin, type AdminAccount, type CofferAdminOptions } from './admin.ts'

@@ -144,7 +144,7 @@ export interface AttemptBudgetStore {
   findAttemptBudget(scope: BudgetScope, subject: string): Promise<AttemptBudget | undefined>
 }
 
-export type SecurityEventKind = 'password_lockout' | 'second_factor_lockout'
+export type SecurityEventKind = 'password_lockout' | 'second_factor_lockout' | 'recovery_code_used'
 
 export interface SecurityEvent {
   readonly kind: SecurityEventKind

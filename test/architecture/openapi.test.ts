@@ -227,6 +227,15 @@ describe('OpenAPI document', async () => {
     expect(answer?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/AccountExport' } } })
   })
 
+  it('declares Prefer on confirm TOTP, and Preference-Applied on its answer with a body only', () => {
+    const confirm = byId('confirmTotpEnrollment')
+    expect(parametersOf(confirm).map((p) => p.name)).toContain('Prefer')
+    const responses = responsesOf(confirm)
+    expect(Object.keys(responses['200']?.headers ?? {})).toContain('Preference-Applied')
+    expect(Object.keys(responses['204']?.headers ?? {})).not.toContain('Preference-Applied')
+    expect(operations.filter(({ op }) => parametersOf(op).some((p) => p.name === 'Prefer')).map(({ op }) => op.operationId)).toEqual(['confirmTotpEnrollment'])
+  })
+
   it('marks no query parameter with a default as required', () => {
     let withDefaults = 0
     for (const { name, op } of operations) {

@@ -1,9 +1,11 @@
-// Concurrent uses of one TOTP code, or of one challenge, succeed exactly once: the replay ledger
-// and the challenge are claimed atomically, and a loser leaves nothing behind. Concurrent wrong
-// codes never get more looked at than the challenge's cap or the account's budget allow.
+// Concurrent uses of one TOTP code, one recovery code, or of one challenge, succeed exactly once:
+// the replay ledger, the recovery code and the challenge are claimed atomically, and a loser
+// leaves nothing behind. Concurrent wrong codes never get more looked at than the challenge's
+// cap or the account's budget allow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferProblem } from '../../src/sdk/client.ts'
 import { authenticatorFor, PASSWORD, registered, THIRTY_SECONDS, withSecondFactor, wrongCode, type Member } from '../support/actors.ts'
+import { readRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -72,6 +74,53 @@ describe('one code, two uses at once', () => {
       expect(lost).toHaveLength(1)
       expect([['error.totp.invalid_code', 422], ['error.totp.nothing_pending', 409]]).toContainEqual([lost[0]?.code, lost[0]?.status])
       expect((await server.client().login(member.email, PASSWORD)).kind).toBe('second_factor')
+    }
+  })
+})
+
+describe('recovery codes at once', () => {
+  it('two sign-ins verified at once with the same recovery code open exactly one session and use the code once', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await withSecondFactor(server, `race-recovery-${round}`)
+      const code = member.recoveryCodes[0] ?? ''
+      const [first, second] = await Promise.all([challenge(member), challenge(member)])
+      const { won, lost } = await settle([first, second].map((token) => server.client().verifyLogin(token, code)))
+      expect(won, `round ${round}`).toHaveLength(1)
+      expect(lost.map((p) => [p.status, p.code])).toEqual([[401, 'error.auth.invalid_code']])
+      expect(await sessionCount(member)).toBe(2) // registration + the one winner
+      expect((await member.client.secondFactorStatus()).recovery_codes_remaining).toBe(9)
+      expect((await member.client.listSecurityEvents()).events.map((event) => event.kind)).toEqual(['recovery_code_used'])
+    }
+  })
+
+  it('a sign-in, a regeneration and a disable at once, each with its own recovery code, queue on the factor: no fault, and no code outlives it', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const member = await withSecondFactor(server, `race-recovery-mixed-${round}`)
+      const [forSignIn = '', forRegenerate = '', forDisable = ''] = member.recoveryCodes
+      const mfaToken = await challenge(member)
+      const [signIn, regenerate, disable] = await Promise.allSettled([
+        server.client().verifyLogin(mfaToken, forSignIn),
+        member.client.regenerateRecoveryCodes(forRegenerate),
+        member.client.disableTotp(forDisable),
+      ])
+      // Each either succeeds or finds its code gone (replaced by the regeneration, or removed with the factor).
+      const refusal = (result: PromiseSettledResult<unknown>) => {
+        if (result.status === 'fulfilled') return 'ok'
+        expect(result.reason, `round ${round}`).toBeInstanceOf(CofferProblem)
+        const problem = result.reason as CofferProblem
+        return `${problem.status} ${problem.code}`
+      }
+      expect(['ok', '401 error.auth.invalid_code'], `round ${round}`).toContain(refusal(signIn))
+      expect(['ok', '422 error.totp.invalid_code', '409 error.totp.not_enrolled'], `round ${round}`).toContain(refusal(regenerate))
+      expect(['ok', '422 error.totp.invalid_code'], `round ${round}`).toContain(refusal(disable))
+      // The disable fails only when the regeneration replaced its code first; then ten new codes stand.
+      expect(regenerate.status === 'fulfilled' || disable.status === 'fulfilled', `round ${round}`).toBe(true)
+      const { user_id: userId } = await member.client.getProfile()
+      const rows = await readRows(server.database, 'select user_id from recovery_codes')
+      const stored = rows.filter((row) => row.user_id === userId).length
+      const status = await member.client.secondFactorStatus()
+      expect(status, `round ${round}`).toEqual(disable.status === 'fulfilled' ? { status: 'none', recovery_codes_remaining: 0 } : { status: 'active', recovery_codes_remaining: 10 })
+      expect(stored).toBe(status.recovery_codes_remaining)
     }
   })
 })

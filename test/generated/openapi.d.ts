@@ -331,6 +331,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the account has a second factor, and how many recovery codes it has left */
+        get: operations["secondFactorStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/totp/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the second factor’s recovery codes; needs a recent password proof and a code */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/profile": {
         parameters: {
             query?: never;
@@ -1149,7 +1183,7 @@ export interface components {
             expires_at: string;
         };
         CodeRequest: {
-            /** @description The six-digit code shown by the authenticator app */
+            /** @description The six-digit code shown by the authenticator app. Disable and new recovery codes also take one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once; confirm does not */
             totp_code: string;
         };
         /** @description RFC 9457 problem details (application/problem+json) */
@@ -1462,6 +1496,10 @@ export interface components {
         ReceiptsByAsset: {
             [key: string]: components["schemas"]["AssetReceipt"][];
         };
+        RecoveryCodesResponse: {
+            /** @description The factor’s recovery codes, shown this once (the server keeps only keyed hashes): each signs in once in place of an authenticator code. Every earlier code stops working */
+            recovery_codes: string[];
+        };
         RedeemRequest: {
             /** @description Either spelling */
             code: string;
@@ -1506,10 +1544,12 @@ export interface components {
         SecondFactorStatus: {
             /** @description A confirmed TOTP second factor; an enrollment not yet confirmed is not enabled */
             enabled: boolean;
+            /** @description Its unused recovery codes (0 when not enabled): with none left, a lost phone means a reset */
+            recovery_codes_remaining: number;
         };
         SecurityEventView: {
-            /** @description `password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429 */
-            kind: "password_lockout" | "second_factor_lockout";
+            /** @description `password_lockout`: LOCKOUT_THRESHOLD wrong passwords locked sign-in; `second_factor_lockout`: TOTP_MAX_FAILURES wrong codes in a window made every code operation answer 429; `recovery_code_used`: a recovery code was used in place of a TOTP code (sign-in, disable, new recovery codes) */
+            kind: "password_lockout" | "second_factor_lockout" | "recovery_code_used";
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -1517,7 +1557,7 @@ export interface components {
             at: string;
             /**
              * Format: date-time
-             * @description When the lock or refusal ends (ended, once past)
+             * @description When the lock or refusal ends (ended, once past); absent for a recovery code’s use
              */
             until?: string;
             /** @description Address of the request that set it off */
@@ -1623,6 +1663,12 @@ export interface components {
             /** @description Unix seconds at which access_token stops being honoured (an instant, not a duration) */
             expires_by: number;
         };
+        TotpStatusResponse: {
+            /** @description `none`: no second factor; `pending`: an enrollment waits for its confirming code (sign-in is unchanged); `active`: sign-in needs a code */
+            status: "none" | "pending" | "active";
+            /** @description Unused recovery codes of the active factor (0 otherwise) */
+            recovery_codes_remaining: number;
+        };
         UpdateProfileRequest: {
             /** @description Absent leaves the name unchanged, null clears it, a string of 1-100 characters after trimming sets it */
             display_name?: string | null;
@@ -1665,6 +1711,7 @@ export interface components {
         };
         VerifyLoginRequest: {
             mfa_token: string;
+            /** @description The six-digit code shown by the authenticator app, or one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once */
             totp_code: string;
             /** @description Advisory string of 1-128 characters, or null. Recorded for the devices listing only; an unusable value is dropped, never refused. */
             cohort_hash?: unknown;
@@ -1948,6 +1995,8 @@ export interface components {
         Range: string;
         /** @description ETags of a copy already held (or `*`): when one matches, the answer is 304 without a body */
         "If-None-Match": string;
+        /** @description RFC 7240 preferences; `return=representation` asks for the answer with a body (Preference-Applied then says so). Others are ignored */
+        Prefer: string;
     };
     requestBodies: never;
     headers: {
@@ -1969,6 +2018,8 @@ export interface components {
         Location: string;
         /** @description `attachment; filename="..."`: a file to save, and the name it suggests */
         "Content-Disposition": string;
+        /** @description `return=representation`: the answer carries the body the Prefer header asked for (RFC 7240) */
+        "Preference-Applied": string;
     };
     pathItems: never;
 }
@@ -2528,6 +2579,8 @@ export interface operations {
             header?: {
                 /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description RFC 7240 preferences; `return=representation` asks for the answer with a body (Preference-Applied then says so). Others are ignored */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -2538,7 +2591,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The second factor is active: sign-in now needs a code */
+            /** @description The second factor is active, and these are its recovery codes (asked for with `Prefer: return=representation`; Preference-Applied says so) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesResponse"];
+                };
+            };
+            /** @description The second factor is active: sign-in now needs a code (no recovery codes were made) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2592,6 +2656,82 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
+            409: components["responses"]["error.totp.not_enrolled"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            /** @description `error.request.invalid`, `error.totp.invalid_code` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    secondFactorStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The second factor’s state and its unused recovery codes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpStatusResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The new recovery codes, shown this once; every earlier one stopped working */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.auth.reauthentication_required"];
             409: components["responses"]["error.totp.not_enrolled"];
             413: components["responses"]["error.request.too_large"];
             415: components["responses"]["error.request.unsupported_media_type"];

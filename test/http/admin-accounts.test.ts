@@ -51,7 +51,7 @@ describe('finding an account', () => {
       created_at: profile.created_at,
       state: 'active',
       usage: { bytes: 0, assets: 0 },
-      second_factor: { enabled: false },
+      second_factor: { enabled: false, recovery_codes_remaining: 0 },
       moderation: { standing: 'active', events: [] },
     } satisfies AdminAccount)
 
@@ -78,14 +78,18 @@ describe('finding an account', () => {
     expect((await admin.account(member.userId)).usage.assets).toBe(1)
   })
 
-  it('shows the second factor once enrollment is confirmed, not while it is pending', async () => {
+  it('shows the second factor once enrollment is confirmed, not while it is pending, with its recovery codes left', async () => {
     const member = await registered(server, 'totp')
     const { user_id: userId } = await member.client.getProfile()
     const authenticator = authenticatorFor(await member.client.startTotpEnrollment())
-    expect((await admin.account(userId)).second_factor).toEqual({ enabled: false })
-    await member.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
-    expect((await admin.account(userId)).second_factor).toEqual({ enabled: true })
-    expect((await admin.findAccounts(member.email))[0]?.second_factor).toEqual({ enabled: true })
+    expect((await admin.account(userId)).second_factor).toEqual({ enabled: false, recovery_codes_remaining: 0 })
+    const recoveryCodes = await member.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
+    expect((await admin.account(userId)).second_factor).toEqual({ enabled: true, recovery_codes_remaining: 10 })
+    expect((await admin.findAccounts(member.email))[0]?.second_factor).toEqual({ enabled: true, recovery_codes_remaining: 10 })
+    const login = await server.client().login(member.email, member.password)
+    if (login.kind !== 'second_factor') throw new Error('expected a second-factor challenge')
+    await server.client().verifyLogin(login.challenge.mfa_token, recoveryCodes[0]!)
+    expect((await admin.account(userId)).second_factor).toEqual({ enabled: true, recovery_codes_remaining: 9 })
   })
 
   it('shows a suspended account suspended, with the reason in its record, and active again once reinstated', async () => {

@@ -1,5 +1,5 @@
-// No token, password, TOTP secret or TOTP code ever appears in a log line, at the most
-// verbose level, whatever the request did, succeeded or failed.
+// No token, password, TOTP secret, TOTP code or recovery code ever appears in a log line, at the
+// most verbose level, whatever the request did, succeeded or failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authenticatorFor, raw, uniqueEmail } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -34,7 +34,12 @@ describe('log lines', () => {
     const authenticator = authenticatorFor(uri)
     keep(authenticator.secret.base32)
     const confirmCode = keep(authenticator.codeAt(server.clock.now()))
-    await client.confirmTotpEnrollment(confirmCode)
+    /** Recovery codes, in both spellings a person may type them. */
+    const keepRecoveryCodes = (codes: string[]): string[] => {
+      for (const code of codes) keep(code.replace('-', ''))
+      return codes.map(keep)
+    }
+    const recoveryCodes = keepRecoveryCodes(await client.confirmTotpEnrollment(confirmCode))
 
     server.clock.advance(60_000)
     const login = await server.client().login(email, password, { cohort_hash: 'cohort-1' })
@@ -48,6 +53,19 @@ describe('log lines', () => {
     const verified = await second.verifyLogin(login.challenge.mfa_token, keep(authenticator.codeAt(server.clock.now())))
     keep(verified.access_token)
     keep(verified.refresh_token)
+
+    // A sign-in with a recovery code, the same code again (refused), and new codes made with another.
+    for (const expected of [200, 401]) {
+      const challenge = await server.client().login(email, password)
+      if (challenge.kind !== 'second_factor') throw new Error('expected a second-factor challenge')
+      const answer = await raw(server, 'POST', '/v1/auth/login/verify', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mfa_token: keep(challenge.challenge.mfa_token), totp_code: recoveryCodes[0] }),
+      })
+      expect(answer.status).toBe(expected)
+      if (answer.status === 200) for (const token of [answer.json?.access_token, answer.json?.refresh_token]) keep(String(token))
+    }
+    keepRecoveryCodes(await second.regenerateRecoveryCodes(recoveryCodes[1] ?? ''))
 
     await second.refresh()
     keep(second.tokens?.access_token ?? '')

@@ -499,6 +499,7 @@ describe('a second-factor reset', () => {
     if (challenge.kind !== 'second_factor') throw new Error('the second factor was not asked for')
     await laptop.verifyLogin(challenge.challenge.mfa_token, owner.authenticator.codeAt(server.clock.now() + 30_000))
     const bystander = await registered(server, 'unaffected')
+    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: true, recovery_codes_remaining: 10 })
 
     const record = await act(`accounts/${userId}/reset-second-factor`, 'identity checked by support')
     expect(record).toEqual({ standing: 'active', events: [{ action: 'second_factor_reset', at: expect.any(String), reason: 'identity checked by support' }] })
@@ -512,7 +513,9 @@ describe('a second-factor reset', () => {
     // The password alone opens a session now, and the account shows no second factor.
     const fresh = server.client()
     expect((await fresh.login(owner.email, PASSWORD)).kind).toBe('session')
-    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: false })
+    // Its recovery codes went with it.
+    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: false, recovery_codes_remaining: 0 })
+    expect(await fresh.secondFactorStatus()).toEqual({ status: 'none', recovery_codes_remaining: 0 })
     expect((await fresh.moderationRecord()).events.map((event) => event.action)).toEqual(['second_factor_reset'])
     // Nothing left to reset: 409, no event; a new second factor can be set up and reset again.
     await expectProblem(adminRaw(`accounts/${userId}/reset-second-factor`), 409, 'error.moderation.state_conflict')

@@ -53,12 +53,12 @@ export function authenticatorFor(provisioningUri: string): Authenticator {
   return { secret: parsed.secret, codeAt: (ms) => parsed.generate({ timestamp: ms }) }
 }
 
-/** Registers and enrolls a confirmed second factor; the confirming step is the current one. */
-export async function withSecondFactor(server: TestServer, label?: string): Promise<Member & { authenticator: Authenticator }> {
+/** Registers and enrolls a confirmed second factor, with the recovery codes confirm answered; the confirming step is the current one. */
+export async function withSecondFactor(server: TestServer, label?: string): Promise<Member & { authenticator: Authenticator; recoveryCodes: string[] }> {
   const member = await registered(server, label)
   const authenticator = authenticatorFor(await member.client.startTotpEnrollment())
-  await member.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
-  return { ...member, authenticator }
+  const recoveryCodes = await member.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
+  return { ...member, authenticator, recoveryCodes }
 }
 
 /** Raw HTTP for what the SDK would never send (malformed bodies, wrong media types). */

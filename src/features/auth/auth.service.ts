@@ -11,7 +11,7 @@ import { decideRefresh, expiresBy, sessionLifetimes } from '../../domain/session
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
 import type { Account, Store } from '../../storage/port.ts'
-import { spendCode } from '../totp/totp.service.ts'
+import { activeFactorCodes, spendCode } from '../totp/totp.service.ts'
 
 export interface Advisory {
   readonly cohortHash: string | null
@@ -149,7 +149,7 @@ export async function verifyLogin(deps: Deps, body: { mfa_token: string; totp_co
   // A password change since the login ended every session, this pending one included.
   if (challenge === undefined || (await deps.storage.findAccount(challenge.userId))?.sessionEpoch !== challenge.epoch) throw expired()
   const factor = await deps.storage.findSecondFactor(challenge.userId)
-  const tokens = await spendCode(deps, challenge.userId, factor?.status === 'active' ? factor.secretBox : null, body.totp_code, meta, async (tx, now) => {
+  const tokens = await spendCode(deps, challenge.userId, activeFactorCodes(factor), body.totp_code, meta, async (tx, now) => {
     if ((await tx.consumeMfaChallenge(tokenHash, now)) === undefined) throw expired() // rolls the step back
     return openLineage(tx, deps, challenge.userId, challenge.epoch, now, meta, advisory)
   })

@@ -14,7 +14,7 @@ import { receiptView } from '../custody/receipts.ts'
 import { moderationRecordView, ownModerationRecord } from '../moderation/moderation.service.ts'
 import { profileView } from '../profile/profile.service.ts'
 import { cohortView, listDevices, listSecurityEvents, securityEventView, sessionView } from '../sessions/sessions.service.ts'
-import { secondFactorStatus } from '../totp/totp.service.ts'
+import { secondFactorView } from '../totp/totp.service.ts'
 
 /**
  * Rows per read of a feed or of receipts. A feed entry or a receipt carries a hybrid signature
@@ -54,7 +54,7 @@ export async function exportAccount(deps: Deps, caller: Caller): Promise<AsyncIt
   await reserveExport(deps, caller.userId, now)
   const [cut, secondFactor, devices, securityEvents, record] = await Promise.all([
     deps.storage.cutAlbums(caller.userId),
-    secondFactorStatus(deps.storage, caller.userId),
+    secondFactorView(deps.storage, caller.userId),
     listDevices(deps, caller),
     listSecurityEvents(deps, caller),
     ownModerationRecord(deps, caller),

@@ -1,5 +1,6 @@
 // The operator's view of an account (issue 17, "Find accounts"): who it is, its standing, what
-// it stores, whether it has a second factor, and its moderation record, by id or by email.
+// it stores, whether it has a second factor (and how many recovery codes it has left), and its
+// moderation record, by id or by email.
 import type { Static } from 'typebox'
 import { timestamp } from '../../contract/common.ts'
 import type { AdminAccountResponse, SecondFactorStatus } from '../../contract/custody.ts'
@@ -7,7 +8,7 @@ import type { Deps } from '../../deps.ts'
 import { normalizeEmail } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
 import type { Account, AccountHoldings } from '../../storage/port.ts'
-import { secondFactorStatus } from '../totp/totp.service.ts'
+import { secondFactorView } from '../totp/totp.service.ts'
 import { moderationRecordView, recordOfAccount, type ModerationRecord } from './moderation.service.ts'
 
 export interface AccountOverview {
@@ -20,7 +21,7 @@ export interface AccountOverview {
 async function overviewOf(deps: Deps, account: Account): Promise<AccountOverview> {
   const [holdings, secondFactor, record] = await Promise.all([
     deps.storage.accountHoldings(account.userId),
-    secondFactorStatus(deps.storage, account.userId),
+    secondFactorView(deps.storage, account.userId),
     recordOfAccount(deps.storage, account),
   ])
   return { account, holdings, secondFactor, record }

@@ -60,7 +60,7 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
   if ('userId' in target) {
     const account = await store.findAccount(target.userId)
     if (account === undefined) throw new AppError('error.not_found', 'No such account')
-    const secondFactor = (await secondFactorStatus(store, account.userId)).enabled
+    const secondFactor = (await secondFactorStatus(store, account.userId)).status === 'active'
     const facts = { suspended: account.suspendedAt !== null, secondFactor, deleted: account.deletedAt !== null, takenDown: false, legalHold: false }
     return { userId: account.userId, assetId: null, facts }
   }
@@ -98,7 +98,8 @@ export async function moderate(
         await tx.setSuspended(userId, action === 'suspend' ? now : null)
         break
       case 'reset_second_factor':
-        // Whoever asked may not be the owner: every session ends, and the next sign-in needs the password alone.
+        // Whoever asked may not be the owner: every session ends, and the next sign-in needs the
+        // password alone. The factor's recovery codes go with it.
         await tx.removeActiveSecondFactor(userId)
         await tx.closeAllSessions(userId, now)
         break

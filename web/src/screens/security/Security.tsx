@@ -18,6 +18,7 @@ import { loadDirectory } from './directory.ts'
 const EVENT_TEXT: Record<SecurityEvents['events'][number]['kind'], string> = {
   password_lockout: 'Signing in was locked after too many wrong passwords',
   second_factor_lockout: 'Codes were refused after too many wrong codes',
+  recovery_code_used: 'A recovery code was used in place of a code from the authenticator app',
 }
 
 function Events({ client, round }: { client: CofferClient; round: number }) {
