@@ -9,6 +9,7 @@ export type {
   UploadSessionView, UpgradePhase,
 } from './client.ts'
 export { CofferAdmin, type AdminAccount, type CofferAdminOptions } from './admin.ts'
+export { typedSecondFactorCode } from './second-factor-code.ts'
 export { IdentityKey, verifyHybrid } from './identity.ts'
 export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify, keyFingerprint, type HybridKeyPair, type HybridVerifier } from './hybrid.ts'
 export { verifyReceipts, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'

@@ -180,6 +180,24 @@ describe('coffer-photos login', () => {
     expect(sessions.find((s) => s.current)?.device_id).toBe((await readJson(home, 'account.json')).device_id)
   })
 
+  it('with a second factor: a recovery code from --totp-code signs in (used up), in any case; text that is no code is a usage error', async () => {
+    const member = await withSecondFactor(server, 'photos-recovery')
+    const args = ['login', server.url, '--email', member.email, '--password-stdin']
+
+    const malformed = await photos(newHome(), [...args, '--totp-code', '12345'], { stdin: PASSWORD })
+    expect(malformed.code).toBe(2)
+    expect(errorLineOf(malformed)).toMatch(/--totp-code .*recovery codes \(xxxxx-xxxxx\)/)
+
+    const home = newHome()
+    const run = await photos(home, [...args, '--totp-code', ` ${member.recoveryCodes[0]!.toUpperCase()} `, '--json'], { stdin: PASSWORD })
+    expectOk(run)
+    expect(events(run)[0]).toMatchObject({ event: 'logged_in', email: member.email })
+    expect((await member.client.secondFactorStatus()).recovery_codes_remaining).toBe(9)
+    const again = await photos(newHome(), [...args, '--totp-code', member.recoveryCodes[0]!], { stdin: PASSWORD })
+    expect(again.code).toBe(4)
+    expect(again.stderr).toMatch(/\[error\.auth\.invalid_code\]\n$/)
+  })
+
   it('without a terminal, a missing email or password is a usage error (exit 2) and nothing is sent', async () => {
     const noEmail = await photos(newHome(), ['login', server.url, '--password-stdin'], { stdin: PASSWORD })
     expect(noEmail.code).toBe(2)

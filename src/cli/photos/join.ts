@@ -32,7 +32,7 @@ export const join: Command = {
     '',
     '  --email EMAIL       the account\'s email address',
     '  --password-stdin    the first line of stdin is the password',
-    '  --totp-code CODE    the 6-digit code of the authenticator app, when the account has a second factor',
+    '  --totp-code CODE    the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --device-name NAME  what to call this device in the directory (default: the host name)',
     '  --json              print the code to compare and the result as JSON lines',
     '',

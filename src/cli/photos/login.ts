@@ -3,6 +3,7 @@
 // code are asked for on a terminal when no flag gives them. `recover` signs in the same way (signIn).
 import { randomUUID } from 'node:crypto'
 import type { Profile } from '../../sdk/client.ts'
+import { typedSecondFactorCode } from '../../sdk/second-factor-code.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
 import { Home } from './home.ts'
@@ -87,13 +88,13 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
   }
   const result = await client.login(email.trim(), password, { device_id: deviceId })
   if (result.kind === 'second_factor') {
-    const code = await answer(options.totpCode, {
-      message: 'Code from your authenticator app',
+    const typed = await answer(options.totpCode, {
+      message: 'Code from your authenticator app (or a recovery code)',
       flag: '--totp-code (the account has a second factor)',
       signal,
-      validate: (value) => /^\d{6}$/.test(value.trim()) || 'the 6 digits the authenticator app shows',
+      validate: (value) => typedSecondFactorCode(value) !== null || 'the 6 digits the authenticator app shows, or one of your recovery codes (xxxxx-xxxxx)',
     })
-    await client.verifyLogin(result.challenge.mfa_token, code.trim(), { device_id: deviceId })
+    await client.verifyLogin(result.challenge.mfa_token, typedSecondFactorCode(typed) ?? typed, { device_id: deviceId })
   }
   const profile = await client.getProfile()
   if (keys !== null && saved !== null && saved.user_id !== profile.user_id) {
@@ -121,7 +122,7 @@ export const login: Command = {
     '',
     '  --email EMAIL      the account\'s email address',
     '  --password-stdin   read the password from stdin (everything up to the end, less one final line break)',
-    '  --totp-code CODE   the 6-digit code of the authenticator app, when the account has a second factor',
+    '  --totp-code CODE   the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --register         create the account first (it must not exist yet)',
     '  --json             print the result as one JSON line',
   ].join('\n'),

@@ -88,7 +88,7 @@ export const recover: Command = {
     '',
     '  --email EMAIL        the account\'s email address',
     '  --password-stdin     read the password from stdin (with --phrase-stdin: its first line)',
-    '  --totp-code CODE     the 6-digit code of the authenticator app, when the account has a second factor',
+    '  --totp-code CODE     the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --phrase-stdin       read the recovery phrase from stdin (with --password-stdin: the lines after',
     '                       the password); any case and spacing, on one line or several',
     '  --device-name NAME   what to call this device in the directory (default: the host name)',
