@@ -1,7 +1,8 @@
 // The security screens in Chromium against a real server: sessions and devices (revoke one from
 // another browser and watch it sign out; revoke all), TOTP set up through the QR screen and used
-// to sign in, password change, security events, forgetting the browser, deleting the account, and the moderation
-// record with the suspension banner after an operator action. Each screen passes axe.
+// to sign in, its recovery codes (shown once, used to sign in, made anew behind the password),
+// password change, security events, forgetting the browser, deleting the account, and the
+// moderation record with the suspension banner after an operator action. Each screen passes axe.
 import { randomUUID } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
@@ -124,6 +125,69 @@ describe('the security screen', () => {
     await page.getByRole('button', { name: 'Turn off' }).click()
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'turned off' }).isVisible()).toBe(true)
     expect((await server.client().login(account.email, PASSWORD)).kind).toBe('session')
+    expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+
+  it('shows ten recovery codes once TOTP is on, signs in with one after signing out, counts what is left, and makes new ones behind the password', async () => {
+    const { server, browser } = running
+    const account = await webAccount(server, 'web-recovery-codes')
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, '/#/security')
+    await expect.poll(() => page.getByText('Off: signing in needs only your password.').isVisible()).toBe(true)
+    expect(await page.getByRole('button', { name: 'Turn off' }).count()).toBe(0)
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
+    const secret = (await page.locator('code.secret').textContent())!.replace(/\s/g, '')
+    const totp = new TOTP({ secret: Secret.fromBase32(secret) })
+    await page.getByLabel('Code from the app', { exact: true }).fill(totp.generate({ timestamp: server.clock.now() }))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+
+    const shownCodes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem')
+    await expect.poll(() => shownCodes.count()).toBe(10)
+    const codes = await shownCodes.allTextContents()
+    for (const code of codes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$/)
+    expect(await page.getByRole('heading', { name: 'Save your recovery codes' }).isVisible()).toBe(true)
+    expect(await page.getByText('They are not shown again.', { exact: false }).isVisible()).toBe(true)
+    await expect.poll(() => page.getByText('10 recovery codes are left.').isVisible()).toBe(true)
+    await checkScreen(device, 'security-recovery-codes')
+    await page.getByRole('button', { name: 'I have saved them' }).click()
+    expect(await shownCodes.count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Set up an authenticator app' }).count()).toBe(0)
+
+    // The phone is lost: signed out, one of the codes signs in instead.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signInThroughPage(page, account.email)
+    await expect.poll(() => page.getByRole('heading', { name: 'Enter your code' }).isVisible()).toBe(true)
+    await page.getByRole('button', { name: 'Lost your phone? Use a recovery code' }).click()
+    await page.getByLabel('Recovery code').fill(` ${codes[0]!.toUpperCase()} `)
+    await checkScreen(device, 'sign-in-recovery-code')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
+    await expect.poll(() => page.getByText('9 recovery codes are left.').isVisible()).toBe(true)
+    const events = page.getByRole('region', { name: 'Recent security events' })
+    await expect.poll(() => events.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('A recovery code was used in place of a code from the authenticator app')])
+
+    // New codes: the sign-in is made older than 10 minutes, so the password is asked for first.
+    server.clock.advance(11 * 60_000)
+    await page.getByLabel('Code from the app, or a recovery code', { exact: true }).fill(codes[1]!)
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Confirm your password' })
+    await expect.poll(() => dialog.isVisible()).toBe(true)
+    await dialog.getByLabel('Password').fill(PASSWORD)
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'New recovery codes are made' }).isVisible()).toBe(true)
+    await expect.poll(() => shownCodes.count()).toBe(10)
+    const renewed = await shownCodes.allTextContents()
+    expect(renewed.filter((code) => codes.includes(code))).toEqual([])
+    await expect.poll(() => page.getByText('10 recovery codes are left.').isVisible()).toBe(true)
+    // An old code no longer signs in; a new one does.
+    const login = await server.client().login(account.email, PASSWORD)
+    if (login.kind !== 'second_factor') throw new Error('expected a second-factor challenge')
+    expect((await problemOf(server.client().verifyLogin(login.challenge.mfa_token, codes[2]!))).code).toBe('error.auth.invalid_code')
+    const again = await server.client().login(account.email, PASSWORD)
+    if (again.kind !== 'second_factor') throw new Error('expected a second-factor challenge')
+    expect((await server.client().verifyLogin(again.challenge.mfa_token, renewed[0]!)).token_type).toBe('Bearer')
     expect(device.problems).toEqual([])
     await device.context.close()
   })

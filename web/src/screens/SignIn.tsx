@@ -1,9 +1,11 @@
-// Register and sign in, with the second step when the account has TOTP.
+// Register and sign in, with the second step when the account has TOTP: a code from the
+// authenticator app, or one of the account's recovery codes when the phone is lost.
 import { useState, type FormEvent } from 'react'
 import { anonymousClient } from '../lib/client.ts'
 import { useSession } from '../app/session.tsx'
 import { ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
 import type { CofferClient, Tokens } from '../../../src/sdk/client.ts'
+import { typedSecondFactorCode } from '../../../src/sdk/second-factor-code.ts'
 
 type Step = { readonly kind: 'password' } | { readonly kind: 'code'; readonly client: CofferClient; readonly mfaToken: string; readonly email: string }
 
@@ -16,6 +18,7 @@ export function SignIn({ notice }: { notice: string | null }) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
+  const [recovery, setRecovery] = useState(false)
   const { busy, error, run, setError } = useAction()
 
   const finish = async (client: CofferClient, tokens: Tokens, who: string): Promise<void> => {
@@ -27,7 +30,11 @@ export function SignIn({ notice }: { notice: string | null }) {
     event.preventDefault()
     void run(async () => {
       const client = anonymousClient()
-      if (step.kind === 'code') return finish(step.client, await step.client.verifyLogin(step.mfaToken, code.trim()), step.email)
+      if (step.kind === 'code') {
+        const sent = typedSecondFactorCode(code)
+        if (sent === null) throw new Error(recovery ? 'A recovery code has 10 letters and digits, like abcde-12345.' : 'Enter the 6 digits your authenticator app shows.')
+        return finish(step.client, await step.client.verifyLogin(step.mfaToken, sent), step.email)
+      }
       if (mode === 'register') {
         if (password.length < PASSWORD_MIN) throw new Error(`Choose a password of at least ${PASSWORD_MIN} characters.`)
         return finish(client, await client.register(email.trim(), password), email.trim())
@@ -51,16 +58,38 @@ export function SignIn({ notice }: { notice: string | null }) {
     return (
       <main className="narrow">
         <Heading>Enter your code</Heading>
-        <p>Open your authenticator app and enter the 6-digit code for Coffer ({step.email}).</p>
+        {recovery ? (
+          <p>Enter one of the recovery codes you saved when you set up the authenticator app ({step.email}). Each works once.</p>
+        ) : (
+          <p>Open your authenticator app and enter the 6-digit code for Coffer ({step.email}).</p>
+        )}
         <form onSubmit={submit}>
-          <label>
-            Code
-            <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
-          </label>
+          {recovery ? (
+            <label key="recovery">
+              Recovery code
+              <input name="code" autoComplete="one-time-code" autoCapitalize="none" spellCheck={false} required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
+            </label>
+          ) : (
+            <label key="app">
+              Code
+              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
+            </label>
+          )}
           <ErrorLine error={error} />
           <button type="submit" disabled={busy}>
             {busy ? 'Checking…' : 'Sign in'}
           </button>
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setRecovery(!recovery)
+              setCode('')
+              setError(null)
+            }}
+          >
+            {recovery ? 'Use a code from the authenticator app instead' : 'Lost your phone? Use a recovery code'}
+          </button>{' '}
           <button type="button" className="link" onClick={() => setStep({ kind: 'password' })}>
             Start again
           </button>
