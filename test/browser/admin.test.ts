@@ -215,7 +215,7 @@ describe('the operator page', () => {
     await lookUp(page, userId.toUpperCase())
     const card = page.getByRole('region', { name: bob.email })
     await expect.poll(() => card.isVisible()).toBe(true)
-    expect(await card.locator('.facts').textContent()).toContain('On (authenticator app)')
+    expect(await card.locator('.facts').textContent()).toContain('On (authenticator app), 10 recovery codes left')
     await checkScreen(device, 'admin-phone')
 
     await page.getByRole('button', { name: 'Lock' }).click()

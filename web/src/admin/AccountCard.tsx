@@ -1,7 +1,7 @@
 // One account as the operator sees it (GET /v1/admin/accounts/{user_id}): who, since when, its
-// standing, what it stores, its second factor and its moderation record; suspend or reinstate it,
-// reset its second factor, delete it. A deleted account is a tombstone: its record and what a
-// hold keeps are shown, and nothing more can be done to it.
+// standing, what it stores, its second factor (with its recovery codes left) and its moderation
+// record; suspend or reinstate it, reset its second factor, delete it. A deleted account is a
+// tombstone: its record and what a hold keeps are shown, and nothing more can be done to it.
 import { useState } from 'react'
 import type { AdminAccount, CofferAdmin } from '../../../src/sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
@@ -10,6 +10,12 @@ import { whenText } from '../lib/time.ts'
 import { Confirm, REASON_MAX } from './Confirm.tsx'
 import { asOperator, type Lock } from './errors.ts'
 import { RecordEvents } from './Record.tsx'
+
+/** None left: a lost phone can only be answered with a reset. */
+function recoveryCodesText(remaining: number): string {
+  if (remaining === 0) return 'no recovery codes left'
+  return remaining === 1 ? '1 recovery code left' : `${remaining} recovery codes left`
+}
 
 interface Props {
   readonly admin: CofferAdmin
@@ -97,7 +103,7 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           {sizeText(bytes)} in {assets} {assets === 1 ? 'asset' : 'assets'}
         </dd>
         <dt>Second factor</dt>
-        <dd>{account.second_factor.enabled ? 'On (authenticator app)' : 'Off'}</dd>
+        <dd>{account.second_factor.enabled ? `On (authenticator app), ${recoveryCodesText(account.second_factor.recovery_codes_remaining)}` : 'Off'}</dd>
       </dl>
 
       {!deleted && (account.second_factor.enabled || resetDone === account || reset.error !== null) && (

@@ -12,7 +12,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.auth.session_expired': 'Your session has ended. Sign in again.',
   'error.auth.unauthenticated': 'You are signed out. Sign in again.',
   'error.auth.reauthentication_required': 'For this, confirm your password first.',
-  'error.totp.invalid_code': 'That code is not right, or it was used already. Enter the current 6-digit code from your authenticator app (or, where it is asked for, a recovery code you have not used).',
+  'error.totp.invalid_code': 'That code is not right, or it was used already. Enter the current 6-digit code from your authenticator app.',
   'error.totp.already_active': 'Your account already has an authenticator app. To use another one, turn the current one off first, with a code from it.',
   'error.totp.nothing_pending': 'No set-up is waiting for a code (it was confirmed, or never started). Start the set-up again.',
   'error.totp.not_enrolled': 'Your account has no authenticator app turned on, so there is nothing to turn off and no recovery codes to replace.',
