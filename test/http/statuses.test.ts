@@ -201,6 +201,27 @@ const operations: readonly Operation[] = [
       }
     },
   },
+  {
+    name: 'new recovery codes',
+    path: '/v1/auth/totp/recovery-codes',
+    required: ['totp_code'],
+    success: 200,
+    async prepare() {
+      const member = await enrolled('statuses-recovery-codes')
+      const code = codeNow(member.authenticator)
+      return {
+        headers: bearerOf(member),
+        valid: { totp_code: code },
+        async unchanged() {
+          // The codes confirm made still sign in, and the code's step is still unspent.
+          const login = await server.client().login(member.email, PASSWORD)
+          if (login.kind !== 'second_factor') throw new Error('expected a second-factor challenge')
+          await server.client().verifyLogin(login.challenge.mfa_token, member.recoveryCodes[0]!)
+          expect(await member.client.regenerateRecoveryCodes(code)).toHaveLength(10)
+        },
+      }
+    },
+  },
 ]
 
 interface Case {

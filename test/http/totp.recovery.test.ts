@@ -260,6 +260,15 @@ describe('removing the factor removes its recovery codes', () => {
     expect((await member.client.listSecurityEvents()).events.map((event) => event.kind)).toEqual(['recovery_code_used'])
   })
 
+  it('disable with an authenticator code removes them too', async () => {
+    const member = await enrolled('disable-totp')
+    server.clock.advance(THIRTY_SECONDS)
+    await member.client.disableTotp(member.authenticator.codeAt(server.clock.now()))
+    expect(await member.client.secondFactorStatus()).toEqual({ status: 'none', recovery_codes_remaining: 0 })
+    expect(await storedRows(member.userId)).toEqual([])
+    expect((await member.client.listSecurityEvents()).events).toEqual([])
+  })
+
   it('a used recovery code does not disable, and leaves the factor as it was', async () => {
     const member = await enrolled('disable-used')
     await signInWith(member, member.recoveryCodes[0]!)
