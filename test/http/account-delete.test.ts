@@ -169,6 +169,16 @@ describe('deleting one’s own account', () => {
     expect(await rowsNaming([account.userId])).toEqual({ accounts: 1, moderation_events: 1 })
   })
 
+  it('a recovery code stands in for the app’s code (the phone is lost); the other codes go with the account', async () => {
+    const account = await fullAccount('lost-phone')
+    const authenticator = authenticatorFor(await account.client.startTotpEnrollment())
+    const recoveryCodes = await account.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
+    expect((await rowsNaming([account.userId])).recovery_codes).toBe(10)
+    await account.client.deleteAccount({ totpCode: recoveryCodes[3]! })
+    await expectDead(account)
+    expect(await rowsNaming([account.userId])).toEqual({ accounts: 1, moderation_events: 1 })
+  })
+
   it('without a body, or with a malformed one', async () => {
     const account = await fullAccount('bodies')
     const headers = { authorization: `Bearer ${account.tokens[0]!.access_token}` }

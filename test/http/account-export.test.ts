@@ -123,7 +123,7 @@ describe('the account export', () => {
       format: 'coffer-export/v1',
       exported_at: iso(server.clock.now()),
       profile: await member.client.getProfile(),
-      second_factor: { enabled: true },
+      second_factor: { enabled: true, recovery_codes_remaining: 10 },
       sessions: devices.sessions,
       cohorts: devices.cohorts,
       security_events: (await member.client.listSecurityEvents()).events,
@@ -233,7 +233,7 @@ describe('the account export', () => {
     await admin.suspend(userId, 'spam reports')
     const { document } = await exported(member.client)
     expect(document.moderation).toMatchObject({ standing: 'suspended', events: [{ action: 'suspended', reason: 'spam reports' }] })
-    expect(document.second_factor).toEqual({ enabled: false })
+    expect(document.second_factor).toEqual({ enabled: false, recovery_codes_remaining: 0 })
     expect(document.albums).toEqual([])
     expect(() => validateBody(AccountExport, document)).not.toThrow()
   })

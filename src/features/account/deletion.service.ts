@@ -10,7 +10,7 @@ import { AppError } from '../../errors.ts'
 import type { EventActor, OperatorActor, Store } from '../../storage/port.ts'
 import type { Caller, RequestMeta } from '../context.ts'
 import { auditOperatorAction, recordOf, type AuditLog, type ModerationRecord } from '../moderation/moderation.service.ts'
-import { spendCode } from '../totp/totp.service.ts'
+import { activeFactorCodes, spendCode } from '../totp/totp.service.ts'
 
 /** Assets removed per transaction, so that a large account does not hold the writer for long. */
 const PURGE_BATCH = 500
@@ -65,7 +65,7 @@ export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: str
   const factor = await deps.storage.findSecondFactor(caller.userId)
   if (factor?.status === 'active') {
     if (totpCode === undefined) throw new AppError('error.auth.second_factor_required', 'This account has a second factor: send a code from it (totp_code) with the deletion')
-    if ((await spendCode(deps, caller.userId, factor.secretBox, totpCode, meta, erase)) === null) {
+    if ((await spendCode(deps, caller.userId, activeFactorCodes(factor), totpCode, meta, erase)) === null) {
       throw new AppError('error.totp.invalid_code', 'The code is wrong, expired or already used')
     }
   } else {
