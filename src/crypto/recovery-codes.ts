@@ -27,7 +27,7 @@ export function newRecoveryCodes(key: Buffer, userId: string): IssuedRecoveryCod
 }
 
 /**
- * The stored form of a code as typed (any case, with or without its hyphen, surrounded by spaces;
+ * The stored form of a code as typed (any case, its hyphen, a space or nothing between the halves, surrounded by spaces;
  * i, l and o read as 1, 1 and 0, as Crockford's base32 reads them), or null when the text cannot
  * be a recovery code at all.
  */
@@ -38,8 +38,8 @@ export function recoveryCodeHash(key: Buffer, userId: string, typed: string): st
 
 function compact(typed: string): string | null {
   const text = typed.trim().toLowerCase()
-  if (!/^[0-9a-z]{5}-?[0-9a-z]{5}$/.test(text)) return null
-  const code = text.replace('-', '').replace(/[il]/g, '1').replace(/o/g, '0')
+  if (!/^[0-9a-z]{5}[- ]?[0-9a-z]{5}$/.test(text)) return null
+  const code = text.replace(/[- ]/, '').replace(/[il]/g, '1').replace(/o/g, '0')
   return [...code].every((c) => ALPHABET.includes(c)) ? code : null
 }
 

@@ -8,13 +8,14 @@ describe('typedSecondFactorCode', () => {
     ['123456', '123456'],
     [' 123 456 ', '123456'],
     ['a7k2m-9xq4t', 'a7k2m-9xq4t'],
+    ['a7k2m 9xq4t', 'a7k2m 9xq4t'],
     [' A7K2M9XQ4T\n', 'A7K2M9XQ4T'],
     ['1234567890', '1234567890'],
   ])('sends %j as %j', (typed, sent) => {
     expect(typedSecondFactorCode(typed)).toBe(sent)
   })
 
-  it.each(['', '12345', '1234567', '12 34 56', '123-456', 'a7k2m-9xq4', 'a7k2m--9xq4t', 'a7k2m 9xq4t', 'a7k2m-9xq4t!'])('refuses %j', (typed) => {
+  it.each(['', '12345', '1234567', '12 34 56', '123-456', 'a7k2m-9xq4', 'a7k2m--9xq4t', 'a7k2m  9xq4t', 'a7k2m-9xq4t!'])('refuses %j', (typed) => {
     expect(typedSecondFactorCode(typed)).toBeNull()
   })
 })
