@@ -3,7 +3,7 @@
 // one map-topped item, names a field twice, or goes past the nesting and item bounds.
 import { encode } from 'cborg'
 import { describe, expect, it } from 'vitest'
-import { CBOR_MAX_ITEMS, encodeCanonical, readTopLevelFields, textField, unsignedField } from './cbor.ts'
+import { CBOR_MAX_ITEMS, encodeCanonical, encodeCanonicalPieces, readTopLevelFields, textField, unsignedField } from './cbor.ts'
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 const u32 = (n: number) => {
@@ -22,6 +22,33 @@ describe('encodeCanonical', () => {
     expect(hex(encodeCanonical(24))).toBe('1818')
     expect(hex(encodeCanonical(new Uint8Array([1, 2])))).toBe('420102')
     expect(hex(encodeCanonical(null))).toBe('f6')
+  })
+})
+
+describe('encodeCanonicalPieces', () => {
+  const joined = (pieces: Uint8Array[]) => Buffer.concat(pieces)
+  const big = (size: number, fill: number) => new Uint8Array(size).fill(fill)
+
+  it.each<[string, unknown]>([
+    ['a scalar', 'text'],
+    ['an empty array', []],
+    ['maps whose keys sort by encoded bytes (shorter first)', [{ status: 200, hash: 'ab', bytes: new Uint8Array([1, 2]) }, { code: 'x', hash: 'cd', status: 404 }]],
+    ['nested arrays and maps', { a: [1, { bb: null, c: [true] }], b: -1 }],
+    ['byte strings of every head length (1, 2, 3 and 5 bytes)', [big(23, 1), big(24, 2), big(255, 3), big(256, 4), big(4095, 5), big(4096, 6), big(65_535, 7), big(65_536, 8)]],
+    ['24 and more elements (a longer array head)', Array.from({ length: 300 }, (_, i) => ({ hash: String(i), bytes: big(i * 20, i % 256), status: 200 }))],
+  ])('equals encodeCanonical byte for byte: %s', (_case, value) => {
+    expect(joined(encodeCanonicalPieces(value)).equals(encodeCanonical(value))).toBe(true)
+  })
+
+  it('passes a large byte string through as its own piece (not copied) and joins what lies between', () => {
+    const blob = big(10_000, 9)
+    const other = big(5_000, 8)
+    const pieces = encodeCanonicalPieces([{ hash: 'h1', bytes: blob, status: 200 }, { code: 'error.not_found', hash: 'h2', status: 404 }, { hash: 'h3', bytes: other, status: 200 }])
+    expect(pieces).toHaveLength(5)
+    expect(pieces[1]).toBe(blob)
+    expect(pieces[3]).toBe(other)
+    // A small byte string is copied into the run around it.
+    expect(encodeCanonicalPieces([{ hash: 'h', bytes: big(100, 1), status: 200 }])).toHaveLength(1)
   })
 })
 

@@ -14,6 +14,76 @@ export function encodeCanonical(value: unknown): Uint8Array {
   return encode(value, rfc8949EncodeOptions)
 }
 
+/** Byte strings at least this long are pieces of their own in encodeCanonicalPieces (not copied). */
+const OWN_PIECE_BYTES = 4096
+
+/** Major types of the heads encodeCanonicalPieces writes itself (RFC 8949 section 3.1). */
+const BYTE_STRING = 2
+const ARRAY = 4
+const MAP = 5
+
+/** The head of a definite-length item: major type and length in the shortest form (RFC 8949 section 3). */
+function head(major: number, length: number): Uint8Array {
+  const type = major << 5
+  if (length < 24) return Uint8Array.of(type | length)
+  if (length < 0x100) return Uint8Array.of(type | 24, length)
+  if (length < 0x10000) return Uint8Array.of(type | 25, length >> 8, length & 0xff)
+  const bytes = new Uint8Array(length < 2 ** 32 ? 5 : 9)
+  const view = new DataView(bytes.buffer)
+  if (bytes.length === 5) view.setUint32(1, length)
+  else view.setBigUint64(1, BigInt(length))
+  bytes[0] = type | (bytes.length === 5 ? 26 : 27)
+  return bytes
+}
+
+/** Bytewise lexicographic order, a prefix first: the order of canonical map keys (RFC 8949 section 4.2.1). */
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!
+  return a.length - b.length
+}
+
+/**
+ * The canonical CBOR of `value` (what encodeCanonical gives, byte for byte) as pieces to send one
+ * after the other, for answers that carry blobs: a byte string of OWN_PIECE_BYTES or more is its
+ * own piece, the very Uint8Array given (never copied), so that the answer is not held twice;
+ * everything between such byte strings is joined into one piece. Arrays and maps with text keys
+ * are walked; any other value is encoded whole.
+ */
+export function encodeCanonicalPieces(value: unknown): Uint8Array[] {
+  const pieces: Uint8Array[] = []
+  let run: Uint8Array[] = []
+  const flush = (): void => {
+    if (run.length === 0) return
+    const joined = new Uint8Array(run.reduce((total, part) => total + part.length, 0))
+    run.reduce((offset, part) => (joined.set(part, offset), offset + part.length), 0)
+    pieces.push(joined)
+    run = []
+  }
+  const walk = (item: unknown): void => {
+    if (item instanceof Uint8Array && item.length >= OWN_PIECE_BYTES) {
+      run.push(head(BYTE_STRING, item.length))
+      flush()
+      pieces.push(item)
+    } else if (Array.isArray(item)) {
+      run.push(head(ARRAY, item.length))
+      item.forEach(walk)
+    } else if (item !== null && typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype) {
+      const entries = Object.entries(item).map(([key, entry]) => [encodeCanonical(key), entry] as const)
+      entries.sort(([a], [b]) => compareBytes(a, b))
+      run.push(head(MAP, entries.length))
+      for (const [key, entry] of entries) {
+        run.push(key)
+        walk(entry)
+      }
+    } else {
+      run.push(encodeCanonical(item))
+    }
+  }
+  walk(value)
+  flush()
+  return pieces
+}
+
 /**
  * Decodes bytes that must be canonical CBOR: maps with text keys become plain objects, byte
  * strings Uint8Array. Throws when they are not well-formed, hold a duplicate key, or are not
