@@ -12,6 +12,7 @@ const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts',
 // The HTTP suites that store, read, verify or collect blobs.
 const blobSuites = [
   'test/http/download.test.ts',
+  'test/http/blobs-batch.test.ts',
   'test/http/uploads.test.ts',
   'test/http/gc.test.ts',
   'test/http/backup.hold.test.ts',

@@ -154,6 +154,12 @@ describe('the blob store', () => {
   it('redirects downloads with BLOB_DOWNLOAD=redirect on a bucket', () => {
     expect(loadConfig({ BLOB_STORE_URL: 's3://photos', BLOB_DOWNLOAD: 'redirect' }).blobDownload).toBe('redirect')
   })
+
+  it('gives a batch download 8 MiB of blob bytes unless BLOB_BATCH_MAX_BYTES says otherwise (at least 1)', () => {
+    expect(loadConfig({}).blobBatchMaxBytes).toBe(8 * 1024 * 1024)
+    expect(loadConfig({ BLOB_BATCH_MAX_BYTES: '65536' }).blobBatchMaxBytes).toBe(65_536)
+    for (const value of ['0', '-1', '8MiB']) expect(configError({ BLOB_BATCH_MAX_BYTES: value }).variable).toBe('BLOB_BATCH_MAX_BYTES')
+  })
 })
 
 describe('a bucket URL (BLOB_STORE_URL, and coffer blobs migrate --to)', () => {

@@ -53,6 +53,8 @@ export interface Config {
   readonly blobBucket: BucketSettings | null
   /** `redirect`: a download answers 307 to a presigned URL of the bucket (BLOB_DOWNLOAD). */
   readonly blobDownload: 'stream' | 'redirect'
+  /** Most blob bytes one batch download answers (POST /v1/blobs/batch); the rest answer 413 in it. */
+  readonly blobBatchMaxBytes: number
   readonly cryptoSuites: readonly number[]
   readonly uploadSessionTtlS: number
   readonly maxBlobBytes: number
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     blobDir: path.resolve(read(env, 'BLOB_DIR') ?? path.join(dataDir, 'blobs')),
     blobBucket: bucket,
     blobDownload: blobDownload(env, bucket),
+    blobBatchMaxBytes: integer(env, 'BLOB_BATCH_MAX_BYTES', 8 * 1024 * 1024, 1),
     cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
     uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
     // A bucket publishes a blob with one CopyObject, which S3 allows up to 5 GiB.

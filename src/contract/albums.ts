@@ -133,6 +133,21 @@ export const UploadBlobParams = Type.Object({ upload_id: Uuid, hash: Hash })
 
 export const BlobParams = Type.Object({ hash: Hash })
 
+/** Most hashes one batch download may ask for (docs/decisions/0029-blob-batches.md). */
+export const BLOB_BATCH_MAX_HASHES = 100
+
+export const BlobBatchRequest = Type.Object(
+  {
+    hashes: Type.Array(Hash, {
+      minItems: 1,
+      maxItems: BLOB_BATCH_MAX_HASHES,
+      uniqueItems: true,
+      description: `1 to ${BLOB_BATCH_MAX_HASHES} distinct blob hashes; the answer keeps their order`,
+    }),
+  },
+  { additionalProperties: false },
+)
+
 export const FeedQuery = Type.Object({
   after: WholeNumber({ default: 0 }),
   limit: WholeNumber({ minimum: 1, maximum: 1000, default: 100 }),

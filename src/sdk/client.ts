@@ -2,6 +2,7 @@
 // and refreshes it once when the access token has expired (or the server says so), with at
 // most one refresh in flight however many calls are waiting.
 import type { Static } from 'typebox'
+import { BLOB_BATCH_MAX_HASHES } from '../contract/albums.ts'
 import type {
   AlbumListResponse, AssetDeleteRequest, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse,
   UpgradePhaseResponse, UploadSessionResponse,
@@ -18,6 +19,7 @@ import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
+import { decodeCanonical } from '../codec/cbor.ts'
 import { sha256Hex, toBase64 } from './bytes.ts'
 import type { IdentityKey } from './identity.ts'
 
@@ -84,6 +86,29 @@ export interface AssetUpload {
 }
 
 export { sha256Hex }
+
+/** A hash of a batch download answered without its bytes: 404 `error.not_found` or 451 `error.moderation.taken_down`. */
+export interface BlobRefusal {
+  readonly status: number
+  readonly code: string
+}
+
+/** What `downloadBlobs` got: every hash asked for is in exactly one of the two maps. */
+export interface DownloadedBlobs {
+  /** The bytes of each blob served, exactly as uploaded. */
+  readonly blobs: Map<string, Uint8Array>
+  /** Each hash that was refused, with the status and code a single download would have answered. */
+  readonly refused: Map<string, BlobRefusal>
+}
+
+/** One item of a batch answer as the server encodes it (POST /v1/blobs/batch). */
+type BatchItem = { readonly hash: string; readonly status: 200; readonly bytes: Uint8Array } | { readonly hash: string; readonly status: 404 | 413 | 451; readonly code: string }
+
+function isBatchItem(item: unknown): item is BatchItem {
+  if (typeof item !== 'object' || item === null) return false
+  const { hash, status, bytes, code } = item as Record<string, unknown>
+  return typeof hash === 'string' && (status === 200 ? bytes instanceof Uint8Array : (status === 404 || status === 413 || status === 451) && typeof code === 'string')
+}
 
 /** A fetched directory: the exact bytes and the tag to revalidate them with. */
 export interface FetchedDirectory {
@@ -564,6 +589,55 @@ export class CofferClient {
   async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Uint8Array> {
     const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true, ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}) })
     return new Uint8Array(await response.arrayBuffer())
+  }
+
+  /**
+   * Many blobs in few requests (POST /v1/blobs/batch): at most BLOB_BATCH_MAX_HASHES (100) hashes
+   * a request, one request after another. A hash the server leaves out of a batch for its byte
+   * budget (413) is asked for again in a next batch; one larger than the whole budget (413
+   * before anything of its batch was served) is fetched alone with `downloadBlob`. Refusals (404,
+   * 451) are answers, not errors; anything else (401 past a refresh, 503, a network failure)
+   * throws as the other calls do.
+   */
+  async downloadBlobs(hashes: Iterable<string>): Promise<DownloadedBlobs> {
+    const result: DownloadedBlobs = { blobs: new Map(), refused: new Map() }
+    const queue = [...new Set(hashes)]
+    while (queue.length > 0) {
+      const batch = queue.splice(0, BLOB_BATCH_MAX_HASHES)
+      const later: string[] = []
+      let served = false
+      for (const item of await this.#blobBatch(batch)) {
+        if (item.status === 200) {
+          served = true
+          result.blobs.set(item.hash, item.bytes)
+        } else if (item.status === 413 && served) later.push(item.hash)
+        else if (item.status === 413) await this.#downloadAlone(item.hash, result)
+        else result.refused.set(item.hash, { status: item.status, code: item.code })
+      }
+      // Those the budget left out go first in the next batch: they were asked for first.
+      queue.unshift(...later)
+    }
+    return result
+  }
+
+  /** One batch request, its answer checked to be one item per hash in the order asked. */
+  async #blobBatch(hashes: readonly string[]): Promise<BatchItem[]> {
+    const response = await this.#request({ method: 'POST', path: '/v1/blobs/batch', json: { hashes }, bearer: true })
+    const items = decodeCanonical(new Uint8Array(await response.arrayBuffer()))
+    if (!Array.isArray(items) || items.length !== hashes.length || !items.every((item, i) => isBatchItem(item) && item.hash === hashes[i])) {
+      throw new Error('the batch answer does not match the hashes asked for')
+    }
+    return items as BatchItem[]
+  }
+
+  /** A blob larger than a batch's whole budget, by the single download; its refusal is recorded as a batch's would be. */
+  async #downloadAlone(hash: string, result: DownloadedBlobs): Promise<void> {
+    try {
+      result.blobs.set(hash, await this.downloadBlob(hash))
+    } catch (error) {
+      if (!(error instanceof CofferProblem) || (error.status !== 404 && error.status !== 451)) throw error
+      result.refused.set(hash, { status: error.status, code: error.code })
+    }
   }
 
   /**

@@ -3,7 +3,7 @@
 // module below is free of side effects, so bundlers drop what an app does not use.
 export { CofferClient, CofferProblem, problemOf } from './client.ts'
 export type {
-  AccountExportDocument, AccountExportDownload, Advisory, Album, AlbumList, AssetDeletion, AssetReceipts, AssetUpload, AttestationKeys, BundleHashes, Channel, CofferClientOptions, Devices, EnrollmentChannelEnd,
+  AccountExportDocument, AccountExportDownload, Advisory, Album, AlbumList, AssetDeletion, AssetReceipts, AssetUpload, AttestationKeys, BlobRefusal, BundleHashes, Channel, CofferClientOptions, Devices, DownloadedBlobs, EnrollmentChannelEnd,
   EnrollmentCode, Feed, FetchedDirectory, LifecycleWrite, LoginResult, ManifestEnvelopeFields, ModerationRecord, OpenUpload, OpResult, Problem,
   Profile, RelayDirection, RevokeChallenge, SecondFactorStatus, SecurityEvents, StorageUsage, StorageVerdicts, StorageVerification, StoredEscrow, Tokens,
   UploadSessionView, UpgradePhase,

@@ -458,14 +458,24 @@ export interface LifecycleStore {
   insertAppliedOp(op: AppliedOp): Promise<void>
   /** Feed entries after `afterSeq`, in order. */
   feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
-  /** A blob of the owner referenced by a live asset of theirs; `withheld` when every such asset is taken down. */
-  findLiveBlob(ownerId: string, hash: string): Promise<{ readonly size: number; readonly withheld: boolean } | undefined>
+  /**
+   * Of these hashes, the blobs of the owner that a live asset of theirs references, by hash (the
+   * others are absent); `withheld` when every such asset is taken down. One query however many.
+   */
+  findLiveBlobs(ownerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
   /**
    * Hashes whose bytes are still needed: a blob row of any owner names them, or an open upload
    * session of any account declares them (its PUT may be publishing the file right now, or a
    * lifecycle write on it storing its metadata or manifest). A file may go only when neither holds.
    */
   blobHashesStillNeeded(hashes: readonly string[], now: number): Promise<Set<string>>
+}
+
+/** A blob a live asset of its owner references (what a download may serve). */
+export interface LiveBlob {
+  readonly size: number
+  /** Every live asset of the owner that references it is taken down. */
+  readonly withheld: boolean
 }
 
 /** A queued hash, as read: the generation lets a pass drop only the entry it looked at. */

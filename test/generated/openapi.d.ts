@@ -727,6 +727,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/blobs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download many blobs of your live assets in one request (a screen of thumbnails)
+         * @description Up to 100 distinct hashes, each answered exactly as `GET /v1/blobs/{hash}` would decide it, in one CBOR answer. A hash no live asset of yours references answers 404 `error.not_found` whoever else stores it; one whose assets were taken down answers 451 `error.moderation.taken_down`. Of the blobs it may serve, the batch carries only as many bytes as `BLOB_BATCH_MAX_BYTES` (8 MiB by default) holds, in request order; each blob past it answers 413 `error.request.too_large`: ask for it in a next batch, or alone with `GET /v1/blobs/{hash}` when it is larger than the whole budget. The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`.
+         */
+        post: operations["downloadBlobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/storage/verify": {
         parameters: {
             query?: never;
@@ -1156,6 +1176,10 @@ export interface components {
         AttestationKeysDocument: {
             server_id: string;
             keys: components["schemas"]["AttestationKey"][];
+        };
+        BlobBatchRequest: {
+            /** @description 1 to 100 distinct blob hashes; the answer keeps their order */
+            hashes: string[];
         };
         BlobVerdictResponse: {
             hash: string;
@@ -3870,6 +3894,41 @@ export interface operations {
             413: components["responses"]["error.request.too_large"];
             416: components["responses"]["error.request.range_not_satisfiable"];
             451: components["responses"]["error.moderation.taken_down"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    downloadBlobBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Canonical CBOR: an array with one map per requested hash, in request order. Served: `{"hash": text, "status": 200, "bytes": byte string}`, the bytes exactly as uploaded. Not served: `{"hash": text, "status": 404 | 413 | 451, "code": text}`, the catalog code a single download (or the budget) gives. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/cbor": string;
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

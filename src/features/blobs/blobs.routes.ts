@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
-import { BlobParams } from '../../contract/albums.ts'
+import { BLOB_BATCH_MAX_HASHES, BlobBatchRequest, BlobParams } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { noneMatchHits, parseRange } from '../../http/range.ts'
-import { operation, type App } from '../../http/route.ts'
-import { downloadableBlob } from './blobs.service.ts'
+import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import { downloadableBlob, downloadBlobBatch } from './blobs.service.ts'
 
 /** How long a presigned download URL works (BLOB_DOWNLOAD=redirect). */
 const PRESIGNED_DOWNLOAD_TTL_S = 300
@@ -59,6 +59,38 @@ export function blobsRoutes(app: App, deps: Deps): void {
         .header('content-range', `bytes ${start}-${end}/${blob.size}`)
         .header('content-length', end - start + 1)
         .send(await body(range.range))
+    },
+  })
+
+  app.route({
+    method: 'POST',
+    url: '/v1/blobs/batch',
+    ...operation({
+      operationId: 'downloadBlobBatch',
+      summary: 'Download many blobs of your live assets in one request (a screen of thumbnails)',
+      description:
+        `Up to ${BLOB_BATCH_MAX_HASHES} distinct hashes, each answered exactly as \`GET /v1/blobs/{hash}\` would decide it, in one CBOR answer. ` +
+        'A hash no live asset of yours references answers 404 `error.not_found` whoever else stores it; one whose assets were taken down answers 451 `error.moderation.taken_down`. ' +
+        'Of the blobs it may serve, the batch carries only as many bytes as `BLOB_BATCH_MAX_BYTES` (8 MiB by default) holds, in request order; each blob past it answers 413 `error.request.too_large`: ask for it in a next batch, or alone with `GET /v1/blobs/{hash}` when it is larger than the whole budget. ' +
+        'The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`.',
+      tags: ['Albums'],
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      body: BlobBatchRequest,
+      responses: {},
+      described: {},
+      binaryResponse: {
+        status: 200,
+        mediaType: 'application/cbor',
+        description:
+          'Canonical CBOR: an array with one map per requested hash, in request order. Served: `{"hash": text, "status": 200, "bytes": byte string}`, the bytes exactly as uploaded. ' +
+          'Not served: `{"hash": text, "status": 404 | 413 | 451, "code": text}`, the catalog code a single download (or the budget) gives.',
+      },
+    }),
+    handler: async (request, reply) => {
+      const pieces = await downloadBlobBatch(deps, requireCaller(request), request.body.hashes)
+      const length = pieces.reduce((total, piece) => total + piece.length, 0)
+      return reply.type('application/cbor').header('content-length', length).send(Readable.from(pieces))
     },
   })
 }

@@ -1,13 +1,66 @@
-// Blob download (API.md section 6): the bytes of a blob a live asset of the caller references.
+// Blob download (API.md section 6): the bytes of a blob a live asset of the caller references,
+// one at a time or many in a batch (docs/decisions/0029-blob-batches.md).
 import type { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
+import { encodeCanonicalPieces } from '../../codec/cbor.ts'
 import type { Deps } from '../../deps.ts'
+import { decideBatch } from '../../domain/blob-batch.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller } from '../context.ts'
 
+/** Blobs one batch reads from the store at once. */
+const BATCH_READS = 8
+
 export async function downloadableBlob(deps: Deps, caller: Caller, hash: string): Promise<{ size: number; open: (range?: ByteRange) => Promise<Readable> }> {
-  const blob = await deps.storage.findLiveBlob(caller.userId, hash)
+  const blob = (await deps.storage.findLiveBlobs(caller.userId, [hash])).get(hash)
   if (blob === undefined) throw new AppError('error.not_found', 'No live asset of this account references that blob')
   if (blob.withheld) throw new AppError('error.moderation.taken_down', 'The asset holding this blob was taken down')
   return { size: blob.size, open: (range) => deps.blobs.open(hash, range) }
+}
+
+/**
+ * A batch download's answer, as canonical CBOR pieces to send in order: an array in request
+ * order of `{hash, status: 200, bytes}` or `{hash, status, code}` (404, 451, or 413 past
+ * BLOB_BATCH_MAX_BYTES). The budget is decided from the database's sizes before anything is
+ * read, so at most BLOB_BATCH_MAX_BYTES of blob bytes are held; each blob is read whole into
+ * its own buffer, BATCH_READS at a time, and passed to the answer without another copy.
+ */
+export async function downloadBlobBatch(deps: Deps, caller: Caller, hashes: readonly string[]): Promise<Uint8Array[]> {
+  const decisions = decideBatch(hashes, await deps.storage.findLiveBlobs(caller.userId, hashes), deps.config.blobBatchMaxBytes)
+  const served = decisions.flatMap((decision) => (decision.status === 200 ? [decision] : []))
+  const bytes = new Map<string, Uint8Array>()
+  let next = 0
+  let failed = false
+  const reader = async (): Promise<void> => {
+    // After a failed read the others stop taking blobs: the whole answer is a problem.
+    for (let i = next++; i < served.length && !failed; i = next++) {
+      const { hash, size } = served[i]!
+      try {
+        bytes.set(hash, await readWhole(deps, hash, size))
+      } catch (error) {
+        failed = true
+        throw error
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(BATCH_READS, served.length) }, reader))
+  return encodeCanonicalPieces(
+    decisions.map((decision) =>
+      decision.status === 200 ? { hash: decision.hash, status: 200, bytes: bytes.get(decision.hash) } : { hash: decision.hash, status: decision.status, code: decision.code },
+    ),
+  )
+}
+
+/** A blob's bytes in one buffer of the size the database records; bytes of another length are a fault (500), never a wrong answer. */
+async function readWhole(deps: Deps, hash: string, size: number): Promise<Uint8Array> {
+  const whole = new Uint8Array(size)
+  let filled = 0
+  for await (const chunk of await deps.blobs.open(hash)) {
+    const part = chunk as Uint8Array
+    if (filled + part.length > size) throw new Error(`blob ${hash} holds more than the ${size} bytes recorded`)
+    whole.set(part, filled)
+    filled += part.length
+  }
+  if (filled !== size) throw new Error(`blob ${hash} holds ${filled} bytes, not the ${size} recorded`)
+  return whole
 }

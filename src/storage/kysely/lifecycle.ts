@@ -1,4 +1,4 @@
-import type { AppliedOp, LifecycleStore } from '../port.ts'
+import type { AppliedOp, LifecycleStore, LiveBlob } from '../port.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import type { AlbumOpsTable } from './tables.ts'
 import { openDeclarations } from './uploads.ts'
@@ -58,17 +58,23 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
       return rows.map(opOf)
     },
 
-    async findLiveBlob(ownerId, hash) {
+    async findLiveBlobs(ownerId, hashes) {
+      const live = new Map<string, LiveBlob>()
+      if (hashes.length === 0) return live
       const refs = await db
         .selectFrom('assetBlobs')
         .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
-        .select(['assetBlobs.size', 'assets.takenDownAt'])
+        .select(['assetBlobs.hash', 'assetBlobs.size', 'assets.takenDownAt'])
         .where('assetBlobs.ownerId', '=', ownerId)
-        .where('assetBlobs.hash', '=', hash)
+        .where('assetBlobs.hash', 'in', hashes)
         .where('assetBlobs.supersededAt', 'is', null)
         .execute()
-      const first = refs[0]
-      return first && { size: first.size, withheld: refs.every((ref) => ref.takenDownAt !== null) }
+      // Several live assets may reference one blob: withheld only when every one is taken down.
+      for (const ref of refs) {
+        const seen = live.get(ref.hash)
+        live.set(ref.hash, { size: ref.size, withheld: ref.takenDownAt !== null && (seen?.withheld ?? true) })
+      }
+      return live
     },
 
     async blobHashesStillNeeded(hashes, now) {
