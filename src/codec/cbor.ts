@@ -85,12 +85,21 @@ export function encodeCanonicalPieces(value: unknown): Uint8Array[] {
 }
 
 /**
+ * Decodes one well-formed CBOR item as decodeCanonical does (shortest forms, no duplicate map
+ * key), without re-encoding it to insist on canonical order: for answers a client only reads,
+ * such as a batch download's, where that check would cost more than the decoding.
+ */
+export function decodeStrict(bytes: Uint8Array): unknown {
+  return decode(bytes, { strict: true, rejectDuplicateMapKeys: true })
+}
+
+/**
  * Decodes bytes that must be canonical CBOR: maps with text keys become plain objects, byte
  * strings Uint8Array. Throws when they are not well-formed, hold a duplicate key, or are not
  * the canonical encoding of what they decode to (re-encoding must give the same bytes).
  */
 export function decodeCanonical(bytes: Uint8Array): unknown {
-  const value: unknown = decode(bytes, { strict: true, rejectDuplicateMapKeys: true })
+  const value = decodeStrict(bytes)
   const again = encodeCanonical(value)
   if (again.length !== bytes.length || again.some((byte, i) => byte !== bytes[i])) throw new Error('not canonical CBOR (RFC 8949 section 4.2.1)')
   return value

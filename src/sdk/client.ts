@@ -19,7 +19,7 @@ import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
-import { decodeCanonical } from '../codec/cbor.ts'
+import { decodeStrict } from '../codec/cbor.ts'
 import { sha256Hex, toBase64 } from './bytes.ts'
 import type { IdentityKey } from './identity.ts'
 
@@ -623,7 +623,7 @@ export class CofferClient {
   /** One batch request, its answer checked to be one item per hash in the order asked. */
   async #blobBatch(hashes: readonly string[]): Promise<BatchItem[]> {
     const response = await this.#request({ method: 'POST', path: '/v1/blobs/batch', json: { hashes }, bearer: true })
-    const items = decodeCanonical(new Uint8Array(await response.arrayBuffer()))
+    const items = decodeStrict(new Uint8Array(await response.arrayBuffer()))
     if (!Array.isArray(items) || items.length !== hashes.length || !items.every((item, i) => isBatchItem(item) && item.hash === hashes[i])) {
       throw new Error('the batch answer does not match the hashes asked for')
     }
