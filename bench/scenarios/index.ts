@@ -12,7 +12,8 @@ import { receipts } from './receipts.ts'
 import { relay } from './relay.ts'
 import { restore } from './restore.ts'
 import { revokeAll } from './revoke-all.ts'
+import { thumbnails } from './thumbnails.ts'
 import { upload } from './upload.ts'
 import { web } from './web.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, receipts, backup, restore, library, web]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, thumbnails, receipts, backup, restore, library, web]
