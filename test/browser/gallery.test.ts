@@ -3,13 +3,14 @@
 // drop (every request the upload makes is searched for the photos' bytes, names and EXIF), seen
 // as decrypted thumbnails, opened, downloaded, an upload interrupted by a reload finishes, photos
 // deleted (with and without undo) and replaced; an album of many photos scrolls to its end; a
-// photo the operator took down shows as withheld. Each screen passes axe.
+// photo the operator took down shows as withheld; the grid loads in batches, a placeholder in
+// each tile before its thumbnail. Each screen passes axe.
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { liveEntries } from '../../src/client/albums.ts'
+import { albumRecordId, liveEntries } from '../../src/client/albums.ts'
 import { restoreFile } from '../../src/client/files.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { checkScreen, launchChromium, openDevice, type WatchedPage } from '../support/browser.ts'
@@ -250,6 +251,67 @@ describe('the gallery', () => {
     expect(device.problems).toEqual([])
     await device.context.close()
   }, 60_000)
+
+  it('loads the grid in batches, never a blob at a time, each tile showing a placeholder before its thumbnail', async () => {
+    const { account: owner, albumId: manyId } = await many
+    const watched = await openDevice(browser, server.url)
+    const { page } = watched
+    /** Hashes asked for by each batch request; the hashes of single blob downloads apart. */
+    const batches: number[] = []
+    const singles: string[] = []
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url())
+      if (pathname === '/v1/blobs/batch') batches.push((request.postDataJSON() as { hashes: string[] }).hashes.length)
+      else if (pathname.startsWith('/v1/blobs/')) singles.push(pathname.slice('/v1/blobs/'.length))
+    })
+    // Each batch answer held back a moment, so that what a tile shows before its thumbnail stays long enough to be seen.
+    await page.route('**/v1/blobs/batch', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      await route.continue()
+    })
+    // When each tile first showed a placeholder, one naming its photo, and its thumbnail (ms since the page began).
+    await page.addInitScript(() => {
+      type Tile = { getAttribute(name: string): string | null; querySelector(selector: string): unknown }
+      const page = globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<Tile> }; performance: { now(): number }; MutationObserver: new (callback: () => void) => { observe(target: unknown, options: unknown): void }; firstSeen: Record<string, Record<string, number>> }
+      const firstSeen: Record<string, Record<string, number>> = (page.firstSeen = {})
+      const look = (): void => {
+        for (const tile of page.document.querySelectorAll('a[data-asset]')) {
+          const seen = (firstSeen[tile.getAttribute('data-asset') ?? ''] ??= {})
+          const now = page.performance.now()
+          if (tile.querySelector('.tile-placeholder') !== null) {
+            seen.placeholder ??= now
+            if (/^swatch-\d+\.webp, loading$/.test(tile.getAttribute('aria-label') ?? '')) seen.named ??= now
+          }
+          if (tile.querySelector('img') !== null) seen.thumbnail ??= now
+        }
+      }
+      new page.MutationObserver(look).observe(page.document, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'] })
+    })
+    await openAs(page, server, owner, `/#/albums/${manyId}`)
+    await poll(() => page.getByText(`${MANY} photos.`).isVisible(), 60_000).toBe(true)
+    await poll(async () => (await decryptedThumbnails(page)).length).toBeGreaterThan(8)
+    await poll(() => page.locator('.tile-placeholder').count()).toBe(0)
+    const shown = (await decryptedThumbnails(page)).length
+
+    // The one blob read alone is the album's record (its name), not a tile's.
+    const recordId = await albumRecordId(owner.library.masterKey, manyId)
+    const record = (await liveEntries(owner.library.client, manyId)).find((entry) => entry.asset_id === recordId)
+    expect(singles).toEqual([record?.metadata_blob_hash])
+    // A metadata batch and a thumbnail batch per group of tiles: far fewer requests than tiles.
+    expect(batches.length).toBeGreaterThanOrEqual(2)
+    expect(batches.length).toBeLessThanOrEqual(Math.ceil(shown / 4))
+    expect(Math.max(...batches)).toBeLessThanOrEqual(100)
+    expect(batches.reduce((sum, hashes) => sum + hashes, 0)).toBeGreaterThanOrEqual(2 * shown)
+
+    const firstSeen = await page.evaluate(() => (globalThis as unknown as { firstSeen: Record<string, Record<string, number>> }).firstSeen)
+    const drawn = Object.values(firstSeen).filter((seen) => seen.thumbnail !== undefined)
+    expect(drawn.length).toBe(shown)
+    for (const seen of drawn) expect(seen.placeholder).toBeLessThan(seen.thumbnail!)
+    // Once its metadata is open the placeholder names the photo, while its thumbnail is still on the way.
+    expect(drawn.filter((seen) => seen.named !== undefined && seen.named < seen.thumbnail!).length).toBeGreaterThan(shown / 2)
+    expect(watched.problems).toEqual([])
+    await watched.context.close()
+  }, 120_000)
 
   it(`scrolls an album of ${MANY} photos to its end, holding only the rows on screen, and shows a photo the operator took down as withheld`, async () => {
     const { account: owner, albumId: manyId } = await many

@@ -7,9 +7,11 @@
 // - an LRU of opened assets (metadata and file key) and one of decrypted thumbnails as object
 //   URLs, revoked when they fall out and when the album closes.
 // The page fetches; the workers (lib/pool.ts) check signatures and decrypt. The screen comes
-// first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page.
+// first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page. Tiles
+// load in batches (docs/decisions/0029-blob-batches.md): their metadata blobs in one request,
+// then their thumbnails in one, each tile showing a placeholder until its thumbnail is drawn.
 import { toHex } from '../../../src/sdk/bytes.ts'
-import { CofferProblem, type Feed } from '../../../src/sdk/client.ts'
+import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '../../../src/sdk/client.ts'
 import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
 import { Lru } from './lru.ts'
@@ -19,21 +21,37 @@ type Entry = Feed['entries'][number]
 
 export type Tile =
   | { readonly kind: 'loading' }
+  /** Opened (its name known), its thumbnail still on the way. */
+  | { readonly kind: 'opened'; readonly asset: OpenedAsset }
   /** `thumbnail` is an object URL, or null when the asset has no thumbnail. */
   | { readonly kind: 'ready'; readonly asset: OpenedAsset; readonly thumbnail: string | null }
   | { readonly kind: 'withheld' }
   | { readonly kind: 'failed'; readonly error: unknown }
 
+/** A blob a batch answered without its bytes, with the code the single download would have answered. */
+class RefusedBlob extends Error {
+  readonly code: string
+  constructor(refusal: BlobRefusal) {
+    super(refusal.code === 'error.moderation.taken_down' ? 'This photo was taken down by the operator and cannot be shown.' : 'This photo is no longer in the album.')
+    this.code = refusal.code
+  }
+}
+
 /** The operator took the asset down: its blobs answer 451. */
-export const takenDown = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.moderation.taken_down'
+export const takenDown = (error: unknown): boolean => (error instanceof CofferProblem || error instanceof RefusedBlob) && error.code === 'error.moderation.taken_down'
 
 /**
  * Feed entries asked for when a visible tile's entry is no longer held: the window of positions
  * it falls in (aligned, so that the tiles around it share the read).
  */
 const WINDOW = 64
-/** Tiles loading at once: enough to keep the workers busy while blobs arrive. */
-const PARALLEL = 6
+/**
+ * Tiles loaded together: their metadata blobs in one request, then their thumbnails in one. A
+ * screen at desktop width holds about this many.
+ */
+const BATCH_TILES = 48
+/** Batches loading at once: the next screen's requests go while the last one's blobs decrypt. */
+const BATCHES = 2
 /**
  * The feed's next page waits for the tiles on screen to load, for at most this long: the first
  * screen's requests and work go first, and the scan still moves on while someone keeps scrolling.
@@ -47,6 +65,27 @@ const OPENED_HELD = 2000
 const THUMBNAILS_HELD = 400
 
 const LOADING: Tile = { kind: 'loading' }
+
+const failedTile = (error: unknown): Tile => (takenDown(error) ? { kind: 'withheld' } : { kind: 'failed', error })
+
+/** The hash of an entry's metadata blob. */
+function metadataHashOf(entry: Entry): string {
+  if (entry.metadata_blob_hash === undefined) throw new Error('This photo has no metadata to open.')
+  return entry.metadata_blob_hash
+}
+
+/** A blob of a batch download, or its refusal as an error. */
+function blobOf(got: DownloadedBlobs, hash: string): Uint8Array {
+  const bytes = got.blobs.get(hash)
+  if (bytes === undefined) throw new RefusedBlob(got.refused.get(hash) ?? { status: 404, code: 'error.not_found' })
+  return bytes
+}
+
+/** The hash of an opened asset's thumbnail, or null when it has none. */
+function thumbnailHashOf(asset: OpenedAsset): string | null {
+  const thumbnail = derivativeBlob(asset, 'thumbnail')
+  return thumbnail === undefined ? null : toHex(thumbnail.hash)
+}
 
 export class AlbumModel {
   readonly albumId: string
@@ -80,8 +119,11 @@ export class AlbumModel {
   readonly #wanted: string[] = []
   /** Tiles just off screen (drawn ahead of a scroll): loaded only while no tile on screen waits or loads. */
   readonly #ahead: string[] = []
-  /** Of the tiles in flight, those taken from #wanted. */
+  /** Of the batches in flight, those taken from #wanted. */
   #onScreenInFlight = 0
+  #batchesInFlight = 0
+  /** A pump is queued for the end of the current task. */
+  #pumpQueued = false
   /** Tiles being loaded, by asset id and position. */
   readonly #inFlight = new Set<string>()
   /** Told when the last tile in flight settled with none left waiting (the scan's next page). */
@@ -247,8 +289,10 @@ export class AlbumModel {
 
   /** An entry opened in a worker: its signature checked, its metadata decrypted. */
   async #open(entry: Entry): Promise<OpenedAsset> {
-    if (entry.metadata_blob_hash === undefined) throw new Error('This photo has no metadata to open.')
-    const metadataBlob = await this.library.client.downloadBlob(entry.metadata_blob_hash)
+    return this.#openWith(entry, await this.library.client.downloadBlob(metadataHashOf(entry)))
+  }
+
+  #openWith(entry: Entry, metadataBlob: Uint8Array): Promise<OpenedAsset> {
     return inWorker((worker) => worker.openAsset(this.#keys, { asset_id: entry.asset_id, manifest_cbor: entry.manifest_cbor }, transfer(metadataBlob, [metadataBlob.buffer])))
   }
 
@@ -265,13 +309,50 @@ export class AlbumModel {
     return opening
   }
 
+  /**
+   * Live assets opened together, kept in the LRU as opened() keeps them: those not held have
+   * their entries read, then their metadata blobs fetched in one batch (the SDK splits past 100)
+   * and opened in the workers side by side.
+   */
+  #openAll(assetIds: readonly string[]): Map<string, Promise<OpenedAsset>> {
+    const opening = new Map<string, Promise<OpenedAsset>>()
+    const toRead: string[] = []
+    for (const assetId of assetIds) {
+      const key = this.#keyOf(assetId)
+      const held = key === null ? undefined : this.#opened.get(key)
+      if (key === null || held !== undefined) opening.set(assetId, held ?? this.opened(assetId))
+      else toRead.push(assetId)
+    }
+    if (toRead.length === 0) return opening
+    const read = (async () => {
+      const entries = await Promise.allSettled(toRead.map((assetId) => this.#entryOf(assetId)))
+      const hashes = entries.flatMap((entry) => (entry.status === 'fulfilled' && entry.value.metadata_blob_hash !== undefined ? [entry.value.metadata_blob_hash] : []))
+      return { entries, blobs: await this.library.client.downloadBlobs(hashes) }
+    })()
+    toRead.forEach((assetId, i) => {
+      const key = this.#keyOf(assetId)!
+      const opened = read.then(({ entries, blobs }) => {
+        const entry = entries[i]!
+        if (entry.status === 'rejected') throw entry.reason
+        return this.#openWith(entry.value, blobOf(blobs, metadataHashOf(entry.value)))
+      })
+      opened.catch(() => this.#opened.delete(key))
+      this.#opened.set(key, opened)
+      opening.set(assetId, opened)
+    })
+    return opening
+  }
+
   /** A derivative's plaintext ("thumbnail", "preview"), decrypted in a worker; null when the asset has none. */
   async derivative(asset: OpenedAsset, kind: string): Promise<Blob | null> {
     const blob = derivativeBlob(asset, kind)
     if (blob === undefined) return null
-    const sealed = await this.library.client.downloadBlob(toHex(blob.hash))
+    return this.#openDerivative(asset, kind, await this.library.client.downloadBlob(toHex(blob.hash)))
+  }
+
+  async #openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Blob> {
     const bytes = await inWorker((worker) => worker.openDerivative(asset, kind, transfer(sealed, [sealed.buffer])))
-    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: blob.type })
+    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: derivativeBlob(asset, kind)?.type ?? '' })
   }
 
   /** The original, decrypted in a worker and checked against its manifest. */
@@ -299,7 +380,14 @@ export class AlbumModel {
     listeners.add(listener)
     if (this.tile(assetId).kind === 'loading') {
       ;(ahead ? this.#ahead : this.#wanted).push(assetId)
-      this.#pump()
+      // After the current task's other watches (a drawn screen watches all its tiles in one go): one batch for them all.
+      if (!this.#pumpQueued) {
+        this.#pumpQueued = true
+        queueMicrotask(() => {
+          this.#pumpQueued = false
+          this.#pump()
+        })
+      }
     }
     return () => {
       listeners.delete(listener)
@@ -308,17 +396,25 @@ export class AlbumModel {
   }
 
   #pump(): void {
-    while (this.#inFlight.size < PARALLEL) {
+    while (this.#batchesInFlight < BATCHES) {
       const onScreen = this.#wanted.length > 0
-      const assetId = onScreen ? this.#wanted.shift()! : this.#onScreenInFlight === 0 ? this.#ahead.shift() : undefined
-      if (assetId === undefined) break
-      const key = this.#keyOf(assetId)
-      // Scrolled away before its turn, loading, or loaded meanwhile: skipped.
-      if (key === null || !this.#tileListeners.has(assetId) || this.#inFlight.has(key) || this.tile(assetId).kind !== 'loading') continue
-      this.#inFlight.add(key)
+      const queue = onScreen ? this.#wanted : this.#onScreenInFlight === 0 ? this.#ahead : undefined
+      if (queue === undefined || queue.length === 0) break
+      const batch = new Map<string, string>()
+      while (batch.size < BATCH_TILES && queue.length > 0) {
+        const assetId = queue.shift()!
+        const key = this.#keyOf(assetId)
+        // Scrolled away before its turn, loading, or loaded meanwhile: skipped.
+        if (key === null || !this.#tileListeners.has(assetId) || this.#inFlight.has(key) || this.tile(assetId).kind !== 'loading') continue
+        batch.set(assetId, key)
+      }
+      if (batch.size === 0) continue
+      for (const key of batch.values()) this.#inFlight.add(key)
+      this.#batchesInFlight++
       if (onScreen) this.#onScreenInFlight++
-      void this.#loadTile(assetId, key).finally(() => {
-        this.#inFlight.delete(key)
+      void this.#loadTiles(batch).finally(() => {
+        for (const key of batch.values()) this.#inFlight.delete(key)
+        this.#batchesInFlight--
         if (onScreen) this.#onScreenInFlight--
         this.#pump()
       })
@@ -326,17 +422,50 @@ export class AlbumModel {
     if (this.#inFlight.size === 0) for (const idle of [...this.#whenIdle]) idle()
   }
 
-  async #loadTile(assetId: string, key: string): Promise<void> {
-    let tile: Tile
+  /**
+   * A batch of tiles (asset id → tile key): opened together (#openAll), each shown as opened at
+   * once, then their thumbnails fetched in one batch and decrypted in the workers.
+   */
+  async #loadTiles(batch: ReadonlyMap<string, string>): Promise<void> {
+    const waiting = new Map<string, { asset: OpenedAsset; hash: string }>()
+    await Promise.all(
+      [...this.#openAll([...batch.keys()])].map(async ([assetId, opening]) => {
+        const key = batch.get(assetId)!
+        try {
+          const asset = await opening
+          const hash = thumbnailHashOf(asset)
+          if (hash === null) return this.#show(assetId, key, { kind: 'ready', asset, thumbnail: null })
+          waiting.set(assetId, { asset, hash })
+          this.#show(assetId, key, { kind: 'opened', asset })
+        } catch (error) {
+          this.#show(assetId, key, failedTile(error))
+        }
+      }),
+    )
+    if (waiting.size === 0 || this.#closed) return
+    let thumbnails: DownloadedBlobs
     try {
-      const asset = await this.opened(assetId)
-      const thumbnail = await this.derivative(asset, 'thumbnail')
-      if (this.#closed) return
-      tile = { kind: 'ready', asset, thumbnail: thumbnail === null ? null : URL.createObjectURL(thumbnail) }
+      thumbnails = await this.library.client.downloadBlobs([...waiting.values()].map(({ hash }) => hash))
     } catch (error) {
-      if (this.#closed) return
-      tile = takenDown(error) ? { kind: 'withheld' } : { kind: 'failed', error }
+      for (const assetId of waiting.keys()) this.#show(assetId, batch.get(assetId)!, failedTile(error))
+      return
     }
+    await Promise.all(
+      [...waiting].map(async ([assetId, { asset, hash }]) => {
+        const key = batch.get(assetId)!
+        try {
+          const thumbnail = await this.#openDerivative(asset, 'thumbnail', blobOf(thumbnails, hash))
+          if (!this.#closed) this.#show(assetId, key, { kind: 'ready', asset, thumbnail: URL.createObjectURL(thumbnail) })
+        } catch (error) {
+          this.#show(assetId, key, failedTile(error))
+        }
+      }),
+    )
+  }
+
+  /** Holds the tile as it now is and tells those watching it. */
+  #show(assetId: string, key: string, tile: Tile): void {
+    if (this.#closed) return
     this.#tiles.set(key, tile)
     for (const listener of this.#tileListeners.get(assetId) ?? []) listener(tile)
   }

@@ -1,6 +1,7 @@
 // The album's grid: rows of square tiles, as many columns as the width holds, virtualized
 // (@tanstack/react-virtual over the rows, the window scrolling) so that only the rows on screen
-// and a few around exist; each tile loads its thumbnail when it appears (lib/album.ts).
+// and a few around exist; each tile loads its thumbnail when it appears (lib/album.ts, in
+// batches), showing a small placeholder at once until the thumbnail is drawn.
 import { useWindowVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { linkTo } from '../../app/router.ts'
@@ -35,7 +36,9 @@ function useTile(model: AlbumModel, assetId: string, ahead: boolean): Tile {
 function TileFace({ tile }: { tile: Tile }) {
   switch (tile.kind) {
     case 'loading':
-      return <span className="tile-note">Loading…</span>
+    case 'opened':
+      // The tile's label says it is loading (labelOf): the placeholder is only a picture.
+      return <span className="tile-placeholder" aria-hidden="true" />
     case 'withheld':
       return <span className="tile-note">Withheld by the operator</span>
     case 'failed':
@@ -45,8 +48,20 @@ function TileFace({ tile }: { tile: Tile }) {
   }
 }
 
-const labelOf = (tile: Tile): string | undefined =>
-  tile.kind === 'ready' ? undefined : tile.kind === 'withheld' ? 'Photo withheld by the operator' : tile.kind === 'failed' ? 'Photo that cannot be opened' : 'Photo, loading'
+const labelOf = (tile: Tile): string | undefined => {
+  switch (tile.kind) {
+    case 'ready':
+      return undefined
+    case 'opened':
+      return `${tile.asset.metadata.name}, loading`
+    case 'withheld':
+      return 'Photo withheld by the operator'
+    case 'failed':
+      return 'Photo that cannot be opened'
+    case 'loading':
+      return 'Photo, loading'
+  }
+}
 
 interface TileProps {
   readonly model: AlbumModel
@@ -63,7 +78,7 @@ const TileView = memo(function TileView({ model, assetId, ahead, selecting, sele
   const tile = useTile(model, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
   if (selecting) {
-    const name = tile.kind === 'ready' ? tile.asset.metadata.name : labelOf(tile)
+    const name = tile.kind === 'ready' || tile.kind === 'opened' ? tile.asset.metadata.name : labelOf(tile)
     return (
       <button type="button" className={className} aria-pressed={selected} aria-label={`Select ${name}`} onClick={() => onToggle(assetId)}>
         <TileFace tile={tile} />
