@@ -42,9 +42,14 @@ interface LastWrite {
   readonly head: ChainHead
 }
 
-async function lastWrite(client: CofferClient, source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>, albumId: string, assetId: string): Promise<LastWrite> {
-  const entry = await findAssetEntry(client, albumId, assetId)
-  if (entry === null) throw new AssetNotFoundError(albumId, assetId)
+/**
+ * `position`, when the caller knows it, is the sync_seq of the asset's latest feed entry: that
+ * entry alone is read, not the whole feed (the sync engine read the feed already). An entry
+ * found there that is not the asset's is refused as the feed's answer would be.
+ */
+async function lastWrite(client: CofferClient, source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>, albumId: string, assetId: string, position?: number): Promise<LastWrite> {
+  const entry = position === undefined ? await findAssetEntry(client, albumId, assetId) : ((await client.feed(albumId, position - 1, 1)).entries[0] ?? null)
+  if (entry === null || entry.asset_id !== assetId) throw new AssetNotFoundError(albumId, assetId)
   const read = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)
   if (read.envelope.action === 'delete') throw new AssetNotFoundError(albumId, assetId)
   const envelope = read.envelope as Envelope
@@ -113,12 +118,24 @@ export type ReplaceTarget = BackupTarget & Pick<RestoreSource, 'identityPublicKe
  * `stored`. Throws AssetNotFoundError before anything is sent when the album holds no such live
  * asset, and FileTransferError naming the file for the rest.
  */
-export async function replaceFile(target: ReplaceTarget, assetId: string, source: FileSource, options: Omit<BackupOptions, 'isStored'> = {}): Promise<BackupResult> {
-  const { head } = await lastWrite(target.client, target, target.albumId, assetId)
-  return storeFile(target, source, options, {
+export async function replaceFile(
+  target: ReplaceTarget,
+  assetId: string,
+  source: FileSource,
+  options: Omit<BackupOptions, 'isStored'> & {
+    /** The asset's current plaintext SHA-256 (hex), when known (the local index): the same content again is not sent, and the answer is `present`. */
+    readonly currentContentHash?: string
+    /** The sync_seq of the asset's latest feed entry, when known: only that entry is read. */
+    readonly position?: number
+  } = {},
+): Promise<BackupResult> {
+  const { currentContentHash, position, ...storing } = options
+  const { head } = await lastWrite(target.client, target, target.albumId, assetId, position)
+  return storeFile(target, source, storing, {
     action: 'replace',
     assetId,
     head,
+    ...(currentContentHash === undefined ? {} : { currentContentHash }),
     reread: async () => (await lastWrite(target.client, target, target.albumId, assetId)).head,
   })
 }

@@ -10,6 +10,9 @@
 // streams them to the server. Only pass 2's ciphertext leaves the device, so no GCM nonce is
 // ever seen with two plaintexts even if the file changed in between; a change is caught by the
 // size and hash checks (and by the server, which refuses a blob whose hash is not its URL's).
+// A source held in memory (node/files.ts) makes both passes over the same bytes, read once from
+// disk, and tells its hash up front (FileSource.digest): its keys then follow from its content
+// (format/content.ts), so the same photo in two albums is one encrypted original.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
@@ -18,6 +21,7 @@ import type { HybridVerifier } from '../sdk/hybrid.ts'
 import { buildLifecycleWrite, readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { digestSha256, randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
+import { contentKeys, contentMacOf } from './format/content.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
 import { openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
@@ -50,6 +54,12 @@ export interface FileSource {
   /** Modification time, ms since the Unix epoch, or null. */
   readonly modified: number | null
   open(): Bytes
+  /**
+   * The plaintext's SHA-256, when the source can tell it before a pass over `open()` (a file held
+   * in memory). The original is then encrypted under keys that follow from its content
+   * (format/content.ts): the same photo in another album of the account is stored once.
+   */
+  digest?(): Promise<Uint8Array>
 }
 
 /** A thumbnail or preview made on the device (small: it is encrypted in memory). */
@@ -104,7 +114,7 @@ export interface BackupOptions {
 }
 
 export interface BackupResult {
-  /** `stored` when this call created the asset; `present` when the album already held the content. */
+  /** `stored` when this call created the asset (or its new version); `present` when the album already held the content (or the asset, this content). */
   readonly status: 'stored' | 'present'
   /** The asset id (the envelope's file_id). */
   readonly assetId: string
@@ -112,8 +122,15 @@ export interface BackupResult {
   readonly contentHash: string
   /** Hex SHA-256 of the encrypted original as stored; null when present (this call did not store it). */
   readonly ciphertextHash: string | null
+  /** The content's keyed hash (format/content.ts), hex: kept in the metadata and the local index. */
+  readonly contentMac: string
   /** Ciphertext bytes sent (0 when present). */
   readonly sentBytes: number
+  /**
+   * True when the account already stored this encrypted original (the same content in another
+   * album: private dedup, FileSource.digest), so only the derivatives and the metadata were sent.
+   */
+  readonly reusedOriginal: boolean
 }
 
 /** What went wrong backing up or restoring a file, naming it (its name, or its asset id before the name is known). */
@@ -192,6 +209,8 @@ type Lifecycle =
       readonly action: 'replace'
       readonly assetId: string
       readonly head: ChainHead
+      /** The asset's current plaintext SHA-256 (hex) when the caller knows it: the same content again is not sent (answers `present`). */
+      readonly currentContentHash?: string
       /** Reads the chain head again, after a 409 stale_revival (someone wrote the asset meanwhile). */
       readonly reread: () => Promise<ChainHead>
     }
@@ -203,8 +222,10 @@ export const staleRevival = (error: unknown): boolean => error instanceof Coffer
 export async function storeFile(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle): Promise<BackupResult> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const amkVersion = target.amkVersion ?? 1
-  const fileKey = generateFileKey()
-  const salt = randomBytes(SALT_BYTES)
+  const knownContent = await source.digest?.()
+  const derived = knownContent === undefined ? null : await contentKeys(target.masterKey, knownContent, chunkSize)
+  const fileKey = derived?.fileKey ?? generateFileKey()
+  const salt = derived?.salt ?? randomBytes(SALT_BYTES)
   const encrypt = (plain: Tap, cipher: Tap): AsyncGenerator<Uint8Array> => cipher.through(encryptStream(fileKey, plain.through(source.open()), { role: 'original', chunkSize, salt }))
   let assetId: string | null = lifecycle.action === 'replace' ? lifecycle.assetId : null
   let uploadId: string | null = null
@@ -217,11 +238,16 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
     if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
     if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
     const content = plain1.digest()
+    // Keys that follow from a content must never encrypt another: a source whose bytes are not
+    // the content it announced sends nothing.
+    if (knownContent !== undefined && !equalBytes(content, knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
     const contentHash = toHex(content)
+    const contentMac = derived?.contentMac ?? (await contentMacOf(target.masterKey, content))
     const id = lifecycle.action === 'replace' ? lifecycle.assetId : await assetIdFor(target.masterKey, target.albumId, content)
     assetId = id
-    const present: BackupResult = { status: 'present', assetId: id, contentHash, ciphertextHash: null, sentBytes: 0 }
+    const present: BackupResult = { status: 'present', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash: null, sentBytes: 0, reusedOriginal: false }
     if (lifecycle.action === 'create' && options.isStored?.(id) === true) return present
+    if (lifecycle.action === 'replace' && lifecycle.currentContentHash === contentHash) return present
     const ciphertextHash = toHex(cipher1.digest())
     const facts = (await options.describe?.()) ?? NO_FACTS
     const derivatives = await Promise.all(
@@ -239,6 +265,7 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
       width: facts.width,
       height: facts.height,
       ...(facts.location === undefined || facts.location === null ? {} : { location: facts.location }),
+      contentMac,
       blobs: [
         { kind: 'original', hash: fromHex(ciphertextHash), size: source.size, type: source.type },
         ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.bytes.length, type: d.type })),
@@ -316,7 +343,7 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
         throw error
       }
       uploadId = null
-      return { status: 'stored', assetId: id, contentHash, ciphertextHash, sentBytes }
+      return { status: 'stored', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash, sentBytes, reusedOriginal: !missing.has(ciphertextHash) }
     }
     let protocolVersion = knownVersion(target.client, target.albumId, await albumProtocol(target))
     for (let round = 0; ; round++) {

@@ -1,8 +1,10 @@
 // The sync engine's backup (docs/client-library.md, "Backing up a folder"): every file of a
 // walk into one album, several at a time, resumable and idempotent.
 //
-// - A file this device has backed up before (same path, size and mtime, recorded in the state
-//   store) whose asset the album still holds is skipped without being read.
+// - A file this device has backed up before (same path, size, mtime and inode, recorded in the
+//   state store, the local index) whose asset the album still holds is skipped without being
+//   read; so is one moved or renamed since (its inode, size and mtime under another path).
+// - A file at a recorded path whose content changed is stored as a `replace` of its asset.
 // - Any other file is read and hashed; its asset id follows from its content (format/ids.ts),
 //   so content the album already holds is not sent again, whoever sent it, and a crash after
 //   the server committed an asset but before the store recorded it cannot store it twice (the
@@ -14,13 +16,31 @@
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
 import { feedEntries } from './albums.ts'
+import { replaceFile, type ReplaceTarget } from './edits.ts'
 import { backupFile, FileTransferError, type BackupTarget, type FileSource, type MediaFacts } from './files.ts'
 
-/** What a device remembers between runs. */
+/** What the local index recorded of a file backed up. */
+export interface IndexedFile {
+  readonly path: string
+  readonly assetId: string
+  /** SHA-256 of the plaintext, hex. */
+  readonly contentHash: string
+  /** The content's keyed hash (format/content.ts), hex; null in records older than it. */
+  readonly contentMac: string | null
+}
+
+/** What a device remembers between runs: the local index of the files it backed up, and its open upload sessions. */
 export interface SyncState {
-  /** The asset this device stored a file as, when the same path, size and mtime was backed up to this album before. */
-  knownAsset(albumId: string, path: string, size: number, modified: number | null): Promise<string | null>
-  remember(entry: { albumId: string; path: string; size: number; modified: number | null; contentHash: string; assetId: string }): Promise<void>
+  /**
+   * The asset this device stored a file as, when the same path, size, mtime and identity (device
+   * and inode numbers; null where the platform has none) was backed up to this album before.
+   */
+  knownAsset(albumId: string, path: string, size: number, modified: number | null, identity: string | null): Promise<string | null>
+  /** What this device last backed up at this path of the album, whatever the file is now. */
+  lastBackedUp(albumId: string, path: string): Promise<IndexedFile | null>
+  /** A file with this identity, size and mtime backed up to the album under another path: moved or renamed since. */
+  movedFile(albumId: string, path: string, identity: string, size: number, modified: number | null): Promise<IndexedFile | null>
+  remember(entry: { albumId: string; path: string; size: number; modified: number | null; identity: string | null; contentHash: string; contentMac: string | null; assetId: string }): Promise<void>
   uploadOpened(uploadId: string): Promise<void>
   uploadEnded(uploadId: string): Promise<void>
   /** Upload sessions opened and not ended: a crash left them open. */
@@ -33,13 +53,20 @@ export interface Candidate {
   readonly path: string
   readonly size: number
   readonly modified: number | null
+  /** The file's identity on its file system (device and inode numbers), when the platform has one. */
+  readonly identity?: string
   source(): Promise<FileSource>
   /** Capture time, dimensions and derivatives (node/media.ts); only asked for a file that is sent. */
   describe?(): Promise<MediaFacts>
 }
 
-/** `deleted`: the album holds this content as an asset deleted since (`coffer-photos rm`): not stored again, so that a backup does not undo a deletion. */
-export type FileOutcome = 'stored' | 'present' | 'unchanged' | 'deleted' | 'failed'
+/**
+ * `deleted`: the album holds this content as an asset deleted since (`coffer-photos rm`): not
+ * stored again, so that a backup does not undo a deletion. `replaced`: a file backed up before
+ * whose content changed, stored as a new version of its asset. `unchanged` includes a file
+ * moved or renamed since (the index knows it by its identity).
+ */
+export type FileOutcome = 'stored' | 'replaced' | 'present' | 'unchanged' | 'deleted' | 'failed'
 
 export type BackupEvent =
   | { readonly type: 'start'; readonly files: number; readonly bytes: number; readonly abortedUploads: number }
@@ -50,11 +77,14 @@ export interface BackupSummary {
   readonly files: number
   readonly bytes: number
   readonly stored: number
+  readonly replaced: number
   readonly present: number
   readonly unchanged: number
   /** Files whose content the album holds as a deleted asset: not stored again. */
   readonly deleted: number
   readonly failed: number
+  /** Stored (or replaced) files whose encrypted original the account already held: only their derivatives and metadata were sent (private dedup). */
+  readonly deduplicated: number
   readonly sentBytes: number
   /** True when the signal stopped the run before every file was seen. */
   readonly stopped: boolean
@@ -62,7 +92,8 @@ export interface BackupSummary {
 }
 
 export interface BackupRun {
-  readonly target: BackupTarget
+  /** Where to; it can check signatures too, to continue an asset's chain (a changed file is a replace). */
+  readonly target: ReplaceTarget
   readonly state: SyncState
   /** Files in flight at once; 4 unless given. */
   readonly concurrency?: number
@@ -70,8 +101,48 @@ export interface BackupRun {
   readonly attempts?: number
   readonly signal?: AbortSignal
   readonly onEvent?: (event: BackupEvent) => void
+  /** The album as an earlier run over it left it (albumView): only the feed's newer entries are read. A new one unless given. */
+  readonly view?: AlbumView
   /** The totals for progress, from a quick first walk; the run does not need them. */
   readonly totals?: { readonly files: number; readonly bytes: number }
+}
+
+/**
+ * What a backup knows of its album from the feed, kept between runs over the same album (`backup
+ * --watch`): each asset's latest action (live ones are not sent again, deleted ones not brought
+ * back) and where its latest entry is (a replace reads that one entry, not the feed again).
+ * `catchUp` reads only the entries after the last one it saw, this device's own writes included.
+ */
+export interface AlbumView {
+  readonly albumId: string
+  readonly live: Set<string>
+  readonly deleted: Set<string>
+  readonly positions: Map<string, number>
+  catchUp(client: BackupTarget['client']): Promise<void>
+}
+
+export function albumView(albumId: string): AlbumView {
+  let through = 0
+  const view: AlbumView = {
+    albumId,
+    live: new Set(),
+    deleted: new Set(),
+    positions: new Map(),
+    async catchUp(client) {
+      for await (const entry of feedEntries(client, albumId, { after: through })) {
+        through = entry.sync_seq
+        view.positions.set(entry.asset_id, entry.sync_seq)
+        if (entry.action === 'delete') {
+          view.live.delete(entry.asset_id)
+          view.deleted.add(entry.asset_id)
+        } else {
+          view.deleted.delete(entry.asset_id)
+          view.live.add(entry.asset_id)
+        }
+      }
+    },
+  }
+  return view
 }
 
 /** A failure worth trying the file again for: the network, or the server (5xx, 429). */
@@ -113,26 +184,19 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     await state.uploadEnded(uploadId)
     abortedUploads++
   }
-  // Each asset's latest action: live ones are not sent again, deleted ones not brought back.
-  const live = new Set<string>()
-  const deleted = new Set<string>()
-  for await (const entry of feedEntries(target.client, target.albumId)) {
-    if (entry.action === 'delete') {
-      live.delete(entry.asset_id)
-      deleted.add(entry.asset_id)
-    } else {
-      deleted.delete(entry.asset_id)
-      live.add(entry.asset_id)
-    }
-  }
+  const view = run.view ?? albumView(target.albumId)
+  if (view.albumId !== target.albumId) throw new TypeError(`the album view is of album ${view.albumId}, not ${target.albumId}`)
+  await view.catchUp(target.client)
+  const { live, deleted, positions } = view
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
-  const totals = { files: 0, bytes: 0, stored: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, sentBytes: 0 }
+  const totals = { files: 0, bytes: 0, stored: 0, replaced: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, deduplicated: 0, sentBytes: 0 }
   const failures: { path: string; error: string }[] = []
   let fatalError: unknown = null
   const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as AsyncIterator<Candidate> | Iterator<Candidate>
 
-  const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string): void => {
+  const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string, reusedOriginal = false): void => {
     totals.files++
+    if (reusedOriginal) totals.deduplicated++
     totals.bytes += candidate.size
     totals[outcome]++
     totals.sentBytes += sentBytes
@@ -141,25 +205,42 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   }
 
   const one = async (candidate: Candidate): Promise<void> => {
-    const known = await state.knownAsset(target.albumId, candidate.path, candidate.size, candidate.modified)
+    const identity = candidate.identity ?? null
+    const record = (assetId: string, contentHash: string, contentMac: string | null) =>
+      state.remember({ albumId: target.albumId, path: candidate.path, size: candidate.size, modified: candidate.modified, identity, contentHash, contentMac, assetId })
+    const known = await state.knownAsset(target.albumId, candidate.path, candidate.size, candidate.modified, identity)
     if (known !== null && live.has(known)) return finish(candidate, 'unchanged', known, 0)
     if (known !== null && deleted.has(known)) return finish(candidate, 'deleted', known, 0)
+    // Moved or renamed: the same file (identity, size, mtime) under a new path is not read again.
+    const moved = identity === null ? null : await state.movedFile(target.albumId, candidate.path, identity, candidate.size, candidate.modified)
+    if (moved !== null && live.has(moved.assetId)) {
+      await record(moved.assetId, moved.contentHash, moved.contentMac)
+      return finish(candidate, 'unchanged', moved.assetId, 0)
+    }
+    // Changed since this device backed it up: a new version of the same asset.
+    const before = await state.lastBackedUp(target.albumId, candidate.path)
+    const changed = before !== null && live.has(before.assetId) ? before : null
     const attempts = run.attempts ?? 3
     for (let attempt = 1; ; attempt++) {
       let uploadId: string | null = null
       try {
-        const result = await backupFile(target, await candidate.source(), {
-          isStored: (assetId) => live.has(assetId) || deleted.has(assetId),
+        const options = {
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
-          onUploadOpened: async (id) => {
+          onUploadOpened: async (id: string) => {
             uploadId = id
             await state.uploadOpened(id)
           },
-        })
+        }
+        const source = await candidate.source()
+        const result =
+          changed === null
+            ? await backupFile(target, source, { ...options, isStored: (assetId) => live.has(assetId) || deleted.has(assetId) })
+            : await replaceFile(target, changed.assetId, source, { ...options, currentContentHash: changed.contentHash, position: positions.get(changed.assetId)! })
         if (uploadId !== null) await state.uploadEnded(uploadId)
-        await state.remember({ albumId: target.albumId, path: candidate.path, size: candidate.size, modified: candidate.modified, contentHash: result.contentHash, assetId: result.assetId })
+        await record(result.assetId, result.contentHash, result.contentMac)
         live.add(result.assetId)
-        return finish(candidate, result.status === 'present' && deleted.has(result.assetId) ? 'deleted' : result.status, result.assetId, result.sentBytes)
+        const outcome: FileOutcome = result.status === 'present' ? (deleted.has(result.assetId) ? 'deleted' : changed !== null ? 'unchanged' : 'present') : changed !== null ? 'replaced' : 'stored'
+        return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result.reusedOriginal)
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         if (fatal(error)) {

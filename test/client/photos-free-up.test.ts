@@ -11,12 +11,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumFiles, findAlbum, type Library } from '../../src/client/albums.ts'
-import { Home } from '../../src/cli/photos/home.ts'
-import { fromBase64 } from '../../src/sdk/bytes.ts'
-import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
-import { events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { accountLibrary, events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -42,14 +39,7 @@ async function setUpHome(on: TestServer): Promise<{ home: string; email: string 
 }
 
 /** The account as the test reads it: keys from the config folder, a session of its own. */
-async function libraryOf(on: TestServer, home: string, email: string): Promise<Library> {
-  const keys = new Home(home).readKeys()!
-  const client = on.client()
-  await client.login(email, PASSWORD)
-  const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
-  const { user_id: userId } = await client.getProfile()
-  return { client, identity, identityPublicKey: identity.publicKey, userId, deviceId: new Home(home).readAccount()!.device_id, masterKey: fromBase64(keys.master_key) }
-}
+const libraryOf = (on: TestServer, home: string, email: string): Promise<Library> => accountLibrary(home, on.client(), email)
 
 const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex')
 const exists = (file: string): Promise<boolean> => stat(file).then(() => true, () => false)

@@ -15,13 +15,10 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumFiles, findAlbum, liveEntries, type Library } from '../../src/client/albums.ts'
 import type { RestoredFile } from '../../src/client/files.ts'
-import { Home } from '../../src/cli/photos/home.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
-import { fromBase64 } from '../../src/sdk/bytes.ts'
-import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
-import { events, photos, startPhotos } from '../support/photos-cli.ts'
+import { accountLibrary, events, photos, startPhotos } from '../support/photos-cli.ts'
 import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
 const FILES = Number(process.env.PHOTOS_E2E_FILES ?? 199)
@@ -43,14 +40,7 @@ async function sha256Of(file: string): Promise<string> {
 }
 
 /** The account as the tests read it: keys from the config folder, a fresh session. */
-async function library(): Promise<Library> {
-  const keys = new Home(home).readKeys()!
-  const client = new CofferClient({ baseUrl: server.url })
-  await client.login(email, PASSWORD)
-  const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
-  const { user_id: userId } = await client.getProfile()
-  return { client, identity, identityPublicKey: identity.publicKey, userId, deviceId: new Home(home).readAccount()!.device_id, masterKey: fromBase64(keys.master_key) }
-}
+const library = (): Promise<Library> => accountLibrary(home, new CofferClient({ baseUrl: server.url }), email)
 
 async function opened(name: string): Promise<RestoredFile> {
   const lib = await library()

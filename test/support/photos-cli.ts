@@ -5,6 +5,12 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { expect } from 'vitest'
+import type { Library } from '../../src/client/albums.ts'
+import { Home } from '../../src/cli/photos/home.ts'
+import { fromBase64 } from '../../src/sdk/bytes.ts'
+import type { CofferClient } from '../../src/sdk/client.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD } from './actors.ts'
 import { ROOT } from './process.ts'
 
 export const PHOTOS_CLI = path.join(ROOT, 'src/cli/photos/main.ts')
@@ -130,4 +136,13 @@ export function onTerminal(home: string, args: readonly string[]) {
       return from + match.index + match[0].length
     },
   }
+}
+
+/** The account of the config folder `home` as a test reads it: its keys, and `client` logged in as `email` (a session of the test's own). */
+export async function accountLibrary(home: string, client: CofferClient, email: string): Promise<Library> {
+  const keys = new Home(home).readKeys()!
+  await client.login(email, PASSWORD)
+  const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
+  const { user_id: userId } = await client.getProfile()
+  return { client, identity, identityPublicKey: identity.publicKey, userId, deviceId: new Home(home).readAccount()!.device_id, masterKey: fromBase64(keys.master_key) }
 }

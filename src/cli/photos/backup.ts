@@ -1,35 +1,65 @@
 // `coffer-photos backup <folder> [--album NAME]`: the folder's photos and videos into an album,
-// encrypted, several at a time; a rerun (after Ctrl-C, a crash, or new photos) sends only what
-// the album lacks (src/client/sync.ts).
+// encrypted, several at a time, each photo read once; a rerun (after Ctrl-C, a crash, or new
+// photos) reads only what the local index does not know and sends only what the album lacks
+// (src/client/sync.ts).
+import { readFileSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
+import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
-import { candidateOf, walkMedia } from '../../client/node/walk.ts'
-import { backupAll } from '../../client/sync.ts'
+import { candidateOf, walkMedia, type WalkedFile } from '../../client/node/walk.ts'
+import { changedFiles, watchFolder } from '../../client/node/watch.ts'
+import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf } from './library.ts'
 import { transferProgress } from './transfer-progress.ts'
 
+/** How long the folder must be quiet before a --watch batch is backed up: a copy or an editor's save has ended. */
+const WATCH_QUIET_MS = 1000
+
+/**
+ * Bytes this process has read so far through read system calls (Linux's /proc/self/io rchar:
+ * files, and also sockets and pipes), or null where the platform does not tell: the summary
+ * reports how much a backup read against the size of what it stored (one pass per file).
+ */
+function bytesReadByProcess(): number | null {
+  let io: string
+  try {
+    io = readFileSync('/proc/self/io', 'latin1')
+  } catch {
+    return null
+  }
+  const rchar = /^rchar:\s*(\d+)$/m.exec(io)?.[1]
+  return rchar === undefined ? null : Number(rchar)
+}
+
 export const backup: Command = {
   name: 'backup',
   summary: 'back up a folder of photos and videos into an album (resumable)',
-  usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--json]
+  usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--watch] [--json]
 
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
   TIFF, DNG, MP4, MOV; hidden and empty files are skipped), encrypts each with a thumbnail and
-  a preview, and stores it in the album. What the album already holds is not sent again; files
-  unchanged since the last run are not even read. Ctrl-C stops after the files in flight; run
-  the same command again to continue.
+  a preview, and stores it in the album, reading each new photo once. What the album already
+  holds is not sent again, nor the photos another album holds (only their thumbnails and
+  names); files unchanged since the last run (same path, size, mtime and inode), or only moved
+  within the folder, are not even read; a file whose content changed is stored as a new
+  version of the same photo. Ctrl-C stops after the files in flight; run the same command
+  again to continue.
 
   --album NAME       the album (made when it does not exist); default: the folder's name
   --concurrency N    files in flight at once (1-64, default 4)
   --location         keep the GPS position from the photos' EXIF (encrypted like the rest); off by default
-  --json             one JSON object per line on stdout: start, file (one per file), summary`,
-  options: { album: { type: 'string' }, concurrency: { type: 'string' }, location: { type: 'boolean' } },
+  --watch            after the backup, keep watching the folder: new and changed photos are
+                     backed up as they appear (once the folder has been quiet for a second);
+                     Ctrl-C stops (exit 130, as for any command stopped so)
+  --json             one JSON object per line on stdout: start, file (one per file), summary;
+                     with --watch, watching, then start, file and summary again for each batch`,
+  options: { album: { type: 'string' }, concurrency: { type: 'string' }, location: { type: 'boolean' }, watch: { type: 'boolean' } },
   async run({ positionals, values, out, signal }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('backup takes one folder')
@@ -40,50 +70,83 @@ export const backup: Command = {
     const account = await openAccount(commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await openAlbum(library, typeof values.album === 'string' ? values.album : path.basename(root))
-    const totals = { files: 0, bytes: 0 }
-    for await (const file of walkMedia(root)) {
-      totals.files++
-      totals.bytes += file.size
-    }
-    out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
+    // Watching starts before the first pass, so that nothing written during it is missed.
+    const watcher = values.watch === true ? watchFolder(root, { quietMs: WATCH_QUIET_MS, signal }) : null
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
-    const progress = transferProgress(out, totals)
-    const started = Date.now()
-    try {
-      const summary = await backupAll(
-        {
-          target: { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion },
-          state,
-          concurrency,
-          signal,
-          totals,
-          onEvent: (event) => {
-            if (event.type === 'start') {
-              out.event('start', { album: album.name, album_id: album.albumId, files: event.files, bytes: event.bytes, aborted_uploads: event.abortedUploads })
-            } else if (event.type === 'file') {
-              progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path)
-              out.event('file', { path: event.path, outcome: event.outcome, size: event.size, sent_bytes: event.sentBytes, asset_id: event.assetId, ...(event.error === undefined ? {} : { error: event.error }) })
-              if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
-            } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const view = albumView(album.albumId)
+    const inMemoryMax = inMemoryMaxFor(concurrency)
+    /** One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file and a `summary`. */
+    const pass = async (files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>, totals: { files: number; bytes: number }): Promise<BackupSummary> => {
+      const progress = transferProgress(out, totals)
+      const started = Date.now()
+      const readBefore = bytesReadByProcess()
+      try {
+        const summary = await backupAll(
+          {
+            target,
+            state,
+            view,
+            concurrency,
+            signal,
+            totals,
+            onEvent: (event) => {
+              if (event.type === 'start') {
+                out.event('start', { album: album.name, album_id: album.albumId, files: event.files, bytes: event.bytes, aborted_uploads: event.abortedUploads })
+              } else if (event.type === 'file') {
+                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path)
+                out.event('file', { path: event.path, outcome: event.outcome, size: event.size, sent_bytes: event.sentBytes, asset_id: event.assetId, ...(event.error === undefined ? {} : { error: event.error }) })
+                if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
+              } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+            },
           },
-        },
-        (async function* () {
-          for await (const file of walkMedia(root)) yield candidateOf(file, (at, type) => describeMedia(at, type, { location }))
-        })(),
-      )
-      progress.stop()
-      const seconds = (Date.now() - started) / 1000
-      const { sentBytes, ...counts } = summary
-      out.event('summary', { ...counts, sent_bytes: sentBytes, seconds })
-      out.say(
-        `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-          `${summary.stored} stored (${bytesText(summary.sentBytes)} sent), ${summary.present} already in the album, ${summary.unchanged} unchanged, ${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed`,
-      )
-      for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
+          (async function* () {
+            for await (const file of files) yield candidateOf(file, { describe: (at, type) => describeMedia(at, type, { location }), inMemoryMax })
+          })(),
+        )
+        progress.stop()
+        const seconds = (Date.now() - started) / 1000
+        const readAfter = bytesReadByProcess()
+        const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
+        const { sentBytes, ...counts } = summary
+        out.event('summary', { ...counts, sent_bytes: sentBytes, read_bytes: readBytes, seconds })
+        out.say(
+          `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
+            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}), ` +
+            `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
+            `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
+            `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,
+        )
+        for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
+        return summary
+      } finally {
+        progress.stop()
+      }
+    }
+    try {
+      // Walked twice, not held: a first walk (names and sizes only) counts for the progress.
+      const totals = { files: 0, bytes: 0 }
+      for await (const file of walkMedia(root)) {
+        totals.files++
+        totals.bytes += file.size
+      }
+      out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
+      let summary = await pass(walkMedia(root), totals)
+      if (watcher !== null && !summary.stopped) {
+        out.say(`watching ${root} for new and changed photos; Ctrl-C to stop`)
+        out.event('watching', { folder: root })
+        for (let paths = await watcher.next(); paths !== null; paths = await watcher.next()) {
+          const changed: WalkedFile[] = []
+          for await (const file of changedFiles(root, paths)) changed.push(file)
+          if (changed.length === 0) continue
+          summary = await pass(changed, { files: changed.length, bytes: changed.reduce((sum, file) => sum + file.size, 0) })
+          if (summary.stopped) break
+        }
+      }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
       return summary.stopped ? EXIT.interrupted : summary.failed > 0 ? EXIT.failed : EXIT.ok
     } finally {
-      progress.stop()
+      watcher?.close()
       state.close()
     }
   },

@@ -8,7 +8,8 @@ import { ClientFormatError } from './errors.ts'
 import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } from './keys.ts'
 import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 
-export const METADATA_VERSION = 1
+/** Version 2 adds `content_mac` (required in it); version 1, written before it, has none. */
+export const METADATA_VERSION = 2
 
 /** One encrypted blob of the asset: the original or a derivative. */
 export interface BlobEntry {
@@ -38,6 +39,8 @@ export interface AssetMetadata {
   readonly height: number | null
   /** Where the photo was taken (EXIF GPS): present only when the user opted in to recording it. */
   readonly location?: GeoLocation
+  /** The content's keyed hash (content.ts): written as version 2; absent in version 1, written before it. */
+  readonly contentMac?: Uint8Array
   readonly blobs: readonly BlobEntry[]
 }
 
@@ -63,14 +66,16 @@ const isLocation = (value: unknown): boolean => Array.isArray(value) && value.le
 function problems(metadata: Record<string, unknown>): string[] {
   const found: string[] = []
   const keys = Object.keys(metadata).sort()
-  const wellKeyed = REQUIRED_KEYS.every((key) => keys.includes(key)) && keys.every((key) => REQUIRED_KEYS.includes(key) || OPTIONAL_KEYS.includes(key))
-  if (!wellKeyed) found.push(`keys: expected ${REQUIRED_KEYS.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')}; got ${keys.join(', ')}`)
-  if (metadata.v !== undefined && metadata.v !== METADATA_VERSION) found.push(`v: expected ${METADATA_VERSION}`)
+  const required = metadata.v === 1 ? REQUIRED_KEYS : [...REQUIRED_KEYS, 'content_mac'].sort()
+  const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || OPTIONAL_KEYS.includes(key))
+  if (!wellKeyed) found.push(`keys: expected ${required.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
+  if (metadata.v !== undefined && metadata.v !== 1 && metadata.v !== METADATA_VERSION) found.push(`v: expected 1 or ${METADATA_VERSION}`)
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const) if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32)) found.push('content_mac: 32 bytes (HMAC-SHA256)')
   if ('location' in metadata && !isLocation(metadata.location)) found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
@@ -97,7 +102,7 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
 /** The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every problem. */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
   const value = {
-    v: METADATA_VERSION,
+    v: metadata.contentMac === undefined ? 1 : METADATA_VERSION,
     name: metadata.name,
     size: metadata.size,
     type: metadata.type,
@@ -106,6 +111,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     width: metadata.width,
     height: metadata.height,
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
+    ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
     blobs: metadata.blobs.map((blob) => ({ kind: blob.kind, hash: blob.hash, size: blob.size, type: blob.type })),
   }
   const found = problems(value)
@@ -124,8 +130,12 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new ClientFormatError('malformed', 'asset metadata: not a map')
   const found = problems(value as Record<string, unknown>)
   if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
-  const { v: _version, location, ...metadata } = value as Omit<AssetMetadata, 'location'> & { v: number; location?: [number, number] }
-  return location === undefined ? metadata : { ...metadata, location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }
+  const { v: _version, location, content_mac: contentMac, ...metadata } = value as Omit<AssetMetadata, 'location' | 'contentMac'> & { v: number; location?: [number, number]; content_mac?: Uint8Array }
+  return {
+    ...metadata,
+    ...(contentMac === undefined ? {} : { contentMac }),
+    ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
+  }
 }
 
 export interface SealOptions {

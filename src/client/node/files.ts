@@ -1,11 +1,12 @@
 // Node adapters for the client library's files (../files.ts): a FileSource read from a path,
 // and a sink that keeps nothing under a restored file's final name until it is whole and
 // verified (written to a temporary name in the same folder, fsynced, then renamed).
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import type { FileSource, RestoredFile } from '../files.ts'
+import { DEFAULT_CHUNK_SIZE } from '../format/stream.ts'
 import type { RestoreWriter } from '../restore.ts'
 
 const TYPES: Record<string, string> = {
@@ -21,16 +22,47 @@ export function mediaTypeOf(file: string): string {
   return TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream'
 }
 
-/** A file on disk as a FileSource: its name, size and modification time (whole ms) from stat. */
-export async function fileSource(file: string, options: { type?: string; name?: string } = {}): Promise<FileSource> {
+/** The largest file read into memory whole (a photo; a long video is streamed, and read twice). */
+export const IN_MEMORY_FILE_MAX = 64 * 1024 * 1024
+/** What the files in flight may hold in memory together: each file's in-memory limit is this over the files in flight. */
+export const IN_MEMORY_BUDGET = 512 * 1024 * 1024
+
+/** The in-memory limit per file when `inFlight` files are backed up at once (fileSource's inMemoryMax). */
+export const inMemoryMaxFor = (inFlight: number): number => Math.min(IN_MEMORY_FILE_MAX, Math.floor(IN_MEMORY_BUDGET / Math.max(1, inFlight)))
+
+/** A file on disk as a FileSource; `bytes` is the whole file when it was read into memory. */
+export interface DiskFileSource extends FileSource {
+  readonly bytes: Uint8Array | null
+}
+
+/**
+ * A file on disk as a FileSource: its name, size and modification time (whole ms) from stat.
+ * A file of at most `inMemoryMax` bytes is read once, whole (docs/client-library.md, "One pass
+ * over each file"): its hash, both encryption passes and its derivatives then come from memory,
+ * and its original is encrypted under keys that follow from its content (FileSource.digest).
+ * A larger one is streamed from disk on each pass.
+ */
+export async function fileSource(file: string, options: { type?: string; name?: string; inMemoryMax?: number } = {}): Promise<DiskFileSource> {
   const info = await stat(file)
   if (!info.isFile()) throw new Error(`${file}: not a regular file`)
+  const described = { name: options.name ?? path.basename(file), type: options.type ?? mediaTypeOf(file) }
+  if (info.size > (options.inMemoryMax ?? 0)) {
+    return { ...described, size: info.size, modified: Math.floor(info.mtimeMs), bytes: null, open: () => createReadStream(file) }
+  }
+  const bytes = await readFile(file)
+  const after = await stat(file)
+  // Modified while being read: the bytes may be a mix of two versions.
+  if (after.size !== bytes.length || after.mtimeMs !== info.mtimeMs) throw new Error(`${file}: changed while being read`)
   return {
-    name: options.name ?? path.basename(file),
-    size: info.size,
-    type: options.type ?? mediaTypeOf(file),
+    ...described,
+    size: bytes.length,
     modified: Math.floor(info.mtimeMs),
-    open: () => createReadStream(file),
+    bytes,
+    *open() {
+      // Chunk-sized views of the one buffer: the encryption takes each as it is, without a copy.
+      for (let at = 0; at < bytes.length; at += DEFAULT_CHUNK_SIZE) yield bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
+    },
+    digest: async () => createHash('sha256').update(bytes).digest(),
   }
 }
 

@@ -66,7 +66,11 @@ function imageFormat(head: Uint8Array, type: string): ImageFormat | null {
   return null
 }
 
-async function readHead(file: string): Promise<Uint8Array> {
+/** An image as sharp and exifr take it: a path, or the file's bytes already read (node/files.ts fileSource). */
+type MediaInput = string | Uint8Array
+
+async function readHead(file: MediaInput): Promise<Uint8Array> {
+  if (typeof file !== 'string') return file.subarray(0, HEAD_BYTES)
   const handle = await open(file, 'r')
   try {
     const head = new Uint8Array(HEAD_BYTES)
@@ -77,7 +81,7 @@ async function readHead(file: string): Promise<Uint8Array> {
   }
 }
 
-const input = (file: string): Sharp => sharp(file, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
+const input = (file: MediaInput): Sharp => sharp(file, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
 
 /**
  * A preview only when the original is larger than one, or in a format browsers do not show
@@ -89,7 +93,7 @@ const previewNeeded = (format: ImageFormat, width: number, height: number): bool
  * Decodes the image once, oriented and reduced to the largest derivative's size, and encodes the
  * derivatives from those pixels. Throws when sharp cannot decode it.
  */
-async function derive(file: string, format: ImageFormat, width: number, height: number): Promise<Derivative[]> {
+async function derive(file: MediaInput, format: ImageFormat, width: number, height: number): Promise<Derivative[]> {
   const withPreview = previewNeeded(format, width, height)
   const largest = withPreview ? PREVIEW_SIZE : THUMBNAIL_SIZE
   const { data, info } = await input(file)
@@ -136,11 +140,12 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 
 /**
  * Describes one file for backup: capture time, dimensions, location when `options.location`
- * (GPS is opt-in: otherwise it is not even parsed) and derivatives. `type` is the file's media
+ * (GPS is opt-in: otherwise it is not even parsed) and derivatives, from its path or from its
+ * bytes when they are already in memory (read once: nothing here reads the file again). `type` is the file's media
  * type (e.g. from mediaTypeOf). Throws only when the file cannot be read (missing, a folder,
  * no permission); content sharp or exifr cannot read gives nulls and no derivatives.
  */
-export async function describeMedia(file: string, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
+export async function describeMedia(file: MediaInput, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
   if (format === null) return { captured: null, width: null, height: null, location: null, derivatives: [] }

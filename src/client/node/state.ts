@@ -18,8 +18,11 @@ CREATE TABLE IF NOT EXISTS backed_up (
   content_hash TEXT NOT NULL,
   asset_id TEXT NOT NULL,
   recorded_at INTEGER NOT NULL,
+  identity TEXT,
+  content_mac TEXT,
   PRIMARY KEY (album_id, path)
 ) STRICT;
+CREATE INDEX IF NOT EXISTS backed_up_by_identity ON backed_up (album_id, identity);
 CREATE TABLE IF NOT EXISTS deep_checked (
   blob_hash TEXT PRIMARY KEY,
   checked_at INTEGER NOT NULL
@@ -41,6 +44,10 @@ export interface BackedUpFile {
   readonly contentHash: string
   readonly assetId: string
   readonly recordedAt: number
+  /** The file's device and inode numbers when it was backed up (null in records older than them). */
+  readonly identity: string | null
+  /** The content's keyed hash (format/content.ts), hex; null in records older than it. */
+  readonly contentMac: string | null
 }
 
 export interface SqliteSyncState extends SyncState {
@@ -58,26 +65,47 @@ export function openSyncState(file: string): SqliteSyncState {
   closeSync(openSync(file, 'a', 0o600)) // made private before SQLite creates it (its -wal and -shm files take its mode)
   const db = new DatabaseSync(file)
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
+  const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('backed_up')").all() as { name: string }[]).map((row) => row.name))
+  // A store made before the local index knew identities and keyed hashes gains their columns.
+  if (columns.size > 0 && !columns.has('identity')) db.exec('ALTER TABLE backed_up ADD COLUMN identity TEXT; ALTER TABLE backed_up ADD COLUMN content_mac TEXT;')
   db.exec(SCHEMA)
-  const known = db.prepare('SELECT asset_id FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ?')
+  // A record without an identity (made before identities were kept) matches on path, size and mtime alone, once: the match records the identity.
+  const known = db.prepare('SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)')
+  const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
+  const moved = db.prepare('SELECT path, asset_id, content_hash, content_mac FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1')
   const remember = db.prepare(
-    `INSERT INTO backed_up (album_id, path, size, modified, content_hash, asset_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO backed_up (album_id, path, size, modified, content_hash, asset_id, recorded_at, identity, content_mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (album_id, path) DO UPDATE SET size = excluded.size, modified = excluded.modified, content_hash = excluded.content_hash,
-       asset_id = excluded.asset_id, recorded_at = excluded.recorded_at`,
+       asset_id = excluded.asset_id, recorded_at = excluded.recorded_at, identity = excluded.identity, content_mac = excluded.content_mac`,
   )
   const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
   const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
   const open = db.prepare('SELECT upload_id FROM open_uploads ORDER BY opened_at')
   const deepAt = db.prepare('SELECT checked_at FROM deep_checked WHERE blob_hash = ?')
   const deepSeen = db.prepare('INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at')
-  const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at FROM backed_up WHERE album_id = ? AND path = ?')
+  const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at, identity, content_mac FROM backed_up WHERE album_id = ? AND path = ?')
+  type Row = { size: number; modified: number | null; content_hash: string; asset_id: string; recorded_at: number; identity: string | null; content_mac: string | null }
+  const backedUpFile = (albumId: string, path: string): BackedUpFile | null => {
+    const row = record.get(albumId, path) as Row | undefined
+    return row === undefined
+      ? null
+      : { albumId, path, size: row.size, modified: row.modified, contentHash: row.content_hash, assetId: row.asset_id, recordedAt: row.recorded_at, identity: row.identity, contentMac: row.content_mac }
+  }
   return {
-    async knownAsset(albumId, path, size, modified) {
-      const row = known.get(albumId, path, size, modified) as { asset_id: string } | undefined
+    async knownAsset(albumId, path, size, modified, identity) {
+      const row = known.get(albumId, path, size, modified, identity) as { asset_id: string; identity: string | null } | undefined
+      if (row !== undefined && row.identity === null && identity !== null) learnIdentity.run(identity, albumId, path)
       return row?.asset_id ?? null
     },
+    async lastBackedUp(albumId, path) {
+      return backedUpFile(albumId, path)
+    },
+    async movedFile(albumId, path, identity, size, modified) {
+      const row = moved.get(albumId, identity, size, modified, path) as { path: string; asset_id: string; content_hash: string; content_mac: string | null } | undefined
+      return row === undefined ? null : { path: row.path, assetId: row.asset_id, contentHash: row.content_hash, contentMac: row.content_mac }
+    },
     async remember(entry) {
-      remember.run(entry.albumId, entry.path, entry.size, entry.modified, entry.contentHash, entry.assetId, Date.now())
+      remember.run(entry.albumId, entry.path, entry.size, entry.modified, entry.contentHash, entry.assetId, Date.now(), entry.identity, entry.contentMac)
     },
     async uploadOpened(uploadId) {
       opened.run(uploadId, Date.now())
@@ -88,10 +116,7 @@ export function openSyncState(file: string): SqliteSyncState {
     async openUploads() {
       return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
     },
-    backedUpFile(albumId, path) {
-      const row = record.get(albumId, path) as { size: number; modified: number | null; content_hash: string; asset_id: string; recorded_at: number } | undefined
-      return row === undefined ? null : { albumId, path, size: row.size, modified: row.modified, contentHash: row.content_hash, assetId: row.asset_id, recordedAt: row.recorded_at }
-    },
+    backedUpFile,
     deepCheckedAt(blobHash) {
       return (deepAt.get(blobHash) as { checked_at: number } | undefined)?.checked_at ?? null
     },

@@ -3,11 +3,11 @@
 // files and folders and empty files skipped (".name": system files, our own partial restores), symbolic links
 // not followed (a link can loop or leave the folder). Streams: a library of any size is walked
 // without listing it all in memory.
-import { opendir, stat } from 'node:fs/promises'
+import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaFacts } from '../files.ts'
 import type { Candidate } from '../sync.ts'
-import { fileSource, mediaTypeOf } from './files.ts'
+import { fileSource, mediaTypeOf, type DiskFileSource } from './files.ts'
 
 export interface WalkedFile {
   /** Relative to the root, "/" between names. */
@@ -15,6 +15,8 @@ export interface WalkedFile {
   readonly file: string
   readonly size: number
   readonly modified: number
+  /** The file's identity on its file system (device and inode numbers): a moved or renamed file keeps it. */
+  readonly identity: string
 }
 
 export const BACKED_UP_TYPES = /^(image\/(jpeg|png|gif|webp|heic|heif|avif|tiff|x-adobe-dng)|video\/(mp4|quicktime))$/
@@ -30,23 +32,44 @@ export async function* walkMedia(root: string, relative = ''): AsyncGenerator<Wa
   for (const entry of names) {
     const child = relative === '' ? entry.name : `${relative}/${entry.name}`
     if (entry.isDirectory) yield* walkMedia(root, child)
-    else if (entry.isFile && BACKED_UP_TYPES.test(mediaTypeOf(entry.name))) {
-      const file = path.join(root, child)
-      const info = await stat(file)
-      if (info.size === 0) continue // not a photo; and the empty content names the album's own record (albums.ts)
-      yield { path: child, file, size: info.size, modified: Math.floor(info.mtimeMs) }
+    else if (entry.isFile) {
+      const walked = await walkedFile(root, child)
+      if (walked !== null) yield walked
     }
   }
 }
 
-/** A walked file as the sync engine's candidate; `describe` adds derivatives and EXIF (node/media.ts). */
-export function candidateOf(walked: WalkedFile, describe?: (file: string, type: string) => Promise<MediaFacts>): Candidate {
+/**
+ * The file at `relative` (to the root, "/" between names) as the walk finds it, or null when the
+ * walk skips it: not a photo or video by its name, empty, a link, not a file, gone. Hidden
+ * folders on the way are the caller's to skip (walkMedia never enters them).
+ */
+export async function walkedFile(root: string, relative: string): Promise<WalkedFile | null> {
+  if (!BACKED_UP_TYPES.test(mediaTypeOf(relative)) || path.posix.basename(relative).startsWith('.')) return null
+  const file = path.join(root, ...relative.split('/'))
+  const info = await lstat(file, { bigint: true }).catch(() => null)
+  // Empty: not a photo; and the empty content names the album's own record (albums.ts).
+  if (info === null || !info.isFile() || info.size === 0n) return null
+  return { path: relative, file, size: Number(info.size), modified: Number(info.mtimeMs), identity: `${info.dev}:${info.ino}` }
+}
+
+/**
+ * A walked file as the sync engine's candidate; `describe` adds derivatives and EXIF
+ * (node/media.ts). A file of at most `inMemoryMax` bytes is read once, and `describe` is given
+ * its bytes rather than its path (node/files.ts fileSource).
+ */
+export function candidateOf(walked: WalkedFile, options: { describe?: (file: string | Uint8Array, type: string) => Promise<MediaFacts>; inMemoryMax?: number } = {}): Candidate {
   const type = mediaTypeOf(walked.file)
+  let loaded: Promise<DiskFileSource> | undefined
+  // Once per candidate: a retry, and the description, use the same read.
+  const source = (): Promise<DiskFileSource> => (loaded ??= fileSource(walked.file, { name: walked.path, ...(options.inMemoryMax === undefined ? {} : { inMemoryMax: options.inMemoryMax }) }))
+  const describe = options.describe
   return {
     path: walked.path,
     size: walked.size,
     modified: walked.modified,
-    source: () => fileSource(walked.file, { name: walked.path }),
-    ...(describe === undefined ? {} : { describe: () => describe(walked.file, type) }),
+    identity: walked.identity,
+    source,
+    ...(describe === undefined ? {} : { describe: async () => describe((await source()).bytes ?? walked.file, type) }),
   }
 }
