@@ -13,6 +13,7 @@ export {
 } from './albums.ts'
 export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'
 export { verifyAlbum, verifyAssets, type AssetIssue, type AssetReport, type IssueKind, type VerifyOptions } from './verify.ts'
+export { compareWithLocal, firstDifference, LocalReadError, type ComparedFile, type CompareOptions, type ComparisonOutcome, type ComparisonSummary, type LocalFile, type StoredFile } from './compare.ts'
 export { retryingFetch, type RetryOptions } from './retry.ts'
 export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrapFileKey, type FileKeyIds } from './format/keys.ts'

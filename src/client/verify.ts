@@ -40,6 +40,9 @@ export interface AssetReport {
   readonly assetId: string
   /** The file's name; null when its metadata could not be read. */
   readonly name: string | null
+  /** The file's size and modification time (ms) as its metadata records them; null when it could not be read (modified: or when none was recorded). */
+  readonly size: number | null
+  readonly modified: number | null
   /** True for the album's own record (albums.ts). */
   readonly record: boolean
   readonly blobs: number
@@ -99,7 +102,8 @@ function expectedBlobs(entry: Feed['entries'][number], opened: RestoredFile): Ex
   ]
 }
 
-async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` on every item, at most `concurrency` at once. */
+export async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++]!)
@@ -117,11 +121,13 @@ export async function verifyAlbum(library: Library, albumId: string, options: Ve
  * in feed order); an id that is not a live asset of the album has no report.
  */
 export async function verifyAssets(library: Library, albumId: string, assetIds: Iterable<string>, options: VerifyOptions = {}): Promise<AssetReport[]> {
+  return verifyEntries(library, albumId, liveEntriesOf(library.client, albumId, assetIds), options)
+}
+
+/** The live entries of the album for the assets named by `assetIds`, in feed order, streamed (streamLiveEntries). */
+export async function* liveEntriesOf(client: CofferClient, albumId: string, assetIds: Iterable<string>): AsyncGenerator<Feed['entries'][number]> {
   const wanted = new Set(assetIds)
-  async function* only(): AsyncGenerator<Feed['entries'][number]> {
-    for await (const entry of streamLiveEntries(library.client, albumId)) if (wanted.has(entry.asset_id)) yield entry
-  }
-  return verifyEntries(library, albumId, only(), options)
+  for await (const entry of streamLiveEntries(client, albumId)) if (wanted.has(entry.asset_id)) yield entry
 }
 
 /**
@@ -224,6 +230,8 @@ async function verifyWindow(library: Library, albumId: string, entries: readonly
     const report: AssetReport = {
       assetId: entry.asset_id,
       name: opened?.metadata.name ?? null,
+      size: opened?.metadata.size ?? null,
+      modified: opened?.metadata.modified ?? null,
       record: opened?.metadata.type === ALBUM_RECORD_TYPE,
       blobs: blobs.length,
       receipts: receipts.length,
