@@ -17,10 +17,10 @@ export async function namedAlbum(library: Library, name: string | undefined): Pr
   return album
 }
 
-/** A whole number option of at least 1 (e.g. --concurrency), or `fallback` when not given. */
-export function countOption(value: string | boolean | undefined, option: string, fallback: number): number {
+/** A whole number option from 1 to `max` (e.g. --concurrency, up to 64), or `fallback` when not given. */
+export function countOption(value: string | boolean | undefined, option: string, fallback: number, max = 64): number {
   if (value === undefined) return fallback
   const count = Number(value)
-  if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > 64) throw new UsageError(`--${option} takes a whole number from 1 to 64`)
+  if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > max) throw new UsageError(`--${option} takes a whole number from 1 to ${max}`)
   return count
 }

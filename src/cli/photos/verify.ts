@@ -1,16 +1,41 @@
-// `coffer-photos verify [<album>] [--deep]`: the server's storage verification of every asset
-// and every custody receipt checked here (src/client/verify.ts); exit 1 when anything is not
-// durable or not verified.
-import { namedAlbums } from '../../client/albums.ts'
+// `coffer-photos verify [<album>] [--deep] [--against <folder>]`: the server's storage
+// verification of every asset and every custody receipt checked here (src/client/verify.ts);
+// with --against, a sample of the album's files (or all) decrypted and compared byte for byte
+// with the local originals (src/client/compare.ts). Exit 1 when anything is not durable, not
+// verified, or differs.
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import { findAlbum, namedAlbums, type NamedAlbum } from '../../client/albums.ts'
+import { compareWithLocal, type ComparedFile } from '../../client/compare.ts'
+import { albumName } from '../../client/format/ids.ts'
+import { localFiles } from '../../client/node/compare.ts'
 import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
 
+/**
+ * Files compared with --against unless told (decision 0033): a fixed number, not a share, so
+ * that a run costs the same on any library; a random 20 catch a fault in 14% of the files with
+ * a chance of 95%, and --all reads everything.
+ */
+const DEFAULT_SAMPLE = 20
+const SAMPLE_MAX = 1_000_000
+
+/** How a compared file that is not identical is shown; a match is not listed. */
+const SHOWN: Partial<Record<ComparedFile['outcome'], (file: ComparedFile, where: string, folder: string) => string>> = {
+  differs: (file, where) => `DIFFERS       ${where}: ${file.detail}`,
+  failed: (file, where) => `NOT COMPARED  ${where}: ${file.detail}`,
+  changed: (file, where) => `CHANGED HERE  ${where}: changed here since the backup, not compared (${file.detail})`,
+  missing: (_, where, folder) => `MISSING HERE  ${where}: not in ${folder}`,
+}
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
+
 export const verify: Command = {
   name: 'verify',
   summary: 'check that the server holds every file, and every custody receipt',
-  usage: `usage: coffer-photos verify [<album>] [--deep] [--concurrency N] [--json]
+  usage: `usage: coffer-photos verify [<album>] [--deep] [--against <folder> [--all | --sample N]] [--concurrency N] [--json]
 
   For every file of the album (of every album when none is named): asks the server whether
   each of its blobs is stored, indexed and retrievable, and checks each custody receipt here
@@ -19,20 +44,44 @@ export const verify: Command = {
 
   --deep             also have the server re-hash the bytes, and download and decrypt every
                      blob here (reads everything: slow for a large album)
+  --against <folder> also compare the album with the folder it was backed up from: files are
+                     paired by their path in the folder, and a random ${DEFAULT_SAMPLE} of them (or
+                     --sample N, or --all) are downloaded, decrypted and compared byte for byte with
+                     the local file. The album is the one named, or else the folder's name (as for
+                     backup). Listed: each file that differs (with the first differing byte) or
+                     could not be compared (exit 1), changed here since the backup (its size or
+                     modification time is not the one backed up: not compared), or missing here;
+                     the folder's files not in the album are counted
+  --all              with --against, compare every file
+  --sample N         with --against, compare N files picked at random (default ${DEFAULT_SAMPLE})
   --concurrency N    files checked at once (1-64, default 4)`,
-  options: { deep: { type: 'boolean' }, concurrency: { type: 'string' } },
+  options: { deep: { type: 'boolean' }, concurrency: { type: 'string' }, against: { type: 'string' }, all: { type: 'boolean' }, sample: { type: 'string' } },
   async run({ positionals, values, out, signal }) {
     if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
+    const all = values.all === true
+    if (typeof values.against !== 'string' && (all || values.sample !== undefined)) throw new UsageError('--all and --sample go with --against <folder>')
+    if (all && values.sample !== undefined) throw new UsageError('--all and --sample do not go together')
+    const sample = all ? undefined : countOption(values.sample, 'sample', DEFAULT_SAMPLE, SAMPLE_MAX)
+    const against = typeof values.against === 'string' ? path.resolve(values.against) : null
+    if (against !== null && !(await stat(against).catch(() => null))?.isDirectory()) throw new UsageError(`${values.against} is not a folder`)
     const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
-    const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : await namedAlbums(library)
+    const folderAlbum = async (folder: string): Promise<NamedAlbum> => {
+      const album = await findAlbum(library, path.basename(folder))
+      if (album === null) throw new UsageError(`there is no album "${albumName(path.basename(folder))}" (\`coffer-photos albums\` lists them; name it: verify <album> --against <folder>)`)
+      return album
+    }
+    const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : against !== null ? [await folderAlbum(against)] : await namedAlbums(library)
     const deep = values.deep === true
-    out.event('start', { albums: albums.length, deep })
+    out.event('start', { albums: albums.length, deep, against, sample: against === null ? null : (sample ?? null), all })
     let files = 0
     let bad = 0
     let blobs = 0
     let receiptsChecked = 0
     let deepPending = 0
+    let compareFailed = 0
+    let comparedFiles = 0
+    let stopped = false
     for (const album of albums) {
       const label = album.name ?? album.albumId
       const reports = await verifyAlbum(library, album.albumId, {
@@ -58,9 +107,39 @@ export const verify: Command = {
           `${deep ? ', deep' : ''}; ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`,
       )
       if (pending > 0) out.say(`${label}: ${pending} blob${pending === 1 ? '' : 's'} not re-hashed by the server yet (its deep-check budget is spent); each was downloaded and checked here`)
+      if (against === null) continue
+
+      const compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
+        ...(sample === undefined ? {} : { sample }),
+        concurrency,
+        signal,
+        onFile: (file) => {
+          out.event('file', { album: album.name, path: file.path, asset_id: file.assetId, outcome: file.outcome, size: file.size, ...(file.offset === undefined ? {} : { offset: file.offset }), ...(file.detail === undefined ? {} : { detail: file.detail }) })
+          const shown = SHOWN[file.outcome]
+          if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
+        },
+      })
+      out.event('comparison', {
+        album: album.name, folder: against, sample: sample ?? null, album_files: compared.albumFiles, local_files: compared.localFiles, comparable: compared.comparable, compared: compared.compared,
+        matched: compared.matched, differs: compared.differs, failed: compared.failed, changed: compared.changed, missing: compared.missing, not_in_album: compared.notInAlbum, bytes: compared.bytes, stopped: compared.stopped,
+      })
+      const sampled = compared.compared < compared.comparable && !compared.stopped ? ' (picked at random; --all compares every one)' : ''
+      out.say(
+        `${label} against ${against}: ${compared.compared} of ${plural(compared.comparable, 'file')} compared byte for byte${sampled}, ${compared.matched} identical` +
+          `${compared.differs > 0 ? `, ${compared.differs} DIFFER` : ''}${compared.failed > 0 ? `, ${compared.failed} could not be compared` : ''}; ` +
+          `${compared.changed} changed here since the backup, ${compared.missing} missing here, ${plural(compared.notInAlbum, 'file')} here not in the album`,
+      )
+      compareFailed += compared.differs + compared.failed
+      comparedFiles += compared.compared
+      stopped = compared.stopped
     }
-    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep, blobs, receipts: receiptsChecked, deep_pending: deepPending })
+    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep, blobs, receipts: receiptsChecked, deep_pending: deepPending, ...(against === null ? {} : { compare_failed: compareFailed }) })
     if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)
-    return bad > 0 ? EXIT.failed : EXIT.ok
+    if (compareFailed > 0) out.warn(`coffer-photos: ${compareFailed} of ${plural(comparedFiles, 'file')} compared not identical to the local original (listed above)`)
+    if (stopped) {
+      out.warn('coffer-photos: stopped before every file was compared')
+      return EXIT.interrupted
+    }
+    return bad > 0 || compareFailed > 0 ? EXIT.failed : EXIT.ok
   },
 }
