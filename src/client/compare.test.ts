@@ -1,4 +1,5 @@
-// firstDifference (compare.ts) on chunkings that do not line up: the stored original comes in
+// firstDifference (compare.ts) on chunkings that do not line up (nor on 4 bytes, which its word-wise
+// comparison relies on when they do): the stored original comes in
 // 64 KiB chunks, a local file in the reader's own; the first differing byte must be found
 // wherever the chunks of each side end, a prefix must count as a difference, the stored side
 // must be read to its end after one (its last check is at its end), and errors must be told
@@ -24,7 +25,7 @@ describe('firstDifference', () => {
       const local = bytes.slice()
       local[at] = local[at]! ^ 0x10
       local[999] = local[999]! ^ 0x20 // a later difference is not the first
-      for (const [a, b] of [[64, 100], [100, 64], [7, 1000]] as const) expect(await firstDifference(chunked(bytes, a), chunked(local, b)), `${at} ${a} ${b}`).toEqual({ offset: at, bytes: 1000 })
+      for (const [a, b] of [[64, 100], [100, 64], [7, 1000], [6, 10], [1000, 1000]] as const) expect(await firstDifference(chunked(bytes, a), chunked(local, b)), `${at} ${a} ${b}`).toEqual({ offset: at, bytes: 1000 })
     }
   })
 
