@@ -4,7 +4,8 @@
 // flipped with the size and mtime put back is reported as differing at that byte (exit 1); a
 // file whose mtime changed is reported as changed here, not compared; a deleted file as missing
 // here; a file never backed up is counted as not in the album. The album is the folder's name,
-// or the one named.
+// or the one named. VERIFY_AGAINST_BIG_MIB adds a video of that many MiB (the one whose byte is
+// flipped, being the largest); docs/benchmarks.md, "verify --against", has the figures of one.
 import { constants } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,16 +22,18 @@ let home: string
 let folder: string
 let files: LibraryFile[]
 
+const BIG_MIB = Number(process.env.VERIFY_AGAINST_BIG_MIB ?? 0)
+
 beforeAll(async () => {
   server = await startServer()
   work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-verify-against-'))
   home = path.join(work, 'home')
   folder = path.join(work, 'Trip')
-  files = await generateLibrary(folder, { count: 6, seed: 33, subfolders: 1 })
+  files = await generateLibrary(folder, { count: 6, seed: 33, subfolders: 1, ...(BIG_MIB > 0 ? { bigFileBytes: BIG_MIB * 1024 * 1024 } : {}) })
   expectOk(await photos(home, ['login', server.url, '--register', '--email', uniqueEmail('verify-against'), '--password-stdin'], { stdin: `${PASSWORD}\n` }))
   expectOk(await photos(home, ['setup', '--yes', '--json']))
   expectOk(await photos(home, ['backup', folder, '--json']))
-}, 120_000)
+}, 120_000 + BIG_MIB * 200)
 afterAll(async () => {
   await server?.close()
   await rm(work, { recursive: true, force: true })
@@ -42,7 +45,7 @@ const comparisonOf = (run: PhotosRun): Record<string, unknown> => events(run).fi
 const sameMtime = (mtimeMs: number): number => (Math.floor(mtimeMs) + 0.5) / 1000
 const outcomes = (run: PhotosRun): Record<string, unknown> => Object.fromEntries(fileEvents(run).map((e) => [e.path, e.outcome]))
 
-describe('coffer-photos verify --against', { timeout: 120_000 }, () => {
+describe('coffer-photos verify --against', { timeout: 120_000 + BIG_MIB * 1000 }, () => {
   it('a backed-up folder: --all compares every file identical, --sample N compares N, the receipts are checked as before', async () => {
     const run = await photos(home, ['verify', '--against', folder, '--all', '--json'])
     expectOk(run)
