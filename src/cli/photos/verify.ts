@@ -44,14 +44,14 @@ export const verify: Command = {
 
   --deep             also have the server re-hash the bytes, and download and decrypt every
                      blob here (reads everything: slow for a large album)
-  --against <folder> also compare the album with the folder it was backed up from: files are
-                     paired by their path in the folder, and a random ${DEFAULT_SAMPLE} of them (or
-                     --sample N, or --all) are downloaded, decrypted and compared byte for byte with
-                     the local file. The album is the one named, or else the folder's name (as for
-                     backup). Listed: each file that differs (with the first differing byte) or
-                     could not be compared (exit 1), changed here since the backup (its size or
-                     modification time is not the one backed up: not compared), or missing here;
-                     the folder's files not in the album are counted
+  --against <folder> also compare the album with the folder it was backed up from: its
+                     files are paired by their path in the folder, and a random ${DEFAULT_SAMPLE} of
+                     them (--sample N, --all) are downloaded, decrypted and compared byte for
+                     byte with the local file. The album: the one named, else the folder's
+                     name (as for backup). Listed: a file that differs (at which byte) or
+                     could not be compared (exit 1); changed here since the backup (its size
+                     or modification time is not the one backed up: not compared); missing
+                     here. The folder's files not in the album are counted.
   --all              with --against, compare every file
   --sample N         with --against, compare N files picked at random (default ${DEFAULT_SAMPLE})
   --concurrency N    files checked at once (1-64, default 4)`,
