@@ -146,6 +146,7 @@ describe('the operator page', () => {
     expect((await admin.account(userId)).second_factor.enabled).toBe(true)
 
     await card.getByRole('button', { name: 'Reset second factor' }).click()
+    expect(await confirm.getByLabel('Reason (optional; the owner sees it)').count()).toBe(1)
     await confirm.getByLabel(/^Reason/).fill('lost phone; identity checked by video call')
     await checkScreen(device, 'admin-reset-second-factor')
     await confirm.getByRole('button', { name: 'Reset', exact: true }).click()
@@ -183,6 +184,8 @@ describe('the operator page', () => {
     expect((await admin.account(dave.userId)).state).toBe('active')
 
     await card.getByRole('button', { name: 'Delete account' }).click()
+    // Nobody is left to read it: the label says where the reason goes.
+    expect(await confirm.getByLabel("Reason (optional; kept in the account's record)").count()).toBe(1)
     await confirm.getByLabel(/^Reason/).fill('asked to leave by email')
     await checkScreen(device, 'admin-delete-account')
     await confirm.getByRole('button', { name: 'Delete for good' }).click()

@@ -183,6 +183,7 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           confirmLabel="Delete for good"
           reason={deleteReason}
           onReason={setDeleteReason}
+          reasonReader="kept in the account's record"
           onConfirm={() => deleteAccount(deleteReason)}
           onCancel={() => setDeleteReason(null)}
         >

@@ -15,11 +15,13 @@ interface Props {
   readonly reason: string
   /** Given: the reason is asked in the dialog, and each change of it told here. */
   readonly onReason?: (reason: string) => void
+  /** Who reads the reason asked for, beside its label; the owner unless given (a deleted account has none left to read it). */
+  readonly reasonReader?: string
   readonly onConfirm: () => void
   readonly onCancel: () => void
 }
 
-export function Confirm({ children, reason, onReason, ...question }: Props) {
+export function Confirm({ children, reason, onReason, reasonReader = 'the owner sees it', ...question }: Props) {
   return (
     <Question {...question}>
       {children}
@@ -27,7 +29,7 @@ export function Confirm({ children, reason, onReason, ...question }: Props) {
         <p>{reason.trim() === '' ? 'No reason will be recorded.' : `Reason recorded: “${reason.trim()}”`}</p>
       ) : (
         <label>
-          Reason (optional; the owner sees it)
+          Reason (optional; {reasonReader})
           <input name="confirm-reason" maxLength={REASON_MAX} value={reason} onChange={(e) => onReason(e.target.value)} />
         </label>
       )}
