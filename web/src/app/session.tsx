@@ -5,8 +5,8 @@ import type { CofferClient } from '../../../src/sdk/client.ts'
 import { IdentityKey } from '../../../src/sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
-import { dropKeys, dropSession, readKeys, readSession, saveKeys, saveSession, type SavedKeys, type SavedSession } from '../lib/store.ts'
-import { dropQueuedUploadsOf } from '../lib/uploads.ts'
+import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { dropQueuedUploads } from '../lib/uploads.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
 
 export type SessionState =
@@ -16,11 +16,11 @@ export type SessionState =
 
 interface SessionApi {
   readonly state: SessionState
-  /** After register or sign-in: keep the session, and the keys when they are this account's. */
-  signedIn(session: SavedSession): Promise<void>
+  /** After register or sign-in: keep the session sealed, with the password key that opens this account's keys (lib/store.ts passwordKeyFor). */
+  signedIn(session: SavedSession, passwordKey: PasswordKey): Promise<void>
   /** The browser became a device (setup, add this browser, recover). */
   keysSaved(keys: SavedKeys): void
-  /** Ends the session on the server (when it still answers) and here; keeps the device keys. */
+  /** Ends the session on the server (when it still answers) and here, with the upload queue; keeps the device keys, sealed under the password. */
   signOut(notice?: string): Promise<void>
   /** Signs out and removes this browser's device keys. */
   forgetBrowser(): Promise<void>
@@ -51,6 +51,18 @@ const REVOKED = 'You were signed out: this session was ended (from another devic
 const REVOKED_ALL = 'Every session of your account was signed out, this one too. Sign in again here and on each device you still use.'
 const DELETED = 'Your account is deleted, with every album and photo in it. This browser has forgotten it.'
 
+/** Drops the sign-in here: the session, its keys, and the upload queue they sealed; answers how many uploads were dropped. */
+async function endedHere(): Promise<number> {
+  await dropSession()
+  return dropQueuedUploads()
+}
+
+function withDroppedUploads(notice: string | null, dropped: number): string | null {
+  if (dropped === 0) return notice
+  const said = `${dropped === 1 ? 'One photo' : `${dropped} photos`} waiting to upload ${dropped === 1 ? 'was' : 'were'} dropped: this browser keeps nothing it could open after a sign-out. Add ${dropped === 1 ? 'it' : 'them'} again once signed in.`
+  return notice === null ? said : `${notice} ${said}`
+}
+
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ kind: 'loading' })
   // Set while this browser ends its own session on purpose (sign out, revoke-all): what the
@@ -64,7 +76,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (keys !== null && keys.identityPublicKey === undefined) await saveKeys((keys = keysWithPublicKey(keys)))
     const client = sessionClient(session, () => {
       const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
-      void dropSession().then(() => setState({ kind: 'signed-out', notice }))
+      void endedHere().then((dropped) => setState({ kind: 'signed-out', notice: withDroppedUploads(notice, dropped) }))
     })
     setState({ kind: 'signed-in', session, client, keys })
   }, [])
@@ -81,13 +93,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       } finally {
         endingHere.current = null
       }
-      await dropSession()
-      setState({ kind: 'signed-out', notice: notice ?? null })
+      const dropped = await endedHere()
+      // Already signed out when the logout's end of the tokens told the client (open()): that notice counted the dropped uploads.
+      setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice ?? null, dropped) }))
     }
     return {
       state,
-      signedIn: async (session) => {
-        await saveSession(session)
+      signedIn: async (session, passwordKey) => {
+        await startSignIn(session, passwordKey)
         await open(session)
       },
       keysSaved: (keys) => setState((now) => (now.kind === 'signed-in' ? { ...now, keys } : now)),
@@ -115,7 +128,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploadsOf(state.session.userId)])
+        await Promise.all([dropKeys(), dropQueuedUploads()])
       },
       watch,
     }

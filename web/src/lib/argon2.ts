@@ -1,6 +1,6 @@
-// The escrow's argon2id in a worker of its own (workers/argon2.worker.ts), for the account flows'
-// `argon2id` option. A worker per call, ended after it: its 64 MiB are given back at once, and a
-// setup or recovery needs it once.
+// argon2id in a worker of its own (workers/argon2.worker.ts): the escrow's, for the account
+// flows' `argon2id` option, and the password key's at sign-in (lib/sealed.ts). A worker per call,
+// ended after it: its memory is given back at once, and a flow needs it once or twice.
 import * as Comlink from 'comlink'
 import type { Argon2id } from '../../../src/client/format/recovery.ts'
 import type { Argon2Worker } from '../workers/argon2.worker.ts'

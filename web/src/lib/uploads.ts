@@ -1,28 +1,78 @@
 // Uploads into an album (docs/decisions/0020-web-app.md, "The gallery"): each file backed up by
 // src/client's backupFile on this page (it fetches), its derivatives and capture time made in a
-// worker, two files at a time. The queue is kept in IndexedDB (a File is storable there), each
-// file until it is stored: after a reload, opening the album continues what is left. A file
-// sent twice is harmless: its asset id follows from its content, so backupFile finds it stored
-// (isStored) or the server refuses a second create and it counts as already there.
-import { createStore, del, entries, set } from 'idb-keyval'
+// worker, two files at a time. The queue is kept in IndexedDB, each file until it is stored:
+// after a reload, opening the album continues what is left. A file sent twice is harmless: its
+// asset id follows from its content, so backupFile finds it stored (isStored) or the server
+// refuses a second create and it counts as already there.
+//
+// The queue is sealed under the sign-in's storage key (lib/store.ts; decision 0031): a file's
+// name, type, size and album as one sealed record, its bytes as sealed chunks of 1 MiB in one
+// Blob. Signing out drops the queue: what it sealed could no longer be opened.
+import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
 import { replaceFile } from '../../../src/client/edits.ts'
 import { backupFile, type BackupResult, type FileSource, type MediaFacts } from '../../../src/client/files.ts'
 import type { AlbumModel } from './album.ts'
 import { inWorker } from './pool.ts'
+import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
+import { openWithStorageKey, sealWithStorageKey } from './store.ts'
 
 const queue = createStore('coffer-uploads', 'queue')
 
-interface Queued {
-  readonly id: string
-  readonly userId: string
+/** What a queued file's sealed record says of it. */
+interface QueuedFacts {
   readonly albumId: string
-  readonly file: File
+  readonly name: string
+  readonly type: string
+  readonly size: number
+  readonly lastModified: number
   readonly addedAt: number
 }
 
-/** Drops the account's queued uploads (it was deleted: they can never be sent). */
-export async function dropQueuedUploadsOf(userId: string): Promise<void> {
-  for (const [key, item] of await entries<IDBValidKey, Queued>(queue)) if (item.userId === userId) await del(key, queue)
+/** A queued file as IndexedDB keeps it, under its id. */
+interface Queued {
+  readonly facts: Sealed
+  /** The file's bytes: chunks of CHUNK bytes (the last one shorter), each its nonce then its ciphertext. */
+  readonly body: Blob
+}
+
+const CHUNK = 1 << 20
+const NONCE_BYTES = 12
+const TAG_BYTES = 16
+
+const chunkName = (id: string, index: number): string => `${id}/${index}`
+
+/** The file's bytes sealed chunk by chunk: never more than a chunk of plaintext in memory at once. */
+async function sealedBody(id: string, file: File): Promise<Blob> {
+  const parts: Uint8Array<ArrayBuffer>[] = []
+  for (let offset = 0, index = 0; offset < file.size; offset += CHUNK, index++) {
+    const sealed = await sealWithStorageKey(chunkName(id, index), new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer()))
+    parts.push(new Uint8Array(sealed.iv), new Uint8Array(sealed.data))
+  }
+  return new Blob(parts)
+}
+
+/** The queued file, opened; null when it no longer opens (sealed under an ended sign-in). */
+async function openedFile(id: string, queued: Queued): Promise<{ readonly file: File; readonly facts: QueuedFacts } | null> {
+  const factBytes = await openWithStorageKey(id, queued.facts)
+  if (factBytes === null) return null
+  const facts = decodedValue<QueuedFacts>(factBytes)
+  const parts: Uint8Array<ArrayBuffer>[] = []
+  const step = NONCE_BYTES + CHUNK + TAG_BYTES
+  for (let offset = 0, index = 0; offset < queued.body.size; offset += step, index++) {
+    const piece = new Uint8Array(await queued.body.slice(offset, offset + step).arrayBuffer())
+    const plain = await openWithStorageKey(chunkName(id, index), { iv: piece.subarray(0, NONCE_BYTES), data: piece.subarray(NONCE_BYTES) })
+    if (plain === null) return null
+    parts.push(new Uint8Array(plain))
+  }
+  const file = new File(parts, facts.name, { type: facts.type, lastModified: facts.lastModified })
+  return file.size === facts.size ? { file, facts } : null
+}
+
+/** Drops every queued upload (signed out, or the account deleted: they can never be opened or sent); answers how many there were. */
+export async function dropQueuedUploads(): Promise<number> {
+  const count = (await keys(queue)).length
+  await clear(queue)
+  return count
 }
 
 export interface UploadItem {
@@ -73,16 +123,14 @@ export function replacePhoto(model: AlbumModel, assetId: string, file: File, onR
 /** An album's uploads: what this page added, and what a page before it left unfinished. */
 export class Uploads {
   readonly #model: AlbumModel
-  readonly #userId: string
   #items: UploadItem[] = []
   readonly #files = new Map<string, File>()
   readonly #listeners = new Set<() => void>()
   #running = 0
   #closed = false
 
-  constructor(model: AlbumModel, userId: string) {
+  constructor(model: AlbumModel) {
     this.#model = model
-    this.#userId = userId
   }
 
   get items(): readonly UploadItem[] {
@@ -116,21 +164,28 @@ export class Uploads {
     this.#items = [...this.#items, { id, name: file.name, size: file.size, read: 0, state: 'waiting' }]
   }
 
-  /** Continues the files a page before this one left in the queue for this album. */
+  /** Continues the files a page before this one left in the queue for this album (those that no longer open are dropped). */
   async resume(): Promise<void> {
-    const left = (await entries<string, Queued>(queue)).map(([, queued]) => queued).filter((q) => q.userId === this.#userId && q.albumId === this.#model.albumId)
+    const left: { id: string; file: File; addedAt: number }[] = []
+    for (const [id, queued] of await entries<string, Queued>(queue)) {
+      const opened = await openedFile(id, queued)
+      if (opened === null) await del(id, queue)
+      else if (opened.facts.albumId === this.#model.albumId) left.push({ id, file: opened.file, addedAt: opened.facts.addedAt })
+    }
     left.sort((a, b) => a.addedAt - b.addedAt)
     for (const queued of left) if (!this.#files.has(queued.id)) this.#enqueue(queued.id, queued.file)
     this.#pump()
   }
 
-  /** Queues files (kept in IndexedDB until stored) and starts sending. */
+  /** Queues files (kept sealed in IndexedDB until stored) and starts sending. */
   async add(files: readonly File[]): Promise<void> {
     const now = Date.now()
     for (const [n, file] of files.entries()) {
-      const queued: Queued = { id: crypto.randomUUID(), userId: this.#userId, albumId: this.#model.albumId, file, addedAt: now + n }
-      await set(queued.id, queued, queue)
-      this.#enqueue(queued.id, file)
+      const id = crypto.randomUUID()
+      const facts: QueuedFacts = { albumId: this.#model.albumId, name: file.name, type: file.type, size: file.size, lastModified: file.lastModified, addedAt: now + n }
+      const queued: Queued = { facts: await sealWithStorageKey(id, encodedValue(facts)), body: await sealedBody(id, file) }
+      await set(id, queued, queue)
+      this.#enqueue(id, file)
     }
     this.#pump()
   }

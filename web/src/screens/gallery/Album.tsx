@@ -23,7 +23,7 @@ function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploa
   const [opened, setOpened] = useState<{ model: AlbumModel; uploads: Uploads } | null>(null)
   useEffect(() => {
     const model = new AlbumModel(library, albumId)
-    const uploads = new Uploads(model, library.userId)
+    const uploads = new Uploads(model)
     setOpened({ model, uploads })
     // The album first (isStored needs its assets), then what an earlier visit left to upload.
     void model.refresh().then(() => uploads.resume())

@@ -1,8 +1,13 @@
 // Changing the password. The server checks the current password itself (no separate freshness
-// step), ends every other session, and keeps this one.
+// step), ends every other session, and keeps this one. This browser's device keys are then
+// sealed again under the new password's key (lib/store.ts), so that the next sign-in here opens
+// them with the new password.
 import { useState, type FormEvent } from 'react'
 import { CofferProblem, type CofferClient } from '../../../../src/sdk/client.ts'
+import { useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
+import { workerArgon2id } from '../../lib/argon2.ts'
+import { newPasswordKey, readPasswordKey, resealKeys } from '../../lib/store.ts'
 import { PASSWORD_MIN } from '../SignIn.tsx'
 
 export function PasswordChange({ client, onChanged }: { client: CofferClient; onChanged: () => void }) {
@@ -11,6 +16,7 @@ export function PasswordChange({ client, onChanged }: { client: CofferClient; on
   const [again, setAgain] = useState('')
   const [done, setDone] = useState(false)
   const { busy, error, run } = useAction()
+  const { session } = useSignedIn()
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
@@ -26,6 +32,7 @@ export function PasswordChange({ client, onChanged }: { client: CofferClient; on
         }
         throw caught
       }
+      await resealKeys(session.userId, (await readPasswordKey()) ?? null, await newPasswordKey(next, workerArgon2id))
       setCurrent('')
       setNext('')
       setAgain('')
