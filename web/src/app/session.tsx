@@ -51,10 +51,19 @@ const REVOKED = 'You were signed out: this session was ended (from another devic
 const REVOKED_ALL = 'Every session of your account was signed out, this one too. Sign in again here and on each device you still use.'
 const DELETED = 'Your account is deleted, with every album and photo in it. This browser has forgotten it.'
 
-/** Drops the sign-in here: the session, its keys, and the upload queue they sealed; answers how many uploads were dropped. */
-async function endedHere(): Promise<number> {
-  await dropSession()
-  return dropQueuedUploads()
+let ending: Promise<number> | null = null
+
+/**
+ * Drops the sign-in here: the session, its keys, and the upload queue they sealed; answers how
+ * many uploads were dropped. A sign-out runs it and so does the client's end of its tokens
+ * (open()): both are given the one run in flight, so both tell the same count.
+ */
+function endedHere(): Promise<number> {
+  ending ??= (async () => {
+    await dropSession()
+    return dropQueuedUploads()
+  })().finally(() => (ending = null))
+  return ending
 }
 
 function withDroppedUploads(notice: string | null, dropped: number): string | null {
@@ -76,7 +85,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (keys !== null && keys.identityPublicKey === undefined) await saveKeys((keys = keysWithPublicKey(keys)))
     const client = sessionClient(session, () => {
       const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
-      void endedHere().then((dropped) => setState({ kind: 'signed-out', notice: withDroppedUploads(notice, dropped) }))
+      void endedHere().then((dropped) => setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice, dropped) })))
     })
     setState({ kind: 'signed-in', session, client, keys })
   }, [])
@@ -94,7 +103,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         endingHere.current = null
       }
       const dropped = await endedHere()
-      // Already signed out when the logout's end of the tokens told the client (open()): that notice counted the dropped uploads.
+      // Already signed out when the logout's end of the tokens told the client first (open()), with the same notice.
       setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice ?? null, dropped) }))
     }
     return {
