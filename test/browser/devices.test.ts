@@ -221,7 +221,7 @@ describe('the device screens', () => {
     await expect.poll(() => third.page.getByRole('alert').textContent()).toContain('You said the codes are not the same, so nothing was added.')
     await first.page.getByRole('button', { name: 'Yes, the same' }).click()
     await expect.poll(() => first.page.getByRole('alert').textContent()).toContain('The other device cancelled (the person there said the codes do not match)')
-    expect(await storedNames(third.page)).toEqual(['session'])
+    expect(await storedNames(third.page)).toEqual(['password-key', 'session', 'storage-key'])
     const client = await nodeClient()
     expect((await directory(client)).version).toBe(2)
 
@@ -236,7 +236,7 @@ describe('the device screens', () => {
     await phrase.fill(recoveryPhrase(generateRecoveryKey()))
     await third.page.getByRole('button', { name: 'Recover' }).click()
     await expect.poll(() => third.page.getByRole('alert').textContent(), SLOW).toContain('That recovery phrase does not open your account')
-    expect(await storedNames(third.page)).toEqual(['session'])
+    expect(await storedNames(third.page)).toEqual(['password-key', 'session', 'storage-key'])
     expect((await directory(client)).version).toBe(2)
 
     // As written on paper: capitals, line breaks.

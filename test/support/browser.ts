@@ -16,7 +16,7 @@ import { startServer, type TestServer } from './server.ts'
 export const CHROMIUM = '/usr/bin/chromium'
 
 /** The probe's flags: no sandbox as root, and nothing that calls out to Google's hosts. */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })

@@ -1,17 +1,20 @@
 // An account already set up on a device, put into a browser context the quick way: registered
 // and given keys through the SDK here (as the CLI's setup makes them), its signed device
 // directory published, and a session of its own plus the device keys written into the page's
-// IndexedDB where the app keeps them (web/src/lib/store.ts: database 'coffer', store 'state',
-// keys 'session' and 'keys'). The browser then opens as that device, signed in.
+// IndexedDB sealed as the app keeps them (web/src/lib/store.ts: database 'coffer', store
+// 'state'; sealed with web/src/lib/sealed.ts). The browser then opens as that device, signed in.
 import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { deviceEntry, newXWingSeed } from '../../src/client/account.ts'
 import type { Library } from '../../src/client/albums.ts'
+import { randomBytes } from '../../src/client/format/bytes.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
-import { nativeIdentity, nativeSha256, nativeVerify } from '../../src/client/node/crypto.ts'
+import { nativeArgon2id, nativeIdentity, nativeSha256, nativeVerify } from '../../src/client/node/crypto.ts'
+import { utf8 } from '../../src/sdk/bytes.ts'
 import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
+import { decodedValue, importedKey, newSalt, PASSWORD_KDF, sealValue } from '../../web/src/lib/sealed.ts'
 import { registered, type Member } from './actors.ts'
 import type { TestServer } from './server.ts'
 
@@ -84,41 +87,95 @@ interface IdbDatabase {
   close(): void
 }
 type PageIndexedDb = { open(name: string): IdbRequest<IdbDatabase> & { onupgradeneeded: (() => void) | null } }
+/** WebCrypto in the page, as far as these helpers use it. */
+interface PageSubtle {
+  importKey(format: 'raw', bytes: Uint8Array, algorithm: string, extractable: false, usages: string[]): Promise<unknown>
+  decrypt(algorithm: { name: string; iv: Uint8Array; additionalData: Uint8Array }, key: unknown, data: Uint8Array): Promise<ArrayBuffer>
+}
 
-/** Opens the app in `page` signed in as `account` on its browser device (`path`: where to land, e.g. '/#/security'). */
+/** A record for the page: its byte fields as number arrays (what page.evaluate carries), marked to be made Uint8Arrays again there. */
+type Carried = { readonly bytes: number[] } | { readonly [field: string]: Carried } | string | number
+
+function carried(value: unknown): Carried {
+  if (value instanceof Uint8Array) return { bytes: [...value] }
+  if (typeof value === 'string' || typeof value === 'number') return value
+  return Object.fromEntries(Object.entries(value as object).map(([field, inner]) => [field, carried(inner)]))
+}
+
+/**
+ * Writes records into the page's store ('coffer', 'state'). A field `{ key: [32 numbers] }`
+ * (from keyed()) becomes a non-extractable AES-GCM CryptoKey there, as the app makes them.
+ */
+async function putRecords(page: Page, records: Record<string, unknown>): Promise<void> {
+  await page.evaluate(async (records) => {
+    const subtle = (globalThis as unknown as { crypto: { subtle: PageSubtle } }).crypto.subtle
+    const revived = async (value: unknown): Promise<unknown> => {
+      if (typeof value !== 'object' || value === null) return value
+      const fields = Object.entries(value as Record<string, unknown>)
+      if (fields.length === 1 && fields[0]![0] === 'bytes') return new Uint8Array(fields[0]![1] as number[])
+      if (fields.length === 1 && fields[0]![0] === 'aesKey') return subtle.importKey('raw', new Uint8Array(fields[0]![1] as number[]), 'AES-GCM', false, ['encrypt', 'decrypt'])
+      return Object.fromEntries(await Promise.all(fields.map(async ([field, inner]) => [field, await revived(inner)])))
+    }
+    const values = await Promise.all(Object.entries(records).map(async ([name, value]) => [name, await revived(value)] as const))
+    await new Promise<void>((resolve, reject) => {
+      const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
+      open.onupgradeneeded = () => open.result.createObjectStore('state')
+      open.onerror = () => reject(open.error)
+      open.onsuccess = () => {
+        const transaction = open.result.transaction('state', 'readwrite')
+        for (const [name, value] of values) transaction.objectStore('state').put(value, name)
+        transaction.oncomplete = () => {
+          open.result.close()
+          resolve()
+        }
+        transaction.onerror = () => reject(transaction.error)
+      }
+    })
+  }, records)
+}
+
+/** Raw AES key bytes, to become a non-extractable CryptoKey in the page (putRecords). */
+const keyed = (bytes: Uint8Array) => ({ aesKey: [...bytes] })
+
+/** The keys as SavedKeys holds them. */
+const savedKeys = (keys: WebAccount['keys']) => ({
+  userId: keys.userId,
+  deviceId: keys.deviceId,
+  masterKey: keys.masterKey,
+  identitySeeds: keys.identitySeeds,
+  xwingSeed: keys.xwingSeed,
+  identityPublicKey: keys.identityPublicKey,
+})
+
+/**
+ * Opens the app in `page` signed in as `account` on its browser device (`path`: where to land,
+ * e.g. '/#/security'), with what a sign-in through the page leaves (web/src/lib/store.ts): a
+ * storage key sealing the session, and the password key (argon2id of the password, made here
+ * natively) sealing the device keys.
+ */
 export async function openAs(page: Page, server: WebServer, account: WebAccount, path = '/'): Promise<void> {
   await page.goto(path)
   const tokens = await browserSession(page, server, account)
-  const { keys } = account
-  await page.evaluate(
-    async ({ session, keys }) => {
-      const bytes = (numbers: number[]) => new Uint8Array(numbers)
-      const saved = { ...keys, masterKey: bytes(keys.masterKey), identitySeeds: bytes(keys.identitySeeds), xwingSeed: bytes(keys.xwingSeed), identityPublicKey: bytes(keys.identityPublicKey) }
-      await new Promise<void>((resolve, reject) => {
-        const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
-        open.onupgradeneeded = () => open.result.createObjectStore('state')
-        open.onerror = () => reject(open.error)
-        open.onsuccess = () => {
-          const transaction = open.result.transaction('state', 'readwrite')
-          transaction.objectStore('state').put(session, 'session')
-          transaction.objectStore('state').put(saved, 'keys')
-          transaction.oncomplete = () => {
-            open.result.close()
-            resolve()
-          }
-          transaction.onerror = () => reject(transaction.error)
-        }
-      })
-    },
-    {
-      session: { email: account.email, userId: account.userId, tokens },
-      keys: { userId: keys.userId, deviceId: keys.deviceId, masterKey: [...keys.masterKey], identitySeeds: [...keys.identitySeeds], xwingSeed: [...keys.xwingSeed], identityPublicKey: [...keys.identityPublicKey] },
-    },
-  )
+  const storageBytes = randomBytes(32)
+  const salt = newSalt()
+  const passwordBytes = await nativeArgon2id(utf8(account.password), salt, PASSWORD_KDF)
+  const storageKey = await importedKey(new Uint8Array(storageBytes))
+  const passwordKey = await importedKey(new Uint8Array(passwordBytes))
+  await putRecords(page, {
+    'storage-key': keyed(storageBytes),
+    'password-key': { key: keyed(passwordBytes), salt: carried(salt), params: PASSWORD_KDF },
+    session: carried(await sealValue(storageKey, 'session', { email: account.email, userId: account.userId, tokens })),
+    keys: { userId: account.userId, salt: carried(salt), params: PASSWORD_KDF, sealed: carried(await sealValue(passwordKey, 'keys', savedKeys(account.keys))) },
+  })
   await page.reload()
 }
 
-/** The names of what the app keeps in the page's store ('session', 'keys'). */
+/** Puts the account's device keys into the page as a version before sealing kept them: in plain, under 'keys'. */
+export async function putPlainKeys(page: Page, account: WebAccount): Promise<void> {
+  await putRecords(page, { keys: carried(savedKeys(account.keys)) })
+}
+
+/** The names of what the app keeps in the page's store ('session', 'keys', ...), in order. */
 export function storedNames(page: Page): Promise<string[]> {
   return page.evaluate(
     () =>
@@ -136,25 +193,34 @@ export function storedNames(page: Page): Promise<string[]> {
   )
 }
 
-/** A byte field of the keys the app keeps under `name` ('keys', or 'pending-keys' during a first-device setup), or null when it keeps none (or they lack that field). */
+/**
+ * A byte field of the keys the app keeps under `name` ('keys', or 'pending-keys' during a
+ * first-device setup), opened with the sign-in's password key in the page; null when it keeps
+ * none (or they lack that field).
+ */
 export async function storedKeyBytes(page: Page, name: 'keys' | 'pending-keys', field: 'identitySeeds' | 'identityPublicKey'): Promise<Uint8Array | null> {
-  const bytes = await page.evaluate(
-    ({ name, field }) =>
+  const plaintext = await page.evaluate(
+    (name) =>
       new Promise<number[] | null>((resolve, reject) => {
         const open = (globalThis as unknown as { indexedDB: PageIndexedDb }).indexedDB.open('coffer')
         open.onerror = () => reject(open.error)
         open.onsuccess = () => {
-          const read = open.result.transaction('state').objectStore('state').get(name)
-          read.onsuccess = () => {
+          const store = open.result.transaction('state').objectStore('state')
+          const record = store.get(name)
+          const passwordKey = store.get('password-key')
+          passwordKey.onsuccess = () => {
             open.result.close()
-            const value = (read.result as Record<string, Uint8Array> | undefined)?.[field]
-            resolve(value === undefined ? null : [...value])
+            const sealed = (record.result as { sealed: { iv: Uint8Array; data: Uint8Array } } | undefined)?.sealed
+            const key = (passwordKey.result as { key: unknown } | undefined)?.key
+            if (sealed === undefined || key === undefined) return resolve(null)
+            const subtle = (globalThis as unknown as { crypto: { subtle: PageSubtle } }).crypto.subtle
+            subtle.decrypt({ name: 'AES-GCM', iv: sealed.iv, additionalData: new TextEncoder().encode(name) }, key, sealed.data).then((bytes) => resolve([...new Uint8Array(bytes)]), reject)
           }
         }
       }),
-    { name, field },
+    name,
   )
-  return bytes === null ? null : new Uint8Array(bytes)
+  return plaintext === null ? null : (decodedValue<Record<string, Uint8Array>>(new Uint8Array(plaintext))[field] ?? null)
 }
 
 /** The identity seeds of keys the app keeps under `name`, or null when it keeps none. */
