@@ -19,7 +19,7 @@ export interface Sealed {
  * slow machine, at every sign-in.
  */
 export const PASSWORD_KDF: EscrowKdfParams = { memoryKiB: 19_456, passes: 2, lanes: 1 }
-export const SALT_BYTES = 16
+const SALT_BYTES = 16
 const NONCE_BYTES = 12
 
 const AES_GCM = { name: 'AES-GCM', length: 256 } as const
