@@ -20,7 +20,7 @@ import type { EscrowKdfParams } from '../../src/client/format/recovery.ts'
 import { toHex } from '../../src/sdk/bytes.ts'
 import { openValue, passwordKey, type Sealed } from '../../web/src/lib/sealed.ts'
 import { PASSWORD } from '../support/actors.ts'
-import { CHROMIUM, FLAGS } from '../support/browser.ts'
+import { CHROMIUM, checkScreen, FLAGS, type WatchedPage } from '../support/browser.ts'
 import { decryptedThumbnails, liveAssetIds, picker } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -258,7 +258,9 @@ describe('the browser keeps only ciphertext', () => {
     const record = await storedSealedKeys(page)
     const withPassword = async (password: string) => passwordKey(password, record.salt, record.params, nativeArgon2id)
     await expect(openValue(await withPassword('not the password at all'), 'keys', record.sealed)).rejects.toThrow()
-    const opened = await openValue<{ masterKey: Uint8Array }>(await withPassword(PASSWORD), 'keys', record.sealed)
+    const right = await withPassword(PASSWORD)
+    await expect(openValue(right, 'pending-keys', record.sealed)).rejects.toThrow() // sealed with its name
+    const opened = await openValue<{ masterKey: Uint8Array }>(right, 'keys', record.sealed)
     expect(Buffer.from(opened.masterKey).equals(Buffer.from(account.keys.masterKey))).toBe(true)
 
     // Signing in again (back on the album's address): the same device, its photos shown, no pairing asked.
@@ -273,6 +275,8 @@ describe('the browser keeps only ciphertext', () => {
   it('seals the keys again when the password changes here; after a change elsewhere, the earlier password unlocks them once', async () => {
     const account = await webAccount(server, 'web-storage-password')
     const page = await context.newPage()
+    const watched: WatchedPage = { page, context, problems: [] }
+    page.on('pageerror', (error) => watched.problems.push(`uncaught: ${error.message}`))
     await openAs(page, server, account, '/#/security')
     const albums = page.getByRole('heading', { name: 'Albums', exact: true })
     const changed = `changed here ${randomUUID().slice(0, 8)}`
@@ -296,6 +300,7 @@ describe('the browser keeps only ciphertext', () => {
     await page.getByLabel('Password').fill(elsewhere)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await expect.poll(() => page.getByRole('heading', { name: "Unlock this browser's keys" }).isVisible()).toBe(true)
+    await checkScreen(watched, 'sign-in-earlier-password')
     await page.getByLabel('Earlier password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Unlock' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('That password does not open them either')
@@ -305,6 +310,7 @@ describe('the browser keeps only ciphertext', () => {
     // Sealed under the new password now: the next sign-in asks nothing more.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await signIn(page, account, albums, elsewhere)
+    expect(watched.problems).toEqual([])
     await page.close()
   }, 60_000)
 })
