@@ -1,12 +1,13 @@
 // What the web app keeps in the browser is ciphertext (docs/decisions/0031-browser-storage-encrypted.md).
-// One Chromium profile on disk: a browser whose device keys an earlier version kept in plain
-// signs in through the page (the keys are sealed then), uploads photos (one left in the queue,
-// its upload held), and shows their thumbnails. Then every IndexedDB database and store,
+// One Chromium profile on disk: a browser whose session and device keys an earlier version kept
+// in plain (the session is dropped) signs in through the page (the keys are sealed then),
+// uploads photos (one left in the queue, its upload held), and shows their thumbnails. Then every IndexedDB database and store,
 // localStorage, sessionStorage and Cache Storage, read from the page, and every file of the
 // profile, read from disk, are searched for what must never be there in plain: the device's
 // keys, the photos' bytes, a decrypted thumbnail's bytes, the files' names, the email, the
 // tokens. After sign-out only the sealed device keys are left; they open with the password and
-// with nothing else, and the next sign-in shows the photos without pairing again.
+// with nothing else, and the next sign-in shows the photos without pairing again. A second
+// test: a password change here seals the keys again; one elsewhere asks for the earlier password.
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -24,7 +25,7 @@ import { CHROMIUM, checkScreen, FLAGS, type WatchedPage } from '../support/brows
 import { decryptedThumbnails, liveAssetIds, picker } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { openAs, putPlainKeys, storedNames, webAccount, type WebAccount } from '../support/web-account.ts'
+import { openAs, putPlainState, storedNames, webAccount, type WebAccount } from '../support/web-account.ts'
 
 vi.setConfig({ expect: { poll: { timeout: 15_000 } } })
 
@@ -204,11 +205,13 @@ describe('the browser keeps only ciphertext', () => {
       }),
     )
 
-    // Keys an earlier version kept in plain; the sign-in (the password typed) seals them.
+    // A session and keys an earlier version kept in plain: the session is dropped (a sign-in has
+    // the password), and that sign-in seals the keys.
     await page.goto('/')
-    await putPlainKeys(page, account)
+    await putPlainState(page, server, account)
     await page.reload()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    expect(await storedNames(page)).toEqual(['keys'])
     await signIn(page, account, page.getByRole('heading', { name: 'Albums', exact: true }))
 
     await page.getByLabel('New album').fill('Cove 2031')
@@ -272,7 +275,7 @@ describe('the browser keeps only ciphertext', () => {
     await rm(folder, { recursive: true })
   }, 120_000)
 
-  it('seals the keys again when the password changes here; after a change elsewhere, the earlier password unlocks them once', async () => {
+  it('seals the keys again when the password changes here; after a change elsewhere, the earlier password unlocks them once, or they are let go', async () => {
     const account = await webAccount(server, 'web-storage-password')
     const page = await context.newPage()
     const watched: WatchedPage = { page, context, problems: [] }
@@ -310,6 +313,19 @@ describe('the browser keeps only ciphertext', () => {
     // Sealed under the new password now: the next sign-in asks nothing more.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await signIn(page, account, albums, elsewhere)
+
+    // Changed elsewhere again, and the earlier password forgotten: the keys are let go, and the browser is not a device any more.
+    const again = `changed again ${randomUUID().slice(0, 8)}`
+    await other.login(account.email, elsewhere)
+    await other.changePassword(elsewhere, again)
+    await page.reload()
+    await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    await page.getByLabel('Email').fill(account.email)
+    await page.getByLabel('Password').fill(again)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Let them go' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Make this browser one of your devices' }).isVisible()).toBe(true)
+    expect(await storedNames(page)).toEqual(['password-key', 'session', 'storage-key'])
     expect(watched.problems).toEqual([])
     await page.close()
   }, 60_000)

@@ -170,9 +170,10 @@ export async function openAs(page: Page, server: WebServer, account: WebAccount,
   await page.reload()
 }
 
-/** Puts the account's device keys into the page as a version before sealing kept them: in plain, under 'keys'. */
-export async function putPlainKeys(page: Page, account: WebAccount): Promise<void> {
-  await putRecords(page, { keys: carried(savedKeys(account.keys)) })
+/** Puts a session of the account and its device keys into the page as a version before sealing kept them: in plain, under 'session' and 'keys'. */
+export async function putPlainState(page: Page, server: WebServer, account: WebAccount): Promise<void> {
+  const session = { email: account.email, userId: account.userId, tokens: await browserSession(page, server, account) }
+  await putRecords(page, { session: carried(session), keys: carried(savedKeys(account.keys)) })
 }
 
 /** The names of what the app keeps in the page's store ('session', 'keys', ...), in order. */
