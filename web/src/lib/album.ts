@@ -16,6 +16,7 @@ import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/al
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
 import { Lru } from './lru.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
+import { monthOf } from './time.ts'
 
 type Entry = Feed['entries'][number]
 
@@ -94,8 +95,11 @@ export class AlbumModel {
   readonly #recordId: Promise<string>
   /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
   readonly #order = new Map<string, number>()
+  /** Each live asset's month (lib/time.ts monthOf) of its latest entry's server time, applied_at. */
+  readonly #monthOf = new Map<string, number>()
   #through = 0
   #ids: readonly string[] = []
+  #months = new Int32Array(0)
   readonly #hidden = new Set<string>()
   #name: string | null | undefined = undefined
   #scanned = false
@@ -144,6 +148,14 @@ export class AlbumModel {
     return this.#ids
   }
 
+  /**
+   * The month of each of `ids` (same index): when the server applied its latest entry, known for
+   * every photo before any is opened (docs/decisions/0032-grid-of-a-million.md, "Months").
+   */
+  get months(): Int32Array {
+    return this.#months
+  }
+
   /** The album's name from its record; null when it has none that opens, undefined until read. */
   get name(): string | null | undefined {
     return this.#name
@@ -165,6 +177,7 @@ export class AlbumModel {
 
   #changed(): void {
     this.#ids = [...this.#order.keys()].filter((id) => !this.#hidden.has(id))
+    this.#months = Int32Array.from(this.#ids, (id) => this.#monthOf.get(id) ?? -1)
     for (const listener of this.#listeners) listener()
   }
 
@@ -187,10 +200,12 @@ export class AlbumModel {
         const page = await this.library.client.feed(this.albumId, this.#through, STREAM_PAGE)
         for (const entry of page.entries) {
           this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
+          this.#monthOf.delete(entry.asset_id)
           if (entry.asset_id === recordId) {
             if (entry.action !== 'delete') void this.#readName(entry)
           } else if (entry.action !== 'delete') {
             this.#order.set(entry.asset_id, entry.sync_seq)
+            this.#monthOf.set(entry.asset_id, monthOf(entry.applied_at))
             this.#entries.set(entry.asset_id, entry)
           }
         }

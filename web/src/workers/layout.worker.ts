@@ -1,0 +1,15 @@
+// The grid's layout off the page's thread (lib/layout.ts): the months of a million photos in,
+// the rows and sections out as typed arrays, moved back rather than copied.
+import * as Comlink from 'comlink'
+import { computeLayout, type Layout, type Sizes } from '../lib/layout.ts'
+
+const api = {
+  layout(months: Int32Array, sizes: Sizes): Layout {
+    const layout = computeLayout(months, sizes)
+    return Comlink.transfer(layout, [layout.rowTop, layout.rowItem, layout.rowSection, layout.sectionRow, layout.sectionItem, layout.sectionMonth].map((array) => array.buffer))
+  },
+}
+
+export type LayoutWorker = typeof api
+
+Comlink.expose(api)
