@@ -20,7 +20,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // Never inline an asset as a data: URL (the CSP's img-src and font-src refuse them).
     assetsInlineLimit: 0,
-    rollupOptions: { input: { index: path.join(web, 'index.html'), admin: path.join(web, 'admin.html') } },
+    // grid-lab.html: the grid alone over a synthetic album, for the browser tests (docs/web.md); no route serves it.
+    rollupOptions: { input: { index: path.join(web, 'index.html'), admin: path.join(web, 'admin.html'), 'grid-lab': path.join(web, 'grid-lab.html') } },
     chunkSizeWarningLimit: 2048,
   },
   worker: { format: 'es' },

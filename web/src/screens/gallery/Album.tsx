@@ -146,7 +146,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       <ErrorLine error={model.scanError} />
       <UploadPanel uploads={uploads} items={items} />
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
-      <Grid model={model} ids={ids} selecting={selecting} selected={selected} onToggle={toggle} />
+      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} />
       {assetId !== null && <PhotoView model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>

@@ -1,15 +1,41 @@
-// The album's grid: rows of square tiles, as many columns as the width holds, virtualized
-// (@tanstack/react-virtual over the rows, the window scrolling) so that only the rows on screen
-// and a few around exist; each tile loads its thumbnail when it appears (lib/album.ts, in
-// batches), showing a small placeholder at once until the thumbnail is drawn.
-import { useWindowVirtualizer } from '@tanstack/react-virtual'
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react'
+// The album's grid (docs/decisions/0032-grid-of-a-million.md): the photos grouped by month, each
+// month a heading then rows of square tiles, as many columns as the width holds, and a date
+// scrubber beside it. The layout is computed in a worker (lib/layout.ts); the page's thread only
+// maps the scroll position to rows, and only the rows on screen and a few around exist. The
+// grid's scroll space is never taller than SCROLL_CAP (Chromium caps an element at 16,777,216
+// px): past it the window's scroll maps onto the grid scaled, while the wheel and the keys over
+// the grid still move it pixel for pixel. Each tile loads its thumbnail when it appears
+// (lib/album.ts, in batches), showing a small placeholder at once until the thumbnail is drawn.
+import * as Comlink from 'comlink'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { linkTo } from '../../app/router.ts'
-import type { AlbumModel, Tile } from '../../lib/album.ts'
+import type { Tile } from '../../lib/album.ts'
+import { heightOf, isHeading, itemsOf, rowAt, rowOfItem, rowsOf, type Layout, type Sizes } from '../../lib/layout.ts'
+import { monthShortText, monthText, yearOf } from '../../lib/time.ts'
+import type { LayoutWorker } from '../../workers/layout.worker.ts'
 
 /** Smallest tile edge, in CSS pixels: three columns at phone width, eight at 1280. */
 const MIN_TILE = 120
 const GAP = 4
+/** A month's heading row. */
+const HEADING = 40
+/** The tallest the grid's scroll space gets: well under Chromium's 16,777,216 px, with room for the page around it. */
+export const SCROLL_CAP = 8_000_000
+/** Rows drawn beyond the screen on each side. */
+const OVERSCAN = 2
+/** What an arrow key or a wheel's line moves, as the browser's own scrolling does. */
+const LINE = 40
+/** What Page Up and Page Down move: most of a screen, a little kept for context. */
+const PAGE = 0.875
+/** The scrubber's labels at least this far apart, in CSS pixels. */
+const LABEL_GAP = 22
+
+/** What the grid reads of an album: AlbumModel, or the grid lab's synthetic source (web/src/lab). */
+export interface TileSource {
+  readonly albumId: string
+  tile(assetId: string): Tile
+  watch(assetId: string, listener: (tile: Tile) => void, ahead?: boolean): () => void
+}
 
 function useWidth(ref: React.RefObject<HTMLElement | null>): number {
   const [width, setWidth] = useState(0)
@@ -24,12 +50,40 @@ function useWidth(ref: React.RefObject<HTMLElement | null>): number {
   return width
 }
 
-function useTile(model: AlbumModel, assetId: string, ahead: boolean): Tile {
-  const [tile, setTile] = useState(() => model.tile(assetId))
+function useViewportHeight(): number {
+  const [height, setHeight] = useState(innerHeight)
   useEffect(() => {
-    setTile(model.tile(assetId))
-    return model.watch(assetId, setTile, ahead)
-  }, [model, assetId, ahead])
+    const resized = () => setHeight(innerHeight)
+    addEventListener('resize', resized)
+    return () => removeEventListener('resize', resized)
+  }, [])
+  return height
+}
+
+let layoutWorker: Comlink.Remote<LayoutWorker> | null = null
+
+/** The layout of `months` at `sizes`, from the layout worker (its own: a layout never waits behind a decryption); the last one until the next arrives. */
+function useLayout(months: Int32Array, { columns, rowHeight, headingHeight }: Sizes): Layout | null {
+  const [layout, setLayout] = useState<Layout | null>(null)
+  useEffect(() => {
+    let current = true
+    layoutWorker ??= Comlink.wrap<LayoutWorker>(new Worker(new URL('../../workers/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' }))
+    void layoutWorker.layout(months, { columns, rowHeight, headingHeight }).then((next) => {
+      if (current) setLayout(next)
+    })
+    return () => {
+      current = false
+    }
+  }, [months, columns, rowHeight, headingHeight])
+  return layout
+}
+
+function useTile(source: TileSource, assetId: string, ahead: boolean): Tile {
+  const [tile, setTile] = useState(() => source.tile(assetId))
+  useEffect(() => {
+    setTile(source.tile(assetId))
+    return source.watch(assetId, setTile, ahead)
+  }, [source, assetId, ahead])
   return tile
 }
 
@@ -64,7 +118,7 @@ const labelOf = (tile: Tile): string | undefined => {
 }
 
 interface TileProps {
-  readonly model: AlbumModel
+  readonly source: TileSource
   readonly assetId: string
   /** In a row drawn ahead of a scroll, off screen: loaded after those on screen. */
   readonly ahead: boolean
@@ -73,9 +127,9 @@ interface TileProps {
   readonly onToggle: (assetId: string) => void
 }
 
-// Memoized: the grid draws again at every scroll step, and a tile already on screen has nothing new to draw.
-const TileView = memo(function TileView({ model, assetId, ahead, selecting, selected, onToggle }: TileProps) {
-  const tile = useTile(model, assetId, ahead)
+// Memoized: the rows are drawn again at every step of a scroll, and a tile already on screen has nothing new to draw.
+const TileView = memo(function TileView({ source, assetId, ahead, selecting, selected, onToggle }: TileProps) {
+  const tile = useTile(source, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
   if (selecting) {
     const name = tile.kind === 'ready' || tile.kind === 'opened' ? tile.asset.metadata.name : labelOf(tile)
@@ -86,51 +140,301 @@ const TileView = memo(function TileView({ model, assetId, ahead, selecting, sele
     )
   }
   return (
-    <a className={className} href={linkTo('albums', model.albumId, assetId)} aria-label={labelOf(tile)} data-asset={assetId}>
+    <a className={className} href={linkTo('albums', source.albumId, assetId)} aria-label={labelOf(tile)} data-asset={assetId}>
       <TileFace tile={tile} />
     </a>
   )
 })
 
-export function Grid({ model, ids, selecting, selected, onToggle }: { model: AlbumModel; ids: readonly string[]; selecting: boolean; selected: ReadonlySet<string>; onToggle: (assetId: string) => void }) {
-  const ref = useRef<HTMLDivElement>(null)
-  const width = useWidth(ref)
+/**
+ * Where the grid is: the layout, its height, the scroll space it takes in the page (`space`, at
+ * most SCROLL_CAP) and the scale from that space to the grid (1 below the cap).
+ */
+interface Geometry {
+  readonly layout: Layout
+  readonly height: number
+  readonly space: number
+  readonly scale: number
+  /** The screen's height. */
+  readonly screen: number
+}
+
+function geometryOf(layout: Layout, screen: number): Geometry {
+  const height = heightOf(layout)
+  const space = Math.min(height, SCROLL_CAP)
+  return { layout, height, space, scale: height > space ? (height - screen) / (space - screen) : 1, screen }
+}
+
+/** The furthest the grid's top row can be from its top: its end on the screen's last line. */
+const lastTop = (g: Geometry): number => Math.max(0, g.height - g.screen)
+
+/** The rows drawn: those on screen and OVERSCAN around them; `top` is where they were placed from. */
+interface Drawn {
+  readonly layout: Layout | null
+  readonly first: number
+  readonly last: number
+  readonly onScreenFirst: number
+  readonly onScreenLast: number
+  readonly top: number
+}
+
+const NOTHING_DRAWN: Drawn = { layout: null, first: 0, last: -1, onScreenFirst: 0, onScreenLast: -1, top: 0 }
+
+export function Grid({ source, ids, months, selecting, selected, onToggle }: { source: TileSource; ids: readonly string[]; months: Int32Array; selecting: boolean; selected: ReadonlySet<string>; onToggle: (assetId: string) => void }) {
+  const space = useRef<HTMLDivElement>(null)
+  const layer = useRef<HTMLDivElement>(null)
+  const width = useWidth(space)
+  const screen = useViewportHeight()
   const columns = Math.max(3, Math.floor((width + GAP) / (MIN_TILE + GAP)))
   const edge = width > 0 ? (width - GAP * (columns - 1)) / columns : MIN_TILE
-  const rows = Math.ceil(ids.length / columns)
-  const virtualizer = useWindowVirtualizer({
-    count: rows,
-    estimateSize: () => edge + GAP,
-    overscan: 2,
-    scrollMargin: ref.current?.offsetTop ?? 0,
-    // Scroll steps are drawn in React's own batches, not each forced at once inside its event:
-    // a fast wheel would otherwise draw the grid several times a frame.
-    useFlushSync: false,
+  const layout = useLayout(months, { columns, rowHeight: edge + GAP, headingHeight: HEADING })
+  const geometry = useMemo(() => (layout === null ? null : geometryOf(layout, screen)), [layout, screen])
+  const [drawn, setDrawn] = useState(NOTHING_DRAWN)
+  /** The grid's pixel at the screen's top, as of the last scroll. */
+  const top = useRef(0)
+  /**
+   * The pixel a jump asked for and the window's scroll it made: scaled, a scroll lands on whole
+   * pixels, a few grid pixels off (above a month's heading, say), so while the window stays
+   * there the grid stays at the pixel asked for.
+   */
+  const jumped = useRef<{ scrollY: number; top: number } | null>(null)
+  const now = useRef({ geometry, drawn })
+  now.current = { geometry, drawn }
+
+  /** Where the grid's space begins in the page. */
+  const spaceTop = (): number => (space.current?.getBoundingClientRect().top ?? 0) + scrollY
+
+  /** Maps the window's scroll to the grid's top pixel, moves the drawn rows there, and draws others when the screen shows other rows. */
+  const scrolled = useCallback(() => {
+    const { geometry: g, drawn: d } = now.current
+    if (g === null) return
+    const into = Math.min(Math.max(scrollY - spaceTop(), 0), Math.max(0, g.space - g.screen))
+    if (jumped.current?.scrollY !== scrollY) jumped.current = null
+    top.current = Math.min(jumped.current?.top ?? into * g.scale, lastTop(g))
+    // At once, in this frame: React draws new rows a moment later.
+    if (layer.current !== null) layer.current.style.transform = `translateY(${d.top - top.current}px)`
+    const rows = rowsOf(g.layout)
+    const onScreenFirst = rowAt(g.layout, top.current)
+    const onScreenLast = rowAt(g.layout, top.current + g.screen)
+    const first = Math.max(0, onScreenFirst - OVERSCAN)
+    const last = Math.min(rows - 1, onScreenLast + OVERSCAN)
+    if (d.layout !== g.layout || first !== d.first || last !== d.last) setDrawn({ layout: g.layout, first, last, onScreenFirst, onScreenLast, top: top.current })
+  }, [])
+
+  /** Scrolls the window so that the grid's pixel `to` is at the screen's top. */
+  const scrollToTop = useCallback((to: number) => {
+    const g = now.current.geometry
+    if (g === null) return
+    const clamped = Math.min(Math.max(to, 0), lastTop(g))
+    scrollTo({ top: spaceTop() + clamped / g.scale, behavior: 'instant' })
+    jumped.current = { scrollY, top: clamped }
+    scrolled()
+  }, [scrolled])
+
+  // A new layout (more photos, another width): the photo at the screen's top stays there.
+  const previous = useRef<Geometry | null>(null)
+  useLayoutEffect(() => {
+    const before = previous.current
+    previous.current = geometry
+    if (geometry === null) return
+    if (before !== null && before.layout !== geometry.layout && top.current > 0) {
+      const row = rowAt(before.layout, top.current)
+      const within = top.current - before.layout.rowTop[row]!
+      const item = before.layout.rowItem[row]!
+      scrollToTop(geometry.layout.rowTop[rowOfItem(geometry.layout, item)]! + within)
+    } else scrolled()
+  }, [geometry, scrolled, scrollToTop])
+
+  useEffect(() => {
+    addEventListener('scroll', scrolled, { passive: true })
+    return () => removeEventListener('scroll', scrolled)
+  }, [scrolled])
+
+  // Scaled (past SCROLL_CAP), the browser's own steps would move the grid `scale` times too far:
+  // the wheel over the grid and the keys are given back pixel for pixel.
+  useEffect(() => {
+    const element = space.current
+    const scale = geometry?.scale ?? 1
+    if (element === null || scale === 1) return
+    const wheel = (event: WheelEvent) => {
+      if (event.ctrlKey) return // a pinch or Ctrl+wheel zooms
+      event.preventDefault()
+      const unit = event.deltaMode === WheelEvent.DOM_DELTA_LINE ? LINE : event.deltaMode === WheelEvent.DOM_DELTA_PAGE ? innerHeight : 1
+      scrollBy({ top: (event.deltaY * unit) / scale, behavior: 'instant' })
+    }
+    const keys = (event: KeyboardEvent) => {
+      const target = event.target
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return
+      if (!(target === document.body || (target instanceof Node && element.contains(target)))) return
+      const page = innerHeight * PAGE
+      const step = { PageDown: page, PageUp: -page, ' ': event.shiftKey ? -page : page, ArrowDown: LINE, ArrowUp: -LINE }[event.key]
+      if (step === undefined) return
+      event.preventDefault()
+      scrollBy({ top: step / scale, behavior: 'instant' })
+    }
+    element.addEventListener('wheel', wheel, { passive: false })
+    addEventListener('keydown', keys)
+    return () => {
+      element.removeEventListener('wheel', wheel)
+      removeEventListener('keydown', keys)
+    }
+  }, [geometry?.scale])
+
+  /** A tile reached with Tab is scrolled into view: the rows drawn off screen are clipped. */
+  const focused = (event: React.FocusEvent) => {
+    const g = now.current.geometry
+    const row = event.target instanceof HTMLElement ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
+    if (g === null || !Number.isInteger(row)) return
+    const rowTop = g.layout.rowTop[row]!
+    const rowBottom = g.layout.rowTop[row + 1]!
+    if (rowTop < top.current) scrollToTop(rowTop - HEADING)
+    else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+  }
+
+  const shown = drawn.layout === layout ? drawn : NOTHING_DRAWN
+  // The layer is moved by scrolled() between draws, so its place is set here, not as a prop React would think unchanged.
+  useLayoutEffect(() => {
+    if (layer.current !== null) layer.current.style.transform = `translateY(${shown.top - top.current}px)`
   })
-  useEffect(() => virtualizer.measure(), [virtualizer, edge])
-  const onScreen = virtualizer.range
+  const rows: React.ReactNode[] = []
+  if (layout !== null) {
+    for (let row = shown.first; row <= shown.last; row++) {
+      const y = layout.rowTop[row]! - shown.top
+      if (isHeading(layout, row)) {
+        rows.push(
+          <h2 key={row} className="grid-month" data-row={row} style={{ transform: `translateY(${y}px)`, height: HEADING }}>
+            {monthText(layout.sectionMonth[layout.rowSection[row]!]!)}
+          </h2>,
+        )
+        continue
+      }
+      const [from, to] = itemsOf(layout, row)
+      const ahead = row < shown.onScreenFirst || row > shown.onScreenLast
+      rows.push(
+        <div key={row} className="grid-row" data-row={row} style={{ transform: `translateY(${y}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, height: edge, gap: GAP }}>
+          {ids.slice(from, Math.min(to, ids.length)).map((assetId) => (
+            <TileView key={assetId} source={source} assetId={assetId} ahead={ahead} selecting={selecting} selected={selected.has(assetId)} onToggle={onToggle} />
+          ))}
+        </div>,
+      )
+    }
+  }
+
+  const pane = geometry === null ? 0 : Math.min(geometry.screen, geometry.space)
+  return (
+    <div className="grid-box">
+      <div ref={space} className="grid" style={{ height: geometry?.space ?? 0 }}>
+        <div className="grid-pane" style={{ height: pane }} onFocus={focused}>
+          <div ref={layer} className="grid-layer">
+            {rows}
+          </div>
+        </div>
+      </div>
+      <div className="scrubber-column">
+        {geometry !== null && geometry.height > 2 * geometry.screen && <Scrubber geometry={geometry} top={shown.top} height={pane} scrollToTop={scrollToTop} />}
+      </div>
+    </div>
+  )
+}
+
+/** A label of the scrubber: a year, or a month when the album spans one year. */
+interface Label {
+  readonly text: string
+  /** From the track's top, as a fraction of it. */
+  readonly at: number
+}
+
+function labelsOf(g: Geometry, track: number): Label[] {
+  const { layout } = g
+  const months = layout.sectionMonth
+  const end = lastTop(g)
+  if (months.length === 0 || end === 0) return []
+  const years = yearOf(months[0]!) !== yearOf(months[months.length - 1]!)
+  const labels: Label[] = []
+  let lastAt = -Infinity
+  for (let section = 0; section < months.length; section++) {
+    if (years && section > 0 && yearOf(months[section]!) === yearOf(months[section - 1]!)) continue
+    const at = Math.min(1, layout.rowTop[layout.sectionRow[section]!]! / end)
+    if ((at - lastAt) * track < LABEL_GAP) continue
+    labels.push({ text: years ? String(yearOf(months[section]!)) : monthShortText(months[section]!), at })
+    lastAt = at
+  }
+  return labels
+}
+
+/**
+ * The date scrubber: a slider over the album's months. A click or a drag on it jumps to that
+ * point of the album; the arrow keys go a month back or on, Page Up and Page Down a year, Home
+ * and End to either end.
+ */
+function Scrubber({ geometry: g, top, height, scrollToTop }: { geometry: Geometry; top: number; height: number; scrollToTop: (to: number) => void }) {
+  const { layout } = g
+  const end = lastTop(g)
+  const labels = useMemo(() => labelsOf(g, height), [g, height])
+  const sections = layout.sectionMonth.length
+  const section = layout.rowSection[rowAt(layout, top)] ?? 0
+  const month = layout.sectionMonth[section] ?? -1
+  const [dragging, setDragging] = useState(false)
+
+  const sectionTop = (s: number): number => layout.rowTop[layout.sectionRow[s]!]!
+  const toPoint = (event: React.PointerEvent) => {
+    const box = event.currentTarget.getBoundingClientRect()
+    scrollToTop((Math.min(Math.max(event.clientY - box.top, 0), box.height) / box.height) * end)
+  }
+  const keys = (event: React.KeyboardEvent) => {
+    const yearStart = (from: number, step: -1 | 1): number => {
+      let s = from
+      do s += step
+      while (s > 0 && s < sections - 1 && yearOf(layout.sectionMonth[s]!) === yearOf(layout.sectionMonth[s - 1]!))
+      return Math.min(Math.max(s, 0), sections - 1)
+    }
+    const to = {
+      ArrowDown: () => sectionTop(Math.min(section + 1, sections - 1)),
+      ArrowRight: () => sectionTop(Math.min(section + 1, sections - 1)),
+      ArrowUp: () => sectionTop(top > sectionTop(section) ? section : Math.max(section - 1, 0)),
+      ArrowLeft: () => sectionTop(top > sectionTop(section) ? section : Math.max(section - 1, 0)),
+      PageDown: () => sectionTop(yearStart(section, 1)),
+      PageUp: () => sectionTop(yearStart(section, -1)),
+      Home: () => 0,
+      End: () => end,
+    }[event.key]
+    if (to === undefined) return
+    event.preventDefault()
+    scrollToTop(to())
+  }
 
   return (
-    <div ref={ref} className="grid" style={{ height: virtualizer.getTotalSize() }}>
-      {virtualizer.getVirtualItems().map((row) => (
-        <div
-          key={row.key}
-          className="grid-row"
-          style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, height: edge, gap: GAP }}
-        >
-          {ids.slice(row.index * columns, row.index * columns + columns).map((assetId) => (
-            <TileView
-              key={assetId}
-              model={model}
-              assetId={assetId}
-              ahead={onScreen !== null && (row.index < onScreen.startIndex || row.index > onScreen.endIndex)}
-              selecting={selecting}
-              selected={selected.has(assetId)}
-              onToggle={onToggle}
-            />
-          ))}
-        </div>
+    <div
+      className={dragging ? 'scrubber dragging' : 'scrubber'}
+      style={{ height }}
+      role="slider"
+      tabIndex={0}
+      aria-label="Jump to a month"
+      aria-orientation="vertical"
+      aria-valuemin={1}
+      aria-valuemax={sections}
+      aria-valuenow={section + 1}
+      aria-valuetext={monthText(month)}
+      onKeyDown={keys}
+      onPointerDown={(event) => {
+        event.currentTarget.setPointerCapture(event.pointerId)
+        setDragging(true)
+        toPoint(event)
+      }}
+      onPointerMove={(event) => {
+        if (event.currentTarget.hasPointerCapture(event.pointerId)) toPoint(event)
+      }}
+      onPointerUp={() => setDragging(false)}
+      onPointerCancel={() => setDragging(false)}
+    >
+      {labels.map((label) => (
+        <span key={label.text} className="scrubber-label" style={{ top: `${label.at * 100}%` }} aria-hidden="true">
+          {label.text}
+        </span>
       ))}
+      <span className="scrubber-thumb" style={{ top: `${(end === 0 ? 0 : top / end) * 100}%` }} aria-hidden="true">
+        <span className="scrubber-month">{monthText(month)}</span>
+      </span>
     </div>
   )
 }

@@ -1,0 +1,30 @@
+// The grid lab (docs/web.md, "The grid lab"): the album's grid alone, over a synthetic album of
+// `?items=` photos (a million unless told) spread evenly over the 240 months of 2006 to 2025,
+// each tile a placeholder whose data-asset names its place (photo-0000000...). Built beside the
+// app but served by no route of the server and linked from nowhere: test/browser/grid.test.ts
+// serves it to Chromium to measure the grid at a million photos.
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import type { Tile } from '../lib/album.ts'
+import { Grid, type TileSource } from '../screens/gallery/Grid.tsx'
+import '../styles.css'
+
+const FIRST_MONTH = 2006 * 12
+const MONTHS = 240
+const LOADING: Tile = { kind: 'loading' }
+
+const count = Number(new URLSearchParams(location.search).get('items') ?? 1_000_000)
+const ids = Array.from({ length: count }, (_, i) => `photo-${String(i).padStart(7, '0')}`)
+const months = Int32Array.from({ length: count }, (_, i) => FIRST_MONTH + Math.floor((i * MONTHS) / count))
+const source: TileSource = { albumId: 'lab', tile: () => LOADING, watch: () => () => {} }
+const none: ReadonlySet<string> = new Set()
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <main>
+      <h1>Grid lab</h1>
+      <p className="hint">{count.toLocaleString('en')} synthetic photos.</p>
+      <Grid source={source} ids={ids} months={months} selecting={false} selected={none} onToggle={() => {}} />
+    </main>
+  </StrictMode>,
+)
