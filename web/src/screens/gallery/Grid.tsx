@@ -23,6 +23,11 @@ const HEADING = 40
 export const SCROLL_CAP = 8_000_000
 /** Rows drawn beyond the screen on each side. */
 const OVERSCAN = 2
+/**
+ * Rows are placed from a base pixel, moved only when the screen is this far from it: while it
+ * holds, a scroll that brings new rows adds them and leaves the others' styles alone.
+ */
+const REBASE = 100_000
 /** What an arrow key or a wheel's line moves, as the browser's own scrolling does. */
 const LINE = 40
 /** What Page Up and Page Down move: most of a screen, a little kept for context. */
@@ -168,7 +173,7 @@ function geometryOf(layout: Layout, screen: number): Geometry {
 /** The furthest the grid's top row can be from its top: its end on the screen's last line. */
 const lastTop = (g: Geometry): number => Math.max(0, g.height - g.screen)
 
-/** The rows drawn: those on screen and OVERSCAN around them; `top` is where they were placed from. */
+/** The rows drawn: those on screen and OVERSCAN around them; `top` is the base pixel they were placed from. */
 interface Drawn {
   readonly layout: Layout | null
   readonly first: number
@@ -218,7 +223,8 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
     const onScreenLast = rowAt(g.layout, top.current + g.screen)
     const first = Math.max(0, onScreenFirst - OVERSCAN)
     const last = Math.min(rows - 1, onScreenLast + OVERSCAN)
-    if (d.layout !== g.layout || first !== d.first || last !== d.last) setDrawn({ layout: g.layout, first, last, onScreenFirst, onScreenLast, top: top.current })
+    const base = d.layout === g.layout && Math.abs(top.current - d.top) < REBASE ? d.top : top.current
+    if (d.layout !== g.layout || first !== d.first || last !== d.last) setDrawn({ layout: g.layout, first, last, onScreenFirst, onScreenLast, top: base })
   }, [])
 
   /** Scrolls the window so that the grid's pixel `to` is at the screen's top. */
