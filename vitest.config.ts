@@ -22,8 +22,9 @@ const blobSuites = [
   'test/http/lifecycle.test.ts',
   'test/http/client-library.test.ts',
 ]
-// Client tests that need no server run once.
-const engineFree = ['test/client/media.test.ts']
+// Tests that need no database engine run once: client tests without a server, and the grid lab
+// (its server only serves the web app's files).
+const engineFree = ['test/client/media.test.ts', 'test/browser/grid-lab.test.ts']
 
 export default defineConfig({
   test: {
