@@ -11,7 +11,7 @@ import { clearLongTasks, heap, longestTask, mib, onScreen, recordLongTasks, type
 import { startServer, type TestServer } from '../support/server.ts'
 import { openAs, webAccount } from '../support/web-account.ts'
 
-/** Real photos in the album: 300 in CI (seeding costs the server about 50 ms a photo), COFFER_GRID_ASSETS=10000 by hand. */
+/** Real photos in the album: 300 in CI (seeding costs the server 50 to 80 ms a photo), COFFER_GRID_ASSETS=10000 by hand. */
 const ASSETS = Number(process.env.COFFER_GRID_ASSETS ?? 300)
 
 let server: TestServer
