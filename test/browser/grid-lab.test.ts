@@ -139,6 +139,11 @@ describe('the grid lab', () => {
     const { page } = lab
     await poll(() => onScreen(page)).toContain(labPhoto(0))
     expect(await page.locator('.grid-row').first().locator('.tile').count()).toBe(3)
+    // Tab down eight rows, past the screen's bottom: the focused tile is brought on screen.
+    await page.locator(`a[data-asset="${labPhoto(0)}"]`).focus()
+    for (let press = 0; press < 24; press++) await page.keyboard.press('Tab')
+    await poll(() => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(name: string): string | null } } }).document.activeElement.getAttribute('data-asset'))).toBe(labPhoto(24))
+    expect(await onScreen(page)).toContain(labPhoto(24))
     const scrubber = page.getByRole('slider', { name: 'Jump to a month' })
     await scrubber.focus()
     await scrubber.press('End')

@@ -286,10 +286,10 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
     }
   }, [geometry?.scale])
 
-  /** A tile reached with Tab is scrolled into view: the rows drawn off screen are clipped. */
+  /** A tile reached with Tab (not a click) is scrolled into view: the rows drawn off screen are clipped. */
   const focused = (event: React.FocusEvent) => {
     const g = now.current.geometry
-    const row = event.target instanceof HTMLElement ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
+    const row = event.target instanceof HTMLElement && event.target.matches(':focus-visible') ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
     if (g === null || !Number.isInteger(row)) return
     const rowTop = g.layout.rowTop[row]!
     const rowBottom = g.layout.rowTop[row + 1]!
