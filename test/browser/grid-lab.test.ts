@@ -85,6 +85,14 @@ describe('the grid lab', () => {
     await poll(async () => Math.abs(placeOf((await onScreen(page))[0] ?? 'photo-0') - LAB_ITEMS / 2)).toBeLessThan(LAB_ITEMS / 100)
     const middleJump = performance.now() - jumping
 
+    // A drag from the top to three quarters down: the grid follows, and ends three quarters in.
+    await page.mouse.move(box.x + box.width / 2, box.y + 2)
+    await page.mouse.down()
+    await poll(async () => placeOf((await onScreen(page))[0] ?? 'photo-9999999')).toBeLessThan(LAB_ITEMS / 100)
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.75, { steps: 10 })
+    await page.mouse.up()
+    await poll(async () => Math.abs(placeOf((await onScreen(page))[0] ?? 'photo-0') - LAB_ITEMS * 0.75)).toBeLessThan(LAB_ITEMS / 100)
+
     // The observer sees long tasks: making the lab's million ids took one.
     expect(await longestTask(page)).toBeGreaterThan(LONGEST_TASK_MS)
 
