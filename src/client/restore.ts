@@ -16,7 +16,7 @@
 //   to a folder handle or an archive.
 import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './albums.ts'
 import type { RestoredFile } from './files.ts'
-import { fatal, statusError } from './sync.ts'
+import { fatalCause } from './sync.ts'
 
 export type RestoreOutcome = 'restored' | 'unchanged' | 'failed'
 
@@ -116,8 +116,9 @@ export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
       }
       const { assetId, size, name, file, error } = next.value
       if (file === undefined || name === null) {
-        if (fatal(error)) {
-          stopError ??= statusError(error)
+        const stop = fatalCause(error)
+        if (stop !== null) {
+          stopError ??= stop
           return
         }
         finish(null, assetId, size, 'failed', error?.message)
@@ -126,8 +127,9 @@ export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
       try {
         finish(name, assetId, file.metadata.size, await run.write(file, name))
       } catch (caught) {
-        if (fatal(caught)) {
-          stopError ??= statusError(caught)
+        const stop = fatalCause(caught)
+        if (stop !== null) {
+          stopError ??= stop
           return
         }
         finish(name, assetId, file.metadata.size, 'failed', (caught as Error)?.message ?? String(caught))

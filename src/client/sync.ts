@@ -17,6 +17,7 @@
 // IndexedDB.
 import { feedEntries } from './albums.ts'
 import { replaceFile, type ReplaceTarget } from './edits.ts'
+import { ProtocolUnsupportedError } from './protocol.ts'
 import { backupFile, FileTransferError, type BackupTarget, type FileSource, type MediaFacts } from './files.ts'
 
 /** What the local index recorded of a file backed up. */
@@ -155,21 +156,18 @@ function transient(error: unknown): boolean {
   return false
 }
 
-/** A failure that every other file would meet too (the session ended, the account is suspended, over quota): stop the run. */
-export function fatal(error: unknown): boolean {
+/**
+ * The error in `error`'s cause chain that every other file would meet too, or null: the session
+ * ended (401), the account is suspended (403), over quota (507), or the album needs a protocol
+ * version this client does not speak (update it). The run stops and throws it.
+ */
+export function fatalCause(error: unknown): unknown {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof ProtocolUnsupportedError) return at
     const status = (at as { status?: unknown }).status
-    if (typeof status === 'number') return status === 401 || status === 403 || status === 507
+    if (typeof status === 'number') return status === 401 || status === 403 || status === 507 ? at : null
   }
-  return false
-}
-
-/** The error in `error`'s cause chain that carries the server's status (the CofferProblem a FileTransferError wraps). */
-export function statusError(error: unknown): unknown {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
-    if (typeof (at as { status?: unknown }).status === 'number') return at
-  }
-  return error
+  return null
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -243,8 +241,9 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result.reusedOriginal)
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
-        if (fatal(error)) {
-          fatalError ??= statusError(error)
+        const stop = fatalCause(error)
+        if (stop !== null) {
+          fatalError ??= stop
           return
         }
         const message = (error as Error)?.message ?? String(error)

@@ -271,4 +271,19 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
     expect((failed as Error).message).toMatch(/takes protocol versions 2027-01-01 to 2027-06-01, and this client speaks 2025-01-01 to 2026-11-01: update it/)
     expect((await library.client.readUpgrade(album.albumId)).in_flight).toBe(0)
   })
+
+  it('a backup of a folder stops at the first such file and throws ProtocolUnsupportedError itself: every other file would meet it', async () => {
+    const album = await openAlbum(library, 'Too new for a folder')
+    setProtocolRange({ min: '2027-01-01', current: '2027-01-01', max: '2027-06-01' })
+    const candidates: Candidate[] = ['a.jpg', 'b.jpg', 'c.jpg'].map((name) => {
+      const bytes = randomBytes(300)
+      return { path: name, size: bytes.length, modified: null, source: async () => sourceOf(name, bytes) }
+    })
+    const state: SyncState = { knownAsset: async () => null, lastBackedUp: async () => null, movedFile: async () => null, remember: async () => {}, uploadOpened: async () => {}, uploadEnded: async () => {}, openUploads: async () => [] }
+    const events: BackupEvent[] = []
+    const thrown = await backupAll({ target: { ...library, albumId: album.albumId }, state, concurrency: 1, onEvent: (event) => events.push(event) }, candidates).catch((error: unknown) => error)
+    expect(thrown).toBeInstanceOf(ProtocolUnsupportedError)
+    expect(events.filter((event) => event.type === 'file')).toEqual([]) // no file reported failed one by one
+    expect(await liveEntries(library.client, album.albumId)).toHaveLength(1) // the album's record only
+  })
 })

@@ -1,6 +1,7 @@
 // What `coffer-photos` prints. For people: results on stdout, progress and warnings on stderr.
 // With --json: one JSON object per line on stdout (`{"event": ..., ...}`), nothing else there,
 // so that a script can read it line by line; errors still go to stderr as text as well.
+import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
 import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
@@ -75,7 +76,7 @@ export function describeError(error: unknown, server: string | null = null): Des
   }
   const network = networkCause(error)
   if (network !== null) return { message: `the server could not be reached (${network}); check the address and your connection`, code: null, exit: EXIT.unreachable }
-  if (error instanceof CofferInputError) return { message: error.message, code: null, exit: EXIT.refused }
+  if (error instanceof CofferInputError || error instanceof ProtocolUnsupportedError) return { message: error.message, code: null, exit: EXIT.refused }
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { message: (error as Error).message, code: null, exit: EXIT.local }
   return { message: error instanceof Error ? error.message : String(error), code: null, exit: EXIT.failed }
