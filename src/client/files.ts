@@ -62,6 +62,30 @@ export interface FileSource {
   digest?(): Promise<Uint8Array>
 }
 
+/** The largest file a client reads into memory whole to back it up from one read (memorySource); a larger one is streamed, and read twice. */
+export const IN_MEMORY_FILE_MAX = 64 * 1024 * 1024
+
+/**
+ * A file held in memory as a FileSource: both passes read the one buffer (chunk-sized views,
+ * no copy: the encryption takes each as it is), and its hash is known up front, so its original
+ * is encrypted under keys that follow from its content (private dedup). `onPiece` is told each
+ * piece handed to a pass (progress).
+ */
+export function memorySource(bytes: Uint8Array, facts: Pick<FileSource, 'name' | 'type' | 'modified'>, onPiece?: (bytes: number) => void): FileSource {
+  return {
+    ...facts,
+    size: bytes.length,
+    *open() {
+      for (let at = 0; at < bytes.length; at += DEFAULT_CHUNK_SIZE) {
+        const piece = bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
+        onPiece?.(piece.length)
+        yield piece
+      }
+    },
+    digest: () => digestSha256(bytes),
+  }
+}
+
 /** A thumbnail or preview made on the device (small: it is encrypted in memory). */
 export interface DerivativeSource {
   readonly kind: string

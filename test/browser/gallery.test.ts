@@ -193,6 +193,42 @@ describe('the gallery', () => {
     expect(device.problems).toEqual([])
   }, 60_000)
 
+  it('uploads a photo into a second album from one read, without sending its original again: the same encrypted original, the same content mac', async () => {
+    const { page } = device
+    const again = photos[0]!
+    const usedBefore = (await account.library.client.storageUsage()).stored_bytes
+    await page.goto(`${server.url}/#/albums`)
+    await page.getByLabel('New album').fill('Copies')
+    await page.getByRole('button', { name: 'Create album' }).click()
+    await poll(() => page.getByRole('heading', { name: 'Copies' }).isVisible()).toBe(true)
+    const copiesId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
+    const sent: number[] = []
+    await page.route('**/v1/upload/*/blobs/*', async (route) => {
+      sent.push(route.request().postDataBuffer()?.length ?? 0)
+      await route.continue()
+    })
+    await picker(page).setInputFiles([again.file])
+    await poll(async () => (await decryptedThumbnails(page)).length, 30_000).toBe(1)
+    await page.unrouteAll()
+    // Only the thumbnail went: the original's bytes were already the account's.
+    expect(sent).toHaveLength(1)
+    expect(sent[0]!).toBeLessThan(again.bytes.length / 2)
+    expect((await account.library.client.storageUsage()).stored_bytes - usedBefore).toBeLessThan(again.bytes.length / 2)
+    const openedIn = async (id: string) => {
+      for (const entry of await liveEntries(account.library.client, id)) {
+        const file = await restoreFile({ ...account.library, albumId: id }, entry)
+        if (file.metadata.name === again.name) return file
+      }
+      throw new Error(`${again.name} is not in album ${id}`)
+    }
+    const [first, copy] = [await openedIn(albumId), await openedIn(copiesId)]
+    expect(copy.envelope.ciphertext_hash).toBe(first.envelope.ciphertext_hash)
+    expect(copy.metadata.contentMac).toEqual(first.metadata.contentMac)
+    expect(copy.metadata.contentMac).toHaveLength(32)
+    await page.goto(`${server.url}/#/albums/${encodeURIComponent(albumId)}`)
+    expect(device.problems).toEqual([])
+  }, 60_000)
+
   it('finishes an upload that a reload interrupted', async () => {
     const { page } = device
     const big = await Promise.all([101, 102, 103].map((n) => photo(n, { width: 2100, height: 1400 })))

@@ -26,5 +26,7 @@ export function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** SHA-256 by the platform's WebCrypto: native, so a few times faster than a JavaScript hash on a blob of any size. */
 export async function digestSha256(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', own(bytes)))
+  // A view of an ArrayBuffer is hashed where it is: a copy of a photo held in memory is 64 MiB at worst.
+  const input = bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : own(bytes)
+  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', input))
 }

@@ -1,12 +1,11 @@
 // Node adapters for the client library's files (../files.ts): a FileSource read from a path,
 // and a sink that keeps nothing under a restored file's final name until it is whole and
 // verified (written to a temporary name in the same folder, fsynced, then renamed).
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
-import type { FileSource, RestoredFile } from '../files.ts'
-import { DEFAULT_CHUNK_SIZE } from '../format/stream.ts'
+import { IN_MEMORY_FILE_MAX, memorySource, type FileSource, type RestoredFile } from '../files.ts'
 import type { RestoreWriter } from '../restore.ts'
 
 const TYPES: Record<string, string> = {
@@ -22,8 +21,6 @@ export function mediaTypeOf(file: string): string {
   return TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream'
 }
 
-/** The largest file read into memory whole (a photo; a long video is streamed, and read twice). */
-export const IN_MEMORY_FILE_MAX = 64 * 1024 * 1024
 /** What the files in flight may hold in memory together: each file's in-memory limit is this over the files in flight. */
 export const IN_MEMORY_BUDGET = 512 * 1024 * 1024
 
@@ -53,17 +50,7 @@ export async function fileSource(file: string, options: { type?: string; name?: 
   const after = await stat(file)
   // Modified while being read: the bytes may be a mix of two versions.
   if (after.size !== bytes.length || after.mtimeMs !== info.mtimeMs) throw new Error(`${file}: changed while being read`)
-  return {
-    ...described,
-    size: bytes.length,
-    modified: Math.floor(info.mtimeMs),
-    bytes,
-    *open() {
-      // Chunk-sized views of the one buffer: the encryption takes each as it is, without a copy.
-      for (let at = 0; at < bytes.length; at += DEFAULT_CHUNK_SIZE) yield bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
-    },
-    digest: async () => createHash('sha256').update(bytes).digest(),
-  }
+  return { ...memorySource(bytes, { ...described, modified: Math.floor(info.mtimeMs) }), bytes }
 }
 
 /**

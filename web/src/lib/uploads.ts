@@ -10,7 +10,7 @@
 // Blob. Signing out drops the queue: what it sealed could no longer be opened.
 import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
 import { replaceFile } from '../../../src/client/edits.ts'
-import { backupFile, type BackupResult, type FileSource, type MediaFacts } from '../../../src/client/files.ts'
+import { backupFile, IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts } from '../../../src/client/files.ts'
 import type { AlbumModel } from './album.ts'
 import { inWorker } from './pool.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
@@ -88,13 +88,18 @@ export interface UploadItem {
 /** Files sent at once. */
 const PARALLEL = 2
 
+/** A File's name, media type and modification time as a FileSource states them. */
+const factsOf = (file: File): Pick<FileSource, 'name' | 'type' | 'modified'> => ({
+  name: file.name,
+  type: file.type === '' ? 'application/octet-stream' : file.type,
+  modified: file.lastModified > 0 ? file.lastModified : null,
+})
+
 /** A File as backupFile reads it: twice, each read counted for the progress. */
-export function fileSource(file: File, onRead: (bytes: number) => void): FileSource {
+function fileSource(file: File, onRead: (bytes: number) => void): FileSource {
   return {
-    name: file.name,
+    ...factsOf(file),
     size: file.size,
-    type: file.type === '' ? 'application/octet-stream' : file.type,
-    modified: file.lastModified > 0 ? file.lastModified : null,
     async *open() {
       // Through the reader: ReadableStream is not async iterable in every browser.
       const reader = file.stream().getReader()
@@ -113,11 +118,25 @@ export function fileSource(file: File, onRead: (bytes: number) => void): FileSou
 }
 
 /** The describe option of backupFile and replaceFile: the file's derivatives and capture time, made in a worker. */
-export const describeIn = (file: File) => (): Promise<MediaFacts> => inWorker((worker) => worker.describe(file))
+export const describeIn = (file: Blob) => (): Promise<MediaFacts> => inWorker((worker) => worker.describe(file))
+
+/**
+ * What backupFile and replaceFile are given for a file: a photo (up to IN_MEMORY_FILE_MAX) is
+ * read once, whole, and both encryption passes and the worker's derivatives use that read (the
+ * worker gets a Blob of the bytes in memory, not the file again); its keys then follow from its
+ * content, so the same photo in two albums is stored once (decision 0030). A larger file is
+ * streamed on each pass.
+ */
+async function sending(file: File, onRead: (bytes: number) => void): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
+  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, onRead), describe: describeIn(file) }
+  const bytes = new Uint8Array(await file.arrayBuffer())
+  return { source: memorySource(bytes, factsOf(file), onRead), describe: describeIn(new Blob([bytes], { type: file.type })) }
+}
 
 /** Stores a new version of a photo (replaceFile), its progress told as bytes read. */
-export function replacePhoto(model: AlbumModel, assetId: string, file: File, onRead: (bytes: number) => void = () => {}): Promise<BackupResult> {
-  return replaceFile({ ...model.library, albumId: model.albumId }, assetId, fileSource(file, onRead), { describe: describeIn(file) })
+export async function replacePhoto(model: AlbumModel, assetId: string, file: File, onRead: (bytes: number) => void = () => {}): Promise<BackupResult> {
+  const { source, describe } = await sending(file, onRead)
+  return replaceFile({ ...model.library, albumId: model.albumId }, assetId, source, { describe })
 }
 
 /** An album's uploads: what this page added, and what a page before it left unfinished. */
@@ -229,14 +248,11 @@ export class Uploads {
     let read = 0
     const target = { ...this.#model.library, albumId: this.#model.albumId }
     try {
-      const result = await backupFile(
-        target,
-        fileSource(file, (bytes) => {
-          read += bytes
-          this.#update(id, { read }, true)
-        }),
-        { isStored: (assetId) => this.#model.holds(assetId), describe: describeIn(file) },
-      )
+      const { source, describe } = await sending(file, (bytes) => {
+        read += bytes
+        this.#update(id, { read }, true)
+      })
+      const result = await backupFile(target, source, { isStored: (assetId) => this.#model.holds(assetId), describe })
       await del(id, queue)
       this.#update(id, { state: result.status, read: 2 * file.size })
       this.#files.delete(id)
