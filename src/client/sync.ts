@@ -28,6 +28,8 @@ export interface IndexedFile {
   readonly contentHash: string
   /** The content's keyed hash (format/content.ts), hex; null in records older than it. */
   readonly contentMac: string | null
+  /** How many other paths of the album the index records as the same asset (a duplicate, a hard link, a file moved from there). */
+  readonly sharedPaths: number
 }
 
 /** What a device remembers between runs: the local index of the files it backed up, and its open upload sessions. */
@@ -215,9 +217,11 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       await record(moved.assetId, moved.contentHash, moved.contentMac)
       return finish(candidate, 'unchanged', moved.assetId, 0)
     }
-    // Changed since this device backed it up: a new version of the same asset.
+    // Changed since this device backed it up: a new version of the same asset, unless another
+    // path is that asset too (a duplicate, a hard link, the place a file was moved from): then the
+    // album must keep it, and the new content is stored as an asset of its own.
     const before = await state.lastBackedUp(target.albumId, candidate.path)
-    const changed = before !== null && live.has(before.assetId) ? before : null
+    const changed = before !== null && live.has(before.assetId) && before.sharedPaths === 0 ? before : null
     const attempts = run.attempts ?? 3
     for (let attempt = 1; ; attempt++) {
       let uploadId: string | null = null

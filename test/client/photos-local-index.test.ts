@@ -151,6 +151,16 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
       expect(file.envelope.ciphertext_hash).toBe(second.get(one.path)!.envelope.ciphertext_hash)
     }
     expect((await stat(path.join(copies, one.path))).size).toBe(one.size)
+
+    // The duplicate changes: its asset is the other name's too, so the new content is a photo of
+    // its own, and the other name keeps its version.
+    const duplicate = path.join(copies, `same-as-${one.path}`)
+    await writePhoto(duplicate, { format: 'jpeg', width: 640, height: 480, seed: 77 })
+    await utimes(duplicate, new Date(), new Date(Date.now() + 60_000))
+    expect(await backup(copies, 'Copies')).toMatchObject({ stored: 1, replaced: 0, unchanged: FILES, failed: 0 })
+    const after = await filesOf(lib, 'Copies')
+    expect(after.get(one.path)!.envelope.ciphertext_hash).toBe(second.get(one.path)!.envelope.ciphertext_hash)
+    expect(after.get(`same-as-${one.path}`)!.metadata.size).toBe((await stat(duplicate)).size)
   })
 
   it('--watch backs up new and changed photos as they appear, and a folder moved in; Ctrl-C ends it', async () => {
