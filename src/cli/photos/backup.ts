@@ -10,7 +10,7 @@ import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { candidateOf, walkMedia, type WalkedFile } from '../../client/node/walk.ts'
-import { changedFiles, watchFolder } from '../../client/node/watch.ts'
+import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
@@ -70,9 +70,8 @@ export const backup: Command = {
     const account = await openAccount(commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await openAlbum(library, typeof values.album === 'string' ? values.album : path.basename(root))
-    // Watching starts before the first pass, so that nothing written during it is missed.
-    const watcher = values.watch === true ? watchFolder(root, { quietMs: WATCH_QUIET_MS, signal }) : null
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
+    let watcher: FolderWatch | null = null
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
@@ -124,6 +123,9 @@ export const backup: Command = {
       }
     }
     try {
+      // Watching starts before the first pass, so that nothing written during it is missed; inside
+      // the try, so that whatever fails after it leaves no watch keeping the process up.
+      if (values.watch === true) watcher = watchFolder(root, { quietMs: WATCH_QUIET_MS, signal })
       // Walked twice, not held: a first walk (names and sizes only) counts for the progress.
       const totals = { files: 0, bytes: 0 }
       for await (const file of walkMedia(root)) {
