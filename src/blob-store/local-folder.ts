@@ -1,13 +1,14 @@
 // The blob store on a local (or shared) folder. Layout: <root>/<2 hex>/<2 hex>/<64 hex> for
-// blobs and <root>/tmp/ for writes in progress. A write goes to a temporary file, is hashed
+// blobs, <root>/parts/<upload id>/<64 hex>/<part name> for the parts of blobs uploaded in pieces
+// (decision 0034) and <root>/tmp/ for writes in progress. A write goes to a temporary file, is hashed
 // while streaming, fsynced, renamed into place and the directory fsynced: a blob is either
 // absent or complete and durable. Temporary names are writers.ts's, so that a cleanup removes
 // only what gone writers left.
 import { createHash } from 'node:crypto'
-import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rm, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { makeDirectory } from '../directories.ts'
-import { BLOB_NAME, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
+import { BLOB_NAME, partSegments, UPLOAD_NAME, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
 import { collectingEvery, countedReads, trackWrites } from './writers.ts'
 
 export interface LocalFolderBlobStore extends BlobStore {
@@ -62,14 +63,17 @@ async function sortedNames(directory: string): Promise<string[]> {
 
 export async function openLocalFolderBlobStore(root: string, onRead: (bytes: number) => void = () => {}): Promise<LocalFolderBlobStore> {
   const temporary = path.join(root, 'tmp')
+  const parts = path.join(root, 'parts')
   makeDirectory(temporary)
   const writes = trackWrites()
   const pathOf = (hash: string): string => {
     if (!BLOB_NAME.test(hash)) throw new Error(`not a blob name: ${hash}`)
     return path.join(root, hash.slice(0, 2), hash.slice(2, 4), hash)
   }
+  const partPath = (uploadId: string, hash?: string, name?: string): string => path.join(parts, ...partSegments(uploadId, hash, name))
 
-  async function writeVerified(handle: FileHandle, hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+  /** `hash` undefined: only the size is checked. */
+  async function writeVerified(handle: FileHandle, hash: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
     const digest = createHash('sha256')
     const collect = collectingEvery()
     let received = 0
@@ -110,9 +114,56 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
       await writing.catch(() => {})
     }
     if (received !== size) return { kind: 'mismatch', detail: `${received} bytes arrived, ${size} were declared` }
-    if (digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
+    if (hash !== undefined && digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
     await handle.sync()
     return { kind: 'stored' }
+  }
+
+  /**
+   * Writes `source` to `final` through tmp/: verified (`expected`: the SHA-256 to match, if any),
+   * fsynced, renamed into place, its folder (and each folder made for it) fsynced.
+   */
+  async function publish(final: string, expected: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+    const name = writes.begin()
+    const partial = path.join(temporary, name)
+    const handle = await open(partial, 'wx', 0o600).catch((error: unknown) => {
+      writes.done(name)
+      throw error
+    })
+    // Whatever fails before the rename (the bytes, a full or failing disk, a folder that cannot
+    // be made), the temporary file goes with it.
+    let published = false
+    try {
+      let outcome: PutOutcome
+      try {
+        outcome = await writeVerified(handle, expected, size, source)
+      } finally {
+        await handle.close()
+      }
+      if (outcome.kind !== 'stored') return outcome
+      const directory = path.dirname(final)
+      const created = await mkdir(directory, { recursive: true })
+      // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
+      await rename(partial, final)
+      published = true
+      // The publish time, not the last write's: a collector that decided before this publish
+      // leaves the file alone (remove's unlessModifiedSince).
+      const publishedAt = new Date()
+      await utimes(final, publishedAt, publishedAt)
+      await syncDirectory(directory)
+      // A folder made for this blob is an entry of its parent: make each such entry durable too.
+      if (created !== undefined) {
+        for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
+          await syncDirectory(parent)
+          if (parent === path.dirname(created)) break
+        }
+      }
+      return outcome
+    } finally {
+      // One that cannot be removed now either is a leftover the next cleanup removes.
+      if (!published) await unlink(partial).catch(() => {})
+      writes.done(name)
+    }
   }
 
   return {
@@ -121,48 +172,25 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
     root,
     pathOf,
 
-    async put(hash, size, source) {
-      const final = pathOf(hash)
-      const name = writes.begin()
-      const partial = path.join(temporary, name)
-      const handle = await open(partial, 'wx', 0o600).catch((error: unknown) => {
-        writes.done(name)
-        throw error
-      })
-      // Whatever fails before the rename (the bytes, a full or failing disk, a folder that cannot
-      // be made), the temporary file goes with it.
-      let published = false
-      try {
-        let outcome: PutOutcome
-        try {
-          outcome = await writeVerified(handle, hash, size, source)
-        } finally {
-          await handle.close()
-        }
-        if (outcome.kind !== 'stored') return outcome
-        const directory = path.dirname(final)
-        const created = await mkdir(directory, { recursive: true })
-        // Same name, same bytes: renaming over an existing copy is harmless and keeps the write atomic.
-        await rename(partial, final)
-        published = true
-        // The publish time, not the last write's: a collector that decided before this publish
-        // leaves the file alone (remove's unlessModifiedSince).
-        const publishedAt = new Date()
-        await utimes(final, publishedAt, publishedAt)
-        await syncDirectory(directory)
-        // A folder made for this blob is an entry of its parent: make each such entry durable too.
-        if (created !== undefined) {
-          for (let parent = path.dirname(directory); ; parent = path.dirname(parent)) {
-            await syncDirectory(parent)
-            if (parent === path.dirname(created)) break
-          }
-        }
-        return outcome
-      } finally {
-        // One that cannot be removed now either is a leftover the next cleanup removes.
-        if (!published) await unlink(partial).catch(() => {})
-        writes.done(name)
-      }
+    put: (hash, size, source) => publish(pathOf(hash), hash, size, source),
+
+    putPart: async (uploadId, hash, name, size, source, sha256) => publish(partPath(uploadId, hash, name), sha256, size, source),
+
+    async openPart(uploadId, hash, name) {
+      const handle = await open(partPath(uploadId, hash, name), 'r')
+      return countedReads(handle.createReadStream(), onRead)
+    },
+
+    async removePart(uploadId, hash, name) {
+      await unlink(partPath(uploadId, hash, name)).catch(ignoreMissing)
+    },
+
+    async removeParts(uploadId, hash) {
+      await rm(partPath(uploadId, hash), { recursive: true, force: true })
+    },
+
+    async *partUploads() {
+      for (const name of await sortedNames(parts)) if (UPLOAD_NAME.test(name)) yield name
     },
 
     // One folder at a time: tmp/ and names that are not blobs in their place are left out.

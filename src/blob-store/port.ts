@@ -2,7 +2,8 @@
 // streamed, never held whole in memory. Two stores implement it, chosen at start-up: a local
 // (or shared) folder and an S3-compatible bucket. put = verified upload then atomic publish;
 // open = a ranged read; sha256 = a deep check's re-hash; remove = delete by name; list for
-// garbage collection, fsck and copies.
+// garbage collection, fsck and copies. Parts of a blob being uploaded in pieces (decision 0034)
+// live in a namespace of their own, which list, size and open never see.
 import type { Readable } from 'node:stream'
 
 export type PutOutcome =
@@ -52,6 +53,20 @@ export interface BlobStore {
   /** The store answers (readiness). */
   ping(): Promise<void>
   /**
+   * Streams `source` into the parts namespace as `name` of blob `hash` of upload `uploadId`; keeps
+   * it only when its length is `size` and, when `sha256` (hex) is given, its SHA-256 is that, and
+   * only once durable. Parts are never seen by list, size or open.
+   */
+  putPart(uploadId: string, hash: string, name: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256?: string): Promise<PutOutcome>
+  /** A stream of a part's bytes; rejects when the part is not there. */
+  openPart(uploadId: string, hash: string, name: string): Promise<Readable>
+  /** Removes one part (absent: nothing to do). */
+  removePart(uploadId: string, hash: string, name: string): Promise<void>
+  /** Removes every part of the upload's blob `hash`, or of the whole upload. */
+  removeParts(uploadId: string, hash?: string): Promise<void>
+  /** The id of every upload that has parts in the store. */
+  partUploads(): AsyncIterable<string>
+  /**
    * A URL that serves the blob's bytes without this server for `expiresInS` seconds (a bucket's
    * presigned GET), or undefined for a store that has none (the folder).
    */
@@ -71,3 +86,16 @@ export class BlobStoreUnavailableError extends Error {
 }
 
 export const BLOB_NAME = /^[0-9a-f]{64}$/
+
+/** An upload session's id (a canonical UUID): the parts namespace's first level. */
+export const UPLOAD_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** A part's name inside its blob's folder (the service's `<offset>-<random hex>`). */
+export const PART_NAME = /^[0-9a-z][0-9a-z-]{0,99}$/
+
+/** The path segments of a part (or of a blob's or an upload's parts), each checked. */
+export function partSegments(uploadId: string, hash?: string, name?: string): string[] {
+  if (!UPLOAD_NAME.test(uploadId)) throw new Error(`not an upload id: ${uploadId}`)
+  if (hash !== undefined && !BLOB_NAME.test(hash)) throw new Error(`not a blob name: ${hash}`)
+  if (name !== undefined && !PART_NAME.test(name)) throw new Error(`not a part name: ${name}`)
+  return [uploadId, ...(hash === undefined ? [] : [hash]), ...(name === undefined ? [] : [name])]
+}

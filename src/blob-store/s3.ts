@@ -1,5 +1,6 @@
 // The blob store on an S3-compatible bucket (AWS S3, MinIO, Garage, Ceph RGW, R2, B2). Layout
-// under the configured prefix: blobs/<64 hex> for blobs, staging/<writer name> for writes in
+// under the configured prefix: blobs/<64 hex> for blobs, parts/<upload id>/<64 hex>/<part name>
+// for the parts of blobs uploaded in pieces (decision 0034), staging/<writer name> for writes in
 // progress (writers.ts). A put streams to its staging object (multipart above PART_SIZE),
 // hashing on the way; only when the SHA-256 and the size match is the object copied, on the
 // bucket's side, to its content address, stamped with the publish time, and the staging object
@@ -30,7 +31,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { BucketSettings } from '../config.ts'
-import { BLOB_NAME, BlobStoreUnavailableError, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
+import { BLOB_NAME, BlobStoreUnavailableError, partSegments, UPLOAD_NAME, type BlobStore, type ByteRange, type PutOutcome } from './port.ts'
 import { collectingEvery, countedReads, sha256Of, trackWrites } from './writers.ts'
 
 /**
@@ -50,6 +51,8 @@ export interface S3BlobStore extends BlobStore {
   keyOf(hash: string): string
   /** Where writes in progress are staged. */
   readonly stagingPrefix: string
+  /** Where the parts of blobs uploaded in pieces are. */
+  readonly partsPrefix: string
 }
 
 export interface S3StoreOptions {
@@ -95,6 +98,8 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
   })
   const blobsPrefix = `${prefix}blobs/`
   const stagingPrefix = `${prefix}staging/`
+  const partsPrefix = `${prefix}parts/`
+  const partKey = (uploadId: string, hash: string, name: string): string => partsPrefix + partSegments(uploadId, hash, name).join('/')
   const writes = trackWrites()
   const keyOf = (hash: string): string => {
     if (!BLOB_NAME.test(hash)) throw new Error(`not a blob name: ${hash}`)
@@ -181,8 +186,8 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     }
   }
 
-  /** Streams `source` to `key`, hashing and counting; the outcome compares them with the declaration. */
-  async function stage(key: string, hash: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+  /** Streams `source` to `key`, hashing and counting; the outcome compares them with the declaration (`hash` undefined: the size only). */
+  async function stage(key: string, hash: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
     const digest = createHash('sha256')
     const collect = collectingEvery()
     let received = 0
@@ -222,23 +227,57 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
       throw unavailable(error)
     }
     if (received !== size) return { kind: 'mismatch', detail: `${received} bytes arrived, ${size} were declared` }
-    if (digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
+    if (hash !== undefined && digest.digest('hex') !== hash) return { kind: 'mismatch', detail: 'the SHA-256 of the bytes differs from the declared hash' }
     return { kind: 'stored' }
   }
 
-  async function openBlob(hash: string, range?: ByteRange): Promise<Readable> {
+  /**
+   * Stages `source`, and once it matches (`expected`: the SHA-256 to match, if any) copies it on the
+   * bucket's side to `final`, stamped with the publish time.
+   */
+  async function publish(final: string, expected: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+    const name = writes.begin()
+    const staging = stagingPrefix + name
+    try {
+      const outcome = await stage(staging, expected, size, source)
+      if (outcome.kind !== 'stored') return outcome
+      // Same name, same bytes: copying over an existing copy is harmless. The stamp is the
+      // publish time: a collector that decided before it leaves the blob alone (remove).
+      await reaching(() =>
+        client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: final,
+            // URL-encoded, as S3 requires (a prefix may hold %, +, spaces).
+            CopySource: `${bucket}/${staging.split('/').map(encodeURIComponent).join('/')}`,
+            MetadataDirective: 'REPLACE',
+            Metadata: { [PUBLISHED_AT]: String(Date.now()) },
+            ContentType: 'application/octet-stream',
+          }),
+        ),
+      )
+      return outcome
+    } finally {
+      // One that cannot be removed now (the bucket went away) is a leftover the next cleanup removes.
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: staging })).catch(() => {})
+      writes.done(name)
+    }
+  }
+
+  /** The object at `key` (a blob's, or a part's), or one range of it. */
+  async function openObject(key: string, range?: ByteRange): Promise<Readable> {
     let body: Readable
     try {
-      const answer = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash), ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
-      )
+      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }))
       body = answer.Body as Readable
     } catch (error) {
-      if (notFound(error)) throw new Error(`blob ${hash} is not in the bucket`, { cause: error })
+      if (notFound(error)) throw new Error(`${key} is not in the bucket`, { cause: error })
       throw unavailable(error)
     }
     return countedReads(body, onRead)
   }
+
+  const openBlob = (hash: string, range?: ByteRange): Promise<Readable> => openObject(keyOf(hash), range)
 
   return {
     kind: 's3',
@@ -247,34 +286,32 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     bucket,
     keyOf,
     stagingPrefix,
+    partsPrefix,
 
-    async put(hash, size, source) {
-      const final = keyOf(hash)
-      const name = writes.begin()
-      const staging = stagingPrefix + name
-      try {
-        const outcome = await stage(staging, hash, size, source)
-        if (outcome.kind !== 'stored') return outcome
-        // Same name, same bytes: copying over an existing copy is harmless. The stamp is the
-        // publish time: a collector that decided before it leaves the blob alone (remove).
-        await reaching(() =>
-          client.send(
-            new CopyObjectCommand({
-              Bucket: bucket,
-              Key: final,
-              // URL-encoded, as S3 requires (a prefix may hold %, +, spaces).
-              CopySource: `${bucket}/${staging.split('/').map(encodeURIComponent).join('/')}`,
-              MetadataDirective: 'REPLACE',
-              Metadata: { [PUBLISHED_AT]: String(Date.now()) },
-              ContentType: 'application/octet-stream',
-            }),
-          ),
-        )
-        return outcome
-      } finally {
-        // One that cannot be removed now (the bucket went away) is a leftover the next cleanup removes.
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: staging })).catch(() => {})
-        writes.done(name)
+    put: (hash, size, source) => publish(keyOf(hash), hash, size, source),
+
+    putPart: async (uploadId, hash, name, size, source, sha256) => publish(partKey(uploadId, hash, name), sha256, size, source),
+
+    openPart: async (uploadId, hash, name) => openObject(partKey(uploadId, hash, name)),
+
+    async removePart(uploadId, hash, name) {
+      await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: partKey(uploadId, hash, name) })))
+    },
+
+    async removeParts(uploadId, hash) {
+      for await (const object of objectsUnder(`${partsPrefix}${partSegments(uploadId, hash).join('/')}/`)) {
+        await reaching(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: object.Key })))
+      }
+    },
+
+    // Every part's key, in key order (so an upload's parts follow each other): parts are those of
+    // uploads in flight, few; and a listing by delimiter is one some S3-compatible stores get wrong.
+    async *partUploads() {
+      let last = ''
+      for await (const object of objectsUnder(partsPrefix)) {
+        const uploadId = (object.Key ?? '').slice(partsPrefix.length).split('/')[0] ?? ''
+        if (uploadId !== last && UPLOAD_NAME.test(uploadId)) yield uploadId
+        last = uploadId
       }
     },
 

@@ -1,6 +1,7 @@
 // One contract, both blob stores: the folder (BLOB_DIR) and an S3-compatible bucket
 // (BLOB_STORE_URL, s3rver here). Each is a server's own store, so that garbage collection and
 // holds are those of a real server on the test's database.
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BlobStoreUnavailableError, type BlobStore } from '../../src/blob-store/port.ts'
 import { openS3BlobStore } from '../../src/blob-store/s3.ts'
@@ -9,7 +10,7 @@ import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, uploader } from '../support/albums.ts'
 import { startBucket, type TestBucket } from '../support/bucket.ts'
-import { flipStoredByte, storedHashes, writesInProgress } from '../support/blobs.ts'
+import { flipStoredByte, partFiles, storedHashes, writesInProgress } from '../support/blobs.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let bucket: TestBucket
@@ -22,6 +23,18 @@ async function read(store: BlobStore, hash: string, range?: { start: number; end
   const chunks: Buffer[] = []
   for await (const chunk of await store.open(hash, range)) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks)
+}
+
+async function readPart(store: BlobStore, uploadId: string, hash: string, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of await store.openPart(uploadId, hash, name)) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+async function partUploads(store: BlobStore): Promise<string[]> {
+  const uploads: string[] = []
+  for await (const uploadId of store.partUploads()) uploads.push(uploadId)
+  return uploads.sort()
 }
 
 async function* slowly(bytes: Buffer, pieces: number, pause: () => Promise<void> = async () => {}): AsyncGenerator<Buffer> {
@@ -182,6 +195,49 @@ describe.each([
     expect(await storedHashes(server)).not.toContain(hash)
   })
 
+  it('keeps parts apart from blobs: verified, durable, read back, listed by upload, removed by blob or upload', async () => {
+    const [first, second] = [randomUUID(), randomUUID()]
+    const part = ciphertext(40_000)
+    const blob = sha256Hex(ciphertext(10))
+    const other = sha256Hex(ciphertext(10))
+    // The part's own hash as a name it is not stored under: no blob appears.
+    expect(await store.putPart(first, blob, '0-aa', part.length, slowly(part, 5), sha256Hex(part))).toEqual({ kind: 'stored' })
+    expect(await store.putPart(first, blob, '40000-bb', 100, [part.subarray(0, 100)])).toEqual({ kind: 'stored' })
+    expect(await store.putPart(first, other, '0-cc', 10, [part.subarray(0, 10)])).toEqual({ kind: 'stored' })
+    expect(await store.putPart(second, blob, '0-dd', 10, [part.subarray(0, 10)])).toEqual({ kind: 'stored' })
+    expect((await readPart(store, first, blob, '0-aa')).equals(part)).toBe(true)
+    expect(await partUploads(store)).toEqual([first, second].sort())
+    expect(await partFiles(server)).toEqual([`${first}/${blob}/0-aa`, `${first}/${blob}/40000-bb`, `${first}/${other}/0-cc`, `${second}/${blob}/0-dd`].sort())
+    // Never a blob: not listed, not sized, not opened.
+    expect(await storedHashes(server)).not.toContain(blob)
+    expect(await storedHashes(server)).not.toContain(sha256Hex(part))
+    expect(await store.size(sha256Hex(part))).toBeNull()
+    expect(await store.size(blob)).toBeNull()
+    expect(await writesInProgress(server)).toEqual([])
+
+    // Bytes that differ from the size or the digest are not kept.
+    expect(await store.putPart(first, blob, '1-ee', part.length, [part], sha256Hex(ciphertext(5)))).toMatchObject({ kind: 'mismatch' })
+    expect(await store.putPart(first, blob, '1-ff', part.length + 1, [part])).toMatchObject({ kind: 'mismatch' })
+    expect(await store.putPart(first, blob, '1-ab', part.length - 1, [part])).toMatchObject({ kind: 'mismatch' })
+    expect((await partFiles(server)).filter((name) => name.includes('/1-'))).toEqual([])
+    expect(await writesInProgress(server)).toEqual([])
+    // Names are checked: nothing is written outside the parts of that upload's blob.
+    await expect(store.putPart(first, blob, '../x', 1, [part.subarray(0, 1)])).rejects.toThrow()
+    await expect(store.putPart('../x', blob, '0-aa', 1, [part.subarray(0, 1)])).rejects.toThrow()
+
+    await store.removePart(first, blob, '40000-bb')
+    await store.removePart(first, blob, '40000-bb') // gone already: nothing to do
+    expect(await partFiles(server)).toEqual([`${first}/${blob}/0-aa`, `${first}/${other}/0-cc`, `${second}/${blob}/0-dd`].sort())
+    await store.removeParts(first, blob)
+    expect(await partFiles(server)).toEqual([`${first}/${other}/0-cc`, `${second}/${blob}/0-dd`].sort())
+    await expect(store.openPart(first, blob, '0-aa')).rejects.toThrow()
+    await store.removeParts(second)
+    await store.removeParts(first)
+    await store.removeParts(first) // idempotent
+    expect(await partFiles(server)).toEqual([])
+    expect(await partUploads(store)).toEqual([])
+  })
+
   it('garbage collection removes what no asset needs, and a hold keeps it until released', async () => {
     const member = await uploader(server, `contract-${kind}`)
     const albumId = await album(member)
@@ -207,7 +263,7 @@ describe('a bucket that cannot be reached', () => {
     const store = openS3BlobStore({ ...bucket.settings('gone'), endpoint: 'http://127.0.0.1:9' })
     const bytes = ciphertext(100)
     const hash = sha256Hex(bytes)
-    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.sha256(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers()]) {
+    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.sha256(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers(), () => store.putPart(randomUUID(), hash, '0-aa', bytes.length, [bytes]), () => store.openPart(randomUUID(), hash, '0-aa'), () => store.removeParts(randomUUID())]) {
       await expect(attempt()).rejects.toBeInstanceOf(BlobStoreUnavailableError)
     }
     const walk = async () => {

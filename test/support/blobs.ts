@@ -3,6 +3,7 @@
 // that look at files.
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3'
 import { readdir, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import type { LocalFolderBlobStore } from '../../src/blob-store/local-folder.ts'
 import type { S3BlobStore } from '../../src/blob-store/s3.ts'
 import type { TestServer } from './server.ts'
@@ -40,6 +41,22 @@ export async function writesInProgress(server: Pick<TestServer, 'deps'>): Promis
   const bucket = store as S3BlobStore
   const listed = await bucket.client.send(new ListObjectsV2Command({ Bucket: bucket.bucket, Prefix: bucket.stagingPrefix }))
   return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(bucket.stagingPrefix.length))
+}
+
+/** The parts the store holds (decision 0034), as `<upload id>/<hash>/<name>`, sorted. */
+export async function partFiles(server: Pick<TestServer, 'deps'>): Promise<string[]> {
+  const store = server.deps.blobs
+  if (store.kind === 'folder') {
+    const root = `${(store as LocalFolderBlobStore).root}/parts`
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    })
+    return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort()
+  }
+  const bucket = store as S3BlobStore
+  const listed = await bucket.client.send(new ListObjectsV2Command({ Bucket: bucket.bucket, Prefix: bucket.partsPrefix }))
+  return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(bucket.partsPrefix.length)).sort()
 }
 
 /**
