@@ -337,6 +337,16 @@ export interface UploadSession {
   readonly blobs: readonly UploadBlob[]
 }
 
+/** A recorded part of a blob uploaded in pieces (decision 0034): bytes [offset, offset + size), stored as `name`. */
+export interface UploadPart {
+  readonly uploadId: string
+  readonly hash: string
+  readonly offset: number
+  readonly size: number
+  readonly name: string
+  readonly createdAt: number
+}
+
 export type BlobRole = 'original' | 'derivative' | 'metadata' | 'provenance'
 
 export interface Asset {
@@ -432,6 +442,15 @@ export interface UploadStore {
   declareExtras(uploadId: string, hashes: readonly string[]): Promise<void>
   /** Withdraws those declarations (the write failed). */
   withdrawExtras(uploadId: string): Promise<void>
+  /** The recorded parts of the session's blobs (of blob `hash` only, when given), by hash then offset. */
+  uploadParts(uploadId: string, hash?: string): Promise<UploadPart[]>
+  /**
+   * Records a part unless the session's blob already has one at that offset (the primary key
+   * decides two writers racing) or the session is gone: true when this call recorded it.
+   */
+  insertUploadPart(part: UploadPart): Promise<boolean>
+  /** Forgets the parts of the session's blob `hash`, or of the whole session. */
+  deleteUploadParts(uploadId: string, hash?: string): Promise<void>
   /** The owner's open sessions for this album whose original is `ciphertextHash`, newest first. */
   findOpenSessionsForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession[]>
 }

@@ -234,6 +234,16 @@ export interface UploadExtrasTable {
   hash: string
 }
 
+/** A part of a blob uploaded in pieces: bytes [offset, offset + size) of the session's blob, stored as `name`. */
+export interface UploadPartsTable {
+  uploadId: string
+  hash: string
+  offset: number
+  size: number
+  name: string
+  createdAt: number
+}
+
 export interface BlobsTable {
   /** The account that uploaded these bytes (content addressing is per owner). */
   ownerId: string
@@ -367,6 +377,7 @@ export interface Tables {
   uploadSessions: UploadSessionsTable
   uploadBlobs: UploadBlobsTable
   uploadExtras: UploadExtrasTable
+  uploadParts: UploadPartsTable
   passwordFailures: PasswordFailuresTable
   securityEvents: SecurityEventsTable
   blobReclaims: BlobReclaimsTable

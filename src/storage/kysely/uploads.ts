@@ -104,6 +104,44 @@ export function uploadQueries(db: Executor): UploadStore {
       await db.deleteFrom('uploadExtras').where('uploadId', '=', uploadId).execute()
     },
 
+    async uploadParts(uploadId, hash) {
+      let query = db.selectFrom('uploadParts').select(['uploadId', 'hash', 'offset', 'size', 'name', 'createdAt']).where('uploadId', '=', uploadId)
+      if (hash !== undefined) query = query.where('hash', '=', hash)
+      const rows = await query.orderBy('hash').orderBy('offset').execute()
+      return rows.map((row) => ({ ...row, offset: Number(row.offset), size: Number(row.size), createdAt: Number(row.createdAt) }))
+    },
+
+    async insertUploadPart({ uploadId, hash, offset, size, name, createdAt }) {
+      // Through the session row: a session the sweep removed meanwhile gets no part.
+      const inserted = await db
+        .insertInto('uploadParts')
+        .columns(['uploadId', 'hash', 'offset', 'size', 'name', 'createdAt'])
+        .expression((eb) =>
+          eb
+            .selectFrom('uploadSessions')
+            // Typed: PostgreSQL takes an untyped parameter in a select list for text.
+            .select((inner) => [
+              'uploadSessions.uploadId',
+              inner.val(hash).as('hash'),
+              inner.cast<number>(inner.val(offset), 'bigint').as('offset'),
+              inner.cast<number>(inner.val(size), 'bigint').as('size'),
+              inner.val(name).as('name'),
+              inner.cast<number>(inner.val(createdAt), 'bigint').as('createdAt'),
+            ])
+            .where('uploadId', '=', uploadId),
+        )
+        .onConflict((oc) => oc.columns(['uploadId', 'hash', 'offset']).doNothing())
+        .returning('name')
+        .execute()
+      return inserted.length === 1
+    },
+
+    async deleteUploadParts(uploadId, hash) {
+      let query = db.deleteFrom('uploadParts').where('uploadId', '=', uploadId)
+      if (hash !== undefined) query = query.where('hash', '=', hash)
+      await query.execute()
+    },
+
     async findOpenSessionsForOriginal(ownerId, albumId, ciphertextHash, now) {
       const sessions = await db
         .selectFrom('uploadSessions')

@@ -19,6 +19,7 @@ import { up as operatorLog } from './0013-operator-log.ts'
 import { up as accountDeletion } from './0014-account-deletion.ts'
 import { up as assetsByAlbum } from './0015-assets-by-album.ts'
 import { up as recoveryCodes } from './0016-recovery-codes.ts'
+import { up as uploadParts } from './0017-upload-parts.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -37,6 +38,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0014-account-deletion', accountDeletion],
   ['0015-assets-by-album', assetsByAlbum],
   ['0016-recovery-codes', recoveryCodes],
+  ['0017-upload-parts', uploadParts],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
