@@ -14,6 +14,7 @@ const blobSuites = [
   'test/http/download.test.ts',
   'test/http/blobs-batch.test.ts',
   'test/http/uploads.test.ts',
+  'test/http/upload-parts.test.ts',
   'test/http/gc.test.ts',
   'test/http/backup.hold.test.ts',
   'test/http/verify-storage.test.ts',

@@ -118,6 +118,9 @@ export const UploadSessionBlob = Type.Object({
   role: Type.String(),
   size: Type.Integer(),
   present: Type.Boolean({ description: 'The caller already stores these bytes: no need to send them' }),
+  received: Type.Integer({
+    description: 'The bytes of this blob the server holds: its size when present, else where its recorded parts (sent with Content-Range) end, counted from 0 without a gap, else 0. The next part starts here',
+  }),
 })
 
 export const UploadSessionResponse = Type.Object({

@@ -32,6 +32,7 @@ export const errorCatalog = {
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
   'error.asset.retained': { status: 409, title: 'Asset retained' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
+  'error.upload.offset_mismatch': { status: 409, title: 'Part offset mismatch' },
   'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },
   'error.request.too_large': { status: 413, title: 'Request body too large' },
   'error.request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
@@ -123,6 +124,14 @@ export const QuotaExceededProblem = Type.Object(
   { description: 'CodedProblem of error.quota.exceeded' },
 )
 
+export const OffsetMismatchProblem = Type.Object(
+  {
+    ...problemFields,
+    received: Type.Integer({ description: 'The bytes of the blob the server holds (also the Upload-Offset header): the next part starts there' }),
+  },
+  { description: 'CodedProblem of error.upload.offset_mismatch' },
+)
+
 /** Problems that carry members beyond CodedProblem, by code (for the OpenAPI document). */
 export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
   'error.directory.version_conflict': DirectoryConflictProblem,
@@ -130,4 +139,5 @@ export const extendedProblems: Partial<Record<ErrorCode, TSchema>> = {
   'error.asset.retained': AssetRetainedProblem,
   'error.protocol.out_of_range': ProtocolRangeProblem,
   'error.quota.exceeded': QuotaExceededProblem,
+  'error.upload.offset_mismatch': OffsetMismatchProblem,
 }

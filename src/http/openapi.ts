@@ -182,6 +182,22 @@ const requestHeaders: Readonly<Record<RequestHeader | 'X-Request-Id', Json>> = {
     description: 'ETags of a copy already held (or `*`): when one matches, the answer is 304 without a body',
     schema: { type: 'string' },
   },
+  'Content-Range': {
+    name: 'Content-Range',
+    in: 'header',
+    required: false,
+    description:
+      '`bytes a-b/n`: the body is bytes a to b (inclusive) of the n-byte blob, one part of a resumable upload (decision 0034). Without it the body is the whole blob. `a` must be what the server holds of the blob (`received`), else 409 with Upload-Offset; a part with b < n-1 must be at least UPLOAD_PART_MIN_BYTES (1 MiB); the part with b = n-1 completes the blob',
+    schema: { type: 'string', pattern: '^bytes [0-9]+-[0-9]+/[0-9]+$', examples: ['bytes 0-8388607/20000000'] },
+  },
+  'Content-Digest': {
+    name: 'Content-Digest',
+    in: 'header',
+    required: false,
+    description:
+      'With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400',
+    schema: { type: 'string', examples: ['sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:'] },
+  },
   Prefer: {
     name: 'Prefer',
     in: 'header',
@@ -204,6 +220,7 @@ const responseHeaders = {
   'Content-Range': { description: '`bytes a-b/size` on 206; `bytes */size` on 416', schema: { type: 'string' } },
   Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
   'Content-Disposition': { description: '`attachment; filename="..."`: a file to save, and the name it suggests', schema: { type: 'string' } },
+  'Upload-Offset': { description: 'The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored)', schema: { type: 'integer', minimum: 0 } },
   'Preference-Applied': { description: '`return=representation`: the answer carries the body the Prefer header asked for (RFC 7240)', schema: { type: 'string' } },
 } as const satisfies Record<string, Json>
 
@@ -254,6 +271,7 @@ function problemResponse(codes: readonly ErrorCode[]): Json {
     ...(codes.some((code) => RETRY_AFTER_CODES.includes(code)) ? ['Retry-After' as const] : []),
     ...(codes.includes('error.auth.unauthenticated') ? ['WWW-Authenticate' as const] : []),
     ...(codes.includes('error.request.range_not_satisfiable') ? ['Content-Range' as const] : []),
+    ...(codes.includes('error.upload.offset_mismatch') ? ['Upload-Offset' as const] : []),
   ]
   return { description: codes.map((code) => `\`${code}\``).join(', '), headers: headerRefs(headers), content: { [PROBLEM_MEDIA]: { schema } } }
 }
@@ -286,6 +304,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const revalidates = reads.includes('If-None-Match')
   const ranges = reads.includes('Range')
   const prefers = reads.includes('Prefer')
+  const parts: ResponseHeader[] = reads.includes('Content-Range') ? ['Upload-Offset'] : []
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
   const saved: ResponseHeader[] = config.attachment ? ['Content-Disposition'] : []
 
@@ -294,7 +313,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
     const description = config.described?.[Number(status)]
     if (description === undefined) throw new Error(`no description of the ${status} answer of ${operationId}`)
     const isEmpty = (body as Json).type === 'null'
-    const headers = headerRefs([...cached, ...saved, ...(prefers && !isEmpty ? ['Preference-Applied' as const] : [])])
+    const headers = headerRefs([...cached, ...saved, ...parts, ...(prefers && !isEmpty ? ['Preference-Applied' as const] : [])])
     responses[status] = { description, headers, ...(isEmpty ? {} : { content: { 'application/json': { schema: asDocument(body) } } }) }
   }
   const bytes = config.binaryResponse

@@ -20,9 +20,10 @@ export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
  * Request headers an operation reads besides Authorization, Content-Type and X-Request-Id
  * (for the OpenAPI document; no schema validates them). If-None-Match adds the 304 answer and
  * ETag on the success answers, Range the 206 answer, Prefer Preference-Applied on the success
- * answers with a body.
+ * answers with a body, Content-Range (one part of an uploaded blob) Upload-Offset on the success
+ * answers.
  */
-export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match' | 'Prefer'
+export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match' | 'Prefer' | 'Content-Range' | 'Content-Digest'
 
 export const JSON_MEDIA = ['application/json'] as const
 export const CBOR_MEDIA = ['application/cbor'] as const

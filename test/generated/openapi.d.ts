@@ -1020,8 +1020,10 @@ export interface paths {
         };
         get?: never;
         /**
-         * Send one declared blob’s bytes; checked against its hash and size while streaming
-         * @description Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once. Fsynced before the answer.
+         * Send one declared blob’s bytes, whole or in parts; checked against its hash and size while streaming
+         * @description Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once (with Upload-Offset: its size when Content-Range is sent). Fsynced before the answer.
+         *
+         *     With Content-Range (`bytes a-b/n`; malformed, or a Content-Digest without a well-formed sha-256: 400) the body is one part of the blob (decision 0034), sent in order: its first byte must be the blob's `received` (409 `error.upload.offset_mismatch` with `received` and Upload-Offset otherwise, also to the loser of two parts racing for one offset); a part that does not end the blob must be at least 1048576 bytes (UPLOAD_PART_MIN_BYTES; 422 `error.request.invalid`); Content-Length, when sent, must be its length and Content-Digest (sha-256), when sent, its SHA-256 (422 `error.upload.hash_mismatch`, the part not kept); a size in Content-Range other than the declared one is 422 `error.upload.hash_mismatch`. A part that does not end the blob is kept, fsynced, and answers 204 with Upload-Offset its end + 1. The part that ends the blob stores the blob from the parts and itself, checked against the declared hash and size: a mismatch is 422 `error.upload.hash_mismatch` and drops every part of the blob (`received` goes back to 0); stored, it answers 204 with Upload-Offset the size. A store that fails (503) keeps nothing of the last part: send it again.
          */
         put: operations["putBlob"];
         post?: never;
@@ -1419,6 +1421,21 @@ export interface components {
             /** @description Oldest first */
             events: components["schemas"]["ModerationEventResponse"][];
         };
+        /** @description CodedProblem of error.upload.offset_mismatch */
+        OffsetMismatchProblem: {
+            /** @description URI reference naming the code, e.g. /problems/auth.invalid_credentials */
+            type: string;
+            title: string;
+            status: number;
+            /** @description English explanation of this occurrence */
+            detail: string;
+            /** @description The request path this problem answers */
+            instance: string;
+            /** @description Stable error.* catalog code, for clients to localize */
+            code: string;
+            /** @description The bytes of the blob the server holds (also the Upload-Offset header): the next part starts there */
+            received: number;
+        };
         OpRequest: {
             manifest_envelope: components["schemas"]["ManifestEnvelope"];
             /** @description Standard base64 of the signed canonical CBOR manifest (1 byte or more); stored verbatim, never parsed */
@@ -1722,6 +1739,8 @@ export interface components {
             size: number;
             /** @description The caller already stores these bytes: no need to send them */
             present: boolean;
+            /** @description The bytes of this blob the server holds: its size when present, else where its recorded parts (sent with Content-Range) end, counted from 0 without a gap, else 0. The next part starts here */
+            received: number;
         };
         UploadSessionResponse: {
             upload_id: string;
@@ -2009,6 +2028,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["CodedProblem"];
             };
         };
+        /** @description `error.upload.offset_mismatch` */
+        "error.upload.offset_mismatch": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Upload-Offset": components["headers"]["Upload-Offset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["OffsetMismatchProblem"] | components["schemas"]["CodedProblem"];
+            };
+        };
     };
     parameters: {
         /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
@@ -2019,6 +2049,10 @@ export interface components {
         Range: string;
         /** @description ETags of a copy already held (or `*`): when one matches, the answer is 304 without a body */
         "If-None-Match": string;
+        /** @description `bytes a-b/n`: the body is bytes a to b (inclusive) of the n-byte blob, one part of a resumable upload (decision 0034). Without it the body is the whole blob. `a` must be what the server holds of the blob (`received`), else 409 with Upload-Offset; a part with b < n-1 must be at least UPLOAD_PART_MIN_BYTES (1 MiB); the part with b = n-1 completes the blob */
+        "Content-Range": string;
+        /** @description With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400 */
+        "Content-Digest": string;
         /** @description RFC 7240 preferences; `return=representation` asks for the answer with a body (Preference-Applied then says so). Others are ignored */
         Prefer: string;
     };
@@ -2042,6 +2076,8 @@ export interface components {
         Location: string;
         /** @description `attachment; filename="..."`: a file to save, and the name it suggests */
         "Content-Disposition": string;
+        /** @description The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored) */
+        "Upload-Offset": number;
         /** @description `return=representation`: the answer carries the body the Prefer header asked for (RFC 7240) */
         "Preference-Applied": string;
     };
@@ -4479,6 +4515,10 @@ export interface operations {
             header?: {
                 /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description `bytes a-b/n`: the body is bytes a to b (inclusive) of the n-byte blob, one part of a resumable upload (decision 0034). Without it the body is the whole blob. `a` must be what the server holds of the blob (`received`), else 409 with Upload-Offset; a part with b < n-1 must be at least UPLOAD_PART_MIN_BYTES (1 MiB); the part with b = n-1 completes the blob */
+                "Content-Range"?: components["parameters"]["Content-Range"];
+                /** @description With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400 */
+                "Content-Digest"?: components["parameters"]["Content-Digest"];
             };
             path: {
                 /** @description Canonical UUID: lowercase, hyphenated */
@@ -4494,10 +4534,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The bytes are stored and durable (or already were) */
+            /** @description The bytes are stored and durable (or already were); with Content-Range, Upload-Offset says how many bytes of the blob the server now holds */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Upload-Offset": components["headers"]["Upload-Offset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4506,6 +4547,7 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             403: components["responses"]["error.account.suspended"];
             404: components["responses"]["error.not_found"];
+            409: components["responses"]["error.upload.offset_mismatch"];
             413: components["responses"]["error.request.too_large"];
             415: components["responses"]["error.request.unsupported_media_type"];
             /** @description `error.request.invalid`, `error.upload.hash_mismatch` */

@@ -133,7 +133,7 @@ describe('ACCOUNT_QUOTA_BYTES', () => {
     await expectUsage(member, { stored: 4000, pending: 6000, open: 2 })
 
     const again = await open(member, albumId, [kept!])
-    expect(again.blobs).toEqual([{ hash: sha256Hex(kept!), role: 'original', size: 4000, present: true }])
+    expect(again.blobs).toEqual([{ hash: sha256Hex(kept!), role: 'original', size: 4000, present: true, received: 4000 }])
     await expectUsage(member, { stored: 4000, pending: 6000, open: 3 })
 
     const [extra] = blobsOf([1])

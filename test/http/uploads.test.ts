@@ -121,7 +121,7 @@ describe('open an upload session', () => {
     expect(view.upload_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     expect(view.album_id).toBe(albumId)
     expect(view.expires_at).toBe(iso(server.clock.now() + TTL_S * 1000))
-    expect(byHash(view.blobs)).toEqual(byHash(b.blobs.map((blob) => ({ ...blob, present: false }))))
+    expect(byHash(view.blobs)).toEqual(byHash(b.blobs.map((blob) => ({ ...blob, present: false, received: 0 }))))
     expect(Object.keys(view).sort()).toEqual(['album_id', 'blobs', 'expires_at', 'upload_id'])
     // Each session has its own id.
     const second = await member.client.openUploadSession(declaration(albumId, b))
@@ -473,13 +473,16 @@ describe('put blob bytes', () => {
 })
 
 describe('session status', () => {
-  it('has the open answer’s shape, with present flags following the blobs as they arrive', async () => {
+  it('has the open answer’s shape, with present flags and received following the blobs as they arrive', async () => {
     const member = await uploader(server, 'status')
     const albumId = await album(member)
     const b = bundle(300, [100, 50])
     const opened = await member.client.openUploadSession(declaration(albumId, b))
     const [, first, second] = b.blobs as [Declared, Declared, Declared]
-    const expected = (present: string[]) => ({ ...opened, blobs: byHash(b.blobs.map((blob) => ({ ...blob, present: present.includes(blob.hash) }))) })
+    const expected = (present: string[]) => ({
+      ...opened,
+      blobs: byHash(b.blobs.map((blob) => ({ ...blob, present: present.includes(blob.hash), received: present.includes(blob.hash) ? blob.size : 0 }))),
+    })
     const sorted = (view: UploadSessionView) => ({ ...view, blobs: byHash(view.blobs) })
 
     expect(sorted(await member.client.uploadSessionStatus(opened.upload_id))).toEqual(expected([]))

@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { storageFault } from '../../http/problem.ts'
 import { JSON_MEDIA, OCTET_MEDIA, noContent, operation, type App } from '../../http/route.ts'
-import { abortUploadSession, openUploadSession, putBlob, uploadSessionStatus, type SessionView } from './uploads.service.ts'
+import { abortUploadSession, openUploadSession, putBlob, putBlobPart, uploadSessionStatus, UPLOAD_PART_MIN_BYTES, type PartRange, type SessionView } from './uploads.service.ts'
 
 const tags = ['Uploads']
 
@@ -16,8 +16,33 @@ function sessionResponse(view: SessionView) {
     upload_id: view.session.uploadId,
     album_id: view.session.albumId,
     expires_at: timestamp(view.session.expiresAt),
-    blobs: view.session.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, size: blob.size, present: view.present.has(blob.hash) })),
+    blobs: view.session.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, size: blob.size, present: view.present.has(blob.hash), received: view.received.get(blob.hash) ?? 0 })),
   }
+}
+
+const malformed = (detail: string) => new AppError('error.request.malformed', detail)
+
+/** `Content-Range: bytes a-b/n` of one part (decision 0034). */
+function parseContentRange(header: string): PartRange {
+  const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header.trim())
+  const [start, end, total] = (match ?? []).slice(1).map(Number)
+  if (start === undefined || end === undefined || total === undefined || ![start, end, total].every(Number.isSafeInteger)) {
+    throw malformed('Content-Range must be bytes <first>-<last>/<size>')
+  }
+  if (end < start || end >= total) throw malformed('Content-Range must name bytes first to last within the size, first <= last < size')
+  return { start, end, total }
+}
+
+/** The SHA-256 (hex) a `Content-Digest` (RFC 9530) names; other algorithms are ignored. */
+function parseContentDigest(header: string): string {
+  // A dictionary of structured fields; a byte sequence is :base64: (RFC 8941).
+  const members = header.split(',').map((member) => member.trim().split(';')[0]?.trim() ?? '')
+  const sha256 = members.filter((member) => member.toLowerCase().startsWith('sha-256=')).at(-1)
+  if (sha256 === undefined) throw malformed('Content-Digest must name the part’s sha-256')
+  const value = /^:([A-Za-z0-9+/]{43}=):$/.exec(sha256.slice('sha-256='.length))?.[1]
+  const digest = value === undefined ? undefined : Buffer.from(value, 'base64')
+  if (digest === undefined || digest.length !== 32 || digest.toString('base64') !== value) throw malformed('Content-Digest sha-256 must be :<base64 of 32 bytes>:')
+  return digest.toString('hex')
 }
 
 export function uploadsRoutes(app: App, deps: Deps): void {
@@ -90,21 +115,36 @@ export function uploadsRoutes(app: App, deps: Deps): void {
       url: '/v1/upload/:upload_id/blobs/:hash',
       ...operation({
         operationId: 'putBlob',
-        summary: 'Send one declared blob’s bytes; checked against its hash and size while streaming',
-        description: 'Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once. Fsynced before the answer.',
+        summary: 'Send one declared blob’s bytes, whole or in parts; checked against its hash and size while streaming',
+        description: `Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once (with Upload-Offset: its size when Content-Range is sent). Fsynced before the answer.
+
+With Content-Range (\`bytes a-b/n\`; malformed, or a Content-Digest without a well-formed sha-256: 400) the body is one part of the blob (decision 0034), sent in order: its first byte must be the blob's \`received\` (409 \`error.upload.offset_mismatch\` with \`received\` and Upload-Offset otherwise, also to the loser of two parts racing for one offset); a part that does not end the blob must be at least ${UPLOAD_PART_MIN_BYTES} bytes (UPLOAD_PART_MIN_BYTES; 422 \`error.request.invalid\`); Content-Length, when sent, must be its length and Content-Digest (sha-256), when sent, its SHA-256 (422 \`error.upload.hash_mismatch\`, the part not kept); a size in Content-Range other than the declared one is 422 \`error.upload.hash_mismatch\`. A part that does not end the blob is kept, fsynced, and answers 204 with Upload-Offset its end + 1. The part that ends the blob stores the blob from the parts and itself, checked against the declared hash and size: a mismatch is 422 \`error.upload.hash_mismatch\` and drops every part of the blob (\`received\` goes back to 0); stored, it answers 204 with Upload-Offset the size. A store that fails (503) keeps nothing of the last part: send it again.`,
         tags,
         auth: 'bearer',
         accepts: OCTET_MEDIA,
         params: UploadBlobParams,
+        reads: ['Content-Range', 'Content-Digest'],
         responses: { 204: NoContent },
-        described: { 204: 'The bytes are stored and durable (or already were)' },
-        errors: ['error.account.suspended', 'error.not_found', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
+        described: { 204: 'The bytes are stored and durable (or already were); with Content-Range, Upload-Offset says how many bytes of the blob the server now holds' },
+        errors: ['error.account.suspended', 'error.not_found', 'error.upload.offset_mismatch', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
       }),
       handler: async (request, reply) => {
         const length = request.headers['content-length']
+        const announcedLength = length === undefined ? undefined : Number(length)
+        const contentRange = request.headers['content-range']
+        const bytes = request.body as AsyncIterable<Uint8Array>
+        const { upload_id: uploadId, hash } = request.params
         try {
-          await putBlob(deps, requireCaller(request), request.params.upload_id, request.params.hash, request.body as AsyncIterable<Uint8Array>, length === undefined ? undefined : Number(length))
+          if (contentRange === undefined) {
+            await putBlob(deps, requireCaller(request), uploadId, hash, bytes, announcedLength)
+          } else {
+            const range = parseContentRange(contentRange)
+            const digest = request.headers['content-digest']
+            const sha256 = digest === undefined ? undefined : parseContentDigest(Array.isArray(digest) ? digest.join(',') : digest)
+            reply.header('upload-offset', String(await putBlobPart(deps, requireCaller(request), uploadId, hash, range, bytes, { announcedLength, sha256 })))
+          }
         } catch (error) {
+          if (error instanceof AppError && error.code === 'error.upload.offset_mismatch') reply.header('upload-offset', String(error.extensions.received))
           // The store stops reading the request when it fails, so a destroyed request alone does
           // not mean the client went away: a full or failing disk, or a bucket out of reach, is
           // told apart first.

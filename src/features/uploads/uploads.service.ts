@@ -1,14 +1,14 @@
 // Upload sessions and blob bytes (API.md section 6): a session declares the bundle's blobs,
 // the client sends only the ones the server does not already hold for it, and a lifecycle
 // write then closes the session.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { OpenUploadRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { refuseUpload, type UploadRefusal } from '../../domain/quota.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
-import type { UploadBlob, UploadSession } from '../../storage/port.ts'
+import type { UploadBlob, UploadPart, UploadSession } from '../../storage/port.ts'
 import { ownAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
@@ -18,6 +18,46 @@ export interface SessionView {
   readonly session: UploadSession
   /** Hashes of the declared blobs the caller already stores (bytes on disk). */
   readonly present: ReadonlySet<string>
+  /** By hash, the bytes the server holds of each declared blob (see `receivedOf`). */
+  readonly received: ReadonlyMap<string, number>
+}
+
+/** A part that does not end its blob must be at least this long (decision 0034). */
+export const UPLOAD_PART_MIN_BYTES = 1024 * 1024
+
+/** One part of a blob: bytes `start` to `end` (inclusive) of `total` (a request's Content-Range). */
+export interface PartRange {
+  readonly start: number
+  readonly end: number
+  readonly total: number
+}
+
+/** The parts that follow each other from offset 0 (the ones the blob is assembled from), and where they end. */
+export function contiguousParts(parts: readonly UploadPart[]): { readonly chain: UploadPart[]; readonly end: number } {
+  const chain: UploadPart[] = []
+  let end = 0
+  for (const part of parts) {
+    if (part.offset !== end) break
+    chain.push(part)
+    end += part.size
+  }
+  return { chain, end }
+}
+
+/**
+ * The bytes the server holds of each declared blob: its size when present, else where its
+ * contiguous recorded parts from 0 end, else 0.
+ */
+async function receivedOf(deps: Deps, session: UploadSession, present: ReadonlySet<string>): Promise<Map<string, number>> {
+  const parts = await deps.storage.uploadParts(session.uploadId)
+  return new Map(
+    session.blobs.map((blob) => [blob.hash, present.has(blob.hash) ? blob.size : contiguousParts(parts.filter((part) => part.hash === blob.hash)).end]),
+  )
+}
+
+async function sessionView(deps: Deps, session: UploadSession): Promise<SessionView> {
+  const present = await presentBlobs(deps, session.ownerId, session.blobs)
+  return { session, present, received: await receivedOf(deps, session, present) }
 }
 
 const notFound = () => new AppError('error.not_found', 'No open upload session of this account has that id')
@@ -82,7 +122,7 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     const refusal = refuseUpload({ ...usage, addedBytes }, deps.config.storageQuota)
     if (refusal !== null) throw quotaError(refusal)
   })
-  return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
+  return sessionView(deps, session)
 }
 
 function quotaError(refusal: UploadRefusal): AppError {
@@ -101,8 +141,7 @@ async function ownSession(deps: Deps, caller: Caller, uploadId: string): Promise
 }
 
 export async function uploadSessionStatus(deps: Deps, caller: Caller, uploadId: string): Promise<SessionView> {
-  const session = await ownSession(deps, caller, uploadId)
-  return { session, present: await presentBlobs(deps, caller.userId, session.blobs) }
+  return sessionView(deps, await ownSession(deps, caller, uploadId))
 }
 
 /** Idempotent for the caller's own sessions; it stops counting in the album's in_flight. */
@@ -113,23 +152,127 @@ export async function abortUploadSession(deps: Deps, caller: Caller, uploadId: s
 
 export type BlobReceipt = 'stored' | 'already_present'
 
+/** The declared blob `hash` of the caller's session, which must be open. */
+async function openDeclaration(deps: Deps, caller: Caller, uploadId: string, hash: string): Promise<UploadBlob> {
+  const session = await ownSession(deps, caller, uploadId)
+  ensureNotSuspended(caller)
+  if (session.closedAt !== null || session.expiresAt <= deps.clock.now()) throw notFound()
+  const declared = session.blobs.find((blob) => blob.hash === hash)
+  if (declared === undefined) throw new AppError('error.not_found', 'This upload session did not declare that hash')
+  return declared
+}
+
+async function recordStored(deps: Deps, caller: Caller, declared: UploadBlob): Promise<void> {
+  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash: declared.hash, size: declared.size }], deps.clock.now()))
+}
+
 /**
  * Streams one declared blob to the store, checking its SHA-256 and size on the way; bytes
  * that differ from the declaration are not kept (422).
  */
 export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash: string, bytes: AsyncIterable<Uint8Array>, announcedLength?: number): Promise<BlobReceipt> {
-  const now = deps.clock.now()
-  const session = await ownSession(deps, caller, uploadId)
-  ensureNotSuspended(caller)
-  if (session.closedAt !== null || session.expiresAt <= now) throw notFound()
-  const declared = session.blobs.find((blob) => blob.hash === hash)
-  if (declared === undefined) throw new AppError('error.not_found', 'This upload session did not declare that hash')
+  const declared = await openDeclaration(deps, caller, uploadId, hash)
   if ((await presentBlobs(deps, caller.userId, [declared])).has(hash)) return 'already_present'
   if (announcedLength !== undefined && announcedLength !== declared.size) {
     throw new AppError('error.upload.hash_mismatch', `Nothing was kept: Content-Length is ${announcedLength}, ${declared.size} bytes were declared`)
   }
   const outcome = await deps.blobs.put(hash, declared.size, bytes)
   if (outcome.kind === 'mismatch') throw new AppError('error.upload.hash_mismatch', `Nothing was kept: ${outcome.detail}`)
-  await deps.storage.transaction((tx) => tx.recordOwnedBlobs(caller.userId, [{ hash, size: declared.size }], deps.clock.now()))
+  await recordStored(deps, caller, declared)
   return 'stored'
+}
+
+function offsetMismatch(received: number): AppError {
+  return new AppError('error.upload.offset_mismatch', `The server holds the first ${received} bytes of this blob; send the part that starts there`, { extensions: { received } })
+}
+
+function partMismatch(detail: string): AppError {
+  return new AppError('error.upload.hash_mismatch', `This part was not kept: ${detail}`)
+}
+
+/** `bytes`, checked to be `length` long and, when `sha256` is given, to hash to it: a part that is not fails the stream reading it. */
+async function* checkedPart(bytes: AsyncIterable<Uint8Array>, length: number, sha256: string | undefined): AsyncGenerator<Uint8Array> {
+  const digest = createHash('sha256')
+  let received = 0
+  for await (const chunk of bytes) {
+    received += chunk.length
+    if (received > length) throw partMismatch(`more than the ${length} bytes of its range arrived`)
+    digest.update(chunk)
+    yield chunk
+  }
+  if (received !== length) throw partMismatch(`${received} bytes arrived, its range has ${length}`)
+  if (sha256 !== undefined && digest.digest('hex') !== sha256) throw partMismatch('the SHA-256 of its bytes differs from Content-Digest')
+}
+
+/** The recorded parts in order, then the last part: the blob's bytes. */
+async function* assembled(deps: Deps, uploadId: string, hash: string, chain: readonly UploadPart[], last: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for (const part of chain) yield* await deps.blobs.openPart(uploadId, hash, part.name)
+  yield* last
+}
+
+/** Forgets the blob's parts: their rows, then their files. */
+async function dropParts(deps: Deps, uploadId: string, hash: string): Promise<void> {
+  await deps.storage.deleteUploadParts(uploadId, hash)
+  await deps.blobs.removeParts(uploadId, hash)
+}
+
+/**
+ * One part of a declared blob (decision 0034): a part that does not end the blob is kept, durable,
+ * in the store's parts namespace and recorded; the part that ends it is streamed, after the
+ * recorded parts in order, into the blob's ordinary put. Answers how many bytes of the blob the
+ * server now holds (the answer's Upload-Offset).
+ */
+export async function putBlobPart(
+  deps: Deps,
+  caller: Caller,
+  uploadId: string,
+  hash: string,
+  range: PartRange,
+  bytes: AsyncIterable<Uint8Array>,
+  checks: { readonly announcedLength: number | undefined; readonly sha256: string | undefined },
+): Promise<number> {
+  const declared = await openDeclaration(deps, caller, uploadId, hash)
+  if (range.total !== declared.size) {
+    throw new AppError('error.upload.hash_mismatch', `Nothing was kept: Content-Range names a blob of ${range.total} bytes, ${declared.size} were declared`)
+  }
+  const isPresent = async () => (await presentBlobs(deps, caller.userId, [declared])).has(hash)
+  if (await isPresent()) return declared.size
+  const { chain, end: received } = contiguousParts(await deps.storage.uploadParts(uploadId, hash))
+  if (range.start !== received) throw offsetMismatch(received)
+  const length = range.end - range.start + 1
+  const last = range.end === range.total - 1
+  if (!last && length < UPLOAD_PART_MIN_BYTES) {
+    throw new AppError('error.request.invalid', `A part that does not end the blob must be at least ${UPLOAD_PART_MIN_BYTES} bytes; this one has ${length}`)
+  }
+  if (checks.announcedLength !== undefined && checks.announcedLength !== length) {
+    throw partMismatch(`Content-Length is ${checks.announcedLength}, its range has ${length} bytes`)
+  }
+  if (!last) {
+    // Never shared by two writers: a loser of the race for this offset removes only its own file.
+    const name = `${range.start}-${randomBytes(8).toString('hex')}`
+    const outcome = await deps.blobs.putPart(uploadId, hash, name, length, bytes, checks.sha256)
+    if (outcome.kind === 'mismatch') throw partMismatch(outcome.detail)
+    if (!(await deps.storage.insertUploadPart({ uploadId, hash, offset: range.start, size: length, name, createdAt: deps.clock.now() }))) {
+      await deps.blobs.removePart(uploadId, hash, name)
+      // Lost to another writer of this offset, or the session went meanwhile (404).
+      await openDeclaration(deps, caller, uploadId, hash)
+      throw offsetMismatch(contiguousParts(await deps.storage.uploadParts(uploadId, hash)).end)
+    }
+    return range.end + 1
+  }
+  let outcome
+  try {
+    outcome = await deps.blobs.put(hash, declared.size, assembled(deps, uploadId, hash, chain, checkedPart(bytes, length, checks.sha256)))
+  } catch (error) {
+    // Another request ending the same blob stored it first (and dropped the parts this one read).
+    if (!(error instanceof AppError) && (await isPresent())) return declared.size
+    throw error
+  }
+  if (outcome.kind === 'mismatch') {
+    await dropParts(deps, uploadId, hash)
+    throw new AppError('error.upload.hash_mismatch', `Nothing was kept, and the parts received so far are dropped: send the blob again from its start (${outcome.detail})`)
+  }
+  await recordStored(deps, caller, declared)
+  await dropParts(deps, uploadId, hash)
+  return declared.size
 }
