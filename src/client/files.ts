@@ -15,7 +15,7 @@
 // (format/content.ts), so the same photo in two albums is one encrypted original.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
-import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
+import { CofferProblem, type CofferClient, type Feed, type UploadSessionView } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import { buildLifecycleWrite, readManifestWith, type Envelope } from '../sdk/manifest.ts'
@@ -23,10 +23,12 @@ import { digestSha256, randomBytes } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { contentKeys, contentMacOf } from './format/content.ts'
 import { assetIdFor } from './format/ids.ts'
-import { deriveAlbumKey, generateFileKey } from './format/keys.ts'
+import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivative } from './format/resume.ts'
+import { transientFailure } from './retry.ts'
+import { deriveAlbumKey, GCM_TAG_BYTES, generateFileKey } from './format/keys.ts'
 import { openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
-import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, SALT_BYTES } from './format/stream.ts'
+import { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
 export const CRYPTO_SUITE_V1 = 1
@@ -53,7 +55,8 @@ export interface FileSource {
   readonly type: string
   /** Modification time, ms since the Unix epoch, or null. */
   readonly modified: number | null
-  open(): Bytes
+  /** The plaintext from byte `start` (0 unless given: the whole file); a resumed upload reads only the rest. */
+  open(start?: number): Bytes
   /**
    * The plaintext's SHA-256, when the source can tell it before a pass over `open()` (a file held
    * in memory). The original is then encrypted under keys that follow from its content
@@ -75,8 +78,8 @@ export function memorySource(bytes: Uint8Array, facts: Pick<FileSource, 'name' |
   return {
     ...facts,
     size: bytes.length,
-    *open() {
-      for (let at = 0; at < bytes.length; at += DEFAULT_CHUNK_SIZE) {
+    *open(start = 0) {
+      for (let at = start; at < bytes.length; at += DEFAULT_CHUNK_SIZE) {
         const piece = bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
         onPiece?.(piece.length)
         yield piece
@@ -135,6 +138,12 @@ export interface BackupOptions {
   readonly onUploadOpened?: (uploadId: string) => void | Promise<void>
   /** A retention floor (RFC 3339): the server refuses to delete the asset before it. None unless given. */
   readonly retentionUntil?: string
+  /**
+   * Where this file's resume point is kept: an original sent in parts (larger than
+   * UPLOAD_PART_BYTES) then continues, in a later call, from what the server holds of it. None
+   * unless given: an interrupted upload starts again.
+   */
+  readonly resume?: ResumeStore
 }
 
 export interface BackupResult {
@@ -150,6 +159,8 @@ export interface BackupResult {
   readonly contentMac: string
   /** Ciphertext bytes sent (0 when present). */
   readonly sentBytes: number
+  /** Bytes of the original an earlier, interrupted call had sent, which the server held: not sent again (a resumed upload). */
+  readonly resumedBytes: number
   /**
    * True when the account already stored this encrypted original (the same content in another
    * album: private dedup, FileSource.digest), so only the derivatives and the metadata were sent.
@@ -242,44 +253,196 @@ type Lifecycle =
 /** A 409 StaleRevivalProblem: the asset exists (a create), or its chain moved on (a replace, a delete). */
 export const staleRevival = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.op.stale_revival'
 
-/** backupFile's work, for a `create` or a `replace` (replaceFile in edits.ts). */
+/**
+ * Ciphertext bytes per part of an original sent in parts (about 8 MiB; whole chunks): an
+ * original larger than one part goes in parts, so that an interrupted upload continues from the
+ * last part the server stored rather than from the start (the server keeps parts of open
+ * sessions; PUT with Content-Range, docs/client-library.md, "Resume inside a file").
+ */
+export const UPLOAD_PART_BYTES = 8 * 1024 * 1024
+
+/** The stream's chunk that begins at ciphertext byte `start` (a part's start); throws when `start` is not where a chunk begins. */
+function chunkAt(start: number, chunkSize: number): number {
+  if (start === 0) return 0
+  const chunk = (start - HEADER_BYTES) / (chunkSize + GCM_TAG_BYTES)
+  if (!Number.isInteger(chunk) || chunk < 0) throw new Error(`the server holds ${start} bytes of the original, which is not where a chunk begins`)
+  return chunk
+}
+
+/** Where the part that starts at ciphertext byte `start` ends (exclusive): whole chunks, about UPLOAD_PART_BYTES on, or the end. */
+export function partEnd(start: number, total: number, chunkSize: number): number {
+  const sealedChunk = chunkSize + GCM_TAG_BYTES
+  return Math.min(total, HEADER_BYTES + (chunkAt(start, chunkSize) + Math.max(1, Math.floor(UPLOAD_PART_BYTES / sealedChunk))) * sealedChunk)
+}
+
+/** Cuts a ciphertext stream that starts at byte `start` of `total` into the parts partEnd draws. */
+async function* partsOf(ciphertext: AsyncIterable<Uint8Array>, start: number, total: number, chunkSize: number): AsyncGenerator<{ readonly start: number; readonly bytes: Uint8Array }> {
+  let at = start
+  let end = partEnd(at, total, chunkSize)
+  let pieces: Uint8Array[] = []
+  let filled = 0
+  for await (const piece of ciphertext) {
+    for (let rest = piece; rest.length > 0; ) {
+      if (at === total) throw new Error(`encrypted to more than the expected ${total} bytes`)
+      const used = Math.min(rest.length, end - at - filled)
+      pieces.push(rest.subarray(0, used))
+      filled += used
+      rest = rest.subarray(used)
+      if (at + filled === end) {
+        yield { start: at, bytes: concatBytes(...pieces) }
+        at = end
+        if (at < total) end = partEnd(at, total, chunkSize)
+        pieces = []
+        filled = 0
+      }
+    }
+  }
+  if (at !== total) throw new Error(`encrypted to ${at + filled} bytes, expected ${total}`)
+}
+
+/**
+ * Sends an original's parts from byte `start` on. A part the server stored though its answer was
+ * lost (the request was sent again) is refused as already received: the server is past it, and
+ * that is the answer that was lost.
+ */
+async function sendParts(
+  client: CofferClient,
+  uploadId: string,
+  hash: string,
+  parts: AsyncIterable<{ readonly start: number; readonly bytes: Uint8Array }>,
+  total: number,
+  hasher: Sha256Hasher = portableSha256,
+): Promise<void> {
+  for await (const part of parts) {
+    const end = part.start + part.bytes.length
+    const digest = hasher()
+    digest.update(part.bytes)
+    try {
+      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, digest.digest())
+    } catch (error) {
+      if (!(error instanceof CofferProblem && error.code === 'error.upload.offset_mismatch' && Number(error.headers.get('upload-offset')) === end)) throw error
+    }
+  }
+}
+
+/**
+ * Where a device keeps the resume point of a file's upload (sync.ts binds one to each file it
+ * backs up; node/state.ts stores it): only sealed bytes (format/resume.ts), under the session's id.
+ */
+export interface ResumeStore {
+  load(): Promise<{ readonly uploadId: string; readonly sealed: Uint8Array } | null>
+  save(uploadId: string, sealed: Uint8Array): Promise<void>
+  clear(): Promise<void>
+}
+
+/** A resumed session that would expire sooner than this is not continued: a new one is opened. */
+const RESUME_MARGIN_MS = 10 * 60 * 1000
+
+/** A resume point opened, with its session. */
+type Resumed = ResumePoint & { readonly uploadId: string }
+
+/**
+ * The resume point stored for this file, when it opens and still describes it (the same chunk
+ * size and size; a source held in memory, the same content). One that does not is dropped, and
+ * its session aborted.
+ */
+async function resumedUpload(target: BackupTarget, source: FileSource, store: ResumeStore | undefined): Promise<Resumed | null> {
+  const stored = await store?.load()
+  if (store === undefined || stored === null || stored === undefined) return null
+  const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
+  const point = await openResumePoint(target.masterKey, stored.uploadId, stored.sealed).catch(() => null)
+  const content = point === null ? undefined : await source.digest?.()
+  if (point !== null && point.chunkSize === chunkSize && point.ciphertextSize === ciphertextSize(source.size, chunkSize) && (content === undefined || equalBytes(content, point.contentHash))) {
+    return { ...point, uploadId: stored.uploadId }
+  }
+  await target.client.abortUploadSession(stored.uploadId).catch(() => {})
+  await store.clear()
+  return null
+}
+
+/** An answer saying the upload cannot go on as it was: its session ended, or the server refused the bytes sent from a resume point. */
+function uploadRefused(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof CofferProblem) return at.code === 'error.not_found' || at.code === 'error.upload.hash_mismatch' || at.code === 'error.upload.offset_mismatch'
+  }
+  return false
+}
+
+/**
+ * backupFile's work, for a `create` or a `replace` (replaceFile in edits.ts). With a resume
+ * store, an original sent in parts continues from what the server holds of it; a resume point
+ * the server then refuses (its session ended, or the bytes are not what it said) is dropped and
+ * the file sent again from the start, once.
+ */
 export async function storeFile(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle): Promise<BackupResult> {
+  const resumed = await resumedUpload(target, source, options.resume)
+  try {
+    return await storeFileFrom(target, source, options, lifecycle, resumed)
+  } catch (error) {
+    if (resumed === null || !uploadRefused(error)) throw error
+    return storeFileFrom(target, source, options, lifecycle, null)
+  }
+}
+
+async function storeFileFrom(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle, resumed: Resumed | null): Promise<BackupResult> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const amkVersion = target.amkVersion ?? 1
-  const knownContent = await source.digest?.()
+  const knownContent = resumed === null ? await source.digest?.() : undefined
   const derived = knownContent === undefined ? null : await contentKeys(target.masterKey, knownContent, chunkSize)
-  const fileKey = derived?.fileKey ?? generateFileKey()
-  const salt = derived?.salt ?? randomBytes(SALT_BYTES)
-  const encrypt = (plain: Tap, cipher: Tap): AsyncGenerator<Uint8Array> => cipher.through(encryptStream(fileKey, plain.through(source.open()), { role: 'original', chunkSize, salt }))
+  const fileKey = resumed?.fileKey ?? derived?.fileKey ?? generateFileKey()
+  const salt = resumed?.salt ?? derived?.salt ?? randomBytes(SALT_BYTES)
+  // The original's ciphertext from chunk `firstChunk` on, the plaintext read from where that chunk begins.
+  const encrypt = (plain: Tap, firstChunk = 0): AsyncGenerator<Uint8Array> =>
+    encryptStream(fileKey, plain.through(source.open(firstChunk * chunkSize)), { role: 'original', chunkSize, salt, firstChunk })
   let assetId: string | null = lifecycle.action === 'replace' ? lifecycle.assetId : null
   let uploadId: string | null = null
+  // True once this call's resume point is the one stored: a transient failure then keeps the session for the next try.
+  let pointStored = resumed !== null
   try {
     const expectedSize = ciphertextSize(source.size, chunkSize)
-    // Pass 1: hash the plaintext (the asset id) and the ciphertext (the session declares it).
-    const plain1 = new Tap(target.sha256)
-    const cipher1 = new Tap(target.sha256)
-    await drain(encrypt(plain1, cipher1))
-    if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
-    if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
-    const content = plain1.digest()
-    // Keys that follow from a content must never encrypt another: a source whose bytes are not
-    // the content it announced sends nothing.
-    if (knownContent !== undefined && !equalBytes(content, knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
+    let content: Uint8Array
+    let ciphertextHash: string
+    if (resumed !== null) {
+      // Hashed by the run that stored the point: the file is not read before where the server stopped.
+      content = resumed.contentHash
+      ciphertextHash = resumed.ciphertextHash
+    } else {
+      // Pass 1: hash the plaintext (the asset id) and the ciphertext (the session declares it).
+      const plain1 = new Tap(target.sha256)
+      const cipher1 = new Tap(target.sha256)
+      await drain(cipher1.through(encrypt(plain1)))
+      if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
+      if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
+      content = plain1.digest()
+      // Keys that follow from a content must never encrypt another: a source whose bytes are not
+      // the content it announced sends nothing.
+      if (knownContent !== undefined && !equalBytes(content, knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
+      ciphertextHash = toHex(cipher1.digest())
+    }
     const contentHash = toHex(content)
     const contentMac = derived?.contentMac ?? (await contentMacOf(target.masterKey, content))
     const id = lifecycle.action === 'replace' ? lifecycle.assetId : await assetIdFor(target.masterKey, target.albumId, content)
     assetId = id
-    const present: BackupResult = { status: 'present', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash: null, sentBytes: 0, reusedOriginal: false }
-    if (lifecycle.action === 'create' && options.isStored?.(id) === true) return present
-    if (lifecycle.action === 'replace' && lifecycle.currentContentHash === contentHash) return present
-    const ciphertextHash = toHex(cipher1.digest())
-    const facts = (await options.describe?.()) ?? NO_FACTS
-    const derivatives = await Promise.all(
-      facts.derivatives.map(async (d) => {
-        const bytes = await encryptBytes(fileKey, d.bytes, { role: 'derivative' })
-        return { ...d, sealed: bytes, hash: toHex(sha256(bytes)) }
-      }),
-    )
+    const present: BackupResult = { status: 'present', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false }
+    const endWith = async (result: BackupResult): Promise<BackupResult> => {
+      if (pointStored) await options.resume?.clear()
+      return result
+    }
+    // Nothing to send: a session a resume point kept is not needed either.
+    if ((lifecycle.action === 'create' && options.isStored?.(id) === true) || (lifecycle.action === 'replace' && lifecycle.currentContentHash === contentHash)) {
+      if (resumed !== null) await target.client.abortUploadSession(resumed.uploadId).catch(() => {})
+      return endWith(present)
+    }
+    const media = resumed === null ? ((await options.describe?.()) ?? NO_FACTS) : null
+    const facts = resumed?.facts ?? { captured: media!.captured, width: media!.width, height: media!.height, location: media!.location ?? null }
+    const derivatives: readonly SealedDerivative[] =
+      resumed?.derivatives ??
+      (await Promise.all(
+        media!.derivatives.map(async (d) => {
+          const sealed = await encryptBytes(fileKey, d.bytes, { role: 'derivative' })
+          return { kind: d.kind, type: d.type, size: d.bytes.length, hash: toHex(sha256(sealed)), sealed }
+        }),
+      ))
     const metadata: AssetMetadata = {
       name: source.name,
       size: source.size,
@@ -288,11 +451,11 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
       captured: facts.captured,
       width: facts.width,
       height: facts.height,
-      ...(facts.location === undefined || facts.location === null ? {} : { location: facts.location }),
+      ...(facts.location === null ? {} : { location: facts.location }),
       contentMac,
       blobs: [
         { kind: 'original', hash: fromHex(ciphertextHash), size: source.size, type: source.type },
-        ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.bytes.length, type: d.type })),
+        ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.size, type: d.type })),
       ],
     }
     const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
@@ -319,26 +482,52 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
         },
         metadata: metadataBlob,
       })
+    const inParts = expectedSize > partEnd(0, expectedSize, chunkSize)
+    // The resumed session, when it is still open with time to finish; else a new one.
+    const resumedSession = async (): Promise<UploadSessionView | null> => {
+      if (resumed === null || uploadId !== null) return null
+      const session = await target.client.uploadSessionStatus(resumed.uploadId).catch((error: unknown) => {
+        if (error instanceof CofferProblem && error.status === 404) return null
+        throw error
+      })
+      return session !== null && Date.parse(session.expires_at) > Date.now() + RESUME_MARGIN_MS ? session : null
+    }
     // One upload session and its write; an upgrade window met on the way ends the session (the
     // ceremony waits for every open one), waits for the window to close and starts again.
     const send = async (protocolVersion: string): Promise<BackupResult> => {
-      const session = await target.client.openUploadSession({
-        album_id: target.albumId,
-        crypto_suite_id: CRYPTO_SUITE_V1,
-        ciphertext_hash: ciphertextHash,
-        blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
-      })
+      const session =
+        (await resumedSession()) ??
+        (await target.client.openUploadSession({
+          album_id: target.albumId,
+          crypto_suite_id: CRYPTO_SUITE_V1,
+          ciphertext_hash: ciphertextHash,
+          blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
+        }))
       uploadId = session.upload_id
       await options.onUploadOpened?.(uploadId)
       const missing = new Set(session.blobs.filter((blob) => !blob.present).map((blob) => blob.hash))
       let sentBytes = 0
-      if (missing.has(ciphertextHash)) {
+      let resumedBytes = 0
+      if (missing.has(ciphertextHash) && !inParts) {
         // Pass 2: the same bytes again, streamed.
         const plain2 = new Tap(target.sha256)
         const cipher2 = new Tap(target.sha256)
-        await target.client.putBlob(session.upload_id, ciphertextHash, encrypt(plain2, cipher2))
+        await target.client.putBlob(session.upload_id, ciphertextHash, cipher2.through(encrypt(plain2)))
         if (toHex(cipher2.digest()) !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
         sentBytes += expectedSize
+      } else if (missing.has(ciphertextHash)) {
+        if (options.resume !== undefined && !(resumed?.uploadId === uploadId)) {
+          await options.resume.save(uploadId, await sealResumePoint(target.masterKey, uploadId, { contentHash: content, ciphertextHash, ciphertextSize: expectedSize, chunkSize, fileKey, salt, facts, derivatives }))
+          pointStored = true
+        }
+        // Pass 2 from the first chunk the server does not hold: the file is read from there on.
+        // The server checks the whole original against its hash when the last part arrives.
+        resumedBytes = session.blobs.find((blob) => blob.hash === ciphertextHash)?.received ?? 0
+        const firstChunk = chunkAt(resumedBytes, chunkSize)
+        const plain2 = new Tap(target.sha256)
+        await sendParts(target.client, uploadId, ciphertextHash, partsOf(encrypt(plain2, firstChunk), resumedBytes, expectedSize, chunkSize), expectedSize, target.sha256)
+        if (plain2.bytes !== source.size - firstChunk * chunkSize) throw new Error('the source changed while being sent (its size differs)')
+        sentBytes += expectedSize - resumedBytes
       }
       for (const d of derivatives) {
         if (!missing.has(d.hash)) continue
@@ -362,12 +551,12 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
         if (lifecycle.action === 'create' && staleRevival(error)) {
           await target.client.abortUploadSession(session.upload_id).catch(() => {})
           uploadId = null
-          return present
+          return endWith(present)
         }
         throw error
       }
       uploadId = null
-      return { status: 'stored', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash, sentBytes, reusedOriginal: !missing.has(ciphertextHash) }
+      return endWith({ status: 'stored', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash, sentBytes, resumedBytes, reusedOriginal: !missing.has(ciphertextHash) })
     }
     let protocolVersion = knownVersion(target.client, target.albumId, await albumProtocol(target))
     for (let round = 0; ; round++) {
@@ -376,13 +565,22 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
       } catch (error) {
         if (!upgradeInFlight(error) || round >= 3) throw error
         if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
+        if (pointStored) await options.resume?.clear()
+        pointStored = false
         uploadId = null
         await waitForUpgrade(target.client, target.albumId)
         protocolVersion = await pinnedVersion(target.client, target.albumId, protocolVersion)
       }
     }
   } catch (error) {
-    if (uploadId !== null) await target.client.abortUploadSession(uploadId).catch(() => {})
+    // A network or server failure while a resume point is stored keeps the session: the next
+    // try continues from what the server holds. Anything else ends it.
+    const keep = pointStored && transientFailure(error)
+    if (!keep) {
+      const open = uploadId ?? resumed?.uploadId ?? null
+      if (open !== null) await target.client.abortUploadSession(open).catch(() => {})
+      if (pointStored) await options.resume?.clear()
+    }
     throw new FileTransferError('backup', source.name, assetId, reasonOf(error), error)
   }
 }

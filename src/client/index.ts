@@ -3,10 +3,10 @@
 // module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
 // package's entry (decision 0014); the Node adapters (./node/) are not part of it.
 export {
-  backupFile, restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource,
-  type AssetEntry, type AssetKeys, type OpenedAsset, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource,
+  backupFile, restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource, partEnd, UPLOAD_PART_BYTES,
+  type AssetEntry, type AssetKeys, type OpenedAsset, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource, type ResumeStore,
 } from './files.ts'
-export { albumView, backupAll, type AlbumView, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type IndexedFile, type SyncState } from './sync.ts'
+export { albumView, backupAll, type AlbumView, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type IndexedFile, type PendingUpload, type SyncState } from './sync.ts'
 export { contentKeys, contentMacOf, type ContentKeys } from './format/content.ts'
 export {
   albumFiles, albumNameOf, ALBUM_RECORD_TYPE, albumRecordId, feedEntries, findAlbum, findAssetEntry, liveEntries, livePositions, namedAlbums, OPEN_AHEAD, openAlbum, openPlanned, planAlbum, streamLiveEntries,
@@ -15,7 +15,7 @@ export {
 export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'
 export { verifyAlbum, verifyAssets, type AssetIssue, type AssetReport, type IssueKind, type VerifyOptions } from './verify.ts'
 export { compareWithLocal, firstDifference, LocalReadError, type ComparedFile, type CompareOptions, type ComparisonOutcome, type ComparisonSummary, type LocalFile, type StoredFile } from './compare.ts'
-export { retryingFetch, type RetryOptions } from './retry.ts'
+export { retryingFetch, transientFailure, type RetryOptions } from './retry.ts'
 export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrapFileKey, type FileKeyIds } from './format/keys.ts'
 export { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, type StreamRole } from './format/stream.ts'

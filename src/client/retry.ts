@@ -7,6 +7,16 @@
 // follow a redirect, teeing its body, and the unread branch keeps every chunk sent, the whole
 // file (a redirect could not resend a streamed body anyway).
 
+/** A failure worth trying again for: the network (a TypeError from fetch), or the server (5xx, 429), anywhere in the cause chain. */
+export function transientFailure(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    const status = (at as { status?: unknown }).status
+    if (typeof status === 'number') return status >= 500 || status === 429
+    if (at instanceof TypeError) return true
+  }
+  return false
+}
+
 export interface RetryOptions {
   /** Tries in all, the first included; 5 unless given. */
   readonly attempts?: number

@@ -11,14 +11,18 @@
 //   server refuses the second create, and backupFile reads that as "present").
 // - Content the album holds as a deleted asset (`coffer-photos rm`) is not stored again: a
 //   backup does not undo a deletion. It is reported `deleted`.
-// - Upload sessions are recorded while open; the next run aborts those a crash left behind.
+// - Upload sessions are recorded while open; the next run aborts those a crash left behind,
+//   except one that a pending upload continues: an original sent in parts whose upload was cut
+//   (a crash, a kill, the network) continues from what the server holds (files.ts ResumeStore),
+//   unless the file changed since.
 // - Stopping (the signal) lets the files in flight finish and starts no new one.
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
 import { feedEntries } from './albums.ts'
 import { replaceFile, type ReplaceTarget } from './edits.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
-import { backupFile, FileTransferError, type BackupTarget, type FileSource, type MediaFacts } from './files.ts'
+import { transientFailure } from './retry.ts'
+import { backupFile, FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore } from './files.ts'
 
 /** What the local index recorded of a file backed up. */
 export interface IndexedFile {
@@ -46,8 +50,22 @@ export interface SyncState {
   remember(entry: { albumId: string; path: string; size: number; modified: number | null; identity: string | null; contentHash: string; contentMac: string | null; assetId: string }): Promise<void>
   uploadOpened(uploadId: string): Promise<void>
   uploadEnded(uploadId: string): Promise<void>
-  /** Upload sessions opened and not ended: a crash left them open. */
+  /** Upload sessions opened and not ended (a crash left them open), but those a pending upload continues. */
   openUploads(): Promise<string[]>
+  /** The upload of this path that did not finish (its resume point, sealed), with the file as it was then; null when none. */
+  pendingUpload(albumId: string, path: string): Promise<PendingUpload | null>
+  savePendingUpload(albumId: string, path: string, pending: PendingUpload): Promise<void>
+  dropPendingUpload(albumId: string, path: string): Promise<void>
+}
+
+/** An upload inside a file that a later run continues (files.ts ResumeStore), and the file it was of. */
+export interface PendingUpload {
+  readonly size: number
+  readonly modified: number | null
+  readonly identity: string | null
+  readonly uploadId: string
+  /** The resume point, sealed (format/resume.ts). */
+  readonly sealed: Uint8Array
 }
 
 /** A file found by a walk. */
@@ -89,6 +107,9 @@ export interface BackupSummary {
   /** Stored (or replaced) files whose encrypted original the account already held: only their derivatives and metadata were sent (private dedup). */
   readonly deduplicated: number
   readonly sentBytes: number
+  /** Files whose upload continued where an interrupted one stopped, and the bytes of their originals not sent again. */
+  readonly resumed: number
+  readonly resumedBytes: number
   /** True when the signal stopped the run before every file was seen. */
   readonly stopped: boolean
   readonly failures: readonly { readonly path: string; readonly error: string }[]
@@ -148,16 +169,6 @@ export function albumView(albumId: string): AlbumView {
   return view
 }
 
-/** A failure worth trying the file again for: the network, or the server (5xx, 429). */
-function transient(error: unknown): boolean {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
-    const status = (at as { status?: unknown }).status
-    if (typeof status === 'number') return status >= 500 || status === 429
-    if (at instanceof TypeError) return true
-  }
-  return false
-}
-
 /**
  * The error in `error`'s cause chain that every other file would meet too, or null: the session
  * ended (401), the account is suspended (403), over quota (507), or the album needs a protocol
@@ -189,14 +200,18 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   await view.catchUp(target.client)
   const { live, deleted, positions } = view
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
-  const totals = { files: 0, bytes: 0, stored: 0, replaced: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, deduplicated: 0, sentBytes: 0 }
+  const totals = { files: 0, bytes: 0, stored: 0, replaced: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, deduplicated: 0, sentBytes: 0, resumed: 0, resumedBytes: 0 }
   const failures: { path: string; error: string }[] = []
   let fatalError: unknown = null
   const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as AsyncIterator<Candidate> | Iterator<Candidate>
 
-  const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string, reusedOriginal = false): void => {
+  const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string, result?: BackupResult): void => {
     totals.files++
-    if (reusedOriginal) totals.deduplicated++
+    if (result?.reusedOriginal === true) totals.deduplicated++
+    if (result !== undefined && result.resumedBytes > 0) {
+      totals.resumed++
+      totals.resumedBytes += result.resumedBytes
+    }
     totals.bytes += candidate.size
     totals[outcome]++
     totals.sentBytes += sentBytes
@@ -222,11 +237,24 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     // album must keep it, and the new content is stored as an asset of its own.
     const before = await state.lastBackedUp(target.albumId, candidate.path)
     const changed = before !== null && live.has(before.assetId) && before.sharedPaths === 0 ? before : null
+    // An upload of this path that did not finish continues, unless the file changed since.
+    const resume: ResumeStore = {
+      async load() {
+        const pending = await state.pendingUpload(target.albumId, candidate.path)
+        if (pending === null || (pending.size === candidate.size && pending.modified === candidate.modified && pending.identity === identity)) return pending
+        await target.client.abortUploadSession(pending.uploadId).catch(() => {})
+        await state.dropPendingUpload(target.albumId, candidate.path)
+        return null
+      },
+      save: (uploadId, sealed) => state.savePendingUpload(target.albumId, candidate.path, { size: candidate.size, modified: candidate.modified, identity, uploadId, sealed }),
+      clear: () => state.dropPendingUpload(target.albumId, candidate.path),
+    }
     const attempts = run.attempts ?? 3
     for (let attempt = 1; ; attempt++) {
       let uploadId: string | null = null
       try {
         const options = {
+          resume,
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id: string) => {
             uploadId = id
@@ -242,7 +270,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         await record(result.assetId, result.contentHash, result.contentMac)
         live.add(result.assetId)
         const outcome: FileOutcome = result.status === 'present' ? (deleted.has(result.assetId) ? 'deleted' : changed !== null ? 'unchanged' : 'present') : changed !== null ? 'replaced' : 'stored'
-        return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result.reusedOriginal)
+        return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result)
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         const stop = fatalCause(error)
@@ -251,7 +279,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
           return
         }
         const message = (error as Error)?.message ?? String(error)
-        if (!transient(error) || attempt >= attempts || run.signal?.aborted === true) {
+        if (!transientFailure(error) || attempt >= attempts || run.signal?.aborted === true) {
           return finish(candidate, 'failed', error instanceof FileTransferError ? error.assetId : null, 0, message)
         }
         emit({ type: 'retry', path: candidate.path, attempt, error: message })

@@ -20,6 +20,7 @@ import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import { decodeStrict } from '../codec/cbor.ts'
+import { sha256 } from '@noble/hashes/sha2.js'
 import { sha256Hex, toBase64 } from './bytes.ts'
 import type { IdentityKey } from './identity.ts'
 
@@ -552,6 +553,29 @@ export class CofferClient {
   /** Sends one declared blob: bytes in memory, or any async iterable of chunks (streamed, e.g. a file). */
   putBlob(uploadId: string, hash: string, bytes: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     return this.#empty({ method: 'PUT', path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`, bytes, contentType: 'application/octet-stream', bearer: true })
+  }
+
+  /**
+   * Sends one part of a declared blob (a large one, so that an interrupted upload continues
+   * where it stopped): bytes `start` to `start + bytes.length - 1` of the blob's `total`, with
+   * Content-Range and the part's Content-Digest. Parts go in order from what the server holds
+   * (`received` in the session's status), each but the last at least 1 MiB; the part that ends
+   * the blob makes the server check the whole against its hash and store it. Answers the bytes
+   * the server now holds (Upload-Offset). A part that does not start there is refused with 409
+   * `error.upload.offset_mismatch`, whose `received` says where the server is. `digest` is the
+   * part's SHA-256 when the caller has it (a native hash is many times faster than this one).
+   */
+  async putBlobPart(uploadId: string, hash: string, start: number, total: number, bytes: Uint8Array, digest: Uint8Array = sha256(bytes)): Promise<number> {
+    const response = await this.#request({
+      method: 'PUT',
+      path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`,
+      bytes,
+      contentType: 'application/octet-stream',
+      bearer: true,
+      headers: { 'content-range': `bytes ${start}-${start + bytes.length - 1}/${total}`, 'content-digest': `sha-256=:${toBase64(digest)}:` },
+    })
+    await response.body?.cancel()
+    return Number(response.headers.get('upload-offset') ?? start + bytes.length)
   }
 
   /**

@@ -182,6 +182,9 @@ describe('backupAll after a delete', () => {
       uploadOpened: async () => {},
       uploadEnded: async () => {},
       openUploads: async () => [],
+      pendingUpload: async () => null,
+      savePendingUpload: async () => {},
+      dropPendingUpload: async () => {},
     }
     expect(await backupAll({ target, state }, [candidate])).toMatchObject({ stored: 1 })
     await deleteFile(library, album.albumId, recorded.get('a/IMG_1.jpg')!)
@@ -279,7 +282,7 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
       const bytes = randomBytes(300)
       return { path: name, size: bytes.length, modified: null, source: async () => sourceOf(name, bytes) }
     })
-    const state: SyncState = { knownAsset: async () => null, lastBackedUp: async () => null, movedFile: async () => null, remember: async () => {}, uploadOpened: async () => {}, uploadEnded: async () => {}, openUploads: async () => [] }
+    const state: SyncState = { knownAsset: async () => null, lastBackedUp: async () => null, movedFile: async () => null, remember: async () => {}, uploadOpened: async () => {}, uploadEnded: async () => {}, openUploads: async () => [], pendingUpload: async () => null, savePendingUpload: async () => {}, dropPendingUpload: async () => {} }
     const events: BackupEvent[] = []
     const thrown = await backupAll({ target: { ...library, albumId: album.albumId }, state, concurrency: 1, onEvent: (event) => events.push(event) }, candidates).catch((error: unknown) => error)
     expect(thrown).toBeInstanceOf(ProtocolUnsupportedError)

@@ -107,11 +107,12 @@ export const backup: Command = {
         const seconds = (Date.now() - started) / 1000
         const readAfter = bytesReadByProcess()
         const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
-        const { sentBytes, ...counts } = summary
-        out.event('summary', { ...counts, sent_bytes: sentBytes, read_bytes: readBytes, seconds })
+        const { sentBytes, resumedBytes, ...counts } = summary
+        out.event('summary', { ...counts, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}), ` +
+            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
+            `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
             `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
             `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,

@@ -130,3 +130,18 @@ describe('file-key wrapping', () => {
     expect((await failure(unwrapFileKey(albumKey, ids, wrapped.subarray(1)))).code).toBe('malformed')
   })
 })
+
+describe('continuing a stream (firstChunk)', () => {
+  it('gives the stream\'s own chunks from chunk i on, and needs the stream\'s salt', async () => {
+    const salt = new Uint8Array(16).fill(7)
+    const whole = await encryptBytes(fileKey, plaintext, { ...options, salt })
+    for (const first of [1, 2]) {
+      const rest = await encryptBytes(fileKey, plaintext.subarray(first * CHUNK), { ...options, salt, firstChunk: first })
+      expect(rest).toEqual(whole.subarray(HEADER_BYTES + first * SEALED))
+    }
+    // Another salt is another stream: its chunks do not continue this one.
+    const other = await encryptBytes(fileKey, plaintext.subarray(CHUNK), { ...options, salt: new Uint8Array(16).fill(8), firstChunk: 1 })
+    expect(await failure(decryptBytes(fileKey, cat(whole.subarray(0, HEADER_BYTES + SEALED), other)))).toMatchObject({ code: 'authentication' })
+    await expect(encryptBytes(fileKey, plaintext, { ...options, firstChunk: 1 })).rejects.toThrow(/salt/)
+  })
+})

@@ -36,6 +36,12 @@ export interface EncryptOptions {
   readonly chunkSize?: number
   /** For test vectors only: by default random, as it must be. */
   readonly salt?: Uint8Array
+  /**
+   * Continues a stream from chunk `firstChunk` (resuming an upload): the plaintext given starts
+   * at byte firstChunk x chunk size, the header is not yielded again, and the chunks are sealed
+   * at their places. The key and salt must be the stream's own. 0 unless given.
+   */
+  readonly firstChunk?: number
 }
 
 type Source = AsyncIterable<Uint8Array> | Iterable<Uint8Array>
@@ -136,9 +142,11 @@ export async function* encryptStream(fileKey: Uint8Array, plaintext: Source, opt
     if (index >= MAX_CHUNKS || (index === MAX_CHUNKS - 1 && !last)) throw new ClientFormatError('limit', `a stream holds at most ${MAX_CHUNKS} chunks`)
     return new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: chunkNonce(index, last), additionalData: own(headerBytes) }, key, chunk))
   }
-  yield headerBytes
+  let index = options.firstChunk ?? 0
+  if (!Number.isInteger(index) || index < 0) throw new TypeError('firstChunk: a chunk index')
+  if (index > 0 && options.salt === undefined) throw new TypeError('firstChunk: continuing a stream needs its salt')
+  if (index === 0) yield headerBytes
   const pending = new ByteQueue()
-  let index = 0
   for await (const piece of plaintext) {
     pending.push(piece)
     while (pending.length > header.chunkSize) yield await seal(pending.take(header.chunkSize), index++, false)

@@ -44,7 +44,7 @@ export async function fileSource(file: string, options: { type?: string; name?: 
   if (!info.isFile()) throw new Error(`${file}: not a regular file`)
   const described = { name: options.name ?? path.basename(file), type: options.type ?? mediaTypeOf(file) }
   if (info.size > (options.inMemoryMax ?? 0)) {
-    return { ...described, size: info.size, modified: Math.floor(info.mtimeMs), bytes: null, open: () => createReadStream(file) }
+    return { ...described, size: info.size, modified: Math.floor(info.mtimeMs), bytes: null, open: (start = 0) => createReadStream(file, { start }) }
   }
   const bytes = await readFile(file)
   const after = await stat(file)

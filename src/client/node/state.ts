@@ -1,5 +1,6 @@
 // The sync engine's state store (../sync.ts SyncState) in a node:sqlite database: which file
-// this device backed up as which asset, and which upload sessions are open. Every write is its
+// this device backed up as which asset, which upload sessions are open, and the resume points
+// (sealed) of uploads inside a file that a later run continues. Every write is its
 // own committed statement, so a crash or kill of the process loses at most the file in flight,
 // which the next run then finds by its content. WAL at synchronous=NORMAL: a power loss may also
 // lose the last few commits, which costs the same (the files are found again by content; an
@@ -32,7 +33,21 @@ CREATE TABLE IF NOT EXISTS open_uploads (
   upload_id TEXT PRIMARY KEY,
   opened_at INTEGER NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS pending_uploads (
+  album_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  modified INTEGER,
+  identity TEXT,
+  upload_id TEXT NOT NULL,
+  sealed BLOB NOT NULL,
+  saved_at INTEGER NOT NULL,
+  PRIMARY KEY (album_id, path)
+) STRICT;
 `
+
+/** How long a pending upload's record is kept: well past the server's session lifetime (UPLOAD_SESSION_TTL_S, a day by default). */
+const PENDING_UPLOAD_KEPT_MS = 7 * 24 * 3600 * 1000
 
 /** What the store recorded of a file this device backed up (free-up reads it). */
 export interface BackedUpFile {
@@ -70,6 +85,8 @@ export function openSyncState(file: string): SqliteSyncState {
   // A store made before the local index knew identities and keyed hashes gains their columns.
   if (columns.size > 0 && !columns.has('identity')) db.exec('ALTER TABLE backed_up ADD COLUMN identity TEXT; ALTER TABLE backed_up ADD COLUMN content_mac TEXT;')
   db.exec(SCHEMA)
+  // A pending upload of a file no run came back to: its session expired long ago (a day, by default).
+  db.prepare('DELETE FROM pending_uploads WHERE saved_at < ?').run(Date.now() - PENDING_UPLOAD_KEPT_MS)
   // A record without an identity (made before identities were kept) matches on path, size and mtime alone, once: the match records the identity.
   const known = db.prepare('SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)')
   const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
@@ -83,7 +100,14 @@ export function openSyncState(file: string): SqliteSyncState {
   )
   const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
   const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
-  const open = db.prepare('SELECT upload_id FROM open_uploads ORDER BY opened_at')
+  const open = db.prepare('SELECT upload_id FROM open_uploads WHERE upload_id NOT IN (SELECT upload_id FROM pending_uploads) ORDER BY opened_at')
+  const pending = db.prepare('SELECT size, modified, identity, upload_id, sealed FROM pending_uploads WHERE album_id = ? AND path = ?')
+  const savePending = db.prepare(
+    `INSERT INTO pending_uploads (album_id, path, size, modified, identity, upload_id, sealed, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (album_id, path) DO UPDATE SET size = excluded.size, modified = excluded.modified, identity = excluded.identity,
+       upload_id = excluded.upload_id, sealed = excluded.sealed, saved_at = excluded.saved_at`,
+  )
+  const dropPending = db.prepare('DELETE FROM pending_uploads WHERE album_id = ? AND path = ?')
   const deepAt = db.prepare('SELECT checked_at FROM deep_checked WHERE blob_hash = ?')
   const deepSeen = db.prepare('INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at')
   const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at, identity, content_mac FROM backed_up WHERE album_id = ? AND path = ?')
@@ -119,6 +143,16 @@ export function openSyncState(file: string): SqliteSyncState {
     },
     async openUploads() {
       return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
+    },
+    async pendingUpload(albumId, path) {
+      const row = pending.get(albumId, path) as { size: number; modified: number | null; identity: string | null; upload_id: string; sealed: Uint8Array } | undefined
+      return row === undefined ? null : { size: row.size, modified: row.modified, identity: row.identity, uploadId: row.upload_id, sealed: new Uint8Array(row.sealed) }
+    },
+    async savePendingUpload(albumId, path, upload) {
+      savePending.run(albumId, path, upload.size, upload.modified, upload.identity, upload.uploadId, upload.sealed, Date.now())
+    },
+    async dropPendingUpload(albumId, path) {
+      dropPending.run(albumId, path)
     },
     backedUpFile,
     deepCheckedAt(blobHash) {

@@ -100,9 +100,9 @@ function fileSource(file: File, onRead: (bytes: number) => void): FileSource {
   return {
     ...factsOf(file),
     size: file.size,
-    async *open() {
+    async *open(start = 0) {
       // Through the reader: ReadableStream is not async iterable in every browser.
-      const reader = file.stream().getReader()
+      const reader = file.slice(start).stream().getReader()
       try {
         for (;;) {
           const { done, value } = await reader.read()

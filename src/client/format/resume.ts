@@ -1,0 +1,90 @@
+// What a device keeps to resume an upload inside a file (docs/client-format.md, "Resume
+// points"): the upload session, the original's hashes and size, its file key and stream salt,
+// and what the bundle's other blobs and metadata need (the facts read from the file, the
+// encrypted derivatives), so that a later run sends only the rest of the original, reading only
+// that part of the file. The file key opens the photo, and the facts may hold where it was
+// taken: the point is sealed under a key derived from the master key, bound to its upload
+// session, and only the sealed bytes are stored (the state store, an unencrypted file).
+import { concatBytes, fromBase64, toBase64, utf8 } from '../../sdk/bytes.ts'
+import { own, randomBytes } from './bytes.ts'
+import { ClientFormatError } from './errors.ts'
+import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
+import type { GeoLocation } from './metadata.ts'
+import { SALT_BYTES } from './stream.ts'
+
+export const RESUME_KEY_INFO = 'coffer/v1/resume'
+const RESUME_VERSION = 0x01
+
+/** A derivative as it was declared in the session: its encrypted bytes are sent as they are. */
+export interface SealedDerivative {
+  readonly kind: string
+  readonly type: string
+  /** Plaintext bytes. */
+  readonly size: number
+  /** Hex SHA-256 of `sealed`. */
+  readonly hash: string
+  readonly sealed: Uint8Array
+}
+
+export interface ResumePoint {
+  /** SHA-256 of the plaintext. */
+  readonly contentHash: Uint8Array
+  /** Hex SHA-256 of the encrypted original, and its size. */
+  readonly ciphertextHash: string
+  readonly ciphertextSize: number
+  readonly chunkSize: number
+  readonly fileKey: Uint8Array
+  readonly salt: Uint8Array
+  readonly facts: { readonly captured: number | null; readonly width: number | null; readonly height: number | null; readonly location: GeoLocation | null }
+  readonly derivatives: readonly SealedDerivative[]
+}
+
+/** AES-256-GCM key: HKDF-SHA256(master key, salt empty, "coffer/v1/resume"). */
+async function resumeKey(masterKey: Uint8Array, usage: 'encrypt' | 'decrypt') {
+  if (masterKey.length !== KEY_BYTES) throw new TypeError(`master key: expected ${KEY_BYTES} bytes`)
+  return gcmKey(await hkdfSha256(masterKey, new Uint8Array(0), utf8(RESUME_KEY_INFO), KEY_BYTES), usage)
+}
+
+/** Associated data: "coffer/v1/resume" || 0x00 || the upload id (UTF-8): a point opens only for its session. */
+const aad = (uploadId: string): Uint8Array<ArrayBuffer> => own(concatBytes(utf8(RESUME_KEY_INFO), new Uint8Array([0]), utf8(uploadId)))
+
+/** version (1) || nonce (12) || AES-256-GCM(JSON of the point). */
+export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, point: ResumePoint): Promise<Uint8Array> {
+  const json = JSON.stringify({
+    ...point,
+    contentHash: toBase64(point.contentHash),
+    fileKey: toBase64(point.fileKey),
+    salt: toBase64(point.salt),
+    derivatives: point.derivatives.map((d) => ({ ...d, sealed: toBase64(d.sealed) })),
+  })
+  const nonce = randomBytes(GCM_NONCE_BYTES)
+  const sealed = await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) }, await resumeKey(masterKey, 'encrypt'), own(utf8(json)))
+  return concatBytes(new Uint8Array([RESUME_VERSION]), nonce, new Uint8Array(sealed))
+}
+
+/** The point sealResumePoint sealed for this upload session; ClientFormatError when it does not open (another account's, another session's, altered). */
+export async function openResumePoint(masterKey: Uint8Array, uploadId: string, sealed: Uint8Array): Promise<ResumePoint> {
+  if (sealed.length < 1 + GCM_NONCE_BYTES || sealed[0] !== RESUME_VERSION) throw new ClientFormatError('malformed', 'resume point: unknown version')
+  let json: Uint8Array
+  try {
+    const nonce = sealed.subarray(1, 1 + GCM_NONCE_BYTES)
+    json = new Uint8Array(await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) }, await resumeKey(masterKey, 'decrypt'), own(sealed.subarray(1 + GCM_NONCE_BYTES))))
+  } catch {
+    throw new ClientFormatError('authentication', 'resume point fails to authenticate: another account or upload session, or altered bytes')
+  }
+  const raw = JSON.parse(new TextDecoder().decode(json)) as Omit<ResumePoint, 'contentHash' | 'fileKey' | 'salt' | 'derivatives'> & {
+    contentHash: string
+    fileKey: string
+    salt: string
+    derivatives: Array<Omit<SealedDerivative, 'sealed'> & { sealed: string }>
+  }
+  const point: ResumePoint = {
+    ...raw,
+    contentHash: fromBase64(raw.contentHash),
+    fileKey: fromBase64(raw.fileKey),
+    salt: fromBase64(raw.salt),
+    derivatives: raw.derivatives.map((d) => ({ ...d, sealed: fromBase64(d.sealed) })),
+  }
+  if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || point.contentHash.length !== 32) throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
+  return point
+}

@@ -1,0 +1,103 @@
+// `coffer-photos backup` resuming inside a file, through the real binary against a real server
+// process (docs/photos.md, "An interrupted backup"): a video larger than the in-memory limit is
+// sent in parts; the command is killed (SIGKILL) once the server holds a part; the next run
+// continues from the parts the server holds, reading the file only from there (the process's own
+// I/O counter, in the summary), and the album's copy is the file byte for byte (`verify
+// --against --all`). A file changed since its upload was cut starts again. PHOTOS_RESUME_MIB
+// sets the video's size (100 MiB unless given).
+import { randomBytes } from 'node:crypto'
+import { appendFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
+import { PASSWORD, uniqueEmail } from '../support/actors.ts'
+import { accountLibrary, events, photos, startPhotos } from '../support/photos-cli.ts'
+import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
+
+const SIZE = Number(process.env.PHOTOS_RESUME_MIB ?? 100) * 1024 * 1024
+const ALBUM = 'Videos'
+
+let ws: Workspace
+let server: Started & { url: string }
+let work: string
+let home: string
+let folder: string
+const email = uniqueEmail('resume')
+
+/** Part files the server holds (the blob folder's parts/, docs/operations.md). */
+async function partFiles(): Promise<number> {
+  const found = await readdir(path.join(ws.directory, 'blobs', 'parts'), { recursive: true, withFileTypes: true }).catch(() => [])
+  return found.filter((entry) => entry.isFile()).length
+}
+
+/** Starts a backup of the folder and kills it (SIGKILL) as soon as the server holds a part of the video. */
+async function backupKilledMidFile(): Promise<void> {
+  const before = await partFiles()
+  const run = startPhotos(home, ['backup', folder, '--album', ALBUM, '--json'])
+  while (run.child.exitCode === null && (await partFiles()) <= before) await new Promise((resolve) => setTimeout(resolve, 5))
+  run.child.kill('SIGKILL')
+  const ended = await run.done
+  expect(ended.signal, `the backup ended before it could be killed mid-file:\n${ended.stdout}\n${ended.stderr}`).toBe('SIGKILL')
+}
+
+async function backup(): Promise<Record<string, unknown>> {
+  const run = await photos(home, ['backup', folder, '--album', ALBUM, '--json'])
+  expect(run.code, run.stderr).toBe(0)
+  return events(run).find((e) => e.event === 'summary')!
+}
+
+beforeAll(async () => {
+  ws = await workspace('resume')
+  server = await serveProcess(ws.env)
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-resume-'))
+  home = path.join(work, 'home')
+  folder = path.join(work, ALBUM)
+  await mkdir(folder)
+  const login = await photos(home, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD })
+  expect(login.code, login.stderr).toBe(0)
+  const setup = await photos(home, ['setup', '--yes', '--password-stdin', '--json'], { stdin: PASSWORD })
+  expect(setup.code, setup.stderr).toBe(0)
+}, 300_000)
+afterAll(async () => {
+  await server?.kill()
+  await ws?.remove()
+  await rm(work, { recursive: true, force: true })
+})
+
+describe('coffer-photos backup: resume inside a file', { timeout: 600_000 }, () => {
+  it('continues a killed upload from the parts the server holds, reading only the rest of the file', async () => {
+    await writeFile(path.join(folder, 'long.mp4'), randomBytes(SIZE))
+    await backupKilledMidFile()
+    const summary = await backup()
+    if (process.env.PHOTOS_RESUME_MIB !== undefined) console.log('resumed run:', JSON.stringify(summary))
+    expect(summary).toMatchObject({ files: 1, stored: 1, resumed: 1, failed: 0 })
+    const resumed = summary.resumed_bytes as number
+    const total = ciphertextSize(SIZE)
+    expect(resumed).toBeGreaterThan(0)
+    expect(resumed).toBeLessThan(total)
+    // The plaintext before the first chunk the server did not hold is not read again.
+    const skipped = ((resumed - HEADER_BYTES) / (DEFAULT_CHUNK_SIZE + 16)) * DEFAULT_CHUNK_SIZE
+    expect(Number.isInteger(skipped)).toBe(true)
+    expect(summary.read_bytes as number).toBeLessThan(SIZE - skipped + 4 * 1024 * 1024)
+    expect(summary.sent_bytes).toBe(total - resumed)
+    // The parts were assembled into the blob and are gone.
+    expect(await partFiles()).toBe(0)
+    const verify = await photos(home, ['verify', ALBUM, '--against', folder, '--all', '--json'])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+  })
+
+  it('starts again when the file changed after its upload was cut, and aborts the cut session', async () => {
+    const file = path.join(folder, 'edited.mp4')
+    await writeFile(file, randomBytes(SIZE))
+    await backupKilledMidFile()
+    await appendFile(file, randomBytes(1000))
+    const summary = await backup()
+    expect(summary).toMatchObject({ stored: 1, resumed: 0, resumed_bytes: 0, unchanged: 1, failed: 0 })
+    const library = await accountLibrary(home, new CofferClient({ baseUrl: server.url }), email)
+    expect((await library.client.storageUsage()).open_uploads).toBe(0)
+    const verify = await photos(home, ['verify', ALBUM, '--against', folder, '--all', '--json'])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+  })
+})

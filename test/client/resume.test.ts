@@ -1,0 +1,138 @@
+// Resume inside a file (src/client/files.ts, ResumeStore) against a real server: an original
+// larger than a part goes in parts; an upload the network cuts keeps its session and its sealed
+// resume point, and the next call sends only the rest of the original, reading the file only
+// from the first chunk the server does not hold; a resume point whose session ended, or that does
+// not open, is dropped and the file sent from the start.
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
+import { backupFile, partEnd, restoreFile, type FileSource, type ResumeStore } from '../../src/client/files.ts'
+import { generateMasterKey } from '../../src/client/format/keys.ts'
+import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
+import { photoLibrary } from '../support/albums.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let library: Library
+
+beforeAll(async () => {
+  server = await startServer()
+  library = await photoLibrary(server, 'resume')
+})
+afterAll(async () => {
+  await server.close()
+})
+
+/** A resume store in memory, as the state store keeps one per file. */
+function memoryStore(): ResumeStore & { saved: { uploadId: string; sealed: Uint8Array } | null } {
+  const store = {
+    saved: null as { uploadId: string; sealed: Uint8Array } | null,
+    load: async () => store.saved,
+    save: async (uploadId: string, sealed: Uint8Array) => void (store.saved = { uploadId, sealed }),
+    clear: async () => void (store.saved = null),
+  }
+  return store
+}
+
+/** A streamed file (no digest up front, as one above the in-memory limit): counts where each read starts and the bytes read. */
+function streamedFile(bytes: Uint8Array): FileSource & { starts: number[]; read: number } {
+  const file = {
+    name: 'clip.mp4',
+    size: bytes.length,
+    type: 'video/mp4',
+    modified: 1_700_000_000_000,
+    starts: [] as number[],
+    read: 0,
+    *open(start = 0) {
+      file.starts.push(start)
+      for (let at = start; at < bytes.length; at += 65_536) {
+        const piece = bytes.subarray(at, at + 65_536)
+        file.read += piece.length
+        yield piece
+      }
+    },
+  }
+  return file
+}
+
+/** A client whose network fails the `cutAt`-th part PUT (a TypeError, as fetch throws for a cut connection). */
+function cuttingClient(cutAt: number): CofferClient {
+  let parts = 0
+  const cutting: typeof fetch = async (input, init) => {
+    if (init?.method === 'PUT' && new Headers(init.headers).has('content-range') && ++parts === cutAt) throw new TypeError('fetch failed (the test cut it)')
+    return fetch(input, init)
+  }
+  return new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: cutting })
+}
+
+async function restoredBytes(albumId: string, assetId: string): Promise<Buffer> {
+  const entry = (await liveEntries(library.client, albumId)).find((e) => e.asset_id === assetId)!
+  const restored = await restoreFile({ ...library, albumId }, entry)
+  const chunks: Uint8Array[] = []
+  for await (const chunk of restored.bytes) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
+
+describe('backupFile in parts', () => {
+  it('continues an upload the network cut from the last part the server stored, reading the file only from there', async () => {
+    const album = await openAlbum(library, 'Resume inside a file')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const total = ciphertextSize(bytes.length)
+    const store = memoryStore()
+    // The second part's request fails: the first part is stored, the session and the point are kept.
+    await expect(backupFile({ ...target, client: cuttingClient(2) }, streamedFile(bytes), { resume: store })).rejects.toThrow(/the test cut it/)
+    expect(store.saved).not.toBeNull()
+    const status = await library.client.uploadSessionStatus(store.saved!.uploadId)
+    const received = status.blobs.find((blob) => blob.role === 'original')!.received
+    expect(received).toBe(partEnd(0, total, DEFAULT_CHUNK_SIZE))
+    expect(received).toBeGreaterThan(1024 * 1024)
+
+    const file = streamedFile(bytes)
+    const result = await backupFile(target, file, { resume: store })
+    const firstChunk = (received - HEADER_BYTES) / (DEFAULT_CHUNK_SIZE + 16)
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: received })
+    expect(result.sentBytes).toBeLessThan(total - received + 64 * 1024) // the rest of the original, and no derivative (none)
+    // No first pass: the file is read once, from the first chunk the server did not hold.
+    expect(file.starts).toEqual([firstChunk * DEFAULT_CHUNK_SIZE])
+    expect(file.read).toBe(bytes.length - firstChunk * DEFAULT_CHUNK_SIZE)
+    expect(store.saved).toBeNull()
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
+  it('sends the file from the start when the resumed session has ended, or the point does not open', async () => {
+    const album = await openAlbum(library, 'Resume, session ended')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(9 * 1024 * 1024)
+    const store = memoryStore()
+    await expect(backupFile({ ...target, client: cuttingClient(2) }, streamedFile(bytes), { resume: store })).rejects.toThrow(/the test cut it/)
+    const ended = store.saved!.uploadId
+    await library.client.abortUploadSession(ended)
+    const file = streamedFile(bytes)
+    const result = await backupFile(target, file, { resume: store })
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: 0 })
+    // The resumed session answers its first part 404 (it is closed): then both passes, from the start.
+    expect(file.starts.slice(-2)).toEqual([0, 0])
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+
+    // A point sealed under another master key (another account's, or altered) is dropped, its session aborted.
+    const openBefore = (await library.client.storageUsage()).open_uploads
+    const other = randomBytes(9 * 1024 * 1024)
+    const foreign = memoryStore()
+    await expect(backupFile({ ...target, masterKey: generateMasterKey(), client: cuttingClient(2) }, streamedFile(other), { resume: foreign })).rejects.toThrow(/the test cut it/)
+    expect((await library.client.storageUsage()).open_uploads).toBe(openBefore + 1)
+    const again = await backupFile(target, streamedFile(other), { resume: foreign })
+    expect(again).toMatchObject({ status: 'stored', resumedBytes: 0 })
+    expect(foreign.saved).toBeNull()
+    expect((await library.client.storageUsage()).open_uploads).toBe(openBefore)
+  })
+
+  it('without a resume store, an interrupted upload aborts its session', async () => {
+    const album = await openAlbum(library, 'Resume, no store')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const before = (await library.client.storageUsage()).open_uploads
+    await expect(backupFile({ ...target, client: cuttingClient(2) }, streamedFile(randomBytes(9 * 1024 * 1024)))).rejects.toThrow(/the test cut it/)
+    expect((await library.client.storageUsage()).open_uploads).toBe(before)
+  })
+})
