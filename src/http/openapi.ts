@@ -198,6 +198,14 @@ const requestHeaders: Readonly<Record<RequestHeader | 'X-Request-Id', Json>> = {
       'With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400',
     schema: { type: 'string', examples: ['sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:'] },
   },
+  'Repr-Digest': {
+    name: 'Repr-Digest',
+    in: 'header',
+    required: false,
+    description:
+      'On the part that ends the blob (Content-Range with b = n-1): `sha-256=:<base64>:` (RFC 9530), the SHA-256 of the whole blob. Other than the URL’s hash (a provisional name), the blob is stored and declared under it instead (decision 0034, a blob named at its last part). Ignored on other parts and without Content-Range; one without sha-256, or a malformed one, is 400',
+    schema: { type: 'string', examples: ['sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:'] },
+  },
   Prefer: {
     name: 'Prefer',
     in: 'header',
@@ -221,6 +229,7 @@ const responseHeaders = {
   Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
   'Content-Disposition': { description: '`attachment; filename="..."`: a file to save, and the name it suggests', schema: { type: 'string' } },
   'Upload-Offset': { description: 'The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored)', schema: { type: 'integer', minimum: 0 } },
+  'Repr-Digest': { description: 'When the request sent Repr-Digest on the part that ends the blob: `sha-256=:<base64>:`, the hash the blob is stored and declared under', schema: { type: 'string' } },
   'Preference-Applied': { description: '`return=representation`: the answer carries the body the Prefer header asked for (RFC 7240)', schema: { type: 'string' } },
 } as const satisfies Record<string, Json>
 
@@ -304,7 +313,7 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const revalidates = reads.includes('If-None-Match')
   const ranges = reads.includes('Range')
   const prefers = reads.includes('Prefer')
-  const parts: ResponseHeader[] = reads.includes('Content-Range') ? ['Upload-Offset'] : []
+  const parts: ResponseHeader[] = [...(reads.includes('Content-Range') ? ['Upload-Offset' as const] : []), ...(reads.includes('Repr-Digest') ? ['Repr-Digest' as const] : [])]
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
   const saved: ResponseHeader[] = config.attachment ? ['Content-Disposition'] : []
 

@@ -21,9 +21,9 @@ export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
  * (for the OpenAPI document; no schema validates them). If-None-Match adds the 304 answer and
  * ETag on the success answers, Range the 206 answer, Prefer Preference-Applied on the success
  * answers with a body, Content-Range (one part of an uploaded blob) Upload-Offset on the success
- * answers.
+ * answers, Repr-Digest (the digest of the whole blob) Repr-Digest on the success answers.
  */
-export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match' | 'Prefer' | 'Content-Range' | 'Content-Digest'
+export type RequestHeader = 'X-Service-Identity-Key' | 'Range' | 'If-None-Match' | 'Prefer' | 'Content-Range' | 'Content-Digest' | 'Repr-Digest'
 
 export const JSON_MEDIA = ['application/json'] as const
 export const CBOR_MEDIA = ['application/cbor'] as const

@@ -451,6 +451,15 @@ export interface UploadStore {
   insertUploadPart(part: UploadPart): Promise<boolean>
   /** Forgets the parts of the session's blob `hash`, or of the whole session. */
   deleteUploadParts(uploadId: string, hash?: string): Promise<void>
+  /**
+   * Renames the session's declared blob `from` to `to` (decision 0034, a blob named at its last
+   * part), and the session's ciphertext_hash with it when that was `from`; false when the session
+   * declares no `from` (another request renamed it first, or the session is gone). One
+   * conditional update: of two renames racing, one finds the declaration. Call it in the
+   * transaction that records the owned blob `to`, so that garbage collection never sees the
+   * row without the declaration.
+   */
+  renameDeclaredBlob(uploadId: string, from: string, to: string): Promise<boolean>
   /** The owner's open sessions for this album whose original is `ciphertextHash`, newest first. */
   findOpenSessionsForOriginal(ownerId: string, albumId: string, ciphertextHash: string, now: number): Promise<UploadSession[]>
 }

@@ -1024,6 +1024,8 @@ export interface paths {
          * @description Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once (with Upload-Offset: its size when Content-Range is sent). Fsynced before the answer.
          *
          *     With Content-Range (`bytes a-b/n`; malformed, or a Content-Digest without a well-formed sha-256: 400) the body is one part of the blob (decision 0034), sent in order: its first byte must be the blob's `received` (409 `error.upload.offset_mismatch` with `received` and Upload-Offset otherwise, also to the loser of two parts racing for one offset); a part that does not end the blob must be at least 1048576 bytes (UPLOAD_PART_MIN_BYTES; 422 `error.request.invalid`); Content-Length, when sent, must be its length and Content-Digest (sha-256), when sent, its SHA-256 (422 `error.upload.hash_mismatch`, the part not kept); a size in Content-Range other than the declared one is 422 `error.upload.hash_mismatch`. A part that does not end the blob is kept, fsynced, and answers 204 with Upload-Offset its end + 1. The part that ends the blob stores the blob from the parts and itself, checked against the declared hash and size: a mismatch is 422 `error.upload.hash_mismatch` and drops every part of the blob (`received` goes back to 0); stored, it answers 204 with Upload-Offset the size. A store that fails (503) keeps nothing of the last part: send it again.
+         *
+         *     A blob named at its last part (decision 0034): the session may declare a blob under a provisional name (a random 64-hex, also its `ciphertext_hash` when it is the original) and its parts be sent to that name; the part that ends the blob then carries `Repr-Digest: sha-256=:<base64>:` (RFC 9530), the SHA-256 H of the whole blob (malformed or without sha-256: 400). H other than the URL's hash: refused before the body is read with 422 `error.request.invalid` when the session declares H already (the parts stay); else the blob is stored under H, checked against H and the declared size (422 `error.upload.hash_mismatch` drops every part), and the declaration (and the session's ciphertext_hash) is renamed to H in the transaction that records the stored blob; 204 with Upload-Offset and Repr-Digest echoing H. The provisional name is then no longer declared (404). H equal to the URL's hash changes nothing. Repr-Digest on a part that does not end the blob, or without Content-Range, is ignored.
          */
         put: operations["putBlob"];
         post?: never;
@@ -2053,6 +2055,8 @@ export interface components {
         "Content-Range": string;
         /** @description With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400 */
         "Content-Digest": string;
+        /** @description On the part that ends the blob (Content-Range with b = n-1): `sha-256=:<base64>:` (RFC 9530), the SHA-256 of the whole blob. Other than the URL’s hash (a provisional name), the blob is stored and declared under it instead (decision 0034, a blob named at its last part). Ignored on other parts and without Content-Range; one without sha-256, or a malformed one, is 400 */
+        "Repr-Digest": string;
         /** @description RFC 7240 preferences; `return=representation` asks for the answer with a body (Preference-Applied then says so). Others are ignored */
         Prefer: string;
     };
@@ -2078,6 +2082,8 @@ export interface components {
         "Content-Disposition": string;
         /** @description The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored) */
         "Upload-Offset": number;
+        /** @description When the request sent Repr-Digest on the part that ends the blob: `sha-256=:<base64>:`, the hash the blob is stored and declared under */
+        "Repr-Digest": string;
         /** @description `return=representation`: the answer carries the body the Prefer header asked for (RFC 7240) */
         "Preference-Applied": string;
     };
@@ -4519,6 +4525,8 @@ export interface operations {
                 "Content-Range"?: components["parameters"]["Content-Range"];
                 /** @description With Content-Range: `sha-256=:<base64>:` (RFC 9530), the SHA-256 of this part’s bytes; a part that differs is not kept (422). Other algorithms beside sha-256 are ignored; one without sha-256, or a malformed one, is 400 */
                 "Content-Digest"?: components["parameters"]["Content-Digest"];
+                /** @description On the part that ends the blob (Content-Range with b = n-1): `sha-256=:<base64>:` (RFC 9530), the SHA-256 of the whole blob. Other than the URL’s hash (a provisional name), the blob is stored and declared under it instead (decision 0034, a blob named at its last part). Ignored on other parts and without Content-Range; one without sha-256, or a malformed one, is 400 */
+                "Repr-Digest"?: components["parameters"]["Repr-Digest"];
             };
             path: {
                 /** @description Canonical UUID: lowercase, hyphenated */
@@ -4539,6 +4547,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Upload-Offset": components["headers"]["Upload-Offset"];
+                    "Repr-Digest": components["headers"]["Repr-Digest"];
                     [name: string]: unknown;
                 };
                 content?: never;

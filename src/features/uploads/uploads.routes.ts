@@ -33,15 +33,19 @@ function parseContentRange(header: string): PartRange {
   return { start, end, total }
 }
 
-/** The SHA-256 (hex) a `Content-Digest` (RFC 9530) names; other algorithms are ignored. */
-function parseContentDigest(header: string): string {
+/**
+ * The SHA-256 (hex) a `Content-Digest` or `Repr-Digest` (RFC 9530) names, the header absent:
+ * undefined; other algorithms are ignored.
+ */
+function parseDigest(name: 'Content-Digest' | 'Repr-Digest', header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined
   // A dictionary of structured fields; a byte sequence is :base64: (RFC 8941).
-  const members = header.split(',').map((member) => member.trim().split(';')[0]?.trim() ?? '')
+  const members = [header].flat().join(',').split(',').map((member) => member.trim().split(';')[0]?.trim() ?? '')
   const sha256 = members.filter((member) => member.toLowerCase().startsWith('sha-256=')).at(-1)
-  if (sha256 === undefined) throw malformed('Content-Digest must name the part’s sha-256')
+  if (sha256 === undefined) throw malformed(`${name} must name a sha-256`)
   const value = /^:([A-Za-z0-9+/]{43}=):$/.exec(sha256.slice('sha-256='.length))?.[1]
   const digest = value === undefined ? undefined : Buffer.from(value, 'base64')
-  if (digest === undefined || digest.length !== 32 || digest.toString('base64') !== value) throw malformed('Content-Digest sha-256 must be :<base64 of 32 bytes>:')
+  if (digest === undefined || digest.length !== 32 || digest.toString('base64') !== value) throw malformed(`${name} sha-256 must be :<base64 of 32 bytes>:`)
   return digest.toString('hex')
 }
 
@@ -118,12 +122,14 @@ export function uploadsRoutes(app: App, deps: Deps): void {
         summary: 'Send one declared blob’s bytes, whole or in parts; checked against its hash and size while streaming',
         description: `Bytes whose SHA-256 or size differ from the declaration are not kept (422). A blob already stored answers 204 at once (with Upload-Offset: its size when Content-Range is sent). Fsynced before the answer.
 
-With Content-Range (\`bytes a-b/n\`; malformed, or a Content-Digest without a well-formed sha-256: 400) the body is one part of the blob (decision 0034), sent in order: its first byte must be the blob's \`received\` (409 \`error.upload.offset_mismatch\` with \`received\` and Upload-Offset otherwise, also to the loser of two parts racing for one offset); a part that does not end the blob must be at least ${UPLOAD_PART_MIN_BYTES} bytes (UPLOAD_PART_MIN_BYTES; 422 \`error.request.invalid\`); Content-Length, when sent, must be its length and Content-Digest (sha-256), when sent, its SHA-256 (422 \`error.upload.hash_mismatch\`, the part not kept); a size in Content-Range other than the declared one is 422 \`error.upload.hash_mismatch\`. A part that does not end the blob is kept, fsynced, and answers 204 with Upload-Offset its end + 1. The part that ends the blob stores the blob from the parts and itself, checked against the declared hash and size: a mismatch is 422 \`error.upload.hash_mismatch\` and drops every part of the blob (\`received\` goes back to 0); stored, it answers 204 with Upload-Offset the size. A store that fails (503) keeps nothing of the last part: send it again.`,
+With Content-Range (\`bytes a-b/n\`; malformed, or a Content-Digest without a well-formed sha-256: 400) the body is one part of the blob (decision 0034), sent in order: its first byte must be the blob's \`received\` (409 \`error.upload.offset_mismatch\` with \`received\` and Upload-Offset otherwise, also to the loser of two parts racing for one offset); a part that does not end the blob must be at least ${UPLOAD_PART_MIN_BYTES} bytes (UPLOAD_PART_MIN_BYTES; 422 \`error.request.invalid\`); Content-Length, when sent, must be its length and Content-Digest (sha-256), when sent, its SHA-256 (422 \`error.upload.hash_mismatch\`, the part not kept); a size in Content-Range other than the declared one is 422 \`error.upload.hash_mismatch\`. A part that does not end the blob is kept, fsynced, and answers 204 with Upload-Offset its end + 1. The part that ends the blob stores the blob from the parts and itself, checked against the declared hash and size: a mismatch is 422 \`error.upload.hash_mismatch\` and drops every part of the blob (\`received\` goes back to 0); stored, it answers 204 with Upload-Offset the size. A store that fails (503) keeps nothing of the last part: send it again.
+
+A blob named at its last part (decision 0034): the session may declare a blob under a provisional name (a random 64-hex, also its \`ciphertext_hash\` when it is the original) and its parts be sent to that name; the part that ends the blob then carries \`Repr-Digest: sha-256=:<base64>:\` (RFC 9530), the SHA-256 H of the whole blob (malformed or without sha-256: 400). H other than the URL's hash: refused before the body is read with 422 \`error.request.invalid\` when the session declares H already (the parts stay); else the blob is stored under H, checked against H and the declared size (422 \`error.upload.hash_mismatch\` drops every part), and the declaration (and the session's ciphertext_hash) is renamed to H in the transaction that records the stored blob; 204 with Upload-Offset and Repr-Digest echoing H. The provisional name is then no longer declared (404). H equal to the URL's hash changes nothing. Repr-Digest on a part that does not end the blob, or without Content-Range, is ignored.`,
         tags,
         auth: 'bearer',
         accepts: OCTET_MEDIA,
         params: UploadBlobParams,
-        reads: ['Content-Range', 'Content-Digest'],
+        reads: ['Content-Range', 'Content-Digest', 'Repr-Digest'],
         responses: { 204: NoContent },
         described: { 204: 'The bytes are stored and durable (or already were); with Content-Range, Upload-Offset says how many bytes of the blob the server now holds' },
         errors: ['error.account.suspended', 'error.not_found', 'error.upload.offset_mismatch', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
@@ -139,9 +145,12 @@ With Content-Range (\`bytes a-b/n\`; malformed, or a Content-Digest without a we
             await putBlob(deps, requireCaller(request), uploadId, hash, bytes, announcedLength)
           } else {
             const range = parseContentRange(contentRange)
-            const digest = request.headers['content-digest']
-            const sha256 = digest === undefined ? undefined : parseContentDigest(Array.isArray(digest) ? digest.join(',') : digest)
-            reply.header('upload-offset', String(await putBlobPart(deps, requireCaller(request), uploadId, hash, range, bytes, { announcedLength, sha256 })))
+            const sha256 = parseDigest('Content-Digest', request.headers['content-digest'])
+            // The whole blob's digest, read on the part that ends it only (decision 0034).
+            const named = range.end === range.total - 1 ? parseDigest('Repr-Digest', request.headers['repr-digest']) : undefined
+            const stored = await putBlobPart(deps, requireCaller(request), uploadId, hash, range, bytes, { announcedLength, sha256, named })
+            reply.header('upload-offset', String(stored.received))
+            if (named !== undefined) reply.header('repr-digest', `sha-256=:${Buffer.from(stored.hash, 'hex').toString('base64')}:`)
           }
         } catch (error) {
           if (error instanceof AppError && error.code === 'error.upload.offset_mismatch') reply.header('upload-offset', String(error.extensions.received))

@@ -152,14 +152,14 @@ export async function abortUploadSession(deps: Deps, caller: Caller, uploadId: s
 
 export type BlobReceipt = 'stored' | 'already_present'
 
-/** The declared blob `hash` of the caller's session, which must be open. */
-async function openDeclaration(deps: Deps, caller: Caller, uploadId: string, hash: string): Promise<UploadBlob> {
+/** The declared blob `hash` of the caller's session, which must be open, and the session. */
+async function openDeclaration(deps: Deps, caller: Caller, uploadId: string, hash: string): Promise<{ readonly session: UploadSession; readonly declared: UploadBlob }> {
   const session = await ownSession(deps, caller, uploadId)
   ensureNotSuspended(caller)
   if (session.closedAt !== null || session.expiresAt <= deps.clock.now()) throw notFound()
   const declared = session.blobs.find((blob) => blob.hash === hash)
   if (declared === undefined) throw new AppError('error.not_found', 'This upload session did not declare that hash')
-  return declared
+  return { session, declared }
 }
 
 async function recordStored(deps: Deps, caller: Caller, declared: UploadBlob): Promise<void> {
@@ -171,7 +171,7 @@ async function recordStored(deps: Deps, caller: Caller, declared: UploadBlob): P
  * that differ from the declaration are not kept (422).
  */
 export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash: string, bytes: AsyncIterable<Uint8Array>, announcedLength?: number): Promise<BlobReceipt> {
-  const declared = await openDeclaration(deps, caller, uploadId, hash)
+  const { declared } = await openDeclaration(deps, caller, uploadId, hash)
   if ((await presentBlobs(deps, caller.userId, [declared])).has(hash)) return 'already_present'
   if (announcedLength !== undefined && announcedLength !== declared.size) {
     throw new AppError('error.upload.hash_mismatch', `Nothing was kept: Content-Length is ${announcedLength}, ${declared.size} bytes were declared`)
@@ -217,10 +217,32 @@ async function dropParts(deps: Deps, uploadId: string, hash: string): Promise<vo
 }
 
 /**
+ * Records the owned blob `named` and, in the same transaction, renames the session's declaration
+ * of `provisional` to it (decision 0034, a blob named at its last part): garbage collection never
+ * finds the row without the declaration. False when neither the declaration was renamed here nor
+ * the session declares `named` already (renamed by a request racing this one): the session is gone.
+ */
+async function recordRenamed(deps: Deps, caller: Caller, uploadId: string, provisional: string, named: UploadBlob): Promise<boolean> {
+  return deps.storage.transaction(async (tx) => {
+    const renamed = await tx.renameDeclaredBlob(uploadId, provisional, named.hash)
+    await tx.recordOwnedBlobs(caller.userId, [{ hash: named.hash, size: named.size }], deps.clock.now())
+    return renamed || ((await tx.findUploadSession(uploadId))?.blobs.some((blob) => blob.hash === named.hash) ?? false)
+  })
+}
+
+/** What the server holds of a blob after one of its parts: how many bytes, and the hash it is (to be) stored under. */
+export interface PartReceipt {
+  readonly received: number
+  readonly hash: string
+}
+
+/**
  * One part of a declared blob (decision 0034): a part that does not end the blob is kept, durable,
  * in the store's parts namespace and recorded; the part that ends it is streamed, after the
- * recorded parts in order, into the blob's ordinary put. Answers how many bytes of the blob the
- * server now holds (the answer's Upload-Offset).
+ * recorded parts in order, into the blob's ordinary put. `checks.named`, on the part that ends
+ * the blob, is the whole blob's SHA-256 (Repr-Digest): other than `hash`, `hash` was a
+ * provisional name, and the blob is stored and declared under `named` instead. Answers how many
+ * bytes of the blob the server now holds (the answer's Upload-Offset) and its hash.
  */
 export async function putBlobPart(
   deps: Deps,
@@ -229,14 +251,15 @@ export async function putBlobPart(
   hash: string,
   range: PartRange,
   bytes: AsyncIterable<Uint8Array>,
-  checks: { readonly announcedLength: number | undefined; readonly sha256: string | undefined },
-): Promise<number> {
-  const declared = await openDeclaration(deps, caller, uploadId, hash)
+  checks: { readonly announcedLength: number | undefined; readonly sha256: string | undefined; readonly named?: string | undefined },
+): Promise<PartReceipt> {
+  const { session, declared } = await openDeclaration(deps, caller, uploadId, hash)
+  const receipt = (received: number, stored = hash): PartReceipt => ({ received, hash: stored })
   if (range.total !== declared.size) {
     throw new AppError('error.upload.hash_mismatch', `Nothing was kept: Content-Range names a blob of ${range.total} bytes, ${declared.size} were declared`)
   }
   const isPresent = async () => (await presentBlobs(deps, caller.userId, [declared])).has(hash)
-  if (await isPresent()) return declared.size
+  if (await isPresent()) return receipt(declared.size)
   const { chain, end: received } = contiguousParts(await deps.storage.uploadParts(uploadId, hash))
   if (range.start !== received) throw offsetMismatch(received)
   const length = range.end - range.start + 1
@@ -258,21 +281,29 @@ export async function putBlobPart(
       await openDeclaration(deps, caller, uploadId, hash)
       throw offsetMismatch(contiguousParts(await deps.storage.uploadParts(uploadId, hash)).end)
     }
-    return range.end + 1
+    return receipt(range.end + 1)
   }
+  const named: UploadBlob = { ...declared, hash: checks.named ?? hash }
+  if (named.hash !== hash && session.blobs.some((blob) => blob.hash === named.hash)) {
+    throw new AppError('error.request.invalid', 'Repr-Digest names a blob this session declares already; nothing was read, the parts received so far stay')
+  }
+  // Stored and declared under `named` (by this request, or by another one ending the same blob).
+  const storedAsNamed = async () =>
+    (await presentBlobs(deps, caller.userId, [named])).has(named.hash) && ((await deps.storage.findUploadSession(uploadId))?.blobs.some((blob) => blob.hash === named.hash) ?? false)
   let outcome
   try {
-    outcome = await deps.blobs.put(hash, declared.size, assembled(deps, uploadId, hash, chain, checkedPart(bytes, length, checks.sha256)))
+    outcome = await deps.blobs.put(named.hash, declared.size, assembled(deps, uploadId, hash, chain, checkedPart(bytes, length, checks.sha256)))
   } catch (error) {
     // Another request ending the same blob stored it first (and dropped the parts this one read).
-    if (!(error instanceof AppError) && (await isPresent())) return declared.size
+    if (!(error instanceof AppError) && (await storedAsNamed())) return receipt(declared.size, named.hash)
     throw error
   }
   if (outcome.kind === 'mismatch') {
     await dropParts(deps, uploadId, hash)
     throw new AppError('error.upload.hash_mismatch', `Nothing was kept, and the parts received so far are dropped: send the blob again from its start (${outcome.detail})`)
   }
-  await recordStored(deps, caller, declared)
+  if (named.hash === hash) await recordStored(deps, caller, declared)
+  else if (!(await recordRenamed(deps, caller, uploadId, hash, named))) throw notFound()
   await dropParts(deps, uploadId, hash)
-  return declared.size
+  return receipt(declared.size, named.hash)
 }

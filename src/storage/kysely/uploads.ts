@@ -142,6 +142,13 @@ export function uploadQueries(db: Executor): UploadStore {
       await query.execute()
     },
 
+    async renameDeclaredBlob(uploadId, from, to) {
+      const renamed = await db.updateTable('uploadBlobs').set({ hash: to }).where('uploadId', '=', uploadId).where('hash', '=', from).executeTakeFirst()
+      if (affected(renamed) !== 1) return false
+      await db.updateTable('uploadSessions').set({ ciphertextHash: to }).where('uploadId', '=', uploadId).where('ciphertextHash', '=', from).execute()
+      return true
+    },
+
     async findOpenSessionsForOriginal(ownerId, albumId, ciphertextHash, now) {
       const sessions = await db
         .selectFrom('uploadSessions')
