@@ -2,7 +2,8 @@
 // durable and recorded as it arrives, the part that ends the blob storing it from the parts in
 // order; `received` tells a client where to go on; wrong offsets, digests and sizes are refused
 // without keeping anything; the parts never show as blobs, and maintenance removes those of
-// sessions that ended.
+// sessions that ended. A blob declared under a provisional name is stored and declared under the
+// Repr-Digest its last part names.
 import { createHash, randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -55,6 +56,47 @@ function putPart(member: Member, uploadId: string, blob: Blob, start: number, en
     headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-range': `bytes ${start}-${end}/${blob.bytes.length}`, 'content-digest': contentDigest(body), ...headers },
     body,
   })
+}
+
+/**
+ * Two PUTs of bytes start..end of the blob at the same time: both send half their body, wait until
+ * both have passed the checks made before the body is read (received, the declarations), then the rest.
+ */
+async function racingParts(member: Member, uploadId: string, blob: Blob, start: number, end: number, headers: Record<string, string> = {}) {
+  const part = blob.bytes.subarray(start, end + 1)
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const racing = () =>
+    new Promise<{ status: number; offset: string | undefined; digest: string | undefined; text: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${server.url}/v1/upload/${uploadId}/blobs/${blob.hash}`,
+        {
+          method: 'PUT',
+          headers: {
+            ...bearer(member),
+            'content-type': 'application/octet-stream',
+            'content-length': String(part.length),
+            'content-range': `bytes ${start}-${end}/${blob.bytes.length}`,
+            'content-digest': contentDigest(part),
+            ...headers,
+          },
+        },
+        (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (text += chunk))
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, offset: response.headers['upload-offset'] as string | undefined, digest: response.headers['repr-digest'] as string | undefined, text }))
+        },
+      )
+      req.on('error', reject)
+      const half = Math.floor(part.length / 2)
+      req.write(part.subarray(0, half))
+      void released.then(() => req.end(part.subarray(half)))
+    })
+  const answers = Promise.all([racing(), racing()])
+  await sleep(300)
+  release()
+  return answers
 }
 
 async function sessionBlobs(member: Member, uploadId: string): Promise<Array<{ hash: string; present: boolean; received: number }>> {
@@ -233,199 +275,135 @@ describe('a blob sent in parts', () => {
   it('lets one of two parts racing for one offset win (204), the other 409, and keeps the winner’s bytes', async () => {
     const blob = blobOf()
     const uploadId = await openSession(member, albumId, blob)
-    const part = blob.bytes.subarray(0, MIB)
-    // Both send half their body, wait until both have been checked against received 0, then the rest.
-    let release!: () => void
-    const released = new Promise<void>((resolve) => (release = resolve))
-    const racing = () =>
-      new Promise<{ status: number; offset: string | undefined; text: string }>((resolve, reject) => {
-        const req = httpRequest(
-          `${server.url}/v1/upload/${uploadId}/blobs/${blob.hash}`,
-          {
-            method: 'PUT',
-            headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-length': String(MIB), 'content-range': `bytes 0-${MIB - 1}/${SIZE}`, 'content-digest': contentDigest(part) },
-          },
-          (response) => {
-            let text = ''
-            response.setEncoding('utf8')
-            response.on('data', (chunk: string) => (text += chunk))
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, offset: response.headers['upload-offset'] as string | undefined, text }))
-          },
-        )
-        req.on('error', reject)
-        req.write(part.subarray(0, MIB / 2))
-        void released.then(() => req.end(part.subarray(MIB / 2)))
-      })
-    const answers = Promise.all([racing(), racing()])
-    await sleep(300)
-    release()
-    const statuses = (await answers).map((answer) => answer.status).sort()
-    expect(statuses, JSON.stringify(await answers)).toEqual([204, 409])
-    expect((await answers).map((answer) => answer.offset)).toEqual([String(MIB), String(MIB)])
+    const answers = await racingParts(member, uploadId, blob, 0, MIB - 1)
+    const statuses = answers.map((answer) => answer.status).sort()
+    expect(statuses, JSON.stringify(answers)).toEqual([204, 409])
+    expect(answers.map((answer) => answer.offset)).toEqual([String(MIB), String(MIB)])
     expect(await filesOf(uploadId)).toHaveLength(1)
     expect(await partRows(uploadId)).toBe(1)
     // The winner's file is whole: the blob is stored from it.
     expect((await putPart(member, uploadId, blob, MIB, SIZE - 1)).status).toBe(204)
     expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
   })
-})
 
-describe('a blob named at its last part', () => {
-  let member: Uploader
-  let albumId: string
-  beforeAll(async () => {
-    member = await uploader(server, 'parts-named')
-    albumId = await album(member)
-  })
-
-  /** A random provisional name and the session declaring the blob (its original) under it. */
-  async function openProvisional(blob: Blob, extra: Array<{ role: 'derivative'; hash: string; size: number }> = []): Promise<{ uploadId: string; provisional: Blob }> {
-    const provisional = { bytes: blob.bytes, hash: randomBytes(32).toString('hex') }
-    const opened = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: provisional.hash, blobs: [{ role: 'original', hash: provisional.hash, size: blob.bytes.length }, ...extra] })
-    return { uploadId: opened.upload_id, provisional }
-  }
-
-  const reprDigest = (hash: string) => `sha-256=:${Buffer.from(hash, 'hex').toString('base64')}:`
-
-  it('stores the blob under the Repr-Digest of its last part and renames the declaration: present, downloadable, applied by a write naming it', async () => {
-    const blob = blobOf()
-    const { uploadId, provisional } = await openProvisional(blob)
-    expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
-    expect((await putPart(member, uploadId, provisional, MIB, 2 * MIB - 1, { 'repr-digest': 'ignored on a part that does not end the blob' })).status).toBe(204)
-    const last = await putPart(member, uploadId, provisional, 2 * MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })
-    expect(last.status, last.text).toBe(204)
-    expect(last.headers.get('upload-offset')).toBe(String(SIZE))
-    expect(last.headers.get('repr-digest')).toBe(reprDigest(blob.hash))
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
-    expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
-    expect(await storedBytes(server, provisional.hash)).toBeNull()
-    expect(await filesOf(uploadId)).toEqual([])
-    expect(await partRows(uploadId)).toBe(0)
-    // The provisional name is no longer declared.
-    const again = await putPart(member, uploadId, provisional, 0, MIB - 1)
-    expect(again.status, again.text).toBe(404)
-
-    // A lifecycle write naming the real hash finds this session, and the feed has it.
-    const signed = await signedManifest(member, { ciphertextHash: blob.hash, derivativeHashes: [], metadataBlobHash: null }, { albumId })
-    const manifest = Buffer.from(signed.manifestCbor)
-    const applied = await member.client.applyManifest(albumId, { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64'), metadata_blob: null })
-    expect(applied.replayed).toBe(false)
-    const feed = await member.client.feed(albumId, 0, 1000)
-    expect(feed.entries.map((entry) => entry.manifest_cbor)).toContain(manifest.toString('base64'))
-    expect(Buffer.from(await member.client.downloadBlob(blob.hash)).equals(blob.bytes)).toBe(true)
-    const sessions = await readRows(server.database, `SELECT ciphertext_hash, closed_at FROM upload_sessions WHERE upload_id = '${uploadId}'`)
-    expect(sessions[0]?.ciphertext_hash).toBe(blob.hash)
-    expect(sessions[0]?.closed_at).not.toBeNull()
-  })
-
-  it('renames a blob sent as one range 0..n-1, and changes nothing when Repr-Digest is the URL’s hash', async () => {
-    const blob = blobOf(5_000)
-    const { uploadId, provisional } = await openProvisional(blob)
-    const whole = await putPart(member, uploadId, provisional, 0, 4_999, { 'repr-digest': reprDigest(blob.hash) })
-    expect(whole.status, whole.text).toBe(204)
-    expect(whole.headers.get('upload-offset')).toBe('5000')
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: 5_000 })])
-    expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
-
-    const same = blobOf(5_000)
-    const session = await openSession(member, albumId, same)
-    const answer = await putPart(member, session, same, 0, 4_999, { 'repr-digest': reprDigest(same.hash) })
-    expect(answer.status, answer.text).toBe(204)
-    expect(answer.headers.get('repr-digest')).toBe(reprDigest(same.hash))
-    expect(await sessionBlobs(member, session)).toEqual([expect.objectContaining({ hash: same.hash, present: true, received: 5_000 })])
-  })
-
-  it('drops every part when the blob is not what Repr-Digest names: 422, received 0, nothing stored', async () => {
-    const blob = blobOf()
-    const { uploadId, provisional } = await openProvisional(blob)
-    expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
-    const other = sha256Hex(ciphertext(10))
-    const last = await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(other) })
-    expect(last.status, last.text).toBe(422)
-    expect(last.json?.code).toBe('error.upload.hash_mismatch')
-    expect(await storedBytes(server, other)).toBeNull()
-    expect(await storedBytes(server, blob.hash)).toBeNull()
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: provisional.hash, present: false, received: 0 })])
-    expect(await filesOf(uploadId)).toEqual([])
-    expect(await partRows(uploadId)).toBe(0)
-    // Sent again from its start with the right digest, it is stored under it.
-    expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
-    expect((await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })).status).toBe(204)
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
-  })
-
-  it('refuses, before reading the body, a Repr-Digest naming another blob of the session (422), keeping the parts', async () => {
-    const blob = blobOf()
-    const derivative = blobOf(300)
-    const { uploadId, provisional } = await openProvisional(blob, [{ role: 'derivative', hash: derivative.hash, size: derivative.bytes.length }])
-    expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
-    const last = await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(derivative.hash) })
-    expect(last.status, last.text).toBe(422)
-    expect(last.json?.code).toBe('error.request.invalid')
-    expect(last.headers.get('connection')).toBe('close')
-    expect(await receivedOf(member, uploadId, provisional.hash)).toBe(MIB)
-    expect(await filesOf(uploadId)).toHaveLength(1)
-    expect(await storedBytes(server, derivative.hash)).toBeNull()
-  })
-
-  it('refuses a malformed Repr-Digest on the part that ends the blob with 400', async () => {
-    const blob = blobOf(5_000)
-    const { uploadId, provisional } = await openProvisional(blob)
-    for (const digest of ['sha-512=:AAAA:', 'sha-256=abc', 'sha-256=:AAAA:']) {
-      const answer = await putPart(member, uploadId, provisional, 0, 4_999, { 'repr-digest': digest })
-      expect(answer.status, digest).toBe(400)
-      expect(answer.json?.code).toBe('error.request.malformed')
+  describe('named at its last part', () => {
+    /** A random provisional name and the session declaring the blob (its original) under it. */
+    async function openProvisional(blob: Blob, extra: Array<{ role: 'derivative'; hash: string; size: number }> = []): Promise<{ uploadId: string; provisional: Blob }> {
+      const provisional = { bytes: blob.bytes, hash: randomBytes(32).toString('hex') }
+      const opened = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: provisional.hash, blobs: [{ role: 'original', hash: provisional.hash, size: blob.bytes.length }, ...extra] })
+      return { uploadId: opened.upload_id, provisional }
     }
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: provisional.hash, present: false, received: 0 })])
-  })
 
-  it('answers both of two last parts racing with 204 under the real hash', async () => {
-    const blob = blobOf()
-    const { uploadId, provisional } = await openProvisional(blob)
-    expect((await putPart(member, uploadId, provisional, 0, 2 * MIB - 1)).status).toBe(204)
-    const last = blob.bytes.subarray(2 * MIB)
-    // Both send half their body, wait until both have read the parts' rows, then the rest.
-    let release!: () => void
-    const released = new Promise<void>((resolve) => (release = resolve))
-    const racing = () =>
-      new Promise<{ status: number; offset: string | undefined; digest: string | undefined; text: string }>((resolve, reject) => {
-        const req = httpRequest(
-          `${server.url}/v1/upload/${uploadId}/blobs/${provisional.hash}`,
-          {
-            method: 'PUT',
-            headers: {
-              ...bearer(member),
-              'content-type': 'application/octet-stream',
-              'content-length': String(last.length),
-              'content-range': `bytes ${2 * MIB}-${SIZE - 1}/${SIZE}`,
-              'content-digest': contentDigest(last),
-              'repr-digest': reprDigest(blob.hash),
-            },
-          },
-          (response) => {
-            let text = ''
-            response.setEncoding('utf8')
-            response.on('data', (chunk: string) => (text += chunk))
-            response.on('end', () => resolve({ status: response.statusCode ?? 0, offset: response.headers['upload-offset'] as string | undefined, digest: response.headers['repr-digest'] as string | undefined, text }))
-          },
-        )
-        req.on('error', reject)
-        req.write(last.subarray(0, last.length / 2))
-        void released.then(() => req.end(last.subarray(last.length / 2)))
-      })
-    const answers = Promise.all([racing(), racing()])
-    await sleep(300)
-    release()
-    expect((await answers).map((answer) => answer.status), JSON.stringify(await answers)).toEqual([204, 204])
-    expect((await answers).map((answer) => [answer.offset, answer.digest])).toEqual([
-      [String(SIZE), reprDigest(blob.hash)],
-      [String(SIZE), reprDigest(blob.hash)],
-    ])
-    expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
-    expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
-    expect(await filesOf(uploadId)).toEqual([])
-    const owned = await readRows(server.database, `SELECT count(*) AS n FROM blobs WHERE hash = '${blob.hash}'`)
-    expect(Number(owned[0]!.n)).toBe(1)
+    const reprDigest = (hash: string) => `sha-256=:${Buffer.from(hash, 'hex').toString('base64')}:`
+
+    it('stores the blob under the Repr-Digest of its last part and renames the declaration: present, downloadable, applied by a write naming it', async () => {
+      const blob = blobOf()
+      const { uploadId, provisional } = await openProvisional(blob)
+      expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
+      expect((await putPart(member, uploadId, provisional, MIB, 2 * MIB - 1, { 'repr-digest': 'ignored on a part that does not end the blob' })).status).toBe(204)
+      const last = await putPart(member, uploadId, provisional, 2 * MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })
+      expect(last.status, last.text).toBe(204)
+      expect(last.headers.get('upload-offset')).toBe(String(SIZE))
+      expect(last.headers.get('repr-digest')).toBe(reprDigest(blob.hash))
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
+      expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
+      expect(await storedBytes(server, provisional.hash)).toBeNull()
+      expect(await filesOf(uploadId)).toEqual([])
+      expect(await partRows(uploadId)).toBe(0)
+      // The provisional name is no longer declared.
+      const again = await putPart(member, uploadId, provisional, 0, MIB - 1)
+      expect(again.status, again.text).toBe(404)
+
+      // A lifecycle write naming the real hash finds this session, and the feed has it.
+      const signed = await signedManifest(member, { ciphertextHash: blob.hash, derivativeHashes: [], metadataBlobHash: null }, { albumId })
+      const manifest = Buffer.from(signed.manifestCbor)
+      const applied = await member.client.applyManifest(albumId, { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64'), metadata_blob: null })
+      expect(applied.replayed).toBe(false)
+      const feed = await member.client.feed(albumId, 0, 1000)
+      expect(feed.entries.map((entry) => entry.manifest_cbor)).toContain(manifest.toString('base64'))
+      expect(Buffer.from(await member.client.downloadBlob(blob.hash)).equals(blob.bytes)).toBe(true)
+      const sessions = await readRows(server.database, `SELECT ciphertext_hash, closed_at FROM upload_sessions WHERE upload_id = '${uploadId}'`)
+      expect(sessions[0]?.ciphertext_hash).toBe(blob.hash)
+      expect(sessions[0]?.closed_at).not.toBeNull()
+    })
+
+    it('renames a blob sent as one range 0..n-1, and changes nothing when Repr-Digest is the URL’s hash', async () => {
+      const blob = blobOf(5_000)
+      const { uploadId, provisional } = await openProvisional(blob)
+      const whole = await putPart(member, uploadId, provisional, 0, 4_999, { 'repr-digest': reprDigest(blob.hash) })
+      expect(whole.status, whole.text).toBe(204)
+      expect(whole.headers.get('upload-offset')).toBe('5000')
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: 5_000 })])
+      expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
+
+      const same = blobOf(5_000)
+      const session = await openSession(member, albumId, same)
+      const answer = await putPart(member, session, same, 0, 4_999, { 'repr-digest': reprDigest(same.hash) })
+      expect(answer.status, answer.text).toBe(204)
+      expect(answer.headers.get('repr-digest')).toBe(reprDigest(same.hash))
+      expect(await sessionBlobs(member, session)).toEqual([expect.objectContaining({ hash: same.hash, present: true, received: 5_000 })])
+    })
+
+    it('drops every part when the blob is not what Repr-Digest names: 422, received 0, nothing stored', async () => {
+      const blob = blobOf()
+      const { uploadId, provisional } = await openProvisional(blob)
+      expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
+      const other = sha256Hex(ciphertext(10))
+      const last = await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(other) })
+      expect(last.status, last.text).toBe(422)
+      expect(last.json?.code).toBe('error.upload.hash_mismatch')
+      expect(await storedBytes(server, other)).toBeNull()
+      expect(await storedBytes(server, blob.hash)).toBeNull()
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: provisional.hash, present: false, received: 0 })])
+      expect(await filesOf(uploadId)).toEqual([])
+      expect(await partRows(uploadId)).toBe(0)
+      // Sent again from its start with the right digest, it is stored under it.
+      expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
+      expect((await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })).status).toBe(204)
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
+    })
+
+    it('refuses, before reading the body, a Repr-Digest naming another blob of the session (422), keeping the parts', async () => {
+      const blob = blobOf()
+      const derivative = blobOf(300)
+      const { uploadId, provisional } = await openProvisional(blob, [{ role: 'derivative', hash: derivative.hash, size: derivative.bytes.length }])
+      expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
+      const last = await putPart(member, uploadId, provisional, MIB, SIZE - 1, { 'repr-digest': reprDigest(derivative.hash) })
+      expect(last.status, last.text).toBe(422)
+      expect(last.json?.code).toBe('error.request.invalid')
+      expect(last.headers.get('connection')).toBe('close')
+      expect(await receivedOf(member, uploadId, provisional.hash)).toBe(MIB)
+      expect(await filesOf(uploadId)).toHaveLength(1)
+      expect(await storedBytes(server, derivative.hash)).toBeNull()
+    })
+
+    it('refuses a malformed Repr-Digest on the part that ends the blob with 400', async () => {
+      const blob = blobOf(5_000)
+      const { uploadId, provisional } = await openProvisional(blob)
+      for (const digest of ['sha-512=:AAAA:', 'sha-256=abc', 'sha-256=:AAAA:']) {
+        const answer = await putPart(member, uploadId, provisional, 0, 4_999, { 'repr-digest': digest })
+        expect(answer.status, digest).toBe(400)
+        expect(answer.json?.code).toBe('error.request.malformed')
+      }
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: provisional.hash, present: false, received: 0 })])
+    })
+
+    it('answers both of two last parts racing with 204 under the real hash', async () => {
+      const blob = blobOf()
+      const { uploadId, provisional } = await openProvisional(blob)
+      expect((await putPart(member, uploadId, provisional, 0, 2 * MIB - 1)).status).toBe(204)
+      const answers = await racingParts(member, uploadId, provisional, 2 * MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })
+      expect(answers.map((answer) => answer.status), JSON.stringify(answers)).toEqual([204, 204])
+      expect(answers.map((answer) => [answer.offset, answer.digest])).toEqual([
+        [String(SIZE), reprDigest(blob.hash)],
+        [String(SIZE), reprDigest(blob.hash)],
+      ])
+      expect(await sessionBlobs(member, uploadId)).toEqual([expect.objectContaining({ hash: blob.hash, present: true, received: SIZE })])
+      expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
+      expect(await filesOf(uploadId)).toEqual([])
+      const owned = await readRows(server.database, `SELECT count(*) AS n FROM blobs WHERE hash = '${blob.hash}'`)
+      expect(Number(owned[0]!.n)).toBe(1)
+    })
   })
 })
 
