@@ -251,7 +251,7 @@ export async function putBlobPart(
   hash: string,
   range: PartRange,
   bytes: AsyncIterable<Uint8Array>,
-  checks: { readonly announcedLength: number | undefined; readonly sha256: string | undefined; readonly named?: string | undefined },
+  checks: { readonly announcedLength: number | undefined; readonly sha256: string | undefined; readonly named: string | undefined },
 ): Promise<PartReceipt> {
   const { session, declared } = await openDeclaration(deps, caller, uploadId, hash)
   const receipt = (received: number, stored = hash): PartReceipt => ({ received, hash: stored })
