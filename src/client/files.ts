@@ -144,6 +144,14 @@ export interface BackupOptions {
    * unless given: an interrupted upload starts again.
    */
   readonly resume?: ResumeStore
+  /**
+   * Asked, for a file streamed from disk that goes in parts, whether to hash it before sending
+   * (two reads): true when the album may hold its content already (the sync engine: an asset of
+   * this plaintext size), so that nothing is sent for it. Otherwise (and unless given) such a file
+   * is read once, encrypted and sent as it is read, and identified at its end: content the album
+   * already holds is then found after it was sent, and not stored.
+   */
+  readonly hashFirst?: (plaintextSize: number) => boolean
 }
 
 export interface BackupResult {
@@ -300,6 +308,18 @@ async function* partsOf(ciphertext: AsyncIterable<Uint8Array>, start: number, to
   if (at !== total) throw new Error(`encrypted to ${at + filled} bytes, expected ${total}`)
 }
 
+/** `stream` without its first `count` bytes (read all the same: a pass that hashes what it does not send). */
+async function* dropFirst(stream: AsyncIterable<Uint8Array>, count: number): AsyncGenerator<Uint8Array> {
+  let left = count
+  for await (const piece of stream) {
+    if (left >= piece.length) left -= piece.length
+    else {
+      yield left === 0 ? piece : piece.subarray(left)
+      left = 0
+    }
+  }
+}
+
 /**
  * Sends an original's parts from byte `start` on. A part the server stored though its answer was
  * lost (the request was sent again) is refused as already received: the server is past it, and
@@ -312,13 +332,14 @@ async function sendParts(
   parts: AsyncIterable<{ readonly start: number; readonly bytes: Uint8Array }>,
   total: number,
   hasher: Sha256Hasher = portableSha256,
+  blobDigest?: () => Uint8Array,
 ): Promise<void> {
   for await (const part of parts) {
     const end = part.start + part.bytes.length
     const digest = hasher()
     digest.update(part.bytes)
     try {
-      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, digest.digest())
+      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, { digest: digest.digest(), ...(end === total && blobDigest !== undefined ? { blobDigest: blobDigest() } : {}) })
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.upload.offset_mismatch' && Number(error.headers.get('upload-offset')) === end)) throw error
     }
@@ -343,7 +364,8 @@ type Resumed = ResumePoint & { readonly uploadId: string }
 
 /**
  * The resume point stored for this file, when it opens and still describes it (the same chunk
- * size and size; a source held in memory, the same content). One that does not is dropped, and
+ * size and size; a source held in memory, the same content: a point of a one-pass upload, whose
+ * content is not known, does not fit one). One that does not is dropped, and
  * its session aborted.
  */
 async function resumedUpload(target: BackupTarget, source: FileSource, store: ResumeStore | undefined): Promise<Resumed | null> {
@@ -352,7 +374,7 @@ async function resumedUpload(target: BackupTarget, source: FileSource, store: Re
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const point = await openResumePoint(target.masterKey, stored.uploadId, stored.sealed).catch(() => null)
   const content = point === null ? undefined : await source.digest?.()
-  if (point !== null && point.chunkSize === chunkSize && point.ciphertextSize === ciphertextSize(source.size, chunkSize) && (content === undefined || equalBytes(content, point.contentHash))) {
+  if (point !== null && point.chunkSize === chunkSize && point.ciphertextSize === ciphertextSize(source.size, chunkSize) && (content === undefined || (point.contentHash !== null && equalBytes(content, point.contentHash)))) {
     return { ...point, uploadId: stored.uploadId }
   }
   await target.client.abortUploadSession(stored.uploadId).catch(() => {})
@@ -363,6 +385,7 @@ async function resumedUpload(target: BackupTarget, source: FileSource, store: Re
 /** An answer saying the upload cannot go on as it was: its session ended, or the server refused the bytes sent from a resume point. */
 function uploadRefused(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof StaleResumePoint) return true
     if (at instanceof CofferProblem) return at.code === 'error.not_found' || at.code === 'error.upload.hash_mismatch' || at.code === 'error.upload.offset_mismatch'
   }
   return false
@@ -384,6 +407,17 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
   }
 }
 
+/** A file's two hashes: of its plaintext (the asset id, the content mac) and of its encrypted original (the blob's name). */
+interface Hashes {
+  readonly content: Uint8Array
+  readonly ciphertextHash: string
+}
+
+/** A resume point that no longer holds: the file is not what the interrupted upload sent. storeFile starts it again. */
+class StaleResumePoint extends Error {
+  override readonly name = 'StaleResumePoint'
+}
+
 async function storeFileFrom(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle, resumed: Resumed | null): Promise<BackupResult> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const amkVersion = target.amkVersion ?? 1
@@ -396,42 +430,48 @@ async function storeFileFrom(target: BackupTarget, source: FileSource, options: 
     encryptStream(fileKey, plain.through(source.open(firstChunk * chunkSize)), { role: 'original', chunkSize, salt, firstChunk })
   let assetId: string | null = lifecycle.action === 'replace' ? lifecycle.assetId : null
   let uploadId: string | null = null
+  // The session a resume point kept, until it is tried.
+  let resumable = resumed
   // True once this call's resume point is the one stored: a transient failure then keeps the session for the next try.
   let pointStored = resumed !== null
+  const endWith = async (result: BackupResult): Promise<BackupResult> => {
+    if (pointStored) await options.resume?.clear()
+    return result
+  }
   try {
     const expectedSize = ciphertextSize(source.size, chunkSize)
-    let content: Uint8Array
-    let ciphertextHash: string
-    if (resumed !== null) {
-      // Hashed by the run that stored the point: the file is not read before where the server stopped.
-      content = resumed.contentHash
-      ciphertextHash = resumed.ciphertextHash
-    } else {
+    const inParts = expectedSize > partEnd(0, expectedSize, chunkSize)
+    // The hashes come from the resume point, from a first pass over the file, or, for a large file
+    // streamed from disk (one pass), from the pass that sends it: it is read once, and the
+    // session declares its original under a provisional name until the last part names it.
+    let hashes: Hashes | null = resumed !== null && resumed.contentHash !== null ? { content: resumed.contentHash, ciphertextHash: resumed.ciphertextHash } : null
+    const onePass = resumed !== null ? resumed.contentHash === null : knownContent === undefined && inParts && options.hashFirst?.(source.size) !== true
+    if (hashes === null && !onePass) {
       // Pass 1: hash the plaintext (the asset id) and the ciphertext (the session declares it).
       const plain1 = new Tap(target.sha256)
       const cipher1 = new Tap(target.sha256)
       await drain(cipher1.through(encrypt(plain1)))
       if (plain1.bytes !== source.size) throw new Error(`read ${plain1.bytes} bytes, the source says ${source.size}: it changed while being read`)
       if (cipher1.bytes !== expectedSize) throw new Error(`encrypted to ${cipher1.bytes} bytes, expected ${expectedSize}`)
-      content = plain1.digest()
       // Keys that follow from a content must never encrypt another: a source whose bytes are not
       // the content it announced sends nothing.
-      if (knownContent !== undefined && !equalBytes(content, knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
-      ciphertextHash = toHex(cipher1.digest())
+      if (knownContent !== undefined && !equalBytes(plain1.digest(), knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
+      hashes = { content: knownContent ?? plain1.digest(), ciphertextHash: toHex(cipher1.digest()) }
     }
-    const contentHash = toHex(content)
-    const contentMac = derived?.contentMac ?? (await contentMacOf(target.masterKey, content))
-    const id = lifecycle.action === 'replace' ? lifecycle.assetId : await assetIdFor(target.masterKey, target.albumId, content)
-    assetId = id
-    const present: BackupResult = { status: 'present', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false }
-    const endWith = async (result: BackupResult): Promise<BackupResult> => {
-      if (pointStored) await options.resume?.clear()
-      return result
+    const identify = async (found: Hashes) => {
+      const id = lifecycle.action === 'replace' ? lifecycle.assetId : await assetIdFor(target.masterKey, target.albumId, found.content)
+      assetId = id
+      return { id, contentHash: toHex(found.content), contentMac: derived?.contentMac ?? (await contentMacOf(target.masterKey, found.content)) }
     }
+    type Identified = Awaited<ReturnType<typeof identify>>
+    const presentAs = (known: Identified): BackupResult => ({ status: 'present', assetId: known.id, contentHash: known.contentHash, contentMac: toHex(known.contentMac), ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false })
+    const nothingToSend = (known: Identified): boolean =>
+      (lifecycle.action === 'create' && options.isStored?.(known.id) === true) || (lifecycle.action === 'replace' && lifecycle.currentContentHash === known.contentHash)
+    const known = hashes === null ? null : await identify(hashes)
     // Nothing to send: a session a resume point kept is not needed either.
-    if ((lifecycle.action === 'create' && options.isStored?.(id) === true) || (lifecycle.action === 'replace' && lifecycle.currentContentHash === contentHash)) {
+    if (known !== null && nothingToSend(known)) {
       if (resumed !== null) await target.client.abortUploadSession(resumed.uploadId).catch(() => {})
-      return endWith(present)
+      return await endWith(presentAs(known))
     }
     const media = resumed === null ? ((await options.describe?.()) ?? NO_FACTS) : null
     const facts = resumed?.facts ?? { captured: media!.captured, width: media!.width, height: media!.height, location: media!.location ?? null }
@@ -443,50 +483,55 @@ async function storeFileFrom(target: BackupTarget, source: FileSource, options: 
           return { kind: d.kind, type: d.type, size: d.bytes.length, hash: toHex(sha256(sealed)), sealed }
         }),
       ))
-    const metadata: AssetMetadata = {
-      name: source.name,
-      size: source.size,
-      type: source.type,
-      modified: source.modified,
-      captured: facts.captured,
-      width: facts.width,
-      height: facts.height,
-      ...(facts.location === null ? {} : { location: facts.location }),
-      contentMac,
-      blobs: [
-        { kind: 'original', hash: fromHex(ciphertextHash), size: source.size, type: source.type },
-        ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.size, type: d.type })),
-      ],
-    }
-    const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
-    const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: id }, fileKey, metadata)
+    const provisionalName = hashes === null ? (resumed?.ciphertextHash ?? toHex(randomBytes(32))) : null
     let head = lifecycle.action === 'replace' ? lifecycle.head : null
-    const sign = (protocolVersion: string) =>
-      buildLifecycleWrite(target.identity, {
-        envelope: {
-          crypto_suite_id: CRYPTO_SUITE_V1,
-          protocol_version: protocolVersion,
-          album_id: target.albumId,
-          file_id: id,
-          amk_version: amkVersion,
-          ciphertext_hash: ciphertextHash,
-          plaintext_size: source.size,
-          chunk_size: chunkSize,
-          key_mode: 'wrapped',
-          created_by_user: target.userId,
-          created_by_device: target.deviceId,
-          client_version: target.clientVersion ?? CLIENT_VERSION,
-          action: lifecycle.action,
-          ...(head === null ? {} : { prior_provenance_hash: head.manifestHash, original_blob_hash: head.originalHash }),
-          ...(options.retentionUntil === undefined ? {} : { retention_until: options.retentionUntil }),
-        },
-        metadata: metadataBlob,
-      })
-    const inParts = expectedSize > partEnd(0, expectedSize, chunkSize)
+    // The signed write, once the hashes are known: the metadata blob (sealed once) and the envelope.
+    const writeOf = async (found: Hashes, ids: Identified) => {
+      const metadata: AssetMetadata = {
+        name: source.name,
+        size: source.size,
+        type: source.type,
+        modified: source.modified,
+        captured: facts.captured,
+        width: facts.width,
+        height: facts.height,
+        ...(facts.location === null ? {} : { location: facts.location }),
+        contentMac: ids.contentMac,
+        blobs: [
+          { kind: 'original', hash: fromHex(found.ciphertextHash), size: source.size, type: source.type },
+          ...derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.size, type: d.type })),
+        ],
+      }
+      const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, amkVersion)
+      const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: ids.id }, fileKey, metadata)
+      return (protocolVersion: string) =>
+        buildLifecycleWrite(target.identity, {
+          envelope: {
+            crypto_suite_id: CRYPTO_SUITE_V1,
+            protocol_version: protocolVersion,
+            album_id: target.albumId,
+            file_id: ids.id,
+            amk_version: amkVersion,
+            ciphertext_hash: found.ciphertextHash,
+            plaintext_size: source.size,
+            chunk_size: chunkSize,
+            key_mode: 'wrapped',
+            created_by_user: target.userId,
+            created_by_device: target.deviceId,
+            client_version: target.clientVersion ?? CLIENT_VERSION,
+            action: lifecycle.action,
+            ...(head === null ? {} : { prior_provenance_hash: head.manifestHash, original_blob_hash: head.originalHash }),
+            ...(options.retentionUntil === undefined ? {} : { retention_until: options.retentionUntil }),
+          },
+          metadata: metadataBlob,
+        })
+    }
     // The resumed session, when it is still open with time to finish; else a new one.
     const resumedSession = async (): Promise<UploadSessionView | null> => {
-      if (resumed === null || uploadId !== null) return null
-      const session = await target.client.uploadSessionStatus(resumed.uploadId).catch((error: unknown) => {
+      const kept = resumable
+      resumable = null
+      if (kept === null) return null
+      const session = await target.client.uploadSessionStatus(kept.uploadId).catch((error: unknown) => {
         if (error instanceof CofferProblem && error.status === 404) return null
         throw error
       })
@@ -495,45 +540,73 @@ async function storeFileFrom(target: BackupTarget, source: FileSource, options: 
     // One upload session and its write; an upgrade window met on the way ends the session (the
     // ceremony waits for every open one), waits for the window to close and starts again.
     const send = async (protocolVersion: string): Promise<BackupResult> => {
+      const declared = hashes?.ciphertextHash ?? provisionalName!
       const session =
         (await resumedSession()) ??
         (await target.client.openUploadSession({
           album_id: target.albumId,
           crypto_suite_id: CRYPTO_SUITE_V1,
-          ciphertext_hash: ciphertextHash,
-          blobs: [{ role: 'original', hash: ciphertextHash, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
+          ciphertext_hash: declared,
+          blobs: [{ role: 'original', hash: declared, size: expectedSize }, ...derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
         }))
       uploadId = session.upload_id
       await options.onUploadOpened?.(uploadId)
+      const original = session.blobs.find((blob) => blob.role === 'original')!
       const missing = new Set(session.blobs.filter((blob) => !blob.present).map((blob) => blob.hash))
+      if (inParts && !original.present && options.resume !== undefined && resumed?.uploadId !== uploadId) {
+        const point = { contentHash: hashes?.content ?? null, ciphertextHash: declared, ciphertextSize: expectedSize, chunkSize, fileKey, salt, facts, derivatives }
+        await options.resume.save(uploadId, await sealResumePoint(target.masterKey, uploadId, point))
+        pointStored = true
+      }
       let sentBytes = 0
       let resumedBytes = 0
-      if (missing.has(ciphertextHash) && !inParts) {
+      let reusedOriginal = false
+      if (hashes === null) {
+        // One pass: the file is read once, from its start, hashed, encrypted and sent as it is
+        // read, from the first byte the server does not hold (all of it when an earlier run's last
+        // part already named the blob); the last part tells the server the blob's hash.
+        resumedBytes = original.present ? expectedSize : original.received
+        const plain = new Tap(target.sha256)
+        const cipher = new Tap(target.sha256)
+        let cipherDigest: Uint8Array | undefined
+        const blobDigest = (): Uint8Array => (cipherDigest ??= cipher.digest())
+        const parts = partsOf(dropFirst(cipher.through(encrypt(plain)), resumedBytes), resumedBytes, expectedSize, chunkSize)
+        await sendParts(target.client, uploadId, declared, parts, expectedSize, target.sha256, blobDigest)
+        if (plain.bytes !== source.size) throw new Error(`read ${plain.bytes} bytes, the source says ${source.size}: it changed while being read`)
+        hashes = { content: plain.digest(), ciphertextHash: toHex(blobDigest()) }
+        if (original.present && original.hash !== hashes.ciphertextHash) throw new StaleResumePoint('the file is not the one the interrupted upload sent')
+        sentBytes += expectedSize - resumedBytes
+      } else if (missing.has(hashes.ciphertextHash) && !inParts) {
         // Pass 2: the same bytes again, streamed.
         const plain2 = new Tap(target.sha256)
         const cipher2 = new Tap(target.sha256)
-        await target.client.putBlob(session.upload_id, ciphertextHash, cipher2.through(encrypt(plain2)))
-        if (toHex(cipher2.digest()) !== ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+        await target.client.putBlob(session.upload_id, hashes.ciphertextHash, cipher2.through(encrypt(plain2)))
+        if (toHex(cipher2.digest()) !== hashes.ciphertextHash || plain2.bytes !== source.size) throw new Error('the source changed between the two passes (its bytes differ)')
         sentBytes += expectedSize
-      } else if (missing.has(ciphertextHash)) {
-        if (options.resume !== undefined && !(resumed?.uploadId === uploadId)) {
-          await options.resume.save(uploadId, await sealResumePoint(target.masterKey, uploadId, { contentHash: content, ciphertextHash, ciphertextSize: expectedSize, chunkSize, fileKey, salt, facts, derivatives }))
-          pointStored = true
-        }
+      } else if (missing.has(hashes.ciphertextHash)) {
         // Pass 2 from the first chunk the server does not hold: the file is read from there on.
         // The server checks the whole original against its hash when the last part arrives.
-        resumedBytes = session.blobs.find((blob) => blob.hash === ciphertextHash)?.received ?? 0
+        resumedBytes = original.received
         const firstChunk = chunkAt(resumedBytes, chunkSize)
         const plain2 = new Tap(target.sha256)
-        await sendParts(target.client, uploadId, ciphertextHash, partsOf(encrypt(plain2, firstChunk), resumedBytes, expectedSize, chunkSize), expectedSize, target.sha256)
+        await sendParts(target.client, uploadId, hashes.ciphertextHash, partsOf(encrypt(plain2, firstChunk), resumedBytes, expectedSize, chunkSize), expectedSize, target.sha256)
         if (plain2.bytes !== source.size - firstChunk * chunkSize) throw new Error('the source changed while being sent (its size differs)')
         sentBytes += expectedSize - resumedBytes
+      } else reusedOriginal = true
+      const found = hashes
+      const ids = known ?? (await identify(found))
+      // A file sent in one pass is identified only now: content the album already holds is not stored again.
+      if (known === null && nothingToSend(ids)) {
+        await target.client.abortUploadSession(session.upload_id).catch(() => {})
+        uploadId = null
+        return endWith(presentAs(ids))
       }
       for (const d of derivatives) {
         if (!missing.has(d.hash)) continue
         await target.client.putBlob(session.upload_id, d.hash, d.sealed)
         sentBytes += d.sealed.length
       }
+      const sign = await writeOf(found, ids)
       const apply = async (version: string): Promise<void> => {
         try {
           await target.client.applyManifest(target.albumId, (await sign(version)).request)
@@ -551,12 +624,12 @@ async function storeFileFrom(target: BackupTarget, source: FileSource, options: 
         if (lifecycle.action === 'create' && staleRevival(error)) {
           await target.client.abortUploadSession(session.upload_id).catch(() => {})
           uploadId = null
-          return endWith(present)
+          return endWith(presentAs(ids))
         }
         throw error
       }
       uploadId = null
-      return endWith({ status: 'stored', assetId: id, contentHash, contentMac: toHex(contentMac), ciphertextHash, sentBytes, resumedBytes, reusedOriginal: !missing.has(ciphertextHash) })
+      return endWith({ status: 'stored', assetId: ids.id, contentHash: ids.contentHash, contentMac: toHex(ids.contentMac), ciphertextHash: found.ciphertextHash, sentBytes, resumedBytes, reusedOriginal })
     }
     let protocolVersion = knownVersion(target.client, target.albumId, await albumProtocol(target))
     for (let round = 0; ; round++) {

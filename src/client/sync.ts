@@ -9,6 +9,9 @@
 //   so content the album already holds is not sent again, whoever sent it, and a crash after
 //   the server committed an asset but before the store recorded it cannot store it twice (the
 //   server refuses the second create, and backupFile reads that as "present").
+// - A large file streamed from disk is read once, sent as it is read and identified at its end
+//   (files.ts), unless its size is one the album's writes state: then it is hashed first, so
+//   that a copy of content the album holds is not sent.
 // - Content the album holds as a deleted asset (`coffer-photos rm`) is not stored again: a
 //   backup does not undo a deletion. It is reported `deleted`.
 // - Upload sessions are recorded while open; the next run aborts those a crash left behind,
@@ -18,6 +21,8 @@
 // - Stopping (the signal) lets the files in flight finish and starts no new one.
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
+import { fromBase64 } from '../sdk/bytes.ts'
+import { statedPlaintextSize } from '../sdk/manifest.ts'
 import { feedEntries } from './albums.ts'
 import { replaceFile, type ReplaceTarget } from './edits.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
@@ -142,6 +147,12 @@ export interface AlbumView {
   readonly live: Set<string>
   readonly deleted: Set<string>
   readonly positions: Map<string, number>
+  /**
+   * The plaintext sizes its writes state (their signatures not checked: a hint): a large file of
+   * one of these sizes is hashed before it is sent (BackupOptions.hashFirst), in case the album
+   * holds its content; any other is read once and sent as it is read.
+   */
+  readonly sizes: Set<number>
   catchUp(client: BackupTarget['client']): Promise<void>
 }
 
@@ -152,10 +163,13 @@ export function albumView(albumId: string): AlbumView {
     live: new Set(),
     deleted: new Set(),
     positions: new Map(),
+    sizes: new Set(),
     async catchUp(client) {
       for await (const entry of feedEntries(client, albumId, { after: through })) {
         through = entry.sync_seq
         view.positions.set(entry.asset_id, entry.sync_seq)
+        const size = statedPlaintextSize(fromBase64(entry.manifest_cbor))
+        if (size !== null) view.sizes.add(size)
         if (entry.action === 'delete') {
           view.live.delete(entry.asset_id)
           view.deleted.add(entry.asset_id)
@@ -198,7 +212,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   const view = run.view ?? albumView(target.albumId)
   if (view.albumId !== target.albumId) throw new TypeError(`the album view is of album ${view.albumId}, not ${target.albumId}`)
   await view.catchUp(target.client)
-  const { live, deleted, positions } = view
+  const { live, deleted, positions, sizes } = view
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
   const totals = { files: 0, bytes: 0, stored: 0, replaced: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, deduplicated: 0, sentBytes: 0, resumed: 0, resumedBytes: 0 }
   const failures: { path: string; error: string }[] = []
@@ -255,6 +269,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       try {
         const options = {
           resume,
+          hashFirst: (size: number) => sizes.has(size),
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id: string) => {
             uploadId = id

@@ -564,15 +564,23 @@ export class CofferClient {
    * the server now holds (Upload-Offset). A part that does not start there is refused with 409
    * `error.upload.offset_mismatch`, whose `received` says where the server is. `digest` is the
    * part's SHA-256 when the caller has it (a native hash is many times faster than this one).
+   * `blobDigest`, on the part that ends the blob, is the whole blob's SHA-256 (Repr-Digest): when
+   * it is not `hash`, `hash` was a provisional name (the blob was declared before its bytes were
+   * known, to be sent as they are read) and the server stores the blob under its real hash,
+   * which the session then declares instead.
    */
-  async putBlobPart(uploadId: string, hash: string, start: number, total: number, bytes: Uint8Array, digest: Uint8Array = sha256(bytes)): Promise<number> {
+  async putBlobPart(uploadId: string, hash: string, start: number, total: number, bytes: Uint8Array, options: { readonly digest?: Uint8Array; readonly blobDigest?: Uint8Array } = {}): Promise<number> {
     const response = await this.#request({
       method: 'PUT',
       path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`,
       bytes,
       contentType: 'application/octet-stream',
       bearer: true,
-      headers: { 'content-range': `bytes ${start}-${start + bytes.length - 1}/${total}`, 'content-digest': `sha-256=:${toBase64(digest)}:` },
+      headers: {
+        'content-range': `bytes ${start}-${start + bytes.length - 1}/${total}`,
+        'content-digest': `sha-256=:${toBase64(options.digest ?? sha256(bytes))}:`,
+        ...(options.blobDigest === undefined ? {} : { 'repr-digest': `sha-256=:${toBase64(options.blobDigest)}:` }),
+      },
     })
     await response.body?.cancel()
     return Number(response.headers.get('upload-offset') ?? start + bytes.length)

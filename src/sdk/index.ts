@@ -15,7 +15,7 @@ export { generateHybridKeyPair, hybridKeyPairFromSeeds, hybridSign, hybridVerify
 export { verifyReceipts, type KeysDocument, type ReceiptCheck, type ReceiptView } from './receipts.ts'
 export { DIRECTORY_CONTEXT, DIRECTORY_MAX_DEVICES, readDirectory, signDirectory, type DeviceDirectory, type DirectoryDevice, type Signer } from './directory.ts'
 export {
-  MANIFEST_CONTEXT, buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, readManifestWith, signManifest, type AssetDeletionInput,
+  MANIFEST_CONTEXT, buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, readManifest, readManifestWith, signManifest, statedPlaintextSize, type AssetDeletionInput,
   type AssetDeletionRequest, type DeleteEnvelope, type Envelope, type EnvelopeInput, type LastWrite, type LifecycleWriteInput, type LifecycleWriteRequest,
   type ReadManifest, type SignedManifest,
 } from './manifest.ts'

@@ -188,6 +188,20 @@ export async function readManifestWith(manifestCbor: Uint8Array, publicKey: Uint
   return acceptManifest(manifestCbor, parsed, await verify(publicKey, contextSigningBytes(MANIFEST_CONTEXT, parsed.body), parsed.sig))
 }
 
+/**
+ * The plaintext size a `create` or `replace` manifest states, its signature NOT checked: a hint
+ * only (the sync engine's guess whether an album may hold a file's content), never a fact to act
+ * on without the checked read. Null for a manifest that states none (a delete, another layout).
+ */
+export function statedPlaintextSize(manifestCbor: Uint8Array): number | null {
+  try {
+    const size = (parseManifest(manifestCbor).fields.envelope as { plaintext_size?: unknown } | null)?.plaintext_size
+    return typeof size === 'number' && Number.isSafeInteger(size) ? size : null
+  } catch {
+    return null
+  }
+}
+
 /** The last applied write of an asset, as a delete needs it: its envelope and its hash (the chain head). */
 export interface LastWrite {
   readonly envelope: Pick<Envelope, 'crypto_suite_id' | 'protocol_version' | 'album_id' | 'file_id' | 'amk_version' | 'ciphertext_hash' | 'plaintext_size' | 'chunk_size' | 'key_mode' | 'created_by_user'>

@@ -1,8 +1,11 @@
-// Resume inside a file (src/client/files.ts, ResumeStore) against a real server: an original
-// larger than a part goes in parts; an upload the network cuts keeps its session and its sealed
-// resume point, and the next call sends only the rest of the original, reading the file only
-// from the first chunk the server does not hold; a resume point whose session ended, or that does
-// not open, is dropped and the file sent from the start.
+// Large files against a real server (src/client/files.ts): an original larger than a part goes
+// in parts; a file streamed from disk is read once, encrypted and sent as it is read, its
+// original named at the last part (one pass), unless it is to be hashed first. An upload the
+// network cuts keeps its session and its sealed resume point (ResumeStore), and the next call
+// sends only the rest of the original: one pass reads the file once more from its start (the
+// hash needs it all), a hashed-first upload only from the first chunk the server does not hold.
+// A resume point whose session ended, or that does not open, is dropped and the file sent from
+// the start.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
@@ -75,25 +78,66 @@ async function restoredBytes(albumId: string, assetId: string): Promise<Buffer> 
 }
 
 describe('backupFile in parts', () => {
-  it('continues an upload the network cut from the last part the server stored, reading the file only from there', async () => {
+  it('sends a large streamed file in one pass: read once, its original named at the last part', async () => {
+    const album = await openAlbum(library, 'One pass')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const file = streamedFile(bytes)
+    const result = await backupFile(target, file)
+    expect(result).toMatchObject({ status: 'stored', sentBytes: ciphertextSize(bytes.length), resumedBytes: 0 })
+    expect(file.starts).toEqual([0])
+    expect(file.read).toBe(bytes.length)
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+    // The same content again: found present only once it was read and sent, and not stored twice.
+    const again = streamedFile(bytes)
+    const feedBefore = (await liveEntries(library.client, album.albumId)).length
+    expect(await backupFile(target, again, { isStored: (id) => id === result.assetId })).toMatchObject({ status: 'present', assetId: result.assetId })
+    expect((await liveEntries(library.client, album.albumId)).length).toBe(feedBefore)
+    // Hashed first when asked (the album may hold it): then nothing is sent.
+    const hashed = streamedFile(bytes)
+    expect(await backupFile(target, hashed, { isStored: (id) => id === result.assetId, hashFirst: () => true })).toMatchObject({ status: 'present', sentBytes: 0 })
+    expect(hashed.starts).toEqual([0])
+  })
+
+  it('continues a one-pass upload the network cut: the file is read once more from its start, only the rest is sent', async () => {
+    const album = await openAlbum(library, 'Resume one pass')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const total = ciphertextSize(bytes.length)
+    const store = memoryStore()
+    const cut = streamedFile(bytes)
+    // The second part's request fails: the first part is stored, the session and the point are kept.
+    await expect(backupFile({ ...target, client: cuttingClient(2) }, cut, { resume: store })).rejects.toThrow(/the test cut it/)
+    expect(cut.read).toBeLessThan(bytes.length) // it was not read whole before sending
+    expect(store.saved).not.toBeNull()
+    const received = (await library.client.uploadSessionStatus(store.saved!.uploadId)).blobs.find((blob) => blob.role === 'original')!.received
+    expect(received).toBe(partEnd(0, total, DEFAULT_CHUNK_SIZE))
+
+    const file = streamedFile(bytes)
+    const result = await backupFile(target, file, { resume: store })
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: received, sentBytes: total - received })
+    // Read once, whole: the hash of the original needs its first part too; the first part is not sent again.
+    expect(file.starts).toEqual([0])
+    expect(file.read).toBe(bytes.length)
+    expect(store.saved).toBeNull()
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
+  it('continues a hashed-first upload the network cut, reading the file only from the first chunk the server does not hold', async () => {
     const album = await openAlbum(library, 'Resume inside a file')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
     const total = ciphertextSize(bytes.length)
     const store = memoryStore()
-    // The second part's request fails: the first part is stored, the session and the point are kept.
-    await expect(backupFile({ ...target, client: cuttingClient(2) }, streamedFile(bytes), { resume: store })).rejects.toThrow(/the test cut it/)
-    expect(store.saved).not.toBeNull()
-    const status = await library.client.uploadSessionStatus(store.saved!.uploadId)
-    const received = status.blobs.find((blob) => blob.role === 'original')!.received
+    const options = { resume: store, hashFirst: () => true }
+    await expect(backupFile({ ...target, client: cuttingClient(2) }, streamedFile(bytes), options)).rejects.toThrow(/the test cut it/)
+    const received = (await library.client.uploadSessionStatus(store.saved!.uploadId)).blobs.find((blob) => blob.role === 'original')!.received
     expect(received).toBe(partEnd(0, total, DEFAULT_CHUNK_SIZE))
-    expect(received).toBeGreaterThan(1024 * 1024)
 
     const file = streamedFile(bytes)
-    const result = await backupFile(target, file, { resume: store })
+    const result = await backupFile(target, file, options)
     const firstChunk = (received - HEADER_BYTES) / (DEFAULT_CHUNK_SIZE + 16)
-    expect(result).toMatchObject({ status: 'stored', resumedBytes: received })
-    expect(result.sentBytes).toBeLessThan(total - received + 64 * 1024) // the rest of the original, and no derivative (none)
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: received, sentBytes: total - received })
     // No first pass: the file is read once, from the first chunk the server did not hold.
     expect(file.starts).toEqual([firstChunk * DEFAULT_CHUNK_SIZE])
     expect(file.read).toBe(bytes.length - firstChunk * DEFAULT_CHUNK_SIZE)
@@ -111,9 +155,9 @@ describe('backupFile in parts', () => {
     await library.client.abortUploadSession(ended)
     const file = streamedFile(bytes)
     const result = await backupFile(target, file, { resume: store })
-    expect(result).toMatchObject({ status: 'stored', resumedBytes: 0 })
-    // The resumed session answers its first part 404 (it is closed): then both passes, from the start.
-    expect(file.starts.slice(-2)).toEqual([0, 0])
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: 0, sentBytes: ciphertextSize(bytes.length) })
+    // The resumed session answers its first part 404 (it is closed): then a new one, from the start.
+    expect(file.starts).toEqual([0, 0])
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
 
     // A point sealed under another master key (another account's, or altered) is dropped, its session aborted.

@@ -27,9 +27,12 @@ export interface SealedDerivative {
 }
 
 export interface ResumePoint {
-  /** SHA-256 of the plaintext. */
-  readonly contentHash: Uint8Array
-  /** Hex SHA-256 of the encrypted original, and its size. */
+  /**
+   * SHA-256 of the plaintext; null for a file sent as it is read (one pass), whose hashes are
+   * known only at its end: `ciphertextHash` is then the provisional name the session declared.
+   */
+  readonly contentHash: Uint8Array | null
+  /** Hex SHA-256 of the encrypted original (or its provisional name), and its size. */
   readonly ciphertextHash: string
   readonly ciphertextSize: number
   readonly chunkSize: number
@@ -52,7 +55,7 @@ const aad = (uploadId: string): Uint8Array<ArrayBuffer> => own(concatBytes(utf8(
 export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, point: ResumePoint): Promise<Uint8Array> {
   const json = JSON.stringify({
     ...point,
-    contentHash: toBase64(point.contentHash),
+    contentHash: point.contentHash === null ? null : toBase64(point.contentHash),
     fileKey: toBase64(point.fileKey),
     salt: toBase64(point.salt),
     derivatives: point.derivatives.map((d) => ({ ...d, sealed: toBase64(d.sealed) })),
@@ -73,18 +76,18 @@ export async function openResumePoint(masterKey: Uint8Array, uploadId: string, s
     throw new ClientFormatError('authentication', 'resume point fails to authenticate: another account or upload session, or altered bytes')
   }
   const raw = JSON.parse(new TextDecoder().decode(json)) as Omit<ResumePoint, 'contentHash' | 'fileKey' | 'salt' | 'derivatives'> & {
-    contentHash: string
+    contentHash: string | null
     fileKey: string
     salt: string
     derivatives: Array<Omit<SealedDerivative, 'sealed'> & { sealed: string }>
   }
   const point: ResumePoint = {
     ...raw,
-    contentHash: fromBase64(raw.contentHash),
+    contentHash: raw.contentHash === null ? null : fromBase64(raw.contentHash),
     fileKey: fromBase64(raw.fileKey),
     salt: fromBase64(raw.salt),
     derivatives: raw.derivatives.map((d) => ({ ...d, sealed: fromBase64(d.sealed) })),
   }
-  if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || point.contentHash.length !== 32) throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
+  if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || (point.contentHash !== null && point.contentHash.length !== 32)) throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
   return point
 }
