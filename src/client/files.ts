@@ -12,7 +12,10 @@
 // size and hash checks (and by the server, which refuses a blob whose hash is not its URL's).
 // A source held in memory (node/files.ts) makes both passes over the same bytes, read once from
 // disk, and tells its hash up front (FileSource.digest): its keys then follow from its content
-// (format/content.ts), so the same photo in two albums is one encrypted original.
+// (format/content.ts), so the same photo in two albums is one encrypted original. A large source
+// streamed from disk makes one pass instead (decision 0034): the session declares its original
+// under a provisional name, the parts are sent as the file is read, and the last part names the
+// blob; unless BackupOptions.hashFirst asks for the two passes.
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, equalBytes, fromBase64, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed, type UploadSessionView } from '../sdk/client.ts'
@@ -65,7 +68,7 @@ export interface FileSource {
   digest?(): Promise<Uint8Array>
 }
 
-/** The largest file a client reads into memory whole to back it up from one read (memorySource); a larger one is streamed, and read twice. */
+/** The largest file a client reads into memory whole to back it up from one read (memorySource); a larger one is streamed (once: one pass, decision 0034). */
 export const IN_MEMORY_FILE_MAX = 64 * 1024 * 1024
 
 /**
