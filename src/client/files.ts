@@ -286,24 +286,29 @@ export function partEnd(start: number, total: number, chunkSize: number): number
   return Math.min(total, HEADER_BYTES + (chunkAt(start, chunkSize) + Math.max(1, Math.floor(UPLOAD_PART_BYTES / sealedChunk))) * sealedChunk)
 }
 
-/** Cuts a ciphertext stream that starts at byte `start` of `total` into the parts partEnd draws. */
+/**
+ * Cuts a ciphertext stream that starts at byte `start` of `total` into the parts partEnd draws.
+ * Every part is a view of one buffer, filled again for the next part: the caller is done with a
+ * part (it was sent) before it asks for the next. A buffer per part would be 8 MiB of garbage
+ * each time, which V8 frees only in a full collection.
+ */
 async function* partsOf(ciphertext: AsyncIterable<Uint8Array>, start: number, total: number, chunkSize: number): AsyncGenerator<{ readonly start: number; readonly bytes: Uint8Array }> {
   let at = start
   let end = partEnd(at, total, chunkSize)
-  let pieces: Uint8Array[] = []
+  // The first part of a stream is the longest (it has the header).
+  const buffer = new Uint8Array(Math.min(total, partEnd(0, total, chunkSize)))
   let filled = 0
   for await (const piece of ciphertext) {
     for (let rest = piece; rest.length > 0; ) {
       if (at === total) throw new Error(`encrypted to more than the expected ${total} bytes`)
       const used = Math.min(rest.length, end - at - filled)
-      pieces.push(rest.subarray(0, used))
+      buffer.set(rest.subarray(0, used), filled)
       filled += used
       rest = rest.subarray(used)
       if (at + filled === end) {
-        yield { start: at, bytes: concatBytes(...pieces) }
+        yield { start: at, bytes: buffer.subarray(0, filled) }
         at = end
         if (at < total) end = partEnd(at, total, chunkSize)
-        pieces = []
         filled = 0
       }
     }
