@@ -294,7 +294,8 @@ export function partEnd(start: number, total: number, chunkSize: number): number
  */
 async function* partsOf(ciphertext: AsyncIterable<Uint8Array>, start: number, total: number, chunkSize: number): AsyncGenerator<{ readonly start: number; readonly bytes: Uint8Array }> {
   let at = start
-  let end = partEnd(at, total, chunkSize)
+  // Nothing to send when the server holds it all (a one-pass upload that only hashes the file again).
+  let end = at < total ? partEnd(at, total, chunkSize) : total
   // The first part of a stream is the longest (it has the header).
   const buffer = new Uint8Array(Math.min(total, partEnd(0, total, chunkSize)))
   let filled = 0

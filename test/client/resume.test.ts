@@ -123,6 +123,28 @@ describe('backupFile in parts', () => {
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
   })
 
+  it('finishes a one-pass upload whose last part was stored but whose write was cut: the file hashed again, nothing sent', async () => {
+    const album = await openAlbum(library, 'Resume after the last part')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(9 * 1024 * 1024 + 12_345) // its end is not where a chunk begins
+    const store = memoryStore()
+    // Every part goes through; the lifecycle write's request fails as a cut connection does.
+    const cutWrite: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && String(input).endsWith('/ops')) throw new TypeError('fetch failed (the test cut it)')
+      return fetch(input, init)
+    }
+    const client = new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: cutWrite })
+    await expect(backupFile({ ...target, client }, streamedFile(bytes), { resume: store })).rejects.toThrow(/the test cut it/)
+    const held = (await library.client.uploadSessionStatus(store.saved!.uploadId)).blobs.find((blob) => blob.role === 'original')!
+    expect(held).toMatchObject({ present: true, received: ciphertextSize(bytes.length) })
+
+    const file = streamedFile(bytes)
+    const result = await backupFile(target, file, { resume: store })
+    expect(result).toMatchObject({ status: 'stored', ciphertextHash: held.hash, resumedBytes: ciphertextSize(bytes.length), sentBytes: 0 })
+    expect(file.read).toBe(bytes.length)
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
   it('continues a hashed-first upload the network cut, reading the file only from the first chunk the server does not hold', async () => {
     const album = await openAlbum(library, 'Resume inside a file')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
