@@ -33,6 +33,13 @@ let folder: string
 /** The big album, filled from Node while the first tests drive the browser (it takes about 0.1 s a photo: the server fsyncs each write). */
 let many: Promise<{ account: WebAccount; albumId: string }>
 
+/** The upload list (each file's state and text) and the grid's tiles (data-asset, class, label): what a wait that ran out leaves to read. */
+async function uploadsAndTiles(page: Page): Promise<string> {
+  const uploads = await page.locator('.uploads li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-state')} ${item.textContent}`))
+  const tiles = await page.locator('.grid [data-asset]').evaluateAll((links) => links.map((link) => `${link.getAttribute('data-asset')} ${link.getAttribute('class')} ${link.getAttribute('aria-label')}`))
+  return JSON.stringify({ uploads, tiles }, null, 1)
+}
+
 beforeAll(async () => {
   ;[server, browser, folder] = await Promise.all([startServer({ ADMIN_TOKEN }), launchChromium(), mkdtemp(path.join(tmpdir(), 'coffer-gallery-'))])
   many = webAccount(server, 'gallery-many').then(async (account) => ({ account, albumId: (await seedAlbum(account.library, 'Many', MANY, 2)).album.albumId }))
@@ -237,7 +244,11 @@ describe('the gallery', () => {
     await page.reload()
     // The queue came back from IndexedDB: the files left are listed again, and sent.
     await poll(() => page.getByRole('heading', { name: 'Uploads' }).isVisible()).toBe(true)
-    await poll(async () => (await decryptedThumbnails(page)).filter((name) => name.startsWith('IMG_01')).length, 60_000).toBe(3)
+    await poll(async () => (await decryptedThumbnails(page)).filter((name) => name.startsWith('IMG_01')).length, 60_000)
+      .toBe(3)
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; the page shows ${await uploadsAndTiles(page)}`, { cause: error })
+      })
     const live = await liveAssetIds(account.library, albumId)
     expect(live).toHaveLength(24)
     expect(new Set(live).size).toBe(24)
