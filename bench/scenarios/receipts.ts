@@ -3,12 +3,13 @@
 // each signed with the server's hybrid attestation key (Ed25519 + ML-DSA-65) over the hash of
 // the previous signed receipt, and appended inside the write's transaction.
 // - Rate: receipts issued per second by WRITERS writes in flight, beside the chain bound
-//   (bench/servers/hybrid-raw.ts `chain`: receipts signed one after another, each over the hash
-//   of the one before, in one process doing nothing else); and the same as writes per second
+//   (bench/servers/hybrid-raw.ts `chain`: receipts signed one after another on one thread, each
+//   over the hash of the one before, in one process doing nothing else); and the same as writes per second
 //   beside (chain bound / receipts per write). On PostgreSQL also two instances of one
 //   deployment sharing the chain, the writes sent to each in turn.
 // - Responsiveness: GET /healthz latency while those writes run at full speed, beside the same
-//   probe on the idle server: signing runs on the libuv pool, so the event loop stays free.
+//   probe on the idle server: signing runs on the receipt signer's thread (decision 0035), so
+//   the event loop stays free.
 import { startChild } from '../lib/child.ts'
 import { startCofferInstances, type CofferChild } from '../lib/coffer.ts'
 import { RECEIPTS_PER_WRITE, sendWrite, prepareWrite, WRITE_SERVER_ENV, WRITE_SHAPE, writeBatches, writeLoad, writersOn, WRITERS, type Write, type Writer } from '../lib/lifecycle-writes.ts'
@@ -18,7 +19,7 @@ import { POSTGRES_SKIPPED, row, type BenchContext, type Check, type Row, type Sc
 import { percentile } from '../lib/stats.ts'
 import type { HybridRun } from '../servers/hybrid-raw.ts'
 
-const CHAIN_BOUND = 'chain bound: hybridSign of receipts one after another, each over the previous one\'s hash'
+const CHAIN_BOUND = 'chain bound: receipts signed one after another on one thread, each over the previous one\'s hash'
 /** Independent chains measured beside the one chain (the 1,000x step of docs/scale.md). */
 const SEVERAL_CHAINS = [2, 4] as const
 const severalChains = (chains: number) => `${chains} independent chains (a key each), one process`

@@ -2,9 +2,10 @@
 // context), both over the same message; valid only when both halves verify. Keys travel as
 // raw bytes: public key = Ed25519 (32) | ML-DSA-65 (1952); private key = the two 32-byte
 // seeds. Signing and verifying run on the libuv pool (node:crypto's callback forms), never on
-// the event loop. The server's implementation (native ML-DSA on Node 24); the SDK has its own
-// on the noble libraries (src/sdk/hybrid.ts, for browsers and Node 20), and the two are tested
-// against each other in both directions. The layout constants live in contract/signing.ts.
+// the event loop; the receipt signer's worker thread signs on its own thread. The server's
+// implementation (native ML-DSA on Node 24); the SDK has its own on the noble libraries
+// (src/sdk/hybrid.ts, for browsers and Node 20), and the two are tested against each other in
+// both directions. The layout constants live in contract/signing.ts.
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { LRUCache } from 'lru-cache'
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
@@ -69,6 +70,15 @@ function verifyAsync(key: KeyObject, message: Uint8Array, signature: Uint8Array)
 export async function hybridSign(privateKey: HybridPrivateKey, message: Uint8Array): Promise<Buffer> {
   const [classical, postQuantum] = await Promise.all([signAsync(privateKey.ed25519, message), signAsync(privateKey.mlDsa65, message)])
   return Buffer.concat([classical, postQuantum])
+}
+
+/**
+ * hybridSign on the calling thread, both halves one after the other: for a worker thread that
+ * does nothing else (the receipt signer), where a signature must not queue behind the pool's
+ * other work (file writes and their fsyncs, argon2).
+ */
+export function hybridSignOnThisThread(privateKey: HybridPrivateKey, message: Uint8Array): Buffer {
+  return Buffer.concat([sign(null, message, privateKey.ed25519), sign(null, message, privateKey.mlDsa65)])
 }
 
 /**

@@ -2,10 +2,12 @@
 // over a guess of the chain's head that the database checks. What it must guarantee: a write
 // whose transaction fails after its receipts were signed leaves none, and the writes signed over
 // them sign again (one line still, every signature valid); a key rotated meanwhile is not signed
-// with again; and on SQLite no other request waits on the connection while a receipt is signed.
+// with again; on SQLite no other request waits on the connection while a receipt is signed; and
+// the signer's thread dying (decision 0035) fails at most the writes it was signing.
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
+import { receiptSigner } from '../../src/features/custody/receipt-signer.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { expectOneReceiptLine } from '../support/receipts.ts'
@@ -113,6 +115,33 @@ describe('the receipt sequencer', () => {
     expect(receipts.map((receipt) => receipt.server_key_id)).toEqual(receipts.map(() => active))
     expect(active).not.toBe(retired)
     expect((await sendAll(await prepare(4))).every((status) => status === 200)).toBe(true)
+    await expectWholeLine()
+  }, 120_000)
+
+  it('signs over the head the database holds when the signer’s thread was restarted between writes (it holds no tip)', async () => {
+    expect((await sendAll(await prepare(3))).every((status) => status === 200)).toBe(true)
+    await receiptSigner().stop()
+    // The sequencer's guess continues; the new thread has nothing to continue it from.
+    expect(await sendAll(await prepare(4))).toEqual([200, 200, 200, 200])
+    await expectWholeLine()
+  }, 120_000)
+
+  it('fails at most the writes being signed when the signer’s thread dies under them, and the next writes sign on', async () => {
+    const writes = await prepare(10)
+    const signer = receiptSigner()
+    const sign = signer.sign.bind(signer)
+    let handed = 0
+    // The thread ends right after the fourth slot is handed to it: that slot's signing, at least, is lost.
+    vi.spyOn(signer, 'sign').mockImplementation((slot) => {
+      const answer = sign(slot)
+      if (++handed === 4) void signer.stop()
+      return answer
+    })
+    const statuses = await sendAll(writes)
+    expect(statuses.filter((status) => status !== 200 && status !== 500)).toEqual([])
+    expect(statuses.filter((status) => status === 500).length).toBeGreaterThan(0)
+    vi.restoreAllMocks()
+    expect((await sendAll(await prepare(6))).every((status) => status === 200)).toBe(true)
     await expectWholeLine()
   }, 120_000)
 

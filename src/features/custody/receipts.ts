@@ -1,92 +1,35 @@
 // Custody receipts (API.md section 7): one per blob of a bundle, issued inside the lifecycle
 // write's transaction, chained across the whole server. Each receipt is signed over the hash of
 // the previous signed one, so signatures are sequential; nothing else is (decision 0023). The
-// process's chain sequencer signs each write's receipts ahead of its transaction, over its guess
-// of the head; the transaction appends them only if the database's head is still that guess, and
-// otherwise signs them again under the chain lock. The guess is never trusted: a wrong one costs
-// signatures, never a fork, and nothing signed but unstored is referenced by a stored receipt.
-import { createHash } from 'node:crypto'
+// process's chain sequencer has each write's receipts signed ahead of its transaction, over its
+// guess of the head, by the receipt signer's thread (decision 0035); the transaction appends them
+// only if the database's head is still that guess, and otherwise signs them again under the chain
+// lock. The guess is never trusted: a wrong one costs signatures, never a fork, and nothing
+// signed but unstored is referenced by a stored receipt.
 import type { Static } from 'typebox'
 import type { AssetReceipt } from '../../contract/custody.ts'
 import { timestamp } from '../../contract/common.ts'
-import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes } from '../../contract/signing.ts'
 import { hybridSign } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { AssetBlobRef, ChainHead, ChainTip, Receipt, Store } from '../../storage/port.ts'
+import type { ChainTip, Receipt, Store } from '../../storage/port.ts'
 import type { Caller } from '../context.ts'
+import { signBundle, type CustodyBundle, type SignedBundle } from './receipt-bundle.ts'
+import { receiptSigner, type ReceiptSigner } from './receipt-signer.ts'
 
-export interface CustodyBundle {
-  readonly assetId: string
-  readonly uploadId: string
-  /** In receipt order: original, derivatives, metadata, provenance. */
-  readonly blobs: readonly AssetBlobRef[]
-  /** SHA-256 of the signed manifest; carried by the provenance receipt. */
-  readonly envelopeHash: string
-}
+export type { CustodyBundle } from './receipt-bundle.ts'
 
-const ROLE_ORDER = { original: 0, derivative: 1, metadata: 2, provenance: 3 } as const
-
-interface SignedBundle {
-  /** The head the receipts continue. */
-  readonly after: ChainHead
-  readonly receipts: Receipt[]
-  /** The head once they are appended. */
-  readonly tip: ChainTip
-}
-
-/**
- * Signs a bundle's receipts one after another, continuing `after`. received_at is the clock
- * now, or the last receipt's time if the clock is behind it: it never goes backwards along the chain.
- */
-async function signBundle(deps: Deps, store: Store, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
+/** Signs over `after` on this thread's pool, with the key it names. */
+async function signHere(deps: Deps, store: Store, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
   if (after.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
   const key = await deps.attestation.signingKey(store, after.activeKeyId)
-  const receivedAt = Math.max(deps.clock.now(), after.lastReceivedAt ?? 0)
-  const ordered = [...bundle.blobs].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role])
-  const receipts: Receipt[] = []
-  let prior = after.lastReceiptHash
-  let seq = after.lastSeq
-  for (const blob of ordered) {
-    seq += 1
-    const envelopeHash = blob.role === 'provenance' ? bundle.envelopeHash : null
-    const body = encodeReceiptBody({
-      receipt_seq: seq,
-      server_id: deps.config.publicOrigin,
-      server_key_id: key.keyId,
-      prior_receipt_hash: prior,
-      upload_id: bundle.uploadId,
-      asset_id: bundle.assetId,
-      blob_role: blob.role,
-      ciphertext_hash: blob.hash,
-      size: blob.size,
-      envelope_hash: envelopeHash,
-      received_at: timestamp(receivedAt),
-    })
-    const receiptCbor = Buffer.from(encodeSignedReceipt(body, await hybridSign(key.privateKey, receiptSigningBytes(body))))
-    receipts.push({
-      receiptSeq: seq,
-      serverId: deps.config.publicOrigin,
-      assetId: bundle.assetId,
-      uploadId: bundle.uploadId,
-      blobRole: blob.role,
-      ciphertextHash: blob.hash,
-      size: blob.size,
-      envelopeHash,
-      receivedAt,
-      serverKeyId: key.keyId,
-      priorReceiptHash: prior,
-      receiptCbor,
-    })
-    prior = createHash('sha256').update(receiptCbor).digest('hex')
-  }
-  return { after, receipts, tip: { lastSeq: seq, lastReceiptHash: prior, activeKeyId: after.activeKeyId, lastReceivedAt: receivedAt } }
+  return signBundle((message) => hybridSign(key.privateKey, message), deps.config.publicOrigin, bundle, after, deps.clock.now())
 }
 
-/** Today's path and the fallback: lock the head, sign over it, append (the lock is held while signing). */
+/** The fallback: lock the head, sign over it, append (the lock is held while signing). */
 async function issueUnderLock(tx: Store, deps: Deps, bundle: CustodyBundle): Promise<void> {
   await tx.lockReceiptChain()
-  const signed = await signBundle(deps, tx, bundle, await tx.receiptChainHead())
+  const signed = await signHere(deps, tx, bundle, await tx.receiptChainHead())
   if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(signed.receipts, signed.tip.lastReceiptHash)
 }
 
@@ -100,7 +43,7 @@ export interface ChainSlot {
   end(committed: boolean): void
 }
 
-/** Hands out chain slots in order and signs them one after another (one per process). */
+/** Hands out chain slots in order and has them signed one after another (one per process). */
 export interface ReceiptSequencer {
   /**
    * `store` reads the head and the key when the slot cannot continue a guess: the write's own
@@ -110,9 +53,17 @@ export interface ReceiptSequencer {
   reserve(deps: Deps, store: Store, bundle: CustodyBundle): ChainSlot
 }
 
-export function createReceiptSequencer(): ReceiptSequencer {
-  /** The head after the last slot handed out, as signed; null: read it from the database. */
-  let tip: Promise<ChainTip | null> = Promise.resolve(null)
+/** Tells each sequencer of the process its own chain in the shared signer. */
+let chains = 0
+
+export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()): ReceiptSequencer {
+  const chain = chains++
+  /** Settles once the slots handed out so far have been handed to the signer, in slot order. */
+  let handedOver: Promise<void> = Promise.resolve()
+  /** Whether the signer's tip for this chain is the current run's guess (false: the next slot starts a run from the database). */
+  let guessing = false
+  /** The key of the current run's head. */
+  let runKeyId: string | null = null
   /** Settles when every slot handed out so far has ended. */
   let allEnded: Promise<void> = Promise.resolve()
   /** Slots signed over one run of guesses; a failure in a run starts a new one from the database. */
@@ -123,9 +74,32 @@ export function createReceiptSequencer(): ReceiptSequencer {
       const earlierEnded = allEnded
       let markEnded = () => {}
       allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
-      // After a failure the head is read once the slots signed over the failed guess have all ended.
-      const signed = tip.then(async (guess) => signBundle(deps, store, bundle, guess ?? (await earlierEnded, await store.receiptChainHead())))
-      tip = signed.then((done) => done.tip, () => null)
+      const continues = guessing
+      guessing = true
+      /** The head as the database has it once every earlier slot has ended, and its key. */
+      const fromDatabase = async () => {
+        await earlierEnded
+        const head = await store.receiptChainHead()
+        if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
+        return { after: head, key: await deps.attestation.signingKey(store, head.activeKeyId) }
+      }
+      // Handed to the signer in slot order, without waiting for the earlier slots' signatures:
+      // the signer's thread continues each from the tip the one before left.
+      let signing: Promise<SignedBundle | 'no-tip'> | undefined
+      const handed = handedOver.then(async () => {
+        const start = continues && runKeyId !== null ? { after: null, key: await deps.attestation.signingKey(store, runKeyId) } : await fromDatabase()
+        runKeyId = start.key.keyId
+        signing = signer.sign({ chain, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
+      })
+      handedOver = handed.catch(() => {})
+      const signed = handed.then(async () => {
+        const answer = await signing!
+        if (answer !== 'no-tip') return answer
+        const start = await fromDatabase()
+        const again = await signer.sign({ chain, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
+        if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
+        return again
+      })
       const ready = Promise.all([signed, earlierEnded])
       ready.catch(() => {}) // the write that awaits it sees the failure
       let appended = false
@@ -143,7 +117,7 @@ export function createReceiptSequencer(): ReceiptSequencer {
           // The head is no longer this slot's tip: every later guess of this run is wrong.
           if (!(committed && appended) && slotRun === run) {
             run += 1
-            tip = Promise.resolve(null)
+            guessing = false
           }
           markEnded()
         },
