@@ -78,7 +78,6 @@ function workerSigner(): ReceiptSigner {
   function started(): Worker {
     if (worker !== null) return worker
     const thread = new Worker(new URL('./receipt-signer.worker.ts', import.meta.url), { name: 'receipt-signer' })
-    thread.unref()
     thread.on('message', (reply: SignReply) => {
       const wait = waiting.get(reply.id)
       waiting.delete(reply.id)
@@ -90,6 +89,8 @@ function workerSigner(): ReceiptSigner {
     thread.on('exit', (code) => {
       if (worker === thread) stopped(new Error(`the receipt signer's thread exited (code ${code})`))
     })
+    // After the listeners: a 'message' listener added to an unreferenced worker references it again.
+    thread.unref()
     worker = thread
     return thread
   }
