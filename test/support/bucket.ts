@@ -1,10 +1,13 @@
 // A real S3-compatible endpoint for the tests: s3rver (from the npm registry) on a free port,
 // its objects in a folder of its own. `COFFER_TEST_BLOBS=s3` runs the suites that touch blobs
 // with every test server's blobs in such a bucket (server.ts).
-import { createReadStream } from 'node:fs'
-import { mkdtemp, rm, unlink } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import S3rver from 's3rver'
 import type { BucketSettings } from '../../src/config.ts'
 
@@ -48,6 +51,39 @@ function servingFirstByteRanges(server: S3rver): void {
 }
 
 /**
+ * s3rver answers a PUT once the body has passed through its hashing transform, before the file
+ * that holds the object is written (its putObject resolves on the transform's 'finish', not the
+ * file's): a copy or a read right after the answer can find the object empty or short, which is
+ * how a blob just stored (staged, then copied to its address) was seen missing its bytes under
+ * load. S3 answers a PUT once the object is stored: here the put answers once its file is
+ * written and closed, then its metadata.
+ */
+function storingBeforeAnswering(server: S3rver): void {
+  const store = server.store
+  store.putObject = async (object) => {
+    const file = store.getResourcePath(object.bucket, object.key, 'object')
+    await mkdir(path.dirname(file), { recursive: true })
+    const md5 = createHash('md5')
+    let size = 0
+    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content
+    await pipeline(
+      content,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          md5.update(chunk)
+          size += chunk.length
+          yield chunk
+        }
+      },
+      createWriteStream(file),
+    )
+    const digest = md5.digest('hex')
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest)
+    return { size, md5: digest }
+  }
+}
+
+/**
  * s3rver copies into the destination file in place, so two copies to one key at once (two
  * puts of the same blob) fail with a 500, where S3's copies are atomic (the last one wins):
  * copies to one key take turns.
@@ -85,6 +121,7 @@ export async function startBucket(): Promise<TestBucket> {
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: TEST_BUCKET }] })
   servingFirstByteRanges(server)
+  storingBeforeAnswering(server)
   copyingOneAtATime(server)
   deletingWithoutFolders(server)
   const { port } = await server.run()
