@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { UploadSession, UploadStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'
@@ -88,16 +89,19 @@ export function uploadQueries(db: Executor): UploadStore {
     },
 
     async declareExtras(uploadId, hashes) {
+      if (hashes.length === 0) return
       // Through the session row: a session the sweep removed meanwhile gets no declaration (the
-      // write then finds it closed).
-      for (const hash of hashes) {
-        await db
-          .insertInto('uploadExtras')
-          .columns(['uploadId', 'hash'])
-          .expression((eb) => eb.selectFrom('uploadSessions').select((inner) => ['uploadSessions.uploadId', inner.val(hash).as('hash')]).where('uploadId', '=', uploadId))
-          .onConflict((oc) => oc.columns(['uploadId', 'hash']).doNothing())
-          .execute()
-      }
+      // write then finds it closed). One statement, so one commit, for all of them.
+      const declared = sql<{ hash: string }>`(${sql.join(
+        hashes.map((hash) => sql`select cast(${hash} as text) as hash`),
+        sql` union all `,
+      )})`.as('declared')
+      await db
+        .insertInto('uploadExtras')
+        .columns(['uploadId', 'hash'])
+        .expression((eb) => eb.selectFrom(['uploadSessions', declared]).select(['uploadSessions.uploadId', 'declared.hash']).where('uploadSessions.uploadId', '=', uploadId))
+        .onConflict((oc) => oc.columns(['uploadId', 'hash']).doNothing())
+        .execute()
     },
 
     async withdrawExtras(uploadId) {
