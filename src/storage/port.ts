@@ -271,6 +271,16 @@ export interface EnrollmentStore {
   /** Deletes the live code having either spelling hash and returns its issuer; of racing redeems exactly one gets it. */
   redeemEnrollmentCode(spellingHash: string, now: number): Promise<string | undefined>
   openChannel(channel: { readonly channelHash: string; readonly initiatorId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>
+  /** Closes a live channel of this initiator (both mailboxes go with it); false otherwise. */
+  closeChannel(channelHash: string, initiatorId: string, now: number): Promise<boolean>
+}
+
+/**
+ * The relay's mailbox writes (decisions 0025 and 0036): each is one atomic write of its own,
+ * never part of a transaction, and does not wait for the disk. A crash of the machine may lose
+ * the last moments' posts or drains, which the devices then post or drain again.
+ */
+export interface RelayMailboxes {
   /**
    * Appends a payload to one mailbox of a live channel, in arrival order. Racing appends to one
    * channel are serialized on the channel row, so the mailbox bound is exact.
@@ -278,8 +288,6 @@ export interface EnrollmentStore {
   appendToMailbox(channelHash: string, direction: RelayDirection, payload: string, now: number, maxPayloads: number): Promise<'appended' | 'no_channel' | 'full'>
   /** Removes and returns one mailbox's payloads in arrival order; each payload goes to exactly one drain. Undefined when the channel is not live. */
   drainMailbox(channelHash: string, direction: RelayDirection, now: number): Promise<string[] | undefined>
-  /** Closes a live channel of this initiator (both mailboxes go with it); false otherwise. */
-  closeChannel(channelHash: string, initiatorId: string, now: number): Promise<boolean>
 }
 
 export interface EscrowStore {
@@ -775,16 +783,10 @@ export interface Store
   extends AccountDeletionStore, AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, DirectoryStore, RevokeStore, EnrollmentStore,
     EscrowStore, MaintenanceStore, AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore, ModerationStore, IntegrityStore {}
 
-export interface Storage extends Store {
+export interface Storage extends Store, RelayMailboxes {
   readonly engine: Engine
-  /**
-   * Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back.
-   * `durable: false` (for writes a crash may lose, decision 0025): the commit does not wait for
-   * the disk. A crash of the machine may then lose it, whole, with the other such commits of its
-   * last moments; never part of it, never a durable commit, nor anything a durable commit made
-   * after it depends on (that commit's flush writes it too).
-   */
-  transaction<T>(work: (tx: Store) => Promise<T>, options?: { readonly durable: boolean }): Promise<T>
+  /** Runs `work` in one transaction (BEGIN IMMEDIATE on SQLite); a throw rolls everything back. */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>
   /**
    * The bearer check's one lookup: the session the access token's hash names, with its account,
    * as committed (never another transaction's uncommitted writes). Outside any transaction.

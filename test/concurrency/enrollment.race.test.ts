@@ -1,9 +1,11 @@
 // Racing clients cannot duplicate or overfill the enrollment relay: concurrent drains hand each
 // payload to exactly one caller in arrival order, concurrent redeems of one code (either
-// spelling) open exactly one channel, and concurrent relays never push a mailbox past 64.
+// spelling) open exactly one channel, and concurrent relays never push a mailbox past 64, also
+// while drains race them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferProblem, type RelayDirection } from '../../src/sdk/client.ts'
 import { registered } from '../support/actors.ts'
+import { readRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -163,6 +165,53 @@ describe('concurrent relays into a nearly full mailbox', () => {
     expect(answers.filter((a) => !a.ok).every((a) => !a.ok && a.problem.code === 'error.enroll.mailbox_full')).toBe(true)
     const drained = await server.client().drain(channelId, 'to_initiator')
     expect([...drained].sort()).toEqual([...accepted].sort())
+  })
+})
+
+describe('drains racing relays into one mailbox', () => {
+  it('lose and duplicate nothing, and leave the bound exact: an emptied mailbox then takes exactly 64', async () => {
+    const channelId = await openChannel()
+    let held = Array.from({ length: 40 }, (_, i) => `fill-${i}`)
+    await post(channelId, 'to_enrollee', held)
+    for (let round = 0; round < 6; round++) {
+      // Posts land before, between and after the drains' own reads of the mailbox.
+      const racing = Array.from({ length: 40 }, (_, i) => `r${round}-${i}`)
+      const posts = racing.map((payload) => settle(server.client().relay(channelId, 'to_enrollee', payload)))
+      const drains = [0, 1, 2].map(() => server.client().drain(channelId, 'to_enrollee'))
+      const answers = await Promise.all(posts)
+      expect(answers.filter((a) => !a.ok).every((a) => !a.ok && a.problem.code === 'error.enroll.mailbox_full'), `round ${round}`).toBe(true)
+      const accepted = racing.filter((_, i) => answers[i]!.ok)
+      const drained = [...(await Promise.all(drains)).flat(), ...(await server.client().drain(channelId, 'to_enrollee'))]
+      expect([...drained].sort(), `round ${round}`).toEqual([...held, ...accepted].sort())
+      // Emptied: 70 racing posts find room for exactly 64, whatever the drains and posts above counted.
+      const topUp = Array.from({ length: 70 }, (_, i) => `top-${round}-${i}`)
+      const topUpAnswers = await Promise.all(topUp.map((payload) => settle(server.client().relay(channelId, 'to_enrollee', payload))))
+      expect(topUpAnswers.filter((a) => a.ok), `round ${round}`).toHaveLength(64)
+      expect(await server.client().drain(channelId, 'to_enrollee')).toHaveLength(64)
+      held = Array.from({ length: 40 }, (_, i) => `fill-${round}-${i}`)
+      await post(channelId, 'to_enrollee', held)
+    }
+  })
+})
+
+describe('the count of held payloads on the channel row', () => {
+  it('equals the payloads each mailbox holds after hundreds of appends and drains raced on the storage', async () => {
+    const member = await registered(server, 'counted')
+    const channelHash = `counted-${Date.now()}`
+    const now = server.clock.now()
+    const { user_id: initiatorId } = await member.client.getProfile()
+    await server.deps.storage.openChannel({ channelHash, initiatorId, createdAt: now, expiresAt: now + 600_000 })
+    const { storage } = server.deps
+    for (let round = 0; round < 5; round++) {
+      const work = Array.from({ length: 120 }, (_, i) =>
+        i % 8 === 7 ? storage.drainMailbox(channelHash, i % 16 === 7 ? 'to_enrollee' : 'to_initiator', now) : storage.appendToMailbox(channelHash, i % 2 === 0 ? 'to_enrollee' : 'to_initiator', `p${round}-${i}`, now, 10_000),
+      )
+      await Promise.all(work)
+      const [channel] = await readRows(server.database, `select held_to_initiator, held_to_enrollee from relay_channels where channel_hash = '${channelHash}'`)
+      const held = await readRows(server.database, `select direction, count(*) as n from relay_messages where channel_hash = '${channelHash}' group by direction`)
+      const count = (direction: string) => Number(held.find((row) => row.direction === direction)?.n ?? 0)
+      expect([Number(channel?.held_to_initiator), Number(channel?.held_to_enrollee)], `round ${round}`).toEqual([count('to_initiator'), count('to_enrollee')])
+    }
   })
 })
 

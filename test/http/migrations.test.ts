@@ -1,6 +1,7 @@
 // Upgrading a database keeps what guards it: migration 0007 carries wrong-password counts and
 // locks (of accounts and of unknown emails) and open redeem windows into their new tables;
-// migration 0011 rebuilds the feed (on SQLite) with its rows and keys; a
+// migration 0011 rebuilds the feed (on SQLite) with its rows and keys; migration 0018 counts
+// the payloads live mailboxes held; a
 // migration that fails half-way leaves the database as it was, on either engine; and on
 // PostgreSQL, other schemas of the database coming and going never fail a migration.
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
@@ -116,7 +117,8 @@ describe('migration 0007', () => {
  * opened as the current release opens it (migrating to the latest) for `check`.
  */
 async function upgradedFrom(name: string, seed: (db: Kysely<unknown>) => Promise<void>, check: (storage: ReturnType<typeof openStorage>, target: TestDatabase['target']) => Promise<void>): Promise<void> {
-  const fresh = await freshDatabase(directory)
+  // A folder of its own: on SQLite the database is a file named by its folder.
+  const fresh = await freshDatabase(await mkdtemp(path.join(directory, 'upgrade-')))
   try {
     const db = new Kysely<unknown>({ dialect: openDialect(fresh.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
     try {
@@ -185,6 +187,37 @@ describe('migration 0011', () => {
         await expect(storage.insertAppliedOp({ ...op, manifestHash: '2'.repeat(64) })).rejects.toThrow()
         await writeRows(target, 'delete from albums where album_id = ?', [albumId])
         expect(await readRows(target, 'select sync_seq from album_ops')).toEqual([])
+      },
+    )
+  })
+})
+
+describe('migration 0018', () => {
+  it('counts the payloads each mailbox of a live channel held, so that its bound still holds', async () => {
+    const [full, partial] = ['f'.repeat(64), 'p'.repeat(64)]
+    await upgradedFrom(
+      '0017-upload-parts',
+      async (db) => {
+        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(db)
+        await sql`insert into relay_channels (channel_hash, initiator_id, created_at, expires_at, next_seq) values (${full}, 'u-1', 1, 5000000000000, 64), (${partial}, 'u-1', 1, 5000000000000, 3)`.execute(db)
+        for (let seq = 1; seq <= 64; seq++) {
+          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${full}, ${seq}, 'to_enrollee', ${JSON.stringify(`p${seq}`)})`.execute(db)
+        }
+        for (const [seq, direction] of [[1, 'to_initiator'], [2, 'to_enrollee'], [3, 'to_initiator']] as const) {
+          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${partial}, ${seq}, ${direction}, ${JSON.stringify(`q${seq}`)})`.execute(db)
+        }
+      },
+      async (storage) => {
+        const now = 2_000_000_000_000
+        expect(await storage.appendToMailbox(full, 'to_enrollee', 'one more', now, 64)).toBe('full')
+        expect(await storage.appendToMailbox(full, 'to_initiator', 'other side', now, 64)).toBe('appended')
+        expect(await storage.appendToMailbox(partial, 'to_initiator', 'q4', now, 2)).toBe('full')
+        expect(await storage.appendToMailbox(partial, 'to_enrollee', 'q5', now, 2)).toBe('appended')
+        expect(await storage.drainMailbox(partial, 'to_initiator', now)).toEqual(['q1', 'q3'])
+        // Drained, the mailbox takes payloads again up to its bound.
+        expect(await storage.appendToMailbox(partial, 'to_initiator', 'q6', now, 2)).toBe('appended')
+        expect((await storage.drainMailbox(full, 'to_enrollee', now))?.length).toBe(64)
+        expect(await storage.appendToMailbox(full, 'to_enrollee', 'room again', now, 64)).toBe('appended')
       },
     )
   })

@@ -66,24 +66,18 @@ export async function redeemEnrollmentCode(deps: Deps, code: string, clientAddre
   return { channelId, expiresAt }
 }
 
-/**
- * Mailbox writes do not wait for the disk (decision 0025): a crash of the machine may lose the
- * last moments' payloads or drains, which the devices then post or drain again. A mailbox lives
- * minutes, and a ceremony that loses a message only starts over.
- */
-const RELAY_WRITES = { durable: false }
-
 export async function relayPayload(deps: Deps, channelId: string, direction: RelayDirection, payload: string): Promise<void> {
   if (Buffer.byteLength(payload, 'utf8') > RELAY_PAYLOAD_MAX_BYTES) {
     throw new AppError('error.request.invalid', `payload must be at most ${RELAY_PAYLOAD_MAX_BYTES} bytes of UTF-8`)
   }
-  const outcome = await deps.storage.transaction((tx) => tx.appendToMailbox(hashToken(channelId), direction, payload, deps.clock.now(), MAILBOX_MAX_PAYLOADS), RELAY_WRITES)
+  // Mailbox writes do not wait for the disk (decision 0025): a ceremony that loses a message starts over.
+  const outcome = await deps.storage.appendToMailbox(hashToken(channelId), direction, payload, deps.clock.now(), MAILBOX_MAX_PAYLOADS)
   if (outcome === 'no_channel') throw channelNotFound()
   if (outcome === 'full') throw new AppError('error.enroll.mailbox_full', `The ${direction} mailbox already holds ${MAILBOX_MAX_PAYLOADS} payloads; let the other side drain it`)
 }
 
 export async function drainMailbox(deps: Deps, channelId: string, direction: RelayDirection): Promise<string[]> {
-  const payloads = await deps.storage.transaction((tx) => tx.drainMailbox(hashToken(channelId), direction, deps.clock.now()), RELAY_WRITES)
+  const payloads = await deps.storage.drainMailbox(hashToken(channelId), direction, deps.clock.now())
   if (payloads === undefined) throw channelNotFound()
   return payloads
 }

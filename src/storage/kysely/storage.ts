@@ -1,5 +1,5 @@
 // The one implementation of the storage port: Kysely over SQLite or PostgreSQL.
-import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect, type Transaction } from 'kysely'
+import { CamelCasePlugin, Kysely, Migrator, sql, type Dialect } from 'kysely'
 import type { Engine, Storage, Store } from '../port.ts'
 import { accountDeletionQueries } from './account-deletion.ts'
 import { accountQueries } from './accounts.ts'
@@ -19,6 +19,7 @@ import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { moderationQueries } from './moderation.ts'
 import { openPostgres } from './postgres.ts'
+import { postgresRelayMailboxes, sqliteRelayMailboxes } from './relay-mailbox.ts'
 import { revokeQueries } from './revoke.ts'
 import { securityEventQueries } from './security-events.ts'
 import { secondFactorQueries } from './second-factor.ts'
@@ -89,32 +90,6 @@ export function openDialect(target: DatabaseTarget, options: StorageOptions): Di
   return openEngine(target, options).dialect
 }
 
-/**
- * Storage.transaction on a Kysely handle (for its tests too). Durable unless told otherwise: then
- * the commit does not wait for the disk (PostgreSQL: synchronous_commit off for this transaction;
- * SQLite: synchronous NORMAL around it).
- */
-export function runTransaction<T>(db: Kysely<Tables>, engine: Engine, work: (trx: Transaction<Tables>) => Promise<T>, options?: { readonly durable: boolean }): Promise<T> {
-  if (options?.durable !== false) return db.transaction().execute(work)
-  if (engine === 'postgres') {
-    return db.transaction().execute(async (trx) => {
-      await sql`set local synchronous_commit = off`.execute(trx)
-      return work(trx)
-    })
-  }
-  // SQLite sets this per connection and never inside a transaction: around it, on the one
-  // connection held throughout. In WAL mode NORMAL skips the commit's fsync but keeps the
-  // checkpoints' (no corruption), and the next FULL commit's fsync covers this one's frames.
-  return db.connection().execute(async (connection) => {
-    await sql`pragma synchronous = normal`.execute(connection)
-    try {
-      return await connection.transaction().execute(work)
-    } finally {
-      await sql`pragma synchronous = full`.execute(connection)
-    }
-  })
-}
-
 export function openStorage(target: DatabaseTarget, options: StorageOptions): Storage {
   const opened = openEngine(target, options)
   const db = new Kysely<Tables>({ dialect: opened.dialect, plugins: [new CamelCasePlugin()] })
@@ -122,7 +97,8 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
   return {
     ...store(db),
     engine,
-    transaction: (work, options) => runTransaction(db, engine, (trx) => work(store(trx)), options),
+    transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
+    ...(engine === 'postgres' ? postgresRelayMailboxes(db) : sqliteRelayMailboxes(db)),
     findBearerSession: opened.bearerLookup(db),
     async migrate() {
       // Kysely finds its bookkeeping tables by introspecting every schema; name the schema this

@@ -122,6 +122,9 @@ export interface RelayChannelsTable {
   expiresAt: number
   /** Arrival counter of the channel's payloads (both mailboxes). */
   nextSeq: number
+  /** Payloads each mailbox holds: the bound an append checks on the row it locks (decision 0036). */
+  heldToInitiator: number
+  heldToEnrollee: number
 }
 
 export interface RelayMessagesTable {

@@ -20,6 +20,7 @@ import { up as accountDeletion } from './0014-account-deletion.ts'
 import { up as assetsByAlbum } from './0015-assets-by-album.ts'
 import { up as recoveryCodes } from './0016-recovery-codes.ts'
 import { up as uploadParts } from './0017-upload-parts.ts'
+import { up as relayMailboxCounts } from './0018-relay-mailbox-counts.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -39,6 +40,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0015-assets-by-album', assetsByAlbum],
   ['0016-recovery-codes', recoveryCodes],
   ['0017-upload-parts', uploadParts],
+  ['0018-relay-mailbox-counts', relayMailboxCounts],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
