@@ -7,7 +7,7 @@
 // fsync of its commit (transactionWithoutFsync).
 import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { RelayDirection, RelayMailboxes } from '../port.ts'
-import type { Executor } from './executor.ts'
+import { affected, type Executor } from './executor.ts'
 import type { Tables } from './tables.ts'
 
 // A payload is any JSON string, which may hold U+0000 (PostgreSQL text refuses it) or a lone
@@ -67,7 +67,7 @@ export function postgresRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
         .columns(['channelHash', 'seq', 'direction', 'payload'])
         .expression((eb) => eb.selectFrom('taken').select((eb) => ['channelHash', 'nextSeq', eb.val(direction).as('direction'), eb.val(storedPayload(payload)).as('payload')]))
         .executeTakeFirst()
-      return Number(appended.numInsertedOrUpdatedRows ?? 0n) === 1 ? 'appended' : refusal(db, channelHash, now)
+      return affected(appended) === 1 ? 'appended' : refusal(db, channelHash, now)
     },
 
     async drainMailbox(channelHash, direction, now) {
