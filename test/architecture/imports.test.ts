@@ -119,12 +119,13 @@ describe('layout rules', () => {
 
   // The server's settings come from config.ts alone; coffer-photos, a program of its own, reads
   // only where its config folder is (COFFER_PHOTOS_HOME, XDG_CONFIG_HOME), in one place too, and
-  // its entry point whether MALLOC_ARENA_MAX is set (it restarts itself with it otherwise).
-  it('reads process.env only in config.ts and, for coffer-photos\' config folder, cli/photos/home.ts (and main.ts for MALLOC_ARENA_MAX)', () => {
+  // its entry point whether MALLOC_ARENA_MAX is set (it restarts itself with it otherwise) and
+  // where its compile cache goes (handed to compile-cache.ts, which loads nothing else first).
+  it('reads process.env only in config.ts and, for coffer-photos\' config folder, cli/photos/home.ts (and main.ts for MALLOC_ARENA_MAX and the compile cache)', () => {
     const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
     expect(readers).toEqual(['cli/photos/home.ts', 'cli/photos/main.ts', 'config.ts'])
     const main = files.find((f) => f.file === 'cli/photos/main.ts')!
-    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env'])
+    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env'])
   })
 
   it('hashes passwords only in crypto/passwords.ts, and never with a synchronous argon2 call', () => {

@@ -236,6 +236,23 @@ describe('the coffer-photos process', () => {
       expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=8'])
     }
   })
+
+  it('keeps its compiled modules in the person\'s cache folder: $XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE decides when set', async () => {
+    const cacheOf = (root: string) => path.join(root, 'coffer-photos', 'node-compile-cache')
+    const entries = async (folder: string): Promise<string[]> => readdir(folder, { recursive: true }).catch(() => [])
+    const xdg = path.join(work, 'xdg-cache')
+    expectOk(await photos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: xdg } }))
+    expect((await entries(cacheOf(xdg))).length).toBeGreaterThan(0)
+    // A relative XDG_CACHE_HOME is invalid (XDG): ~/.cache.
+    const home = path.join(work, 'person')
+    expectOk(await photos(newHome(), ['--help'], { env: { HOME: home, XDG_CACHE_HOME: 'relative' } }))
+    expect((await entries(cacheOf(path.join(home, '.cache')))).length).toBeGreaterThan(0)
+    const chosen = path.join(work, 'chosen-cache')
+    const ignored = path.join(work, 'ignored-cache')
+    expectOk(await photos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: ignored, NODE_COMPILE_CACHE: chosen } }))
+    expect((await entries(chosen)).length).toBeGreaterThan(0)
+    expect(await entries(ignored)).toEqual([])
+  })
 })
 
 describe('coffer-photos setup', () => {
