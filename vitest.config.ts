@@ -35,6 +35,10 @@ export default defineConfig({
     // machine. TEST_WORKERS overrides it.
     maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     hookTimeout: 30_000,
+    // expect.poll waits up to 10 s, not vitest's 1 s: what a test waits for is real work (a
+    // browser screen after argon2id in the page and on the server, a spawned CLI, a server's
+    // background task) on CI's two shared cores. A poll that succeeds returns at once.
+    expect: { poll: { timeout: 10_000 } },
     // The browser tests load web/dist: built from the sources at the start of every run.
     globalSetup: ['test/support/build-web.ts'],
     projects: [

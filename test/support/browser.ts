@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, vi } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { ROOT } from './process.ts'
 import { startServer, type TestServer } from './server.ts'
 
@@ -22,13 +22,8 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
 }
 
-/**
- * One server (started with `env`) and one Chromium for a whole test file: ready in its tests,
- * closed after them. The file's expect.poll waits up to 10 s, not vitest's 1 s: a screen waits
- * for real work (signatures checked in the page, server round trips), and CI's two cores are shared.
- */
+/** One server (started with `env`) and one Chromium for a whole test file: ready in its tests, closed after them. */
 export function serverAndBrowser(env: Record<string, string> = {}): { readonly server: TestServer; readonly browser: Browser } {
-  vi.setConfig({ expect: { poll: { timeout: 10_000 } } })
   const shared: { server?: TestServer; browser?: Browser } = {}
   beforeAll(async () => {
     shared.server = await startServer(env)
