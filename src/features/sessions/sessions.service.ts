@@ -108,10 +108,7 @@ export async function revokeAllSessions(deps: Deps, challenge: string, proof: st
     throw refused()
   }
   // One transaction: the burn, the epoch move, the count and the delete; no other revoke-all between them.
-  const closed = await deps.storage.transaction(async (tx) => {
-    if ((await tx.burnRevokeChallenge(challengeHash)) === undefined) return undefined
-    return tx.closeAllSessions(pending.userId, deps.clock.now())
-  })
+  const closed = await deps.storage.transaction((tx) => tx.revokeAllByChallenge(challengeHash, deps.clock.now()))
   if (closed === undefined) throw refused()
   return closed
 }

@@ -1,7 +1,49 @@
-import type { RevokeStore } from '../port.ts'
+import type { Engine, RevokeStore } from '../port.ts'
 import { asBuffer, type Executor } from './executor.ts'
 
-export function revokeQueries(db: Executor): RevokeStore {
+export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
+  // Moving the epoch kills every session, including one a racing refresh or login is opening
+  // from the old epoch right now; the delete then clears the records. Run it in a transaction:
+  // the move holds the account row, so a second revoke-all (or a password change) queues behind
+  // this one instead of interleaving with it. The count is made after the move, from one
+  // snapshot: a DELETE that waits on a row a racing refresh is rotating re-reads it as rotated
+  // (PostgreSQL, READ COMMITTED) while the successor is not yet visible to it, and would count neither.
+  const moveEpoch = (userId: string) =>
+    db
+      .updateTable('accounts')
+      .set((eb) => ({ sessionEpoch: eb('sessionEpoch', '+', 1) }))
+      .where('userId', '=', userId)
+      .returning('sessionEpoch')
+      .executeTakeFirstOrThrow()
+
+  /** How many of the account's sessions at `epoch` were live, then every session record of it deleted. */
+  const countThenDelete = async (userId: string, epoch: number, now: number): Promise<number> => {
+    const live = (db: Executor) =>
+      db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('userId', '=', userId)
+        .where('rotatedAt', 'is', null)
+        .where('refreshExpiresAt', '>', now)
+        .where('epoch', '=', epoch)
+    if (engine === 'postgres') {
+      // One statement, one round trip: the count reads the statement's snapshot (taken after the
+      // move's lock), which the delete in its WITH does not change.
+      const row = await db
+        .with('gone', (db) => db.deleteFrom('sessions').where('userId', '=', userId))
+        .selectFrom(live(db).as('live'))
+        .select('live.count')
+        .executeTakeFirstOrThrow()
+      return Number(row.count)
+    }
+    const row = await live(db).executeTakeFirstOrThrow()
+    await db.deleteFrom('sessions').where('userId', '=', userId).execute()
+    return Number(row.count)
+  }
+
+  const burnRevokeChallenge: RevokeStore['burnRevokeChallenge'] = (challengeHash) =>
+    db.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning(['userId', 'expiresAt']).executeTakeFirst()
+
   return {
     async insertRevokeChallenge(challenge) {
       await db.insertInto('revokeChallenges').values(challenge).execute()
@@ -17,34 +59,31 @@ export function revokeQueries(db: Executor): RevokeStore {
       return row && { userId: row.userId, expiresAt: row.expiresAt, identityKey: row.identityKey ? asBuffer(row.identityKey) : null }
     },
 
-    async burnRevokeChallenge(challengeHash) {
-      return db.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning(['userId', 'expiresAt']).executeTakeFirst()
-    },
+    burnRevokeChallenge,
 
     async closeAllSessions(userId, now) {
-      // Moving the epoch kills every session, including one a racing refresh or login is opening
-      // from the old epoch right now; the delete then clears the records. Run it in a
-      // transaction: the move holds the account row, so a second revoke-all (or a password
-      // change) queues behind this one instead of interleaving with it.
-      const moved = await db
-        .updateTable('accounts')
-        .set((eb) => ({ sessionEpoch: eb('sessionEpoch', '+', 1) }))
-        .where('userId', '=', userId)
-        .returning('sessionEpoch')
-        .executeTakeFirstOrThrow()
-      // Count before deleting, from one snapshot: a DELETE that waits on a row a racing refresh
-      // is rotating re-reads it as rotated (PostgreSQL, READ COMMITTED) while the successor is
-      // not yet visible to it, and would count neither.
-      const live = await db
-        .selectFrom('sessions')
-        .select((eb) => eb.fn.countAll().as('count'))
-        .where('userId', '=', userId)
-        .where('rotatedAt', 'is', null)
-        .where('refreshExpiresAt', '>', now)
-        .where('epoch', '=', moved.sessionEpoch - 1)
-        .executeTakeFirstOrThrow()
-      await db.deleteFrom('sessions').where('userId', '=', userId).execute()
-      return Number(live.count)
+      const moved = await moveEpoch(userId)
+      return countThenDelete(userId, moved.sessionEpoch - 1, now)
+    },
+
+    async revokeAllByChallenge(challengeHash, now) {
+      if (engine === 'postgres') {
+        // The burn and the epoch move in one statement: the move finds the account through the
+        // row the burn deleted, so a challenge another request burned first moves nothing.
+        const moved = await db
+          .with('burned', (db) => db.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning('userId'))
+          .updateTable('accounts')
+          .from('burned')
+          .set((eb) => ({ sessionEpoch: eb('accounts.sessionEpoch', '+', 1) }))
+          .whereRef('accounts.userId', '=', 'burned.userId')
+          .returning(['accounts.userId', 'accounts.sessionEpoch'])
+          .executeTakeFirst()
+        return moved && countThenDelete(moved.userId, moved.sessionEpoch - 1, now)
+      }
+      const burned = await burnRevokeChallenge(challengeHash)
+      if (burned === undefined) return undefined
+      const moved = await moveEpoch(burned.userId)
+      return countThenDelete(burned.userId, moved.sessionEpoch - 1, now)
     },
   }
 }

@@ -29,7 +29,7 @@ import { storageUsageQueries } from './storage-usage.ts'
 import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
 
-function store(db: Executor): Store {
+function store(db: Executor, engine: Engine): Store {
   return {
     ...accountQueries(db),
     ...accountDeletionQueries(db),
@@ -38,7 +38,7 @@ function store(db: Executor): Store {
     ...sessionQueries(db),
     ...secondFactorQueries(db),
     ...directoryQueries(db),
-    ...revokeQueries(db),
+    ...revokeQueries(db, engine),
     ...enrollmentQueries(db),
     ...escrowQueries(db),
     ...maintenanceQueries(db),
@@ -95,9 +95,9 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
   const db = new Kysely<Tables>({ dialect: opened.dialect, plugins: [new CamelCasePlugin()] })
   const engine: Engine = target.engine
   return {
-    ...store(db),
+    ...store(db, engine),
     engine,
-    transaction: (work) => db.transaction().execute((trx) => work(store(trx))),
+    transaction: (work) => db.transaction().execute((trx) => work(store(trx, engine))),
     ...(engine === 'postgres' ? postgresRelayMailboxes(db) : sqliteRelayMailboxes(db)),
     findBearerSession: opened.bearerLookup(db),
     async migrate() {
