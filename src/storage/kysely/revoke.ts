@@ -41,6 +41,8 @@ export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
     return Number(row.count)
   }
 
+  const closeAllSessions: RevokeStore['closeAllSessions'] = async (userId, now) => countThenDelete(userId, (await moveEpoch(userId)).sessionEpoch - 1, now)
+
   const burnRevokeChallenge: RevokeStore['burnRevokeChallenge'] = (challengeHash) =>
     db.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning(['userId', 'expiresAt']).executeTakeFirst()
 
@@ -61,10 +63,7 @@ export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
 
     burnRevokeChallenge,
 
-    async closeAllSessions(userId, now) {
-      const moved = await moveEpoch(userId)
-      return countThenDelete(userId, moved.sessionEpoch - 1, now)
-    },
+    closeAllSessions,
 
     async revokeAllByChallenge(challengeHash, now) {
       if (engine === 'postgres') {
@@ -81,9 +80,7 @@ export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
         return moved && countThenDelete(moved.userId, moved.sessionEpoch - 1, now)
       }
       const burned = await burnRevokeChallenge(challengeHash)
-      if (burned === undefined) return undefined
-      const moved = await moveEpoch(burned.userId)
-      return countThenDelete(burned.userId, moved.sessionEpoch - 1, now)
+      return burned && closeAllSessions(burned.userId, now)
     },
   }
 }
