@@ -18,25 +18,24 @@ export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
 
   /** How many of the account's sessions at `epoch` were live, then every session record of it deleted. */
   const countThenDelete = async (userId: string, epoch: number, now: number): Promise<number> => {
-    const live = (db: Executor) =>
-      db
-        .selectFrom('sessions')
-        .select((eb) => eb.fn.countAll().as('count'))
-        .where('userId', '=', userId)
-        .where('rotatedAt', 'is', null)
-        .where('refreshExpiresAt', '>', now)
-        .where('epoch', '=', epoch)
+    const live = db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('userId', '=', userId)
+      .where('rotatedAt', 'is', null)
+      .where('refreshExpiresAt', '>', now)
+      .where('epoch', '=', epoch)
     if (engine === 'postgres') {
       // One statement, one round trip: the count reads the statement's snapshot (taken after the
       // move's lock), which the delete in its WITH does not change.
       const row = await db
-        .with('gone', (db) => db.deleteFrom('sessions').where('userId', '=', userId))
-        .selectFrom(live(db).as('live'))
+        .with('gone', (qb) => qb.deleteFrom('sessions').where('userId', '=', userId))
+        .selectFrom(live.as('live'))
         .select('live.count')
         .executeTakeFirstOrThrow()
       return Number(row.count)
     }
-    const row = await live(db).executeTakeFirstOrThrow()
+    const row = await live.executeTakeFirstOrThrow()
     await db.deleteFrom('sessions').where('userId', '=', userId).execute()
     return Number(row.count)
   }
@@ -70,7 +69,7 @@ export function revokeQueries(db: Executor, engine: Engine): RevokeStore {
         // The burn and the epoch move in one statement: the move finds the account through the
         // row the burn deleted, so a challenge another request burned first moves nothing.
         const moved = await db
-          .with('burned', (db) => db.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning('userId'))
+          .with('burned', (qb) => qb.deleteFrom('revokeChallenges').where('challengeHash', '=', challengeHash).returning('userId'))
           .updateTable('accounts')
           .from('burned')
           .set((eb) => ({ sessionEpoch: eb('accounts.sessionEpoch', '+', 1) }))
