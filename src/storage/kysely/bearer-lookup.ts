@@ -3,7 +3,6 @@
 // request, and that runtime cost more than the indexed read itself (docs/decisions/0024). The
 // SQL text is still Kysely's (bearerLookupQuery, compiled once); nothing is cached but the
 // statement, so every request still reads the session as the database holds it.
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { CompiledQuery, type Kysely } from 'kysely'
 import type pg from 'pg'
 import type { BearerSession } from '../port.ts'
@@ -60,21 +59,17 @@ function bearerLookupSql(db: Kysely<Tables>): string {
 }
 
 /**
- * SQLite: a statement on the server's one connection, run synchronously as Kysely's driver runs
- * it. While another request holds a transaction open on that connection, a read there would see
- * its uncommitted writes (a session it deletes, then rolls back): then the lookup queues behind
- * it through Kysely, as every other query does.
+ * SQLite: a statement on the read connection (sqlite.ts), which sees what is committed, as the
+ * PostgreSQL lookup does; run synchronously, as that connection runs every read. `read` is
+ * undefined for a database in memory: then the lookup goes through Kysely to the one connection.
  */
-export function sqliteBearerLookup(db: Kysely<Tables>, database: DatabaseSync): BearerLookup {
+export function sqliteBearerLookup(db: Kysely<Tables>, read: ((sqlText: string, parameters: readonly unknown[]) => Promise<{ readonly rows: readonly unknown[] }>) | undefined): BearerLookup {
   const sqlText = bearerLookupSql(db)
   const unplugged = db.withoutPlugins()
-  // Prepared on first use: the tables exist only once the migrations have run.
-  let statement: StatementSync | undefined
   return (accessHash) =>
     translating(async () => {
-      if (database.isTransaction) return bearerSession((await unplugged.executeQuery<BearerRow>(CompiledQuery.raw(sqlText, [accessHash]))).rows[0])
-      statement ??= database.prepare(sqlText)
-      return bearerSession(statement.get(accessHash) as BearerRow | undefined)
+      const { rows } = read === undefined ? await unplugged.executeQuery<BearerRow>(CompiledQuery.raw(sqlText, [accessHash])) : await read(sqlText, [accessHash])
+      return bearerSession(rows[0] as BearerRow | undefined)
     })
 }
 

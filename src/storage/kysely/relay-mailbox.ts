@@ -1,10 +1,10 @@
-// The relay's mailbox writes (decisions 0025 and 0036). Each post and each drain is one atomic
-// write that does not wait for the disk. The mailbox bound is counted on the channel row, which
+// The relay's mailbox writes (decisions 0025, 0036 and 0037). Each post and each drain is one
+// atomic write. The mailbox bound is counted on the channel row, which
 // an append locks anyway to take its sequence number, so racing appends never pass it. On
 // PostgreSQL each write is one statement, one round trip: its commit skips the WAL flush through
 // `set_config(..., true)`, which holds for the statement's own transaction only. SQLite cannot
-// write inside WITH, and runs the same steps as statements of one transaction, which skips the
-// fsync of its commit (transactionWithoutFsync).
+// write inside WITH, and runs the same steps as statements of one ordinary transaction: its
+// commit's fsync runs off the event loop, shared with the other commits (decision 0037).
 import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { RelayDirection, RelayMailboxes } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
@@ -92,28 +92,11 @@ export function postgresRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
   }
 }
 
-/**
- * SQLite: `work` in one transaction whose commit does not wait for the disk. The setting is per
- * connection and never changes inside a transaction: it is set around it, on the one connection,
- * held throughout. In WAL mode NORMAL skips the commit's fsync but keeps the checkpoints' (no
- * corruption), and the next FULL commit's fsync covers this one's frames.
- */
-export function transactionWithoutFsync<T>(db: Kysely<Tables>, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql`pragma synchronous = normal`.execute(connection)
-    try {
-      return await connection.transaction().execute(work)
-    } finally {
-      await sql`pragma synchronous = full`.execute(connection)
-    }
-  })
-}
-
 export function sqliteRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
-  const nonDurable = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => transactionWithoutFsync(db, work)
+  const inTransaction = <T>(work: (trx: Transaction<Tables>) => Promise<T>) => db.transaction().execute(work)
   return {
     appendToMailbox: (channelHash, direction, payload, now, maxPayloads) =>
-      nonDurable(async (trx) => {
+      inTransaction(async (trx) => {
         const taken = await takeSlot(trx, channelHash, direction, now, maxPayloads).returning('nextSeq').executeTakeFirst()
         if (taken === undefined) return refusal(trx, channelHash, now)
         await trx.insertInto('relayMessages').values({ channelHash, seq: taken.nextSeq, direction, payload: storedPayload(payload) }).execute()
@@ -121,7 +104,7 @@ export function sqliteRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
       }),
 
     drainMailbox: (channelHash, direction, now) =>
-      nonDurable(async (trx) => {
+      inTransaction(async (trx) => {
         const held = heldColumn(direction)
         const drained = await takePayloads(trx, channelHash, direction, now).returning(['seq', 'payload']).execute()
         if (drained.length > 0) {

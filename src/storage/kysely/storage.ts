@@ -73,8 +73,8 @@ interface OpenedEngine {
 function openEngine(target: DatabaseTarget, options: StorageOptions): OpenedEngine {
   const waitMs = options.waitTimeoutS * 1000
   if (target.engine === 'sqlite') {
-    const { dialect, database } = openSqlite(target.file, waitMs)
-    return { dialect: translatingConnectionFaults(dialect), bearerLookup: (db) => sqliteBearerLookup(db, database) }
+    const { dialect, read } = openSqlite(target.file, waitMs)
+    return { dialect: translatingConnectionFaults(dialect), bearerLookup: (db) => sqliteBearerLookup(db, read) }
   }
   const { dialect, pool } = openPostgres(target.url, {
     ...(target.searchPath ? { searchPath: target.searchPath } : {}),
