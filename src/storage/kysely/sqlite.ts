@@ -83,6 +83,11 @@ class WalSync {
     if (++this.#made === CHECKPOINTS_AFTER_COMMITS) this.#onBusy()
   }
 
+  /** Whether a commit made so far is not yet on disk. */
+  get behind(): boolean {
+    return this.#synced < this.#made
+  }
+
   /** Returns once every commit made so far is on disk. */
   async durable(): Promise<void> {
     const target = this.#made
@@ -278,7 +283,7 @@ function readConnection(file: string, busyTimeoutMs: number, wal: WalSync): { re
         run = statementRunner(database)
       }
       const result = run(sqlText, parameters)
-      await wal.durable()
+      if (wal.behind) await wal.durable()
       return result
     },
     close: () => database?.close(),
