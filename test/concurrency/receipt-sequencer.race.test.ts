@@ -2,14 +2,17 @@
 // over a guess of the chain's head that the database checks. What it must guarantee: a write
 // whose transaction fails after its receipts were signed leaves none, and the writes signed over
 // them sign again (one line still, every signature valid); a key rotated meanwhile is not signed
-// with again; on SQLite no other request waits on the connection while a receipt is signed; and
-// the signer's thread dying (decision 0035) fails at most the writes it was signing.
+// with again; on SQLite no other request waits on the connection while a receipt is signed, and a
+// write's transaction waits for the earlier write's commit, not for its fdatasync; and the
+// signer's thread dying (decision 0035) fails at most the writes it was signing.
 import { randomUUID } from 'node:crypto'
+import { open, stat, type FileHandle } from 'node:fs/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
 import { receiptSigner } from '../../src/features/custody/receipt-signer.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
+import { testEngine } from '../support/database.ts'
 import { expectOneReceiptLine } from '../support/receipts.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -156,6 +159,50 @@ describe('the receipt sequencer', () => {
     hold.release()
     expect(waited).toBe('answered')
     expect(await sent).toEqual([200])
+    await expectWholeLine()
+  }, 120_000)
+
+  if (testEngine === 'sqlite') it('on SQLite, runs a write’s transaction once the earlier write has committed, while that commit still waits for its fdatasync', async () => {
+    const writes = await prepare(2)
+    const wal = `${(server.database as { file: string }).file}-wal`
+    const walInode = (await stat(wal)).ino
+    let gated = false
+    let openGate = () => {}
+    const gate = new Promise<void>((resolve) => (openGate = resolve))
+    const handle = await open(wal, 'r')
+    const prototype = Object.getPrototypeOf(handle) as FileHandle
+    await handle.close()
+    const datasync = prototype.datasync
+    // Once armed, every fdatasync of the WAL waits for the gate: the first write's commit is not answered meanwhile.
+    vi.spyOn(prototype, 'datasync').mockImplementation(async function (this: FileHandle) {
+      if (gated && (await this.stat()).ino === walInode) await gate
+      return datasync.call(this)
+    })
+    const chain = server.deps.receiptChain
+    const reserve = chain.reserve.bind(chain)
+    let reserved = 0
+    vi.spyOn(chain, 'reserve').mockImplementation((...args) => {
+      reserved += 1
+      return reserve(...args)
+    })
+    const storage = server.deps.storage
+    const transaction = storage.transaction.bind(storage)
+    let committing = 0
+    vi.spyOn(storage, 'transaction').mockImplementation((work) => transaction(async (tx) => {
+      const result = await work(tx)
+      // The first write commits once the second has taken its slot (its own writes before the transaction are done).
+      if (committing === 0) {
+        await expect.poll(() => reserved).toBe(2)
+        gated = true
+      }
+      committing += 1
+      return result
+    }))
+    const sent = sendAll(writes)
+    // Both writes' transactions reach their commits while no fdatasync of the WAL after the first's has returned.
+    await expect.poll(() => committing).toBe(2)
+    openGate()
+    expect(await sent).toEqual([200, 200])
     await expectWholeLine()
   }, 120_000)
 })

@@ -66,14 +66,19 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   let runKeyId: string | null = null
   /** Settles when every slot handed out so far has ended. */
   let allEnded: Promise<void> = Promise.resolve()
+  /** Settles when every slot handed out so far has appended its receipts, or ended. */
+  let allAppended: Promise<void> = Promise.resolve()
   /** Slots signed over one run of guesses; a failure in a run starts a new one from the database. */
   let run = 0
   return {
     reserve(deps, store, bundle) {
       const slotRun = run
       const earlierEnded = allEnded
+      const earlierAppended = allAppended
       let markEnded = () => {}
+      let markAppended = () => {}
       allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
+      allAppended = Promise.all([earlierAppended, new Promise<void>((resolve) => (markAppended = resolve))]).then(() => undefined)
       const continues = guessing
       guessing = true
       /** The head as the database has it once every earlier slot has ended, and its key. */
@@ -100,7 +105,11 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
         return again
       })
-      const ready = Promise.all([signed, earlierEnded])
+      // SQLite runs one write transaction at a time: a transaction begun once the earlier slot has
+      // appended starts after that slot's commit (or rollback), not after the fdatasync its
+      // answer waits for, so the commits of consecutive writes share fdatasyncs. PostgreSQL shows
+      // a transaction's rows only once its commit returns.
+      const ready = Promise.all([signed, deps.storage.engine === 'sqlite' ? earlierAppended : earlierEnded])
       ready.catch(() => {}) // the write that awaits it sees the failure
       let appended = false
       let ended = false
@@ -108,8 +117,12 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         ready: async () => void (await ready),
         async append(tx) {
           const { after, receipts, tip: last } = await signed
-          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
-          if (!appended) await issueUnderLock(tx, deps, bundle)
+          try {
+            appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
+            if (!appended) await issueUnderLock(tx, deps, bundle)
+          } finally {
+            markAppended()
+          }
         },
         end(committed) {
           if (ended) return
@@ -119,6 +132,7 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
             run += 1
             guessing = false
           }
+          markAppended()
           markEnded()
         },
       }

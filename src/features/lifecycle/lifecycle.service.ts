@@ -154,10 +154,10 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
     // write's transaction, never for its blob store (a slow bucket stalls this write alone).
     await storeExtras(deps, caller, extras)
     storedAt = Date.now()
-    // SQLite serves every request on its one connection, and its write transactions run one at
-    // a time anyway: the receipts are signed before the transaction takes the connection. On
-    // PostgreSQL the slot is taken last inside the transaction (see writeAndIndex); its signing
-    // still overlaps the earlier writes' appends and commits.
+    // SQLite runs its write transactions one at a time on its one write connection: the
+    // receipts are signed before the transaction takes it. On PostgreSQL the slot is taken last
+    // inside the transaction (see writeAndIndex); its signing still overlaps the earlier writes'
+    // appends and commits.
     if (deps.storage.engine === 'sqlite') await takeSlot(deps.storage)
     const outcome = await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now))
     slot?.end(true)
