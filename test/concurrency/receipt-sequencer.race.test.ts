@@ -2,9 +2,10 @@
 // over a guess of the chain's head that the database checks. What it must guarantee: a write
 // whose transaction fails after its receipts were signed leaves none, and the writes signed over
 // them sign again (one line still, every signature valid); a key rotated meanwhile is not signed
-// with again; on SQLite no other request waits on the connection while a receipt is signed, and a
-// write's transaction waits for the earlier write's commit, not for its fdatasync; and the
-// signer's thread dying (decision 0035) fails at most the writes it was signing.
+// with again; on SQLite no other request waits on the connection while a receipt is signed; a
+// write appends once the earlier write has appended, without waiting in the process for that
+// one's commit (SQLite: not for its fdatasync; PostgreSQL: the chain row's lock waits for it); and
+// the signer's thread dying (decision 0035) fails at most the writes it was signing.
 import { randomUUID } from 'node:crypto'
 import { open, stat, type FileHandle } from 'node:fs/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -12,35 +13,40 @@ import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
 import { receiptSigner } from '../../src/features/custody/receipt-signer.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
-import { testEngine } from '../support/database.ts'
+import { readRows, testEngine } from '../support/database.ts'
 import { expectOneReceiptLine } from '../support/receipts.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
 let member: Uploader
 let albums: string[]
-/** Every applied write: its asset and how many receipts it issued. */
-const applied = new Map<string, number>()
+/** Another account, with an album: its writes share no row with the member's but the chain's. */
+let other: { readonly member: Uploader; readonly albums: string[] }
+/** Every applied write: its asset, how many receipts it issued, and its account. */
+const applied = new Map<string, { readonly receipts: number; readonly member: Uploader }>()
 
 beforeAll(async () => {
   server = await startServer()
   member = await uploader(server, 'sequenced')
   albums = await Promise.all(Array.from({ length: 4 }, () => album(member)))
+  const otherMember = await uploader(server, 'sequenced-other')
+  other = { member: otherMember, albums: [await album(otherMember)] }
 })
 afterAll(() => server.close())
 afterEach(() => vi.restoreAllMocks())
 
 interface Prepared {
+  readonly member: Uploader
   readonly albumId: string
   readonly bundle: Bundle
   readonly write: Write
 }
 
-async function prepare(count: number): Promise<Prepared[]> {
+async function prepare(count: number, by: { readonly member: Uploader; readonly albums: readonly string[] } = { member, albums }): Promise<Prepared[]> {
   return Promise.all(Array.from({ length: count }, async (_, i) => {
-    const albumId = albums[i % albums.length]!
-    const bundle = await openBundle(member, albumId, { derivatives: 1 + (i % 2) })
-    return { albumId, bundle, write: await writeFor(member, bundle) }
+    const albumId = by.albums[i % by.albums.length]!
+    const bundle = await openBundle(by.member, albumId, { derivatives: 1 + (i % 2) })
+    return { member: by.member, albumId, bundle, write: await writeFor(by.member, bundle) }
   }))
 }
 
@@ -48,15 +54,15 @@ const receiptCount = ({ bundle }: Prepared) => 1 + bundle.derivatives.length + (
 
 /** Sends the writes at once; records the applied ones; answers the statuses. */
 async function sendAll(writes: readonly Prepared[]): Promise<number[]> {
-  const answers = await Promise.all(writes.map((w) => opsRaw(server, member, w.albumId, w.write.request)))
-  for (const [i, answer] of answers.entries()) if (answer.status === 200) applied.set(writes[i]!.write.envelope.file_id, receiptCount(writes[i]!))
+  const answers = await Promise.all(writes.map((w) => opsRaw(server, w.member, w.albumId, w.write.request)))
+  for (const [i, answer] of answers.entries()) if (answer.status === 200) applied.set(writes[i]!.write.envelope.file_id, { receipts: receiptCount(writes[i]!), member: writes[i]!.member })
   return answers.map((answer) => answer.status)
 }
 
 /** The whole chain is one line over every applied write's receipts, all signatures valid. */
 async function expectWholeLine() {
-  const lists = await Promise.all([...applied.keys()].map(async (assetId) => (await member.client.assetReceipts(assetId)).receipts))
-  const expected = [...applied.values()].reduce((a, b) => a + b, 0)
+  const lists = await Promise.all([...applied].map(async ([assetId, write]) => (await write.member.client.assetReceipts(assetId)).receipts))
+  const expected = [...applied.values()].reduce((sum, write) => sum + write.receipts, 0)
   return expectOneReceiptLine(lists.flat(), expected, await member.client.attestationKeys())
 }
 
@@ -203,6 +209,26 @@ describe('the receipt sequencer', () => {
     await expect.poll(() => committing).toBe(2)
     openGate()
     expect(await sent).toEqual([200, 200])
+    await expectWholeLine()
+  }, 120_000)
+
+  if (testEngine === 'postgres') it('on PostgreSQL, sends a write’s append while the earlier write’s transaction is still open: the chain row’s lock holds it', async () => {
+    // Two accounts: one account's writes also queue on its storage row, before they take a slot.
+    const writes = [...(await prepare(1)), ...(await prepare(1, other))]
+    const storage = server.deps.storage
+    const transaction = storage.transaction.bind(storage)
+    let committing = 0
+    // Sessions of this server's schema waiting for a lock while holding the chain row's table.
+    const appendsWaiting = async () =>
+      Number((await readRows(server.database, "select count(*) as n from pg_stat_activity a where a.wait_event_type = 'Lock' and exists (select 1 from pg_locks l where l.pid = a.pid and l.relation = 'receipt_chain'::regclass and l.granted)"))[0]?.n)
+    vi.spyOn(storage, 'transaction').mockImplementation((work) => transaction(async (tx) => {
+      const result = await work(tx)
+      // The first write commits only once the second's append waits on the chain row.
+      if (committing++ === 0) await expect.poll(appendsWaiting).toBe(1)
+      return result
+    }))
+    expect(await sendAll(writes)).toEqual([200, 200])
+    expect(committing).toBe(2)
     await expectWholeLine()
   }, 120_000)
 })

@@ -35,7 +35,7 @@ async function issueUnderLock(tx: Store, deps: Deps, bundle: CustodyBundle): Pro
 
 /** A write's places on the chain, taken from the sequencer. */
 export interface ChainSlot {
-  /** Settles once the slot's receipts are signed and every earlier slot's transaction has ended. */
+  /** Settles once the slot's receipts are signed and every earlier slot has appended them (or ended). */
   ready(): Promise<void>
   /** In the write's transaction, after ready(): appends the receipts, or signs them again under the lock. */
   append(tx: Store): Promise<void>
@@ -105,11 +105,13 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
         return again
       })
-      // SQLite runs one write transaction at a time: a transaction begun once the earlier slot has
-      // appended starts after that slot's commit (or rollback), not after the fdatasync its
-      // answer waits for, so the commits of consecutive writes share fdatasyncs. PostgreSQL shows
-      // a transaction's rows only once its commit returns.
-      const ready = Promise.all([signed, deps.storage.engine === 'sqlite' ? earlierAppended : earlierEnded])
+      // A transaction waits for the earlier slots' appends, not for their ends: the database
+      // orders the rest. On SQLite the one write connection comes free at the earlier slot's
+      // COMMIT (or rollback), before the fdatasync its answer waits for (decision 0037); on
+      // PostgreSQL the conditional append waits on the chain row's lock until the earlier
+      // transaction ends, then checks its condition against what that one left (READ
+      // COMMITTED). Consecutive writes' commits overlap instead of queueing behind the chain.
+      const ready = Promise.all([signed, earlierAppended])
       ready.catch(() => {}) // the write that awaits it sees the failure
       let appended = false
       let ended = false
