@@ -2,51 +2,42 @@
 // over a guess of the chain's head that the database checks. What it must guarantee: a write
 // whose transaction fails after its receipts were signed leaves none, and the writes signed over
 // them sign again (one line still, every signature valid); a key rotated meanwhile is not signed
-// with again; on SQLite no other request waits on the connection while a receipt is signed; a
-// write appends once the earlier write has appended, without waiting in the process for that
-// one's commit (SQLite: not for its fdatasync; PostgreSQL: the chain row's lock waits for it); and
+// with again; on SQLite no other request waits on the connection while a receipt is signed; and
 // the signer's thread dying (decision 0035) fails at most the writes it was signing.
 import { randomUUID } from 'node:crypto'
-import { open, stat, type FileHandle } from 'node:fs/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
 import { receiptSigner } from '../../src/features/custody/receipt-signer.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, opsRaw, writeFor, type Bundle, type Write } from '../support/bundles.ts'
-import { readRows, testEngine } from '../support/database.ts'
 import { expectOneReceiptLine } from '../support/receipts.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
 let member: Uploader
 let albums: string[]
-/** Another account, with an album: its writes share no row with the member's but the chain's. */
-let other: { readonly member: Uploader; readonly albums: string[] }
-/** Every applied write: its asset, how many receipts it issued, and its account. */
-const applied = new Map<string, { readonly receipts: number; readonly member: Uploader }>()
+/** Every applied write: its asset and how many receipts it issued. */
+const applied = new Map<string, number>()
 
 beforeAll(async () => {
   server = await startServer()
   member = await uploader(server, 'sequenced')
   albums = await Promise.all(Array.from({ length: 4 }, () => album(member)))
-  const otherMember = await uploader(server, 'sequenced-other')
-  other = { member: otherMember, albums: [await album(otherMember)] }
 })
 afterAll(() => server.close())
 afterEach(() => vi.restoreAllMocks())
 
 interface Prepared {
-  readonly member: Uploader
   readonly albumId: string
   readonly bundle: Bundle
   readonly write: Write
 }
 
-async function prepare(count: number, by: { readonly member: Uploader; readonly albums: readonly string[] } = { member, albums }): Promise<Prepared[]> {
+async function prepare(count: number): Promise<Prepared[]> {
   return Promise.all(Array.from({ length: count }, async (_, i) => {
-    const albumId = by.albums[i % by.albums.length]!
-    const bundle = await openBundle(by.member, albumId, { derivatives: 1 + (i % 2) })
-    return { member: by.member, albumId, bundle, write: await writeFor(by.member, bundle) }
+    const albumId = albums[i % albums.length]!
+    const bundle = await openBundle(member, albumId, { derivatives: 1 + (i % 2) })
+    return { albumId, bundle, write: await writeFor(member, bundle) }
   }))
 }
 
@@ -54,15 +45,15 @@ const receiptCount = ({ bundle }: Prepared) => 1 + bundle.derivatives.length + (
 
 /** Sends the writes at once; records the applied ones; answers the statuses. */
 async function sendAll(writes: readonly Prepared[]): Promise<number[]> {
-  const answers = await Promise.all(writes.map((w) => opsRaw(server, w.member, w.albumId, w.write.request)))
-  for (const [i, answer] of answers.entries()) if (answer.status === 200) applied.set(writes[i]!.write.envelope.file_id, { receipts: receiptCount(writes[i]!), member: writes[i]!.member })
+  const answers = await Promise.all(writes.map((w) => opsRaw(server, member, w.albumId, w.write.request)))
+  for (const [i, answer] of answers.entries()) if (answer.status === 200) applied.set(writes[i]!.write.envelope.file_id, receiptCount(writes[i]!))
   return answers.map((answer) => answer.status)
 }
 
 /** The whole chain is one line over every applied write's receipts, all signatures valid. */
 async function expectWholeLine() {
-  const lists = await Promise.all([...applied].map(async ([assetId, write]) => (await write.member.client.assetReceipts(assetId)).receipts))
-  const expected = [...applied.values()].reduce((sum, write) => sum + write.receipts, 0)
+  const lists = await Promise.all([...applied.keys()].map(async (assetId) => (await member.client.assetReceipts(assetId)).receipts))
+  const expected = [...applied.values()].reduce((a, b) => a + b, 0)
   return expectOneReceiptLine(lists.flat(), expected, await member.client.attestationKeys())
 }
 
@@ -165,70 +156,6 @@ describe('the receipt sequencer', () => {
     hold.release()
     expect(waited).toBe('answered')
     expect(await sent).toEqual([200])
-    await expectWholeLine()
-  }, 120_000)
-
-  if (testEngine === 'sqlite') it('on SQLite, runs a write’s transaction once the earlier write has committed, while that commit still waits for its fdatasync', async () => {
-    const writes = await prepare(2)
-    const wal = `${(server.database as { file: string }).file}-wal`
-    const walInode = (await stat(wal)).ino
-    let gated = false
-    let openGate = () => {}
-    const gate = new Promise<void>((resolve) => (openGate = resolve))
-    const handle = await open(wal, 'r')
-    const prototype = Object.getPrototypeOf(handle) as FileHandle
-    await handle.close()
-    const datasync = prototype.datasync
-    // Once armed, every fdatasync of the WAL waits for the gate: the first write's commit is not answered meanwhile.
-    vi.spyOn(prototype, 'datasync').mockImplementation(async function (this: FileHandle) {
-      if (gated && (await this.stat()).ino === walInode) await gate
-      return datasync.call(this)
-    })
-    const chain = server.deps.receiptChain
-    const reserve = chain.reserve.bind(chain)
-    let reserved = 0
-    vi.spyOn(chain, 'reserve').mockImplementation((...args) => {
-      reserved += 1
-      return reserve(...args)
-    })
-    const storage = server.deps.storage
-    const transaction = storage.transaction.bind(storage)
-    let committing = 0
-    vi.spyOn(storage, 'transaction').mockImplementation((work) => transaction(async (tx) => {
-      const result = await work(tx)
-      // The first write commits once the second has taken its slot (its own writes before the transaction are done).
-      if (committing === 0) {
-        await expect.poll(() => reserved).toBe(2)
-        gated = true
-      }
-      committing += 1
-      return result
-    }))
-    const sent = sendAll(writes)
-    // Both writes' transactions reach their commits while no fdatasync of the WAL after the first's has returned.
-    await expect.poll(() => committing).toBe(2)
-    openGate()
-    expect(await sent).toEqual([200, 200])
-    await expectWholeLine()
-  }, 120_000)
-
-  if (testEngine === 'postgres') it('on PostgreSQL, sends a write’s append while the earlier write’s transaction is still open: the chain row’s lock holds it', async () => {
-    // Two accounts: one account's writes also queue on its storage row, before they take a slot.
-    const writes = [...(await prepare(1)), ...(await prepare(1, other))]
-    const storage = server.deps.storage
-    const transaction = storage.transaction.bind(storage)
-    let committing = 0
-    // Sessions of this server's schema waiting for a lock while holding the chain row's table.
-    const appendsWaiting = async () =>
-      Number((await readRows(server.database, "select count(*) as n from pg_stat_activity a where a.wait_event_type = 'Lock' and exists (select 1 from pg_locks l where l.pid = a.pid and l.relation = 'receipt_chain'::regclass and l.granted)"))[0]?.n)
-    vi.spyOn(storage, 'transaction').mockImplementation((work) => transaction(async (tx) => {
-      const result = await work(tx)
-      // The first write commits only once the second's append waits on the chain row.
-      if (committing++ === 0) await expect.poll(appendsWaiting).toBe(1)
-      return result
-    }))
-    expect(await sendAll(writes)).toEqual([200, 200])
-    expect(committing).toBe(2)
     await expectWholeLine()
   }, 120_000)
 })

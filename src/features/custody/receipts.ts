@@ -35,7 +35,7 @@ async function issueUnderLock(tx: Store, deps: Deps, bundle: CustodyBundle): Pro
 
 /** A write's places on the chain, taken from the sequencer. */
 export interface ChainSlot {
-  /** Settles once the slot's receipts are signed and every earlier slot has appended them (or ended). */
+  /** Settles once the slot's receipts are signed and every earlier slot's transaction has ended. */
   ready(): Promise<void>
   /** In the write's transaction, after ready(): appends the receipts, or signs them again under the lock. */
   append(tx: Store): Promise<void>
@@ -66,19 +66,14 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   let runKeyId: string | null = null
   /** Settles when every slot handed out so far has ended. */
   let allEnded: Promise<void> = Promise.resolve()
-  /** Settles when every slot handed out so far has appended its receipts, or ended. */
-  let allAppended: Promise<void> = Promise.resolve()
   /** Slots signed over one run of guesses; a failure in a run starts a new one from the database. */
   let run = 0
   return {
     reserve(deps, store, bundle) {
       const slotRun = run
       const earlierEnded = allEnded
-      const earlierAppended = allAppended
       let markEnded = () => {}
-      let markAppended = () => {}
       allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
-      allAppended = Promise.all([earlierAppended, new Promise<void>((resolve) => (markAppended = resolve))]).then(() => undefined)
       const continues = guessing
       guessing = true
       /** The head as the database has it once every earlier slot has ended, and its key. */
@@ -105,13 +100,7 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
         return again
       })
-      // A transaction waits for the earlier slots' appends, not for their ends: the database
-      // orders the rest. On SQLite the one write connection comes free at the earlier slot's
-      // COMMIT (or rollback), before the fdatasync its answer waits for (decision 0037); on
-      // PostgreSQL the conditional append waits on the chain row's lock until the earlier
-      // transaction ends, then checks its condition against what that one left (READ
-      // COMMITTED). Consecutive writes' commits overlap instead of queueing behind the chain.
-      const ready = Promise.all([signed, earlierAppended])
+      const ready = Promise.all([signed, earlierEnded])
       ready.catch(() => {}) // the write that awaits it sees the failure
       let appended = false
       let ended = false
@@ -119,12 +108,8 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         ready: async () => void (await ready),
         async append(tx) {
           const { after, receipts, tip: last } = await signed
-          try {
-            appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
-            if (!appended) await issueUnderLock(tx, deps, bundle)
-          } finally {
-            markAppended()
-          }
+          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
+          if (!appended) await issueUnderLock(tx, deps, bundle)
         },
         end(committed) {
           if (ended) return
@@ -134,7 +119,6 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
             run += 1
             guessing = false
           }
-          markAppended()
           markEnded()
         },
       }
