@@ -81,7 +81,7 @@ export const relay: Scenario = {
     subjects.push(['relay, coffer sqlite', TARGET])
 
     const notes = [
-      `A round trip is two requests (a relay, 204, then a drain, 200, whose payload is checked); ${CONCURRENCY} in flight, each on its own channel, directions alternating. Both are writes on Coffer whose commit does not wait for the disk (decision 0025), one statement each on PostgreSQL (decision 0036).`,
+      `A round trip is two requests (a relay, 204, then a drain, 200, whose payload is checked); ${CONCURRENCY} in flight, each on its own channel, directions alternating. Both are writes on Coffer: on PostgreSQL one statement each whose commit does not wait for the disk (decisions 0025, 0036); on SQLite a durable transaction each, its fdatasync off the event loop (decision 0037).`,
     ]
     if (context.postgresUrl !== null) {
       const postgres = await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: SERVER_ENV })
