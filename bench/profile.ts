@@ -90,8 +90,11 @@ for (const { id, micros, second } of samples) {
 }
 
 const seconds = [...counted].sort((a, b) => a - b)
-process.stdout.write(`${file}\nseconds counted (busy at least ${Math.round(busyShare * 100)}%): ${seconds.map((second) => `${second}s:${Math.round((busyBySecond.get(second) ?? 0) / 1e4)}%`).join(' ') || 'none'}\n`)
+const lines = [file, `seconds counted (busy at least ${Math.round(busyShare * 100)}%): ${seconds.map((second) => `${second}s:${Math.round((busyBySecond.get(second) ?? 0) / 1e4)}%`).join(' ') || 'none'}`]
 for (const [title, table] of [['own time', self], ['by file or package', byPlace], ['with callees', inclusive]] as const) {
-  process.stdout.write(`\n== ${title} (of ${(total / 1e3).toFixed(0)} ms)\n`)
-  for (const [key, micros] of [...table].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${key}\n`)
+  lines.push('', `== ${title} (of ${(total / 1e3).toFixed(0)} ms)`)
+  for (const [key, micros] of [...table].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${key}`)
 }
+// One write: a reader that stops early (`| head`) ends the pipe once, not at every line.
+process.stdout.on('error', () => process.exit(0))
+process.stdout.write(`${lines.join('\n')}\n`)
