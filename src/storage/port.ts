@@ -505,9 +505,15 @@ export interface LifecycleStore {
    */
   findLiveBlobs(ownerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
   /**
+   * The bytes the database holds for these blob hashes: a signed manifest (`album_ops`) whose
+   * hash a blob row of the same owner names (of `ownerId` only, when given). A provenance blob's
+   * bytes are stored there alone, never as a file (decision 0038); absent hashes are not held.
+   */
+  heldManifests(hashes: readonly string[], ownerId?: string): Promise<Map<string, Buffer>>
+  /**
    * Hashes whose bytes are still needed: a blob row of any owner names them, or an open upload
    * session of any account declares them (its PUT may be publishing the file right now, or a
-   * lifecycle write on it storing its metadata or manifest). A file may go only when neither holds.
+   * lifecycle write on it storing its metadata). A file may go only when neither holds.
    */
   blobHashesStillNeeded(hashes: readonly string[], now: number): Promise<Set<string>>
 }
@@ -517,6 +523,8 @@ export interface LiveBlob {
   readonly size: number
   /** Every live asset of the owner that references it is taken down. */
   readonly withheld: boolean
+  /** A live asset references it as its provenance: its bytes may be held in the database (heldManifests). */
+  readonly provenance: boolean
 }
 
 /** A queued hash, as read: the generation lets a pass drop only the entry it looked at. */

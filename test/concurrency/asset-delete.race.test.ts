@@ -89,14 +89,15 @@ describe('a delete and a replace racing from the same head', () => {
       if (deleted!.status === 200) {
         expect(replaced!.json).toMatchObject({ code: 'error.op.stale_revival', chain_head: deletion.manifestHash })
         expect(after.feed.at(-1)).toMatchObject({ action: 'delete', envelope_hash: deletion.manifestHash })
-        // The replace stored nothing that stays (its metadata and manifest went again) and its session is still open.
+        // The replace stored nothing that stays (its metadata went again) and its session is still open.
         expect(after.files).toEqual(before.files)
         expect(after.inFlight).toBe(before.inFlight)
         for (const hash of [target.original, bundle.hashes.ciphertextHash]) expect(await downloaded(member, hash), hash).toBe(404)
       } else {
         expect(deleted!.json).toMatchObject({ code: 'error.op.stale_revival', chain_head: replace.manifestHash })
         expect(after.feed.at(-1)).toMatchObject({ action: 'replace', envelope_hash: replace.manifestHash })
-        expect(after.files).toEqual([...before.files, bundle.hashes.metadataBlobHash!, replace.manifestHash].sort())
+        expect(after.files).toEqual([...before.files, bundle.hashes.metadataBlobHash!].sort())
+        expect(await downloaded(member, replace.manifestHash)).toEqual(replace.manifest)
         expect(after.inFlight).toBe(before.inFlight - 1)
         expect(await downloaded(member, bundle.hashes.ciphertextHash)).toEqual(bundle.original)
       }

@@ -61,13 +61,15 @@ interface Written extends Uploaded {
   readonly who: Member
 }
 
-/** Every acknowledged write is in the restored server's feed and downloads byte-identical. */
+/** Every acknowledged write is in the restored server's feed and downloads byte-identical, its manifest too. */
 async function expectPresent(url: string, writes: readonly Written[]): Promise<void> {
   for (const write of writes) {
     const client = new CofferClient({ baseUrl: url, tokens: write.who.client.tokens })
     const feed = await client.feed(write.who.albumId, write.result.sync_seq - 1, 1)
     expect(feed.entries[0]).toMatchObject({ sync_seq: write.result.sync_seq, asset_id: write.result.asset_id })
     for (const [hash, bytes] of write.blobs) expect(Buffer.from((await client.downloadBlob(hash))).equals(bytes), hash).toBe(true)
+    // The provenance blob, which the database holds (decision 0038), came back with it.
+    expect(Buffer.from(await client.downloadBlob(write.result.manifestHash)).toString('base64')).toBe(feed.entries[0]!.manifest_cbor)
   }
 }
 

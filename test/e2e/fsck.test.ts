@@ -1,5 +1,5 @@
 // coffer fsck finds each kind of damage, beside a running server: a missing blob file, a
-// truncated one, one whose bytes changed (--deep only), a receipt whose signature fails, a
+// truncated one, one whose bytes changed (--deep only; a provenance blob held in the database too), a receipt whose signature fails, a
 // receipt gone from the chain, rows that disagree; it exits 1 with one line per problem, and 0
 // on a sound server. Files no row names are notes (exit 0), and --reclaim-unowned queues them
 // for the next maintenance pass.
@@ -41,6 +41,12 @@ describe(`coffer fsck beside a running server on ${testEngine}`, () => {
     const bytes = await readFile(blobPath(flipped!))
     bytes[0] = bytes[0]! ^ 0xff
     await writeFile(blobPath(flipped!), bytes)
+    // A manifest whose bytes, held in the database as its provenance blob (decision 0038), changed.
+    const manifestHash = uploads[0]!.result.manifestHash
+    const [manifestRow] = await readRows(space.database.target, `select manifest_cbor from album_ops where manifest_hash = '${manifestHash}'`)
+    const manifest = Buffer.from(manifestRow!.manifest_cbor as Uint8Array)
+    manifest[manifest.length - 1] = manifest[manifest.length - 1]! ^ 0xff
+    await writeRows(space.database.target, 'update album_ops set manifest_cbor = ? where manifest_hash = ?', [manifest, manifestHash])
     // A receipt whose signature no longer verifies, and one gone from the chain.
     const [row] = await readRows(space.database.target, 'select receipt_cbor from receipts where receipt_seq = 6')
     const cbor = Buffer.from(row!.receipt_cbor as Uint8Array)
@@ -65,6 +71,7 @@ describe(`coffer fsck beside a running server on ${testEngine}`, () => {
       `problem: blob ${gone}: the file is missing`,
       `problem: blob ${cut}: the file has 10 bytes, its rows say ${uploads[0]!.blobs.get(cut!)!.length}`,
       `problem: blob ${flipped}: the file's SHA-256 is ${sha256Hex(bytes)}`,
+      `problem: blob ${manifestHash}: the manifest held in the database's SHA-256 is ${sha256Hex(manifest)}`,
       'problem: receipt 6: the signature does not verify',
       'problem: receipt 7: prior_receipt_hash does not link to receipt 6',
       'problem: receipt chain: receipts 11..11 are missing',
@@ -75,10 +82,11 @@ describe(`coffer fsck beside a running server on ${testEngine}`, () => {
     ]
     expect(found).toEqual(expect.arrayContaining(expected))
     expect(found).toHaveLength(expected.length)
-    expect(deep.stdout).toMatch(/\nfsck: 10 problems, 0 notes; 16 blobs .* re-hashed, 15 receipts verified\n$/)
+    expect(deep.stdout).toMatch(/\nfsck: 11 problems, 0 notes; 16 blobs .* re-hashed, 15 receipts verified\n$/)
     // Without --deep the changed bytes of the right length go unnoticed; everything else is found.
     expect(problems(shallow.stdout)).toHaveLength(9)
     expect(problems(shallow.stdout).join('\n')).not.toContain(flipped)
+    expect(problems(shallow.stdout).join('\n')).not.toContain(manifestHash)
   })
 
   it('notes files no row names without failing, and --reclaim-unowned has the next maintenance pass remove them', async () => {

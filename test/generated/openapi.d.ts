@@ -716,7 +716,7 @@ export interface paths {
         };
         /**
          * Download a blob a live asset of yours references (Range requests supported)
-         * @description `ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416. A server with `BLOB_DOWNLOAD=redirect` answers 307 instead, after the same checks, to a presigned URL of its bucket valid for 300 seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along.
+         * @description `ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416. A server with `BLOB_DOWNLOAD=redirect` answers 307 instead, after the same checks, to a presigned URL of its bucket valid for 300 seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along. A provenance blob (the signed manifest, which the database holds) is always answered here.
          */
         get: operations["downloadBlob"];
         put?: never;

@@ -35,7 +35,7 @@ interface FullAccount extends Uploader {
   readonly albumIds: string[]
   readonly assetIds: string[]
   readonly uploadIds: string[]
-  /** Every blob hash it stored. */
+  /** Every blob hash it stored as a file. */
   readonly hashes: Set<string>
   /** The token pairs of its two sessions. */
   readonly tokens: Tokens[]
@@ -46,7 +46,8 @@ async function createAsset(account: FullAccount, albumId: string, retentionUntil
   const bundle = await openBundle(account, albumId)
   const write = await writeFor(account, bundle, { retentionUntil })
   await account.client.applyManifest(albumId, write.request)
-  for (const bytes of [bundle.original, ...bundle.derivatives, bundle.metadata ?? Buffer.alloc(0), write.manifest]) if (bytes.length > 0) account.hashes.add(sha256Hex(bytes))
+  // The manifest (provenance) is no file: the album's feed row holds it (decision 0038).
+  for (const bytes of [bundle.original, ...bundle.derivatives, bundle.metadata ?? Buffer.alloc(0)]) if (bytes.length > 0) account.hashes.add(sha256Hex(bytes))
   account.uploadIds.push(bundle.uploadId)
   account.assetIds.push(write.envelope.file_id)
   return write.envelope.file_id

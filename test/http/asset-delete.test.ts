@@ -463,7 +463,9 @@ describe('garbage collection after a delete', () => {
     const files = await blobFiles(server)
     for (const asset of [before, after]) {
       for (const hash of asset.blobs.keys()) {
-        expect(files.includes(hash), hash).toBe(true)
+        // Kept: the rows, and the files of all but the manifest (which the feed's row holds).
+        expect((await server.deps.storage.ownedBlobHashes(member.userId, [hash])).has(hash), hash).toBe(true)
+        expect(files.includes(hash), hash).toBe(hash !== asset.head)
         expect(await downloads(hash), hash).toBe(404)
       }
       expect((await verdictOf(asset)).blobs.every((blob) => !blob.indexed && !blob.stored)).toBe(true)
@@ -474,7 +476,9 @@ describe('garbage collection after a delete', () => {
     await collectGarbage(server.deps)
     const remaining = await blobFiles(server)
     for (const hash of before.blobs.keys()) expect(remaining.includes(hash), hash).toBe(false)
-    for (const hash of after.blobs.keys()) expect(remaining.includes(hash), hash).toBe(true)
+    for (const hash of after.blobs.keys()) expect(remaining.includes(hash), hash).toBe(hash !== after.head)
+    expect((await server.deps.storage.ownedBlobHashes(member.userId, [...before.blobs.keys()])).size).toBe(0)
+    expect((await server.deps.storage.ownedBlobHashes(member.userId, [...after.blobs.keys()])).size).toBe(after.blobs.size)
     expect(await storedBytes()).toBe(usage - [...before.blobs.values()].reduce((sum, bytes) => sum + bytes.length, 0))
   })
 })

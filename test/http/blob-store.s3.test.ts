@@ -105,6 +105,16 @@ describe('BLOB_DOWNLOAD=redirect', () => {
     expect(Buffer.from(await member.client.downloadBlob(hash)).equals(asset.original)).toBe(true)
   })
 
+  it('answers a provenance blob itself (200, its bytes): the database holds them, no object of the bucket does', async () => {
+    expect(await server.deps.blobs.size(asset.head)).toBeNull()
+    const answer = await fetch(`${server.url}/v1/blobs/${asset.head}`, { headers: { ...bearer(member), range: 'bytes=2-9' }, redirect: 'manual' })
+    expect(answer.status).toBe(206)
+    const manifest = Buffer.from((await member.client.feed(asset.albumId)).entries[0]!.manifest_cbor, 'base64')
+    expect(sha256Hex(manifest)).toBe(asset.head)
+    expect(Buffer.from(await answer.arrayBuffer()).equals(manifest.subarray(2, 10))).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(asset.head)).equals(manifest)).toBe(true)
+  })
+
   it('checks first: 304 for a held copy, 404 for another account, 451 once taken down', async () => {
     const hash = sha256Hex(asset.original)
     expect((await fetch(`${server.url}/v1/blobs/${hash}`, { headers: { ...bearer(member), 'if-none-match': `"${hash}"` }, redirect: 'manual' })).status).toBe(304)

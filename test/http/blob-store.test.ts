@@ -88,7 +88,7 @@ describe('content-addressed files', () => {
     expect((await counted()) - before).toBe(bytes.length)
   })
 
-  it('stores the metadata blob and the manifest (provenance) of a lifecycle write at their addresses', async () => {
+  it('stores the metadata blob of a lifecycle write at its address, and its manifest (provenance) in the database only', async () => {
     const original = ciphertext(2_000)
     const derivative = ciphertext(500)
     const metadata = ciphertext(90)
@@ -106,11 +106,15 @@ describe('content-addressed files', () => {
         return signed
       },
     })
-    const expected = new Map<string, Uint8Array>([original, derivative, metadata, manifest!].map((bytes) => [sha256Hex(bytes), bytes]))
+    const expected = new Map<string, Uint8Array>([original, derivative, metadata].map((bytes) => [sha256Hex(bytes), bytes]))
     const added = (await blobFiles()).filter((file) => !before.includes(file))
     expect(added).toEqual([...expected.keys()].map(addressOf).sort())
     for (const [hash, bytes] of expected) expect((await readFile(folderOf(server).pathOf(hash))).equals(Buffer.from(bytes))).toBe(true)
     expect(await tmpFiles()).toEqual([])
+    // The provenance blob still downloads, exactly the signed manifest's bytes.
+    const manifestHash = sha256Hex(manifest!)
+    expect(await server.deps.blobs.size(manifestHash)).toBeNull()
+    expect(Buffer.from(await member.client.downloadBlob(manifestHash)).equals(Buffer.from(manifest!))).toBe(true)
   })
 
   it('streams a blob larger than BODY_LIMIT_BYTES (the per-blob limit is MAX_BLOB_BYTES)', async () => {

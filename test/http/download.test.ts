@@ -3,9 +3,11 @@
 // requests that read only the range asked for, and answers 404 for anything else.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { collectGarbage } from '../../src/features/maintenance/gc.service.ts'
 import { sha256Hex } from '../../src/sdk/client.ts'
 import { problemOf, raw } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
+import { deletionFor } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -201,6 +203,80 @@ describe('a live asset’s blobs', () => {
       expect(whole.body.length).toBe(1024 * 1024)
       expect((await bytesReadCounter()) - before).toBe(100 + 1024 * 1024)
     })
+  })
+})
+
+describe('a provenance blob: the signed manifest, held in the database only (decision 0038)', () => {
+  let member: Uploader
+  let albumId: string
+  beforeAll(async () => {
+    member = await uploader(server, 'provenance')
+    albumId = await album(member)
+  })
+
+  it('has no file, and answers ranges, HEAD and 416 from the database as a file would', async () => {
+    const { manifest } = await createAsset(member, albumId)
+    const hash = sha256Hex(manifest)
+    const n = manifest.length
+    expect(await server.deps.blobs.size(hash)).toBeNull()
+    const ranged = await get(member, hash, { range: 'bytes=10-19' })
+    expect([ranged.status, ranged.headers.get('content-range'), ranged.headers.get('content-length')]).toEqual([206, `bytes 10-19/${n}`, '10'])
+    expect(ranged.body.equals(manifest.subarray(10, 20))).toBe(true)
+    const suffix = await get(member, hash, { range: 'bytes=-5' })
+    expect([suffix.status, suffix.body.equals(manifest.subarray(n - 5))]).toEqual([206, true])
+    const head = await fetch(`${server.url}/v1/blobs/${hash}`, { method: 'HEAD', headers: bearer(member) })
+    expect([head.status, head.headers.get('content-length'), (await head.arrayBuffer()).byteLength]).toEqual([200, String(n), 0])
+    const beyond = await get(member, hash, { range: `bytes=${n}-` })
+    expect([beyond.status, beyond.json?.code, beyond.headers.get('content-range')]).toEqual([416, 'error.request.range_not_satisfiable', `bytes */${n}`])
+    expect(Buffer.from(await member.client.downloadBlob(hash, { start: 3, end: 7 })).equals(manifest.subarray(3, 8))).toBe(true)
+  })
+
+  it('comes in a batch beside blobs read from files', async () => {
+    const asset = await createAsset(member, albumId)
+    const wanted = [asset.original, asset.manifest, asset.metadata, asset.derivative]
+    const batch = await member.client.downloadBlobs(wanted.map(sha256Hex))
+    expect(batch.refused.size).toBe(0)
+    for (const bytes of wanted) expect(Buffer.from(batch.blobs.get(sha256Hex(bytes))!).equals(bytes), sha256Hex(bytes)).toBe(true)
+  })
+
+  it('is sent and stored as a file when an asset has those very bytes as its original, which stays downloadable once the manifest’s asset is gone', async () => {
+    const first = await createAsset(member, albumId)
+    const hash = sha256Hex(first.manifest)
+    // Owning the hash as a provenance blob is no proof of possession of a file: the bytes must be sent.
+    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: first.manifest.length }] })
+    expect(session.blobs[0]?.present).toBe(false)
+    await member.client.abortUploadSession(session.upload_id)
+    await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original: first.manifest, sign: (hashes) => signedManifest(member, hashes, { albumId }) })
+    expect(await server.deps.blobs.size(hash)).toBe(first.manifest.length)
+    expect((await get(member, hash)).body.equals(first.manifest)).toBe(true)
+    // The manifest's asset ends and is collected: its album's feed keeps the manifest, the other asset the file.
+    const deletion = await deletionFor(member, { albumId, fileId: first.fileId, head: hash, original: sha256Hex(first.original) })
+    await member.client.deleteAsset(albumId, first.fileId, deletion.request)
+    await collectGarbage(server.deps)
+    expect(await server.deps.blobs.size(hash)).toBe(first.manifest.length)
+    expect((await get(member, hash)).body.equals(first.manifest)).toBe(true)
+  })
+
+  it('left as a file by a server from before 0038: served, verified deep and collected as before', async () => {
+    const asset = await createAsset(member, albumId)
+    const hash = sha256Hex(asset.manifest)
+    expect(await server.deps.blobs.put(hash, asset.manifest.length, [asset.manifest])).toEqual({ kind: 'stored' })
+    expect((await get(member, hash)).body.equals(asset.manifest)).toBe(true)
+    const verdicts = await member.client.verifyStorage({ assets: [{ asset_id: asset.fileId, blob_hashes: [hash] }], deep: true })
+    expect(verdicts.verdicts[0]?.blobs[0]).toMatchObject({ hash, role: 'provenance', stored: true, deep: 'intact' })
+    const deletion = await deletionFor(member, { albumId, fileId: asset.fileId, head: hash, original: sha256Hex(asset.original) })
+    await member.client.deleteAsset(albumId, asset.fileId, deletion.request)
+    await collectGarbage(server.deps)
+    expect(await server.deps.blobs.size(hash)).toBeNull()
+    expect((await get(member, hash)).status).toBe(404)
+  })
+
+  it('is stored and re-hashed from the database when verified without a file', async () => {
+    const asset = await createAsset(member, albumId)
+    const hash = sha256Hex(asset.manifest)
+    const verdicts = await member.client.verifyStorage({ assets: [{ asset_id: asset.fileId, blob_hashes: [hash, sha256Hex(asset.original)] }], deep: true })
+    expect(verdicts.verdicts[0]).toMatchObject({ durable: true })
+    expect(verdicts.verdicts[0]?.blobs[0]).toMatchObject({ hash, role: 'provenance', stored: true, deep: 'intact' })
   })
 })
 

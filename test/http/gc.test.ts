@@ -40,6 +40,8 @@ interface Written {
   /** Hashes of the bundle: original first, then derivatives, metadata and the manifest. */
   readonly original: string
   readonly hashes: string[]
+  /** The hashes stored as files: all but the manifest, which the feed's row holds (decision 0038). */
+  readonly files: string[]
   readonly bytes: Map<string, Buffer>
 }
 
@@ -78,7 +80,8 @@ async function write(
     },
   })
   const all = [original, ...derivatives, ...(options.metadata ? [options.metadata] : []), Buffer.from(manifest!)]
-  return { fileId, original: sha256Hex(original), hashes: all.map(sha256Hex), bytes: new Map(all.map((b) => [sha256Hex(b), b])) }
+  const hashes = all.map(sha256Hex)
+  return { fileId, original: sha256Hex(original), hashes, files: hashes.slice(0, -1), bytes: new Map(all.map((b) => [sha256Hex(b), b])) }
 }
 
 function openFor(albumId: string, blobs: Buffer[]): OpenUpload {
@@ -102,13 +105,13 @@ describe('after a replace', () => {
     const other = await write(member, albumId)
     // Nothing is garbage yet.
     expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
-    expect(await storedHashes(server)).toEqual([...first.hashes, ...other.hashes].sort())
+    expect(await storedHashes(server)).toEqual([...first.files, ...other.files].sort())
 
     const second = await write(member, albumId, { previous: first })
-    expect(await storedHashes(server)).toEqual([...first.hashes, ...other.hashes, ...second.hashes].sort())
+    expect(await storedHashes(server)).toEqual([...first.files, ...other.files, ...second.files].sort())
     const collected = await collectGarbage(server.deps)
-    expect(collected).toEqual({ rows: first.hashes.length, files: first.hashes.length })
-    expect(await storedHashes(server)).toEqual([...other.hashes, ...second.hashes].sort())
+    expect(collected).toEqual({ rows: first.hashes.length, files: first.files.length })
+    expect(await storedHashes(server)).toEqual([...other.files, ...second.files].sort())
     for (const hash of first.hashes) {
       expect(await isStored(server, hash)).toBe(false)
       expect(await owns(member, hash)).toBe(false)
@@ -130,7 +133,7 @@ describe('after a replace', () => {
     await write(member, albumId, { previous: first })
     await deleteStored(server, first.original)
     // Its row goes; `files` counts only the files this pass removed.
-    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length - 1 })
+    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.files.length - 1 })
     for (const hash of first.hashes) {
       expect(await owns(member, hash)).toBe(false)
       expect(await isStored(server, hash)).toBe(false)
@@ -144,8 +147,8 @@ describe('after a replace', () => {
     const first = await write(member, albumId, { derivatives: [thumbnail] })
     await write(member, albumId, { previous: first, derivatives: [thumbnail] })
     const collected = await collectGarbage(server.deps)
-    // The old original and the old manifest go; the shared thumbnail stays.
-    expect(collected).toEqual({ rows: 2, files: 2 })
+    // The old original and the old manifest go (the manifest had no file); the shared thumbnail stays.
+    expect(collected).toEqual({ rows: 2, files: 1 })
     expect(await isStored(server, sha256Hex(thumbnail))).toBe(true)
     expect(Buffer.from((await member.client.downloadBlob(sha256Hex(thumbnail)))).equals(thumbnail)).toBe(true)
     expect(await isStored(server, first.original)).toBe(false)
@@ -157,7 +160,7 @@ describe('after a replace', () => {
     const first = await write(member, albumId)
     const retentionUntil = server.clock.now() + 3_600_000
     const second = await write(member, albumId, { previous: first, retentionUntil: new Date(retentionUntil).toISOString() })
-    const everything = [...first.hashes, ...second.hashes].sort()
+    const everything = [...first.files, ...second.files].sort()
 
     expect(await collectGarbage(server.deps)).toEqual({ rows: 0, files: 0 })
     server.clock.set(retentionUntil - 1)
@@ -168,8 +171,8 @@ describe('after a replace', () => {
     expect(await downloadStatus(member, first.original)).toBe(404)
 
     server.clock.set(retentionUntil + 1)
-    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.hashes.length })
-    expect(await storedHashes(server)).toEqual([...second.hashes].sort())
+    expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.files.length })
+    expect(await storedHashes(server)).toEqual([...second.files].sort())
     for (const [hash, bytes] of second.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 })
@@ -254,8 +257,8 @@ describe('bytes two accounts hold', () => {
     expect(await owns(bob, hash)).toBe(true)
 
     await write(alice, aliceAlbum, { previous: aliceAsset, derivatives: [] })
-    // Alice's row for the shared bytes and her old manifest go; the file stays for Bob.
-    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 1 })
+    // Alice's row for the shared bytes and her old manifest's go; the file stays for Bob.
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 0 })
     expect(await owns(alice, hash)).toBe(false)
     expect(await owns(bob, hash)).toBe(true)
     expect(await isStored(server, hash)).toBe(true)
@@ -263,7 +266,7 @@ describe('bytes two accounts hold', () => {
     expect(await downloadStatus(alice, hash)).toBe(404)
 
     await write(bob, bobAlbum, { previous: bobAsset, derivatives: [] })
-    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 2 })
+    expect(await collectGarbage(server.deps)).toEqual({ rows: 2, files: 1 })
     expect(await owns(bob, hash)).toBe(false)
     expect(await isStored(server, hash)).toBe(false)
   })
@@ -311,21 +314,22 @@ describe('concurrent collections', () => {
   it('three at once: no error, each garbage file removed once, live blobs intact', async () => {
     const member = await uploader(server, 'concurrent')
     const albumId = await album(member)
-    const garbage: string[] = []
+    const garbage: Written[] = []
     const live: Written[] = []
     for (let i = 0; i < 4; i++) {
       const first = await write(member, albumId, { metadata: ciphertext(32) })
-      garbage.push(...first.hashes)
+      garbage.push(first)
       live.push(await write(member, albumId, { previous: first }))
     }
     live.push(await write(member, albumId))
-    const liveHashes = live.flatMap((w) => w.hashes)
-    expect(await storedHashes(server)).toEqual([...garbage, ...liveHashes].sort())
+    const garbageFiles = garbage.flatMap((w) => w.files)
+    const liveFiles = live.flatMap((w) => w.files)
+    expect(await storedHashes(server)).toEqual([...garbageFiles, ...liveFiles].sort())
 
     const results = await Promise.all([collectGarbage(server.deps), collectGarbage(server.deps), collectGarbage(server.deps)])
-    expectRemovedOnce(results.map((r) => r.files), garbage.length)
-    expect(results.reduce((sum, r) => sum + r.rows, 0)).toBe(garbage.length)
-    expect(await storedHashes(server)).toEqual([...liveHashes].sort())
+    expectRemovedOnce(results.map((r) => r.files), garbageFiles.length)
+    expect(results.reduce((sum, r) => sum + r.rows, 0)).toBe(garbage.flatMap((w) => w.hashes).length)
+    expect(await storedHashes(server)).toEqual([...liveFiles].sort())
     for (const written of live) for (const [hash, bytes] of written.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 
@@ -344,7 +348,7 @@ describe('concurrent collections', () => {
     const results = await Promise.all([maintain(server.deps), maintain(server.deps), maintain(server.deps)])
     expectRemovedOnce(results.map((r) => r.garbage.files), stale.length)
     expect(results.reduce((sum, r) => sum + (r.deleted.upload_sessions ?? 0), 0)).toBe(3 + 1) // the applied session expires too
-    expect(await storedHashes(server)).toEqual([...kept.hashes].sort())
+    expect(await storedHashes(server)).toEqual([...kept.files].sort())
     for (const [hash, bytes] of kept.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
   })
 })
@@ -364,11 +368,11 @@ describe('what a crash leaves between a row and its file', () => {
     const second = await write(member, albumId, { previous: first })
     // The collection's transaction committed, then the process died.
     expect(await server.deps.storage.transaction((tx) => tx.collectGarbage(server.clock.now()))).toBe(first.hashes.length)
-    expect(await unowned()).toEqual([...first.hashes].sort())
+    expect(await unowned()).toEqual([...first.files].sort())
     await maintain(server.deps)
     expect(await unowned()).toEqual([])
     for (const hash of first.hashes) expect(await isStored(server, hash)).toBe(false)
-    for (const hash of second.hashes) expect(await isStored(server, hash)).toBe(true)
+    for (const hash of second.files) expect(await isStored(server, hash)).toBe(true)
   })
 
   it('an uploaded file in place, its row never written: reclaimed once its session is aborted, or expires', async () => {
@@ -397,7 +401,7 @@ describe('what a crash leaves between a row and its file', () => {
     expect(await unowned()).toEqual([])
   })
 
-  it('a write\'s metadata and manifest stored, its transaction never run: reclaimed once the session expires', async () => {
+  it('a write\'s metadata stored, its transaction never run: reclaimed once the session expires', async () => {
     const member = await uploader(server, 'crash-extras')
     const albumId = await album(member)
     const bytes = ciphertext(400)
@@ -416,7 +420,7 @@ describe('what a crash leaves between a row and its file', () => {
   })
 })
 
-describe('the metadata and manifest a write is storing', () => {
+describe('the metadata a write is storing', () => {
   it('are kept while declared on the write’s open session, and collected once withdrawn', async () => {
     const member = await uploader(server, 'extras-declared')
     const albumId = await album(member)

@@ -15,7 +15,7 @@ import { PASSWORD, raw, problemOf, registered, withSecondFactor } from '../suppo
 import { album, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { bearer, intent, openBundle, tombstone, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
-import { isStored } from '../support/blobs.ts'
+import { isKept } from '../support/blobs.ts'
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url')
 
@@ -574,24 +574,24 @@ describe('a legal hold', () => {
     const controlSecond = await apply(member, albumId, control)
     const replacedHashes = [...held.blobs.keys(), ...heldSecond.blobs.keys()]
     const controlReplaced = [...control.blobs.keys()]
-    for (const hash of [...replacedHashes, ...controlReplaced]) expect(await isStored(server, hash), hash).toBe(true)
+    for (const hash of [...replacedHashes, ...controlReplaced]) expect(await isKept(server, member.userId, hash), hash).toBe(true)
 
     await collectGarbage(server.deps)
     // The control's replaced bundle went; the held asset kept every blob it ever had.
-    for (const hash of controlReplaced) expect(await isStored(server, hash), hash).toBe(false)
-    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()]) expect(await isStored(server, hash), hash).toBe(true)
+    for (const hash of controlReplaced) expect(await isKept(server, member.userId, hash), hash).toBe(false)
+    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()]) expect(await isKept(server, member.userId, hash), hash).toBe(true)
     const verdict = await member.client.verifyStorage({ assets: [{ asset_id: held.assetId, blob_hashes: replacedHashes }] })
     expect(verdict.verdicts[0]!.blobs.map((b) => b.stored)).toEqual(replacedHashes.map(() => true))
     // Collection again, later: still kept.
     server.clock.advance(30 * 24 * 3600 * 1000)
     await collectGarbage(server.deps)
-    for (const hash of replacedHashes) expect(await isStored(server, hash), hash).toBe(true)
+    for (const hash of replacedHashes) expect(await isKept(server, member.userId, hash), hash).toBe(true)
     server.clock.set(Date.now())
 
     const lifted = await act(`assets/${held.assetId}/lift-hold`)
     expect(lifted.events.map((e) => e.action)).toEqual(['legal_hold', 'hold_lifted'])
     await collectGarbage(server.deps)
-    for (const hash of replacedHashes) expect(await isStored(server, hash), hash).toBe(false)
+    for (const hash of replacedHashes) expect(await isKept(server, member.userId, hash), hash).toBe(false)
     // The live bundle stays, and downloads.
     for (const [hash, bytes] of heldThird.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
   })

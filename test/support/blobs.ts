@@ -27,6 +27,15 @@ export async function isStored(server: Pick<TestServer, 'deps'>, hash: string): 
   return (await server.deps.blobs.size(hash)) !== null
 }
 
+/**
+ * The account still has the blob: its owner row, and its bytes in the store or, for a
+ * provenance blob, in the database (decision 0038).
+ */
+export async function isKept(server: Pick<TestServer, 'deps'>, ownerId: string, hash: string): Promise<boolean> {
+  if (!(await server.deps.storage.ownedBlobHashes(ownerId, [hash])).has(hash)) return false
+  return (await isStored(server, hash)) || (await server.deps.storage.heldManifests([hash], ownerId)).has(hash)
+}
+
 /** The hash of every stored blob, in hash order (the store's own list). */
 export async function storedHashes(server: Pick<TestServer, 'deps'>): Promise<string[]> {
   const hashes: string[] = []

@@ -46,8 +46,8 @@ export async function member(url: string): Promise<Member> {
 }
 
 export interface Uploaded {
-  readonly result: OpResult
-  /** Every blob of the bundle by hash: original, derivative, metadata (the manifest is the provenance blob). */
+  readonly result: OpResult & { readonly manifestHash: string }
+  /** Every blob of the bundle by hash that is a file: original, derivative, metadata (the manifest, the provenance blob, is held in the database). */
   readonly blobs: ReadonlyMap<string, Buffer>
 }
 

@@ -90,7 +90,17 @@ async function holdingRemovals<T>(deps: Deps, reason: string, work: () => Promis
   }
 }
 
-async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNullable<BackupManifest['database']>; named: Array<{ hash: string; size: number }> }> {
+/**
+ * A blob the backup copies: `size` from the database copy's rows (null for a file the folder walk
+ * found); `inDatabase` when the copy also holds its bytes as a manifest (a provenance blob).
+ */
+interface NamedBlob {
+  readonly hash: string
+  readonly size: number | null
+  readonly inDatabase: boolean
+}
+
+async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNullable<BackupManifest['database']>; named: NamedBlob[] }> {
   if (deps.config.database.engine !== 'sqlite') throw new Error('not SQLite')
   const partial = path.join(dest, `${SQLITE_COPY}.part`)
   const source = new DatabaseSync(deps.config.database.file, { readOnly: true, timeout: deps.config.databaseWaitTimeoutS * 1000 })
@@ -102,13 +112,25 @@ async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNull
     source.close()
   }
   const copy = new DatabaseSync(partial)
-  let named: Array<{ hash: string; size: number }>
+  let named: NamedBlob[]
   try {
     // A self-contained file (no -wal beside it), checked before anything is read from it.
     copy.exec('PRAGMA journal_mode = DELETE')
     const check = copy.prepare('PRAGMA quick_check').all() as Array<{ quick_check: string }>
     if (check[0]?.quick_check !== 'ok') throw new BackupError(`the database copy fails its check: ${check.map((row) => row.quick_check).join('; ')}`)
-    named = (copy.prepare('select hash, max(size) as size from blobs group by hash order by hash').all() as Array<{ hash: string; size: number | bigint }>).map((row) => ({ hash: row.hash, size: Number(row.size) }))
+    // A provenance blob has no file: its bytes are the manifest the copy holds (decision 0038).
+    const held = new Set(
+      (
+        copy
+          .prepare('select distinct b.hash from blobs b join albums a on a.owner_id = b.owner_id join album_ops o on o.album_id = a.album_id and o.manifest_hash = b.hash')
+          .all() as Array<{ hash: string }>
+      ).map((row) => row.hash),
+    )
+    named = (copy.prepare('select hash, max(size) as size from blobs group by hash order by hash').all() as Array<{ hash: string; size: number | bigint }>).map((row) => ({
+      hash: row.hash,
+      size: Number(row.size),
+      inDatabase: held.has(row.hash),
+    }))
   } finally {
     copy.close()
   }
@@ -155,7 +177,7 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
   return holdingRemovals(deps, `coffer backup to ${dest} (${hostname()} pid ${process.pid})`, async () => {
     options.progress?.({ phase: 'database', count: 0, bytes: 0, total: null })
     let database: BackupManifest['database'] = null
-    let named: AsyncIterable<{ hash: string; size: number | null }> | Iterable<{ hash: string; size: number | null }>
+    let named: AsyncIterable<NamedBlob> | Iterable<NamedBlob>
     let total: number | null = null
     if (engine === 'sqlite') {
       const copied = await copySqlite(deps, dest)
@@ -166,7 +188,7 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
       if (!options.blobsOnly) database = await dumpPostgres(deps, dest)
       // Every file in the folder: under the hold, each file the dump names is still there.
       named = (async function* () {
-        for await (const hash of deps.blobs.list()) yield { hash, size: null }
+        for await (const hash of deps.blobs.list()) yield { hash, size: null, inDatabase: false }
       })()
     }
     await options.afterSnapshot?.()
@@ -176,8 +198,13 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
     const corrupt: string[] = []
     let count = 0
     let bytes = 0
-    await inPool(named, COPY_WIDTH, async ({ hash, size }) => {
+    await inPool(named, COPY_WIDTH, async ({ hash, size, inDatabase }) => {
       const actual = await deps.blobs.size(hash)
+      if (actual === null && inDatabase) {
+        // Its bytes are in the database copy: not a file to copy.
+        if (total !== null) total--
+        return
+      }
       if (actual === null) {
         // Named by the copy and gone: damage (fsck reports it too), unless a folder walk saw a
         // file that was removed since (it was never named then).

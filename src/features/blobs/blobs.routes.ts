@@ -21,7 +21,8 @@ export function blobsRoutes(app: App, deps: Deps): void {
       description:
         '`ETag` is the quoted hash. `Range: bytes=a-b` answers 206 with only that range read from storage; an unsatisfiable range answers 416. ' +
         'A server with `BLOB_DOWNLOAD=redirect` answers 307 instead, after the same checks, to a presigned URL of its bucket valid for ' +
-        `${PRESIGNED_DOWNLOAD_TTL_S} seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along.`,
+        `${PRESIGNED_DOWNLOAD_TTL_S} seconds: follow it without Authorization (fetch and curl drop it on the way to another host); Range goes along. ` +
+        'A provenance blob (the signed manifest, which the database holds) is always answered here.',
       tags: ['Albums'],
       auth: 'bearer',
       params: BlobParams,
@@ -40,7 +41,7 @@ export function blobsRoutes(app: App, deps: Deps): void {
       reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
       if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
       const presign = deps.blobs.presignedDownload
-      if (deps.config.blobDownload === 'redirect' && presign !== undefined) {
+      if (deps.config.blobDownload === 'redirect' && presign !== undefined && blob.inStore) {
         // The URL is a credential for a few minutes: a 307 is never cached (response-headers.ts).
         return reply.code(307).header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S)).send()
       }

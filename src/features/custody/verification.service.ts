@@ -2,6 +2,7 @@
 // holding these blobs? Structural verdicts from the database and the blob store; with `deep`,
 // the bytes are re-read and re-hashed within the account's budget. A pure read apart from the
 // budget.
+import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { StorageVerifyRequest } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
@@ -14,6 +15,11 @@ export interface AssetVerdict {
   readonly durable: boolean
   readonly blobs: readonly (BlobVerdict & { hash: string })[]
   readonly checkedAt: number
+}
+
+/** The SHA-256 of the bytes held: the database's, or the store's read again. */
+async function rehash(deps: Deps, hash: string, heldBytes: Buffer | undefined): Promise<string> {
+  return heldBytes === undefined ? deps.blobs.sha256(hash) : createHash('sha256').update(heldBytes).digest('hex')
 }
 
 export async function verifyStorage(deps: Deps, caller: Caller, request: Static<typeof StorageVerifyRequest>): Promise<AssetVerdict[]> {
@@ -29,6 +35,9 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
     deps.storage.liveReferencedHashes(caller.userId, allHashes),
   ])
   const sizes = new Map(await Promise.all([...owned].map(async (hash) => [hash, await deps.blobs.size(hash)] as const)))
+  // No file: a provenance blob's bytes are held in the database (decision 0038).
+  const inDatabase = await deps.storage.heldManifests([...owned].filter((hash) => sizes.get(hash) === null), caller.userId)
+  for (const [hash, bytes] of inDatabase) sizes.set(hash, bytes.length)
   const scanned = new Map<string, DeepResult>()
 
   const verdicts: AssetVerdict[] = []
@@ -47,7 +56,7 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
         deep = scanned.get(hash)
         if (deep === undefined) {
           const reserved = await deps.storage.reserveDeepScan(caller.userId, size, deps.clock.now(), deepScanBudgetBytes, deepScanWindowS * 1000)
-          deep = reserved ? ((await deps.blobs.sha256(hash)) === hash ? 'intact' : 'corrupt') : 'rate_limited'
+          deep = reserved ? ((await rehash(deps, hash, inDatabase.get(hash))) === hash ? 'intact' : 'corrupt') : 'rate_limited'
           if (deep !== 'rate_limited') scanned.set(hash, deep)
         }
       }

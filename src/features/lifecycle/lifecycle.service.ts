@@ -1,6 +1,8 @@
 // Applying a signed lifecycle manifest (API.md section 6): every check runs, in its order,
 // before anything is written; then one transaction indexes the asset and its bundle, records
-// the metadata and provenance blobs, closes the upload session and appends to the feed.
+// the metadata and provenance blobs, closes the upload session and appends to the feed. The
+// provenance blob's bytes are the manifest the feed's row holds: they are stored there only,
+// never as a file (decision 0038).
 import type { Static } from 'typebox'
 import type { OpRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
@@ -96,7 +98,7 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
   return outcome
 }
 
-/** Puts the metadata and provenance bytes in the blob store (before the transaction: no fsync inside it). */
+/** Puts the metadata bytes in the blob store (before the transaction: no fsync inside it). */
 async function storeExtras(deps: Deps, caller: Caller, extras: readonly ExtraBlob[]): Promise<void> {
   const owned = await deps.storage.ownedBlobHashes(caller.userId, extras.map((extra) => extra.hash))
   for (const extra of extras) {
@@ -133,14 +135,12 @@ export function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: stri
   })
 }
 
-/** The writes: the extra blobs' bytes first (no fsync inside the transaction), then the transaction. */
+/** The writes: the metadata blob's bytes first (no fsync inside the transaction), then the transaction. */
 async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, metadata: Buffer | null, session: UploadSession, now: number): Promise<OpOutcome> {
-  const extras: ExtraBlob[] = [
-    ...(metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' as const }]),
-    { hash: manifestHash, bytes: manifest, role: 'provenance' },
-  ]
+  const filed: ExtraBlob[] = metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' }]
+  const extras: ExtraBlob[] = [...filed, { hash: manifestHash, bytes: manifest, role: 'provenance' }]
   // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
-  await deps.storage.declareExtras(session.uploadId, extras.map((extra) => extra.hash))
+  await deps.storage.declareExtras(session.uploadId, filed.map((extra) => extra.hash))
   const bundle: CustodyBundle = { assetId: envelope.file_id, uploadId: session.uploadId, blobs: bundleRefs(session, extras), envelopeHash: manifestHash }
   let slot: ChainSlot | undefined
   const takeSlot = async (store: Store) => {
@@ -152,7 +152,7 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
   try {
     // The slot is taken once the extras are stored: the later writes' receipts wait for this
     // write's transaction, never for its blob store (a slow bucket stalls this write alone).
-    await storeExtras(deps, caller, extras)
+    await storeExtras(deps, caller, filed)
     storedAt = Date.now()
     // SQLite runs its write transactions one at a time on its one write connection: the
     // receipts are signed before the transaction takes it. On PostgreSQL the slot is taken last
@@ -164,9 +164,11 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
     return outcome
   } catch (error) {
     slot?.end(false)
-    await deps.storage.withdrawExtras(session.uploadId)
-    // What this write stored was written before `storedAt`, or before now when storing failed part-way.
-    await dropUnownedExtras(deps, extras, storedAt ?? Date.now())
+    if (filed.length > 0) {
+      await deps.storage.withdrawExtras(session.uploadId)
+      // What this write stored was written before `storedAt`, or before now when storing failed part-way.
+      await dropUnownedExtras(deps, filed, storedAt ?? Date.now())
+    }
     throw error
   }
 }

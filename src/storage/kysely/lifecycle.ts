@@ -64,7 +64,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
       const refs = await db
         .selectFrom('assetBlobs')
         .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
-        .select(['assetBlobs.hash', 'assetBlobs.size', 'assets.takenDownAt'])
+        .select(['assetBlobs.hash', 'assetBlobs.size', 'assetBlobs.role', 'assets.takenDownAt'])
         .where('assetBlobs.ownerId', '=', ownerId)
         .where('assetBlobs.hash', 'in', hashes)
         .where('assetBlobs.supersededAt', 'is', null)
@@ -72,9 +72,22 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
       // Several live assets may reference one blob: withheld only when every one is taken down.
       for (const ref of refs) {
         const seen = live.get(ref.hash)
-        live.set(ref.hash, { size: ref.size, withheld: ref.takenDownAt !== null && (seen?.withheld ?? true) })
+        live.set(ref.hash, { size: ref.size, withheld: ref.takenDownAt !== null && (seen?.withheld ?? true), provenance: ref.role === 'provenance' || (seen?.provenance ?? false) })
       }
       return live
+    },
+
+    async heldManifests(hashes, ownerId) {
+      if (hashes.length === 0) return new Map()
+      // Through the owner's albums: album_ops is indexed by (album_id, manifest_hash).
+      let query = db
+        .selectFrom('blobs')
+        .innerJoin('albums', 'albums.ownerId', 'blobs.ownerId')
+        .innerJoin('albumOps', (join) => join.onRef('albumOps.albumId', '=', 'albums.albumId').onRef('albumOps.manifestHash', '=', 'blobs.hash'))
+        .select(['blobs.hash', 'albumOps.manifestCbor'])
+        .where('blobs.hash', 'in', hashes)
+      if (ownerId !== undefined) query = query.where('blobs.ownerId', '=', ownerId)
+      return new Map((await query.execute()).map((row) => [row.hash, asBuffer(row.manifestCbor)]))
     },
 
     async blobHashesStillNeeded(hashes, now) {
