@@ -373,6 +373,14 @@ export interface Asset {
   readonly deletedAt: number | null
 }
 
+/** What a create or a replace indexes (LifecycleStore.indexWrite). */
+export interface IndexedWrite {
+  /** The asset's new head: a new asset (`created`), or an existing one's (`advanced`). */
+  readonly asset: { readonly created: Omit<Asset, 'deletedAt'> } | { readonly advanced: Pick<Asset, 'assetId' | 'chainHead' | 'originalHash' | 'retentionUntil'> }
+  readonly bundle: { readonly ownerId: string; readonly syncSeq: number; readonly uploadId: string; readonly refs: readonly AssetBlobRef[] }
+  readonly op: AppliedOp
+}
+
 export interface AssetBlobRef {
   readonly hash: string
   readonly role: BlobRole
@@ -481,12 +489,14 @@ export interface LifecycleStore {
   findAppliedOp(albumId: string, manifestHash: string): Promise<AppliedOp | undefined>
   findAsset(assetId: string): Promise<Asset | undefined>
   /**
-   * Inserts a new asset unless one with its id exists (in any album): false then. The unique
-   * insert decides two creates of one id racing in different albums, which hold different locks.
+   * Indexes a create or a replace: the new asset (a create), or the asset moved to its new head
+   * with its live bundle marked replaced (a replace); then the new bundle's references and the
+   * feed entry. False when a create finds an asset with its id (in any album): the unique insert
+   * decides two creates of one id racing in different albums, which hold different locks; the
+   * caller must then roll the transaction back (what else the call wrote is not meant to stay).
+   * On PostgreSQL one statement.
    */
-  insertAsset(asset: Omit<Asset, 'deletedAt'>, now: number): Promise<boolean>
-  /** Moves the asset to a new chain head and original. */
-  advanceAsset(assetId: string, head: { readonly chainHead: string; readonly originalHash: string; readonly retentionUntil: number | null }, now: number): Promise<void>
+  indexWrite(write: IndexedWrite, now: number): Promise<boolean>
   /**
    * Ends the asset at a `delete` manifest: its chain head moves to it and it is no longer live
    * (with supersedeBundle in the same transaction, its references become garbage unless a legal
@@ -495,7 +505,6 @@ export interface LifecycleStore {
   endAsset(assetId: string, chainHead: string, now: number): Promise<void>
   /** Marks the asset's live bundle as replaced. */
   supersedeBundle(assetId: string, now: number): Promise<void>
-  insertBundle(assetId: string, owner: { readonly ownerId: string; readonly syncSeq: number; readonly uploadId: string }, refs: readonly AssetBlobRef[]): Promise<void>
   insertAppliedOp(op: AppliedOp): Promise<void>
   /** Feed entries after `afterSeq`, in order. */
   feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>

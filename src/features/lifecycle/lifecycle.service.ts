@@ -12,7 +12,7 @@ import type { ChainSlot, CustodyBundle } from '../custody/receipts.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
-import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
+import { appliedOutcome, decodeManifest, ensureChain, feedEntry, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
 
 /** Bytes the write stores as blobs besides the uploaded ones. */
 interface ExtraBlob {
@@ -81,21 +81,20 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
   // A retention floor only rises: a later manifest cannot release what an earlier one promised to keep.
   const claimed = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
   const retentionUntil = claimed === null ? (asset?.retentionUntil ?? null) : Math.max(claimed, asset?.retentionUntil ?? claimed)
-  const head = { chainHead: manifestHash, originalHash: envelope.ciphertext_hash, retentionUntil }
-  if (asset === undefined) {
-    // A create of the same id in another album (under another album's lock) may have won meanwhile.
-    if (!(await tx.insertAsset({ assetId: envelope.file_id, albumId: album.albumId, ownerId: caller.userId, ...head }, now))) {
-      throw staleRevival(null)
-    }
-  } else {
-    await tx.supersedeBundle(envelope.file_id, now)
-    await tx.advanceAsset(envelope.file_id, head, now)
-  }
-  await tx.insertBundle(envelope.file_id, { ownerId: caller.userId, syncSeq, uploadId: session.uploadId }, bundle.blobs)
-  const outcome = await appendToFeed(tx, { albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: session.uploadId, now })
+  const head = { assetId: envelope.file_id, chainHead: manifestHash, originalHash: envelope.ciphertext_hash, retentionUntil }
+  const indexed = await tx.indexWrite(
+    {
+      asset: asset === undefined ? { created: { ...head, albumId: album.albumId, ownerId: caller.userId } } : { advanced: head },
+      bundle: { ownerId: caller.userId, syncSeq, uploadId: session.uploadId, refs: bundle.blobs },
+      op: feedEntry({ albumId: album.albumId, syncSeq, manifestHash, envelope, manifest, uploadId: session.uploadId, now }),
+    },
+    now,
+  )
+  // A create of the same id in another album (under another album's lock) may have won meanwhile.
+  if (!indexed) throw staleRevival(null)
   // Last: on PostgreSQL the write waits here for the earlier slots' transactions, which must need no lock it holds.
   await (await takeSlot(tx)).append(tx)
-  return outcome
+  return appliedOutcome(envelope, syncSeq)
 }
 
 /** Puts the metadata bytes in the blob store (before the transaction: no fsync inside it). */

@@ -126,10 +126,20 @@ export async function lockForWrite(tx: Store, albumId: string, manifestHash: str
   return undefined
 }
 
-/** The write's feed entry (in its transaction, at the `sync_seq` it took), and its answer. */
-export async function appendToFeed(tx: Store, entry: { readonly albumId: string; readonly syncSeq: number; readonly manifestHash: string; readonly envelope: Envelope; readonly manifest: Buffer; readonly uploadId: string | null; readonly now: number }): Promise<OpOutcome> {
+export interface FeedEntry {
+  readonly albumId: string
+  readonly syncSeq: number
+  readonly manifestHash: string
+  readonly envelope: Envelope
+  readonly manifest: Buffer
+  readonly uploadId: string | null
+  readonly now: number
+}
+
+/** The write's feed entry, at the `sync_seq` it took. */
+export function feedEntry(entry: FeedEntry): AppliedOp {
   const { envelope } = entry
-  await tx.insertAppliedOp({
+  return {
     albumId: entry.albumId,
     syncSeq: entry.syncSeq,
     manifestHash: entry.manifestHash,
@@ -139,6 +149,16 @@ export async function appendToFeed(tx: Store, entry: { readonly albumId: string;
     metadataBlobHash: envelope.metadata_blob_hash,
     uploadId: entry.uploadId,
     appliedAt: entry.now,
-  })
-  return { assetId: envelope.file_id, syncSeq: entry.syncSeq, action: envelope.action, replayed: false }
+  }
+}
+
+/** The answer of a write applied at `syncSeq`. */
+export function appliedOutcome(envelope: Envelope, syncSeq: number): OpOutcome {
+  return { assetId: envelope.file_id, syncSeq, action: envelope.action, replayed: false }
+}
+
+/** The write's feed entry (in its transaction), and its answer. */
+export async function appendToFeed(tx: Store, entry: FeedEntry): Promise<OpOutcome> {
+  await tx.insertAppliedOp(feedEntry(entry))
+  return appliedOutcome(entry.envelope, entry.syncSeq)
 }

@@ -1,6 +1,7 @@
-import type { AppliedOp, LifecycleStore, LiveBlob } from '../port.ts'
-import { affected, asBuffer, type Executor } from './executor.ts'
-import type { AlbumOpsTable } from './tables.ts'
+import type { QueryCreator } from 'kysely'
+import type { AppliedOp, Engine, LifecycleStore, LiveBlob } from '../port.ts'
+import { asBuffer, type Executor } from './executor.ts'
+import type { AlbumOpsTable, Tables } from './tables.ts'
 import { openDeclarations } from './uploads.ts'
 
 const opColumns = ['albumId', 'syncSeq', 'manifestHash', 'assetId', 'action', 'manifestCbor', 'metadataBlobHash', 'uploadId', 'appliedAt'] as const
@@ -9,7 +10,12 @@ function opOf(row: AlbumOpsTable): AppliedOp {
   return { ...row, manifestCbor: asBuffer(row.manifestCbor) }
 }
 
-export function lifecycleQueries(db: Executor): LifecycleStore {
+/** Marks the asset's live bundle as replaced. */
+function supersede(qb: QueryCreator<Tables>, assetId: string, now: number) {
+  return qb.updateTable('assetBlobs').set({ supersededAt: now }).where('assetId', '=', assetId).where('supersededAt', 'is', null).returning('assetId')
+}
+
+export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
   return {
     async findAppliedOp(albumId, manifestHash) {
       const row = await db.selectFrom('albumOps').select(opColumns).where('albumId', '=', albumId).where('manifestHash', '=', manifestHash).executeTakeFirst()
@@ -24,17 +30,39 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
         .executeTakeFirst()
     },
 
-    async insertAsset(asset, now) {
-      const result = await db
-        .insertInto('assets')
-        .values({ ...asset, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null, deletedAt: null })
-        .onConflict((oc) => oc.column('assetId').doNothing())
-        .executeTakeFirst()
-      return affected(result) === 1
-    },
-
-    async advanceAsset(assetId, head, now) {
-      await db.updateTable('assets').set({ ...head, updatedAt: now }).where('assetId', '=', assetId).execute()
+    async indexWrite({ asset, bundle, op }, now) {
+      const assetId = op.assetId
+      const created = 'created' in asset ? { ...asset.created, createdAt: now, updatedAt: now, takenDownAt: null, legalHoldAt: null, deletedAt: null } : null
+      const { chainHead, originalHash, retentionUntil } = 'advanced' in asset ? asset.advanced : asset.created
+      const head = { chainHead, originalHash, retentionUntil, updatedAt: now }
+      // Their keys are new (a sync_seq just taken): only a create that lost to an existing asset
+      // could meet rows, and that write is rolled back.
+      const references = bundle.refs.map((ref) => ({ assetId, ownerId: bundle.ownerId, syncSeq: bundle.syncSeq, uploadId: bundle.uploadId, ...ref, supersededAt: null }))
+      if (engine === 'postgres') {
+        // One statement, one round trip. Its WITHs see the rows as they were before it: the
+        // replaced bundle's update never meets the new references (a create's finds none).
+        const withAsset =
+          created === null
+            ? db.with('asset', (qb) => qb.updateTable('assets').set(head).where('assetId', '=', assetId).returning('assetId'))
+            : db.with('asset', (qb) => qb.insertInto('assets').values(created).onConflict((oc) => oc.doNothing()).returning('assetId'))
+        const row = await withAsset
+          .with('superseded', (qb) => qb.updateTable('assetBlobs').set({ supersededAt: now }).where('assetId', '=', assetId).where('supersededAt', 'is', null))
+          .with('bundle', (qb) => qb.insertInto('assetBlobs').values(references).onConflict((oc) => oc.doNothing()))
+          .insertInto('albumOps')
+          .values(op)
+          .returning((eb) => eb.selectFrom('asset').select((inner) => inner.fn.countAll<number>().as('indexed')).as('indexed'))
+          .executeTakeFirstOrThrow()
+        return Number(row.indexed) === 1
+      }
+      if (created !== null) {
+        if ((await db.insertInto('assets').values(created).onConflict((oc) => oc.doNothing()).returning('assetId').executeTakeFirst()) === undefined) return false
+      } else {
+        await supersede(db, assetId, now).execute()
+        await db.updateTable('assets').set(head).where('assetId', '=', assetId).execute()
+      }
+      await db.insertInto('assetBlobs').values(references).onConflict((oc) => oc.doNothing()).execute()
+      await db.insertInto('albumOps').values(op).execute()
+      return true
     },
 
     async endAsset(assetId, chainHead, now) {
@@ -42,11 +70,7 @@ export function lifecycleQueries(db: Executor): LifecycleStore {
     },
 
     async supersedeBundle(assetId, now) {
-      await db.updateTable('assetBlobs').set({ supersededAt: now }).where('assetId', '=', assetId).where('supersededAt', 'is', null).execute()
-    },
-
-    async insertBundle(assetId, owner, refs) {
-      await db.insertInto('assetBlobs').values(refs.map((ref) => ({ assetId, ...owner, ...ref, supersededAt: null }))).execute()
+      await supersede(db, assetId, now).execute()
     },
 
     async insertAppliedOp(op) {

@@ -1,7 +1,8 @@
-import { sql } from 'kysely'
-import type { UploadSession, UploadStore } from '../port.ts'
+import { sql, type OnConflictBuilder, type QueryCreator } from 'kysely'
+import type { Engine, UploadSession, UploadStore } from '../port.ts'
 import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'
+import type { Tables } from './tables.ts'
 
 const sessionColumns = ['uploadId', 'ownerId', 'albumId', 'cryptoSuiteId', 'ciphertextHash', 'createdAt', 'expiresAt', 'closedAt'] as const
 
@@ -41,7 +42,7 @@ export async function queueUnownedDeclarations(db: Executor, sessions: { readonl
   await queueReclaims(db, rows.map((row) => row.hash))
 }
 
-export function uploadQueries(db: Executor): UploadStore {
+export function uploadQueries(db: Executor, engine: Engine): UploadStore {
   return {
     async insertUploadSession({ blobs, ...session }) {
       await db.insertInto('uploadSessions').values({ ...session, closedAt: null }).execute()
@@ -73,18 +74,32 @@ export function uploadQueries(db: Executor): UploadStore {
       if (blobs.length === 0) return
       // The rows first, then the count: every writer takes the blob rows before the account's
       // storage row, so two of them never wait on each other in opposite orders.
-      const recorded = await db
-        .insertInto('blobs')
-        .values(blobs.map(({ hash, size }) => ({ ownerId, hash, size, storedAt: now })))
-        .onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing())
-        .returning('size')
-        .execute()
+      const rows = (qb: QueryCreator<Tables>) =>
+        qb
+          .insertInto('blobs')
+          .values(blobs.map(({ hash, size }) => ({ ownerId, hash, size, storedAt: now })))
+          .onConflict((oc) => oc.columns(['ownerId', 'hash']).doNothing())
+          .returning('size')
+      const addedToCount = (oc: OnConflictBuilder<Tables, 'accountStorage'>) =>
+        oc.column('userId').doUpdateSet((eb) => ({ storedBytes: eb('accountStorage.storedBytes', '+', eb.ref('excluded.storedBytes')) }))
+      if (engine === 'postgres') {
+        // One statement, one round trip. The count sums what the WITH inserted, so it is taken
+        // after every blob row, as above; nothing new (an empty sum) adds no count row.
+        await db
+          .with('recorded', rows)
+          .insertInto('accountStorage')
+          .columns(['userId', 'storedBytes'])
+          .expression((eb) => eb.selectFrom('recorded').select((inner) => [inner.val(ownerId).as('userId'), inner.fn.sum<number>('size').as('storedBytes')]).having((inner) => inner.fn.countAll(), '>', 0))
+          .onConflict(addedToCount)
+          .execute()
+        return
+      }
+      const recorded = await rows(db).execute()
       if (recorded.length === 0) return
-      const added = recorded.reduce((sum, row) => sum + Number(row.size), 0)
       await db
         .insertInto('accountStorage')
-        .values({ userId: ownerId, storedBytes: added })
-        .onConflict((oc) => oc.column('userId').doUpdateSet((eb) => ({ storedBytes: eb('accountStorage.storedBytes', '+', eb.ref('excluded.storedBytes')) })))
+        .values({ userId: ownerId, storedBytes: recorded.reduce((sum, row) => sum + Number(row.size), 0) })
+        .onConflict(addedToCount)
         .execute()
     },
 
@@ -154,18 +169,28 @@ export function uploadQueries(db: Executor): UploadStore {
     },
 
     async findOpenSessionsForOriginal(ownerId, albumId, ciphertextHash, now) {
-      const sessions = await db
+      // One statement for the sessions and their blobs (each session declares its original at least).
+      const rows = await db
         .selectFrom('uploadSessions')
-        .select(sessionColumns)
-        .where('ownerId', '=', ownerId)
-        .where('albumId', '=', albumId)
-        .where('ciphertextHash', '=', ciphertextHash)
-        .where('closedAt', 'is', null)
-        .where('expiresAt', '>', now)
-        .orderBy('createdAt', 'desc')
-        .orderBy('uploadId', 'desc')
+        .innerJoin('uploadBlobs', 'uploadBlobs.uploadId', 'uploadSessions.uploadId')
+        .select([...sessionColumns.map((column) => `uploadSessions.${column}` as const), 'uploadBlobs.hash', 'uploadBlobs.role', 'uploadBlobs.size'])
+        .where('uploadSessions.ownerId', '=', ownerId)
+        .where('uploadSessions.albumId', '=', albumId)
+        .where('uploadSessions.ciphertextHash', '=', ciphertextHash)
+        .where('uploadSessions.closedAt', 'is', null)
+        .where('uploadSessions.expiresAt', '>', now)
+        .orderBy('uploadSessions.createdAt', 'desc')
+        .orderBy('uploadSessions.uploadId', 'desc')
+        .orderBy('uploadBlobs.role', 'desc')
+        .orderBy('uploadBlobs.hash')
         .execute()
-      return Promise.all(sessions.map((session) => withBlobs(db, session)))
+      const sessions = new Map<string, UploadSession & { blobs: UploadSession['blobs'][number][] }>()
+      for (const { hash, role, size, ...session } of rows) {
+        const found = sessions.get(session.uploadId) ?? { ...session, blobs: [] }
+        found.blobs.push({ hash, role, size })
+        sessions.set(session.uploadId, found)
+      }
+      return [...sessions.values()]
     },
   }
 }
