@@ -36,7 +36,7 @@ let many: Promise<{ account: WebAccount; albumId: string }>
 /** The upload list (each file's state and text) and the grid's tiles (data-asset, class, label): what a wait that ran out leaves to read. */
 async function uploadsAndTiles(page: Page): Promise<string> {
   const uploads = await page.locator('.uploads li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-state')} ${item.textContent}`))
-  const tiles = await page.locator('.grid [data-asset]').evaluateAll((links) => links.map((link) => `${link.getAttribute('data-asset')} ${link.getAttribute('class')} ${link.getAttribute('aria-label')}`))
+  const tiles = await page.locator('.grid [data-asset]').evaluateAll((links) => links.map((link) => `${link.getAttribute('data-asset')} ${link.getAttribute('class')} ${link.getAttribute('aria-label')}${link.hasAttribute('title') ? `: ${link.getAttribute('title')}` : ''}`))
   return JSON.stringify({ uploads, tiles }, null, 1)
 }
 

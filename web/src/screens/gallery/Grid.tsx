@@ -10,6 +10,7 @@ import * as Comlink from 'comlink'
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { linkTo } from '../../app/router.ts'
 import type { Tile } from '../../lib/album.ts'
+import { sentenceFor } from '../../lib/errors.ts'
 import { heightOf, isHeading, itemsOf, rowAt, rowOfItem, rowsOf, type Layout, type Sizes } from '../../lib/layout.ts'
 import { monthShortText, monthText, yearOf } from '../../lib/time.ts'
 import type { LayoutWorker } from '../../workers/layout.worker.ts'
@@ -136,16 +137,18 @@ interface TileProps {
 const TileView = memo(function TileView({ source, assetId, ahead, selecting, selected, onToggle }: TileProps) {
   const tile = useTile(source, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
+  // Why a tile cannot be opened, on hover: the tile itself has room only for "Cannot be opened".
+  const reason = tile.kind === 'failed' ? sentenceFor(tile.error) : undefined
   if (selecting) {
     const name = tile.kind === 'ready' || tile.kind === 'opened' ? tile.asset.metadata.name : labelOf(tile)
     return (
-      <button type="button" className={className} aria-pressed={selected} aria-label={`Select ${name}`} onClick={() => onToggle(assetId)}>
+      <button type="button" className={className} title={reason} aria-pressed={selected} aria-label={`Select ${name}`} onClick={() => onToggle(assetId)}>
         <TileFace tile={tile} />
       </button>
     )
   }
   return (
-    <a className={className} href={linkTo('albums', source.albumId, assetId)} aria-label={labelOf(tile)} data-asset={assetId}>
+    <a className={className} title={reason} href={linkTo('albums', source.albumId, assetId)} aria-label={labelOf(tile)} data-asset={assetId}>
       <TileFace tile={tile} />
     </a>
   )
