@@ -360,6 +360,30 @@ describe('the gallery', () => {
     await watched.context.close()
   }, 120_000)
 
+  it('shows a photo whose files the server refused as one that cannot be opened, with the reason on hover', async () => {
+    const { account: owner, albumId: manyId } = await many
+    const watched = await openDevice(browser, server.url)
+    const { page } = watched
+    // Every batch answered with a server error: no tile's metadata can be read.
+    await page.route('**/v1/blobs/batch', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The blob store broke', instance: '', code: 'error.internal' }),
+      }),
+    )
+    await openAs(page, server, owner, `/#/albums/${manyId}`)
+    await poll(() => page.getByText(`${MANY} photos.`).isVisible(), 60_000).toBe(true)
+    const failed = page.locator('a[data-asset].tile-failed').first()
+    await poll(() => failed.getAttribute('title')).toBe('The blob store broke. Try again; if it keeps failing, tell the operator (request unknown).')
+    expect(await failed.getAttribute('aria-label')).toBe('Photo that cannot be opened')
+    expect(await failed.textContent()).toBe('Cannot be opened')
+    // A tile that opened has no such title.
+    expect(await page.locator('a[data-asset][title]:not(.tile-failed)').count()).toBe(0)
+    expect(watched.problems).toEqual([])
+    await watched.context.close()
+  }, 120_000)
+
   it(`scrolls an album of ${MANY} photos to its end, holding only the rows on screen, and shows a photo the operator took down as withheld`, async () => {
     const { account: owner, albumId: manyId } = await many
     // The first in the feed: the grid's first tile.
