@@ -15,7 +15,7 @@ import { createReadStream } from 'node:fs'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { events, readJson, startPhotos, waitForEvent, type PhotosProcess } from '../../test/support/photos-cli.ts'
+import { events, readJson, spawnPhotos, waitForEvent, type PhotosProcess } from '../../test/support/photos-cli.ts'
 import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
 import { PASSWORD } from '../lib/albums.ts'
 import { startChild } from '../lib/child.ts'
@@ -93,9 +93,9 @@ function sayYes(run: PhotosProcess): void {
 async function joinThroughRelay(server: CofferChild, home1: string, home2: string): Promise<number> {
   const { email } = await readJson(home1, 'account.json')
   const t0 = performance.now()
-  const add = startPhotos(home1, ['device', 'add', '--password-stdin', '--json'], { stdin: `${PASSWORD}\n`, keepStdinOpen: true })
+  const add = spawnPhotos(home1, ['device', 'add', '--password-stdin', '--json'], { stdin: `${PASSWORD}\n`, keepStdinOpen: true })
   const pairing = await waitForEvent(add, 'pairing_code')
-  const join = startPhotos(home2, ['join', server.ready.url, String(pairing.pairing_code), '--email', email!, '--password-stdin', '--device-name', 'Device 2', '--json'], {
+  const join = spawnPhotos(home2, ['join', server.ready.url, String(pairing.pairing_code), '--email', email!, '--password-stdin', '--device-name', 'Device 2', '--json'], {
     stdin: `${PASSWORD}\n`,
     keepStdinOpen: true,
   })

@@ -10,8 +10,9 @@ export interface Progress {
   done(): void
 }
 
-export function progressOnStderr(): Progress {
-  const tty = process.stderr.isTTY === true
+/** On `stream`, the process's stderr unless another is given (coffer-photos run in-process). */
+export function progressOnStderr(stream: NodeJS.WritableStream & { readonly isTTY?: boolean } = process.stderr): Progress {
+  const tty = stream.isTTY === true
   // Off a terminal, the first line comes after ten seconds: a quick run writes only its result.
   let last = tty ? 0 : Date.now()
   let shown = false
@@ -21,12 +22,12 @@ export function progressOnStderr(): Progress {
       if (now - last < (tty ? TTY_EVERY_MS : LOG_EVERY_MS)) return
       last = now
       if (tty) {
-        process.stderr.write(`\r\x1b[K${text}`)
+        stream.write(`\r\x1b[K${text}`)
         shown = true
-      } else process.stderr.write(`${text}\n`)
+      } else stream.write(`${text}\n`)
     },
     done() {
-      if (shown) process.stderr.write('\r\x1b[K')
+      if (shown) stream.write('\r\x1b[K')
       shown = false
     },
   }

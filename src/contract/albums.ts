@@ -1,6 +1,7 @@
 // Wire shapes of albums, upload sessions, lifecycle writes, the feed and the upgrade ceremony
 // (SPEC.md "Albums and manifests", API.md section 6).
 import Type from 'typebox'
+import { BLOB_BATCH_MAX_HASHES } from './constants.ts'
 import { Timestamp, Uuid, WholeNumber } from './common.ts'
 
 export const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256, 64 lowercase hex characters' })
@@ -135,9 +136,6 @@ export const UploadIdParams = Type.Object({ upload_id: Uuid })
 export const UploadBlobParams = Type.Object({ upload_id: Uuid, hash: Hash })
 
 export const BlobParams = Type.Object({ hash: Hash })
-
-/** Most hashes one batch download may ask for (docs/decisions/0029-blob-batches.md). */
-export const BLOB_BATCH_MAX_HASHES = 100
 
 export const BlobBatchRequest = Type.Object(
   {

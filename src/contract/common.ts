@@ -1,9 +1,10 @@
 import Type from 'typebox'
+import { UUID_PATTERN } from './constants.ts'
 
 /** RFC 3339 UTC with `Z`, millisecond precision. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' })
 
-export const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'Canonical UUID: lowercase, hyphenated' })
+export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'Canonical UUID: lowercase, hyphenated' })
 
 /**
  * A whole number a client sends: finite and at most 2^53-1, so that it is exact in every

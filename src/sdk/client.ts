@@ -2,7 +2,7 @@
 // and refreshes it once when the access token has expired (or the server says so), with at
 // most one refresh in flight however many calls are waiting.
 import type { Static } from 'typebox'
-import { BLOB_BATCH_MAX_HASHES } from '../contract/albums.ts'
+import { BLOB_BATCH_MAX_HASHES } from '../contract/constants.ts'
 import type {
   AlbumListResponse, AssetDeleteRequest, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse,
   UpgradePhaseResponse, UploadSessionResponse,

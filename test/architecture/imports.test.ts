@@ -118,14 +118,23 @@ describe('layout rules', () => {
   })
 
   // The server's settings come from config.ts alone; coffer-photos, a program of its own, reads
-  // only where its config folder is (COFFER_PHOTOS_HOME, XDG_CONFIG_HOME), in one place too, and
-  // its entry point whether MALLOC_ARENA_MAX is set (it restarts itself with it otherwise) and
-  // where its compile cache goes (handed to compile-cache.ts, which loads nothing else first).
-  it('reads process.env only in config.ts and, for coffer-photos\' config folder, cli/photos/home.ts (and main.ts for MALLOC_ARENA_MAX and the compile cache)', () => {
+  // the environment in its entry point only: whether MALLOC_ARENA_MAX is set (it restarts itself
+  // with it otherwise), where its compile cache goes, and the environment it hands the program
+  // (CommandIo), which reads where its config folder is from that (home.ts homeFolder).
+  it('reads process.env only in config.ts and coffer-photos\' entry point, cli/photos/main.ts', () => {
     const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
-    expect(readers).toEqual(['cli/photos/home.ts', 'cli/photos/main.ts', 'config.ts'])
+    expect(readers).toEqual(['cli/photos/main.ts', 'config.ts'])
     const main = files.find((f) => f.file === 'cli/photos/main.ts')!
-    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env'])
+    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env', 'process.env'])
+  })
+
+  // Commands run in-process beside each other (the tests do): what a run reads and writes goes
+  // through its CommandIo, never the process's own streams, folder or signals.
+  it('keeps coffer-photos\' commands off the process: only main.ts touches process.std*, process.cwd, process.exit or signals', () => {
+    for (const source of under('cli/photos/').filter((f) => f.file !== 'cli/photos/main.ts')) {
+      const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
+      expect(/\bprocess\.(stdin|stdout|stderr|cwd|exit|exitCode|on)\b/.test(code), source.file).toBe(false)
+    }
   })
 
   it('hashes passwords only in crypto/passwords.ts, and never with a synchronous argon2 call', () => {

@@ -1,13 +1,14 @@
 // The account side of `coffer-photos` (docs/photos.md): login (with --register and with a second
-// factor), setup, status and logout, run as the real binary against a real server, on the config
-// folder a person would have. What setup publishes is read back with the SDK and the client format.
+// factor), setup, status and logout, run in-process against a real server, on the config folder
+// a person would have; the process itself (its restart, its compile cache) as the real binary. What setup publishes is read back with the SDK and the client format.
 import { createServer, type AddressInfo } from 'node:net'
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAccount } from '../../src/cli/photos/account.ts'
 import { SetupNeeded } from '../../src/cli/photos/command.ts'
+import { Home } from '../../src/cli/photos/home.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
 import { generateRecoveryKey, openEscrow, recoveryKeyFromPhrase, recoveryPhrase } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair } from '../../src/client/format/xwing.ts'
@@ -17,7 +18,7 @@ import { CofferClient, type Tokens } from '../../src/sdk/client.ts'
 import { readDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, THIRTY_SECONDS, uniqueEmail, withSecondFactor, wrongCode } from '../support/actors.ts'
-import { errorLineOf, events, expectOk, photos, readJson, startPhotos, type PhotosRun } from '../support/photos-cli.ts'
+import { errorLineOf, events, expectOk, photos, readJson, spawnPhotos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -223,33 +224,47 @@ describe('coffer-photos login', () => {
 })
 
 describe('the coffer-photos process', () => {
-  it('runs with MALLOC_ARENA_MAX=2 (glibc) and 8 MiB semi-spaces as the process it was started as, unless the variable was set', async () => {
+  /** The environment and arguments of the binary running `args` once it retries a server that does not answer (the program is loaded then, so any restart is behind it). */
+  async function settledProcess(home: string, args: readonly string[], env: Record<string, string> = {}): Promise<{ environ: string[]; argv: string[] }> {
+    const started = spawnPhotos(home, args, { stdin: PASSWORD, env })
+    await expect.poll(() => started.stderr(), { timeout: 15_000 }).toMatch(/trying again in \d+ s/)
+    const environ = (await readFile(`/proc/${started.child.pid}/environ`, 'utf8')).split('\0')
+    const argv = (await readFile(`/proc/${started.child.pid}/cmdline`, 'utf8')).split('\0')
+    started.child.kill('SIGKILL')
+    await started.done
+    return { environ, argv }
+  }
+
+  it('runs a command on the photos with MALLOC_ARENA_MAX=2 (glibc) and 8 MiB semi-spaces as the process it was started as, unless the variable was set', async () => {
+    const { home } = await setUpHome()
+    const account = await readJson(home, 'account.json')
+    await writeFile(path.join(home, 'account.json'), JSON.stringify({ ...account, server: `http://127.0.0.1:${await closedPort()}` }))
     for (const [env, expected] of [[{}, '2'], [{ MALLOC_ARENA_MAX: '4' }, '4']] as const) {
-      const started = startPhotos(newHome(), ['login', `http://127.0.0.1:${await closedPort()}`, '--email', uniqueEmail(), '--password-stdin'], { stdin: PASSWORD, env })
-      // Retrying means the program is loaded, so any restart for the arenas is behind it.
-      await expect.poll(() => started.stderr(), { timeout: 15_000 }).toMatch(/trying again in \d+ s/)
-      const environ = (await readFile(`/proc/${started.child.pid}/environ`, 'utf8')).split('\0')
-      const argv = (await readFile(`/proc/${started.child.pid}/cmdline`, 'utf8')).split('\0')
-      started.child.kill('SIGKILL')
-      await started.done
+      const { environ, argv } = await settledProcess(home, ['albums'], env)
       expect(environ.filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='))).toEqual([`MALLOC_ARENA_MAX=${expected}`])
       expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=8'])
     }
+  })
+
+  it('runs an account command as it was started, without the restart', async () => {
+    const { environ, argv } = await settledProcess(newHome(), ['login', `http://127.0.0.1:${await closedPort()}`, '--email', uniqueEmail(), '--password-stdin'])
+    expect(environ.filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='))).toEqual([])
+    expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual([])
   })
 
   it('keeps its compiled modules in the person\'s cache folder: $XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE decides when set', async () => {
     const cacheOf = (root: string) => path.join(root, 'coffer-photos', 'node-compile-cache')
     const entries = async (folder: string): Promise<string[]> => readdir(folder, { recursive: true }).catch(() => [])
     const xdg = path.join(work, 'xdg-cache')
-    expectOk(await photos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: xdg } }))
+    expectOk(await spawnPhotos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: xdg } }).done)
     expect((await entries(cacheOf(xdg))).length).toBeGreaterThan(0)
     // A relative XDG_CACHE_HOME is invalid (XDG): ~/.cache.
     const home = path.join(work, 'person')
-    expectOk(await photos(newHome(), ['--help'], { env: { HOME: home, XDG_CACHE_HOME: 'relative' } }))
+    expectOk(await spawnPhotos(newHome(), ['--help'], { env: { HOME: home, XDG_CACHE_HOME: 'relative' } }).done)
     expect((await entries(cacheOf(path.join(home, '.cache')))).length).toBeGreaterThan(0)
     const chosen = path.join(work, 'chosen-cache')
     const ignored = path.join(work, 'ignored-cache')
-    expectOk(await photos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: ignored, NODE_COMPILE_CACHE: chosen } }))
+    expectOk(await spawnPhotos(newHome(), ['--help'], { env: { XDG_CACHE_HOME: ignored, NODE_COMPILE_CACHE: chosen } }).done)
     expect((await entries(chosen)).length).toBeGreaterThan(0)
     expect(await entries(ignored)).toEqual([])
   })
@@ -518,30 +533,21 @@ describe('coffer-photos delete-account', () => {
 })
 
 describe('openAccount', () => {
-  const previous = process.env.COFFER_PHOTOS_HOME
-  afterEach(() => {
-    if (previous === undefined) delete process.env.COFFER_PHOTOS_HOME
-    else process.env.COFFER_PHOTOS_HOME = previous
-  })
-
   it('throws SetupNeeded saying what to run when not logged in or not set up', async () => {
-    process.env.COFFER_PHOTOS_HOME = newHome()
-    await expect(openAccount()).rejects.toThrow(new SetupNeeded('not logged in: run `coffer-photos login <server-url>` first'))
+    await expect(openAccount(new Home(newHome()))).rejects.toThrow(new SetupNeeded('not logged in: run `coffer-photos login <server-url>` first'))
     const { home, email } = await registeredHome()
-    process.env.COFFER_PHOTOS_HOME = home
-    await expect(openAccount()).rejects.toThrow(new SetupNeeded(`this device is not set up for ${email}: run \`coffer-photos setup\` first`))
+    await expect(openAccount(new Home(home))).rejects.toThrow(new SetupNeeded(`this device is not set up for ${email}: run \`coffer-photos setup\` first`))
   })
 
   it('gives the account setup made, with a client that keeps each refreshed token pair in the folder', async () => {
     const { home, email } = await setUpHome()
-    process.env.COFFER_PHOTOS_HOME = home
     const saved = await readJson(home, 'account.json')
     const keys = await readJson(home, 'keys.json')
     // An access token past its expiry: the client refreshes before its first call.
     const tokens = await readJson<Tokens>(home, 'tokens.json')
     await writeFile(path.join(home, 'tokens.json'), JSON.stringify({ ...tokens, expires_by: 1 }), { mode: 0o600 })
 
-    const account = await openAccount()
+    const account = await openAccount(new Home(home))
     expect(account).toMatchObject({ server: server.url, email, userId: saved.user_id, deviceId: saved.device_id, home })
     expect(account.masterKey).toEqual(fromBase64(keys.master_key!))
     expect(account.identity.publicKey).toEqual(IdentityKey.fromSeeds(fromBase64(keys.identity_seeds!)).publicKey)

@@ -1,5 +1,5 @@
 // `coffer-photos devices`, `sessions`, `revoke` and `revoke-all` (docs/photos.md, "Devices and
-// sessions"), run as the real binary against a real server, with two config folders as two
+// sessions"), run in-process against a real server, with two config folders as two
 // devices of one account, and what a device whose session was revoked says on its next command.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'

@@ -1,4 +1,4 @@
-// `coffer-photos export` (docs/photos.md, "Exporting the account"), run as the real binary against
+// `coffer-photos export` (docs/photos.md, "Exporting the account"), run in-process against
 // a real server: it saves the account's export whole, readable by its owner only, under a free
 // default name in the folder it runs in or where --output says, says where and how big; past the
 // server's budget it says so and leaves no file behind; it needs a login.

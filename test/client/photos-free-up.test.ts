@@ -1,4 +1,4 @@
-// `coffer-photos free-up` (docs/photos.md "Freeing space"): the real binary against a real
+// `coffer-photos free-up` (docs/photos.md "Freeing space"), in-process against a real
 // server. A backed-up folder: the dry run lists every file as freeable and deletes nothing;
 // --yes deletes them, logs each in freed.log (0600), and a restore gives them back byte for byte.
 // Kept, with the reason, while the rest is freed: a file whose blob was damaged on the server

@@ -1,9 +1,10 @@
 // A second device through the enrollment relay (docs/photos.md, "Adding a device"; decision
 // 0019): `coffer-photos device add` on the set-up device A and `coffer-photos join` on a new
-// config folder B, both the real binary against a real server, answering the "same code?"
-// question on stdin. A clean join restores A's photos on B byte for byte and lists both devices
-// in the signed directory; a "no" on either side, a man in the middle (the test, which knows the
-// pairing code), a wrong and an expired code all leave B without keys and the directory as it was.
+// config folder B, both in-process against a real server, answering the "same code?"
+// question on stdin. A clean join restores A's photos on B byte for byte, verifies every receipt
+// there, and lists both devices in the signed directory; a "no" on either side, a man in the
+// middle (the test, which knows the pairing code), a wrong and an expired code all leave B
+// without keys and the directory as it was.
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,7 +17,7 @@ import { CofferClient } from '../../src/sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { events, expectOk, onTerminal, photos, readJson, startPhotos, waitForEvent, type PhotosProcess } from '../support/photos-cli.ts'
+import { events, expectOk, onTerminal, photos, readJson, startPhotos, waitForEvent, type PhotosInProcess } from '../support/photos-cli.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -46,16 +47,16 @@ async function directory(): Promise<DeviceDirectory> {
   return readDirectory(fetched!.bytes, IdentityKey.fromSeeds(fromBase64(keys.identity_seeds!)).publicKey)
 }
 
-function deviceAdd(extra: string[] = [], stdin?: string): PhotosProcess {
+function deviceAdd(extra: string[] = [], stdin?: string): PhotosInProcess {
   return startPhotos(homeA, ['device', 'add', '--json', ...extra], { keepStdinOpen: true, ...(stdin === undefined ? {} : { stdin }) })
 }
 
-function join(home: string, code: string, name = 'New phone'): PhotosProcess {
+function join(home: string, code: string, name = 'New phone'): PhotosInProcess {
   return startPhotos(home, ['join', server.url, code, '--email', email, '--password-stdin', '--device-name', name, '--json'], { stdin: `${PASSWORD}\n`, keepStdinOpen: true })
 }
 
 /** Answers the "same code?" question of a process that showed its SAS. */
-function answer(run: PhotosProcess, yes: boolean): void {
+function answer(run: PhotosInProcess, yes: boolean): void {
   run.write(yes ? 'yes\n' : 'no\n')
   run.endStdin()
 }
@@ -140,6 +141,12 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     expectOk(restored)
     expect(events(restored).find((e) => e.event === 'summary')).toMatchObject({ restored: library.length, failed: 0 })
     for (const file of library) expect(await sha256Of(path.join(dest, file.path)), file.path).toBe(await sha256Of(path.join(folder, file.path)))
+    // And checks every blob and custody receipt of the album with the keys it was given.
+    const verified = await photos(homeB, ['verify', ALBUM, '--deep', '--json'])
+    expectOk(verified)
+    const summary = events(verified).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ assets: library.length + 1, failed: 0 }) // the files and the album's record
+    expect(summary.receipts).toBe(summary.blobs)
 
     // And a folder that has keys refuses to join.
     const again = await photos(homeB, ['join', server.url, pairing.pairing_code as string, '--email', email, '--password-stdin'], { stdin: PASSWORD })
@@ -280,7 +287,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     const a = deviceAdd(['--password-stdin'], `${PASSWORD}\n`)
     const pairing = await waitForEvent(a, 'pairing_code')
     expect(pairing.pairing_code).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    a.child.kill('SIGTERM')
+    a.interrupt()
     await a.done
   })
 

@@ -1,5 +1,6 @@
-// `coffer-photos backup` reading each file once, its local index and private dedup, through the
-// real binary against a real server process (docs/photos.md, "What a backup reads"):
+// `coffer-photos backup` reading each file once, its local index and private dedup, against a real
+// server process (docs/photos.md, "What a backup reads"); the backups run as the real binary, whose
+// own I/O counter they report:
 // - a backup of new photos reads at most 1.1 times their size (the process's own I/O counter,
 //   reported in the summary): the hash, both encryption passes and the derivatives come from
 //   one read;
@@ -22,7 +23,7 @@ import { toHex } from '../../src/sdk/bytes.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
-import { accountLibrary, events, photos, startPhotos, waitForEvent } from '../support/photos-cli.ts'
+import { accountLibrary, events, photos, spawnPhotos, startPhotos, waitForEvent } from '../support/photos-cli.ts'
 import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
 const FILES = Number(process.env.PHOTOS_INDEX_FILES ?? 24)
@@ -42,7 +43,7 @@ const email = uniqueEmail('index')
 const library = (): Promise<Library> => accountLibrary(home, new CofferClient({ baseUrl: server.url }), email)
 
 async function backup(source: string, album: string): Promise<Record<string, unknown>> {
-  const run = await photos(home, ['backup', source, '--album', album, '--json'])
+  const run = await spawnPhotos(home, ['backup', source, '--album', album, '--json']).done
   expect(run.code, run.stderr).toBe(0)
   return events(run).find((e) => e.event === 'summary')!
 }
@@ -173,7 +174,7 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
       for (;;) {
         const found = events({ stdout: run.stdout().slice(0, run.stdout().lastIndexOf('\n') + 1) }).filter((e) => e.event === 'file' && e.path === name)
         if (found.length > 0) return found.at(-1)!
-        if (run.child.exitCode !== null || Date.now() > until) throw new Error(`no file event for ${name}:\n${run.stdout()}\n${run.stderr()}`)
+        if (run.ended() || Date.now() > until) throw new Error(`no file event for ${name}:\n${run.stdout()}\n${run.stderr()}`)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
     }
@@ -187,7 +188,7 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     for (;;) {
       const summaries = events({ stdout: run.stdout().slice(0, run.stdout().lastIndexOf('\n') + 1) }).filter((e) => e.event === 'summary')
       if (summaries.length > replaced && summaries.at(-1)!.replaced === 1) break
-      if (run.child.exitCode !== null) throw new Error(run.stderr())
+      if (run.ended()) throw new Error(run.stderr())
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     const trip = path.join(work, 'trip-outside')
@@ -197,7 +198,7 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     expect(await fileEvent('trip/a.jpg')).toMatchObject({ outcome: 'stored' })
     expect(await fileEvent('trip/b.jpg')).toMatchObject({ outcome: 'stored' })
 
-    run.child.kill('SIGINT')
+    run.interrupt()
     const ended = await run.done
     expect(ended.code, ended.stderr).toBe(130) // interrupted, as any command stopped with Ctrl-C
     expect(ended.stderr).not.toContain('run the same command again') // no pass was cut short

@@ -1,4 +1,4 @@
-// `coffer-photos recover` (docs/photos.md, "Recovering on a new device"): the real binary against
+// `coffer-photos recover` (docs/photos.md, "Recovering on a new device"), in-process against
 // a real server, with one config folder per device. A device set up and backed up; a second
 // folder recovered with the phrase restores the album byte for byte and joins the signed device
 // directory; a wrong phrase, a malformed one, an account without escrow and a folder with keys

@@ -1,5 +1,5 @@
-// `coffer-photos backup` with large files, through the real binary against a real server process
-// (docs/photos.md, "Backing up"): a video larger than the in-memory limit is read once, encrypted
+// `coffer-photos backup` with large files, as the real binary (a process to kill, and its own I/O
+// counter) against a real server process (docs/photos.md, "Backing up"): a video larger than the in-memory limit is read once, encrypted
 // and sent in parts as it is read; the command is killed (SIGKILL) once the server holds a part;
 // the next run continues from the parts the server holds, sending only the rest and reading the
 // file once (the process's own I/O counter, in the summary), and the album's copy is the file
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
-import { accountLibrary, events, photos, startPhotos } from '../support/photos-cli.ts'
+import { accountLibrary, events, photos, spawnPhotos } from '../support/photos-cli.ts'
 import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
 const SIZE = Number(process.env.PHOTOS_RESUME_MIB ?? 100) * 1024 * 1024
@@ -40,7 +40,7 @@ async function partFiles(): Promise<number> {
 async function backupKilledMidFile(): Promise<number> {
   const started = Date.now()
   const before = await partFiles()
-  const run = startPhotos(home, ['backup', folder, '--album', ALBUM, '--json'])
+  const run = spawnPhotos(home, ['backup', folder, '--album', ALBUM, '--json'])
   while (run.child.exitCode === null && (await partFiles()) < before + KILL_PARTS) await new Promise((resolve) => setTimeout(resolve, 5))
   run.child.kill('SIGKILL')
   const ended = await run.done
@@ -49,7 +49,7 @@ async function backupKilledMidFile(): Promise<number> {
 }
 
 async function backup(): Promise<Record<string, unknown>> {
-  const run = await photos(home, ['backup', folder, '--album', ALBUM, '--json'])
+  const run = await spawnPhotos(home, ['backup', folder, '--album', ALBUM, '--json']).done
   expect(run.code, run.stderr).toBe(0)
   return events(run).find((e) => e.event === 'summary')!
 }

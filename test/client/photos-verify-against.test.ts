@@ -1,4 +1,4 @@
-// `coffer-photos verify --against <folder>` (docs/photos.md "Verifying"): the real binary
+// `coffer-photos verify --against <folder>` (docs/photos.md "Verifying"), in-process
 // against a real server. A backed-up folder compares identical, every file with --all and the
 // number asked with --sample, its receipts checked as before. Then, in the folder: a byte
 // flipped with the size and mtime put back is reported as differing at that byte (exit 1); a

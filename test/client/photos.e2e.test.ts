@@ -1,10 +1,11 @@
-// `coffer-photos` as a person uses it, end to end: its real binary against a real server
+// `coffer-photos` as a person uses it, end to end, against a real server
 // process, on a generated library of about 200 photos and videos (JPEG, PNG, WebP, GIF with
 // EXIF; MP4/MOV) and one file over 100 MiB. A backup killed with SIGKILL half-way and run again
 // stores every file exactly once; a restore into an empty folder gives every file back byte for
 // byte with its mtime, and one stopped with Ctrl-C is continued by the next run; `verify --deep`
 // passes; thumbnails decrypt to images of the expected size; a byte flipped in a blob on the
-// server's disk makes verify and restore fail, naming the file. PHOTOS_E2E_FILES and
+// server's disk makes verify and restore fail, naming the file. The killed backup and the Ctrl-C
+// of a backup run the real binary; the other commands run in-process. PHOTOS_E2E_FILES and
 // PHOTOS_E2E_BIG_MIB change the library's size.
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
@@ -18,7 +19,7 @@ import type { RestoredFile } from '../../src/client/files.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, type LibraryFile } from '../support/photos.ts'
-import { accountLibrary, events, photos, startPhotos } from '../support/photos-cli.ts'
+import { accountLibrary, events, photos, spawnPhotos, startPhotos } from '../support/photos-cli.ts'
 import { serveProcess, workspace, type Started, type Workspace } from '../support/process.ts'
 
 const FILES = Number(process.env.PHOTOS_E2E_FILES ?? 199)
@@ -74,7 +75,7 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
   it('backs up the folder; killed half-way and run again, it stores every file exactly once', async () => {
     const total = generated.length
     expect(generated.some((f) => f.size > 100 * 1024 * 1024)).toBe(true)
-    const first = startPhotos(home, ['backup', folder, '--album', ALBUM, '--json'])
+    const first = spawnPhotos(home, ['backup', folder, '--album', ALBUM, '--json'])
     const half = Math.floor(total / 2)
     for (;;) {
       if (events({ stdout: first.stdout() }).filter((e) => e.event === 'file').length >= half) break
@@ -143,10 +144,10 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     const dest = path.join(work, 'restored-interrupted')
     const run = startPhotos(home, ['restore', ALBUM, dest, '--concurrency', '1', '--json'])
     while (events({ stdout: run.stdout() }).filter((e) => e.event === 'file').length < 2) {
-      if (run.child.exitCode !== null) throw new Error(`the restore ended early:\n${run.stdout()}`)
+      if (run.ended()) throw new Error(`the restore ended early:\n${run.stdout()}`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
-    run.child.kill('SIGINT')
+    run.interrupt()
     const stopped = await run.done
     expect(stopped.code, stopped.stderr).toBe(130)
     expect(events(stopped).find((e) => e.event === 'start')).toMatchObject({ files: generated.length, bytes: generated.reduce((sum, f) => sum + f.size, 0) })
@@ -209,7 +210,8 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
   it('stops on Ctrl-C after the files in flight (exit 130); the next run does the rest', async () => {
     const small = path.join(work, 'small')
     const files = await generateLibrary(small, { count: 12, seed: 7 })
-    const run = startPhotos(home, ['backup', small, '--album', 'Interrupted', '--concurrency', '1', '--json'])
+    // The binary itself: SIGINT, as a terminal's Ctrl-C sends it.
+    const run = spawnPhotos(home, ['backup', small, '--album', 'Interrupted', '--concurrency', '1', '--json'])
     while (events({ stdout: run.stdout() }).filter((e) => e.event === 'file').length < 2) {
       if (run.child.exitCode !== null) throw new Error(`the backup ended early:\n${run.stdout()}`)
       await new Promise((resolve) => setTimeout(resolve, 20))

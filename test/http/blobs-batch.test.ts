@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
-import { BLOB_BATCH_MAX_HASHES } from '../../src/contract/albums.ts'
+import { BLOB_BATCH_MAX_HASHES } from '../../src/contract/constants.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { CofferClient, sha256Hex } from '../../src/sdk/client.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'

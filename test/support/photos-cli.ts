@@ -1,12 +1,16 @@
-// `coffer-photos` run as a person or a script runs it: the real binary (`node
-// src/cli/photos/main.ts`) in its own process, with its own config folder (COFFER_PHOTOS_HOME),
-// answers on stdin, and the output it printed.
+// `coffer-photos` run as a person or a script runs it. Most tests run its commands in-process
+// (runPhotos in src/cli/photos/program.ts, the code the binary runs) on streams of the test's own:
+// its config folder (COFFER_PHOTOS_HOME), answers on stdin, and what it printed, at no cost of a
+// process start. What only a process shows (a signal, a SIGKILL mid-write, a terminal, the
+// restart with its memory settings, the compile cache) runs the real binary: spawnPhotos, onTerminal.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { PassThrough, Writable } from 'node:stream'
 import { expect } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
 import { Home } from '../../src/cli/photos/home.ts'
+import { runPhotos } from '../../src/cli/photos/program.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
 import type { CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -17,6 +21,7 @@ export const PHOTOS_CLI = path.join(ROOT, 'src/cli/photos/main.ts')
 
 export interface PhotosRun {
   readonly code: number | null
+  /** The signal that ended the process (spawnPhotos); null when it exited, and always in-process. */
   readonly signal: NodeJS.Signals | null
   readonly stdout: string
   readonly stderr: string
@@ -25,28 +30,84 @@ export interface PhotosRun {
 export interface PhotosOptions {
   /** Written to stdin, then stdin is closed (e.g. the password for --password-stdin); with keepStdinOpen, stdin stays open after it. */
   readonly stdin?: string
-  /** Leaves stdin open, for answers written later with PhotosProcess.write (and closed with endStdin). */
+  /** Leaves stdin open, for answers written later with write (and closed with endStdin). */
   readonly keepStdinOpen?: boolean
+  /** Environment variables besides COFFER_PHOTOS_HOME. */
   readonly env?: Record<string, string>
   /** The folder it runs in (default: the checkout's root). */
   readonly cwd?: string
 }
 
-export interface PhotosProcess {
-  readonly child: ChildProcess
-  /** stdout so far (e.g. to wait for a --json event before killing it). */
+/** A run under way, in-process or in a process of its own. */
+export interface StartedPhotos {
+  /** stdout so far (e.g. to wait for a --json event before stopping it). */
   stdout(): string
   /** stderr so far. */
   stderr(): string
   readonly done: Promise<PhotosRun>
+  /** True once it has ended. */
+  ended(): boolean
   /** Writes to its stdin (keepStdinOpen). */
   write(text: string): void
   /** Closes its stdin. */
   endStdin(): void
 }
 
-/** Starts `coffer-photos <args>` with COFFER_PHOTOS_HOME = `home`. */
-export function startPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosProcess {
+/** A run in-process: Ctrl-C is interrupt(), what SIGINT and SIGTERM do to the binary. */
+export interface PhotosInProcess extends StartedPhotos {
+  interrupt(): void
+}
+
+/** The real binary in a process of its own. */
+export interface PhotosProcess extends StartedPhotos {
+  readonly child: ChildProcess
+}
+
+/** A stream that keeps the text written to it. */
+function collected(): { stream: Writable; text: () => string } {
+  let text = ''
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, done) {
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
+      done()
+    },
+  })
+  return { stream, text: () => text }
+}
+
+/** Starts `coffer-photos <args>` in-process with COFFER_PHOTOS_HOME = `home`. */
+export function startPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosInProcess {
+  const stdin = new PassThrough()
+  const stdout = collected()
+  const stderr = collected()
+  if (options.stdin !== undefined) stdin.write(options.stdin)
+  if (options.keepStdinOpen !== true) stdin.end()
+  const run = runPhotos(args, { stdin, stdout: stdout.stream, stderr: stderr.stream, env: { COFFER_PHOTOS_HOME: home, ...options.env }, cwd: options.cwd ?? ROOT })
+  let ended = false
+  const done = run.exit.then((code) => {
+    ended = true
+    stdin.destroy() // as a process's stdin goes with it
+    return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() }
+  })
+  return {
+    stdout: stdout.text,
+    stderr: stderr.text,
+    done,
+    ended: () => ended,
+    write: (text) => void (stdin.writable && stdin.write(text)),
+    endStdin: () => void stdin.end(),
+    interrupt: () => void run.interrupt(),
+  }
+}
+
+/** Runs `coffer-photos <args>` in-process to its end. */
+export function photos(home: string, args: readonly string[], options: PhotosOptions = {}): Promise<PhotosRun> {
+  return startPhotos(home, args, options).done
+}
+
+/** Starts the real binary, `node src/cli/photos/main.ts <args>`, with COFFER_PHOTOS_HOME = `home`. */
+export function spawnPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosProcess {
   const child = spawn(process.execPath, [PHOTOS_CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, ...options.env },
@@ -69,13 +130,10 @@ export function startPhotos(home: string, args: readonly string[], options: Phot
     stdout: () => stdout,
     stderr: () => stderr,
     done,
+    ended: () => child.exitCode !== null || child.signalCode !== null,
     write: (text) => void child.stdin!.write(text),
     endStdin: () => void child.stdin!.end(),
   }
-}
-
-export function photos(home: string, args: readonly string[], options: PhotosOptions = {}): Promise<PhotosRun> {
-  return startPhotos(home, args, options).done
 }
 
 /** The --json lines of a run, parsed. */
@@ -84,13 +142,13 @@ export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unk
 }
 
 /** Waits until `run` printed the --json event `name`; fails with its output when it exits first or `timeoutMs` passes. */
-export async function waitForEvent(run: PhotosProcess, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+export async function waitForEvent(run: StartedPhotos, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs
   for (;;) {
     const stdout = run.stdout()
     const found = events({ stdout: stdout.slice(0, stdout.lastIndexOf('\n') + 1) }).find((e) => e.event === name) // whole lines only
     if (found) return found
-    if (run.child.exitCode !== null || Date.now() > until) throw new Error(`no "${name}" event; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`)
+    if (run.ended() || Date.now() > until) throw new Error(`no "${name}" event; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }

@@ -67,9 +67,8 @@ export function savedSession(home: Home): { account: SavedAccount; tokens: Token
   return { account, tokens }
 }
 
-/** The logged-in, set-up account. Throws SetupNeeded saying what to run when it is not logged in or not set up. */
-export async function openAccount(options: ClientOptions = {}): Promise<Account> {
-  const home = new Home()
+/** The logged-in, set-up account of the config folder `home`. Throws SetupNeeded saying what to run when it is not logged in or not set up. */
+export async function openAccount(home: Home, options: ClientOptions = {}): Promise<Account> {
   const { account, tokens } = savedSession(home)
   const keys = home.readKeys()
   if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` first`)

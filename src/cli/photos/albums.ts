@@ -7,15 +7,13 @@ import { EXIT, UsageError, type Command } from './command.ts'
 import { libraryOf, namedAlbum } from './library.ts'
 
 export const albums: Command = {
-  name: 'albums',
-  summary: 'list the albums and how many files each holds',
   usage: `usage: coffer-photos albums [--json]
 
   Lists the account's albums by name (decrypted here), with the number of files in each.`,
   options: {},
-  async run({ positionals, out, signal }) {
+  async run({ positionals, out, signal, home }) {
     if (positionals.length > 0) throw new UsageError('albums takes no arguments')
-    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
+    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const albums = await namedAlbums(library)
     const rows = await Promise.all(albums.map(async (album) => ({ ...album, files: Math.max(0, (await livePositions(library.client, album.albumId)).latest.size - (album.name === null ? 0 : 1)) })))
     rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
@@ -29,16 +27,14 @@ export const albums: Command = {
 }
 
 export const ls: Command = {
-  name: 'ls',
-  summary: 'list the files of an album',
   usage: `usage: coffer-photos ls <album> [--json]
 
   Lists the album's files by name (with their subfolder): size, type, dimensions, and the capture
   time (or, without one, the modification time), decrypted here.`,
   options: {},
-  async run({ positionals, out, signal }) {
+  async run({ positionals, out, signal, home }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
-    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
+    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
     const files = [] // what is listed, not the opened files (their streams and keys)
     for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, metadata: file.metadata })

@@ -38,8 +38,6 @@ function bytesReadByProcess(): number | null {
 }
 
 export const backup: Command = {
-  name: 'backup',
-  summary: 'back up a folder of photos and videos into an album (resumable)',
   usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--watch] [--json]
 
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
@@ -60,14 +58,14 @@ export const backup: Command = {
   --json             one JSON object per line on stdout: start, file (one per file), summary;
                      with --watch, watching, then start, file and summary again for each batch`,
   options: { album: { type: 'string' }, concurrency: { type: 'string' }, location: { type: 'boolean' }, watch: { type: 'boolean' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('backup takes one folder')
-    const root = path.resolve(folder)
+    const root = resolvePath(folder)
     if (!(await stat(root).catch(() => null))?.isDirectory()) throw new UsageError(`${folder} is not a folder`)
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const location = values.location === true
-    const account = await openAccount(commandClientOptions(out, signal))
+    const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await openAlbum(library, typeof values.album === 'string' ? values.album : path.basename(root))
     const state = openSyncState(path.join(account.home, 'state.sqlite'))

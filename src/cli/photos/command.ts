@@ -1,8 +1,10 @@
 // The shape of a `coffer-photos` command and the exit codes every command shares
 // (docs/photos.md, "Exit codes"). Each command lives in its own file beside this one and is
-// listed in main.ts.
+// listed in program.ts, which loads a command's file only when that command runs.
 import type { ParseArgsConfig } from 'node:util'
+import type { Home } from './home.ts'
 import type { Output } from './output.ts'
+import type { Prompts } from './prompts.ts'
 
 export const EXIT = {
   ok: 0,
@@ -24,18 +26,46 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 
+/** An output stream as a command writes to it: text, and whether a terminal shows it. */
+export interface TextStream extends NodeJS.WritableStream {
+  readonly isTTY?: boolean
+}
+
+/**
+ * What a run of coffer-photos takes from the process around it: its standard streams, its
+ * environment and the folder it runs in. main.ts hands over the process's own; the tests run
+ * commands in-process with streams of their own (test/support/photos-cli.ts), several at once.
+ */
+/** Standard input: a terminal or not; destroyed once read, so that it keeps no process alive. */
+export interface StdinStream extends NodeJS.ReadableStream {
+  readonly isTTY?: boolean
+  destroy?(): void
+}
+
+export interface CommandIo {
+  readonly stdin: StdinStream
+  readonly stdout: TextStream
+  readonly stderr: TextStream
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Where relative paths on the command line start from. */
+  readonly cwd: string
+}
+
 export interface Invocation {
   readonly positionals: readonly string[]
   readonly values: Readonly<Record<string, string | boolean | undefined>>
   readonly out: Output
   /** Aborted on Ctrl-C (SIGINT) or SIGTERM: stop starting new work and return. */
   readonly signal: AbortSignal
+  /** The config folder this run uses (home.ts homeFolder, from its environment). */
+  readonly home: Home
+  /** Questions to the person, and what stdin holds. */
+  readonly prompts: Prompts
+  /** A path given on the command line, made absolute from the folder the command runs in. */
+  readonly resolvePath: (given: string) => string
 }
 
 export interface Command {
-  readonly name: string
-  /** One line for `coffer-photos --help`. */
-  readonly summary: string
   /** The command's `--help`: its arguments and options, one per line. */
   readonly usage: string
   readonly options: NonNullable<ParseArgsConfig['options']>

@@ -8,13 +8,9 @@ import { withFreshSignIn } from '../../client/account.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, Interrupted, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
-import { answer, confirmed, interactive } from './prompts.ts'
 import { passwordPrompt } from './reauth.ts'
 
 export const deleteAccount: Command = {
-  name: 'delete-account',
-  summary: 'delete the account on the server, every album and photo in it, and forget it here',
   usage: [
     'usage: coffer-photos delete-account [--yes] [--password-stdin] [--totp-code CODE] [--json]',
     '',
@@ -29,23 +25,22 @@ export const deleteAccount: Command = {
     '  --json             print the result as one JSON line',
   ].join('\n'),
   options: { yes: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, 'totp-code': { type: 'string' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length > 0) throw new UsageError('delete-account takes no arguments')
-    if (values.yes !== true && !interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
-    const home = new Home()
-    const { account, tokens } = savedSession(home)
+    if (values.yes !== true && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
+        const { account, tokens } = savedSession(home)
     const question = `Delete the account ${account.email} on ${account.server}, with every album and photo in it? This cannot be undone.`
-    if (!(await confirmed(values.yes === true, { message: question, signal }))) throw new Interrupted('nothing was changed: the account stays')
+    if (!(await prompts.confirmed(values.yes === true, { message: question, signal }))) throw new Interrupted('nothing was changed: the account stays')
 
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
-    const password = passwordPrompt({ fromStdin: values['password-stdin'] === true, signal, command: 'coffer-photos delete-account' })
+    const password = passwordPrompt(prompts, { fromStdin: values['password-stdin'] === true, signal, command: 'coffer-photos delete-account' })
     const given = typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined
     const remove = (totpCode: string | undefined) => withFreshSignIn(client, () => client.deleteAccount(totpCode === undefined ? {} : { totpCode: totpCode.trim() }), password)
     try {
       await remove(given)
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.auth.second_factor_required' && given === undefined)) throw error
-      await remove(await answer(undefined, { message: 'Code from your authenticator app', flag: '--totp-code (the account has a second factor)', signal }))
+      await remove(await prompts.answer(undefined, { message: 'Code from your authenticator app', flag: '--totp-code (the account has a second factor)', signal }))
     }
     // The account is gone: nothing kept here works for anything any more.
     home.saveTokens(null)

@@ -11,13 +11,11 @@ import { addDeviceByPairing, openPairing } from '../../client/pairing.ts'
 import { nativeIdentity } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { accountKeys, Home } from './home.ts'
-import { pairingError, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
+import { accountKeys } from './home.ts'
+import { pairingError, sameCodeOnBothScreens } from './pairing.ts'
 import { passwordPrompt } from './reauth.ts'
 
 export const device: Command = {
-  name: 'device',
-  summary: 'add a new device to this account (`device add`): shows the pairing code for `join`',
   usage: [
     'usage: coffer-photos device add [--password-stdin] [--json]',
     '',
@@ -35,23 +33,22 @@ export const device: Command = {
   options: {
     'password-stdin': { type: 'boolean' },
   },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length !== 1 || positionals[0] !== 'add') throw new UsageError('`coffer-photos device add` is the one form of this command')
-    const home = new Home()
-    const { account, tokens } = savedSession(home)
+        const { account, tokens } = savedSession(home)
     const keys = home.readKeys()
     if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` first`)
     if (keys.state !== 'complete') throw new SetupNeeded('setup on this device did not finish: run `coffer-photos setup` again to finish it')
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const held = accountKeys(keys)
     const identity = nativeIdentity(held.identitySeeds)
-    const lines = stdinLinesUnlessTerminal()
+    const lines = prompts.linesUnlessTerminal()
     try {
       const fromStdin = values['password-stdin'] === true
       // Read now, whether or not the server asks for it: the lines after it are the answers.
       const password = fromStdin && lines !== null ? await lines.password(signal) : null
       // Redeemed at once: this device holds the channel (and only the initiator may close it).
-      const pairing = await openPairing(client, passwordPrompt({
+      const pairing = await openPairing(client, passwordPrompt(prompts, {
         fromStdin,
         ...(password !== null ? { readStdin: async () => password } : {}),
         signal,
@@ -75,7 +72,7 @@ export const device: Command = {
             out.say(`The new device "${hello.device_name}" (${hello.device_id}) answered.`)
             out.event('device_answered', { device_id: hello.device_id, device_name: hello.device_name })
           },
-          confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the new device', out, lines, signal),
+          confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the new device', out, prompts, lines, signal),
           signal,
         })
         out.say(`Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${result.directoryVersion}, and the new device has the keys.`)

@@ -73,8 +73,6 @@ export async function deviceNames(client: CofferClient, userId: string, identity
 }
 
 export const devices: Command = {
-  name: 'devices',
-  summary: 'the account\'s devices, from the signed device directory (checked here)',
   usage: [
     'usage: coffer-photos devices [--json]',
     '',
@@ -86,9 +84,9 @@ export const devices: Command = {
     '  --json   print one `device` event per device, then a `directory` event',
   ].join('\n'),
   options: {},
-  async run({ positionals, out, signal }) {
+  async run({ positionals, out, signal, home }) {
     if (positionals.length > 0) throw new UsageError('devices takes no arguments')
-    const account = await openAccount(commandClientOptions(out, signal))
+    const account = await openAccount(home, commandClientOptions(out, signal))
     const identity = fingerprint(account.identity.publicKey)
     const directory = await verifiedDirectory(account.client, account.userId, account.identity.publicKey)
     if (directory === null) throw new DirectoryNotVerified(`the server holds no device directory for ${account.email}, though this device is set up for it; tell the server's operator`)

@@ -15,7 +15,6 @@ import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Interrupted, UsageError, type Command } from './command.ts'
 import { describeError } from './output.ts'
 import { libraryOf, namedAlbum } from './library.ts'
-import { confirmed } from './prompts.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -45,8 +44,6 @@ function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Li
 }
 
 export const rm: Command = {
-  name: 'rm',
-  summary: 'delete photos from an album (on every device)',
   usage: `usage: coffer-photos rm <album> <name-or-asset-id>... [--yes] [--json]
 
   Deletes files from the album: each is named as \`coffer-photos ls\` shows it (its subfolder
@@ -58,15 +55,15 @@ export const rm: Command = {
   --yes     delete without asking (needed without a terminal)
   --json    one JSON object per line on stdout: deleted (one per file), summary`,
   options: { yes: { type: 'boolean' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     const [albumName, ...names] = positionals
     if (albumName === undefined || names.length === 0) throw new UsageError('rm takes an album name and at least one file name or asset id')
-    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
+    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, albumName)
     const files = await listed(library, album)
     const chosen = [...new Map(names.map((given) => resolve(files, album, given)).map((f) => [f.assetId, f])).values()]
     const what = chosen.length === 1 ? `"${chosen[0]!.name}"` : `${chosen.length} files (${bytesText(chosen.reduce((sum, f) => sum + f.size, 0))})`
-    if (!(await confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" on every device?`, signal }))) throw new Interrupted('nothing was deleted')
+    if (!(await prompts.confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" on every device?`, signal }))) throw new Interrupted('nothing was deleted')
     let deleted = 0
     const failures: { file: Listed; error: unknown }[] = []
     for (const file of chosen) {
@@ -97,8 +94,6 @@ export const rm: Command = {
 }
 
 export const replace: Command = {
-  name: 'replace',
-  summary: 'store a new version of a photo in an album (e.g. after an edit)',
   usage: `usage: coffer-photos replace <album> <name-or-asset-id> <file> [--location] [--json]
 
   Stores <file> as the new version of an album's file (named as \`coffer-photos ls\` shows it, or
@@ -110,14 +105,14 @@ export const replace: Command = {
   --location   keep the GPS position from the photo's EXIF (encrypted like the rest); off by default
   --json       one JSON object per line on stdout: replaced`,
   options: { location: { type: 'boolean' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length !== 3) throw new UsageError('replace takes an album name, the file\'s name in the album, and the new file')
     const [albumName, given, local] = positionals as [string, string, string]
-    const file = path.resolve(local)
+    const file = resolvePath(local)
     const info = await stat(file).catch(() => null)
     if (info === null || !info.isFile()) throw new UsageError(`${local} is not a file`)
     if (info.size === 0) throw new UsageError(`${local} is empty`)
-    const account = await openAccount(commandClientOptions(out, signal))
+    const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await namedAlbum(library, albumName)
     const target = resolve(await listed(library, album), album, given)

@@ -8,26 +8,22 @@
 // export's name is always a complete export, and a failed or stopped one leaves nothing behind.
 import { createWriteStream } from 'node:fs'
 import { access, rename, rm, stat } from 'node:fs/promises'
-import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { bytesText, progressOnStderr } from '../progress.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
 
 /** `coffer-export-<UTC date>.json` in the current folder, or `...-2.json` and so on when it is taken. */
-async function freeDefaultFile(): Promise<string> {
+async function freeDefaultFile(resolvePath: (given: string) => string): Promise<string> {
   const stem = `coffer-export-${new Date().toISOString().slice(0, 10)}`
   for (let n = 1; ; n++) {
-    const file = path.resolve(`${stem}${n === 1 ? '' : `-${n}`}.json`)
+    const file = resolvePath(`${stem}${n === 1 ? '' : `-${n}`}.json`)
     if (!(await access(file).then(() => true, () => false))) return file
   }
 }
 
 export const exportCommand: Command = {
-  name: 'export',
-  summary: 'save everything the server holds about the account as one JSON file',
   usage: [
     'usage: coffer-photos export [--output FILE] [--json]',
     '',
@@ -42,15 +38,14 @@ export const exportCommand: Command = {
     '  --json              print the result as one JSON line',
   ].join('\n'),
   options: { output: { type: 'string', short: 'o' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length > 0) throw new UsageError('export takes no arguments (give the file with --output FILE)')
-    const home = new Home()
-    const { account, tokens } = savedSession(home)
-    const file = typeof values.output === 'string' ? path.resolve(values.output) : await freeDefaultFile()
+        const { account, tokens } = savedSession(home)
+    const file = typeof values.output === 'string' ? resolvePath(values.output) : await freeDefaultFile(resolvePath)
     const partial = `${file}.part`
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const { body } = await client.exportAccount()
-    const progress = progressOnStderr()
+    const progress = progressOnStderr(out.progress)
     let received = 0
     try {
       await pipeline(

@@ -21,8 +21,6 @@ const FAILING: ReadonlySet<KeepReason> = new Set(['corrupt', 'not_durable', 'rec
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
 
 export const freeUp: Command = {
-  name: 'free-up',
-  summary: 'delete local photos the album holds safely (a dry run unless --yes)',
   usage: `usage: coffer-photos free-up <folder> [--album NAME] [--yes] [--download] [--concurrency N] [--json]
 
   Lists the photos and videos of <folder> that can be deleted here because the album holds them
@@ -50,14 +48,14 @@ export const freeUp: Command = {
   backup (not in the album, not durable, a blob corrupt, a receipt missing or invalid) or a
   file could not be deleted.`,
   options: { album: { type: 'string' }, yes: { type: 'boolean' }, download: { type: 'boolean' }, concurrency: { type: 'string' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('free-up takes one folder')
-    const root = path.resolve(folder)
+    const root = resolvePath(folder)
     if (!(await stat(root).catch(() => null))?.isDirectory()) throw new UsageError(`${folder} is not a folder`)
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const act = values.yes === true
-    const account = await openAccount(commandClientOptions(out, signal))
+    const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const name = typeof values.album === 'string' ? values.album : path.basename(root)
     const album = await findAlbum(library, name)

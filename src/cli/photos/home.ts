@@ -8,56 +8,64 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import Type, { type Static, type TSchema } from 'typebox'
-import { Value } from 'typebox/value'
-import { Uuid } from '../../contract/common.ts'
+import { UUID_PATTERN } from '../../contract/constants.ts'
 import type { AccountKeys } from '../../client/account.ts'
 import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
 import type { Tokens } from '../../sdk/client.ts'
 
 export const HOME_FILES = { account: 'account.json', tokens: 'tokens.json', keys: 'keys.json' } as const
 
-/** `$COFFER_PHOTOS_HOME`, else `$XDG_CONFIG_HOME/coffer-photos`, else `~/.config/coffer-photos`. */
-export function homeFolder(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.COFFER_PHOTOS_HOME) return path.resolve(env.COFFER_PHOTOS_HOME)
+/** `$COFFER_PHOTOS_HOME` (from `cwd` when relative), else `$XDG_CONFIG_HOME/coffer-photos`, else `~/.config/coffer-photos`. */
+export function homeFolder(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+  if (env.COFFER_PHOTOS_HOME) return path.resolve(cwd, env.COFFER_PHOTOS_HOME)
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and is to be ignored.
   const config = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(homedir(), '.config')
   return path.join(config, 'coffer-photos')
 }
 
-const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' })
+// Each file is checked field by field as it is read. Plain checks, not TypeBox: every command
+// reads these files at its start, and TypeBox is some 700 modules to load (decision 0040).
+type FieldCheck = (value: unknown) => boolean
+const text: FieldCheck = (value) => typeof value === 'string' && value.length > 0
+const uuid: FieldCheck = (value) => typeof value === 'string' && new RegExp(UUID_PATTERN).test(value)
+const base64: FieldCheck = (value) => typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value)
+const oneOf = (...allowed: readonly unknown[]): FieldCheck => (value) => allowed.includes(value)
+const integer: FieldCheck = (value) => Number.isInteger(value)
+
+/** What a file must hold: an object with these fields (more are allowed, as a later version may write them). */
+type FileShape = Readonly<Record<string, FieldCheck>>
 
 /** account.json: written by login; the device id is made once per folder and kept across logins. */
-const SavedAccount = Type.Object({
-  server: Type.String({ minLength: 1 }),
-  email: Type.String({ minLength: 1 }),
-  user_id: Uuid,
-  device_id: Uuid,
-})
-export type SavedAccount = Static<typeof SavedAccount>
+export interface SavedAccount {
+  readonly server: string
+  readonly email: string
+  readonly user_id: string
+  readonly device_id: string
+}
+const SAVED_ACCOUNT: FileShape = { server: text, email: text, user_id: uuid, device_id: uuid }
 
 /** tokens.json: the token pair, exactly as the server gave it (TokenResponse). */
-const SavedTokens = Type.Object({
-  access_token: Type.String({ minLength: 1 }),
-  refresh_token: Type.String({ minLength: 1 }),
-  token_type: Type.Literal('Bearer'),
-  expires_by: Type.Integer(),
-})
+const SAVED_TOKENS: FileShape = { access_token: text, refresh_token: text, token_type: oneOf('Bearer'), expires_by: integer }
 
 /**
  * keys.json: written by setup before anything is published, as `pending`, so that an
  * interrupted setup resumes with the same keys; `complete` once the recovery phrase was shown.
  */
-const SavedKeys = Type.Object({
-  state: Type.Union([Type.Literal('pending'), Type.Literal('complete')]),
+export interface SavedKeys {
+  readonly state: 'pending' | 'complete'
   /** Standard base64 of the 32-byte account master key. */
-  master_key: Base64,
+  readonly master_key: string
   /** Standard base64 of the identity key's 64 seed bytes (IdentityKey.exportSeeds()). */
-  identity_seeds: Base64,
+  readonly identity_seeds: string
   /** Standard base64 of this device's 32-byte X-Wing seed (its secret key). */
-  xwing_seed: Base64,
-})
-export type SavedKeys = Static<typeof SavedKeys>
+  readonly xwing_seed: string
+}
+const SAVED_KEYS: FileShape = { state: oneOf('pending', 'complete'), master_key: base64, identity_seeds: base64, xwing_seed: base64 }
+
+function fits(shape: FileShape, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  return Object.entries(shape).every(([field, check]) => check((value as Record<string, unknown>)[field]))
+}
 
 /** The keys as keys.json holds them, in `state`. */
 export function savedKeys(keys: AccountKeys, state: SavedKeys['state']): SavedKeys {
@@ -77,12 +85,12 @@ export class ConfigFileError extends Error {
 export class Home {
   readonly path: string
 
-  constructor(folder: string = homeFolder()) {
+  constructor(folder: string) {
     this.path = folder
   }
 
   readAccount(): SavedAccount | null {
-    return this.#read(HOME_FILES.account, SavedAccount)
+    return this.#read(HOME_FILES.account, SAVED_ACCOUNT)
   }
 
   saveAccount(account: SavedAccount): void {
@@ -90,7 +98,7 @@ export class Home {
   }
 
   readTokens(): Tokens | null {
-    return this.#read(HOME_FILES.tokens, SavedTokens)
+    return this.#read(HOME_FILES.tokens, SAVED_TOKENS)
   }
 
   /** Keeps the pair, or removes the file for null (CofferClient's `onTokens`). */
@@ -100,7 +108,7 @@ export class Home {
   }
 
   readKeys(): SavedKeys | null {
-    return this.#read(HOME_FILES.keys, SavedKeys)
+    return this.#read(HOME_FILES.keys, SAVED_KEYS)
   }
 
   saveKeys(keys: SavedKeys): void {
@@ -120,7 +128,7 @@ export class Home {
     return path.join(this.path, name)
   }
 
-  #read<T extends TSchema>(name: string, schema: T): Static<T> | null {
+  #read<T>(name: string, shape: FileShape): T | null {
     let text: string
     try {
       text = readFileSync(this.#file(name), 'utf8')
@@ -134,8 +142,8 @@ export class Home {
     } catch {
       value = undefined
     }
-    if (!Value.Check(schema, value)) throw new ConfigFileError(`${this.#file(name)} is not what coffer-photos writes; remove it (and log in again), or point COFFER_PHOTOS_HOME elsewhere`)
-    return value as Static<T>
+    if (!fits(shape, value)) throw new ConfigFileError(`${this.#file(name)} is not what coffer-photos writes; remove it (and log in again), or point COFFER_PHOTOS_HOME elsewhere`)
+    return value as T
   }
 
   #write(name: string, value: unknown): void {

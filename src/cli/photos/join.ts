@@ -10,17 +10,14 @@ import { CofferProblem } from '../../sdk/client.ts'
 import { isPairingCode, joinByPairing, pairingCodeLive } from '../../client/pairing.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home, savedKeys } from './home.ts'
+import { savedKeys } from './home.ts'
 import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
-import { accountPassword } from './prompts.ts'
-import { EXPIRED, pairingError, sameCodeOnBothScreens, stdinLinesUnlessTerminal } from './pairing.ts'
+import { EXPIRED, pairingError, sameCodeOnBothScreens } from './pairing.ts'
 import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
 
 const GONE = 'the other device ended the pairing (the codes did not match there, or it was stopped), or the pairing code expired; nothing was kept on this device'
 
 export const join: Command = {
-  name: 'join',
-  summary: 'make this device another device of an account, with the pairing code `device add` shows',
   usage: [
     'usage: coffer-photos join <server-url> <pairing-code> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--device-name NAME] [--json]',
     '',
@@ -43,14 +40,13 @@ export const join: Command = {
     ...SIGN_IN_OPTIONS,
     ...DEVICE_NAME_OPTION,
   },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length !== 2) throw new UsageError('give the server\'s address and the pairing code, e.g. `coffer-photos join https://photos.example.org <pairing-code>`')
     const server = serverUrl(positionals[0]!)
     const pairingCode = positionals[1]!.trim()
     if (!isPairingCode(pairingCode)) throw new UsageError('the pairing code is the 43 letters, digits, - and _ that `coffer-photos device add` shows')
     const deviceName = deviceNameFrom(values)
-    const home = new Home()
-    const held = home.readKeys()
+        const held = home.readKeys()
     if (held !== null) {
       const saved = home.readAccount()
       throw new SetupNeeded(`this config folder (${home.path}) already holds the keys of ${saved?.email ?? 'an account'}; join with a config folder of its own (COFFER_PHOTOS_HOME)`)
@@ -59,15 +55,17 @@ export const join: Command = {
     // A look at the channel before asking for anything: a wrong or expired code stops here.
     if (!(await pairingCodeLive(photosClient(server, null, null, commandClientOptions(out, signal)), pairingCode))) throw new SetupNeeded(EXPIRED)
 
-    const lines = stdinLinesUnlessTerminal()
+    const lines = prompts.linesUnlessTerminal()
     try {
       const passwordLine = values['password-stdin'] === true && lines !== null ? () => lines.password(signal) : undefined
       const { profile, deviceId } = await signIn({
         server,
         email: typeof values.email === 'string' ? values.email : undefined,
         totpCode: typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined,
-        password: passwordLine ?? (() => accountPassword(values['password-stdin'] === true, signal)),
+        password: passwordLine ?? (() => prompts.accountPassword(values['password-stdin'] === true, signal)),
         register: false,
+        home,
+        prompts,
         out,
         signal,
       })
@@ -80,7 +78,7 @@ export const join: Command = {
           deviceId,
           deviceName,
           pairingCode,
-          confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the other device', out, lines, signal),
+          confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the other device', out, prompts, lines, signal),
           keep: (keys) => home.saveKeys(savedKeys(keys, 'complete')),
           signal,
         })

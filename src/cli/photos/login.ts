@@ -6,9 +6,9 @@ import type { Profile } from '../../sdk/client.ts'
 import { typedSecondFactorCode } from '../../sdk/second-factor-code.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
+import type { Home } from './home.ts'
 import type { Output } from './output.ts'
-import { accountPassword, answer } from './prompts.ts'
+import type { Prompts } from './prompts.ts'
 
 /** The server's base address: http(s), no query or fragment, no trailing slash (a path prefix is kept). */
 export function serverUrl(text: string): string {
@@ -43,6 +43,9 @@ export interface SignInOptions {
   /** Asked only once the email is known (a prompt, or stdin). */
   readonly password: () => Promise<string>
   readonly register: boolean
+  /** The config folder that keeps the session. */
+  readonly home: Home
+  readonly prompts: Prompts
   readonly out: Output
   readonly signal: AbortSignal
 }
@@ -61,9 +64,8 @@ export interface SignedIn {
  * it opens the escrow. Refuses a folder that holds another account's keys.
  */
 export async function signIn(options: SignInOptions): Promise<SignedIn> {
-  const { server, out, signal } = options
-  const home = new Home()
-  const saved = home.readAccount()
+  const { server, home, prompts, out, signal } = options
+    const saved = home.readAccount()
   const keys = home.readKeys()
   // Keys belong to one account: a folder that holds some is not reused for another.
   const keptFor = (where: string) =>
@@ -71,7 +73,7 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
   if (keys !== null && saved !== null && saved.server !== server) throw keptFor(server)
   if (!server.startsWith('https:') && !isLoopback(server)) out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
 
-  const email = await answer(options.email, {
+  const email = await prompts.answer(options.email, {
     message: 'Email',
     flag: '--email',
     signal,
@@ -88,7 +90,7 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
   }
   const result = await client.login(email.trim(), password, { device_id: deviceId })
   if (result.kind === 'second_factor') {
-    const typed = await answer(options.totpCode, {
+    const typed = await prompts.answer(options.totpCode, {
       message: 'Code from your authenticator app (or a recovery code)',
       flag: '--totp-code (the account has a second factor)',
       signal,
@@ -112,8 +114,6 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
 }
 
 export const login: Command = {
-  name: 'login',
-  summary: 'log in to a Coffer server (--register creates the account)',
   usage: [
     'usage: coffer-photos login <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--register]',
     '',
@@ -127,7 +127,7 @@ export const login: Command = {
     '  --json             print the result as one JSON line',
   ].join('\n'),
   options: SIGN_IN_OPTIONS_WITH_REGISTER,
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos login https://photos.example.org`')
     const server = serverUrl(positionals[0]!)
     const registered = values.register === true
@@ -135,8 +135,10 @@ export const login: Command = {
       server,
       email: typeof values.email === 'string' ? values.email : undefined,
       totpCode: typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined,
-      password: () => accountPassword(values['password-stdin'] === true, signal),
+      password: () => prompts.accountPassword(values['password-stdin'] === true, signal),
       register: registered,
+      home,
+      prompts,
       out,
       signal,
     })

@@ -2,12 +2,8 @@
 // stay, so that logging in again needs no setup; --forget-keys removes them as well.
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, Interrupted, type Command } from './command.ts'
-import { Home } from './home.ts'
-import { confirmed } from './prompts.ts'
 
 export const logout: Command = {
-  name: 'logout',
-  summary: 'end the session on the server (--forget-keys: remove this device\'s keys too)',
   usage: [
     'usage: coffer-photos logout [--forget-keys [--yes]]',
     '',
@@ -23,12 +19,11 @@ export const logout: Command = {
     'forget-keys': { type: 'boolean' },
     yes: { type: 'boolean' },
   },
-  async run({ values, out, signal }) {
-    const home = new Home()
-    const account = home.readAccount()
+  async run({ values, out, signal, home, prompts }) {
+        const account = home.readAccount()
     const tokens = home.readTokens()
     const forgetKeys = values['forget-keys'] === true && home.readKeys() !== null
-    if (forgetKeys && !(await confirmed(values.yes === true, { message: `Forget this device's keys for ${account?.email ?? 'the account'}? Without them, only the recovery phrase gets the photos back here.`, signal }))) {
+    if (forgetKeys && !(await prompts.confirmed(values.yes === true, { message: `Forget this device's keys for ${account?.email ?? 'the account'}? Without them, only the recovery phrase gets the photos back here.`, signal }))) {
       throw new Interrupted('nothing was changed: the keys and the session stay')
     }
     let ended = false

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `coffer-photos` (docs/photos.md): the program is in program.ts, loaded once this start has
-// the memory settings it should and Node's compile cache is on (compile-cache.ts). The memory
-// settings are read only when a process starts, so without them the
-// process replaces itself (same pid, open files and arguments) with one that has them, before
-// loading anything else:
+// `coffer-photos` (docs/photos.md): the process around program.ts. It gives the program the
+// process's streams, environment and folder, turns SIGINT and SIGTERM into a stop, and exits with
+// the command's code. Commands that work on the photos themselves (commands.ts, photoWork) run
+// with memory settings that are read only when a process starts, so for those the process
+// replaces itself (same pid, open files and arguments) with one that has them, before loading
+// anything else; the overview and the account commands start at once without:
 //
 // - On glibc, every thread that allocates under contention gets a malloc arena of its own and
 //   keeps what it freed there; sharp's libvips worker threads made a backup's resident memory
@@ -13,18 +14,36 @@
 //   machine, which a verify of an album kept filled with the garbage of its feed pages and
 //   receipts (its resident memory 60-70 MiB higher than with 8 MiB, and no faster). A
 //   --max-semi-space-size given to node is left as is.
+import { EXIT } from './command.ts'
+import { COMMANDS } from './commands.ts'
 import { cacheCompiledModules } from './compile-cache.ts'
 
 const ARENAS = '2'
 const SEMI_SPACE_FLAG = '--max-semi-space-size'
 const SEMI_SPACE_MIB = 8
 
-const report = process.platform === 'linux' ? (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }) : {}
-const setArenas = report.header?.glibcVersionRuntime !== undefined && process.env.MALLOC_ARENA_MAX === undefined
-const setSemiSpace = !process.execArgv.some((flag) => flag.startsWith(SEMI_SPACE_FLAG))
-if ((setArenas || setSemiSpace) && typeof process.execve === 'function') {
-  const execArgv = setSemiSpace ? [`${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`, ...process.execArgv] : process.execArgv
-  process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], setArenas ? { ...process.env, MALLOC_ARENA_MAX: ARENAS } : process.env)
+const args = process.argv.slice(2)
+if (COMMANDS.find((c) => c.name === args[0])?.photoWork === true && typeof process.execve === 'function') {
+  const report = process.platform === 'linux' ? (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }) : {}
+  const setArenas = report.header?.glibcVersionRuntime !== undefined && process.env.MALLOC_ARENA_MAX === undefined
+  const setSemiSpace = !process.execArgv.some((flag) => flag.startsWith(SEMI_SPACE_FLAG))
+  if (setArenas || setSemiSpace) {
+    const execArgv = setSemiSpace ? [`${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`, ...process.execArgv] : process.execArgv
+    process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], setArenas ? { ...process.env, MALLOC_ARENA_MAX: ARENAS } : process.env)
+  }
 }
 cacheCompiledModules(process.env)
-await import('./program.ts')
+const { runPhotos } = await import('./program.ts')
+
+const run = runPhotos(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
+const interrupt = (): void => {
+  if (!run.interrupt()) process.exit(EXIT.interrupted) // a second Ctrl-C: leave now
+}
+process.on('SIGINT', interrupt)
+process.on('SIGTERM', interrupt)
+// A reader that stops early (`coffer-photos ls ... | head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok)
+  throw error
+})
+process.exitCode = await run.exit

@@ -4,7 +4,7 @@
 import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
-import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type CommandIo, type ExitCode, type TextStream } from './command.ts'
 import { ConfigFileError } from './home.ts'
 
 export interface Output {
@@ -15,18 +15,21 @@ export interface Output {
   event(name: string, fields: Record<string, unknown>): void
   /** A warning or note for the person, on stderr in both modes. */
   warn(text: string): void
+  /** Where live progress is drawn (stderr): rewritten in place when it is a terminal. */
+  readonly progress: TextStream
 }
 
-export function consoleOutput(json: boolean): Output {
+export function consoleOutput(json: boolean, io: Pick<CommandIo, 'stdout' | 'stderr'>): Output {
   return {
     json,
     say: (text) => {
-      if (!json) process.stdout.write(`${text}\n`)
+      if (!json) io.stdout.write(`${text}\n`)
     },
     event: (name, fields) => {
-      if (json) process.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`)
+      if (json) io.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`)
     },
-    warn: (text) => process.stderr.write(`${text}\n`),
+    warn: (text) => io.stderr.write(`${text}\n`),
+    progress: io.stderr,
   }
 }
 

@@ -1,30 +1,15 @@
 // `coffer-photos`: back up a folder of photos to a Coffer server, end-to-end encrypted, and get
-// them back (docs/photos.md). Each command is a file beside this one; this reads the command
-// line, runs one, and turns what went wrong into one sentence and an exit code. Loaded by main.ts.
+// them back (docs/photos.md). Each command is a file beside this one, listed in commands.ts; this
+// reads the command line, runs one, and turns what went wrong into one sentence and an exit code.
+// It touches no process-wide state: main.ts runs it on the process's streams and signals, and the
+// tests run it in-process on streams of their own.
+import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { albums, ls } from './albums.ts'
-import { backup } from './backup.ts'
-import { device } from './device.ts'
-import { exportCommand } from './export.ts'
-import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
-import { devices } from './devices.ts'
-import { replace, rm } from './edit.ts'
-import { freeUp } from './free-up.ts'
-import { join } from './join.ts'
-import { login } from './login.ts'
-import { deleteAccount } from './delete-account.ts'
-import { logout } from './logout.ts'
-import { Home } from './home.ts'
+import { EXIT, UsageError, type Command, type CommandIo, type ExitCode } from './command.ts'
+import { COMMANDS } from './commands.ts'
+import { Home, homeFolder } from './home.ts'
 import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'
-import { recover } from './recover.ts'
-import { restore } from './restore.ts'
-import { revokeAll } from './revoke-all.ts'
-import { revoke, sessions } from './sessions.ts'
-import { setup } from './setup.ts'
-import { status } from './status.ts'
-import { verify } from './verify.ts'
-
-const COMMANDS: readonly Command[] = [login, setup, device, join, recover, status, backup, albums, ls, verify, restore, rm, replace, freeUp, devices, sessions, revoke, revokeAll, exportCommand, logout, deleteAccount]
+import { Prompts } from './prompts.ts'
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
@@ -41,10 +26,10 @@ function overview(): string {
   ].join('\n')
 }
 
-/** The server this config folder is logged in to, to name in the sentence after a session ended; null when the folder does not say. */
-function savedServer(): string | null {
+/** The server the config folder `home` is logged in to, to name in the sentence after a session ended; null when the folder does not say. */
+function savedServer(home: Home): string | null {
   try {
-    return new Home().readAccount()?.server ?? null
+    return home.readAccount()?.server ?? null
   } catch {
     return null
   }
@@ -68,52 +53,72 @@ function parseCommandLine(command: Command, args: readonly string[]): ReturnType
   return { ...parsed, positionals: parsed.positionals.map(restore), values: Object.fromEntries(Object.entries(parsed.values).map(([key, value]) => [key, restore(value)])) }
 }
 
-async function main(args: string[]): Promise<ExitCode> {
+/** A run of coffer-photos under way. */
+export interface PhotosRun {
+  /** The exit code, once the command is done. */
+  readonly exit: Promise<ExitCode>
+  /**
+   * Ctrl-C: the command stops after the work in flight (the next run continues). False when it
+   * was already stopping: then the caller leaves at once (main.ts exits with 130).
+   */
+  interrupt(): boolean
+}
+
+/** Starts `coffer-photos <args>` on `io`. */
+export function runPhotos(args: readonly string[], io: CommandIo): PhotosRun {
+  const stop = new AbortController()
+  return {
+    exit: run(args, io, stop.signal),
+    interrupt() {
+      if (stop.signal.aborted) return false
+      io.stderr.write('coffer-photos: stopping after the files in flight; press Ctrl-C again to leave at once (the next run continues either way)\n')
+      stop.abort()
+      return true
+    },
+  }
+}
+
+async function run(args: readonly string[], io: CommandIo, signal: AbortSignal): Promise<ExitCode> {
   const [name, ...rest] = args
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${overview()}\n`)
+    io.stdout.write(`${overview()}\n`)
     return name === undefined ? EXIT.usage : EXIT.ok
   }
-  const command = COMMANDS.find((c) => c.name === name)
-  if (command === undefined) {
-    process.stderr.write(`coffer-photos: no command "${name}"\n\n${overview()}\n`)
+  const listed = COMMANDS.find((c) => c.name === name)
+  if (listed === undefined) {
+    io.stderr.write(`coffer-photos: no command "${name}"\n\n${overview()}\n`)
     return EXIT.usage
   }
+  const command = await listed.load()
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseCommandLine(command, rest)
   } catch (error) {
-    process.stderr.write(`coffer-photos ${command.name}: ${(error as Error).message}\n\n${command.usage}\n`)
+    io.stderr.write(`coffer-photos ${listed.name}: ${(error as Error).message}\n\n${command.usage}\n`)
     return EXIT.usage
   }
   if (parsed.values.help === true) {
-    process.stdout.write(`${command.usage}\n`)
+    io.stdout.write(`${command.usage}\n`)
     return EXIT.ok
   }
-  const out = consoleOutput(parsed.values.json === true)
-  const stop = new AbortController()
-  const interrupt = (): void => {
-    if (stop.signal.aborted) process.exit(EXIT.interrupted) // a second Ctrl-C: leave now
-    out.warn('coffer-photos: stopping after the files in flight; press Ctrl-C again to leave at once (the next run continues either way)')
-    stop.abort()
-  }
-  process.on('SIGINT', interrupt)
-  process.on('SIGTERM', interrupt)
+  const out = consoleOutput(parsed.values.json === true, io)
+  const home = new Home(homeFolder(io.env, io.cwd))
   try {
-    const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, string | boolean | undefined>, out, signal: stop.signal })
-    return stop.signal.aborted && code === EXIT.ok ? EXIT.interrupted : code
+    const code = await command.run({
+      positionals: parsed.positionals,
+      values: parsed.values as Record<string, string | boolean | undefined>,
+      out,
+      signal,
+      home,
+      prompts: new Prompts(io),
+      resolvePath: (given) => path.resolve(io.cwd, given),
+    })
+    return signal.aborted && code === EXIT.ok ? EXIT.interrupted : code
   } catch (error) {
-    const described = describeError(error, sessionEnded(error) ? savedServer() : null)
-    process.stderr.write(`${errorLine(described)}\n`)
-    if (error instanceof UsageError) process.stderr.write(`\n${command.usage}\n`)
+    const described = describeError(error, sessionEnded(error) ? savedServer(home) : null)
+    io.stderr.write(`${errorLine(described)}\n`)
+    if (error instanceof UsageError) io.stderr.write(`\n${command.usage}\n`)
     out.event('error', { message: described.message, code: described.code, exit: described.exit })
     return described.exit
   }
 }
-
-// A reader that stops early (`coffer-photos ls ... | head`) is not an error of ours.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok)
-  throw error
-})
-process.exitCode = await main(process.argv.slice(2))

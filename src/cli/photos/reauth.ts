@@ -5,7 +5,7 @@
 // enrollment code).
 import type { PasswordPrompt } from '../../client/account.ts'
 import { SetupNeeded } from './command.ts'
-import { accountPassword, interactive } from './prompts.ts'
+import type { Prompts } from './prompts.ts'
 
 export interface PasswordSource {
   /** --password-stdin was given. */
@@ -18,11 +18,11 @@ export interface PasswordSource {
 }
 
 /** The password when the server asks for it: from stdin, else the terminal; SetupNeeded saying how when there is neither. */
-export function passwordPrompt(password: PasswordSource): PasswordPrompt {
+export function passwordPrompt(prompts: Prompts, password: PasswordSource): PasswordPrompt {
   return async () => {
-    if (!password.fromStdin && !interactive()) {
+    if (!password.fromStdin && !prompts.interactive()) {
       throw new SetupNeeded(`the server wants the password proved again (the sign-in is older than 10 minutes): run ${password.command} again with --password-stdin, or on a terminal`)
     }
-    return password.fromStdin && password.readStdin ? password.readStdin() : accountPassword(password.fromStdin, password.signal)
+    return password.fromStdin && password.readStdin ? password.readStdin() : prompts.accountPassword(password.fromStdin, password.signal)
   }
 }

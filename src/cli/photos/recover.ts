@@ -15,10 +15,10 @@ import { recoveryKeyFromPhrase } from '../../client/format/recovery.ts'
 import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, Refused, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
-import { Home, savedKeys } from './home.ts'
+import { savedKeys } from './home.ts'
 import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
 import type { Output } from './output.ts'
-import { accountPassword, interactive, maskedWords, stdinText } from './prompts.ts'
+import type { Prompts } from './prompts.ts'
 import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
 
 /** Phrases a person may type at the terminal before recover gives up. */
@@ -36,9 +36,9 @@ function phraseProblem(phrase: string): string | null {
 }
 
 /** What --password-stdin and --phrase-stdin read: both from the one stdin, the password on its first line. */
-async function fromStdin(values: Invocation['values']): Promise<{ password?: string; phrase?: string }> {
+async function fromStdin(values: Invocation['values'], prompts: Prompts): Promise<{ password?: string; phrase?: string }> {
   if (values['phrase-stdin'] !== true) return {}
-  let text = await stdinText()
+  let text = await prompts.stdinText()
   let password: string | undefined
   if (values['password-stdin'] === true) {
     const end = text.indexOf('\n')
@@ -58,7 +58,7 @@ const WRONG_PHRASE = 'the recovery phrase does not open this account\'s escrow: 
  * The phrase for recoverWithPhrase: the one from stdin, once; else typed at the terminal, asked
  * again after a wrong one (a few tries). Refused when the last one did not open the escrow.
  */
-function phrasePrompt(given: string | undefined, out: Output, signal: AbortSignal): (failed: RecoveryPhraseError | null) => Promise<string> {
+function phrasePrompt(given: string | undefined, prompts: Prompts, out: Output, signal: AbortSignal): (failed: RecoveryPhraseError | null) => Promise<string> {
   let attempt = 0
   return async (failed) => {
     if (failed !== null) {
@@ -66,7 +66,7 @@ function phrasePrompt(given: string | undefined, out: Output, signal: AbortSigna
       out.warn(`coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`)
     }
     attempt++
-    return given ?? maskedWords({
+    return given ?? prompts.maskedWords({
       message: 'Recovery phrase (the 24 words, in order)',
       signal,
       validate: (value) => phraseProblem(value) ?? true,
@@ -75,8 +75,6 @@ function phrasePrompt(given: string | undefined, out: Output, signal: AbortSigna
 }
 
 export const recover: Command = {
-  name: 'recover',
-  summary: 'set this device up from the recovery phrase (signs in first, like login)',
   usage: [
     'usage: coffer-photos recover <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--phrase-stdin] [--device-name NAME]',
     '',
@@ -99,25 +97,26 @@ export const recover: Command = {
     'phrase-stdin': { type: 'boolean' },
     ...DEVICE_NAME_OPTION,
   },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos recover https://photos.example.org`')
     const server = serverUrl(positionals[0]!)
     const deviceName = deviceNameFrom(values)
-    const home = new Home()
-    if (home.readKeys() !== null) {
+        if (home.readKeys() !== null) {
       const held = home.readAccount()
       throw new SetupNeeded(`this config folder (${home.path}) already holds keys${held === null ? '' : ` of ${held.email} on ${held.server}`}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
     }
     // Everything the command line or stdin must give is checked before anything is sent.
-    const given = await fromStdin(values)
-    if (given.phrase === undefined && !interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
+    const given = await fromStdin(values, prompts)
+    if (given.phrase === undefined && !prompts.interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
 
     const { profile, deviceId } = await signIn({
       server,
       email: typeof values.email === 'string' ? values.email : undefined,
       totpCode: typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined,
-      password: given.password === undefined ? () => accountPassword(values['password-stdin'] === true, signal) : () => Promise.resolve(given.password!),
+      password: given.password === undefined ? () => prompts.accountPassword(values['password-stdin'] === true, signal) : () => Promise.resolve(given.password!),
       register: false,
+      home,
+      prompts,
       out,
       signal,
     })
@@ -129,7 +128,7 @@ export const recover: Command = {
         userId: profile.user_id,
         deviceId,
         deviceName,
-        phrase: phrasePrompt(given.phrase, out, signal),
+        phrase: phrasePrompt(given.phrase, prompts, out, signal),
         argon2id: nativeArgon2id,
       })
     } catch (error) {

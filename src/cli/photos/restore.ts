@@ -29,8 +29,6 @@ async function removePartials(folder: string): Promise<number> {
 }
 
 export const restore: Command = {
-  name: 'restore',
-  summary: 'restore an album into a folder, every file checked (resumable)',
   usage: `usage: coffer-photos restore <album> <dest> [--overwrite] [--concurrency N] [--json]
 
   Downloads every file of the album, checks its hash, decrypts it and writes it into <dest>
@@ -44,11 +42,11 @@ export const restore: Command = {
   --concurrency N    files in flight at once (1-64, default 4)
   --json             one JSON object per line on stdout: start, file (one per file), summary`,
   options: { overwrite: { type: 'boolean' }, concurrency: { type: 'string' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
-    const dest = path.resolve(positionals[1]!)
-    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
+    const dest = resolvePath(positionals[1]!)
+    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
     await mkdir(dest, { recursive: true })
     const partials = await removePartials(dest)

@@ -7,12 +7,8 @@ import { fromBase64, toBase64 } from '../../sdk/bytes.ts'
 import { nativeIdentity } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, Interrupted, SetupNeeded, UsageError, type Command } from './command.ts'
-import { Home } from './home.ts'
-import { confirmed, interactive } from './prompts.ts'
 
 export const revokeAll: Command = {
-  name: 'revoke-all',
-  summary: 'sign out every session on every device, this one included (proved with the identity key)',
   usage: [
     'usage: coffer-photos revoke-all [--yes] [--json]',
     '',
@@ -26,11 +22,10 @@ export const revokeAll: Command = {
     '  --json   print the result as one JSON line',
   ].join('\n'),
   options: { yes: { type: 'boolean' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length > 0) throw new UsageError('revoke-all takes no arguments')
-    if (values.yes !== true && !interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
-    const home = new Home()
-    const { account, tokens } = savedSession(home)
+    if (values.yes !== true && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
+        const { account, tokens } = savedSession(home)
     const keys = home.readKeys()
     if (keys === null || keys.state !== 'complete') {
       throw new SetupNeeded(`revoke-all needs the account's identity key, and this device does not hold it (it is not set up): run it on a device that is, or \`coffer-photos logout\` to end only this device's session`)
@@ -38,7 +33,7 @@ export const revokeAll: Command = {
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const { sessions } = await client.listSessions()
     const question = `Sign out all ${sessions.length} session${sessions.length === 1 ? '' : 's'} of ${account.email}, on every device, this one included?`
-    if (!(await confirmed(values.yes === true, { message: question, signal }))) throw new Interrupted('nothing was changed: every session stays')
+    if (!(await prompts.confirmed(values.yes === true, { message: question, signal }))) throw new Interrupted('nothing was changed: every session stays')
 
     const { challenge } = await client.revokeAllChallenge()
     const proof = toBase64(await nativeIdentity(fromBase64(keys.identity_seeds)).sign(revokeAllSigningBytes(account.user_id, challenge)))

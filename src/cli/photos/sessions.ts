@@ -12,7 +12,7 @@ import { IdentityKey } from '../../sdk/identity.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { deviceNames, minuteText } from './devices.ts'
-import { Home, type SavedAccount } from './home.ts'
+import type { Home, SavedAccount } from './home.ts'
 import type { Output } from './output.ts'
 
 type Session = Devices['sessions'][number]
@@ -69,8 +69,6 @@ function sessionEvent(session: Session, names: Map<string, string> | null): Reco
 }
 
 export const sessions: Command = {
-  name: 'sessions',
-  summary: 'the account\'s signed-in sessions on every device, and which one is this',
   usage: [
     'usage: coffer-photos sessions [--json]',
     '',
@@ -84,9 +82,9 @@ export const sessions: Command = {
     '  --json   print one `session` event per session, then a `sessions` event',
   ].join('\n'),
   options: {},
-  async run({ positionals, out, signal }) {
+  async run({ positionals, out, signal, home }) {
     if (positionals.length > 0) throw new UsageError('sessions takes no arguments')
-    const { account, sessions, names } = await listed(new Home(), out, signal)
+    const { account, sessions, names } = await listed(home, out, signal)
     const length = shownLength(sessions.map((s) => s.session_id))
     const rows = sessions.map((session) => [
       session.session_id.slice(0, length),
@@ -107,8 +105,6 @@ export const sessions: Command = {
 }
 
 export const revoke: Command = {
-  name: 'revoke',
-  summary: 'end one session (`sessions` lists them): its device is signed out',
   usage: [
     'usage: coffer-photos revoke <session> [--json]',
     '',
@@ -120,14 +116,13 @@ export const revoke: Command = {
     '  --json   print the result as one JSON line',
   ].join('\n'),
   options: {},
-  async run({ positionals, out, signal }) {
+  async run({ positionals, out, signal, home }) {
     if (positionals.length !== 1) throw new UsageError('revoke takes one session id, or its first characters (`coffer-photos sessions` lists them)')
     const given = positionals[0]!.trim().toLowerCase()
     if (!/^[0-9a-f-]+$/.test(given) || given.replaceAll('-', '').length < PREFIX_MIN) {
       throw new UsageError(`"${positionals[0]}" is not a session id: give at least its first ${PREFIX_MIN} characters, as \`coffer-photos sessions\` shows them`)
     }
-    const home = new Home()
-    const { account, client, sessions, names } = await listed(home, out, signal)
+        const { account, client, sessions, names } = await listed(home, out, signal)
     const matching = sessions.filter((session) => session.session_id.toLowerCase().startsWith(given))
     if (matching.length === 0) {
       throw new UsageError(`no live session's id starts with "${given}" (\`coffer-photos sessions\` lists them; a session takes a new id each time it renews its tokens)`)

@@ -16,8 +16,7 @@ import { AccountSetUpElsewhereError, DEVICE_NAME_MAX, setUpFirstDevice } from '.
 import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
-import { accountKeys, Home, savedKeys } from './home.ts'
-import { confirmed, interactive } from './prompts.ts'
+import { accountKeys, savedKeys } from './home.ts'
 import { passwordPrompt } from './reauth.ts'
 
 /** The --device-name option of setup and recover. */
@@ -42,8 +41,6 @@ function phraseLines(phrase: string): string[] {
 }
 
 export const setup: Command = {
-  name: 'setup',
-  summary: 'make the account\'s keys on its first device and show the recovery phrase',
   usage: [
     'usage: coffer-photos setup [--device-name NAME] [--password-stdin] [--yes]',
     '',
@@ -63,12 +60,11 @@ export const setup: Command = {
     'password-stdin': { type: 'boolean' },
     yes: { type: 'boolean' },
   },
-  async run({ values, out, signal }) {
+  async run({ values, out, signal, home, prompts }) {
     const yes = values.yes === true
-    if (!yes && !interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on that the recovery phrase is written down')
+    if (!yes && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on that the recovery phrase is written down')
     const deviceName = deviceNameFrom(values)
-    const home = new Home()
-    const { account, tokens } = savedSession(home)
+        const { account, tokens } = savedSession(home)
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const keys = home.readKeys()
     if (keys?.state === 'complete') {
@@ -85,7 +81,7 @@ export const setup: Command = {
         pending: keys === null ? null : accountKeys(keys),
         keep: (made) => home.saveKeys(savedKeys(made, 'pending')),
         forget: () => home.forgetKeys(), // never published: nothing refers to them
-        password: passwordPrompt({ fromStdin: values['password-stdin'] === true, signal, command: 'setup' }),
+        password: passwordPrompt(prompts, { fromStdin: values['password-stdin'] === true, signal, command: 'setup' }),
         argon2id: nativeArgon2id,
       })
     } catch (error) {
@@ -99,7 +95,7 @@ export const setup: Command = {
     for (const line of phraseLines(phrase)) out.say(`  ${line}`)
     out.say('')
     out.event('recovery_phrase', { phrase })
-    if (!(await confirmed(yes, { message: 'Have you written down the recovery phrase?', signal }))) {
+    if (!(await prompts.confirmed(yes, { message: 'Have you written down the recovery phrase?', signal }))) {
       throw new SetupNeeded('setup is not finished: run `coffer-photos setup` again when you can write down the recovery phrase (it will show a new one)')
     }
     home.saveKeys(savedKeys(set.keys, 'complete'))

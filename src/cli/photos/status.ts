@@ -8,7 +8,7 @@ import type { Tokens } from '../../sdk/client.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
 import { photosClient } from './account.ts'
 import { EXIT, type Command } from './command.ts'
-import { Home, type SavedAccount } from './home.ts'
+import type { Home, SavedAccount } from './home.ts'
 import { describeError, sessionEnded, signedOutSentence } from './output.ts'
 
 /** How long status waits for the server before it reports the session unchecked: one try, no retry pauses. */
@@ -32,8 +32,6 @@ async function checkSession(home: Home, account: SavedAccount, tokens: Tokens, s
 const SESSION_TEXT = { active: 'active (the server takes it)', ended: 'ended: revoked or expired' } as const
 
 export const status: Command = {
-  name: 'status',
-  summary: 'who is logged in where, and whether this device is set up',
   usage: [
     'usage: coffer-photos status [--json]',
     '',
@@ -46,9 +44,8 @@ export const status: Command = {
     '  --json      print it as one JSON line',
   ].join('\n'),
   options: { offline: { type: 'boolean' } },
-  async run({ values, out, signal }) {
-    const home = new Home()
-    const account = home.readAccount()
+  async run({ values, out, signal, home }) {
+        const account = home.readAccount()
     const tokens = home.readTokens()
     const session: SessionCheck | null =
       account === null || tokens === null ? null : values.offline === true ? { state: 'unchecked', reason: '--offline' } : await checkSession(home, account, tokens, signal)

@@ -26,7 +26,7 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
   let bytes = 0
   let stopped = false
   const bar = new SingleBar({
-    stream: process.stderr,
+    stream: out.progress,
     format: '{bar} {files}/{totalFiles} files | {bytesDone} of {bytesTotal} | {rate}/s | {left} left | {name}',
     barsize: 24,
     hideCursor: false,
@@ -47,8 +47,8 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
       bar.update(Math.min(bytes, Math.max(totals.bytes, 1)), payload(name))
     },
     note(text) {
-      if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K')
-      process.stderr.write(`${text}\n`)
+      if (out.progress.isTTY === true) out.progress.write('\r\x1b[K')
+      out.progress.write(`${text}\n`)
     },
     stop() {
       if (stopped) return

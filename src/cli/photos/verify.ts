@@ -33,8 +33,6 @@ const SHOWN: Partial<Record<ComparedFile['outcome'], (file: ComparedFile, where:
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
 
 export const verify: Command = {
-  name: 'verify',
-  summary: 'check that the server holds every file, and every custody receipt',
   usage: `usage: coffer-photos verify [<album>] [--deep] [--against <folder> [--all | --sample N]] [--concurrency N] [--json]
 
   For every file of the album (of every album when none is named): asks the server whether
@@ -56,16 +54,16 @@ export const verify: Command = {
   --sample N         with --against, compare N files picked at random (default ${DEFAULT_SAMPLE})
   --concurrency N    files checked at once (1-64, default 4)`,
   options: { deep: { type: 'boolean' }, concurrency: { type: 'string' }, against: { type: 'string' }, all: { type: 'boolean' }, sample: { type: 'string' } },
-  async run({ positionals, values, out, signal }) {
+  async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const all = values.all === true
     if (typeof values.against !== 'string' && (all || values.sample !== undefined)) throw new UsageError('--all and --sample go with --against <folder>')
     if (all && values.sample !== undefined) throw new UsageError('--all and --sample do not go together')
     const sample = all ? undefined : countOption(values.sample, 'sample', DEFAULT_SAMPLE, SAMPLE_MAX)
-    const against = typeof values.against === 'string' ? path.resolve(values.against) : null
+    const against = typeof values.against === 'string' ? resolvePath(values.against) : null
     if (against !== null && !(await stat(against).catch(() => null))?.isDirectory()) throw new UsageError(`${values.against} is not a folder`)
-    const library = libraryOf(await openAccount(commandClientOptions(out, signal)))
+    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const folderAlbum = async (folder: string): Promise<NamedAlbum> => {
       const album = await findAlbum(library, path.basename(folder))
       if (album === null) throw new UsageError(`there is no album "${albumName(path.basename(folder))}" (\`coffer-photos albums\` lists them; name it: verify <album> --against <folder>)`)

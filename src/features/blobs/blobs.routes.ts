@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
-import { BLOB_BATCH_MAX_HASHES, BlobBatchRequest, BlobParams } from '../../contract/albums.ts'
+import { BlobBatchRequest, BlobParams } from '../../contract/albums.ts'
+import { BLOB_BATCH_MAX_HASHES } from '../../contract/constants.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
