@@ -3,6 +3,7 @@
 import type { Scenario } from '../lib/scenario.ts'
 import { backup } from './backup.ts'
 import { bearer } from './bearer.ts'
+import { cli } from './cli.ts'
 import { deepVerify } from './deep-verify.ts'
 import { library } from './library.ts'
 import { lifecycle } from './lifecycle.ts'
@@ -16,4 +17,4 @@ import { thumbnails } from './thumbnails.ts'
 import { upload } from './upload.ts'
 import { web } from './web.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, thumbnails, receipts, backup, restore, library, web]
+export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, thumbnails, receipts, backup, restore, library, web, cli]
