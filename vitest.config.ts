@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config'
 
-// `npm test` runs the unit and architecture tests once, and the HTTP and concurrency suites
-// on SQLite and, when TEST_DATABASE_URL is set, again on PostgreSQL. The suites that touch
-// blobs run a third time (on SQLite) with every server's blobs in an S3 bucket (s3rver).
+// `npm test` runs the unit and architecture tests once, and the HTTP, concurrency, end-to-end,
+// client and browser suites on SQLite and, when TEST_DATABASE_URL is set, those whose outcome
+// depends on the database engine again on PostgreSQL. The suites that touch blobs run a third
+// time (on SQLite) with every server's blobs in an S3 bucket (s3rver). `npm run test:long`
+// (COFFER_TEST_LONG=1) runs the long loops at their full sizes instead (docs/testing.md).
 const postgres = process.env.TEST_DATABASE_URL
+const long = process.env.COFFER_TEST_LONG === '1'
 if (!postgres) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
 }
@@ -26,6 +29,49 @@ const blobSuites = [
 // Tests that need no database engine run once: client tests without a server, and the grid lab
 // (its server only serves the web app's files).
 const engineFree = ['test/client/media.test.ts', 'test/browser/grid-lab.test.ts']
+// Suites whose every assertion is about what sits above the database (the HTTP edge before an
+// operation reads anything, the logs, the client library and coffer-photos, the web app in
+// Chromium, the docs' programs, the SDK package) or beside it (the blob folder, a bucket): they
+// start a server on the suite's database, but no outcome they check depends on which engine it
+// is, so they run on SQLite only (docs/testing.md, "What runs where").
+const engineNeutral = [
+  'test/http/bearer.test.ts',
+  'test/http/edge.test.ts',
+  'test/http/errors.every-path.test.ts',
+  'test/http/errors.pre-route.test.ts',
+  'test/http/headers.security.test.ts',
+  'test/http/logs.access.test.ts',
+  'test/http/logs.secrets.test.ts',
+  'test/http/numbers.bounds.test.ts',
+  'test/http/openapi-client.test.ts',
+  'test/http/statuses.test.ts',
+  'test/http/web-app.test.ts',
+  'test/http/blob-store.test.ts',
+  'test/http/client-library.test.ts',
+  'test/e2e/blobs-migrate.test.ts',
+  'test/e2e/guide.test.ts',
+  'test/e2e/readme.test.ts',
+  'test/e2e/sdk.package.test.ts',
+  'test/client/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+]
+// The long loops: a quick size runs in `npm test` (soak, crash); the library run only in `npm run test:long`.
+const longLoops = ['test/e2e/soak.test.ts', 'test/e2e/crash.test.ts', 'test/e2e/library.test.ts']
+
+const onSqlite = { COFFER_TEST_ENGINE: 'sqlite' }
+const onPostgres = postgres ? { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } : null
+
+const projects = long
+  ? [
+      { extends: true as const, test: { name: 'long-sqlite', include: longLoops, env: onSqlite } },
+      ...(onPostgres ? [{ extends: true as const, test: { name: 'long-postgres', include: longLoops, env: onPostgres } }] : []),
+    ]
+  : [
+      { extends: true as const, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
+      { extends: true as const, test: { name: 'sqlite', include: engineSuites, exclude: [...engineFree, 'test/e2e/library.test.ts'], env: onSqlite } },
+      { extends: true as const, test: { name: 's3', include: blobSuites, env: { ...onSqlite, COFFER_TEST_BLOBS: 's3' } } },
+      ...(onPostgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, exclude: [...engineFree, ...engineNeutral, 'test/e2e/library.test.ts'], env: onPostgres } }] : []),
+    ]
 
 export default defineConfig({
   test: {
@@ -41,11 +87,6 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // The browser tests load web/dist: built from the sources at the start of every run.
     globalSetup: ['test/support/build-web.ts'],
-    projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
-      { extends: true, test: { name: 'sqlite', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'sqlite' } } },
-      { extends: true, test: { name: 's3', include: blobSuites, env: { COFFER_TEST_ENGINE: 'sqlite', COFFER_TEST_BLOBS: 's3' } } },
-      ...(postgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, exclude: engineFree, env: { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } } }] : []),
-    ],
+    projects,
   },
 })

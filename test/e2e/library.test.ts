@@ -4,7 +4,8 @@
 // byte, every blob's custody receipt verified on both devices. Its rates and memory are printed,
 // not asserted (a quick run on a CI machine says little about them: the 10,000-photo figures are
 // in docs/benchmarks.md); every check with a verdict must pass and no measurement may have a
-// problem. LIBRARY_PHOTOS sets the size (40 here by default).
+// problem. It runs in `npm run test:long` (LIBRARY_PHOTOS photos, 1000 there; 40 when run alone),
+// not in `npm test`: photos.e2e, photos-join and photos-verify-against test each of its steps.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -57,5 +58,5 @@ describe(`the library run on ${testEngine}`, () => {
       for (const cleanups of [scenarioEnd, runEnd]) while (cleanups.length > 0) await cleanups.pop()!()
       await rm(workDir, { recursive: true, force: true })
     }
-  }, 600_000)
+  }, 600_000 + PHOTOS * 2_000)
 })
