@@ -149,13 +149,13 @@ export function explainStartFault(config: Config | null, error: unknown): string
  * What the operator sees when a start fails: one line on stderr; for an error not recognised
  * here, its message, and its stack only when LOG_LEVEL asks for detail.
  */
-export function reportStartFailure(config: Config | null, error: unknown, unrecognisedPrefix: string): void {
+export function reportStartFailure(config: Config | null, error: unknown, unrecognisedPrefix: string, stderr: NodeJS.WritableStream = process.stderr): void {
   const explained = explainStartFault(config, error)
   if (explained !== undefined) {
-    process.stderr.write(`coffer: ${explained}\n`)
+    stderr.write(`coffer: ${explained}\n`)
     return
   }
-  process.stderr.write(`coffer: ${unrecognisedPrefix}${error instanceof Error ? error.message : String(error)}\n`)
+  stderr.write(`coffer: ${unrecognisedPrefix}${error instanceof Error ? error.message : String(error)}\n`)
   const detailed = config?.logLevel === 'debug' || config?.logLevel === 'trace'
-  if (detailed && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
+  if (detailed && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`)
 }

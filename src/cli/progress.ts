@@ -1,5 +1,6 @@
 // Progress of a long command on stderr: on a terminal one line rewritten in place (at most ten
 // times a second), elsewhere (a log, a pipe) one line every ten seconds. stdout keeps the result.
+import type { TextStream } from './io.ts'
 
 const TTY_EVERY_MS = 100
 const LOG_EVERY_MS = 10_000
@@ -10,8 +11,8 @@ export interface Progress {
   done(): void
 }
 
-/** On `stream`, the process's stderr unless another is given (coffer-photos run in-process). */
-export function progressOnStderr(stream: NodeJS.WritableStream & { readonly isTTY?: boolean } = process.stderr): Progress {
+/** On `stream`: the command's stderr. */
+export function progressOnStderr(stream: TextStream): Progress {
   const tty = stream.isTTY === true
   // Off a terminal, the first line comes after ten seconds: a quick run writes only its result.
   let last = tty ? 0 : Date.now()

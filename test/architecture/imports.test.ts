@@ -110,28 +110,30 @@ describe('layout rules', () => {
   })
 
   it('reaches the database only through the storage port outside storage/ and the composition root', () => {
-    for (const source of files.filter((f) => !f.file.startsWith('storage/') && !['deps.ts', 'cli/main.ts', 'cli/openapi.ts'].includes(f.file))) {
+    for (const source of files.filter((f) => !f.file.startsWith('storage/') && !['deps.ts', 'cli/program.ts', 'cli/openapi.ts'].includes(f.file))) {
       for (const imported of source.imports) {
         expect(imported.startsWith('storage/kysely') || imported === 'kysely' || imported === 'pg', `${source.file} imports ${imported}`).toBe(false)
       }
     }
   })
 
-  // The server's settings come from config.ts alone; coffer-photos, a program of its own, reads
-  // the environment in its entry point only: whether MALLOC_ARENA_MAX is set (it restarts itself
-  // with it otherwise), where its compile cache goes, and the environment it hands the program
-  // (CommandIo), which reads where its config folder is from that (home.ts homeFolder).
-  it('reads process.env only in config.ts and coffer-photos\' entry point, cli/photos/main.ts', () => {
+  // The server's settings come from config.ts alone. The command-line programs get the process's
+  // environment from cli/io.ts processIo, with its streams and folder (CommandIo), and read their
+  // settings from that: coffer's through config.ts, coffer-photos' where its config folder is
+  // (home.ts homeFolder). coffer-photos' entry point also reads whether MALLOC_ARENA_MAX is set (it
+  // restarts itself with it otherwise) and where its compile cache goes.
+  it('reads process.env only in config.ts, cli/io.ts and coffer-photos\' entry point, cli/photos/main.ts', () => {
     const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
-    expect(readers).toEqual(['cli/photos/main.ts', 'config.ts'])
+    expect(readers).toEqual(['cli/io.ts', 'cli/photos/main.ts', 'config.ts'])
     const main = files.find((f) => f.file === 'cli/photos/main.ts')!
-    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env', 'process.env'])
+    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env'])
   })
 
   // Commands run in-process beside each other (the tests do): what a run reads and writes goes
   // through its CommandIo, never the process's own streams, folder or signals.
-  it('keeps coffer-photos\' commands off the process: only main.ts touches process.std*, process.cwd, process.exit or signals', () => {
-    for (const source of under('cli/photos/').filter((f) => f.file !== 'cli/photos/main.ts')) {
+  it('keeps the commands off the process: only the entry points (main.ts) and io.ts touch process.std*, process.cwd, process.exit or signals', () => {
+    const entries = ['cli/main.ts', 'cli/photos/main.ts', 'cli/io.ts']
+    for (const source of under('cli/').filter((f) => !entries.includes(f.file))) {
       const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
       expect(/\bprocess\.(stdin|stdout|stderr|cwd|exit|exitCode|on)\b/.test(code), source.file).toBe(false)
     }

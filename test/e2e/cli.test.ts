@@ -1,7 +1,8 @@
-// The operator CLI as README has operators use it: `node src/cli/main.ts` with the running
-// server's environment acts on that server's database (find accounts, suspend, reinstate, take down and restore, hold, read the operator's log,
-// rotate keys, maintain, migrate), the running server follows at once, `receipts verify` checks
-// an asset's receipts over HTTP like a client, and wrong usage exits 2 with the usage text.
+// The operator CLI as README has operators use it: `coffer` (run in-process, support/cli.ts) with
+// the running server's environment acts on that server's database (find accounts, suspend,
+// reinstate, take down and restore, hold, read the operator's log, rotate keys, maintain,
+// migrate), the running server follows at once, `receipts verify` checks an asset's receipts over
+// HTTP like a client, and wrong usage exits 2 with the usage text.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AdminAccount } from '../../src/sdk/admin.ts'

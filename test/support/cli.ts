@@ -1,16 +1,15 @@
-// The operator CLI run as operators run it (`node src/cli/main.ts ...` with the server's
-// environment), and members of a server started as a process, for the end-to-end tests.
+// The operator CLI as operators run it (`coffer ...` with the server's environment), in-process
+// (runCoffer, the code src/cli/main.ts runs) on streams of the test's own, and members of a server
+// started as a process, for the end-to-end tests.
 import { encode } from 'cborg'
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
+import { PassThrough, Writable } from 'node:stream'
+import { runCoffer } from '../../src/cli/program.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from './actors.ts'
 import { ciphertext, signedManifest, type Uploader } from './albums.ts'
 import { ROOT } from './process.ts'
-
-const CLI = path.join(ROOT, 'src/cli/main.ts')
 
 export interface Ran {
   readonly code: number | null
@@ -18,16 +17,25 @@ export interface Ran {
   readonly stderr: string
 }
 
-export function coffer(env: Record<string, string>, ...args: string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+/** A stream that keeps the text written to it. */
+function collected(): { stream: Writable; text: () => string } {
+  let text = ''
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, done) {
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
+      done()
+    },
   })
+  return { stream, text: () => text }
+}
+
+/** Runs `coffer <args>` with `env` as its whole environment, in the checkout's root. */
+export async function coffer(env: Record<string, string>, ...args: string[]): Promise<Ran> {
+  const stdout = collected()
+  const stderr = collected()
+  const code = await runCoffer(args, { stdin: new PassThrough().end(), stdout: stdout.stream, stderr: stderr.stream, env, cwd: ROOT })
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
 }
 
 export type Member = Uploader & { albumId: string }

@@ -26,31 +26,6 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 
-/** An output stream as a command writes to it: text, and whether a terminal shows it. */
-export interface TextStream extends NodeJS.WritableStream {
-  readonly isTTY?: boolean
-}
-
-/**
- * What a run of coffer-photos takes from the process around it: its standard streams, its
- * environment and the folder it runs in. main.ts hands over the process's own; the tests run
- * commands in-process with streams of their own (test/support/photos-cli.ts), several at once.
- */
-/** Standard input: a terminal or not; destroyed once read, so that it keeps no process alive. */
-export interface StdinStream extends NodeJS.ReadableStream {
-  readonly isTTY?: boolean
-  destroy?(): void
-}
-
-export interface CommandIo {
-  readonly stdin: StdinStream
-  readonly stdout: TextStream
-  readonly stderr: TextStream
-  readonly env: Readonly<Record<string, string | undefined>>
-  /** Where relative paths on the command line start from. */
-  readonly cwd: string
-}
-
 export interface Invocation {
   readonly positionals: readonly string[]
   readonly values: Readonly<Record<string, string | boolean | undefined>>

@@ -17,6 +17,7 @@
 import { EXIT } from './command.ts'
 import { COMMANDS } from './commands.ts'
 import { cacheCompiledModules } from './compile-cache.ts'
+import { processIo } from '../io.ts'
 
 const ARENAS = '2'
 const SEMI_SPACE_FLAG = '--max-semi-space-size'
@@ -35,7 +36,7 @@ if (COMMANDS.find((c) => c.name === args[0])?.photoWork === true && typeof proce
 cacheCompiledModules(process.env)
 const { runPhotos } = await import('./program.ts')
 
-const run = runPhotos(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
+const run = runPhotos(args, processIo())
 const interrupt = (): void => {
   if (!run.interrupt()) process.exit(EXIT.interrupted) // a second Ctrl-C: leave now
 }

@@ -4,7 +4,8 @@
 import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
-import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type CommandIo, type ExitCode, type TextStream } from './command.ts'
+import type { CommandIo, TextStream } from '../io.ts'
+import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
 import { ConfigFileError } from './home.ts'
 
 export interface Output {

@@ -5,7 +5,8 @@
 // tests run it in-process on streams of their own.
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { EXIT, UsageError, type Command, type CommandIo, type ExitCode } from './command.ts'
+import type { CommandIo } from '../io.ts'
+import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { COMMANDS } from './commands.ts'
 import { Home, homeFolder } from './home.ts'
 import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'

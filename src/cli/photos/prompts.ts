@@ -2,7 +2,8 @@
 // the flags that answer them for scripts. Prompts draw on stderr, so that stdout keeps only the
 // results (and only JSON lines with --json). Without a terminal nothing is asked: a missing
 // answer is a UsageError naming the flag that gives it.
-import { Interrupted, UsageError, type CommandIo } from './command.ts'
+import type { CommandIo } from '../io.ts'
+import { Interrupted, UsageError } from './command.ts'
 import { StdinLines } from './stdin-lines.ts'
 
 // Loaded when a question is asked, not on every start (scripts never need it).

@@ -1,6 +1,7 @@
 // Stdin read line by line, for `device add` and `join` when no terminal is there (pairing.ts).
 import { createInterface, type Interface } from 'node:readline'
-import { Interrupted, UsageError, type StdinStream } from './command.ts'
+import type { StdinStream } from '../io.ts'
+import { Interrupted, UsageError } from './command.ts'
 
 /**
  * Stdin read line by line, for when there is no terminal: the password first (with
