@@ -30,7 +30,7 @@ import { CofferClient } from '../sdk/client.ts'
 import { verifyReceipts } from '../sdk/receipts.ts'
 import { reportStartFailure } from '../start-up-failure.ts'
 import { openStorage } from '../storage/kysely/storage.ts'
-import type { LoggedModerationEvent } from '../storage/port.ts'
+import type { LoggedModerationEvent } from '../storage/port/moderation.ts'
 import { generateOpenApiDocument } from './openapi.ts'
 import { bytesText, progressOnStderr } from './progress.ts'
 

@@ -10,7 +10,8 @@ import { afterWrongCode } from '../../domain/second-factor.ts'
 import { decideRefresh, expiresBy, sessionLifetimes } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
-import type { Account, Store } from '../../storage/port.ts'
+import type { Store } from '../../storage/port.ts'
+import type { Account } from '../../storage/port/accounts.ts'
 import { activeFactorCodes, spendCode } from '../totp/totp.service.ts'
 
 export interface Advisory {
