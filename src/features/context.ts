@@ -1,5 +1,5 @@
 // What a service knows about the request it serves, without knowing HTTP.
-import type { Account } from '../storage/port.ts'
+import type { Account } from '../storage/port/accounts.ts'
 
 /** The authenticated caller of a bearer operation. */
 export interface Caller {

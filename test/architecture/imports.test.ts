@@ -117,6 +117,19 @@ describe('layout rules', () => {
     }
   })
 
+  // The storage port by area (docs/decisions/0042): storage/port/<area>.ts holds the methods that
+  // storage/kysely/<area>.ts implements, with the types they use; storage/port.ts composes them.
+  it('keeps the storage port by area: each storage/port/ file names its implementation in storage/kysely/ and imports only types of other areas', () => {
+    const areas = under('storage/port/')
+    expect(areas.length).toBeGreaterThan(10)
+    const implementations = new Set(under('storage/kysely/').map((f) => path.basename(f.file)))
+    for (const area of areas) {
+      expect(implementations.has(path.basename(area.file)), `${area.file} has no storage/kysely/${path.basename(area.file)}`).toBe(true)
+      for (const imported of area.imports) expect(imported.startsWith('storage/port/'), `${area.file} imports ${imported}`).toBe(true)
+      expect(/^\s*(import|export)\s+(?!type\b)[^\n]*\bfrom\b/m.test(area.text), `${area.file} imports or re-exports a value`).toBe(false)
+    }
+  })
+
   // The server's settings come from config.ts alone. The command-line programs get the process's
   // environment from cli/io.ts processIo, with its streams and folder (CommandIo), and read their
   // settings from that: coffer's through config.ts, coffer-photos' where its config folder is

@@ -7,7 +7,9 @@
 import type { Deps } from '../../deps.ts'
 import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
-import type { EventActor, OperatorActor, Store } from '../../storage/port.ts'
+import type { Store } from '../../storage/port.ts'
+import type { AccountDeletionStore } from '../../storage/port/account-deletion.ts'
+import type { EventActor, ModerationStore, OperatorActor } from '../../storage/port/moderation.ts'
 import type { Caller, RequestMeta } from '../context.ts'
 import { auditOperatorAction, recordOf, type AuditLog, type ModerationRecord } from '../moderation/moderation.service.ts'
 import { activeFactorCodes, spendCode } from '../totp/totp.service.ts'
@@ -18,7 +20,7 @@ const PURGE_BATCH = 500
 const PURGE_PAGE = 100
 
 /** The deletion's one transaction; false when the account was deleted already (nothing recorded twice). */
-async function markDeleted(tx: Store, userId: string, now: number, by: { readonly actor: EventActor; readonly reason: string | null }): Promise<boolean> {
+async function markDeleted(tx: AccountDeletionStore & ModerationStore, userId: string, now: number, by: { readonly actor: EventActor; readonly reason: string | null }): Promise<boolean> {
   if (!(await tx.markAccountDeleted(userId, now))) return false
   await tx.appendModerationEvent(userId, { action: 'account_deleted', assetId: null, reason: by.reason, at: now, actor: by.actor })
   return true

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts'
 import { isProtocolDate } from '../../domain/protocol.ts'
 import { acceptableTarget, decideAbort, decideCommit, decideStart, liveCeremony, type Ceremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
-import type { Album, AlbumStore, Store } from '../../storage/port.ts'
+import type { Album, AlbumStore } from '../../storage/port/albums.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { ownAlbum } from './albums.service.ts'
@@ -25,7 +25,7 @@ async function phase(store: AlbumStore, albumId: string, recorded: Ceremony | nu
 }
 
 /** The album's row, locked for the transaction (upload opens and writes queue behind it). */
-async function lockedAlbum(tx: Store, albumId: string): Promise<Album> {
+async function lockedAlbum(tx: AlbumStore, albumId: string): Promise<Album> {
   const album = await tx.lockAlbum(albumId)
   if (album === undefined) throw new AppError('error.not_found', 'No album of this account has that id')
   return album

@@ -10,7 +10,8 @@ import { afterWrongCode } from '../../domain/second-factor.ts'
 import { decideRefresh, expiresBy, sessionLifetimes } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
-import type { Account, Store } from '../../storage/port.ts'
+import type { Account } from '../../storage/port/accounts.ts'
+import type { SessionStore } from '../../storage/port/sessions.ts'
 import { activeFactorCodes, spendCode } from '../totp/totp.service.ts'
 
 export interface Advisory {
@@ -36,7 +37,7 @@ export function advisoryOf(body: { cohort_hash?: unknown; device_id?: unknown })
  * epoch read together with the credential it proved: if every session of the account is
  * ended meanwhile, this one is born dead instead of surviving the race.
  */
-async function openLineage(tx: Store, deps: Deps, userId: string, epoch: number, now: number, meta: RequestMeta, advisory: Advisory): Promise<IssuedTokens> {
+async function openLineage(tx: SessionStore, deps: Deps, userId: string, epoch: number, now: number, meta: RequestMeta, advisory: Advisory): Promise<IssuedTokens> {
   const tokens = { accessToken: newToken('access'), refreshToken: newToken('refresh') }
   const lifetimes = sessionLifetimes(now, deps.config.tokens.accessTtlS, deps.config.tokens.refreshTtlS)
   await tx.openSession({

@@ -6,7 +6,7 @@ import { encodeCanonicalPieces } from '../../codec/cbor.ts'
 import type { Deps } from '../../deps.ts'
 import { decideBatch } from '../../domain/blob-batch.ts'
 import { AppError } from '../../errors.ts'
-import type { LiveBlob } from '../../storage/port.ts'
+import type { LiveBlob } from '../../storage/port/lifecycle.ts'
 import type { Caller } from '../context.ts'
 
 /** Blobs one batch reads from the store at once. */

@@ -7,7 +7,7 @@ import { timestamp } from '../../contract/common.ts'
 import type { SecretBox } from '../../crypto/secret-box.ts'
 import { HYBRID_ALGORITHM, exportHybridSeeds, generateHybridKeyPair, importHybridSeeds, keyFingerprint, type HybridPrivateKey } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
-import type { CustodyStore } from '../../storage/port.ts'
+import type { CustodyStore } from '../../storage/port/custody.ts'
 
 export interface SigningKey {
   readonly keyId: string

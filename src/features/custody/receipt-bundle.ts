@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto'
 import { timestamp } from '../../contract/common.ts'
 import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes } from '../../contract/signing.ts'
-import type { AssetBlobRef, ChainTip, Receipt } from '../../storage/port.ts'
+import type { ChainTip, Receipt } from '../../storage/port/custody.ts'
+import type { AssetBlobRef } from '../../storage/port/lifecycle.ts'
 
 export interface CustodyBundle {
   readonly assetId: string

@@ -7,7 +7,7 @@
 // tests run many servers in one process); started at the first slot, it never keeps the process alive.
 import { Worker } from 'node:worker_threads'
 import type { HybridPrivateKey } from '../../crypto/hybrid.ts'
-import type { ChainTip } from '../../storage/port.ts'
+import type { ChainTip } from '../../storage/port/custody.ts'
 import type { SigningKey } from './attestation.ts'
 import type { CustodyBundle, SignedBundle } from './receipt-bundle.ts'
 

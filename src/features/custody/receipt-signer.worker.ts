@@ -4,7 +4,7 @@
 // asks again with the head read from the database.
 import { parentPort } from 'node:worker_threads'
 import { hybridSignOnThisThread, type HybridPrivateKey } from '../../crypto/hybrid.ts'
-import type { ChainTip } from '../../storage/port.ts'
+import type { ChainTip } from '../../storage/port/custody.ts'
 import { signBundle } from './receipt-bundle.ts'
 import type { SignReply, SignRequest } from './receipt-signer.ts'
 

@@ -12,7 +12,7 @@ import { timestamp } from '../../contract/common.ts'
 import { hybridSign } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { ChainTip, Receipt, Store } from '../../storage/port.ts'
+import type { ChainTip, CustodyStore, Receipt } from '../../storage/port/custody.ts'
 import type { Caller } from '../context.ts'
 import { signBundle, type CustodyBundle, type SignedBundle } from './receipt-bundle.ts'
 import { receiptSigner, type ReceiptSigner } from './receipt-signer.ts'
@@ -20,14 +20,14 @@ import { receiptSigner, type ReceiptSigner } from './receipt-signer.ts'
 export type { CustodyBundle } from './receipt-bundle.ts'
 
 /** Signs over `after` on this thread's pool, with the key it names. */
-async function signHere(deps: Deps, store: Store, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
+async function signHere(deps: Deps, store: CustodyStore, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
   if (after.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
   const key = await deps.attestation.signingKey(store, after.activeKeyId)
   return signBundle((message) => hybridSign(key.privateKey, message), deps.config.publicOrigin, bundle, after, deps.clock.now())
 }
 
 /** The fallback: lock the head, sign over it, append (the lock is held while signing). */
-async function issueUnderLock(tx: Store, deps: Deps, bundle: CustodyBundle): Promise<void> {
+async function issueUnderLock(tx: CustodyStore, deps: Deps, bundle: CustodyBundle): Promise<void> {
   await tx.lockReceiptChain()
   const signed = await signHere(deps, tx, bundle, await tx.receiptChainHead())
   if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(signed.receipts, signed.tip.lastReceiptHash)
@@ -38,7 +38,7 @@ export interface ChainSlot {
   /** Settles once the slot's receipts are signed and every earlier slot's transaction has ended. */
   ready(): Promise<void>
   /** In the write's transaction, after ready(): appends the receipts, or signs them again under the lock. */
-  append(tx: Store): Promise<void>
+  append(tx: CustodyStore): Promise<void>
   /** The write's transaction has ended, committed or not; call it exactly once, whatever happened. */
   end(committed: boolean): void
 }
@@ -50,7 +50,7 @@ export interface ReceiptSequencer {
    * transaction when it reserves inside it (another connection of the pool could be one that the
    * transactions waiting on this slot hold), else the storage.
    */
-  reserve(deps: Deps, store: Store, bundle: CustodyBundle): ChainSlot
+  reserve(deps: Deps, store: CustodyStore, bundle: CustodyBundle): ChainSlot
 }
 
 /** Tells each sequencer of the process its own chain in the shared signer. */

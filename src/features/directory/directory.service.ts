@@ -6,7 +6,7 @@ import { parseHybridPublicKey } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
-import type { Directory } from '../../storage/port.ts'
+import type { Directory } from '../../storage/port/directory.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 

@@ -7,7 +7,7 @@ import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
 import { MAILBOX_MAX_PAYLOADS, RELAY_PAYLOAD_MAX_BYTES, TEXT_FALLBACK_DIGITS, codeSpelling } from '../../domain/enrollment.ts'
 import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
-import type { RelayDirection } from '../../storage/port.ts'
+import type { RelayDirection } from '../../storage/port/relay-mailbox.ts'
 import type { Caller } from '../context.ts'
 
 export interface IssuedCode {

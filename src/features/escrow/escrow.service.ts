@@ -1,7 +1,7 @@
 // Key escrow (SPEC.md "Escrow"): one opaque wrapped master key per account, returned exactly.
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { Escrow } from '../../storage/port.ts'
+import type { Escrow } from '../../storage/port/escrow.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 

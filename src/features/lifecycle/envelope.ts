@@ -5,7 +5,7 @@ import type { DeleteManifestEnvelope, ManifestEnvelope } from '../../contract/al
 import type { Deps } from '../../deps.ts'
 import { checkProtocol, isProtocolDate } from '../../domain/protocol.ts'
 import { AppError } from '../../errors.ts'
-import type { Album } from '../../storage/port.ts'
+import type { Album } from '../../storage/port/albums.ts'
 
 type WireEnvelope = Static<typeof ManifestEnvelope> | Static<typeof DeleteManifestEnvelope>
 type NullableField = 'album_id' | 'metadata_blob_hash' | 'original_blob_hash' | 'prior_provenance_hash' | 'retention_until'

@@ -8,7 +8,8 @@ import type { Deps } from '../../deps.ts'
 import { checkChain, type ChainFacts } from '../../domain/lifecycle-write.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
-import type { Album, AppliedOp, Store } from '../../storage/port.ts'
+import type { Album, AlbumStore } from '../../storage/port/albums.ts'
+import type { AppliedOp, LifecycleStore } from '../../storage/port/lifecycle.ts'
 import { ownAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
@@ -117,7 +118,7 @@ export async function lifecycleWrite<D extends DecodedWrite, P>(deps: Deps, call
  * makes again the checks a racing write could have invalidated since: the album is there, the
  * manifest not applied (then its replay answer, to return as is), no upgrade window.
  */
-export async function lockForWrite(tx: Store, albumId: string, manifestHash: string, now: number): Promise<OpOutcome | undefined> {
+export async function lockForWrite(tx: AlbumStore & LifecycleStore, albumId: string, manifestHash: string, now: number): Promise<OpOutcome | undefined> {
   const locked = await tx.lockAlbum(albumId)
   if (locked === undefined) throw new AppError('error.not_found', 'No album of this account has that id')
   const replay = await tx.findAppliedOp(albumId, manifestHash)
@@ -158,7 +159,7 @@ export function appliedOutcome(envelope: Envelope, syncSeq: number): OpOutcome {
 }
 
 /** The write's feed entry (in its transaction), and its answer. */
-export async function appendToFeed(tx: Store, entry: FeedEntry): Promise<OpOutcome> {
+export async function appendToFeed(tx: LifecycleStore, entry: FeedEntry): Promise<OpOutcome> {
   await tx.insertAppliedOp(feedEntry(entry))
   return appliedOutcome(entry.envelope, entry.syncSeq)
 }

@@ -7,7 +7,8 @@ import type { AdminAccountResponse, SecondFactorStatus } from '../../contract/cu
 import type { Deps } from '../../deps.ts'
 import { normalizeEmail } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
-import type { Account, AccountHoldings } from '../../storage/port.ts'
+import type { Account } from '../../storage/port/accounts.ts'
+import type { AccountHoldings } from '../../storage/port/storage-usage.ts'
 import { secondFactorView } from '../totp/totp.service.ts'
 import { moderationRecordView, recordOfAccount, type ModerationRecord } from './moderation.service.ts'
 

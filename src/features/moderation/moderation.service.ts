@@ -7,7 +7,9 @@ import type { ModerationRecordResponse } from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import { eventOf, moderationAllowed, type ModerationAction, type ModerationFacts } from '../../domain/moderation.ts'
 import { AppError } from '../../errors.ts'
-import type { Account, LoggedModerationEvent, ModerationEvent, OperatorActor, Store } from '../../storage/port.ts'
+import type { Store } from '../../storage/port.ts'
+import type { Account, AccountStore } from '../../storage/port/accounts.ts'
+import type { LoggedModerationEvent, ModerationEvent, ModerationStore, OperatorActor } from '../../storage/port/moderation.ts'
 import type { Caller } from '../context.ts'
 import { secondFactorStatus } from '../totp/totp.service.ts'
 
@@ -38,14 +40,14 @@ export function ensureNotSuspended(caller: Caller): void {
 }
 
 /** The record of an account (404 when there is none). */
-export async function recordOf(store: Store, userId: string): Promise<ModerationRecord> {
+export async function recordOf(store: AccountStore & ModerationStore, userId: string): Promise<ModerationRecord> {
   const account = await store.findAccount(userId)
   if (account === undefined) throw new AppError('error.not_found', 'No such account')
   return recordOfAccount(store, account)
 }
 
 /** The record of an account already read. */
-export async function recordOfAccount(store: Store, account: Account): Promise<ModerationRecord> {
+export async function recordOfAccount(store: ModerationStore, account: Account): Promise<ModerationRecord> {
   return { suspendedSince: account.suspendedAt, events: await store.listModerationEvents(account.userId) }
 }
 

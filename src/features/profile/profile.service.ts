@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts'
 import { normalizeDisplayName } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller } from '../context.ts'
-import type { Account, AccountStore } from '../../storage/port.ts'
+import type { Account, AccountStore } from '../../storage/port/accounts.ts'
 
 async function found(store: AccountStore, userId: string): Promise<Account> {
   const account = await store.findAccount(userId)

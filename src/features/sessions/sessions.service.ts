@@ -9,7 +9,8 @@ import { hashToken } from '../../crypto/tokens.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller } from '../context.ts'
-import type { Cohort, SecurityEvent, Session } from '../../storage/port.ts'
+import type { SecurityEvent } from '../../storage/port/security-events.ts'
+import type { Cohort, Session } from '../../storage/port/sessions.ts'
 
 export interface Devices {
   readonly sessions: Session[]

@@ -13,7 +13,9 @@ import {
 import { isFresh } from '../../domain/session.ts'
 import { AppError } from '../../errors.ts'
 import type { Caller, RequestMeta } from '../context.ts'
-import type { AttemptBudget, SecondFactor, SecondFactorStore, Store } from '../../storage/port.ts'
+import type { Store } from '../../storage/port.ts'
+import type { AttemptBudget } from '../../storage/port/budgets.ts'
+import type { SecondFactor, SecondFactorStore } from '../../storage/port/second-factor.ts'
 
 /** Binds a sealed TOTP secret to its account: a box moved onto another row does not open. */
 export function totpAssociatedData(userId: string): string {

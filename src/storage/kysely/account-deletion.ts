@@ -1,4 +1,4 @@
-import type { AccountDeletionStore } from '../port.ts'
+import type { AccountDeletionStore } from '../port/account-deletion.ts'
 import { affected, type Executor } from './executor.ts'
 import { removeUnneededBlobs } from './garbage.ts'
 import { queueUnownedDeclarations } from './uploads.ts'

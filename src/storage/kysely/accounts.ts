@@ -1,4 +1,4 @@
-import type { Account, AccountStore } from '../port.ts'
+import type { Account, AccountStore } from '../port/accounts.ts'
 import { affected, type Executor } from './executor.ts'
 import { preparedQuery } from './prepared.ts'
 

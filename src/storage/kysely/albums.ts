@@ -1,4 +1,4 @@
-import type { Album, AlbumStore } from '../port.ts'
+import type { Album, AlbumStore } from '../port/albums.ts'
 import { affected, type Executor } from './executor.ts'
 import type { AlbumsTable } from './tables.ts'
 

@@ -5,7 +5,7 @@
 // statement, so every request still reads the session as the database holds it.
 import { CompiledQuery, type Kysely } from 'kysely'
 import type pg from 'pg'
-import type { BearerSession } from '../port.ts'
+import type { BearerSession } from '../port/sessions.ts'
 import { translating } from './connection-faults.ts'
 import { bearerLookupQuery } from './sessions.ts'
 import type { Tables } from './tables.ts'

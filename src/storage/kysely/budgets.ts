@@ -1,7 +1,7 @@
 // Brute-force budgets, each counted by one conditional upsert before the work it guards (a
 // password hash, a code lookup), so that no burst on any number of instances gets past it.
 import { sql } from 'kysely'
-import type { AttemptBudgetStore, PasswordFailureStore } from '../port.ts'
+import type { AttemptBudgetStore, PasswordFailureStore } from '../port/budgets.ts'
 import type { Executor } from './executor.ts'
 
 export function budgetQueries(db: Executor): PasswordFailureStore & AttemptBudgetStore {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { AssetCustody, CustodyStore, Receipt } from '../port.ts'
+import type { AssetCustody, CustodyStore, Receipt } from '../port/custody.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import type { ReceiptsTable } from './tables.ts'
 

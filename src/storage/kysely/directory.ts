@@ -1,4 +1,4 @@
-import type { DirectoryStore } from '../port.ts'
+import type { DirectoryStore } from '../port/directory.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 
 export function directoryQueries(db: Executor): DirectoryStore {

@@ -1,4 +1,4 @@
-import type { EnrollmentStore } from '../port.ts'
+import type { EnrollmentStore } from '../port/enrollment.ts'
 import { affected, type Executor } from './executor.ts'
 
 export function enrollmentQueries(db: Executor): EnrollmentStore {

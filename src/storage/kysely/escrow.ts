@@ -1,4 +1,4 @@
-import type { EscrowStore } from '../port.ts'
+import type { EscrowStore } from '../port/escrow.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 
 export function escrowQueries(db: Executor): EscrowStore {

@@ -1,4 +1,4 @@
-import type { GarbageStore } from '../port.ts'
+import type { GarbageStore } from '../port/garbage.ts'
 import { sql } from 'kysely'
 import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'

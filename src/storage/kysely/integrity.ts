@@ -2,7 +2,7 @@
 // receipt chain in order, and statements that find rows disagreeing with one another. Each
 // finding query is bounded: a database that is badly damaged reports its first rows of each kind.
 import { sql } from 'kysely'
-import type { ConsistencyFinding, IntegrityStore } from '../port.ts'
+import type { ConsistencyFinding, IntegrityStore } from '../port/integrity.ts'
 import { asBuffer, type Executor } from './executor.ts'
 
 const FINDINGS_PER_KIND = 1000

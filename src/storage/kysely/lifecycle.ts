@@ -1,5 +1,6 @@
 import type { QueryCreator } from 'kysely'
-import type { AppliedOp, Engine, LifecycleStore, LiveBlob } from '../port.ts'
+import type { Engine } from '../port.ts'
+import type { AppliedOp, LifecycleStore, LiveBlob } from '../port/lifecycle.ts'
 import { asBuffer, type Executor } from './executor.ts'
 import type { AlbumOpsTable, Tables } from './tables.ts'
 import { openDeclarations } from './uploads.ts'

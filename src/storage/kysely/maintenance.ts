@@ -1,4 +1,4 @@
-import type { MaintenanceStore } from '../port.ts'
+import type { MaintenanceStore } from '../port/maintenance.ts'
 import { affected, type Executor } from './executor.ts'
 import { queueUnownedDeclarations } from './uploads.ts'
 

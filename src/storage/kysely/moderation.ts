@@ -1,4 +1,4 @@
-import type { ModerationStore } from '../port.ts'
+import type { ModerationStore } from '../port/moderation.ts'
 import type { Executor } from './executor.ts'
 
 export function moderationQueries(db: Executor): ModerationStore {

@@ -6,7 +6,7 @@
 // write inside WITH, and runs the same steps as statements of one ordinary transaction: its
 // commit's fsync runs off the event loop, shared with the other commits (decision 0037).
 import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
-import type { RelayDirection, RelayMailboxes } from '../port.ts'
+import type { RelayDirection, RelayMailboxes } from '../port/relay-mailbox.ts'
 import { affected, type Executor } from './executor.ts'
 import type { Tables } from './tables.ts'
 

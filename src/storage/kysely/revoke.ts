@@ -1,4 +1,5 @@
-import type { Engine, RevokeStore } from '../port.ts'
+import type { Engine } from '../port.ts'
+import type { RevokeStore } from '../port/revoke.ts'
 import { asBuffer, type Executor } from './executor.ts'
 
 export function revokeQueries(db: Executor, engine: Engine): RevokeStore {

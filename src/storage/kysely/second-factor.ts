@@ -1,4 +1,4 @@
-import type { SecondFactorStore } from '../port.ts'
+import type { SecondFactorStore } from '../port/second-factor.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import { preparedQuery } from './prepared.ts'
 

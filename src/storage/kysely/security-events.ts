@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { SecurityEventKind, SecurityEventStore } from '../port.ts'
+import type { SecurityEventKind, SecurityEventStore } from '../port/security-events.ts'
 import type { Executor } from './executor.ts'
 
 export function securityEventQueries(db: Executor): SecurityEventStore {

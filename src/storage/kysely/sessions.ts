@@ -1,4 +1,4 @@
-import type { Session, SessionStore } from '../port.ts'
+import type { Session, SessionStore } from '../port/sessions.ts'
 import { affected, type Executor } from './executor.ts'
 
 const sessionColumns = [

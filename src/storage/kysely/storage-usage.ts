@@ -1,7 +1,7 @@
 // What an account takes of the storage quota: its stored bytes as kept on its storage row, and
 // the pending bytes and open sessions recounted from its open upload sessions (a few hundred at
 // most: MAX_OPEN_UPLOADS bounds them), all in one statement so that they agree with each other.
-import type { StorageUsage, StorageUsageStore } from '../port.ts'
+import type { StorageUsage, StorageUsageStore } from '../port/storage-usage.ts'
 import type { Executor } from './executor.ts'
 
 /** Each hash the owner's open sessions (but `exceptUploadId`) declare and the owner does not store, at its largest declared size. */

@@ -1,5 +1,6 @@
 import { sql, type OnConflictBuilder, type QueryCreator } from 'kysely'
-import type { Engine, UploadSession, UploadStore } from '../port.ts'
+import type { Engine } from '../port.ts'
+import type { UploadSession, UploadStore } from '../port/uploads.ts'
 import { affected, type Executor } from './executor.ts'
 import { queueReclaims } from './reclaims.ts'
 import type { Tables } from './tables.ts'

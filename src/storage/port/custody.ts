@@ -1,0 +1,90 @@
+// Custody: attestation keys, the receipt chain and what storage verification reads.
+// Part of the storage port (../port.ts); storage/kysely/custody.ts implements it.
+import type { BlobRole } from './lifecycle.ts'
+
+export interface CustodyStore {
+  /** Every attestation key, active and retired, oldest first. */
+  listAttestationKeys(): Promise<AttestationKey[]>
+  findAttestationKey(keyId: string): Promise<AttestationKey | undefined>
+  /** Writes the chain head row first, so its lock is held for the rest of the transaction, and reads it. */
+  lockReceiptChain(): Promise<ChainHead>
+  /** Makes a new key the active one, retiring the active one at `now` (call under lockReceiptChain). */
+  activateAttestationKey(key: { readonly keyId: string; readonly publicKey: Buffer; readonly privateBox: Buffer }, now: number): Promise<void>
+  /** Reads the chain head, without locking it. */
+  receiptChainHead(): Promise<ChainTip>
+  /** Appends receipts (in order, continuing the head) and moves the head to the last, whose hash is given (under lockReceiptChain). */
+  appendReceipts(receipts: readonly Receipt[], lastReceiptHash: string): Promise<void>
+  /**
+   * appendReceipts without lockReceiptChain: moves the head only if it is still `after` (and
+   * `after`'s key still the active one), which locks it for the rest of the transaction, then
+   * appends. False, writing nothing, when the head or the active key has changed.
+   */
+  appendReceiptsAfter(after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
+  /** Every receipt ever issued for the asset, replaced bundles included, in receipt_seq order. */
+  listReceipts(assetId: string): Promise<Receipt[]>
+  /**
+   * A page of the receipts of an album's assets numbered at most `throughSeq`, in (asset_id,
+   * receipt_seq) order, after `after` (null: from the start), at most `limit` of them: each
+   * query a bounded index range, however many assets the album holds.
+   */
+  albumReceipts(albumId: string, throughSeq: number, after: ReceiptCursor | null, limit: number): Promise<Receipt[]>
+  /**
+   * Takes `bytes` from the account's deep-scan budget when they fit in what is left of the
+   * current window (a window that has ended starts again at `now`); false, writing nothing, otherwise.
+   */
+  reserveDeepScan(userId: string, bytes: number, now: number, budget: number, windowMs: number): Promise<boolean>
+  /** The live (not deleted) assets of the owner among `assetIds`, with their live bundles. */
+  assetCustody(ownerId: string, assetIds: readonly string[]): Promise<Map<string, AssetCustody>>
+  /** Which of these hashes a live asset of the owner references. */
+  liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
+}
+
+export interface AttestationKey {
+  /** Hex SHA-256 of the public key. */
+  readonly keyId: string
+  readonly publicKey: Buffer
+  /** The private seeds, sealed. */
+  readonly privateBox: Buffer
+  readonly status: 'active' | 'retired'
+  readonly notBefore: number
+  readonly notAfter: number | null
+}
+
+export interface ChainHead {
+  readonly lastSeq: number
+  readonly lastReceiptHash: string | null
+  readonly activeKeyId: string | null
+}
+
+/** The chain head with the time of its last receipt (null before the first). */
+export interface ChainTip extends ChainHead {
+  readonly lastReceivedAt: number | null
+}
+
+export interface Receipt {
+  readonly receiptSeq: number
+  readonly serverId: string
+  readonly assetId: string
+  readonly uploadId: string
+  readonly blobRole: BlobRole
+  readonly ciphertextHash: string
+  readonly size: number
+  readonly envelopeHash: string | null
+  readonly receivedAt: number
+  readonly serverKeyId: string
+  readonly priorReceiptHash: string | null
+  readonly receiptCbor: Buffer
+}
+
+/** Where a page of albumReceipts ended: its last receipt's asset and number. */
+export interface ReceiptCursor {
+  readonly assetId: string
+  readonly receiptSeq: number
+}
+
+/** What storage verification knows about one asset of the caller. */
+export interface AssetCustody {
+  readonly takenDown: boolean
+  /** Role of each hash in the asset's live bundle. */
+  readonly roles: ReadonlyMap<string, BlobRole>
+}
