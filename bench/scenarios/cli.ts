@@ -67,7 +67,7 @@ export const cli: Scenario = {
       rows: [HELP, STATUS, BACKUP_HELP].map((name) => row('cli', measured, name, CEILING, null, 'run')),
       measured: [...measured.values()],
       checks,
-      notes: ['cli: one run at a time from fork to exit; the ratio is node -e 0\'s time over the command\'s (1.0: it starts as fast as node itself).'],
+      notes: ['one run at a time from fork to exit; the ratio is node -e 0\'s time over the command\'s (1.0: it starts as fast as node itself).'],
     }
   },
 }
