@@ -252,6 +252,19 @@ describe('the coffer-photos process', () => {
     expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual([])
   })
 
+  it('loads only what a command needs: --help and status load neither TypeBox, sharp and the image pipeline, nor the prompts', async () => {
+    const { home } = await setUpHome()
+    const heavy = /\/node_modules\/(typebox|sharp|@img|exifr|@inquirer)\/|\/src\/client\/node\/media\.ts$/
+    for (const args of [['--help'], ['status'], ['backup', '--help']]) {
+      const file = path.join(work, `loaded-${args.join('')}.txt`)
+      expectOk(await spawnPhotos(home, args, { nodeArgs: ['--import', path.join(import.meta.dirname, '../support/loaded-modules.ts')], env: { LOADED_MODULES_FILE: file } }).done)
+      const loaded = (await readFile(file, 'utf8')).split('\n')
+      expect(loaded.some((url) => url.endsWith('/src/cli/photos/program.ts')), args.join(' ')).toBe(true)
+      // backup --help loads backup's own code: the check can see what it looks for.
+      expect(loaded.filter((url) => heavy.test(url)).length > 0, args.join(' ')).toBe(args[0] === 'backup')
+    }
+  })
+
   it('keeps its compiled modules in the person\'s cache folder: $XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE decides when set', async () => {
     const cacheOf = (root: string) => path.join(root, 'coffer-photos', 'node-compile-cache')
     const entries = async (folder: string): Promise<string[]> => readdir(folder, { recursive: true }).catch(() => [])

@@ -36,6 +36,8 @@ export interface PhotosOptions {
   readonly env?: Record<string, string>
   /** The folder it runs in (default: the checkout's root). */
   readonly cwd?: string
+  /** Flags for node itself, before the program (spawnPhotos). */
+  readonly nodeArgs?: readonly string[]
 }
 
 /** A run under way, in-process or in a process of its own. */
@@ -108,7 +110,7 @@ export function photos(home: string, args: readonly string[], options: PhotosOpt
 
 /** Starts the real binary, `node src/cli/photos/main.ts <args>`, with COFFER_PHOTOS_HOME = `home`. */
 export function spawnPhotos(home: string, args: readonly string[], options: PhotosOptions = {}): PhotosProcess {
-  const child = spawn(process.execPath, [PHOTOS_CLI, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), PHOTOS_CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
