@@ -16,7 +16,7 @@ import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/al
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
 import { Lru } from './lru.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
-import { monthOf } from './time.ts'
+import { monthOf } from './format.ts'
 
 type Entry = Feed['entries'][number]
 
@@ -95,7 +95,7 @@ export class AlbumModel {
   readonly #recordId: Promise<string>
   /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
   readonly #order = new Map<string, number>()
-  /** Each live asset's month (lib/time.ts monthOf) of its latest entry's server time, applied_at. */
+  /** Each live asset's month (lib/format.ts monthOf) of its latest entry's server time, applied_at. */
   readonly #monthOf = new Map<string, number>()
   #through = 0
   #ids: readonly string[] = []

@@ -7,6 +7,7 @@ import { addDeviceByPairing, openPairing, type DeviceAdded, type Pairing } from 
 import type { Hello } from '../../../../src/client/format/enrollment.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
+import { clockText } from '../../lib/format.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { QrCode } from '../security/QrCode.tsx'
 import { explained } from './sentences.ts'
@@ -74,7 +75,7 @@ export function AddDevice() {
       {pairing !== null && sas.question === null && (
         <section aria-labelledby="pairing-title">
           <h2 id="pairing-title">Pairing code</h2>
-          <p>Enter or scan this code on the new device. It works once, until {new Date(pairing.expiresAt).toLocaleTimeString()}.</p>
+          <p>Enter or scan this code on the new device. It works once, until {clockText(pairing.expiresAt)}.</p>
           <p className="code" data-testid="pairing-code">
             {pairing.pairingCode}
           </p>

@@ -1,7 +1,7 @@
 // The uploads of the album page: each file's progress (bytes read by backupFile's two passes:
 // one to hash, one to send) and the total, with a way forward for the files that failed.
-import { bytesText } from '../../../../src/cli/progress.ts'
 import { sentenceFor } from '../../lib/errors.ts'
+import { countText, sizeText } from '../../lib/format.ts'
 import type { UploadItem, Uploads } from '../../lib/uploads.ts'
 
 const STATE_TEXT: Record<UploadItem['state'], string> = {
@@ -24,7 +24,7 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
       <h2 id="uploads-title">Uploads</h2>
       <p className="upload-total">
         <label>
-          {finished} of {items.length} files done{failed > 0 ? `, ${failed} failed` : ''} ({bytesText(total / 2)})
+          {finished} of {countText(items.length, 'file')} done{failed > 0 ? `, ${failed} failed` : ''} ({sizeText(total / 2)})
           <progress max={Math.max(1, total)} value={read} />
         </label>
       </p>

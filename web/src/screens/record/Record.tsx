@@ -3,7 +3,7 @@
 import type { ModerationRecord as Moderation } from '../../../../src/sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Heading } from '../../app/ui.tsx'
-import { whenText } from '../../lib/time.ts'
+import { whenText } from '../../lib/format.ts'
 
 type Event = Moderation['events'][number]
 

@@ -5,7 +5,7 @@ import { useState } from 'react'
 import { CofferProblem, type CofferClient, type Devices } from '../../../../src/sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { Confirm, ErrorLine, LoadStatus, useAction, useLoaded, type Loaded } from '../../app/ui.tsx'
-import { whenText } from '../../lib/time.ts'
+import { whenText } from '../../lib/format.ts'
 import { appText } from '../../lib/user-agent.ts'
 import type { DirectoryView } from './directory.ts'
 
