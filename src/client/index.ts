@@ -1,4 +1,4 @@
-// The photo library's public surface, `@coffer/sdk/client` (packages/sdk): client format v1 and
+// The photo library's public surface, `@coffer/sdk/photos` (packages/sdk): client format v1 and
 // the backup, restore, sync and verify functions on the SDK, for Node 20+ and browsers (no node:
 // module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
 // package's entry (decision 0014); the Node adapters (./node/) are not part of it.
