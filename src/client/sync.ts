@@ -27,7 +27,8 @@ import { feedEntries } from './albums.ts'
 import { replaceFile, type ReplaceTarget } from './edits.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
 import { transientFailure } from './retry.ts'
-import { backupFile, FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore } from './files.ts'
+import { FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore } from './files.ts'
+import { backupFile } from './upload.ts'
 
 /** What the local index recorded of a file backed up. */
 export interface IndexedFile {

@@ -10,7 +10,8 @@
 // Blob. Signing out drops the queue: what it sealed could no longer be opened.
 import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
 import { replaceFile } from '@coffer/photos/edits.ts'
-import { backupFile, IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts } from '@coffer/photos/files.ts'
+import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts } from '@coffer/photos/files.ts'
+import { backupFile } from '@coffer/photos/upload.ts'
 import type { AlbumModel } from './album.ts'
 import { inWorker } from './pool.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
