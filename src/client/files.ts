@@ -160,6 +160,14 @@ export interface BackupResult {
   readonly reusedOriginal: boolean
 }
 
+/**
+ * How an original goes to the server (upload.ts): `whole` (hashed in a first pass, then sent in
+ * one request), `parts` (hashed first, or its hashes in a resume point; sent in parts from what
+ * the server holds), `one-pass` (read once, sent in parts as it is read), `held` (the server holds
+ * it already: nothing of it is sent), `none` (the album holds the content: nothing is sent).
+ */
+export type UploadWay = 'whole' | 'parts' | 'one-pass' | 'held' | 'none'
+
 /** What went wrong backing up or restoring a file, naming it (its name, or its asset id before the name is known). */
 export class FileTransferError extends Error {
   override readonly name = 'FileTransferError'
