@@ -136,6 +136,11 @@ export interface BackupOptions {
    * already holds is then found after it was sent, and not stored.
    */
   readonly hashFirst?: (plaintextSize: number) => boolean
+  /**
+   * Told where the upload of this file is, as it goes: each stage as it begins, and the bytes as
+   * they are read, encrypted and sent (several times per MiB: draw at most a few times a second).
+   */
+  readonly onProgress?: (progress: UploadProgress) => void
 }
 
 export interface BackupResult {
@@ -158,6 +163,45 @@ export interface BackupResult {
    * album: private dedup, FileSource.digest), so only the derivatives and the metadata were sent.
    */
   readonly reusedOriginal: boolean
+}
+
+/** The stages of a file's upload (upload.ts), in their order; `done` when it is stored or found present. */
+export type UploadStage = 'plan' | 'hash' | 'describe' | 'session' | 'send' | 'commit' | 'done'
+
+/** Bytes of a file's upload: the original's plaintext read, ciphertext made (the original's and the derivatives'), and bytes the server took. */
+export interface TransferTotals {
+  readonly read: number
+  readonly encrypted: number
+  readonly sent: number
+}
+
+/**
+ * Where one file's upload is (BackupOptions.onProgress): its stage and the way its original goes,
+ * the bytes so far, and what they will be when it is done given that way (`expected`): a file
+ * sent in two passes reads its bytes twice, one sent in one pass once, one whose original the
+ * server holds sends only its derivatives, one the album holds reads it once and sends nothing.
+ * `expected` is firm once the session is open (the server says what it holds); before, it is the
+ * plan's. At `done` the bytes equal `expected`. Each pass counts: a resumed upload reads and sends
+ * only the rest, one started again counts anew on top of what it did.
+ */
+export interface UploadProgress extends TransferTotals {
+  /** The file's name and size (FileSource.name and size). */
+  readonly name: string
+  readonly size: number
+  readonly stage: UploadStage
+  readonly way: UploadWay
+  readonly expected: TransferTotals
+}
+
+/**
+ * How much of a file's upload is done, from 0 to 1, for a progress bar: the bytes read and sent
+ * so far against those expected (reading and sending are the slow parts; encrypting keeps pace
+ * with reading).
+ */
+export function uploadFraction(progress: UploadProgress): number {
+  if (progress.stage === 'done') return 1
+  const total = progress.expected.read + progress.expected.sent
+  return total === 0 ? 0 : Math.min(1, (progress.read + progress.sent) / total)
 }
 
 /**

@@ -3,7 +3,8 @@
 // module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
 // package's entry (decision 0014); the Node adapters (./node/) are not part of it.
 export {
-  restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource,
+  restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource, uploadFraction,
+  type TransferTotals, type UploadProgress, type UploadStage, type UploadWay,
   type AssetEntry, type AssetKeys, type OpenedAsset, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource, type ResumeStore,
 } from './files.ts'
 export { backupFile, partEnd, UPLOAD_PART_BYTES } from './upload.ts'

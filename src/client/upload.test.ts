@@ -1,6 +1,7 @@
 // The upload's stages (upload.ts) against a test double of the HTTP client: which way each file's
 // original goes (whole, in parts, in one pass, held by the server, not at all), what is read for
-// it and what is sent. The double answers as the server does for what these tests ask (declared
+// it and what is sent, and the progress each tells (its stages in order, bytes that only grow,
+// totals that say what the way costs: two reads, one read, nothing sent). The double answers as the server does for what these tests ask (declared
 // blobs, parts from where it is, a provisional name replaced at the last part); the HTTP
 // behaviour itself is tested against the real server (test/client/resume.test.ts,
 // test/http/client-library.test.ts, test/client/edits.test.ts).
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type LifecycleWrite, type UploadSessionView } from '../sdk/client.ts'
 import { IdentityKey } from '../sdk/identity.ts'
-import { memorySource, type BackupTarget, type FileSource, type MediaFacts } from './files.ts'
+import { memorySource, uploadFraction, type BackupTarget, type FileSource, type MediaFacts, type UploadProgress } from './files.ts'
 import { generateMasterKey } from './format/keys.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 import { backupFile, partEnd } from './upload.ts'
@@ -172,6 +173,39 @@ function streamed(bytes: Uint8Array, name = 'VID_0001.mp4'): FileSource & { read
   }
 }
 
+/** The progress events of one upload, and what they must always say. */
+function progressLog() {
+  const events: UploadProgress[] = []
+  return {
+    events,
+    onProgress: (progress: UploadProgress) => void events.push(progress),
+    /** The stages in the order they were entered. */
+    get stages() {
+      return events.map((e) => e.stage).filter((stage, i, all) => all[i - 1] !== stage)
+    },
+    get last() {
+      return events.at(-1)!
+    },
+    /** Bytes only grow, never past what is expected; the fraction drawn from them only grows; at the end they are what was expected. */
+    check() {
+      for (const [i, e] of events.entries()) {
+        for (const kind of ['read', 'encrypted', 'sent'] as const) {
+          expect(e[kind]).toBeLessThanOrEqual(e.expected[kind])
+          if (i > 0) expect(e[kind]).toBeGreaterThanOrEqual(events[i - 1]![kind])
+        }
+      }
+      const last = events.at(-1)!
+      expect(last.stage).toBe('done')
+      expect({ read: last.read, encrypted: last.encrypted, sent: last.sent }).toEqual(last.expected)
+      expect(uploadFraction(last)).toBe(1)
+    },
+    /** The fractions a bar shows while the file goes (stage changes aside), in order. */
+    get fractions() {
+      return events.map(uploadFraction)
+    },
+  }
+}
+
 const THUMBNAIL = bytesOf(3000, 99)
 const describeWithThumbnail = async (): Promise<MediaFacts> => ({ captured: null, width: 4, height: 3, derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: THUMBNAIL }] })
 
@@ -187,31 +221,50 @@ describe('the ways an original goes', () => {
     let opened = 0
     const source = { ...memorySource(bytes, { name: 'IMG_0001.jpg', type: 'image/jpeg', modified: null }) }
     const open = source.open.bind(source)
-    const result = await backupFile(targetOn(fake), { ...source, open: (start) => (opened++, open(start)) }, { describe: describeWithThumbnail })
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), { ...source, open: (start) => (opened++, open(start)) }, { describe: describeWithThumbnail, onProgress: log.onProgress })
     expect(opened).toBe(2)
     expect(fake.calls).toEqual(['openUploadSession', 'putBlob original', 'putBlob derivative', 'applyManifest'])
     expect(result).toMatchObject({ status: 'stored', sentBytes: sealedSize(bytes.length) + thumbnailSealed, resumedBytes: 0, reusedOriginal: false })
     expect(fake.stored.has(result.ciphertextHash!)).toBe(true)
+    log.check()
+    expect(log.stages).toEqual(['plan', 'hash', 'describe', 'session', 'send', 'commit', 'done'])
+    // Planned from the start as what it cost: the bytes read twice, the original and its thumbnail sent.
+    expect(log.events[0]).toMatchObject({ name: 'IMG_0001.jpg', size: bytes.length, way: 'whole', expected: { read: 2 * bytes.length, sent: sealedSize(bytes.length) } })
+    expect(log.last).toMatchObject({ way: 'whole', read: 2 * bytes.length, encrypted: 2 * sealedSize(bytes.length) + thumbnailSealed, sent: result.sentBytes })
   })
 
   it('parts: a large file hashed first (the album may hold it) is read twice and sent in parts', async () => {
     const fake = new FakeCoffer()
     const source = streamed(bytesOf(LARGE, 2))
-    const result = await backupFile(targetOn(fake), source, { hashFirst: () => true })
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), source, { hashFirst: () => true, onProgress: log.onProgress })
     expect(source.reads).toEqual([0, 0])
     expect(fake.calls).toEqual(['openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest'])
     expect(result).toMatchObject({ status: 'stored', sentBytes: sealedSize(LARGE) })
+    log.check()
+    expect(log.events[0]).toMatchObject({ way: 'parts', expected: { read: 2 * LARGE, sent: sealedSize(LARGE) } })
+    expect(log.last).toMatchObject({ read: 2 * LARGE, sent: sealedSize(LARGE) })
     expect(partEnd(0, sealedSize(LARGE), DEFAULT_CHUNK_SIZE)).toBeLessThan(sealedSize(LARGE))
   })
 
   it('one pass: a large file streamed from disk is read once, sent under a provisional name, and named at its last part', async () => {
     const fake = new FakeCoffer()
     const source = streamed(bytesOf(LARGE, 3))
-    const result = await backupFile(targetOn(fake), source, {})
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), source, { onProgress: log.onProgress })
     expect(source.reads).toEqual([0])
     expect(fake.calls).toEqual(['openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest'])
     expect(result).toMatchObject({ status: 'stored', sentBytes: sealedSize(LARGE) })
     expect(fake.stored).toEqual(new Set([result.ciphertextHash]))
+    log.check()
+    // No first pass: read once, from the plan on; the bar moves all the way while the file is read and sent.
+    expect(log.stages).toEqual(['plan', 'describe', 'session', 'send', 'commit', 'done'])
+    expect(log.events.every((e) => e.way === 'one-pass' && e.expected.read === LARGE && e.expected.sent === sealedSize(LARGE))).toBe(true)
+    const sending = log.events.filter((e) => e.stage === 'send').map(uploadFraction)
+    expect(sending.every((f, i) => i === 0 || f >= sending[i - 1]!)).toBe(true)
+    expect(new Set(sending.filter((f) => f > 0 && f < 1)).size).toBeGreaterThanOrEqual(9) // a step per MiB read, and per part sent
+    expect(sending.at(-1)).toBe(1)
   })
 
   it('held: the same photo in a second album is the same encrypted original, which the server holds: only the thumbnail is sent', async () => {
@@ -220,26 +273,39 @@ describe('the ways an original goes', () => {
     const photo = memorySource(bytes, { name: 'IMG_0002.jpg', type: 'image/jpeg', modified: null })
     const first = await backupFile(targetOn(fake), photo, { describe: describeWithThumbnail })
     fake.calls.length = 0
-    const again = await backupFile({ ...targetOn(fake), albumId: '0190b6a2-4c1e-8f3a-9b2d-444444444444' }, photo, { describe: async () => ({ ...(await describeWithThumbnail()), derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: bytesOf(3000, 98) }] }) })
+    const log = progressLog()
+    const again = await backupFile({ ...targetOn(fake), albumId: '0190b6a2-4c1e-8f3a-9b2d-444444444444' }, photo, { onProgress: log.onProgress, describe: async () => ({ ...(await describeWithThumbnail()), derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: bytesOf(3000, 98) }] }) })
     expect(again.ciphertextHash).toBe(first.ciphertextHash)
     expect(fake.calls).toEqual(['openUploadSession', 'putBlob derivative', 'applyManifest'])
     expect(again).toMatchObject({ status: 'stored', reusedOriginal: true, sentBytes: thumbnailSealed })
+    log.check()
+    // Planned as two passes; once the session says the server holds the original, only the first pass and the thumbnail are left.
+    expect(log.events[0]).toMatchObject({ way: 'whole', expected: { read: 2 * bytes.length } })
+    expect(log.events.find((e) => e.stage === 'send')).toMatchObject({ way: 'held', expected: { read: bytes.length, sent: thumbnailSealed } })
+    expect(log.last).toMatchObject({ way: 'held', read: bytes.length, sent: thumbnailSealed })
   })
 
   it('none: content the album holds is found by the first pass and nothing is sent, no session opened', async () => {
     const fake = new FakeCoffer()
     const source = streamed(bytesOf(300_000, 5))
-    const result = await backupFile(targetOn(fake), source, { isStored: () => true, describe: () => Promise.reject(new Error('not asked')) })
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), source, { isStored: () => true, describe: () => Promise.reject(new Error('not asked')), onProgress: log.onProgress })
     expect(result).toMatchObject({ status: 'present', sentBytes: 0, ciphertextHash: null })
     expect(source.reads).toEqual([0])
     expect(fake.calls).toEqual([])
+    log.check()
+    expect(log.stages).toEqual(['plan', 'hash', 'done'])
+    expect(log.last).toMatchObject({ way: 'none', read: 300_000, sent: 0 })
   })
 
   it('a file sent in one pass whose content the album holds is found at its end: the session is aborted, nothing stored', async () => {
     const fake = new FakeCoffer()
     const source = streamed(bytesOf(LARGE, 6))
-    const result = await backupFile(targetOn(fake), source, { isStored: () => true })
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), source, { isStored: () => true, onProgress: log.onProgress })
     expect(result).toMatchObject({ status: 'present', sentBytes: 0 })
+    log.check()
+    expect(log.last).toMatchObject({ way: 'none', read: LARGE, sent: sealedSize(LARGE) })
     expect(fake.calls).toEqual(['openUploadSession', 'putBlobPart original', 'putBlobPart original', 'abortUploadSession'])
     expect(fake.open).toBe(0)
   })
@@ -248,9 +314,14 @@ describe('the ways an original goes', () => {
     const fake = new FakeCoffer()
     fake.upgradeWindows = 1
     const source = streamed(bytesOf(LARGE, 7))
-    const result = await backupFile(targetOn(fake), source, {})
+    const log = progressLog()
+    const result = await backupFile(targetOn(fake), source, { onProgress: log.onProgress })
     // The one-pass file is known after the first round: the second round sends it in parts, read again.
     expect(source.reads).toEqual([0, 0])
+    log.check()
+    // Each round counts: the totals grow by the second round's read and send when it begins.
+    expect(log.stages).toEqual(['plan', 'describe', 'session', 'send', 'commit', 'session', 'send', 'commit', 'done'])
+    expect(log.last).toMatchObject({ way: 'parts', read: 2 * LARGE, sent: 2 * sealedSize(LARGE) })
     expect(fake.calls).toEqual([
       'openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest', 'abortUploadSession', 'readUpgrade', 'listAlbums',
       'openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest',

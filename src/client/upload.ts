@@ -16,7 +16,8 @@
 // An upgrade window met in session, send or commit ends the session, waits until the window
 // closes and runs them again (protocol.ts). A resume point the server refuses (its session ended,
 // the file is not what was sent) is dropped and the whole runs again from the start, once
-// (storeFile).
+// (storeFile). Each stage tells BackupOptions.onProgress where it is, with the bytes read,
+// encrypted and sent so far and what they will be at the end given the way (UploadProgress).
 //
 // Why two passes: the server wants the original's SHA-256 and size before it takes the bytes
 // (the upload session declares them, the blob's URL names the hash), and the SDK's uploadAsset
@@ -45,7 +46,8 @@ import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivati
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
 import {
   CLIENT_VERSION, CRYPTO_SUITE_V1, FileTransferError, reasonOf, staleRevival, Tap,
-  type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type MediaFacts, type ResumeStore, type Sha256Hasher, type UploadWay,
+  type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type MediaFacts, type ResumeStore, type Sha256Hasher, type TransferTotals,
+  type UploadProgress, type UploadStage, type UploadWay,
 } from './files.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { transientFailure } from './retry.ts'
@@ -78,12 +80,13 @@ export type Lifecycle =
  * then again from the start, without the resume point, when the server refuses what it continued.
  */
 export async function storeFile(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle): Promise<BackupResult> {
+  const meter = new Meter(source, options.onProgress)
   const resumed = await resumedUpload(target, source, options.resume)
   try {
-    return await runStages(await plan(target, source, options, lifecycle, resumed))
+    return await runStages(await plan(target, source, options, lifecycle, resumed, meter))
   } catch (error) {
     if (resumed === null || !uploadRefused(error)) throw error
-    return runStages(await plan(target, source, options, lifecycle, null))
+    return runStages(await plan(target, source, options, lifecycle, null, meter))
   }
 }
 
@@ -125,6 +128,7 @@ interface Upload {
   readonly source: FileSource
   readonly options: BackupOptions
   readonly lifecycle: Lifecycle
+  readonly meter: Meter
   readonly chunkSize: number
   readonly amkVersion: number
   /** The original's size encrypted; it goes in parts when that is more than one part. */
@@ -163,6 +167,81 @@ interface Upload {
   /** commit: the chain head a replace continues (read again after a stale revival). */
   head: ChainHead | null
 }
+
+// --- progress ----------------------------------------------------------------------------------
+
+const NOTHING: TransferTotals = { read: 0, encrypted: 0, sent: 0 }
+const plus = (a: TransferTotals, b: TransferTotals): TransferTotals => ({ read: a.read + b.read, encrypted: a.encrypted + b.encrypted, sent: a.sent + b.sent })
+
+/** Counts what a file's upload reads, encrypts and sends, and tells onProgress with each stage's expectations. */
+class Meter {
+  readonly #file: { readonly name: string; readonly size: number }
+  readonly #tell: ((progress: UploadProgress) => void) | undefined
+  #done: TransferTotals = NOTHING
+  #expected: TransferTotals = NOTHING
+  #stage: UploadStage = 'plan'
+  #way: UploadWay = 'whole'
+
+  constructor(source: FileSource, tell: ((progress: UploadProgress) => void) | undefined) {
+    this.#file = { name: source.name, size: source.size }
+    this.#tell = tell
+  }
+
+  /** A stage begins: from here, `ahead` is left to do (the file's totals are what was done plus that). */
+  enter(stage: UploadStage, way: UploadWay, ahead: TransferTotals): void {
+    this.#stage = stage
+    this.#way = way
+    this.#expected = plus(this.#done, ahead)
+    this.#emit()
+  }
+
+  add(kind: keyof TransferTotals, bytes: number): void {
+    if (this.#tell === undefined || bytes === 0) return
+    this.#done = { ...this.#done, [kind]: this.#done[kind] + bytes }
+    this.#emit()
+  }
+
+  /** The upload ended (stored or present): what it did is what it took. */
+  finish(way: UploadWay): void {
+    this.enter('done', way, NOTHING)
+  }
+
+  #emit(): void {
+    if (this.#tell === undefined) return
+    const expected = { read: Math.max(this.#expected.read, this.#done.read), encrypted: Math.max(this.#expected.encrypted, this.#done.encrypted), sent: Math.max(this.#expected.sent, this.#done.sent) }
+    this.#tell({ ...this.#file, stage: this.#stage, way: this.#way, ...this.#done, expected })
+  }
+}
+
+/** `source`'s pieces as they pass, each counted. */
+async function* counted(source: AsyncIterable<Uint8Array>, count: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+  for await (const piece of source) {
+    count(piece.length)
+    yield piece
+  }
+}
+
+/** What sending the original by its way reads, encrypts and sends, from what the session holds of it. */
+function originalAhead(up: Upload): TransferTotals {
+  const held = up.session?.original.present === true ? up.ciphertextSize : (up.session?.original.received ?? 0)
+  switch (up.way) {
+    case 'whole':
+      return { read: up.source.size, encrypted: up.ciphertextSize, sent: up.ciphertextSize }
+    case 'parts':
+      return { read: up.source.size - chunkAt(held, up.chunkSize) * up.chunkSize, encrypted: up.ciphertextSize - held, sent: up.ciphertextSize - held }
+    case 'one-pass':
+      return { read: up.source.size, encrypted: up.ciphertextSize, sent: up.ciphertextSize - held }
+    case 'held':
+    case 'none':
+      return NOTHING
+  }
+}
+
+/** The derivatives' bytes to send: those the session lacks (all of them before it opens). */
+const derivativesAhead = (up: Upload): TransferTotals => ({
+  ...NOTHING,
+  sent: up.derivatives.filter((d) => up.session === null || up.session.missing.has(d.hash)).reduce((sum, d) => sum + d.sealed.length, 0),
+})
 
 // --- the stages -------------------------------------------------------------------------------
 
@@ -213,7 +292,7 @@ async function runStages(up: Upload): Promise<BackupResult> {
 }
 
 /** plan: the keys, the way the original goes, and the hashes a resume point has. */
-async function plan(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle, resumed: Resumed | null): Promise<Upload> {
+async function plan(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle, resumed: Resumed | null, meter: Meter): Promise<Upload> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const knownContent = resumed === null ? await source.digest?.() : undefined
   const derived = knownContent === undefined ? null : await contentKeys(target.masterKey, knownContent, chunkSize)
@@ -228,6 +307,7 @@ async function plan(target: BackupTarget, source: FileSource, options: BackupOpt
     source,
     options,
     lifecycle,
+    meter,
     chunkSize,
     amkVersion: target.amkVersion ?? 1,
     ciphertextSize: size,
@@ -252,12 +332,16 @@ async function plan(target: BackupTarget, source: FileSource, options: BackupOpt
     resumedBytes: 0,
     head: lifecycle.action === 'replace' ? lifecycle.head : null,
   }
+  const pass1 = hashes === null && !onePass ? { read: source.size, encrypted: size, sent: 0 } : NOTHING
+  meter.enter('plan', up.way, plus(pass1, originalAhead(up)))
   return up
 }
 
-/** The original's ciphertext from chunk `firstChunk` on, its plaintext read from where that chunk begins. */
+/** The original's ciphertext from chunk `firstChunk` on, its plaintext read from where that chunk begins; both counted. */
 function encryptOriginal(up: Upload, plain: Tap, firstChunk = 0): AsyncGenerator<Uint8Array> {
-  return encryptStream(up.fileKey, plain.through(up.source.open(firstChunk * up.chunkSize)), { role: 'original', chunkSize: up.chunkSize, salt: up.salt, firstChunk })
+  const read = counted(plain.through(up.source.open(firstChunk * up.chunkSize)), (bytes) => up.meter.add('read', bytes))
+  const encrypted = encryptStream(up.fileKey, read, { role: 'original', chunkSize: up.chunkSize, salt: up.salt, firstChunk })
+  return counted(encrypted, (bytes) => up.meter.add('encrypted', bytes))
 }
 
 async function drain(source: AsyncIterable<Uint8Array>): Promise<void> {
@@ -267,6 +351,7 @@ async function drain(source: AsyncIterable<Uint8Array>): Promise<void> {
 /** hash: pass 1, for a file sent in two passes whose hashes are not known; then what the asset is. */
 async function hash(up: Upload): Promise<void> {
   if (up.hashes === null && up.way !== 'one-pass') {
+    up.meter.enter('hash', up.way, plus({ read: up.source.size, encrypted: up.ciphertextSize, sent: 0 }, originalAhead(up)))
     const plain = new Tap(up.target.sha256)
     const cipher = new Tap(up.target.sha256)
     await drain(cipher.through(encryptOriginal(up, plain)))
@@ -296,6 +381,7 @@ const NO_FACTS: MediaFacts = { captured: null, width: null, height: null, deriva
 
 /** describe: what the file says of itself and its derivatives, sealed under the file key; a resume point's as they were. */
 async function describe(up: Upload): Promise<void> {
+  up.meter.enter('describe', up.way, originalAhead(up))
   if (up.resumed !== null) {
     up.facts = up.resumed.facts
     up.derivatives = up.resumed.derivatives
@@ -305,6 +391,7 @@ async function describe(up: Upload): Promise<void> {
     up.derivatives = await Promise.all(
       media.derivatives.map(async (d) => {
         const sealed = await encryptBytes(up.fileKey, d.bytes, { role: 'derivative' })
+        up.meter.add('encrypted', sealed.length)
         return { kind: d.kind, type: d.type, size: d.bytes.length, hash: toHex(sha256(sealed)), sealed }
       }),
     )
@@ -329,6 +416,7 @@ async function resumedSession(up: Upload): Promise<UploadSessionView | null> {
 /** session: the resumed session or a new one, told to onUploadOpened; the resume point of an original sent in parts stored. */
 async function openSession(up: Upload): Promise<void> {
   const { target, options } = up
+  up.meter.enter('session', up.way, plus(originalAhead(up), derivativesAhead(up)))
   const declared = up.hashes?.ciphertextHash ?? up.provisionalName!
   const view =
     (await resumedSession(up)) ??
@@ -357,6 +445,7 @@ async function openSession(up: Upload): Promise<void> {
 async function sendOriginal(up: Upload): Promise<void> {
   const { target } = up
   const session = up.session!
+  up.meter.enter('send', up.way, plus(originalAhead(up), derivativesAhead(up)))
   const size = up.ciphertextSize
   switch (up.way) {
     case 'one-pass': {
@@ -383,6 +472,7 @@ async function sendOriginal(up: Upload): Promise<void> {
       const cipher = new Tap(target.sha256)
       await target.client.putBlob(session.uploadId, up.hashes!.ciphertextHash, cipher.through(encryptOriginal(up, plain)))
       if (toHex(cipher.digest()) !== up.hashes!.ciphertextHash || plain.bytes !== up.source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+      up.meter.add('sent', size)
       up.sentBytes += size
       break
     }
@@ -410,6 +500,7 @@ async function sendDerivatives(up: Upload): Promise<void> {
   for (const d of up.derivatives) {
     if (!session.missing.has(d.hash)) continue
     await target.client.putBlob(session.uploadId, d.hash, d.sealed)
+    up.meter.add('sent', d.sealed.length)
     up.sentBytes += d.sealed.length
   }
 }
@@ -419,6 +510,7 @@ async function commit(up: Upload): Promise<BackupResult> {
   const { target, source, lifecycle } = up
   const hashes = up.hashes!
   const identity = up.identity!
+  up.meter.enter('commit', up.way, NOTHING)
   const metadata: AssetMetadata = {
     name: source.name,
     size: source.size,
@@ -478,6 +570,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     throw error
   }
   up.session = null
+  up.meter.finish(up.way)
   if (up.pointStored) await up.options.resume?.clear()
   return {
     status: 'stored',
@@ -500,6 +593,7 @@ async function endSession(up: Upload): Promise<void> {
 /** The album held the content (or the asset is it): nothing stored; the resume point, if any, dropped. */
 async function present(up: Upload): Promise<BackupResult> {
   const identity = up.identity!
+  up.meter.finish('none')
   if (up.pointStored) await up.options.resume?.clear()
   return { status: 'present', assetId: identity.assetId, contentHash: identity.contentHash, contentMac: toHex(identity.contentMac), ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false }
 }
@@ -632,5 +726,6 @@ async function sendParts(up: Upload, hash: string, parts: AsyncIterable<{ readon
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.upload.offset_mismatch' && Number(error.headers.get('upload-offset')) === end)) throw error
     }
+    up.meter.add('sent', part.bytes.length)
   }
 }
