@@ -55,19 +55,14 @@ export const IN_MEMORY_FILE_MAX = 64 * 1024 * 1024
 /**
  * A file held in memory as a FileSource: both passes read the one buffer (chunk-sized views,
  * no copy: the encryption takes each as it is), and its hash is known up front, so its original
- * is encrypted under keys that follow from its content (private dedup). `onPiece` is told each
- * piece handed to a pass (progress).
+ * is encrypted under keys that follow from its content (private dedup).
  */
-export function memorySource(bytes: Uint8Array, facts: Pick<FileSource, 'name' | 'type' | 'modified'>, onPiece?: (bytes: number) => void): FileSource {
+export function memorySource(bytes: Uint8Array, facts: Pick<FileSource, 'name' | 'type' | 'modified'>): FileSource {
   return {
     ...facts,
     size: bytes.length,
     *open(start = 0) {
-      for (let at = start; at < bytes.length; at += DEFAULT_CHUNK_SIZE) {
-        const piece = bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
-        onPiece?.(piece.length)
-        yield piece
-      }
+      for (let at = start; at < bytes.length; at += DEFAULT_CHUNK_SIZE) yield bytes.subarray(at, at + DEFAULT_CHUNK_SIZE)
     },
     digest: () => digestSha256(bytes),
   }
