@@ -37,7 +37,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { equalBytes, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type UploadSessionView } from '../sdk/client.ts'
 import { buildLifecycleWrite } from '../sdk/manifest.ts'
-import { randomBytes } from './format/bytes.ts'
+import { digestSha256, randomBytes } from './format/bytes.ts'
 import { contentKeys, contentMacOf } from './format/content.ts'
 import { assetIdFor } from './format/ids.ts'
 import { deriveAlbumKey, GCM_TAG_BYTES, generateFileKey } from './format/keys.ts'
@@ -46,7 +46,7 @@ import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivati
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
 import {
   CLIENT_VERSION, CRYPTO_SUITE_V1, FileTransferError, reasonOf, staleRevival, Tap,
-  type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type MediaFacts, type ResumeStore, type Sha256Hasher, type TransferTotals,
+  type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type MediaFacts, type ResumeStore, type TransferTotals,
   type UploadProgress, type UploadStage, type UploadWay,
 } from './files.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
@@ -708,21 +708,21 @@ async function* dropFirst(stream: AsyncIterable<Uint8Array>, count: number): Asy
 }
 
 /**
- * Sends an original's parts to the session, each counted once the server took it. A part the
- * server stored though its answer was lost (the request was sent again) is refused as already
- * received: the server is past it, and that is the answer that was lost.
+ * Sends an original's parts to the session, each counted once the server took it. A part's
+ * Content-Digest is hashed by the platform's WebCrypto (native, off the page's thread in a
+ * browser; the part is whole in memory). A part the server stored though its answer was lost
+ * (the request was sent again) is refused as already received: the server is past it, and that
+ * is the answer that was lost.
  */
 async function sendParts(up: Upload, hash: string, parts: AsyncIterable<{ readonly start: number; readonly bytes: Uint8Array }>, blobDigest?: () => Uint8Array): Promise<void> {
   const client: CofferClient = up.target.client
-  const hasher: Sha256Hasher = up.target.sha256 ?? (() => sha256.create())
   const uploadId = up.session!.uploadId
   const total = up.ciphertextSize
   for await (const part of parts) {
     const end = part.start + part.bytes.length
-    const digest = hasher()
-    digest.update(part.bytes)
+    const digest = await digestSha256(part.bytes)
     try {
-      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, { digest: digest.digest(), ...(end === total && blobDigest !== undefined ? { blobDigest: blobDigest() } : {}) })
+      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, { digest, ...(end === total && blobDigest !== undefined ? { blobDigest: blobDigest() } : {}) })
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.upload.offset_mismatch' && Number(error.headers.get('upload-offset')) === end)) throw error
     }
