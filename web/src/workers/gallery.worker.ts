@@ -70,6 +70,9 @@ const api = {
    * video, HEIC in most browsers) gets no dimensions and no derivatives.
    */
   async describe(file: Blob): Promise<Described> {
+    // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
+    // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
+    if (file.type.startsWith('video/')) return { captured: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
     let image: ImageBitmap
     try {
