@@ -8,7 +8,8 @@ import { fromBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient } from '../sdk/client.ts'
 import { buildAssetDeletion, readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
-import { CLIENT_VERSION, staleRevival, storeFile, type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type RestoreSource } from './files.ts'
+import { CLIENT_VERSION, staleRevival, type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type RestoreSource } from './files.ts'
+import { storeFile } from './upload.ts'
 import { pinnedVersion, writeWithProtocol } from './protocol.ts'
 
 /** The asset is not a live asset of the album (never was, or was deleted). */

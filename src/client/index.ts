@@ -1,11 +1,13 @@
-// The photo library's public surface, `@coffer/sdk/client` (packages/sdk): client format v1 and
+// The photo library's public surface, `@coffer/sdk/photos` (packages/sdk): client format v1 and
 // the backup, restore, sync and verify functions on the SDK, for Node 20+ and browsers (no node:
 // module; WebCrypto and the noble libraries). Like src/sdk/index.ts, a deliberate barrel for the
 // package's entry (decision 0014); the Node adapters (./node/) are not part of it.
 export {
-  backupFile, restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource, partEnd, UPLOAD_PART_BYTES,
+  restoreFile, openAsset, openDerivative, openOriginal, derivativeBlob, FileTransferError, CRYPTO_SUITE_V1, CLIENT_VERSION, IN_MEMORY_FILE_MAX, memorySource, uploadFraction,
+  type TransferTotals, type UploadProgress, type UploadStage, type UploadWay,
   type AssetEntry, type AssetKeys, type OpenedAsset, type BackupOptions, type BackupResult, type BackupTarget, type DerivativeSource, type FileSource, type MediaFacts, type RestoredFile, type RestoreSource, type ResumeStore,
 } from './files.ts'
+export { backupFile, partEnd, UPLOAD_PART_BYTES } from './upload.ts'
 export { albumView, backupAll, type AlbumView, type BackupEvent, type BackupRun, type BackupSummary, type Candidate, type FileOutcome, type IndexedFile, type PendingUpload, type SyncState } from './sync.ts'
 export { contentKeys, contentMacOf, type ContentKeys } from './format/content.ts'
 export {

@@ -27,7 +27,8 @@ import { feedEntries } from './albums.ts'
 import { replaceFile, type ReplaceTarget } from './edits.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
 import { transientFailure } from './retry.ts'
-import { backupFile, FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore } from './files.ts'
+import { FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore, type UploadProgress } from './files.ts'
+import { backupFile } from './upload.ts'
 
 /** What the local index recorded of a file backed up. */
 export interface IndexedFile {
@@ -130,6 +131,8 @@ export interface BackupRun {
   readonly attempts?: number
   readonly signal?: AbortSignal
   readonly onEvent?: (event: BackupEvent) => void
+  /** Told where each file's upload is, as it goes (BackupOptions.onProgress), with the file's path: for a progress bar that moves within files. */
+  readonly onProgress?: (path: string, progress: UploadProgress) => void
   /** The album as an earlier run over it left it (albumView): only the feed's newer entries are read. A new one unless given. */
   readonly view?: AlbumView
   /** The totals for progress, from a quick first walk; the run does not need them. */
@@ -270,6 +273,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         const options = {
           resume,
           hashFirst: (size: number) => sizes.has(size),
+          ...(run.onProgress === undefined ? {} : { onProgress: (progress: UploadProgress) => run.onProgress!(candidate.path, progress) }),
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id: string) => {
             uploadId = id

@@ -125,11 +125,11 @@ describe('the packed SDK', () => {
     }
     const everything = await bundle(`import * as sdk from '@coffer/sdk'; globalThis.sdk = sdk`)
     const clientOnly = await bundle(`import { CofferClient } from '@coffer/sdk'; globalThis.c = CofferClient`)
-    const photoLibrary = await bundle(`import * as library from '@coffer/sdk/client'; globalThis.library = library`)
+    const photoLibrary = await bundle(`import * as library from '@coffer/sdk/photos'; globalThis.library = library`)
     expect(everything.reached).toEqual([])
     expect(clientOnly.reached).toEqual([])
     expect(photoLibrary.reached).toEqual([])
-    console.log(`@coffer/sdk/client minified: ${photoLibrary.bytes} bytes`)
+    console.log(`@coffer/sdk/photos minified: ${photoLibrary.bytes} bytes`)
     console.log(`@coffer/sdk minified: everything ${everything.bytes} bytes, CofferClient alone ${clientOnly.bytes} bytes`)
     // The client alone leaves the signature, CBOR and schema libraries out.
     expect(clientOnly.bytes).toBeLessThan(everything.bytes / 5)

@@ -3,7 +3,7 @@
 import type { Page } from 'playwright-core'
 import sharp from 'sharp'
 import { albumRecordId, liveEntries, openAlbum, type Library, type NamedAlbum } from '../../src/client/albums.ts'
-import { backupFile } from '../../src/client/files.ts'
+import { backupFile } from '../../src/client/upload.ts'
 
 /** A tiny distinct image (a flat colour from `n`) as WebP: the original and the thumbnail of a seeded asset. */
 async function swatch(n: number): Promise<Uint8Array> {

@@ -11,6 +11,7 @@ import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { candidateOf, walkMedia, type WalkedFile } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
+import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
@@ -91,11 +92,13 @@ export const backup: Command = {
               if (event.type === 'start') {
                 out.event('start', { album: album.name, album_id: album.albumId, files: event.files, bytes: event.bytes, aborted_uploads: event.abortedUploads })
               } else if (event.type === 'file') {
-                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path)
+                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, event.path)
                 out.event('file', { path: event.path, outcome: event.outcome, size: event.size, sent_bytes: event.sentBytes, asset_id: event.assetId, ...(event.error === undefined ? {} : { error: event.error }) })
                 if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
               } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
             },
+            // The bar moves within each file as the library reads and sends it.
+            onProgress: (path, upload) => progress.moving(path, uploadFraction(upload) * upload.size),
           },
           (async function* () {
             for await (const file of files) yield candidateOf(file, { describe: (at, type) => describeMedia(at, type, { location }), inMemoryMax })

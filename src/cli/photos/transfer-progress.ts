@@ -1,13 +1,17 @@
 // The live progress of a backup or restore on stderr (cli-progress): files, bytes, rate and
 // time left, on one line rewritten in place on a terminal; off a terminal (a log), a line every
-// ten seconds. Nothing with --json, whose lines on stdout carry the same.
+// ten seconds. Nothing with --json, whose lines on stdout carry the same. The bytes count the
+// files done and, within the files in flight, what the library's progress events say of each
+// (a backup: src/client's UploadProgress); a restore counts whole files.
 import { SingleBar } from 'cli-progress'
 import { bytesText } from '../progress.ts'
 import type { Output } from './output.ts'
 
 export interface TransferProgress {
-  /** One file done, of `bytes` bytes. */
-  advance(bytes: number, name: string): void
+  /** One file done, of `bytes` bytes: `path` (its name unless given) is no longer in flight. */
+  advance(bytes: number, name: string, path?: string): void
+  /** A file in flight: `bytes` of its size are done so far. */
+  moving(path: string, bytes: number): void
   /** A line above the bar (a failure, a retry). */
   note(text: string): void
   stop(): void
@@ -20,9 +24,12 @@ function durationText(seconds: number): string {
 }
 
 export function transferProgress(out: Output, totals: { readonly files: number; readonly bytes: number }): TransferProgress {
-  if (out.json) return { advance: () => {}, note: (text) => out.warn(text), stop: () => {} }
+  if (out.json) return { advance: () => {}, moving: () => {}, note: (text) => out.warn(text), stop: () => {} }
   const started = Date.now()
   let files = 0
+  /** Bytes of the files done, and of each file in flight so far. */
+  let finished = 0
+  const inFlight = new Map<string, number>()
   let bytes = 0
   let stopped = false
   const bar = new SingleBar({
@@ -40,11 +47,21 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
     return { files, totalFiles: totals.files, bytesDone: bytesText(bytes), bytesTotal: bytesText(totals.bytes), rate: bytesText(rate), left: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity), name: name.length > 40 ? `…${name.slice(-39)}` : name }
   }
   bar.start(Math.max(totals.bytes, 1), 0, payload(''))
+  const draw = (name: string) => {
+    bytes = finished
+    for (const done of inFlight.values()) bytes += done
+    bar.update(Math.min(bytes, Math.max(totals.bytes, 1)), payload(name))
+  }
   return {
-    advance(size, name) {
+    advance(size, name, path = name) {
       files++
-      bytes += size
-      bar.update(Math.min(bytes, Math.max(totals.bytes, 1)), payload(name))
+      finished += size
+      inFlight.delete(path)
+      draw(name)
+    },
+    moving(path, done) {
+      inFlight.set(path, done)
+      draw(path)
     },
     note(text) {
       if (out.progress.isTTY === true) out.progress.write('\r\x1b[K')

@@ -6,7 +6,7 @@ import {
   CofferClient, CofferProblem, IdentityKey, buildLifecycleWrite, fromBase64, manifestSigner, readDirectory, readManifest, sha256Hex, signDirectory,
   verifyReceipts,
 } from '@coffer/sdk'
-import { albumFiles, backupFile, generateMasterKey, openAlbum } from '@coffer/sdk/client'
+import { albumFiles, backupFile, generateMasterKey, openAlbum } from '@coffer/sdk/photos'
 
 const coffer = new CofferClient({ baseUrl: 'SERVER_URL' })
 const random = (size: number) => crypto.getRandomValues(new Uint8Array(size))

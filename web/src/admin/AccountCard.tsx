@@ -3,10 +3,9 @@
 // record; suspend or reinstate it, reset its second factor, delete it. A deleted account is a
 // tombstone: its record and what a hold keeps are shown, and nothing more can be done to it.
 import { useState } from 'react'
-import type { AdminAccount, CofferAdmin } from '../../../src/sdk/admin.ts'
+import type { AdminAccount, CofferAdmin } from '@coffer/sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
-import { sizeText } from '../lib/size.ts'
-import { whenText } from '../lib/time.ts'
+import { countText, sizeText, whenText } from '../lib/format.ts'
 import { Confirm, REASON_MAX } from './Confirm.tsx'
 import { asOperator, type Lock } from './errors.ts'
 import { RecordEvents } from './Record.tsx'
@@ -14,7 +13,7 @@ import { RecordEvents } from './Record.tsx'
 /** None left: a lost phone can only be answered with a reset. */
 function recoveryCodesText(remaining: number): string {
   if (remaining === 0) return 'no recovery codes left'
-  return remaining === 1 ? '1 recovery code left' : `${remaining} recovery codes left`
+  return `${countText(remaining, 'recovery code')} left`
 }
 
 interface Props {
@@ -100,7 +99,7 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
         </dd>
         <dt>Storage</dt>
         <dd>
-          {sizeText(bytes)} in {assets} {assets === 1 ? 'asset' : 'assets'}
+          {sizeText(bytes)} in {countText(assets, 'asset')}
         </dd>
         <dt>Second factor</dt>
         <dd>{account.second_factor.enabled ? `On (authenticator app), ${recoveryCodesText(account.second_factor.recovery_codes_remaining)}` : 'Off'}</dd>

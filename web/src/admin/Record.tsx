@@ -1,6 +1,6 @@
 // A moderation record in words: what was done, when, to what, and why.
-import type { ModerationRecord } from '../../../src/sdk/client.ts'
-import { whenText } from '../lib/time.ts'
+import type { ModerationRecord } from '@coffer/sdk/client.ts'
+import { whenText } from '../lib/format.ts'
 
 type ModerationEvent = ModerationRecord['events'][number]
 

@@ -9,7 +9,7 @@ import { Security } from '../screens/security/Security.tsx'
 import { Album } from '../screens/gallery/Album.tsx'
 import { Albums } from '../screens/gallery/Albums.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
-import { whenText } from '../lib/time.ts'
+import { whenText } from '../lib/format.ts'
 import { linkTo, useRoute } from './router.ts'
 import { SessionProvider, useSession, useSignedIn } from './session.tsx'
 

@@ -6,6 +6,7 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import type { Tile } from '../lib/album.ts'
+import { countText } from '../lib/format.ts'
 import { Grid, type TileSource } from '../screens/gallery/Grid.tsx'
 import '../styles.css'
 
@@ -23,7 +24,7 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <main>
       <h1>Grid lab</h1>
-      <p className="hint">{count.toLocaleString('en')} synthetic photos.</p>
+      <p className="hint">{countText(count, 'synthetic photo')}.</p>
       <Grid source={source} ids={ids} months={months} selecting={false} selected={none} onToggle={() => {}} />
     </main>
   </StrictMode>,

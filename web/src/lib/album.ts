@@ -10,13 +10,13 @@
 // first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page. Tiles
 // load in batches (docs/decisions/0029-blob-batches.md): their metadata blobs in one request,
 // then their thumbnails in one, each tile showing a placeholder until its thumbnail is drawn.
-import { toHex } from '../../../src/sdk/bytes.ts'
-import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '../../../src/sdk/client.ts'
-import { albumRecordId, STREAM_PAGE, type Library } from '../../../src/client/albums.ts'
-import { derivativeBlob, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
+import { toHex } from '@coffer/sdk/bytes.ts'
+import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '@coffer/sdk/client.ts'
+import { albumRecordId, STREAM_PAGE, type Library } from '@coffer/photos/albums.ts'
+import { derivativeBlob, type AssetKeys, type OpenedAsset } from '@coffer/photos/files.ts'
 import { Lru } from './lru.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
-import { monthOf } from './time.ts'
+import { monthOf } from './format.ts'
 
 type Entry = Feed['entries'][number]
 
@@ -95,7 +95,7 @@ export class AlbumModel {
   readonly #recordId: Promise<string>
   /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
   readonly #order = new Map<string, number>()
-  /** Each live asset's month (lib/time.ts monthOf) of its latest entry's server time, applied_at. */
+  /** Each live asset's month (lib/format.ts monthOf) of its latest entry's server time, applied_at. */
   readonly #monthOf = new Map<string, number>()
   #through = 0
   #ids: readonly string[] = []

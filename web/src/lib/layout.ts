@@ -16,7 +16,7 @@ export interface Layout {
   readonly sectionRow: Int32Array
   /** Each section's first photo; one more at the end: `count`. */
   readonly sectionItem: Int32Array
-  /** Each section's month (lib/time.ts monthOf). */
+  /** Each section's month (lib/format.ts monthOf). */
   readonly sectionMonth: Int32Array
 }
 

@@ -1,6 +1,8 @@
 // Uploads into an album (docs/decisions/0020-web-app.md, "The gallery"): each file backed up by
 // src/client's backupFile on this page (it fetches), its derivatives and capture time made in a
-// worker, two files at a time. The queue is kept in IndexedDB, each file until it is stored:
+// worker, two files at a time. Each file's progress is what the library tells (UploadProgress:
+// its stage, the bytes read and sent and those expected for its way of sending); this page
+// counts nothing itself. The queue is kept in IndexedDB, each file until it is stored:
 // after a reload, opening the album continues what is left. A file sent twice is harmless: its
 // asset id follows from its content, so backupFile finds it stored (isStored) or the server
 // refuses a second create and it counts as already there.
@@ -9,8 +11,9 @@
 // name, type, size and album as one sealed record, its bytes as sealed chunks of 1 MiB in one
 // Blob. Signing out drops the queue: what it sealed could no longer be opened.
 import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
-import { replaceFile } from '../../../src/client/edits.ts'
-import { backupFile, IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts } from '../../../src/client/files.ts'
+import { replaceFile } from '@coffer/photos/edits.ts'
+import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '@coffer/photos/files.ts'
+import { backupFile } from '@coffer/photos/upload.ts'
 import type { AlbumModel } from './album.ts'
 import { inWorker } from './pool.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
@@ -79,8 +82,8 @@ export interface UploadItem {
   readonly id: string
   readonly name: string
   readonly size: number
-  /** Bytes read so far by backupFile's two passes over the file (2 × size when done). */
-  readonly read: number
+  /** Where its upload is, as the library last told (null before it starts, and when it starts again). */
+  readonly progress: UploadProgress | null
   readonly state: 'waiting' | 'sending' | 'stored' | 'present' | 'failed'
   readonly error?: unknown
 }
@@ -95,8 +98,8 @@ const factsOf = (file: File): Pick<FileSource, 'name' | 'type' | 'modified'> => 
   modified: file.lastModified > 0 ? file.lastModified : null,
 })
 
-/** A File as backupFile reads it: twice, each read counted for the progress. */
-function fileSource(file: File, onRead: (bytes: number) => void): FileSource {
+/** A File as backupFile reads it: streamed, from `start`, as often as its way of sending needs. */
+function fileSource(file: File): FileSource {
   return {
     ...factsOf(file),
     size: file.size,
@@ -107,7 +110,6 @@ function fileSource(file: File, onRead: (bytes: number) => void): FileSource {
         for (;;) {
           const { done, value } = await reader.read()
           if (done) return
-          onRead(value.length)
           yield value
         }
       } finally {
@@ -125,18 +127,18 @@ export const describeIn = (file: Blob) => (): Promise<MediaFacts> => inWorker((w
  * read once, whole, and both encryption passes and the worker's derivatives use that read (the
  * worker gets a Blob of the bytes in memory, not the file again); its keys then follow from its
  * content, so the same photo in two albums is stored once (decision 0030). A larger file is
- * streamed on each pass.
+ * streamed: read once, sent in parts as it is read (decision 0034).
  */
-async function sending(file: File, onRead: (bytes: number) => void): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
-  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, onRead), describe: describeIn(file) }
+async function sending(file: File): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
+  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file), describe: describeIn(file) }
   const bytes = new Uint8Array(await file.arrayBuffer())
-  return { source: memorySource(bytes, factsOf(file), onRead), describe: describeIn(new Blob([bytes], { type: file.type })) }
+  return { source: memorySource(bytes, factsOf(file)), describe: describeIn(new Blob([bytes], { type: file.type })) }
 }
 
-/** Stores a new version of a photo (replaceFile), its progress told as bytes read. */
-export async function replacePhoto(model: AlbumModel, assetId: string, file: File, onRead: (bytes: number) => void = () => {}): Promise<BackupResult> {
-  const { source, describe } = await sending(file, onRead)
-  return replaceFile({ ...model.library, albumId: model.albumId }, assetId, source, { describe })
+/** Stores a new version of a photo (replaceFile); `onProgress` is told where it is. */
+export async function replacePhoto(model: AlbumModel, assetId: string, file: File, onProgress?: (progress: UploadProgress) => void): Promise<BackupResult> {
+  const { source, describe } = await sending(file)
+  return replaceFile({ ...model.library, albumId: model.albumId }, assetId, source, { describe, ...(onProgress === undefined ? {} : { onProgress }) })
 }
 
 /** An album's uploads: what this page added, and what a page before it left unfinished. */
@@ -167,7 +169,7 @@ export class Uploads {
 
   #progressTimer: ReturnType<typeof setTimeout> | null = null
 
-  /** Progress alone is told at most ten times a second (a file is read in 64 KiB pieces). */
+  /** Progress alone is told at most ten times a second (the library tells it for every 64 KiB piece). */
   #update(id: string, change: Partial<UploadItem>, progressOnly = false): void {
     this.#items = this.#items.map((item) => (item.id === id ? { ...item, ...change } : item))
     if (!progressOnly) this.#notify()
@@ -180,7 +182,7 @@ export class Uploads {
 
   #enqueue(id: string, file: File): void {
     this.#files.set(id, file)
-    this.#items = [...this.#items, { id, name: file.name, size: file.size, read: 0, state: 'waiting' }]
+    this.#items = [...this.#items, { id, name: file.name, size: file.size, progress: null, state: 'waiting' }]
   }
 
   /** Continues the files a page before this one left in the queue for this album (those that no longer open are dropped). */
@@ -211,7 +213,7 @@ export class Uploads {
 
   /** Sends the failed files again. */
   retry(): void {
-    for (const item of this.#items) if (item.state === 'failed') this.#update(item.id, { state: 'waiting', read: 0 })
+    for (const item of this.#items) if (item.state === 'failed') this.#update(item.id, { state: 'waiting', progress: null })
     this.#pump()
   }
 
@@ -245,16 +247,21 @@ export class Uploads {
 
   async #send(id: string): Promise<void> {
     const file = this.#files.get(id)!
-    let read = 0
     const target = { ...this.#model.library, albumId: this.#model.albumId }
+    let stage: UploadProgress['stage'] | null = null
     try {
-      const { source, describe } = await sending(file, (bytes) => {
-        read += bytes
-        this.#update(id, { read }, true)
+      const { source, describe } = await sending(file)
+      const result = await backupFile(target, source, {
+        isStored: (assetId) => this.#model.holds(assetId),
+        describe,
+        // A new stage is drawn at once, the bytes within one ten times a second at most.
+        onProgress: (progress) => {
+          this.#update(id, { progress }, progress.stage === stage)
+          stage = progress.stage
+        },
       })
-      const result = await backupFile(target, source, { isStored: (assetId) => this.#model.holds(assetId), describe })
       await del(id, queue)
-      this.#update(id, { state: result.status, read: 2 * file.size })
+      this.#update(id, { state: result.status })
       this.#files.delete(id)
       if (result.status === 'stored') await this.#model.refresh()
     } catch (error) {

@@ -5,9 +5,9 @@
 // worker of the pool takes any call.
 import * as Comlink from 'comlink'
 import exifr from 'exifr'
-import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '../../../src/client/files.ts'
-import { webCryptoHybridVerify } from '../../../src/sdk/hybrid.ts'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../../../src/client/media.ts'
+import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '@coffer/photos/files.ts'
+import { webCryptoHybridVerify } from '@coffer/sdk/hybrid.ts'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '@coffer/photos/media.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
 export interface MadeDerivative {
@@ -70,6 +70,9 @@ const api = {
    * video, HEIC in most browsers) gets no dimensions and no derivatives.
    */
   async describe(file: Blob): Promise<Described> {
+    // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
+    // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
+    if (file.type.startsWith('video/')) return { captured: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
     let image: ImageBitmap
     try {

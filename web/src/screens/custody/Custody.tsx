@@ -5,12 +5,12 @@
 // attestation keys (signature, chain, and that it names the photo's parts by hash and size).
 // Names come from the encrypted metadata, decrypted here.
 import { useMemo, useState } from 'react'
-import type { Library } from '../../../../src/client/albums.ts'
+import type { Library } from '@coffer/photos/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { Heading } from '../../app/ui.tsx'
 import { libraryOf } from '../../lib/library.ts'
-import { whenText } from '../../lib/time.ts'
+import { countText, whenText } from '../../lib/format.ts'
 import { CheckAgain, ProblemList, useAlbumName, Verdict } from './parts.tsx'
 import { PhotoCustody } from './PhotoCustody.tsx'
 import { useVerification, verified } from './verification.ts'
@@ -55,7 +55,7 @@ function AlbumCustody({ library, albumId }: { library: Library; albumId: string 
         <div role="status">
           {check.running ? (
             <p>
-              <Verdict ok pending /> {check.deep ? 'Deep check' : 'Check'} running: {photos.length} photo{photos.length === 1 ? '' : 's'} checked so far
+              <Verdict ok pending /> {check.deep ? 'Deep check' : 'Check'} running: {countText(photos.length, 'photo')} checked so far
               {failing.length > 0 && `, ${failing.length} not verified`}.
             </p>
           ) : check.error !== null ? null : photos.length === 0 ? (

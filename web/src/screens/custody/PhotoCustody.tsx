@@ -1,9 +1,9 @@
 // #/custody/<album>/<photo>: one photo's verdict, and its custody receipts with the keys that
 // signed them, for whoever wants to see what was checked.
-import type { Library } from '../../../../src/client/albums.ts'
+import type { Library } from '@coffer/photos/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { Heading, LoadStatus, useLoaded } from '../../app/ui.tsx'
-import { whenText } from '../../lib/time.ts'
+import { countText, whenText } from '../../lib/format.ts'
 import { CheckAgain, ProblemList, useAlbumName, Verdict } from './parts.tsx'
 import { useVerification, verified } from './verification.ts'
 
@@ -36,7 +36,7 @@ function Receipts({ library, assetId }: { library: Library; assetId: string }) {
                 <code>{receipt.ciphertext_hash}</code>
               </dd>
               <dt>Size</dt>
-              <dd>{receipt.size.toLocaleString()} bytes</dd>
+              <dd>{countText(receipt.size, 'byte')}</dd>
               <dt>Signing key</dt>
               <dd>
                 <code>{receipt.server_key_id}</code> ({keyStatus.get(receipt.server_key_id) ?? 'not among the published keys'})

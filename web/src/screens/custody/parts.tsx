@@ -1,8 +1,9 @@
 // What the album and photo custody screens share: the album's decrypted name, the verdict in
 // words, the list of what failed, and the buttons that run the check again.
-import { albumNameOf, type Library } from '../../../../src/client/albums.ts'
-import type { AssetReport } from '../../../../src/client/verify.ts'
+import { albumNameOf, type Library } from '@coffer/photos/albums.ts'
+import type { AssetReport } from '@coffer/photos/verify.ts'
 import { ErrorLine, useLoaded } from '../../app/ui.tsx'
+import { countText } from '../../lib/format.ts'
 import type { Verification } from './verification.ts'
 
 /** The album's name, decrypted from its record; its id while that loads or when it has none. */
@@ -26,7 +27,7 @@ export function ProblemList({ report }: { report: AssetReport }) {
       ))}
       {report.deepPending > 0 && (
         <li>
-          {report.deepPending} part{report.deepPending === 1 ? ' was' : 's were'} not re-read by the server: its deep-check allowance for this hour is spent. Try the deep check again
+          {countText(report.deepPending, 'part')} {report.deepPending === 1 ? 'was' : 'were'} not re-read by the server: its deep-check allowance for this hour is spent. Try the deep check again
           later.
         </li>
       )}

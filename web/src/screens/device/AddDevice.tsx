@@ -3,10 +3,11 @@
 // as a QR code; once the new device answers, both show a 6-digit code, and the keys are sent
 // only when the person says they are the same.
 import { useEffect, useRef, useState } from 'react'
-import { addDeviceByPairing, openPairing, type DeviceAdded, type Pairing } from '../../../../src/client/pairing.ts'
-import type { Hello } from '../../../../src/client/format/enrollment.ts'
+import { addDeviceByPairing, openPairing, type DeviceAdded, type Pairing } from '@coffer/photos/pairing.ts'
+import type { Hello } from '@coffer/photos/format/enrollment.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
+import { clockText } from '../../lib/format.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { QrCode } from '../security/QrCode.tsx'
 import { explained } from './sentences.ts'
@@ -74,7 +75,7 @@ export function AddDevice() {
       {pairing !== null && sas.question === null && (
         <section aria-labelledby="pairing-title">
           <h2 id="pairing-title">Pairing code</h2>
-          <p>Enter or scan this code on the new device. It works once, until {new Date(pairing.expiresAt).toLocaleTimeString()}.</p>
+          <p>Enter or scan this code on the new device. It works once, until {clockText(pairing.expiresAt)}.</p>
           <p className="code" data-testid="pairing-code">
             {pairing.pairingCode}
           </p>

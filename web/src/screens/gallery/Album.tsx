@@ -2,12 +2,13 @@
 // to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
 // over the grid so that going back keeps the place.
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
-import type { Library } from '../../../../src/client/albums.ts'
-import { deleteFile } from '../../../../src/client/edits.ts'
-import type { CofferClient } from '../../../../src/sdk/client.ts'
+import type { Library } from '@coffer/photos/albums.ts'
+import { deleteFile } from '@coffer/photos/edits.ts'
+import type { CofferClient } from '@coffer/sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, Heading } from '../../app/ui.tsx'
 import { AlbumModel } from '../../lib/album.ts'
+import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
@@ -39,7 +40,7 @@ function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploa
   return opened?.model.albumId === albumId ? opened : null
 }
 
-const photos = (n: number): string => `${n} photo${n === 1 ? '' : 's'}`
+const photos = (n: number): string => countText(n, 'photo')
 
 export function Album({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string; assetId: string | null }) {
   const library = useMemo(() => libraryOf(client, keys), [client, keys])

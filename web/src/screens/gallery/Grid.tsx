@@ -12,7 +12,7 @@ import { linkTo } from '../../app/router.ts'
 import type { Tile } from '../../lib/album.ts'
 import { sentenceFor } from '../../lib/errors.ts'
 import { heightOf, isHeading, itemsOf, rowAt, rowOfItem, rowsOf, type Layout, type Sizes } from '../../lib/layout.ts'
-import { monthShortText, monthText, yearOf } from '../../lib/time.ts'
+import { monthShortText, monthText, yearOf } from '../../lib/format.ts'
 import type { LayoutWorker } from '../../workers/layout.worker.ts'
 
 /** Smallest tile edge, in CSS pixels: three columns at phone width, eight at 1280. */

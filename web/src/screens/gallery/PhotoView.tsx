@@ -3,11 +3,11 @@
 // the browser shows; its metadata; Download (the original, decrypted here), Replace and Delete
 // (both held for their undo window by the album page) and the link to its custody.
 import { useEffect, useRef, useState } from 'react'
-import type { OpenedAsset } from '../../../../src/client/files.ts'
-import { bytesText } from '../../../../src/cli/progress.ts'
+import type { OpenedAsset } from '@coffer/photos/files.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
+import { momentText, sizeText } from '../../lib/format.ts'
 
 /** Media types every browser the app supports draws in an img. */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
@@ -25,11 +25,6 @@ function useObjectUrl(blob: Blob | null): string | null {
 }
 
 type Loaded = { readonly kind: 'loading' } | { readonly kind: 'opened'; readonly asset: OpenedAsset } | { readonly kind: 'withheld' } | { readonly kind: 'failed'; readonly error: unknown }
-
-function when(ms: number): { iso: string; text: string } {
-  const date = new Date(ms)
-  return { iso: date.toISOString(), text: date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) }
-}
 
 interface Props {
   readonly model: AlbumModel
@@ -143,11 +138,11 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
               <dt>Name</dt>
               <dd data-fact="name">{metadata.name}</dd>
               <dt>Taken</dt>
-              <dd data-fact="captured">{metadata.captured === null ? 'Unknown' : <time dateTime={when(metadata.captured).iso}>{when(metadata.captured).text}</time>}</dd>
+              <dd data-fact="captured">{metadata.captured === null ? 'Unknown' : <time dateTime={new Date(metadata.captured).toISOString()}>{momentText(metadata.captured)}</time>}</dd>
               <dt>Dimensions</dt>
               <dd data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</dd>
               <dt>Size</dt>
-              <dd data-fact="size">{bytesText(metadata.size)}</dd>
+              <dd data-fact="size">{sizeText(metadata.size)}</dd>
               <dt>Type</dt>
               <dd data-fact="type">{metadata.type}</dd>
             </dl>

@@ -3,10 +3,11 @@
 // first code; with one, how many recovery codes are left, new recovery codes (a recent password
 // proof and a code) and turning it off (a code). Recovery codes are shown once, when made.
 import { useId, useState, type FormEvent } from 'react'
-import { withFreshSignIn } from '../../../../src/client/account.ts'
-import type { CofferClient } from '../../../../src/sdk/client.ts'
-import { typedSecondFactorCode } from '../../../../src/sdk/second-factor-code.ts'
+import { withFreshSignIn } from '@coffer/photos/account.ts'
+import type { CofferClient } from '@coffer/sdk/client.ts'
+import { typedSecondFactorCode } from '@coffer/sdk/second-factor-code.ts'
 import { ErrorLine, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
+import { countText } from '../../lib/format.ts'
 import { usePasswordPrompt } from '../device/parts.tsx'
 import { QrCode } from './QrCode.tsx'
 
@@ -67,7 +68,7 @@ function RecoveryCodes({ codes, onSaved }: { codes: readonly string[]; onSaved: 
 
 function remainingText(remaining: number): string {
   if (remaining === 0) return 'No recovery codes are left: make new ones, or losing your phone locks you out of signing in.'
-  const left = remaining === 1 ? '1 recovery code is left' : `${remaining} recovery codes are left`
+  const left = `${countText(remaining, 'recovery code')} ${remaining === 1 ? 'is' : 'are'} left`
   return remaining <= FEW_LEFT ? `Only ${left}: make new ones soon.` : `${left}.`
 }
 

@@ -3,11 +3,10 @@
 // device (revoke-all, proved with this browser's identity key), forget this browser, and delete
 // the account.
 import { useState } from 'react'
-import { CofferProblem, type CofferClient, type SecurityEvents } from '../../../../src/sdk/client.ts'
+import { CofferProblem, type CofferClient, type SecurityEvents } from '@coffer/sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Confirm, ErrorLine, Heading, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
-import { sizeText } from '../../lib/size.ts'
-import { whenText } from '../../lib/time.ts'
+import { sizeText, whenText } from '../../lib/format.ts'
 import { appText } from '../../lib/user-agent.ts'
 import { DeviceList, Sessions } from './Sessions.tsx'
 import { SecondFactor } from './SecondFactor.tsx'

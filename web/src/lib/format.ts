@@ -1,0 +1,63 @@
+// How every screen writes sizes, counts and times: in the browser's language and time zone, and
+// only here (decision 0020, "The libraries by name"; the CLI's binary units stay the CLI's).
+const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
+
+/** A size in decimal units, as file managers show them, at most one decimal: "1.4 MB", "512 bytes". */
+export function sizeText(bytes: number): string {
+  let value = bytes
+  let unit = 0
+  while (value >= 1000 && unit < UNITS.length - 1) {
+    value /= 1000
+    unit++
+  }
+  return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: 1 }).format(value)
+}
+
+const NUMBER = new Intl.NumberFormat()
+
+/** A count of things: "1 photo", "1,024 photos" (`many` is `one` + "s" unless given). */
+export function countText(count: number, one: string, many = `${one}s`): string {
+  return `${NUMBER.format(count)} ${count === 1 ? one : many}`
+}
+
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+
+/** An RFC 3339 time (or ms since the epoch) as "12 Mar 2026, 14:02"; the text itself when it is not a time. */
+export function whenText(time: string | number): string {
+  const date = new Date(time)
+  return Number.isNaN(date.getTime()) ? String(time) : WHEN.format(date)
+}
+
+const MOMENT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+
+/** A moment to the second (when a photo was taken), as "12 Mar 2026, 14:02:07". */
+export const momentText = (time: string | number): string => MOMENT.format(new Date(time))
+
+const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
+
+/** The time of day of a moment soon (a code's expiry), as "14:02:07". */
+export const clockText = (time: string | number): string => CLOCK.format(new Date(time))
+
+/**
+ * A month as one number, year × 12 + month (0 for January), in the browser's time zone: what the
+ * grid groups photos by and its date scrubber names. Answers -1 for a text that is not a time.
+ */
+export function monthOf(time: string | number): number {
+  const date = new Date(time)
+  return Number.isNaN(date.getTime()) ? -1 : date.getFullYear() * 12 + date.getMonth()
+}
+
+/** The year of a month of monthOf. */
+export const yearOf = (month: number): number => Math.floor(month / 12)
+
+const MONTH = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' })
+
+/** A month of monthOf as "March 2024"; "Undated" for -1. */
+export function monthText(month: number): string {
+  return month < 0 ? 'Undated' : MONTH.format(Date.UTC(yearOf(month), month % 12, 15))
+}
+
+const MONTH_SHORT = new Intl.DateTimeFormat(undefined, { month: 'short', timeZone: 'UTC' })
+
+/** A month of monthOf as "Mar" (the scrubber's labels within one year). */
+export const monthShortText = (month: number): string => (month < 0 ? 'Undated' : MONTH_SHORT.format(Date.UTC(yearOf(month), month % 12, 15)))
