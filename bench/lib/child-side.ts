@@ -77,9 +77,10 @@ export interface LoopRunResult {
 
 /**
  * Runs `op(loop)` in `concurrency` independent loops until `seconds` have passed (an operation
- * under way then is finished and counted). `op` answers the units it completed (nothing: 1).
+ * under way then is finished and counted). `op` answers the units it completed (anything but a
+ * number: 1).
  */
-export async function timedLoops(run: LoopRun, op: (loop: number) => Promise<number | void>): Promise<LoopRunResult> {
+export async function timedLoops(run: LoopRun, op: (loop: number) => Promise<unknown>): Promise<LoopRunResult> {
   const started = performance.now()
   const deadline = started + run.seconds * 1000
   const latencies: number[] = []
@@ -90,7 +91,7 @@ export async function timedLoops(run: LoopRun, op: (loop: number) => Promise<num
       const t0 = performance.now()
       // Not `units += await op()`: that reads `units` before the await, losing the other loops' counts.
       const done = await op(index)
-      units += done ?? 1
+      units += typeof done === 'number' ? done : 1
       lastEnd = performance.now()
       latencies.push(lastEnd - t0)
     }

@@ -369,7 +369,8 @@ export class VirtualUser {
     // The list holds every bundle the asset ever had; a client checks the new ones, those of the current bundle.
     const receipts = (await this.#client.assetReceipts(asset.fileId)).receipts.filter((r) => r.upload_id === asset.uploadId)
     expect(receipts.length >= 2, `receipts: ${receipts.length} for the current bundle`)
-    let keys = this.#keys ?? (this.#keys = await this.#client.attestationKeys())
+    this.#keys ??= await this.#client.attestationKeys()
+    let keys = this.#keys
     let check = await verifyReceipts(receipts, keys, asset.fileId)
     if (!check.valid && receipts.some((r) => !keys.keys.some((k) => k.key_id === r.server_key_id))) {
       keys = this.#keys = await this.#client.attestationKeys()

@@ -25,7 +25,8 @@ function ceilingLoad(child: Child<{ readonly url: string }>, writes: readonly Wr
       const turns = Array.from({ length: WRITERS }, (_, i) => i)
       try {
         return await closedLoop({ concurrency: WRITERS, seconds, subjectCpu: () => child.cpuSeconds() }, async (worker) => {
-          const turn = (turns[worker] = (turns[worker] ?? 0) + WRITERS)
+          const turn = (turns[worker] ?? 0) + WRITERS
+          turns[worker] = turn
           const write = writes[turn % writes.length]
           if (write === undefined) throw new Error('no write')
           await sendWrite(http, write)

@@ -54,7 +54,9 @@ async function receiptsPerWrite(server: CofferChild, writer: Writer): Promise<vo
 function spreadOver(load: PreparedLoad<Write>, others: readonly CofferChild[], context: BenchContext): PreparedLoad<Write> {
   if (others.length === 0) return load
   const clients = others.map((other) => new HttpClient(other.ready.url))
-  context.defer(async () => clients.forEach((client) => client.close()))
+  context.defer(async () => {
+    for (const client of clients) client.close()
+  })
   // Instance 0 is the measurement's own client (clients[-1] is undefined).
   return { ...load, run: (write, http, worker) => load.run(write, clients[(worker % (clients.length + 1)) - 1] ?? http, worker) }
 }

@@ -47,7 +47,9 @@ function relayLoad(name: string, child: Child<{ readonly url: string }>, channel
         return await closedLoop({ concurrency: CONCURRENCY, seconds, subjectCpu: () => child.cpuSeconds() }, async (worker) => {
           const channel = channels[worker]
           const payload = payloads[worker]
-          const direction = directions[(turns[worker] = (turns[worker] ?? 0) + 1) % 2]
+          const turn = (turns[worker] ?? 0) + 1
+          turns[worker] = turn
+          const direction = directions[turn % 2]
           if (channel === undefined || payload === undefined || direction === undefined) throw new Error(`no channel for worker ${worker}`)
           const path = `/v1/auth/devices/enroll/channel/${channel}`
           expectStatus(await http.call('POST', path, { 'content-type': 'application/json' }, JSON.stringify({ direction, payload })), 204, 'relay')

@@ -27,6 +27,7 @@ import {
   UploadPartCommand,
   type CompletedPart,
   type HeadObjectCommandOutput,
+  type ListMultipartUploadsCommandOutput,
   type _Object,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
@@ -379,7 +380,7 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     let keyMarker: string | undefined
     let uploadIdMarker: string | undefined
     for (;;) {
-      let page
+      let page: ListMultipartUploadsCommandOutput
       try {
         page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: stagingPrefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
       } catch (error) {

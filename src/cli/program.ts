@@ -99,7 +99,7 @@ async function withDeps<T>(io: CommandIo, work: (deps: Deps) => Promise<T>): Pro
 }
 
 function print(io: CommandIo, value: unknown): Outcome {
-  io.stdout.write(JSON.stringify(value, null, 2) + '\n')
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
   return 0
 }
 
@@ -199,8 +199,14 @@ async function fsckCommand(args: string[], io: CommandIo): Promise<Outcome> {
     fsck(deps, {
       deep: values.deep,
       reclaimUnowned: values['reclaim-unowned'],
-      problem: (line) => (progress.done(), io.stdout.write(`problem: ${line}\n`)),
-      note: (line) => (progress.done(), io.stdout.write(`note: ${line}\n`)),
+      problem: (line) => {
+        progress.done()
+        io.stdout.write(`problem: ${line}\n`)
+      },
+      note: (line) => {
+        progress.done()
+        io.stdout.write(`note: ${line}\n`)
+      },
       progress: ({ phase, count, bytes }) => progress.update(`fsck: ${count} ${phase}${bytes > 0 ? ` (${bytesText(bytes)})` : ''}`),
     }),
   )
@@ -301,7 +307,10 @@ async function blobsCommand(args: string[], io: CommandIo): Promise<Outcome> {
   let counts: MigrationCounts
   try {
     counts = await migrateBlobs(source, target, {
-      damaged: (hash, why) => (progress.done(), io.stdout.write(`problem: blob ${hash}: ${why}; not copied\n`)),
+      damaged: (hash, why) => {
+        progress.done()
+        io.stdout.write(`problem: blob ${hash}: ${why}; not copied\n`)
+      },
       progress: ({ done, total, copied, copiedBytes, alreadyThere }) =>
         progress.update(`blobs migrate: ${done}/${total} blobs, ${copied} copied (${bytesText(copiedBytes)}), ${alreadyThere} already there`),
     })

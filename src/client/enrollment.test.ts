@@ -28,12 +28,17 @@ function relay(tamper: Tamper = (_d, text) => text) {
   return { boxes, a: end('to_initiator', 'to_enrollee'), b: end('to_enrollee', 'to_initiator') }
 }
 
-const CHANNEL = 'A'.repeat(42) + 'g'
+const CHANNEL = `${'A'.repeat(42)}g`
 const USER = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0'
 const DEVICE = '1111abcd-2222-4333-8444-555555555555'
 const identity = IdentityKey.generate()
 const accountKeys = { masterKey: randomBytes(32), identitySeeds: identity.exportSeeds() }
 const poll = { intervalMs: 1 }
+/** A person asked whether the codes match: each code shown is kept in `shown`, and the answer is `verdict`. */
+const answering = (shown: string[], verdict: boolean) => async (sas: string): Promise<boolean> => {
+  shown.push(sas)
+  return verdict
+}
 
 const decode = (text: string): EnrollmentPayload => decodePayload(fromBase64Url(text))
 const flip = (bytes: Uint8Array, at: number): Uint8Array => {
@@ -47,13 +52,13 @@ function ends(channel: ReturnType<typeof relay>, overrides: { a?: Partial<Initia
   const added: Hello[] = []
   const a = runInitiator({
     channelId: CHANNEL, end: channel.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll,
-    confirmSas: async (sas) => (shown.a.push(sas), true),
+    confirmSas: answering(shown.a, true),
     addDevice: async (hello) => void added.push(hello),
     ...overrides.a,
   })
   const b = runEnrollee({
     channelId: CHANNEL, end: channel.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll,
-    confirmSas: async (sas) => (shown.b.push(sas), true),
+    confirmSas: answering(shown.b, true),
     accept: async () => {},
     ...overrides.b,
   })
@@ -158,16 +163,16 @@ describe('device enrollment over the relay', () => {
     const seen: { withA: string[]; withB: string[] } = { withA: [], withB: [] }
     // The man in the middle: B's hello never reaches A; A meets it instead, and B meets it as A.
     const middle = Promise.all([
-      runEnrollee({ channelId: CHANNEL, end: toA.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (seen.withA.push(sas), true), accept: async () => {} }).catch(() => null),
+      runEnrollee({ channelId: CHANNEL, end: toA.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: answering(seen.withA, true), accept: async () => {} }).catch(() => null),
       runInitiator({
         channelId: CHANNEL, end: toB.a, identityKey: identity.publicKey, userId: USER, keys: { masterKey: randomBytes(32), identitySeeds: IdentityKey.generate().exportSeeds() }, poll,
-        confirmSas: async (sas) => (seen.withB.push(sas), true), addDevice: async () => {},
+        confirmSas: answering(seen.withB, true), addDevice: async () => {},
       }).catch(() => null),
     ])
     const shown: { a: string[]; b: string[] } = { a: [], b: [] }
     const [a, b] = await Promise.all([
-      runInitiator({ channelId: CHANNEL, end: toA.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll, confirmSas: async (sas) => (shown.a.push(sas), false), addDevice: async () => {} }).catch((e: unknown) => e),
-      runEnrollee({ channelId: CHANNEL, end: toB.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: async (sas) => (shown.b.push(sas), false), accept: async () => {} }).catch((e: unknown) => e),
+      runInitiator({ channelId: CHANNEL, end: toA.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll, confirmSas: answering(shown.a, false), addDevice: async () => {} }).catch((e: unknown) => e),
+      runEnrollee({ channelId: CHANNEL, end: toB.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: answering(shown.b, false), accept: async () => {} }).catch((e: unknown) => e),
     ])
     await middle
     expect(shown.a).toEqual(seen.withA)
@@ -181,7 +186,10 @@ describe('device enrollment over the relay', () => {
     let now = 0
     const channel = relay()
     const b = runEnrollee({
-      channelId: CHANNEL, end: { ...channel.b, receive: async () => ((now += 1000), []) }, deviceId: DEVICE, deviceName: 'Phone', xwing: generateXWingKeyPair(), userId: USER,
+      channelId: CHANNEL, end: { ...channel.b, receive: async () => {
+        now += 1000
+        return []
+      } }, deviceId: DEVICE, deviceName: 'Phone', xwing: generateXWingKeyPair(), userId: USER,
       poll: { intervalMs: 1, deadline: 5000, now: () => now }, confirmSas: async () => true, accept: async () => {},
     }).catch((e: unknown) => e)
     expect(stopOf(await b)).toBe('expired')

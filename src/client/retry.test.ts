@@ -49,7 +49,12 @@ describe('retryingFetch', () => {
 
   it('sends a streamed body once: it cannot be sent again', async () => {
     const net = network([new TypeError('fetch failed'), new Response('', { status: 200 })])
-    const body = new ReadableStream({ start: (controller) => (controller.enqueue(new Uint8Array([1])), controller.close()) })
+    const body = new ReadableStream({
+      start: (controller) => {
+        controller.enqueue(new Uint8Array([1]))
+        controller.close()
+      },
+    })
     await expect(retryingFetch(net.fetch, fast)('http://x/', { method: 'PUT', body })).rejects.toThrow('fetch failed')
     expect(net.calls).toBe(1)
     const bytes = network([new TypeError('fetch failed'), new Response('', { status: 200 })])

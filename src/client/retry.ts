@@ -43,8 +43,14 @@ function retryAfterMs(response: Response): number | null {
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms)
-    const stop = (): void => (clearTimeout(timer), reject(signal!.reason))
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop)
+      resolve()
+    }, ms)
+    const stop = (): void => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
     signal?.addEventListener('abort', stop, { once: true })
   })
 }

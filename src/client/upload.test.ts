@@ -7,7 +7,7 @@
 // test/http/client-library.test.ts, test/client/edits.test.ts).
 import { sha256 } from '@noble/hashes/sha2.js'
 import { describe, expect, it } from 'vitest'
-import { toHex } from '../sdk/bytes.ts'
+import { concatBytes, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type LifecycleWrite, type UploadSessionView } from '../sdk/client.ts'
 import { IdentityKey } from '../sdk/identity.ts'
 import { memorySource, uploadFraction, type BackupTarget, type FileSource, type MediaFacts, type UploadProgress } from './files.ts'
@@ -58,8 +58,7 @@ class FakeCoffer {
   }
 
   #store(blob: DeclaredBlob, name: string): void {
-    const bytes = new Uint8Array(blob.parts.reduce((sum, p) => sum + p.length, 0))
-    blob.parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0)
+    const bytes = concatBytes(...blob.parts)
     expect(bytes.length).toBe(blob.size)
     expect(toHex(sha256(bytes))).toBe(name)
     blob.hash = name
@@ -222,7 +221,14 @@ describe('the ways an original goes', () => {
     const source = { ...memorySource(bytes, { name: 'IMG_0001.jpg', type: 'image/jpeg', modified: null }) }
     const open = source.open.bind(source)
     const log = progressLog()
-    const result = await backupFile(targetOn(fake), { ...source, open: (start) => (opened++, open(start)) }, { describe: describeWithThumbnail, onProgress: log.onProgress })
+    const counting = {
+      ...source,
+      open: (start?: number) => {
+        opened++
+        return open(start)
+      },
+    }
+    const result = await backupFile(targetOn(fake), counting, { describe: describeWithThumbnail, onProgress: log.onProgress })
     expect(opened).toBe(2)
     expect(fake.calls).toEqual(['openUploadSession', 'putBlob original', 'putBlob derivative', 'applyManifest'])
     expect(result).toMatchObject({ status: 'stored', sentBytes: sealedSize(bytes.length) + thumbnailSealed, resumedBytes: 0, reusedOriginal: false })

@@ -55,7 +55,11 @@ export function encodeCanonicalPieces(value: unknown): Uint8Array[] {
   const flush = (): void => {
     if (run.length === 0) return
     const joined = new Uint8Array(run.reduce((total, part) => total + part.length, 0))
-    run.reduce((offset, part) => (joined.set(part, offset), offset + part.length), 0)
+    let offset = 0
+    for (const part of run) {
+      joined.set(part, offset)
+      offset += part.length
+    }
     pieces.push(joined)
     run = []
   }

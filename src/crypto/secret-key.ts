@@ -18,7 +18,7 @@ export async function resolveSecretKey(configured: Buffer | null, dataDir: strin
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   const handle = await open(temporary, 'wx', 0o600)
   try {
-    await handle.writeFile(randomBytes(32).toString('base64') + '\n')
+    await handle.writeFile(`${randomBytes(32).toString('base64')}\n`)
     await handle.sync()
   } finally {
     await handle.close()

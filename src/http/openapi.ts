@@ -125,23 +125,29 @@ function asDocument(schema: unknown, referSelf = true): unknown {
   return visit(schema, true)
 }
 
+/** Tells `found` every `$ref` in `node`, however deep. */
+function eachRef(node: unknown, found: (ref: string) => void): void {
+  if (Array.isArray(node)) {
+    for (const item of node) eachRef(item, found)
+    return
+  }
+  if (node === null || typeof node !== 'object') return
+  const target = (node as Json).$ref
+  if (typeof target === 'string') found(target)
+  for (const value of Object.values(node)) eachRef(value, found)
+}
+
 /** Every named schema the document refers to, and those they refer to, as components. */
 function componentSchemas(document: unknown): Json {
   const found = new Set<string>()
-  const collect = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(collect)
-    if (node === null || typeof node !== 'object') return
-    const target = (node as Json).$ref
-    if (typeof target === 'string' && target.startsWith(SCHEMAS)) {
-      const name = target.slice(SCHEMAS.length)
-      if (!found.has(name)) {
-        found.add(name)
-        collect(asDocument(namedSchemas.get(name), false))
-      }
-    }
-    Object.values(node).forEach(collect)
+  const collect = (ref: string): void => {
+    if (!ref.startsWith(SCHEMAS)) return
+    const name = ref.slice(SCHEMAS.length)
+    if (found.has(name)) return
+    found.add(name)
+    eachRef(asDocument(namedSchemas.get(name), false), collect)
   }
-  collect(document)
+  eachRef(document, collect)
   return Object.fromEntries([...found].sort().map((name) => [name, asDocument(namedSchemas.get(name), false)]))
 }
 
@@ -288,14 +294,9 @@ function problemResponse(codes: readonly ErrorCode[]): Json {
 /** The reusable responses the document refers to. */
 function componentResponses(document: unknown): Json {
   const found = new Set<string>()
-  const collect = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(collect)
-    if (node === null || typeof node !== 'object') return
-    const target = (node as Json).$ref
-    if (typeof target === 'string' && target.startsWith(RESPONSES)) found.add(target.slice(RESPONSES.length))
-    Object.values(node).forEach(collect)
-  }
-  collect(document)
+  eachRef(document, (ref) => {
+    if (ref.startsWith(RESPONSES)) found.add(ref.slice(RESPONSES.length))
+  })
   return Object.fromEntries([...found].sort().map((code) => [code, problemResponse([code as ErrorCode])]))
 }
 

@@ -106,7 +106,10 @@ describe('signed manifests', () => {
     const signed = await signManifest(identity, buildEnvelope(fields()))
     const outer = decodeCanonical(signed.manifestCbor) as { body: Uint8Array; sig: Uint8Array }
     const asked: Uint8Array[][] = []
-    const yes = async (...args: Uint8Array[]) => (asked.push(args), true)
+    const yes = async (...args: Uint8Array[]) => {
+      asked.push(args)
+      return true
+    }
     expect((await readManifestWith(signed.manifestCbor, stranger.publicKey, yes)).manifestHash).toBe(signed.manifestHash)
     expect(asked).toEqual([[stranger.publicKey, contextSigningBytes(MANIFEST_CONTEXT, outer.body), outer.sig]])
     await expect(readManifestWith(signed.manifestCbor, identity.publicKey, async () => false)).rejects.toThrow(/does not verify/)

@@ -321,10 +321,13 @@ describe('the gallery', () => {
     await page.addInitScript(() => {
       type Tile = { getAttribute(name: string): string | null; querySelector(selector: string): unknown }
       const page = globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<Tile> }; performance: { now(): number }; MutationObserver: new (callback: () => void) => { observe(target: unknown, options: unknown): void }; firstSeen: Record<string, Record<string, number>> }
-      const firstSeen: Record<string, Record<string, number>> = (page.firstSeen = {})
+      const firstSeen: Record<string, Record<string, number>> = {}
+      page.firstSeen = firstSeen
       const look = (): void => {
         for (const tile of page.document.querySelectorAll('a[data-asset]')) {
-          const seen = (firstSeen[tile.getAttribute('data-asset') ?? ''] ??= {})
+          const asset = tile.getAttribute('data-asset') ?? ''
+          firstSeen[asset] ??= {}
+          const seen = firstSeen[asset]
           const now = page.performance.now()
           if (tile.querySelector('.tile-placeholder') !== null) {
             seen.placeholder ??= now

@@ -14,7 +14,7 @@ import { backupAll, type BackupEvent, type Candidate, type SyncState } from '../
 import { verifyAlbum } from '../../src/client/verify.ts'
 import { encodeCanonical } from '../../src/codec/cbor.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
-import { CofferClient } from '../../src/sdk/client.ts'
+import type { CofferClient } from '../../src/sdk/client.ts'
 import { readManifest } from '../../src/sdk/manifest.ts'
 import { photoLibrary } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'

@@ -420,7 +420,7 @@ describe('coffer-photos status', () => {
     for (const run of [text, json]) {
       expectOk(run)
       for (const shown of [server.url, email, account.user_id!, account.device_id!, fingerprint]) expect(run.stdout).toContain(shown)
-      for (const secret of [tokens.access_token!, tokens.refresh_token!, keys.master_key!, keys.identity_seeds!, keys.xwing_seed!, phrase.split(' ')[0]! + ' ' + phrase.split(' ')[1]!, PASSWORD]) {
+      for (const secret of [tokens.access_token!, tokens.refresh_token!, keys.master_key!, keys.identity_seeds!, keys.xwing_seed!, `${phrase.split(' ')[0]!} ${phrase.split(' ')[1]!}`, PASSWORD]) {
         expect(run.stdout + run.stderr).not.toContain(secret)
       }
     }

@@ -211,7 +211,7 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     terminal.type(`${PASSWORD}\r`)
     at = await terminal.waitFor(/Recovery phrase \(the 24 words, in order\)/, at)
     const words = first.phrase.split(' ')
-    terminal.type([...words.slice(0, 3), 'coffer', ...words.slice(4)].join(' ') + '\r')
+    terminal.type(`${[...words.slice(0, 3), 'coffer', ...words.slice(4)].join(' ')}\r`)
     at = await terminal.waitFor(/word 4 \("coffer"\) is not in the BIP-39 English list/, at)
     terminal.type('\x15') // Ctrl-U: clear the line
     terminal.type(`${otherPhrase()}\r`)

@@ -33,8 +33,12 @@ function memoryStore(): ResumeStore & { saved: { uploadId: string; sealed: Uint8
   const store = {
     saved: null as { uploadId: string; sealed: Uint8Array } | null,
     load: async () => store.saved,
-    save: async (uploadId: string, sealed: Uint8Array) => void (store.saved = { uploadId, sealed }),
-    clear: async () => void (store.saved = null),
+    save: async (uploadId: string, sealed: Uint8Array) => {
+      store.saved = { uploadId, sealed }
+    },
+    clear: async () => {
+      store.saved = null
+    },
   }
   return store
 }

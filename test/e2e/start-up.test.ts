@@ -144,7 +144,7 @@ describe(`start-up faults on ${testEngine}`, () => {
     const wrongKey = await failedStart({ ...env, SECRET_KEY: newKey() })
     expect(wrongKey).toMatch(/^coffer: SECRET_KEY \(set in the environment\) does not open the receipt-signing key \S+ or the TOTP secrets this database holds: it was set up with another key\. Start with the SECRET_KEY it was set up with/)
     // Unset, the key is DATA_DIR's secret.key: a different one there is refused the same way, naming the file.
-    await writeFile(path.join(directory, 'secret.key'), newKey() + '\n', { mode: 0o600 })
+    await writeFile(path.join(directory, 'secret.key'), `${newKey()}\n`, { mode: 0o600 })
     const wrongFile = await failedStart(env)
     expect(wrongFile).toContain(`SECRET_KEY (read from ${path.join(directory, 'secret.key')}) does not open the receipt-signing key`)
 

@@ -201,7 +201,8 @@ describe('a bucket that goes away', () => {
     const hash = sha256Hex(bytes)
     const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: bytes.length }] })
     const url = new URL(`${server.url}/v1/upload/${session.upload_id}/blobs/${hash}`)
-    const answer = new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+    type Answer = { status: number; retryAfter: string | undefined; body: string }
+    const answer = new Promise<Answer>((resolve, reject) => {
       const request = httpRequest(url, { method: 'PUT', headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-length': bytes.length } }, (response) => {
         let body = ''
         response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
@@ -217,7 +218,7 @@ describe('a bucket that goes away', () => {
         }, 200)
       })
     })
-    let outcome
+    let outcome: Answer
     try {
       outcome = await answer
     } finally {

@@ -6,7 +6,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { encode } from 'cborg'
 import { CBOR_MAX_DEPTH, CBOR_MAX_ITEMS } from '../../src/codec/cbor.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CofferClient } from '../../src/sdk/client.ts'
+import type { CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { type Member, PASSWORD, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -22,7 +22,7 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER
 const cbor = { 'content-type': 'application/cbor' }
 
 /** The text key `directory_version` as CBOR (a 17-byte text string). */
-const VERSION_KEY = '71' + Buffer.from('directory_version').toString('hex')
+const VERSION_KEY = `71${Buffer.from('directory_version').toString('hex')}`
 
 const fromHex = (hex: string) => Buffer.from(hex.replaceAll(' ', ''), 'hex')
 
@@ -213,28 +213,28 @@ describe('publish and fetch', () => {
 describe('the bytes are opaque apart from directory_version', () => {
   // Each body is a top-level map carrying directory_version 7 and something a re-encoder or a
   // strict decoder would change or refuse. Hand-written hex, so the exact bytes are known.
-  const V7 = VERSION_KEY + '07'
+  const V7 = `${VERSION_KEY}07`
   const u32 = (n: number) => {
     const bytes = Buffer.alloc(4)
     bytes.writeUInt32BE(n)
     return bytes
   }
   const cases: [string, string][] = [
-    ['non-canonical key order (long key first, version last)', 'a3 6a 6c6f6e676572206b6579 01 61 61 02' + V7],
-    ['integer, negative and byte-string keys', 'a4 01 61 61 38 63 61 62 43 010203 f5' + V7],
-    ['a float key and an array key', 'a3 fb 400921f9f01b866e 01 82 01 02 f6' + V7],
-    ['half, single and double floats, NaN and infinities', 'a2' + V7 + '61 66 85 f9 3c00 fa 47c35000 fb 3ff199999999999a f9 7e00 f9 fc00'],
-    ['tags: date, bignum, URI, self-described CBOR, an unassigned tag', 'a2' + V7 + '61 74 85 c0 74 323032342d30312d30315430303a30303a30305a c2 49 010000000000000000 d8 20 63 612f62 d9 d9f7 00 db 00000000deadbeef 01'],
-    ['a tag around the whole map', 'd9 d9f7 a1' + V7],
-    ['nested maps with their own key order and duplicate keys', 'a2' + V7 + '61 6d a2 61 7a a1 01 02 61 61 a2 01 01 01 02'],
-    ['a duplicate key other than directory_version at the top', 'a3 61 78 01 61 78 02' + V7],
-    ['an indefinite-length map at the top', 'bf 61 61 01' + V7 + 'ff'],
-    ['indefinite-length arrays and maps inside', 'a2' + V7 + '61 69 9f 01 bf 61 6b 9f ff ff ff'],
-    ['simple values: false, true, null, undefined', 'a2' + V7 + '61 76 84 f4 f5 f6 f7'],
-    ['integers in non-shortest form and 64-bit extremes', 'a2' + V7 + '61 69 84 1b 0000000000000001 19 0001 1b ffffffffffffffff 3b ffffffffffffffff'],
-    ['text that is not valid UTF-8', 'a2' + V7 + '61 75 62 c328'],
-    ['directory_version in non-shortest form', 'a1' + VERSION_KEY + '1b 0000000000000007'],
-    ['directory_version under a tag', 'a1' + VERSION_KEY + 'c1 07'],
+    ['non-canonical key order (long key first, version last)', `a3 6a 6c6f6e676572206b6579 01 61 61 02${V7}`],
+    ['integer, negative and byte-string keys', `a4 01 61 61 38 63 61 62 43 010203 f5${V7}`],
+    ['a float key and an array key', `a3 fb 400921f9f01b866e 01 82 01 02 f6${V7}`],
+    ['half, single and double floats, NaN and infinities', `a2${V7}61 66 85 f9 3c00 fa 47c35000 fb 3ff199999999999a f9 7e00 f9 fc00`],
+    ['tags: date, bignum, URI, self-described CBOR, an unassigned tag', `a2${V7}61 74 85 c0 74 323032342d30312d30315430303a30303a30305a c2 49 010000000000000000 d8 20 63 612f62 d9 d9f7 00 db 00000000deadbeef 01`],
+    ['a tag around the whole map', `d9 d9f7 a1${V7}`],
+    ['nested maps with their own key order and duplicate keys', `a2${V7}61 6d a2 61 7a a1 01 02 61 61 a2 01 01 01 02`],
+    ['a duplicate key other than directory_version at the top', `a3 61 78 01 61 78 02${V7}`],
+    ['an indefinite-length map at the top', `bf 61 61 01${V7}ff`],
+    ['indefinite-length arrays and maps inside', `a2${V7}61 69 9f 01 bf 61 6b 9f ff ff ff`],
+    ['simple values: false, true, null, undefined', `a2${V7}61 76 84 f4 f5 f6 f7`],
+    ['integers in non-shortest form and 64-bit extremes', `a2${V7}61 69 84 1b 0000000000000001 19 0001 1b ffffffffffffffff 3b ffffffffffffffff`],
+    ['text that is not valid UTF-8', `a2${V7}61 75 62 c328`],
+    ['directory_version in non-shortest form', `a1${VERSION_KEY}1b 0000000000000007`],
+    ['directory_version under a tag', `a1${VERSION_KEY}c1 07`],
   ]
 
   it.each(cases)('stores and serves %s byte for byte', async (_case, hex) => {
@@ -248,10 +248,10 @@ describe('the bytes are opaque apart from directory_version', () => {
   // Well-formed CBOR that cborg, the decoding library, does not tokenize: refused as
   // malformed (docs/decisions/0004-devices.md), never a 500, and nothing is stored.
   it.each([
-    ['indefinite-length byte and text strings', 'a3' + V7 + '61 62 5f 42 0102 41 03 40 ff 61 74 7f 62 6869 61 21 ff'],
-    ['an indefinite-length text key', 'a2' + V7 + '7f 63 6b6579 ff 01'],
-    ['an unassigned simple value', 'a2' + V7 + '61 76 f0'],
-    ['a two-byte simple value', 'a2' + V7 + '61 73 f8 ff'],
+    ['indefinite-length byte and text strings', `a3${V7}61 62 5f 42 0102 41 03 40 ff 61 74 7f 62 6869 61 21 ff`],
+    ['an indefinite-length text key', `a2${V7}7f 63 6b6579 ff 01`],
+    ['an unassigned simple value', `a2${V7}61 76 f0`],
+    ['a two-byte simple value', `a2${V7}61 73 f8 ff`],
   ])('refuses %s as malformed (beyond what cborg tokenizes)', async (_case, hex) => {
     const alice = await publisher('untokenizable')
     const answer = await publishBody(alice, fromHex(hex))
@@ -263,9 +263,9 @@ describe('the bytes are opaque apart from directory_version', () => {
   // Reading the version walks the whole body, within bounds that keep it short
   // (codec/cbor.ts CBOR_MAX_DEPTH, CBOR_MAX_ITEMS): past them, malformed at once.
   it.each([
-    ['nesting past CBOR_MAX_DEPTH', Buffer.concat([fromHex('a2' + V7 + '61 6e'), Buffer.alloc(CBOR_MAX_DEPTH - 1, 0x81), fromHex('80')])],
-    ['a body of nested indefinite arrays up to the limit', Buffer.concat([fromHex('a2' + V7 + '61 6e'), Buffer.alloc(255 * 1024, 0x9f)])],
-    ['more than CBOR_MAX_ITEMS items', Buffer.concat([fromHex('a2' + V7 + '61 6e 9a 00010000'), Buffer.alloc(CBOR_MAX_ITEMS, 0)])],
+    ['nesting past CBOR_MAX_DEPTH', Buffer.concat([fromHex(`a2${V7}61 6e`), Buffer.alloc(CBOR_MAX_DEPTH - 1, 0x81), fromHex('80')])],
+    ['a body of nested indefinite arrays up to the limit', Buffer.concat([fromHex(`a2${V7}61 6e`), Buffer.alloc(255 * 1024, 0x9f)])],
+    ['more than CBOR_MAX_ITEMS items', Buffer.concat([fromHex(`a2${V7}61 6e 9a 00010000`), Buffer.alloc(CBOR_MAX_ITEMS, 0)])],
   ])('refuses %s as malformed', async (_case, body) => {
     const alice = await publisher('unbounded')
     const answer = await publishBody(alice, body)
@@ -285,7 +285,7 @@ describe('the bytes are opaque apart from directory_version', () => {
         const withoutVersion = bytes.toString('hex').replace(fromHex(V7).toString('hex'), '')
         return Buffer.from(withoutVersion.slice(2), 'hex') // drop the definite map header
       }),
-      fromHex(VERSION_KEY + '18 2a'), // 42
+      fromHex(`${VERSION_KEY}18 2a`), // 42
       fromHex('ff'),
     ])
     expect(await alice.client.publishDirectory(body, alice.identity)).toBe(42)
@@ -296,7 +296,7 @@ describe('the bytes are opaque apart from directory_version', () => {
     const alice = await publisher('deep')
     // The map, `d`: 62 arrays around an empty one (64 levels); `w`: an array of the items left.
     const wide = CBOR_MAX_ITEMS - 1 - 2 - 1 - 63 - 2
-    const body = Buffer.concat([fromHex('a3' + V7 + '61 64'), Buffer.alloc(CBOR_MAX_DEPTH - 2, 0x81), fromHex('80 61 77 9a'), u32(wide), Buffer.alloc(wide, 0)])
+    const body = Buffer.concat([fromHex(`a3${V7}61 64`), Buffer.alloc(CBOR_MAX_DEPTH - 2, 0x81), fromHex('80 61 77 9a'), u32(wide), Buffer.alloc(wide, 0)])
     expect(await alice.client.publishDirectory(body, alice.identity)).toBe(7)
     expect(Buffer.from((await alice.client.fetchDirectory(alice.userId))!.bytes).equals(body)).toBe(true)
   })
@@ -524,38 +524,38 @@ describe('malformed bodies', () => {
     ['a map without directory_version', Buffer.from(encode({ version: 1, devices: [] }))],
     ['an empty map', fromHex('a0')],
     ['directory_version only in a nested map', Buffer.from(encode({ inner: { directory_version: 1 } }))],
-    ['directory_version as a byte-string key', fromHex('a1 51' + Buffer.from('directory_version').toString('hex') + '01')],
+    ['directory_version as a byte-string key', fromHex(`a1 51${Buffer.from('directory_version').toString('hex')}01`)],
     ['directory_version with another letter case', Buffer.from(encode({ Directory_Version: 1 }))],
     ['a negative version', directory(-1)],
     ['a text version', Buffer.from(encode({ directory_version: '1' }))],
-    ['a half-precision float version (1.0)', fromHex('a1' + VERSION_KEY + 'f9 3c00')],
-    ['a single-precision float version (2.0)', fromHex('a1' + VERSION_KEY + 'fa 40000000')],
-    ['a double-precision float version (3.0)', fromHex('a1' + VERSION_KEY + 'fb 4008000000000000')],
+    ['a half-precision float version (1.0)', fromHex(`a1${VERSION_KEY}f9 3c00`)],
+    ['a single-precision float version (2.0)', fromHex(`a1${VERSION_KEY}fa 40000000`)],
+    ['a double-precision float version (3.0)', fromHex(`a1${VERSION_KEY}fb 4008000000000000`)],
     ['a fractional version', Buffer.from(encode({ directory_version: 1.5 }))],
     ['a null version', Buffer.from(encode({ directory_version: null }))],
     ['a boolean version', Buffer.from(encode({ directory_version: true }))],
     ['a version of 2^53', directory(2n ** 53n)],
     ['a version of 2^64-1', directory(2n ** 64n - 1n)],
-    ['a bignum version (tag 2)', fromHex('a1' + VERSION_KEY + 'c2 41 01')],
+    ['a bignum version (tag 2)', fromHex(`a1${VERSION_KEY}c2 41 01`)],
     ['an array version', Buffer.from(encode({ directory_version: [1] }))],
     ['trailing bytes after the map', Buffer.concat([directory(1), fromHex('00')])],
     ['two maps back to back', Buffer.concat([directory(1), directory(2)])],
-    ['duplicate directory_version keys (same value)', fromHex('a2' + VERSION_KEY + '01' + VERSION_KEY + '01')],
-    ['duplicate directory_version keys (different values)', fromHex('a2' + VERSION_KEY + '01' + VERSION_KEY + '02')],
-    ['duplicate directory_version keys in an indefinite map', fromHex('bf' + VERSION_KEY + '01' + VERSION_KEY + '02 ff')],
+    ['duplicate directory_version keys (same value)', fromHex(`a2${VERSION_KEY}01${VERSION_KEY}01`)],
+    ['duplicate directory_version keys (different values)', fromHex(`a2${VERSION_KEY}01${VERSION_KEY}02`)],
+    ['duplicate directory_version keys in an indefinite map', fromHex(`bf${VERSION_KEY}01${VERSION_KEY}02 ff`)],
     ['a truncated map', directory(1).subarray(0, 10)],
-    ['a map that claims more entries than it has', fromHex('a2' + VERSION_KEY + '01')],
-    ['an indefinite map without its break', fromHex('bf' + VERSION_KEY + '01')],
-    ['an indefinite map broken after a key', fromHex('bf' + VERSION_KEY + '01 61 61 ff')],
-    ['a break inside a definite map', fromHex('a2' + VERSION_KEY + '01 ff')],
-    ['a reserved additional-information value (28)', fromHex('a2' + VERSION_KEY + '01 61 61 1c')],
-    ['an indefinite-length integer', fromHex('a2' + VERSION_KEY + '01 61 61 1f')],
-    ['a two-byte simple value below 32', fromHex('a2' + VERSION_KEY + '01 61 61 f8 18')],
-    ['an indefinite text string with a byte-string chunk', fromHex('a2' + VERSION_KEY + '01 61 61 7f 41 00 ff')],
-    ['an indefinite text string with a nested indefinite chunk', fromHex('a2' + VERSION_KEY + '01 61 61 7f 7f ff ff')],
-    ['a byte string longer than the body', fromHex('a2' + VERSION_KEY + '01 61 61 5a ffffffff 00')],
-    ['an array longer than the body', fromHex('a2' + VERSION_KEY + '01 61 61 9b ffffffffffffffff')],
-    ['a tag with no content', fromHex('a2' + VERSION_KEY + '01 61 61 c1')],
+    ['a map that claims more entries than it has', fromHex(`a2${VERSION_KEY}01`)],
+    ['an indefinite map without its break', fromHex(`bf${VERSION_KEY}01`)],
+    ['an indefinite map broken after a key', fromHex(`bf${VERSION_KEY}01 61 61 ff`)],
+    ['a break inside a definite map', fromHex(`a2${VERSION_KEY}01 ff`)],
+    ['a reserved additional-information value (28)', fromHex(`a2${VERSION_KEY}01 61 61 1c`)],
+    ['an indefinite-length integer', fromHex(`a2${VERSION_KEY}01 61 61 1f`)],
+    ['a two-byte simple value below 32', fromHex(`a2${VERSION_KEY}01 61 61 f8 18`)],
+    ['an indefinite text string with a byte-string chunk', fromHex(`a2${VERSION_KEY}01 61 61 7f 41 00 ff`)],
+    ['an indefinite text string with a nested indefinite chunk', fromHex(`a2${VERSION_KEY}01 61 61 7f 7f ff ff`)],
+    ['a byte string longer than the body', fromHex(`a2${VERSION_KEY}01 61 61 5a ffffffff 00`)],
+    ['an array longer than the body', fromHex(`a2${VERSION_KEY}01 61 61 9b ffffffffffffffff`)],
+    ['a tag with no content', fromHex(`a2${VERSION_KEY}01 61 61 c1`)],
   ]
 
   it.each(cases)('refuses %s with 400 error.directory.malformed, and the stored directory stays', async (_case, body) => {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashToken } from '../../src/crypto/tokens.ts'
-import { CofferProblem, type Channel, type EnrollmentCode, type RelayDirection } from '../../src/sdk/client.ts'
+import type { CofferProblem, Channel, EnrollmentCode, RelayDirection } from '../../src/sdk/client.ts'
 import { type Member, PASSWORD, problemOf, raw, registered } from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 

@@ -50,7 +50,7 @@ describe('GET /v1/profile', () => {
     expect(Object.keys(response.json ?? {}).sort()).toEqual(['created_at', 'email', 'user_id'])
     expect(response.json?.email).toBe(email)
     expect(typeof response.json?.user_id).toBe('string')
-    expect((response.json?.user_id as string).length).toBeGreaterThan(0)
+    expect(String(response.json?.user_id).length).toBeGreaterThan(0)
     const createdAt = response.json?.created_at as string
     expect(createdAt).toMatch(RFC3339_UTC)
     expect(Date.parse(createdAt)).toBeGreaterThanOrEqual(before)

@@ -224,7 +224,7 @@ describe('a repeated refresh token', () => {
 
 describe('refused refresh tokens', () => {
   it('answers an unknown refresh token with 401 session_expired', async () => {
-    await expectRefused('coffer_rt_' + 'A'.repeat(43))
+    await expectRefused(`coffer_rt_${'A'.repeat(43)}`)
     await expectRefused('not-even-a-token')
   })
 

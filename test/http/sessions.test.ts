@@ -270,7 +270,7 @@ describe('logout', () => {
   })
 
   it('answers 204 to a token that was never issued', async () => {
-    const response = await withBearer('coffer_at_' + 'x'.repeat(43), 'POST', '/v1/auth/logout')
+    const response = await withBearer(`coffer_at_${'x'.repeat(43)}`, 'POST', '/v1/auth/logout')
     expect(response.status).toBe(204)
   })
 

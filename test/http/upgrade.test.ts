@@ -205,7 +205,7 @@ describe('abort', () => {
     const albumId = await album(member)
     const intentId = randomUUID()
     await member.client.startUpgrade(albumId, intent(intentId, TARGET))
-    for (const query of ['', '?intent_id=', '?intent=' + intentId]) {
+    for (const query of ['', '?intent_id=', `?intent=${intentId}`]) {
       const answer = await upgradeRaw('DELETE', `/v1/albums/${albumId}/upgrade${query}`)
       expect([answer.status, answer.json?.code], query).toEqual([400, 'error.request.malformed'])
     }

@@ -42,7 +42,7 @@ describe('login of an account with an active second factor', () => {
     expect(response.status).toBe(202)
     expect(Object.keys(response.json ?? {}).sort()).toEqual(['expires_by', 'mfa_token'])
     expect(typeof response.json?.mfa_token).toBe('string')
-    expect((response.json?.mfa_token as string).length).toBeGreaterThanOrEqual(43)
+    expect(String(response.json?.mfa_token).length).toBeGreaterThanOrEqual(43)
     expect(response.json?.expires_by).toBe(before + 300)
   })
 

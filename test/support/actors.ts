@@ -1,6 +1,6 @@
 // Client-like helpers: what a real app does to get an account into a given state.
 import { randomUUID } from 'node:crypto'
-import { Secret, TOTP, URI } from 'otpauth'
+import { type Secret, TOTP, URI } from 'otpauth'
 import { expect } from 'vitest'
 import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
 import type { TestServer } from './server.ts'

@@ -27,7 +27,7 @@ export interface TestBucket {
 /** s3rver's fixed credentials, as the AWS SDK's own chain reads them (the server never reads them itself). */
 export const S3RVER_CREDENTIALS_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } as const
 
-function useS3rverCredentials(): void {
+function setS3rverCredentials(): void {
   process.env.AWS_ACCESS_KEY_ID ??= S3RVER_CREDENTIALS_ENV.AWS_ACCESS_KEY_ID
   process.env.AWS_SECRET_ACCESS_KEY ??= S3RVER_CREDENTIALS_ENV.AWS_SECRET_ACCESS_KEY
 }
@@ -117,7 +117,7 @@ function deletingWithoutFolders(server: S3rver): void {
 }
 
 export async function startBucket(): Promise<TestBucket> {
-  useS3rverCredentials()
+  setS3rverCredentials()
   const directory = await mkdtemp(path.join(tmpdir(), 'coffer-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: TEST_BUCKET }] })
   servingFirstByteRanges(server)

@@ -20,7 +20,10 @@ export const recordLongTasks = (page: Page) =>
     new page.PerformanceObserver((list) => page.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask', buffered: true })
   })
 
-export const clearLongTasks = (page: Page) => page.evaluate(() => void ((globalThis as unknown as PageGlobals).longTasks = []))
+export const clearLongTasks = (page: Page) =>
+  page.evaluate(() => {
+    ;(globalThis as unknown as PageGlobals).longTasks = []
+  })
 export const longestTask = (page: Page) => page.evaluate(() => Math.max(0, ...(globalThis as unknown as PageGlobals).longTasks))
 
 /** The tiles whose top is on screen, by their data-asset, in page order. */

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { PassThrough, Writable } from 'node:stream'
 import { expect } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
@@ -180,7 +181,7 @@ export function onTerminal(home: string, args: readonly string[]) {
   child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
   const done = new Promise<number | null>((resolve) => child.on('close', resolve))
   /** The screen's text without its escape sequences. */
-  const text = (): string => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  const text = (): string => stripVTControlCharacters(screen)
   return {
     text,
     done,

@@ -228,7 +228,12 @@ export async function generateLibrary(folder: string, options: LibraryOptions): 
     for (let i = next++; i < plans.length; i = next++) {
       const plan = plans[i]!
       const target = path.join(folder, plan.file)
-      const size = 'photo' in plan ? await writePhoto(target, plan.photo) : (await writeOpaque(target, plan.opaque, options.seed * 1_000_003 + i), plan.opaque)
+      let size: number
+      if ('photo' in plan) size = await writePhoto(target, plan.photo)
+      else {
+        await writeOpaque(target, plan.opaque, options.seed * 1_000_003 + i)
+        size = plan.opaque
+      }
       written.push({ path: plan.file, size, type: TYPES[path.extname(plan.file)]! })
     }
   }

@@ -7,7 +7,7 @@ import { CofferClient, type Tokens } from '../../sdk/client.ts'
 import { nativeIdentity, type NativeIdentity } from '../../client/node/crypto.ts'
 import { retryingFetch, type RetryOptions } from '../../client/retry.ts'
 import { SetupNeeded } from './command.ts'
-import { Home, type SavedAccount } from './home.ts'
+import type { Home, SavedAccount } from './home.ts'
 import type { Output } from './output.ts'
 
 export interface Account {

@@ -9,7 +9,7 @@
 // saved: a crash between the two leaves this device listed with a key nobody holds, and
 // recover run again in the same folder (the same device id) replaces that entry. The flow itself
 // is src/client/account.ts recoverWithPhrase; this adds the sign-in, the prompts and the output.
-import { NoEscrowError, recoverWithPhrase, RecoveryPhraseError } from '../../client/account.ts'
+import { NoEscrowError, recoverWithPhrase, type Recovered, type RecoveryPhraseError } from '../../client/account.ts'
 import { ClientFormatError } from '../../client/format/errors.ts'
 import { recoveryKeyFromPhrase } from '../../client/format/recovery.ts'
 import { nativeArgon2id } from '../../client/node/crypto.ts'
@@ -121,7 +121,7 @@ export const recover: Command = {
       signal,
     })
     const client = photosClient(server, home.readTokens(), home, commandClientOptions(out, signal))
-    let recovered
+    let recovered: Recovered
     try {
       recovered = await recoverWithPhrase({
         client,

@@ -95,7 +95,7 @@ export const sessions: Command = {
       clipped(session.user_agent ?? '-', APP_MAX),
     ])
     const marks = ['', ...sessions.map((session) => (session.current ? '*' : ''))]
-    table([['SESSION', 'DEVICE', 'SIGNED IN', 'RENEWED', 'ADDRESS', 'APP'], ...rows]).forEach((line, i) => out.say(`${marks[i]!.padEnd(2)}${line}`))
+    for (const [i, line] of table([['SESSION', 'DEVICE', 'SIGNED IN', 'RENEWED', 'ADDRESS', 'APP'], ...rows]).entries()) out.say(`${marks[i]!.padEnd(2)}${line}`)
     for (const session of sessions) out.event('session', sessionEvent(session, names))
     out.say('')
     out.say(`${sessions.length} session${sessions.length === 1 ? '' : 's'} of ${account.email}; * is this device's. \`coffer-photos revoke <session>\` ends one, \`coffer-photos revoke-all\` every one.`)

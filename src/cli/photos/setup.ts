@@ -71,7 +71,7 @@ export const setup: Command = {
       throw new SetupNeeded(`this device is already set up for ${account.email} (identity key ${IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)).fingerprint}); there is nothing to set up again`)
     }
 
-    let set
+    let set: Awaited<ReturnType<typeof setUpFirstDevice>>
     try {
       set = await setUpFirstDevice({
         client,

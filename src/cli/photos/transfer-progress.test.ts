@@ -1,16 +1,27 @@
 // coffer-photos' progress bar moves within the files in flight (what the library's progress events
 // say of each), not only when a file ends; a file that ends counts once, whole.
 import { Writable } from 'node:stream'
+import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { consoleOutput } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
 /** A terminal that keeps what is drawn on it. */
 function terminal(): { stream: Writable & { isTTY: true; columns: number }; lastLine: () => string } {
-  let drawn = ''
-  const stream = Object.assign(new Writable({ write: (chunk: Buffer, _encoding, done) => ((drawn += chunk.toString()), done()) }), { isTTY: true as const, columns: 200 })
-  // The last state drawn: what follows the last carriage return or cursor move, escape codes left out.
-  const lastLine = () => drawn.split(/\r|\x1b\[\d*G/).map((line) => line.replace(/\x1b\[[\d;?]*[A-Za-z]/g, '').trim()).filter((line) => line !== '').at(-1) ?? ''
+  const writes: string[] = []
+  const write = (chunk: Buffer, _encoding: BufferEncoding, done: () => void): void => {
+    writes.push(chunk.toString())
+    done()
+  }
+  const stream = Object.assign(new Writable({ write }), { isTTY: true as const, columns: 200 })
+  // The last state drawn: the bar is redrawn whole by one write (cursor moves around it), so the
+  // last write with text in it, escape codes left out, after its last carriage return.
+  const lastLine = () =>
+    writes
+      .flatMap((text) => stripVTControlCharacters(text).split('\r'))
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .at(-1) ?? ''
   return { stream, lastLine }
 }
 

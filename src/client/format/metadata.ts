@@ -80,15 +80,18 @@ function problems(metadata: Record<string, unknown>): string[] {
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
   else {
-    blobs.forEach((blob: unknown, i) => {
-      if (typeof blob !== 'object' || blob === null || Array.isArray(blob) || blob instanceof Uint8Array) return void found.push(`blobs[${i}]: a map`)
+    for (const [i, blob] of (blobs as unknown[]).entries()) {
+      if (typeof blob !== 'object' || blob === null || Array.isArray(blob) || blob instanceof Uint8Array) {
+        found.push(`blobs[${i}]: a map`)
+        continue
+      }
       const entry = blob as Record<string, unknown>
       if (Object.keys(entry).sort().join() !== BLOB_KEYS.join()) found.push(`blobs[${i}]: expected exactly ${BLOB_KEYS.join(', ')}`)
       if (!isText(entry.kind, 64)) found.push(`blobs[${i}].kind: text of 1 to 64 characters`)
       if (!(entry.hash instanceof Uint8Array) || entry.hash.length !== 32) found.push(`blobs[${i}].hash: 32 bytes (SHA-256)`)
       if (!isSize(entry.size)) found.push(`blobs[${i}].size: an unsigned integer`)
       if (!isText(entry.type, 255)) found.push(`blobs[${i}].type: a media type`)
-    })
+    }
     const kinds = blobs.map((blob: { kind?: unknown }) => blob?.kind)
     if (new Set(kinds).size !== kinds.length) found.push('blobs: each kind at most once')
     if (!kinds.includes('original')) found.push('blobs: one entry of kind "original"')

@@ -116,7 +116,7 @@ export function restoreInto(folder: string, options: { overwrite?: boolean } = {
   return async (file, name) => {
     const final = path.join(folder, ...safeRelativePath(name))
     const existing = await stat(final).catch(() => null)
-    if (existing !== null && existing.isFile() && existing.size === file.metadata.size && Math.floor(existing.mtimeMs) === file.metadata.modified) return 'unchanged'
+    if (existing?.isFile() && existing.size === file.metadata.size && Math.floor(existing.mtimeMs) === file.metadata.modified) return 'unchanged'
     if (existing !== null && options.overwrite !== true) throw new Error(`a different file is already at ${final}; move it, or run with --overwrite`)
     await writeRestored(file, folder, { name })
     return 'restored'

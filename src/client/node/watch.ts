@@ -24,8 +24,14 @@ export function watchFolder(root: string, options: { quietMs: number; signal?: A
   let closed = false
   const deliver = (): void => {
     if (waiting === null || timer !== null) return
-    if (failure !== null) return waiting.reject(failure)
-    if (closed) return waiting.resolve(null)
+    if (failure !== null) {
+      waiting.reject(failure)
+      return
+    }
+    if (closed) {
+      waiting.resolve(null)
+      return
+    }
     if (changed.size === 0) return
     const paths = [...changed]
     changed.clear()

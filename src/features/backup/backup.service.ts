@@ -229,7 +229,7 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
     const manifest: BackupManifest = { format: FORMAT, created_at: createdAt, engine, database, blobs: { count, bytes }, secret_key: secretKey, missing: missing.sort(), corrupt: corrupt.sort() }
     // Written last: a folder without it is an unfinished backup.
     const partial = path.join(dest, `${MANIFEST}.part`)
-    await writeFile(partial, JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600, flush: true })
+    await writeFile(partial, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600, flush: true })
     await rename(partial, path.join(dest, MANIFEST))
     await syncDirectory(dest)
     return manifest

@@ -167,7 +167,13 @@ export async function fsck(deps: Deps, options: FsckOptions): Promise<FsckSummar
     options.problem(line)
   }
   let notes = 0
-  const counted: FsckOptions = { ...options, note: (line) => (notes++, options.note(line)) }
+  const counted: FsckOptions = {
+    ...options,
+    note: (line) => {
+      notes++
+      options.note(line)
+    },
+  }
   const named = await checkNamedBlobs(deps, counted, problem)
   const receipts = await checkReceiptChain(deps, counted, problem)
   for (const finding of await deps.storage.consistencyFindings()) problem(findingLine(finding))

@@ -4,6 +4,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { OpenUploadRequest } from '../../contract/albums.ts'
+import type { PutOutcome } from '../../blob-store/port.ts'
 import type { Deps } from '../../deps.ts'
 import { refuseUpload, type UploadRefusal } from '../../domain/quota.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
@@ -290,7 +291,7 @@ export async function putBlobPart(
   // Stored and declared under `named` (by this request, or by another one ending the same blob).
   const storedAsNamed = async () =>
     (await presentBlobs(deps, caller.userId, [named])).has(named.hash) && ((await deps.storage.findUploadSession(uploadId))?.blobs.some((blob) => blob.hash === named.hash) ?? false)
-  let outcome
+  let outcome: PutOutcome
   try {
     outcome = await deps.blobs.put(named.hash, declared.size, assembled(deps, uploadId, hash, chain, checkedPart(bytes, length, checks.sha256)))
   } catch (error) {

@@ -160,7 +160,8 @@ function Console({ admin, onLock }: { admin: CofferAdmin; onLock: Lock }) {
       </header>
       <main id="main" className="operator">
         <Heading>Find an account</Heading>
-        <form onSubmit={lookUp} className="lookup" role="search">
+        <search>
+        <form onSubmit={lookUp} className="lookup">
           <label>
             Account id or email
             <input name="lookup" autoComplete="off" spellCheck={false} required value={query} onChange={(e) => setQuery(e.target.value)} />
@@ -169,6 +170,7 @@ function Console({ admin, onLock }: { admin: CofferAdmin; onLock: Lock }) {
             {busy ? 'Looking…' : 'Look up'}
           </button>
         </form>
+        </search>
         <ErrorLine error={error} />
         {account !== null && <AccountCard key={account.user_id} admin={admin} account={account} onChange={setAccount} onLock={onLock} />}
         <AssetActions admin={admin} account={account} onAccount={setAccount} onLock={onLock} />

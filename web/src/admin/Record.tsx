@@ -1,6 +1,7 @@
 // A moderation record in words: what was done, when, to what, and why.
 import type { ModerationRecord } from '@coffer/sdk/client.ts'
 import { whenText } from '../lib/format.ts'
+import { numbered } from '../lib/numbered.ts'
 
 type ModerationEvent = ModerationRecord['events'][number]
 
@@ -30,8 +31,8 @@ export function RecordEvents({ record }: { record: ModerationRecord }) {
   if (record.events.length === 0) return <p className="muted">No moderation events: no operator has acted on this account.</p>
   return (
     <ol className="record">
-      {record.events.map((event, i) => (
-        <li key={i}>
+      {numbered(record.events).map(({ entry: event, number }) => (
+        <li key={number}>
           <time dateTime={event.at}>{whenText(event.at)}</time>: {whatHappened(event)}.{' '}
           {event.reason === undefined ? <span className="muted">No reason given.</span> : <>Reason: “{event.reason}”</>}
         </li>

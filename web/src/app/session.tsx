@@ -82,7 +82,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const open = useCallback(async (session: SavedSession): Promise<void> => {
     const saved = await readKeys()
     let keys = saved !== undefined && saved.userId === session.userId ? saved : null
-    if (keys !== null && keys.identityPublicKey === undefined) await saveKeys((keys = keysWithPublicKey(keys)))
+    if (keys !== null && keys.identityPublicKey === undefined) {
+      keys = keysWithPublicKey(keys)
+      await saveKeys(keys)
+    }
     const client = sessionClient(session, () => {
       const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
       void endedHere().then((dropped) => setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice, dropped) })))

@@ -1,7 +1,7 @@
 // Small pieces every screen uses: a form's error line, a notice, a busy button, a page heading
 // that takes focus when the screen opens (so a keyboard or screen-reader user knows where they
 // are), data loaded for a screen, a confirmation dialog.
-import { useCallback, useEffect, useId, useRef, useState, type DependencyList, type ReactNode } from 'react'
+import { useCallback, useEffect, useId, useRef, useState, type DependencyList, type ReactNode, type Ref } from 'react'
 import { sentenceFor } from '../lib/errors.ts'
 
 export function ErrorLine({ error }: { error: unknown }) {
@@ -41,7 +41,8 @@ export function useAction(): { busy: boolean; error: unknown; run: (action: () =
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const running = useRef(false)
-  const run = async (action: () => Promise<void>): Promise<void> => {
+  // The same function across renders: an effect that runs an action names it in its dependencies.
+  const run = useCallback(async (action: () => Promise<void>): Promise<void> => {
     if (running.current) return
     running.current = true
     setBusy(true)
@@ -54,7 +55,7 @@ export function useAction(): { busy: boolean; error: unknown; run: (action: () =
       running.current = false
       setBusy(false)
     }
-  }
+  }, [])
   return { busy, error, run, setError }
 }
 
@@ -86,17 +87,17 @@ export function Modal({ title, children, onCancel }: { title: string; children: 
   )
 }
 
-/** A modal question before an action that is hard to undo; Cancel has the focus. */
+/** A modal question before an action that is hard to undo; Cancel comes first, so it has the focus when the dialog opens. */
 export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
   return (
     <Modal title={title} onCancel={onCancel}>
       {children}
       <div className="actions">
+        <button type="button" className="secondary" onClick={onCancel}>
+          Cancel
+        </button>
         <button type="button" className="danger" onClick={onConfirm}>
           {confirmLabel}
-        </button>
-        <button type="button" className="secondary" onClick={onCancel} autoFocus>
-          Cancel
         </button>
       </div>
     </Modal>
@@ -113,18 +114,25 @@ export interface Loaded<T> {
 /** Runs `load` when `deps` change (and on reload); an answer that arrives after a newer load started is dropped. */
 export function useLoaded<T>(load: () => Promise<T>, deps: DependencyList): Loaded<T> {
   const [result, setResult] = useState<{ value: T | undefined; error: unknown }>({ value: undefined, error: null })
-  const [round, setRound] = useState(0)
-  useEffect(() => {
-    let current = true
-    load().then(
-      (value) => current && setResult({ value, error: null }),
-      (error: unknown) => current && setResult({ value: undefined, error }),
+  // The load of this render (a new closure each time); `deps` say when to run it.
+  const latestLoad = useRef(load)
+  latestLoad.current = load
+  // Counts loads: an answer is kept only while its load is the latest.
+  const loads = useRef(0)
+  const reload = useCallback(() => {
+    const mine = ++loads.current
+    latestLoad.current().then(
+      (value) => loads.current === mine && setResult({ value, error: null }),
+      (error: unknown) => loads.current === mine && setResult({ value: undefined, error }),
     )
+  }, [])
+  useEffect(() => {
+    reload()
     return () => {
-      current = false
+      loads.current++
     }
-  }, [...deps, round])
-  return { ...result, reload: useCallback(() => setRound((n) => n + 1), []) }
+  }, [reload, ...deps])
+  return { ...result, reload }
 }
 
 /** While `loaded` loads, says so; when it failed, the sentence and a way to try again. */
@@ -137,5 +145,29 @@ export function LoadStatus({ loaded, what }: { loaded: Loaded<unknown>; what: st
         Load {what} again
       </button>
     </div>
+  )
+}
+
+/**
+ * A second-factor code field: the authenticator app's six digits only, or (`recovery`) a recovery
+ * code in their place. One input either way, so that switching keeps it (and its focus).
+ */
+export function CodeField({ value, onChange, label, recovery, inputRef }: { value: string; onChange: (value: string) => void; label: string; recovery: boolean; inputRef?: Ref<HTMLInputElement> }) {
+  return (
+    <label>
+      {label}
+      <input
+        ref={inputRef}
+        name="code"
+        autoComplete="one-time-code"
+        required
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        inputMode={recovery ? 'text' : 'numeric'}
+        pattern={recovery ? undefined : '[0-9 ]{6,7}'}
+        autoCapitalize={recovery ? 'none' : undefined}
+        spellCheck={recovery ? false : undefined}
+      />
+    </label>
   )
 }

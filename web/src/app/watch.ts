@@ -5,7 +5,7 @@
 // session's client signs this browser out (session.tsx). POLL is 30 s, or the `poll` query
 // parameter read at start (`/?poll=2#/security`: whole seconds, 1 to 3600), which tests use to
 // see a revocation quickly; docs/web.md documents it.
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { CofferClient, ModerationRecord } from '@coffer/sdk/client.ts'
 
 const DEFAULT_POLL_S = 30
@@ -28,22 +28,25 @@ export interface AccountWatch {
 export function useAccountWatch(client: CofferClient | null): AccountWatch {
   // Kept with the client it was read by, so that another sign-in never sees the last one's.
   const [read, setRead] = useState<{ readonly by: CofferClient; readonly record: ModerationRecord } | null>(null)
-  const [asked, setAsked] = useState(0)
+  // A look now, on the client of the time (nothing before there is one, or once it is gone).
+  const lookNow = useRef<() => void>(() => {})
   useEffect(() => {
     if (client === null) return
     let live = true
     // A failure is left to the next look: a refused session has already signed out (see above).
     const look = () => void client.moderationRecord().then((record) => live && setRead({ by: client, record }), () => {})
+    lookNow.current = look
     look()
     const timer = setInterval(look, POLL_MS)
     addEventListener('focus', look)
     return () => {
       live = false
+      lookNow.current = () => {}
       clearInterval(timer)
       removeEventListener('focus', look)
     }
-  }, [client, asked])
+  }, [client])
   const record = read !== null && read.by === client ? read.record : null
-  const refresh = useCallback(() => setAsked((n) => n + 1), [])
+  const refresh = useCallback(() => lookNow.current(), [])
   return useMemo(() => ({ record, refresh }), [record, refresh])
 }

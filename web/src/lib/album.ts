@@ -391,7 +391,10 @@ export class AlbumModel {
    */
   watch(assetId: string, listener: (tile: Tile) => void, ahead = false): () => void {
     let listeners = this.#tileListeners.get(assetId)
-    if (listeners === undefined) this.#tileListeners.set(assetId, (listeners = new Set()))
+    if (listeners === undefined) {
+      listeners = new Set()
+      this.#tileListeners.set(assetId, listeners)
+    }
     listeners.add(listener)
     if (this.tile(assetId).kind === 'loading') {
       ;(ahead ? this.#ahead : this.#wanted).push(assetId)

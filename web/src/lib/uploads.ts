@@ -235,7 +235,10 @@ export class Uploads {
     for (;;) {
       if (this.#closed || this.#running >= PARALLEL) return
       const next = this.#items.find((item) => item.state === 'waiting')
-      if (next === undefined) return this.#notify()
+      if (next === undefined) {
+        this.#notify()
+        return
+      }
       this.#running++
       this.#update(next.id, { state: 'sending' })
       void this.#send(next.id).finally(() => {

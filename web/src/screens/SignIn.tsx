@@ -3,12 +3,12 @@
 // types the password: argon2id makes the password key of it (in a worker), which opens this
 // browser's sealed device keys (lib/store.ts). When they were sealed under an earlier password
 // (changed on another device), a last step asks for that one, or lets them go.
-import { useState, type FormEvent } from 'react'
+import { useRef, useState, type FormEvent } from 'react'
 import { workerArgon2id } from '../lib/argon2.ts'
 import { anonymousClient } from '../lib/client.ts'
 import { dropKeys, newPasswordKey, passwordKeyFor, resealKeys, type SavedSession } from '../lib/store.ts'
 import { useSession } from '../app/session.tsx'
-import { ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
+import { CodeField, ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
 import type { CofferClient, Tokens } from '@coffer/sdk/client.ts'
 import { typedSecondFactorCode } from '@coffer/sdk/second-factor-code.ts'
 
@@ -27,6 +27,7 @@ export function SignIn({ notice }: { notice: string | null }) {
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
   const [recovery, setRecovery] = useState(false)
+  const codeInput = useRef<HTMLInputElement>(null)
   const { busy, error, run, setError } = useAction()
 
   const finish = async (client: CofferClient, tokens: Tokens, who: string, typed: string): Promise<void> => {
@@ -91,7 +92,7 @@ export function SignIn({ notice }: { notice: string | null }) {
         <form onSubmit={submit}>
           <label>
             Earlier password
-            <input name="earlier-password" type="password" autoComplete="off" required value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+            <input name="earlier-password" type="password" autoComplete="off" required value={password} onChange={(e) => setPassword(e.target.value)} />
           </label>
           <ErrorLine error={error} />
           <button type="submit" disabled={busy}>
@@ -119,17 +120,7 @@ export function SignIn({ notice }: { notice: string | null }) {
           <p>Open your authenticator app and enter the 6-digit code for Coffer ({step.email}).</p>
         )}
         <form onSubmit={submit}>
-          {recovery ? (
-            <label key="recovery">
-              Recovery code
-              <input name="code" autoComplete="one-time-code" autoCapitalize="none" spellCheck={false} required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
-            </label>
-          ) : (
-            <label key="app">
-              Code
-              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={code} onChange={(e) => setCode(e.target.value)} autoFocus />
-            </label>
-          )}
+          <CodeField label={recovery ? 'Recovery code' : 'Code'} value={code} onChange={setCode} recovery={recovery} inputRef={codeInput} />
           <ErrorLine error={error} />
           <button type="submit" disabled={busy}>
             {busy ? 'Checking…' : 'Sign in'}
@@ -141,6 +132,8 @@ export function SignIn({ notice }: { notice: string | null }) {
               setRecovery(!recovery)
               setCode('')
               setError(null)
+              // The field is the same one, now for the other kind of code: the person types there next.
+              codeInput.current?.focus()
             }}
           >
             {recovery ? 'Use a code from the authenticator app instead' : 'Lost your phone? Use a recovery code'}

@@ -22,8 +22,9 @@ export function ProblemList({ report }: { report: AssetReport }) {
   if (report.problems.length === 0 && report.deepPending === 0) return <p>Nothing failed.</p>
   return (
     <ul className="problems">
-      {report.problems.map((problem, i) => (
-        <li key={i}>{problem}</li>
+      {/* Each problem names what it is about: no two are the same sentence. */}
+      {report.problems.map((problem) => (
+        <li key={problem}>{problem}</li>
       ))}
       {report.deepPending > 0 && (
         <li>

@@ -14,6 +14,7 @@ import { defaultDeviceName } from '../../lib/user-agent.ts'
 import { completePendingKeys, dropPendingKeys, savePendingKeys, type PendingKeys } from '../../lib/store.ts'
 import { explained } from './sentences.ts'
 import { DeviceNameField, savedKeysOf, SlowNote, usePasswordPrompt } from './parts.tsx'
+import { numbered } from '../../lib/numbered.ts'
 
 /** How many words of the phrase are asked back. */
 const CHECKED_WORDS = 3
@@ -117,10 +118,10 @@ function PhraseShown({ words, onWritten }: { words: string[]; onWritten: () => v
         recovered if every device is lost. <strong>They are shown only now.</strong>
       </p>
       <ol className="phrase" aria-label="Recovery phrase">
-        {words.map((word, i) => (
-          <li key={i}>
+        {numbered(words).map(({ entry: word, number }) => (
+          <li key={number}>
             <span className="number" aria-hidden="true">
-              {i + 1}.
+              {number}.
             </span>{' '}
             <span className="word">{word}</span>
           </li>

@@ -55,7 +55,7 @@ function PasswordDialog({ onPassword, onCancel }: { onPassword: (password: strin
       <form onSubmit={submit}>
         <label>
           Password
-          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         </label>
         <div className="actions">
           <button type="submit">Confirm</button>

@@ -16,9 +16,10 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
   const load = useAction()
   const create = useAction()
 
+  const loadRun = load.run
   useEffect(() => {
-    void load.run(async () => setAlbums((await namedAlbums(library)).sort(byName)))
-  }, [library])
+    void loadRun(async () => setAlbums((await namedAlbums(library)).sort(byName)))
+  }, [library, loadRun])
 
   const submit = (event: FormEvent) => {
     event.preventDefault()

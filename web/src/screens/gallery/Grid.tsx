@@ -210,7 +210,7 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
   now.current = { geometry, drawn }
 
   /** Where the grid's space begins in the page. */
-  const spaceTop = (): number => (space.current?.getBoundingClientRect().top ?? 0) + scrollY
+  const spaceTop = useCallback((): number => (space.current?.getBoundingClientRect().top ?? 0) + scrollY, [])
 
   /** Maps the window's scroll to the grid's top pixel, moves the drawn rows there, and draws others when the screen shows other rows. */
   const scrolled = useCallback(() => {
@@ -228,7 +228,7 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
     const last = Math.min(rows - 1, onScreenLast + OVERSCAN)
     const base = d.layout === g.layout && Math.abs(top.current - d.top) < REBASE ? d.top : top.current
     if (d.layout !== g.layout || first !== d.first || last !== d.last) setDrawn({ layout: g.layout, first, last, onScreenFirst, onScreenLast, top: base })
-  }, [])
+  }, [spaceTop])
 
   /** Scrolls the window so that the grid's pixel `to` is at the screen's top. */
   const scrollToTop = useCallback((to: number) => {
@@ -238,7 +238,7 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
     scrollTo({ top: spaceTop() + clamped / g.scale, behavior: 'instant' })
     jumped.current = { scrollY, top: clamped }
     scrolled()
-  }, [scrolled])
+  }, [scrolled, spaceTop])
 
   // A new layout (more photos, another width): the photo at the screen's top stays there.
   const previous = useRef<Geometry | null>(null)
@@ -333,11 +333,12 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
   return (
     <div className="grid-box">
       <div ref={space} className="grid" style={{ height: geometry?.space ?? 0 }}>
-        <div className="grid-pane" style={{ height: pane }} onFocus={focused}>
+        {/* The photos, a region of the page: a photo that takes the keyboard's focus is scrolled into view. */}
+        <section className="grid-pane" aria-label="Photos" style={{ height: pane }} onFocus={focused}>
           <div ref={layer} className="grid-layer">
             {rows}
           </div>
-        </div>
+        </section>
       </div>
       <div className="scrubber-column">
         {geometry !== null && geometry.height > 2 * geometry.screen && <Scrubber geometry={geometry} top={shown.top} height={pane} scrollToTop={scrollToTop} />}
@@ -397,19 +398,31 @@ function Scrubber({ geometry: g, top, height, scrollToTop }: { geometry: Geometr
       while (s > 0 && s < sections - 1 && yearOf(layout.sectionMonth[s]!) === yearOf(layout.sectionMonth[s - 1]!))
       return Math.min(Math.max(s, 0), sections - 1)
     }
-    const to = {
-      ArrowDown: () => sectionTop(Math.min(section + 1, sections - 1)),
-      ArrowRight: () => sectionTop(Math.min(section + 1, sections - 1)),
-      ArrowUp: () => sectionTop(top > sectionTop(section) ? section : Math.max(section - 1, 0)),
-      ArrowLeft: () => sectionTop(top > sectionTop(section) ? section : Math.max(section - 1, 0)),
-      PageDown: () => sectionTop(yearStart(section, 1)),
-      PageUp: () => sectionTop(yearStart(section, -1)),
-      Home: () => 0,
-      End: () => end,
-    }[event.key]
-    if (to === undefined) return
+    /** Where a key takes the grid: the next or previous month, year, the start or the end. */
+    const destination = (key: string): number | null => {
+      switch (key) {
+        case 'ArrowDown':
+        case 'ArrowRight':
+          return sectionTop(Math.min(section + 1, sections - 1))
+        case 'ArrowUp':
+        case 'ArrowLeft':
+          return sectionTop(top > sectionTop(section) ? section : Math.max(section - 1, 0))
+        case 'PageDown':
+          return sectionTop(yearStart(section, 1))
+        case 'PageUp':
+          return sectionTop(yearStart(section, -1))
+        case 'Home':
+          return 0
+        case 'End':
+          return end
+        default:
+          return null
+      }
+    }
+    const to = destination(event.key)
+    if (to === null) return
     event.preventDefault()
-    scrollToTop(to())
+    scrollToTop(to)
   }
 
   return (

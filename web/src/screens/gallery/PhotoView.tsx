@@ -44,8 +44,6 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const close = () => navigate('albums', model.albumId)
-  // A replace gives the asset a new position: the view opens the new version.
-  const position = model.positionOf(assetId)
 
   useEffect(() => {
     let live = true
@@ -77,9 +75,10 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
     return () => {
       live = false
     }
-  }, [model, assetId, position])
+  }, [model, assetId])
 
-  useEffect(() => heading.current?.focus(), [assetId])
+  // Each photo (each version) is a view of its own (Album.tsx keys it): its heading takes the focus.
+  useEffect(() => heading.current?.focus(), [])
 
   useEffect(() => {
     const keys = (event: KeyboardEvent) => {

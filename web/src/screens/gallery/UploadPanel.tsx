@@ -1,6 +1,7 @@
 // The uploads of the album page: each file's stage and progress as the library tells them
 // (src/client UploadProgress: uploadFraction of the bytes read and sent, against those its way of
-// sending needs), and the total, with a way forward for the files that failed.
+// sending needs), and the total, with a way forward for the files that failed. A long queue is
+// not a long list: the files that need the person or are moving are listed, the rest counted.
 import { uploadFraction, type UploadStage } from '@coffer/photos/files.ts'
 import { sentenceFor } from '../../lib/errors.ts'
 import { countText, sizeText } from '../../lib/format.ts'
@@ -30,6 +31,21 @@ function doneOf(item: UploadItem): number {
   return item.progress === null ? 0 : uploadFraction(item.progress) * item.size
 }
 
+/** Files waiting, and files done, listed at most: those past them are counted in a line. */
+const LISTED_WAITING = 5
+const LISTED_DONE = 5
+
+/** Every failed file and every file being sent, the next waiting and the last done, in queue order; and how many of the others. */
+function listedOf(items: readonly UploadItem[]): { listed: UploadItem[]; moreWaiting: number; moreDone: number } {
+  const isDone = (item: UploadItem) => item.state === 'stored' || item.state === 'present'
+  const waiting = items.filter((item) => item.state === 'waiting')
+  const done = items.filter(isDone)
+  const shownWaiting = new Set(waiting.slice(0, LISTED_WAITING))
+  const shownDone = new Set(done.slice(-LISTED_DONE))
+  const listed = items.filter((item) => item.state === 'failed' || item.state === 'sending' || shownWaiting.has(item) || shownDone.has(item))
+  return { listed, moreWaiting: waiting.length - shownWaiting.size, moreDone: done.length - shownDone.size }
+}
+
 export function UploadPanel({ uploads, items }: { uploads: Uploads; items: readonly UploadItem[] }) {
   if (items.length === 0) return null
   const total = items.reduce((sum, item) => sum + item.size, 0)
@@ -37,6 +53,7 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
   const finished = items.filter((item) => item.state === 'stored' || item.state === 'present').length
   const failed = items.filter((item) => item.state === 'failed').length
   const busy = items.some((item) => item.state === 'waiting' || item.state === 'sending')
+  const { listed, moreWaiting, moreDone } = listedOf(items)
   return (
     <section className="uploads" aria-labelledby="uploads-title">
       <h2 id="uploads-title">Uploads</h2>
@@ -46,9 +63,8 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
           <progress max={Math.max(1, total)} value={done} />
         </label>
       </p>
-      {/* It scrolls when long: focusable, so that a keyboard can scroll it. */}
-      <ul tabIndex={0} aria-label="Files">
-        {items.map((item) => (
+      <ul aria-label="Files">
+        {listed.map((item) => (
           <li key={item.id} data-state={item.state}>
             <label>
               <span className="upload-name">{item.name}</span>{' '}
@@ -68,6 +84,11 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
           </li>
         ))}
       </ul>
+      {(moreWaiting > 0 || moreDone > 0) && (
+        <p className="muted">
+          {[moreWaiting > 0 ? `${countText(moreWaiting, 'more file')} waiting` : null, moreDone > 0 ? `${countText(moreDone, 'more file')} done` : null].filter((part) => part !== null).join(', ')}
+        </p>
+      )}
       {failed > 0 && (
         <button type="button" onClick={() => uploads.retry()}>
           Try the failed files again

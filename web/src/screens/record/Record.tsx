@@ -4,6 +4,7 @@ import type { ModerationRecord as Moderation } from '@coffer/sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Heading } from '../../app/ui.tsx'
 import { whenText } from '../../lib/format.ts'
+import { newestFirst } from '../../lib/numbered.ts'
 
 type Event = Moderation['events'][number]
 
@@ -57,8 +58,8 @@ export function ModerationRecord() {
               <p>Nothing: the operator has taken no action on your account or your photos.</p>
             ) : (
               <ol className="cards">
-                {[...record.events].reverse().map((event, i) => (
-                  <li key={i}>
+                {newestFirst(record.events).map(({ entry: event, number }) => (
+                  <li key={number}>
                     <p className="title">{eventText(event)}</p>
                     <p className="muted">
                       {whenText(event.at)} · {event.reason === undefined ? 'No reason could be given.' : `Reason: ${event.reason}`}

@@ -6,7 +6,7 @@ import { useId, useState, type FormEvent } from 'react'
 import { withFreshSignIn } from '@coffer/photos/account.ts'
 import type { CofferClient } from '@coffer/sdk/client.ts'
 import { typedSecondFactorCode } from '@coffer/sdk/second-factor-code.ts'
-import { ErrorLine, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
+import { CodeField, ErrorLine, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
 import { countText } from '../../lib/format.ts'
 import { usePasswordPrompt } from '../device/parts.tsx'
 import { QrCode } from './QrCode.tsx'
@@ -20,19 +20,6 @@ function secretOf(uri: string): string {
   return secret.match(/.{1,4}/g)?.join(' ') ?? ''
 }
 
-/** A code field: the app's six digits only, or (`recovery`) a recovery code in their place. */
-function CodeField({ value, onChange, label, recovery }: { value: string; onChange: (value: string) => void; label: string; recovery: boolean }) {
-  return (
-    <label>
-      {label}
-      {recovery ? (
-        <input autoComplete="one-time-code" autoCapitalize="none" spellCheck={false} required value={value} onChange={(e) => onChange(e.target.value)} />
-      ) : (
-        <input inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required value={value} onChange={(e) => onChange(e.target.value)} />
-      )}
-    </label>
-  )
-}
 
 /** What the person typed, as sent; a sentence when it is no code at all. */
 function codeOf(typed: string): string {

@@ -13,6 +13,7 @@ import { SecondFactor } from './SecondFactor.tsx'
 import { PasswordChange } from './Password.tsx'
 import { DeleteAccount } from './DeleteAccount.tsx'
 import { loadDirectory } from './directory.ts'
+import { newestFirst } from '../../lib/numbered.ts'
 
 const EVENT_TEXT: Record<SecurityEvents['events'][number]['kind'], string> = {
   password_lockout: 'Signing in was locked after too many wrong passwords',
@@ -29,8 +30,8 @@ function Events({ client, round }: { client: CofferClient; round: number }) {
       {events.value?.events.length === 0 && <p>None: no lockouts and no refused codes.</p>}
       {events.value !== undefined && events.value.events.length > 0 && (
         <ul className="cards">
-          {[...events.value.events].reverse().map((event, i) => (
-            <li key={i}>
+          {newestFirst(events.value.events).map(({ entry: event, number }) => (
+            <li key={number}>
               <p className="title">{EVENT_TEXT[event.kind]}</p>
               <p className="muted">
                 {whenText(event.at)}
