@@ -12,7 +12,13 @@ if (!postgres) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL half of the suite is SKIPPED (CI sets it). ***\n')
 }
 
-const engineSuites = ['test/http/**/*.test.ts', 'test/concurrency/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/client/**/*.test.ts', 'test/browser/**/*.test.ts']
+const engineSuites = [
+  'test/http/**/*.test.ts',
+  'test/concurrency/**/*.test.ts',
+  'test/e2e/**/*.test.ts',
+  'test/client/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+]
 // The HTTP suites that store, read, verify or collect blobs.
 const blobSuites = [
   'test/http/download.test.ts',
@@ -68,10 +74,20 @@ const projects = long
       ...(onPostgres ? [{ extends: true as const, test: { name: 'long-postgres', include: longLoops, env: onPostgres } }] : []),
     ]
   : [
-      { extends: true as const, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] } },
+      {
+        extends: true as const,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/vectors/**/*.test.ts', ...engineFree] },
+      },
       { extends: true as const, test: { name: 'sqlite', include: engineSuites, exclude: [...engineFree, 'test/e2e/library.test.ts'], env: onSqlite } },
       { extends: true as const, test: { name: 's3', include: blobSuites, env: { ...onSqlite, COFFER_TEST_BLOBS: 's3' } } },
-      ...(onPostgres ? [{ extends: true as const, test: { name: 'postgres', include: engineSuites, exclude: [...engineFree, ...engineNeutral, 'test/e2e/library.test.ts'], env: onPostgres } }] : []),
+      ...(onPostgres
+        ? [
+            {
+              extends: true as const,
+              test: { name: 'postgres', include: engineSuites, exclude: [...engineFree, ...engineNeutral, 'test/e2e/library.test.ts'], env: onPostgres },
+            },
+          ]
+        : []),
     ]
 
 export default defineConfig({

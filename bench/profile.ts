@@ -58,7 +58,9 @@ const frameOf = (id: number): CallFrame => {
 const label = (frame: CallFrame) => `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(?:node_modules\/)?/, '')}:${frame.lineNumber + 1}`
 /** The package for a dependency's file, the path for the project's own, the function for V8's and the binding's. */
 const place = (frame: CallFrame) =>
-  frame.url === '' ? frame.functionName : frame.url.replace(/^file:\/\/.*?\/node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, '$1').replace(/^file:\/\/.*?\/(src|bench|test)\//, '$1/')
+  frame.url === ''
+    ? frame.functionName
+    : frame.url.replace(/^file:\/\/.*?\/node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, '$1').replace(/^file:\/\/.*?\/(src|bench|test)\//, '$1/')
 
 // Each sample's node and duration (µs), and the second of the profile it fell in.
 const samples: Array<{ readonly id: number; readonly micros: number; readonly second: number }> = []
@@ -90,8 +92,15 @@ for (const { id, micros, second } of samples) {
 }
 
 const seconds = [...counted].sort((a, b) => a - b)
-const lines = [file, `seconds counted (busy at least ${Math.round(busyShare * 100)}%): ${seconds.map((second) => `${second}s:${Math.round((busyBySecond.get(second) ?? 0) / 1e4)}%`).join(' ') || 'none'}`]
-for (const [title, table] of [['own time', self], ['by file or package', byPlace], ['with callees', inclusive]] as const) {
+const lines = [
+  file,
+  `seconds counted (busy at least ${Math.round(busyShare * 100)}%): ${seconds.map((second) => `${second}s:${Math.round((busyBySecond.get(second) ?? 0) / 1e4)}%`).join(' ') || 'none'}`,
+]
+for (const [title, table] of [
+  ['own time', self],
+  ['by file or package', byPlace],
+  ['with callees', inclusive],
+] as const) {
   lines.push('', `== ${title} (of ${(total / 1e3).toFixed(0)} ms)`)
   for (const [key, micros] of [...table].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${key}`)
 }

@@ -59,9 +59,14 @@ const cleanUpRun = () => cleanUp().then(() => cleanUp(runCleanups))
 const workDir = await mkdtemp(path.join(tmpdir(), 'coffer-bench-'))
 const removeWorkDir = () => rm(workDir, { recursive: true, force: true })
 // Ctrl-C, or a `timeout` around the run: children stopped, schemas dropped, temp files gone.
-for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, status] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
-    void cleanUpRun().then(removeWorkDir).then(() => process.exit(status))
+    void cleanUpRun()
+      .then(removeWorkDir)
+      .then(() => process.exit(status))
   })
 }
 const context: BenchContext = {
@@ -122,7 +127,8 @@ if (rows.length > 0 || checks.length > 0) {
     context.log(detailsTable(measured))
   }
   if (notes.length > 0) context.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`)
-  if (rows.some(noisy)) context.log(`- (noisy): other work on the machine took ${NOISY_CORES}+ cores during a measurement of that row; its figures are suspect.`)
+  if (rows.some(noisy))
+    context.log(`- (noisy): other work on the machine took ${NOISY_CORES}+ cores during a measurement of that row; its figures are suspect.`)
 }
 context.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`)
 

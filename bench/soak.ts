@@ -25,11 +25,13 @@ function positive(name: string, fallback: number): number {
 
 function serverVariables(raw: string | undefined): Record<string, string> {
   const pairs = (raw ?? '').split(/\s+/).filter((p) => p !== '')
-  return Object.fromEntries(pairs.map((pair) => {
-    const at = pair.indexOf('=')
-    if (at <= 0) throw new Error(`SOAK_SERVER_ENV: "${pair}" is not NAME=value`)
-    return [pair.slice(0, at), pair.slice(at + 1)]
-  }))
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=')
+      if (at <= 0) throw new Error(`SOAK_SERVER_ENV: "${pair}" is not NAME=value`)
+      return [pair.slice(0, at), pair.slice(at + 1)]
+    }),
+  )
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`)

@@ -34,9 +34,12 @@ describe('HOST', () => {
     expect(loadConfig({}).host).toBe('127.0.0.1')
   })
 
-  it.each(['localhost', '0.0.0.0', '::', '::1', '192.168.1.20', 'fe80::1', 'my-host.internal', 'db1', 'a.b-c.example', 'x'.repeat(63)])('accepts %s', (host) => {
-    expect(loadConfig({ HOST: host }).host).toBe(host)
-  })
+  it.each(['localhost', '0.0.0.0', '::', '::1', '192.168.1.20', 'fe80::1', 'my-host.internal', 'db1', 'a.b-c.example', 'x'.repeat(63)])(
+    'accepts %s',
+    (host) => {
+      expect(loadConfig({ HOST: host }).host).toBe(host)
+    },
+  )
 
   it('brackets an IPv6 literal in the derived PUBLIC_ORIGIN', () => {
     expect(loadConfig({ HOST: '::1', PORT: '9000' }).publicOrigin).toBe('http://[::1]:9000')
@@ -118,14 +121,27 @@ describe('the blob store', () => {
   })
 
   it('is a bucket with s3://bucket/prefix, the prefix ending in one slash, the S3_* settings beside it', () => {
-    expect(loadConfig({ BLOB_STORE_URL: 's3://photos-eu/coffer/prod/', S3_ENDPOINT: 'https://minio.internal:9000/', S3_REGION: 'eu-west-1', S3_FORCE_PATH_STYLE: 'true' }).blobBucket).toEqual({
+    expect(
+      loadConfig({
+        BLOB_STORE_URL: 's3://photos-eu/coffer/prod/',
+        S3_ENDPOINT: 'https://minio.internal:9000/',
+        S3_REGION: 'eu-west-1',
+        S3_FORCE_PATH_STYLE: 'true',
+      }).blobBucket,
+    ).toEqual({
       bucket: 'photos-eu',
       prefix: 'coffer/prod/',
       endpoint: 'https://minio.internal:9000',
       region: 'eu-west-1',
       forcePathStyle: true,
     })
-    expect(loadConfig({ BLOB_STORE_URL: 's3://photos' }).blobBucket).toEqual({ bucket: 'photos', prefix: '', endpoint: null, region: 'us-east-1', forcePathStyle: false })
+    expect(loadConfig({ BLOB_STORE_URL: 's3://photos' }).blobBucket).toEqual({
+      bucket: 'photos',
+      prefix: '',
+      endpoint: null,
+      region: 'us-east-1',
+      forcePathStyle: false,
+    })
     expect(loadConfig({ BLOB_STORE_URL: 's3://photos', AWS_REGION: 'ap-south-1' }).blobBucket?.region).toBe('ap-south-1')
   })
 
@@ -173,7 +189,9 @@ describe('a bucket URL (BLOB_STORE_URL, and coffer blobs migrate --to)', () => {
   })
 
   it('names where it came from when it is not s3://bucket/prefix', () => {
-    expect(configError({ BLOB_STORE_URL: 'https://photos' }).message).toBe('BLOB_STORE_URL: must be s3://bucket or s3://bucket/prefix (unset, blobs go to BLOB_DIR), got "https://photos"')
+    expect(configError({ BLOB_STORE_URL: 'https://photos' }).message).toBe(
+      'BLOB_STORE_URL: must be s3://bucket or s3://bucket/prefix (unset, blobs go to BLOB_DIR), got "https://photos"',
+    )
     expect(() => bucketAt('--to', 'https://photos', {})).toThrow(new ConfigError('--to', 'must be s3://bucket or s3://bucket/prefix, got "https://photos"'))
     expect(() => bucketAt('--to', 's3://Photos', {})).toThrow('--to: "Photos" is not a bucket name')
     expect(() => bucketAt('--to', 's3://photos', { S3_ENDPOINT: 'minio' })).toThrow('S3_ENDPOINT: must be an http(s) URL')

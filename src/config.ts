@@ -222,7 +222,8 @@ function blobBucket(env: Env): BucketSettings | null {
 function blobDownload(env: Env, bucket: BucketSettings | null): Config['blobDownload'] {
   const raw = read(env, 'BLOB_DOWNLOAD') ?? 'stream'
   if (raw !== 'stream' && raw !== 'redirect') throw new ConfigError('BLOB_DOWNLOAD', `must be stream or redirect, got "${raw}"`)
-  if (raw === 'redirect' && bucket === null) throw new ConfigError('BLOB_DOWNLOAD', 'redirect needs a bucket (BLOB_STORE_URL=s3://...): a folder has no URL of its own to send clients to')
+  if (raw === 'redirect' && bucket === null)
+    throw new ConfigError('BLOB_DOWNLOAD', 'redirect needs a bucket (BLOB_STORE_URL=s3://...): a folder has no URL of its own to send clients to')
   return raw
 }
 
@@ -307,6 +308,7 @@ function protocolRange(env: Env): Config['protocol'] {
   const min = protocolDate(env, 'PROTOCOL_MIN', '2025-01-01')
   const current = protocolDate(env, 'PROTOCOL_CURRENT', '2026-06-01')
   const max = protocolDate(env, 'PROTOCOL_MAX', '2026-11-01')
-  if (!(min <= current && current <= max)) throw new ConfigError('PROTOCOL_CURRENT', `must lie within PROTOCOL_MIN (${min}) and PROTOCOL_MAX (${max}), got ${current}`)
+  if (!(min <= current && current <= max))
+    throw new ConfigError('PROTOCOL_CURRENT', `must lie within PROTOCOL_MIN (${min}) and PROTOCOL_MAX (${max}), got ${current}`)
   return { min, current, max }
 }

@@ -51,16 +51,22 @@ const within = (inner: string, outer: string): boolean => inner === outer || inn
  * file's folder that holds it) or, when making a parent failed, is on the way to (the nearest).
  */
 function folderSetting(config: Config, file: string): string | undefined {
-  const folders = [{ setting: `DATA_DIR=${config.dataDir}`, folder: config.dataDir }, { setting: `BLOB_DIR=${config.blobDir}`, folder: config.blobDir }]
+  const folders = [
+    { setting: `DATA_DIR=${config.dataDir}`, folder: config.dataDir },
+    { setting: `BLOB_DIR=${config.blobDir}`, folder: config.blobDir },
+  ]
   if (config.database.engine === 'sqlite') folders.push({ setting: `DATABASE_URL=sqlite:${config.database.file}`, folder: path.dirname(config.database.file) })
   const byLength = (a: { folder: string }, b: { folder: string }) => a.folder.length - b.folder.length
-  const holding = folders.filter(({ folder }) => within(file, folder)).sort(byLength).at(-1)
+  const holding = folders
+    .filter(({ folder }) => within(file, folder))
+    .sort(byLength)
+    .at(-1)
   return (holding ?? folders.filter(({ folder }) => within(folder, file)).sort(byLength)[0])?.setting
 }
 
 const FILE_REASONS: Readonly<Record<string, string>> = {
-  EACCES: 'permission denied; give the server\'s user write access to it, or choose another folder',
-  EPERM: 'operation not permitted; give the server\'s user write access to it, or choose another folder',
+  EACCES: "permission denied; give the server's user write access to it, or choose another folder",
+  EPERM: "operation not permitted; give the server's user write access to it, or choose another folder",
   EROFS: 'the file system is read-only; choose a writable folder',
   ENOTDIR: 'a part of the path is a file, not a folder; choose a folder',
   EEXIST: 'a file of that name is in the way; choose a folder',
@@ -81,9 +87,9 @@ const POSTGRES_REASONS: Readonly<Record<string, string>> = {
 
 /** SQLite result codes an operator can act on (node:sqlite reports the extended code). */
 const SQLITE_REASONS: Readonly<Record<number, string>> = {
-  14: 'cannot open the file; check that its folder is writable by the server\'s user',
-  8: 'the file is read-only; give the server\'s user write access to it and its folder',
-  26: 'point it at Coffer\'s database file, or at a new one',
+  14: "cannot open the file; check that its folder is writable by the server's user",
+  8: "the file is read-only; give the server's user write access to it and its folder",
+  26: "point it at Coffer's database file, or at a new one",
   11: 'the file is damaged; restore it from a backup',
 }
 
@@ -109,11 +115,18 @@ function bucketUnreachable(config: Config, error: BlobStoreUnavailableError): st
   const cause = error.cause instanceof Error ? error.cause : error
   const code = (cause as { code?: unknown }).code
   const status = (cause as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
-  const said = [cause.name !== 'Error' ? cause.name : undefined, typeof code === 'string' ? code : undefined, status === undefined ? undefined : `HTTP ${status}`]
+  const said = [
+    cause.name !== 'Error' ? cause.name : undefined,
+    typeof code === 'string' ? code : undefined,
+    status === undefined ? undefined : `HTTP ${status}`,
+  ]
     .filter((part) => part !== undefined && part !== cause.message)
     .join(', ')
   const bucket = config.blobBucket
-  const where = bucket === null ? '' : ` BLOB_STORE_URL=s3://${bucket.bucket}/${bucket.prefix}${bucket.endpoint === null ? ` (AWS, S3_REGION=${bucket.region})` : ` at S3_ENDPOINT=${bucket.endpoint}`}`
+  const where =
+    bucket === null
+      ? ''
+      : ` BLOB_STORE_URL=s3://${bucket.bucket}/${bucket.prefix}${bucket.endpoint === null ? ` (AWS, S3_REGION=${bucket.region})` : ` at S3_ENDPOINT=${bucket.endpoint}`}`
   return (
     `cannot use the blob bucket${where}: ${cause.message}${said === '' ? '' : ` (${said})`}; ` +
     'check that the endpoint answers, that the bucket exists, and that the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) may list, read, write and delete in it'

@@ -57,7 +57,12 @@ export interface ChainPosition {
  * its identity key: canonical CBOR of { body: CBOR of { envelope, nonce }, sig } (the server
  * stores and hashes it, never parses it).
  */
-export async function signedManifest(member: Pick<Uploader, 'userId' | 'identity' | 'deviceId'>, albumId: string, hashes: BundleHashes, chain: ChainPosition = {}): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
+export async function signedManifest(
+  member: Pick<Uploader, 'userId' | 'identity' | 'deviceId'>,
+  albumId: string,
+  hashes: BundleHashes,
+  chain: ChainPosition = {},
+): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
   const envelope: ManifestEnvelopeFields = {
     crypto_suite_id: 1,
     protocol_version: '2026-06-01',
@@ -94,7 +99,12 @@ function opRequest(signed: { envelope: ManifestEnvelopeFields; manifestCbor: Uin
 
 /** An upload session whose bundle is one original blob (`hash`, `size` bytes); its id. */
 export async function openOriginalSession(member: Uploader, albumId: string, hash: string, size: number): Promise<string> {
-  const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size }] })
+  const session = await member.client.openUploadSession({
+    album_id: albumId,
+    crypto_suite_id: 1,
+    ciphertext_hash: hash,
+    blobs: [{ role: 'original', hash, size }],
+  })
   return session.upload_id
 }
 
@@ -145,7 +155,7 @@ export class BlobFactory {
   /** Bytes `start..end` (inclusive) of the blob whose last MiB is `tail`. */
   slice(tail: Buffer, start: number, end: number): Buffer {
     const parts: Buffer[] = []
-    for (let at = start; at <= end;) {
+    for (let at = start; at <= end; ) {
       const mibIndex = Math.floor(at / MIB)
       const source = mibIndex === this.mib - 1 ? tail : this.#base
       const from = at % MIB

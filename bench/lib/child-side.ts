@@ -37,9 +37,11 @@ export function serveParent(ready: unknown, handlers: ChildHandlers = {}): void 
   process.once('disconnect', () => void stop())
   process.on('message', (message: ToChild) => {
     if (message.kind !== 'request') return
-    const onRequest = handlers.onRequest ?? (async () => {
-      throw new Error('this child takes no requests')
-    })
+    const onRequest =
+      handlers.onRequest ??
+      (async () => {
+        throw new Error('this child takes no requests')
+      })
     onRequest(message.body).then(
       (body) => send({ kind: 'reply', id: message.id, body }),
       (error: unknown) => send({ kind: 'reply', id: message.id, error: error instanceof Error ? error.message : String(error) }),

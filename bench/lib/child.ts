@@ -79,11 +79,13 @@ function wrap<Ready>(script: string, child: ChildProcess, ready: Ready, stderr: 
     if (message.error !== undefined) waiter?.reject(new Error(`${script}: ${message.error}`))
     else waiter?.resolve(message.body)
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    for (const waiter of pending.values()) waiter.reject(new Error(`${script} exited\n${stderr()}`))
-    pending.clear()
-    resolve()
-  }))
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      for (const waiter of pending.values()) waiter.reject(new Error(`${script} exited\n${stderr()}`))
+      pending.clear()
+      resolve()
+    }),
+  )
   return {
     pid,
     ready,

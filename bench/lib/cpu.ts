@@ -110,7 +110,9 @@ export function commandCpuSeconds(name: string): number {
 
 /** Resident memory of a process (VmRSS in /proc/<pid>/status), in bytes. */
 export function residentBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))
   const kib = line === undefined ? Number.NaN : Number(line.replace(/\D+/g, ''))
   if (!Number.isFinite(kib)) throw new Error(`no VmRSS for process ${pid}`)
   return kib * 1024

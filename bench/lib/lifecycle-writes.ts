@@ -43,12 +43,20 @@ export interface Write {
 
 /** WRITERS writers on `server`: ACCOUNTS accounts (with published directories), an album each. */
 export async function writersOn(server: CofferChild): Promise<Writer[]> {
-  const members = await inParallel(Array.from({ length: ACCOUNTS }, (_, i) => i), ACCOUNTS, () => uploader(server))
-  return inParallel(Array.from({ length: WRITERS }, (_, i) => i), WRITERS, async (i) => {
-    const member = members[i % ACCOUNTS]
-    if (member === undefined) throw new Error('no account')
-    return { member, albumId: await album(member), derivatives: DERIVATIVE_BYTES.map((size) => randomBytes(size)) }
-  })
+  const members = await inParallel(
+    Array.from({ length: ACCOUNTS }, (_, i) => i),
+    ACCOUNTS,
+    () => uploader(server),
+  )
+  return inParallel(
+    Array.from({ length: WRITERS }, (_, i) => i),
+    WRITERS,
+    async (i) => {
+      const member = members[i % ACCOUNTS]
+      if (member === undefined) throw new Error('no account')
+      return { member, albumId: await album(member), derivatives: DERIVATIVE_BYTES.map((size) => randomBytes(size)) }
+    },
+  )
 }
 
 /** One write made ready: the session open, its missing blobs sent, the manifest signed. */
@@ -61,9 +69,14 @@ export async function prepareWrite(writer: Writer): Promise<Write> {
     album_id: albumId,
     crypto_suite_id: 1,
     ciphertext_hash: ciphertextHash,
-    blobs: [...bytesByHash].map(([hash, bytes]) => ({ role: hash === ciphertextHash ? ('original' as const) : ('derivative' as const), hash, size: bytes.length })),
+    blobs: [...bytesByHash].map(([hash, bytes]) => ({
+      role: hash === ciphertextHash ? ('original' as const) : ('derivative' as const),
+      hash,
+      size: bytes.length,
+    })),
   })
-  for (const blob of session.blobs.filter((b) => !b.present)) await member.client.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? Buffer.alloc(0))
+  for (const blob of session.blobs.filter((b) => !b.present))
+    await member.client.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? Buffer.alloc(0))
   const signed = await signedManifest(member, albumId, { ciphertextHash, derivativeHashes: derivatives.map(sha256Hex), metadataBlobHash: null })
   return { path: `/v1/albums/${albumId}/ops`, token: accessToken(member.client), body: opBody(signed) }
 }
@@ -87,7 +100,15 @@ export function writeLoad(name: string, server: CofferChild, writers: readonly W
     initialRate: 200,
     maxBatch: MAX_WRITE_BATCH,
     prepare: (perWorker) =>
-      Promise.all(writers.map((writer) => inParallel(Array.from({ length: perWorker }, (_, i) => i), 2, () => prepareWrite(writer)))),
+      Promise.all(
+        writers.map((writer) =>
+          inParallel(
+            Array.from({ length: perWorker }, (_, i) => i),
+            2,
+            () => prepareWrite(writer),
+          ),
+        ),
+      ),
     run: async (write, http) => {
       await sendWrite(http, write)
       return 1

@@ -14,7 +14,9 @@ export interface Machine {
 
 function cpuModel(): string {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'))
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'))
     if (line !== undefined) return line.slice(line.indexOf(':') + 1).trim()
   } catch {
     // not Linux: fall through

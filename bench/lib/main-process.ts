@@ -101,10 +101,12 @@ export async function startMain(options: MainOptions): Promise<MainProcess> {
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`src/main.ts did not listen within ${timeoutMs} ms\n${stderr}`)), timeoutMs)
     }),
-  ]).catch((error: unknown) => {
-    child.kill('SIGKILL')
-    throw error
-  }).finally(() => clearTimeout(timer))
+  ])
+    .catch((error: unknown) => {
+      child.kill('SIGKILL')
+      throw error
+    })
+    .finally(() => clearTimeout(timer))
 
   return {
     pid,

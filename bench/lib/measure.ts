@@ -106,8 +106,7 @@ export function childLoop<R extends LoopRun>(name: string, child: Child<unknown>
 export function pool(measurements: readonly Measurement[]): Measurement {
   const completed = measurements.reduce((sum, m) => sum + m.completed, 0)
   const seconds = measurements.reduce((sum, m) => sum + m.seconds, 0)
-  const weighted = (pick: (m: Measurement) => number) =>
-    seconds === 0 ? 0 : measurements.reduce((sum, m) => sum + pick(m) * m.seconds, 0) / seconds
+  const weighted = (pick: (m: Measurement) => number) => (seconds === 0 ? 0 : measurements.reduce((sum, m) => sum + pick(m) * m.seconds, 0) / seconds)
   return {
     rate: seconds === 0 ? 0 : completed / seconds,
     completed,
@@ -155,7 +154,9 @@ export async function alternate(contenders: readonly Contender[], schedule: Sche
     for (const contender of contenders) {
       const measurement = await measureQuietly(contender, schedule, log)
       taken.get(contender.name)?.push(measurement)
-      log(`  round ${round}   ${contender.name}: ${formatRate(measurement.rate)}/s, subject ${measurement.subjectCores.toFixed(2)} cores, load generator ${measurement.loadgenCores.toFixed(2)}, rest of machine ${measurement.otherCores.toFixed(2)}${measurement.problems.length > 0 ? `  PROBLEMS: ${measurement.problems.join('; ')}` : ''}`)
+      log(
+        `  round ${round}   ${contender.name}: ${formatRate(measurement.rate)}/s, subject ${measurement.subjectCores.toFixed(2)} cores, load generator ${measurement.loadgenCores.toFixed(2)}, rest of machine ${measurement.otherCores.toFixed(2)}${measurement.problems.length > 0 ? `  PROBLEMS: ${measurement.problems.join('; ')}` : ''}`,
+      )
     }
   }
   return new Map([...taken].map(([name, rounds]) => [name, { name, rounds, pooled: pool(rounds) }]))

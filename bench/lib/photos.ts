@@ -159,7 +159,10 @@ async function listLibrary(context: BenchContext, kind: LibraryKind, folder: str
 export async function photosAccount(context: BenchContext, server: CofferChild): Promise<string> {
   const home = await mkdtemp(path.join(context.workDir, 'photos-home-'))
   const email = `bench-${randomUUID()}@example.test`
-  for (const args of [['login', server.ready.url, '--register', '--email', email, '--password-stdin'], ['setup', '--yes', '--password-stdin']]) {
+  for (const args of [
+    ['login', server.ready.url, '--register', '--email', email, '--password-stdin'],
+    ['setup', '--yes', '--password-stdin'],
+  ]) {
     const run = await photos(home, [...args, '--json'], { stdin: PASSWORD })
     if (run.code !== 0) throw new Error(`coffer-photos ${args[0]} failed (exit ${run.code}): ${run.stderr}`)
   }
@@ -282,7 +285,13 @@ export function photosContender(
 }
 
 /** The raw ceiling over `files` (servers/photos-raw.ts); each run's output goes to a fresh folder, removed after it. */
-export function rawContender(name: string, raw: Child<unknown>, context: BenchContext, library: PhotoLibrary, run: Omit<PhotosRawRun, 'directory' | 'concurrency'>): Contender {
+export function rawContender(
+  name: string,
+  raw: Child<unknown>,
+  context: BenchContext,
+  library: PhotoLibrary,
+  run: Omit<PhotosRawRun, 'directory' | 'concurrency'>,
+): Contender {
   return {
     name,
     async measure() {
@@ -292,7 +301,11 @@ export function rawContender(name: string, raw: Child<unknown>, context: BenchCo
       const { subjectCores, loadgenCores, otherCores } = cpu.end()
       await rm(directory, { recursive: true, force: true })
       const problems = result.bytes === library.bytes ? [] : [`${result.bytes} bytes of plaintext, the library has ${library.bytes}`]
-      return { ...jobMeasurement(result.operations, result.seconds, subjectCores, loadgenCores, otherCores, problems), p50Ms: result.p50Ms, p99Ms: result.p99Ms }
+      return {
+        ...jobMeasurement(result.operations, result.seconds, subjectCores, loadgenCores, otherCores, problems),
+        p50Ms: result.p50Ms,
+        p99Ms: result.p99Ms,
+      }
     },
   }
 }
@@ -321,13 +334,32 @@ export function runChecks(scenario: string, label: string, library: PhotoLibrary
   const worst = traces.map((t) => t.memory).reduce((a, b) => (b.peak - b.atStart > a.peak - a.atStart ? b : a))
   const growth = worst.peak - worst.atStart
   const checks: Check[] = [
-    { scenario, name: `${label}, ${library.name}: resident growth over the run`, value: `+${mib(growth)} (${mib(worst.atStart)} at start -> ${mib(worst.peak)})`, target: `<= ${GROWTH_TARGET_MIB} MiB`, pass: growth <= GROWTH_TARGET_MIB * MIB },
+    {
+      scenario,
+      name: `${label}, ${library.name}: resident growth over the run`,
+      value: `+${mib(growth)} (${mib(worst.atStart)} at start -> ${mib(worst.peak)})`,
+      target: `<= ${GROWTH_TARGET_MIB} MiB`,
+      pass: growth <= GROWTH_TARGET_MIB * MIB,
+    },
   ]
   if (library.files.length >= 4) {
-    checks.push({ scenario, name: `${label}, ${library.name}: resident growth by a quarter of the files -> by the end`, value: `+${mib(worst.peakAtQuarter - worst.atStart)} -> +${mib(growth)}`, target: '-', pass: null })
+    checks.push({
+      scenario,
+      name: `${label}, ${library.name}: resident growth by a quarter of the files -> by the end`,
+      value: `+${mib(worst.peakAtQuarter - worst.atStart)} -> +${mib(growth)}`,
+      target: '-',
+      pass: null,
+    })
   }
-  const perFile = (pick: (t: RunTrace) => number) => `${((traces.reduce((sum, t) => sum + pick(t), 0) * 1000) / (traces.length * library.files.length)).toFixed(1)} ms`
-  checks.push({ scenario, name: `${label}, ${library.name}: CPU per file, coffer-photos + server`, value: `${perFile((t) => t.clientCpuS)} + ${perFile((t) => t.serverCpuS)} (wall ${perFile((t) => t.seconds)})`, target: '-', pass: null })
+  const perFile = (pick: (t: RunTrace) => number) =>
+    `${((traces.reduce((sum, t) => sum + pick(t), 0) * 1000) / (traces.length * library.files.length)).toFixed(1)} ms`
+  checks.push({
+    scenario,
+    name: `${label}, ${library.name}: CPU per file, coffer-photos + server`,
+    value: `${perFile((t) => t.clientCpuS)} + ${perFile((t) => t.serverCpuS)} (wall ${perFile((t) => t.seconds)})`,
+    target: '-',
+    pass: null,
+  })
   return checks
 }
 
@@ -348,7 +380,14 @@ export const TARGETS = {
  * A scenario's rows for one library: each subject against `ceiling` in files per second, then
  * in MiB per second (the same ratio, by construction); `sqliteTarget` for the SQLite subject.
  */
-export function photoRows(scenario: string, measured: ReadonlyMap<string, Measured>, library: PhotoLibrary, subjects: readonly { name: string; engine: Engine }[], ceiling: string, sqliteTarget: Target | null): Row[] {
+export function photoRows(
+  scenario: string,
+  measured: ReadonlyMap<string, Measured>,
+  library: PhotoLibrary,
+  subjects: readonly { name: string; engine: Engine }[],
+  ceiling: string,
+  sqliteTarget: Target | null,
+): Row[] {
   const rows: Row[] = []
   const inMibs = new Map([...measured].map(([name, m]) => [name, inMib(m, library)]))
   for (const { name, engine } of subjects) {

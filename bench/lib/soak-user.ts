@@ -31,22 +31,43 @@ export type Outcome = 'ok' | 'refused'
 
 /** What the soak is made of: the operations, their weights in the mix, and what each exercises. */
 export const OPERATIONS = {
-  'sign in': { weight: 2, what: `POST /v1/auth/login (argon2id at the server's parameters) with the right password on a new client, then POST /v1/auth/logout of the previous session (also forced every ${SIGN_IN_RENEW_MS / 1000} s, within the freshness window that issuing a code needs, and after any error)` },
-  'sign in, unknown email': { weight: 1, what: 'POST /v1/auth/login with an email no account has: expected refusal 401 error.auth.invalid_credentials (the dummy hash)' },
+  'sign in': {
+    weight: 2,
+    what: `POST /v1/auth/login (argon2id at the server's parameters) with the right password on a new client, then POST /v1/auth/logout of the previous session (also forced every ${SIGN_IN_RENEW_MS / 1000} s, within the freshness window that issuing a code needs, and after any error)`,
+  },
+  'sign in, unknown email': {
+    weight: 1,
+    what: 'POST /v1/auth/login with an email no account has: expected refusal 401 error.auth.invalid_credentials (the dummy hash)',
+  },
   refresh: { weight: 3, what: 'POST /v1/auth/refresh: the token pair rotates' },
   profile: { weight: 5, what: 'GET /v1/profile (a bearer read)' },
-  albums: { weight: 4, what: 'GET /v1/albums, which must list the user\'s album' },
-  feed: { weight: 8, what: 'GET /v1/albums/{id}/feed?after=<cursor>&limit=100, the cursor moving forward as a syncing client\'s does' },
+  albums: { weight: 4, what: "GET /v1/albums, which must list the user's album" },
+  feed: { weight: 8, what: "GET /v1/albums/{id}/feed?after=<cursor>&limit=100, the cursor moving forward as a syncing client's does" },
   download: { weight: 14, what: 'GET /v1/blobs/{hash} of an original or derivative of a live asset; the bytes must hash to the address' },
-  upload: { weight: 6, what: `a new asset: POST /v1/upload (a 4-64 KiB original and a ${DERIVATIVE_BYTES}-byte derivative), PUT of each blob, POST /v1/albums/{id}/ops create with a ${METADATA_BYTES}-byte metadata blob (while the user has fewer than ${MAX_LIVE_ASSETS} live assets)` },
-  replace: { weight: 5, what: 'the same bundle upload, then POST .../ops replace of a live asset from its chain head (its old blobs become garbage for the sweep)' },
-  'replace, stale': { weight: 1, what: 'a bundle upload (original only), POST .../ops replace from an older chain position: expected refusal 409 error.op.stale_revival naming the real head; then DELETE /v1/upload/{id}' },
+  upload: {
+    weight: 6,
+    what: `a new asset: POST /v1/upload (a 4-64 KiB original and a ${DERIVATIVE_BYTES}-byte derivative), PUT of each blob, POST /v1/albums/{id}/ops create with a ${METADATA_BYTES}-byte metadata blob (while the user has fewer than ${MAX_LIVE_ASSETS} live assets)`,
+  },
+  replace: {
+    weight: 5,
+    what: 'the same bundle upload, then POST .../ops replace of a live asset from its chain head (its old blobs become garbage for the sweep)',
+  },
+  'replace, stale': {
+    weight: 1,
+    what: 'a bundle upload (original only), POST .../ops replace from an older chain position: expected refusal 409 error.op.stale_revival naming the real head; then DELETE /v1/upload/{id}',
+  },
   replay: { weight: 1, what: 'the last applied write sent again: 200 with replayed: true, nothing written' },
   relay: { weight: 8, what: 'enrollment relay round trip: POST a 1 KiB payload to the channel, GET (drain) it at the other end, directions alternating' },
-  'enroll channel': { weight: 1, what: `DELETE of the user's channel, POST /v1/auth/devices/enroll/code, POST .../redeem by the other device (also forced every ${CHANNEL_RENEW_MS / 1000} s, within the channel TTL)` },
+  'enroll channel': {
+    weight: 1,
+    what: `DELETE of the user's channel, POST /v1/auth/devices/enroll/code, POST .../redeem by the other device (also forced every ${CHANNEL_RENEW_MS / 1000} s, within the channel TTL)`,
+  },
   verify: { weight: 3, what: `POST /v1/storage/verify over up to ${VERIFY_ASSETS} live assets (original and derivative each): every verdict durable` },
   'verify, deep': { weight: 1, what: 'POST /v1/storage/verify with deep: true over one live asset: every blob re-hashed intact' },
-  receipts: { weight: 3, what: 'GET /v1/assets/{id}/receipts of a live asset (every receipt of every bundle it had); the current bundle\'s receipts\' hybrid signatures checked against the attestation keys' },
+  receipts: {
+    weight: 3,
+    what: "GET /v1/assets/{id}/receipts of a live asset (every receipt of every bundle it had); the current bundle's receipts' hybrid signatures checked against the attestation keys",
+  },
 } as const satisfies Record<string, { weight: number; what: string }>
 
 export type OperationName = keyof typeof OPERATIONS
@@ -178,7 +199,11 @@ export class VirtualUser {
       case 'sign in':
         return this.#signIn()
       case 'sign in, unknown email':
-        await refusal(() => new CofferClient({ baseUrl: this.#baseUrl }).login(`nobody-${randomUUID()}@example.test`, PASSWORD), 401, 'error.auth.invalid_credentials')
+        await refusal(
+          () => new CofferClient({ baseUrl: this.#baseUrl }).login(`nobody-${randomUUID()}@example.test`, PASSWORD),
+          401,
+          'error.auth.invalid_credentials',
+        )
         return 'refused'
       case 'refresh':
         await this.#client.refresh()
@@ -187,7 +212,10 @@ export class VirtualUser {
         expect((await this.#client.getProfile()).user_id === this.#userId, 'profile: another user_id')
         return 'ok'
       case 'albums':
-        expect((await this.#client.listAlbums()).albums.some((a) => a.album_id === this.#albumId), 'albums: the album is not listed')
+        expect(
+          (await this.#client.listAlbums()).albums.some((a) => a.album_id === this.#albumId),
+          'albums: the album is not listed',
+        )
         return 'ok'
       case 'feed':
         return this.#feed()
@@ -265,15 +293,24 @@ export class VirtualUser {
     const original = randomBytes(randomInt(ORIGINAL_BYTES.min, ORIGINAL_BYTES.max + 1))
     const derivatives = derivative ? [randomBytes(DERIVATIVE_BYTES)] : []
     const metadata = derivative ? randomBytes(METADATA_BYTES) : null
-    const hashes: BundleHashes = { ciphertextHash: sha256Hex(original), derivativeHashes: derivatives.map(sha256Hex), metadataBlobHash: metadata === null ? null : sha256Hex(metadata) }
+    const hashes: BundleHashes = {
+      ciphertextHash: sha256Hex(original),
+      derivativeHashes: derivatives.map(sha256Hex),
+      metadataBlobHash: metadata === null ? null : sha256Hex(metadata),
+    }
     const bytesByHash = new Map<string, Buffer>([[hashes.ciphertextHash, original], ...derivatives.map((bytes) => [sha256Hex(bytes), bytes] as const)])
     const session = await this.#client.openUploadSession({
       album_id: this.#albumId,
       crypto_suite_id: 1,
       ciphertext_hash: hashes.ciphertextHash,
-      blobs: [...bytesByHash].map(([hash, bytes]) => ({ role: hash === hashes.ciphertextHash ? ('original' as const) : ('derivative' as const), hash, size: bytes.length })),
+      blobs: [...bytesByHash].map(([hash, bytes]) => ({
+        role: hash === hashes.ciphertextHash ? ('original' as const) : ('derivative' as const),
+        hash,
+        size: bytes.length,
+      })),
     })
-    for (const blob of session.blobs.filter((b) => !b.present)) await this.#client.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? Buffer.alloc(0))
+    for (const blob of session.blobs.filter((b) => !b.present))
+      await this.#client.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? Buffer.alloc(0))
     return { uploadId: session.upload_id, hashes, metadata }
   }
 
@@ -298,7 +335,14 @@ export class VirtualUser {
     const bundle = await this.#upload(true)
     const { request, head, fileId } = await this.#write(bundle, {})
     await this.#apply(request, 'create')
-    this.#assets.push({ fileId, uploadId: bundle.uploadId, originalHash: bundle.hashes.ciphertextHash, derivativeHash: bundle.hashes.derivativeHashes[0] ?? '', head, oldHeads: [] })
+    this.#assets.push({
+      fileId,
+      uploadId: bundle.uploadId,
+      originalHash: bundle.hashes.ciphertextHash,
+      derivativeHash: bundle.hashes.derivativeHashes[0] ?? '',
+      head,
+      oldHeads: [],
+    })
   }
 
   async #replace(): Promise<Outcome> {
@@ -357,10 +401,17 @@ export class VirtualUser {
 
   async #verify(deep: boolean): Promise<Outcome> {
     const picked = deep ? [this.#randomAsset()] : [...this.#assets].sort(() => Math.random() - 0.5).slice(0, VERIFY_ASSETS)
-    const { verdicts } = await this.#client.verifyStorage({ assets: picked.map((a) => ({ asset_id: a.fileId, blob_hashes: [a.originalHash, a.derivativeHash] })), ...(deep ? { deep: true } : {}) })
+    const { verdicts } = await this.#client.verifyStorage({
+      assets: picked.map((a) => ({ asset_id: a.fileId, blob_hashes: [a.originalHash, a.derivativeHash] })),
+      ...(deep ? { deep: true } : {}),
+    })
     const what = deep ? 'verify, deep' : 'verify'
     expect(verdicts.length === picked.length && verdicts.every((v) => v.durable), `${what}: ${JSON.stringify(verdicts).slice(0, 300)}`)
-    if (deep) expect(verdicts.every((v) => v.blobs.every((b) => b.deep === 'intact')), `${what}: ${JSON.stringify(verdicts).slice(0, 300)}`)
+    if (deep)
+      expect(
+        verdicts.every((v) => v.blobs.every((b) => b.deep === 'intact')),
+        `${what}: ${JSON.stringify(verdicts).slice(0, 300)}`,
+      )
     return 'ok'
   }
 

@@ -203,7 +203,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const users = Array.from({ length: options.clients }, () => new VirtualUser(server.url))
     const setUpStarted = performance.now()
     await inParallel(users, options.clients, (user) => user.setUp())
-    options.log(`  set up ${options.clients} users in ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s (register, directory, album, channel, 2 assets each)`)
+    options.log(
+      `  set up ${options.clients} users in ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s (register, directory, album, channel, 2 assets each)`,
+    )
 
     const latencies = new Map<OperationName, number[]>(OPERATION_NAMES.map((name) => [name, []]))
     /** When each operation started (seconds into the load), in the order of `latencies`. */
@@ -217,7 +219,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const takeSample = async (atS: number) => {
       const resident = residentBytes(server.pid)
       const heap = await heapFromMetrics(server.url)
-      samples.push({ atS, residentBytes: resident, heapUsedBytes: heap?.heapUsed ?? null, externalBytes: heap?.external ?? null, operations: completedSinceSample })
+      samples.push({
+        atS,
+        residentBytes: resident,
+        heapUsedBytes: heap?.heapUsed ?? null,
+        externalBytes: heap?.external ?? null,
+        operations: completedSinceSample,
+      })
       completedSinceSample = 0
     }
     const loadBefore = os.loadavg()
@@ -237,7 +245,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const last = samples.at(-1)
         if (last !== undefined && n % Math.max(1, Math.round(60 / options.sampleSeconds)) === 0) {
           const errorTotal = [...errorCounts.values()].reduce((a, b) => a + b, 0)
-          options.log(`  ${last.atS} s: resident ${(last.residentBytes / MIB).toFixed(1)} MiB, heap ${last.heapUsedBytes === null ? '?' : (last.heapUsedBytes / MIB).toFixed(1)} MiB, ${(last.operations / options.sampleSeconds).toFixed(0)} ops/s, ${errorTotal} error(s) so far`)
+          options.log(
+            `  ${last.atS} s: resident ${(last.residentBytes / MIB).toFixed(1)} MiB, heap ${last.heapUsedBytes === null ? '?' : (last.heapUsedBytes / MIB).toFixed(1)} MiB, ${(last.operations / options.sampleSeconds).toFixed(0)} ops/s, ${errorTotal} error(s) so far`,
+          )
         }
       }
     })()
@@ -284,7 +294,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const operations: OperationFigures[] = OPERATION_NAMES.map((name) => {
       const all = latencies.get(name) ?? []
       const at = startedAt.get(name) ?? []
-      const half = (first: boolean) => all.filter((_, i) => ((at[i] ?? 0) < measuredS / 2) === first).sort((a, b) => a - b)
+      const half = (first: boolean) => all.filter((_, i) => (at[i] ?? 0) < measuredS / 2 === first).sort((a, b) => a - b)
       const sorted = [...all].sort((a, b) => a - b)
       return {
         name,
@@ -300,8 +310,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     })
     const judge = measuredS >= TREND_MIN_SECONDS
     const trends = [
-      trendOf('resident memory', samples.map((s) => ({ atS: s.atS, bytes: s.residentBytes })), measuredS, false),
-      trendOf(JUDGED_SERIES, samples.flatMap((s) => (s.heapUsedBytes === null ? [] : [{ atS: s.atS, bytes: s.heapUsedBytes }])), measuredS, judge),
+      trendOf(
+        'resident memory',
+        samples.map((s) => ({ atS: s.atS, bytes: s.residentBytes })),
+        measuredS,
+        false,
+      ),
+      trendOf(
+        JUDGED_SERIES,
+        samples.flatMap((s) => (s.heapUsedBytes === null ? [] : [{ atS: s.atS, bytes: s.heapUsedBytes }])),
+        measuredS,
+        judge,
+      ),
     ]
     const logs = server.logs()
     return {
@@ -342,48 +362,81 @@ export function formatSoak(result: SoakResult): string {
   const rate = (n: number) => (n / result.seconds).toFixed(1)
   lines.push(`## Soak: ${result.engine}, ${result.clients} clients, ${result.seconds.toFixed(0)} s (${result.machine})`)
   lines.push('')
-  lines.push(`load average before ${result.loadAverage.before.map((l) => l.toFixed(2)).join(' ')}, after ${result.loadAverage.after.map((l) => l.toFixed(2)).join(' ')}; CPU over the run: server ${result.cpu.serverCores.toFixed(2)} cores${result.engine === 'postgres' ? ' (with the postgres backends)' : ''}, load generator ${result.cpu.loadgenCores.toFixed(2)}, rest of the machine ${result.cpu.otherCores.toFixed(2)}`)
+  lines.push(
+    `load average before ${result.loadAverage.before.map((l) => l.toFixed(2)).join(' ')}, after ${result.loadAverage.after.map((l) => l.toFixed(2)).join(' ')}; CPU over the run: server ${result.cpu.serverCores.toFixed(2)} cores${result.engine === 'postgres' ? ' (with the postgres backends)' : ''}, load generator ${result.cpu.loadgenCores.toFixed(2)}, rest of the machine ${result.cpu.otherCores.toFixed(2)}`,
+  )
   lines.push('')
-  lines.push(table(
-    ['operation', 'count', 'per s', 'expected refusals', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'p50 ms 1st half -> 2nd half'],
-    [
-      ...result.operations.map((o) => [o.name, String(o.completed), rate(o.completed), String(o.refused), String(o.errors), o.p50Ms.toFixed(1), o.p99Ms.toFixed(1), o.maxMs.toFixed(0), `${o.p50FirstHalfMs.toFixed(1)} -> ${o.p50SecondHalfMs.toFixed(1)}`]),
-      ['all', String(result.completedCount), rate(result.completedCount), String(result.refusedCount), String(result.errorCount), '', '', '', ''],
-    ],
-  ))
+  lines.push(
+    table(
+      ['operation', 'count', 'per s', 'expected refusals', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'p50 ms 1st half -> 2nd half'],
+      [
+        ...result.operations.map((o) => [
+          o.name,
+          String(o.completed),
+          rate(o.completed),
+          String(o.refused),
+          String(o.errors),
+          o.p50Ms.toFixed(1),
+          o.p99Ms.toFixed(1),
+          o.maxMs.toFixed(0),
+          `${o.p50FirstHalfMs.toFixed(1)} -> ${o.p50SecondHalfMs.toFixed(1)}`,
+        ]),
+        ['all', String(result.completedCount), rate(result.completedCount), String(result.refusedCount), String(result.errorCount), '', '', '', ''],
+      ],
+    ),
+  )
   if (result.errors.length > 0) {
     lines.push('')
-    lines.push(table(['operation', 'error', 'count', 'example'], result.errors.map((e) => [e.operation, e.kind, String(e.count), e.example.replaceAll('|', '\\|')])))
+    lines.push(
+      table(
+        ['operation', 'error', 'count', 'example'],
+        result.errors.map((e) => [e.operation, e.kind, String(e.count), e.example.replaceAll('|', '\\|')]),
+      ),
+    )
   }
   lines.push('')
   const first = result.samples[0]
   const last = result.samples.at(-1)
   const residents = result.samples.map((s) => s.residentBytes)
-  lines.push(`Resident memory (VmRSS) every ${result.sampleSeconds} s: ${first === undefined ? '?' : mib(first.residentBytes)} MiB after set-up, ${last === undefined ? '?' : mib(last.residentBytes)} MiB at the end, ${mib(Math.min(...residents))}-${mib(Math.max(...residents))} MiB over the run.`)
+  lines.push(
+    `Resident memory (VmRSS) every ${result.sampleSeconds} s: ${first === undefined ? '?' : mib(first.residentBytes)} MiB after set-up, ${last === undefined ? '?' : mib(last.residentBytes)} MiB at the end, ${mib(Math.min(...residents))}-${mib(Math.max(...residents))} MiB over the run.`,
+  )
   lines.push('')
-  lines.push(table(
-    ['series', 'slope, 2nd half (MiB/min)', 'median 2nd -> last quarter (MiB)', 'floor 2nd -> last quarter (MiB)', 'floor ratio', 'target', 'result'],
-    result.trends.map((t) => {
-      const judged = t.series === JUDGED_SERIES
-      return [
-        t.series,
-        t.slopeMibPerMin.toFixed(2),
-        `${t.secondQuarterMedianMib.toFixed(1)} -> ${t.lastQuarterMedianMib.toFixed(1)}`,
-        `${t.secondQuarterFloorMib.toFixed(1)} -> ${t.lastQuarterFloorMib.toFixed(1)}`,
-        t.floorRatio.toFixed(3),
-        judged ? `not both > ${TREND_MAX_SLOPE_MIB_PER_MIN} MiB/min and > ${TREND_MAX_FLOOR_RATIO}` : '-',
-        t.pass === null ? (judged ? `info (judged from ${TREND_MIN_SECONDS} s)` : 'info') : t.pass ? 'pass' : 'FAIL',
-      ]
-    }),
-  ))
+  lines.push(
+    table(
+      ['series', 'slope, 2nd half (MiB/min)', 'median 2nd -> last quarter (MiB)', 'floor 2nd -> last quarter (MiB)', 'floor ratio', 'target', 'result'],
+      result.trends.map((t) => {
+        const judged = t.series === JUDGED_SERIES
+        return [
+          t.series,
+          t.slopeMibPerMin.toFixed(2),
+          `${t.secondQuarterMedianMib.toFixed(1)} -> ${t.lastQuarterMedianMib.toFixed(1)}`,
+          `${t.secondQuarterFloorMib.toFixed(1)} -> ${t.lastQuarterFloorMib.toFixed(1)}`,
+          t.floorRatio.toFixed(3),
+          judged ? `not both > ${TREND_MAX_SLOPE_MIB_PER_MIN} MiB/min and > ${TREND_MAX_FLOOR_RATIO}` : '-',
+          t.pass === null ? (judged ? `info (judged from ${TREND_MIN_SECONDS} s)` : 'info') : t.pass ? 'pass' : 'FAIL',
+        ]
+      }),
+    ),
+  )
   lines.push('')
-  lines.push(`Series (s: resident MiB / heap used MiB / ops per s): ${result.samples.map((s, i) => {
-    const previous = i === 0 ? null : result.samples[i - 1]
-    const span = previous === null || previous === undefined ? 0 : s.atS - previous.atS
-    return `${s.atS}: ${mib(s.residentBytes)}/${s.heapUsedBytes === null ? '?' : mib(s.heapUsedBytes)}/${span > 0 ? (s.operations / span).toFixed(0) : '-'}`
-  }).join(', ')}`)
+  lines.push(
+    `Series (s: resident MiB / heap used MiB / ops per s): ${result.samples
+      .map((s, i) => {
+        const previous = i === 0 ? null : result.samples[i - 1]
+        const span = previous === null || previous === undefined ? 0 : s.atS - previous.atS
+        return `${s.atS}: ${mib(s.residentBytes)}/${s.heapUsedBytes === null ? '?' : mib(s.heapUsedBytes)}/${span > 0 ? (s.operations / span).toFixed(0) : '-'}`
+      })
+      .join(', ')}`,
+  )
   lines.push('')
-  lines.push(`Server log lines by level: ${Object.entries(result.serverLog.byLevel).map(([level, n]) => `${level} ${n}`).join(', ') || 'none'}; maintenance passes that removed something: ${result.maintenancePasses}; exit code after SIGTERM: ${result.exitCode}.`)
+  lines.push(
+    `Server log lines by level: ${
+      Object.entries(result.serverLog.byLevel)
+        .map(([level, n]) => `${level} ${n}`)
+        .join(', ') || 'none'
+    }; maintenance passes that removed something: ${result.maintenancePasses}; exit code after SIGTERM: ${result.exitCode}.`,
+  )
   for (const line of result.serverLog.errors.slice(0, 5)) lines.push(`  server error: ${line.slice(0, 400)}`)
   if (result.serverLog.warnings.length > 0) lines.push(`  first warning: ${result.serverLog.warnings[0]?.slice(0, 300)}`)
   return lines.join('\n')

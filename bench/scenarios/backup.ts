@@ -10,7 +10,20 @@
 // derivatives coffer-photos makes (its describeMedia, sharp), sealed after each original.
 import { startChild } from '../lib/child.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
-import { CEILING_CONCURRENCY, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, TARGETS, type RunTrace } from '../lib/photos.ts'
+import {
+  CEILING_CONCURRENCY,
+  jobSchedule,
+  photoLibrary,
+  photoRows,
+  photosAccount,
+  photosContender,
+  photoServer,
+  rawContender,
+  rememberAlbum,
+  runChecks,
+  TARGETS,
+  type RunTrace,
+} from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
 const CEILING = 'raw read + AES-256-GCM + write + fsync per file'
@@ -48,7 +61,8 @@ export const backup: Scenario = {
               return { home, args: ['backup', library.folder, '--album', ALBUM] }
             },
             (summary, home) => {
-              if (summary.stored !== library.files.length || summary.failed !== 0) return `stored ${summary.stored} of ${library.files.length} files, ${summary.failed} failed`
+              if (summary.stored !== library.files.length || summary.failed !== 0)
+                return `stored ${summary.stored} of ${library.files.length} files, ${summary.failed} failed`
               rememberAlbum(context, engine, library, { home, album: ALBUM }) // the restore scenario restores it
               return null
             },
@@ -59,7 +73,8 @@ export const backup: Scenario = {
       // A video has no derivatives: the second ceiling would be the first one again.
       const withDerivatives = library.kind === 'photos' ? `${WITH_DERIVATIVES}: ${library.name}` : null
       const ceilings = [rawContender(ceiling, raw, context, library, { kind: 'encrypt', files: library.files })]
-      if (withDerivatives !== null) ceilings.push(rawContender(withDerivatives, raw, context, library, { kind: 'encrypt', files: library.files, derivatives: true }))
+      if (withDerivatives !== null)
+        ceilings.push(rawContender(withDerivatives, raw, context, library, { kind: 'encrypt', files: library.files, derivatives: true }))
       const results = await alternate([...ceilings, ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
       rows.push(...photoRows('backup', results, library, subjects, ceiling, library.kind === 'photos' ? TARGETS.backupVsRawFloor : null))
       if (withDerivatives !== null) rows.push(...photoRows('backup', results, library, subjects, withDerivatives, TARGETS.backupVsDerivatives))

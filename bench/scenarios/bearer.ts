@@ -15,20 +15,24 @@ import { POSTGRES_SKIPPED, row, type Scenario, type Target } from '../lib/scenar
 
 const CONNECTIONS = 10
 const CEILING = 'bare Fastify route + Map'
-const SQLITE_CEILING = 'bare Fastify route + Coffer\'s SQLite lookup'
-const POSTGRES_CEILING = 'bare Fastify route + Coffer\'s PostgreSQL lookup'
+const SQLITE_CEILING = "bare Fastify route + Coffer's SQLite lookup"
+const POSTGRES_CEILING = "bare Fastify route + Coffer's PostgreSQL lookup"
 const TARGET: Target = { min: 0.6 }
 
 function profileLoad(name: string, child: Child<{ readonly url: string }>, token: string): Contender {
   return {
     name,
     measure: (seconds) =>
-      measureHttp(child, {
-        url: `${child.ready.url}/v1/profile`,
-        headers: { authorization: `Bearer ${token}` },
-        connections: CONNECTIONS,
-        expectStatus: 200,
-      }, seconds),
+      measureHttp(
+        child,
+        {
+          url: `${child.ready.url}/v1/profile`,
+          headers: { authorization: `Bearer ${token}` },
+          connections: CONNECTIONS,
+          expectStatus: 200,
+        },
+        seconds,
+      ),
   }
 }
 
@@ -66,7 +70,9 @@ export const bearer: Scenario = {
       const postgresAccount = await registerAccount(postgresInfo)
       const schema = postgresInfo.ready.databaseSchema
       if (schema === null) throw new Error('bearer: the PostgreSQL server names no schema')
-      const started = await startChild<{ url: string }>('servers/bare-bearer-postgres.ts', { env: { BENCH_PG_URL: context.postgresUrl, BENCH_PG_SCHEMA: schema } })
+      const started = await startChild<{ url: string }>('servers/bare-bearer-postgres.ts', {
+        env: { BENCH_PG_URL: context.postgresUrl, BENCH_PG_SCHEMA: schema },
+      })
       context.defer(() => started.stop())
       // The database server works for it as it does for Coffer: its CPU counts as the ceiling's.
       const postgresCeiling = { ...started, cpuSeconds: () => started.cpuSeconds() + commandCpuSeconds('postgres') }

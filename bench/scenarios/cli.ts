@@ -21,7 +21,10 @@ const HELP = 'coffer-photos --help'
 const STATUS = 'coffer-photos status'
 const BACKUP_HELP = 'coffer-photos backup --help'
 /** The most each may take, the median of its runs, in ms. */
-const LIMITS_MS: ReadonlyArray<readonly [string, number]> = [[HELP, 150], [STATUS, 300]]
+const LIMITS_MS: ReadonlyArray<readonly [string, number]> = [
+  [HELP, 150],
+  [STATUS, 300],
+]
 
 /** Runs `node <args>` to its end; throws unless it exits 0. */
 function run(args: readonly string[], env: Record<string, string>): Promise<void> {
@@ -38,10 +41,11 @@ function run(args: readonly string[], env: Record<string, string>): Promise<void
 function commandContender(name: string, args: readonly string[], env: Record<string, string>): Contender {
   return {
     name,
-    measure: (seconds) => closedLoop({ concurrency: 1, seconds, subjectCpu: reapedChildrenCpuSeconds }, async () => {
-      await run(args, env)
-      return 1
-    }),
+    measure: (seconds) =>
+      closedLoop({ concurrency: 1, seconds, subjectCpu: reapedChildrenCpuSeconds }, async () => {
+        await run(args, env)
+        return 1
+      }),
   }
 }
 
@@ -51,7 +55,12 @@ export const cli: Scenario = {
   async run(context) {
     const server = await photoServer(context, 'sqlite')
     const home = await photosAccount(context, server)
-    const env = { PATH: process.env.PATH ?? '', HOME: context.workDir, XDG_CACHE_HOME: await mkdtemp(path.join(context.workDir, 'cache-')), COFFER_PHOTOS_HOME: home }
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: context.workDir,
+      XDG_CACHE_HOME: await mkdtemp(path.join(context.workDir, 'cache-')),
+      COFFER_PHOTOS_HOME: home,
+    }
     const contenders = [
       commandContender(CEILING, ['-e', '0'], env),
       commandContender(HELP, [PHOTOS_CLI, '--help'], env),
@@ -61,13 +70,19 @@ export const cli: Scenario = {
     const measured = await alternate(contenders, context.schedule, context.log)
     const checks: Check[] = LIMITS_MS.map(([name, limit]) => {
       const p50 = measured.get(name)!.pooled.p50Ms
-      return { scenario: 'cli', name: `${name}, median`, value: `${p50.toFixed(0)} ms (node -e 0: ${measured.get(CEILING)!.pooled.p50Ms.toFixed(0)} ms)`, target: `<= ${limit} ms`, pass: p50 <= limit }
+      return {
+        scenario: 'cli',
+        name: `${name}, median`,
+        value: `${p50.toFixed(0)} ms (node -e 0: ${measured.get(CEILING)!.pooled.p50Ms.toFixed(0)} ms)`,
+        target: `<= ${limit} ms`,
+        pass: p50 <= limit,
+      }
     })
     return {
       rows: [HELP, STATUS, BACKUP_HELP].map((name) => row('cli', measured, name, CEILING, null, 'run')),
       measured: [...measured.values()],
       checks,
-      notes: ['one run at a time from fork to exit; the ratio is node -e 0\'s time over the command\'s (1.0: it starts as fast as node itself).'],
+      notes: ["one run at a time from fork to exit; the ratio is node -e 0's time over the command's (1.0: it starts as fast as node itself)."],
     }
   },
 }

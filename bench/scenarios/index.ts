@@ -17,4 +17,20 @@ import { thumbnails } from './thumbnails.ts'
 import { upload } from './upload.ts'
 import { web } from './web.ts'
 
-export const scenarios: readonly Scenario[] = [bearer, login, relay, revokeAll, lifecycle, upload, memory, deepVerify, thumbnails, receipts, backup, restore, library, web, cli]
+export const scenarios: readonly Scenario[] = [
+  bearer,
+  login,
+  relay,
+  revokeAll,
+  lifecycle,
+  upload,
+  memory,
+  deepVerify,
+  thumbnails,
+  receipts,
+  backup,
+  restore,
+  library,
+  web,
+  cli,
+]

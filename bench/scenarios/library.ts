@@ -23,8 +23,20 @@ import type { CofferChild } from '../lib/coffer.ts'
 import { inParallel } from '../lib/loop.ts'
 import { alternate, type Contender, type Measured } from '../lib/measure.ts'
 import {
-  CEILING_CONCURRENCY, generatedLibrary, jobSchedule, photoRows, photosAccount, photosContender, photoServer, positiveInteger, rawContender, runChecks, TARGETS,
-  type Engine, type PhotoLibrary, type RunTrace,
+  CEILING_CONCURRENCY,
+  generatedLibrary,
+  jobSchedule,
+  photoRows,
+  photosAccount,
+  photosContender,
+  photoServer,
+  positiveInteger,
+  rawContender,
+  runChecks,
+  TARGETS,
+  type Engine,
+  type PhotoLibrary,
+  type RunTrace,
 } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type BenchContext, type Check, type Row, type Scenario, type ScenarioResult, type Target } from '../lib/scenario.ts'
 
@@ -95,17 +107,24 @@ async function joinThroughRelay(server: CofferChild, home1: string, home2: strin
   const t0 = performance.now()
   const add = spawnPhotos(home1, ['device', 'add', '--password-stdin', '--json'], { stdin: `${PASSWORD}\n`, keepStdinOpen: true })
   const pairing = await waitForEvent(add, 'pairing_code')
-  const join = spawnPhotos(home2, ['join', server.ready.url, String(pairing.pairing_code), '--email', email!, '--password-stdin', '--device-name', 'Device 2', '--json'], {
-    stdin: `${PASSWORD}\n`,
-    keepStdinOpen: true,
-  })
+  const join = spawnPhotos(
+    home2,
+    ['join', server.ready.url, String(pairing.pairing_code), '--email', email!, '--password-stdin', '--device-name', 'Device 2', '--json'],
+    {
+      stdin: `${PASSWORD}\n`,
+      keepStdinOpen: true,
+    },
+  )
   const [added, joined] = await Promise.all([waitForEvent(add, 'sas'), waitForEvent(join, 'sas')])
   if (added.sas !== joined.sas) throw new Error(`the two devices show different codes: ${String(added.sas)} and ${String(joined.sas)}`)
   sayYes(join)
   sayYes(add)
   const [ranAdd, ranJoin] = await Promise.all([add.done, join.done])
   const seconds = (performance.now() - t0) / 1000
-  for (const [name, run] of [['device add', ranAdd], ['join', ranJoin]] as const) {
+  for (const [name, run] of [
+    ['device add', ranAdd],
+    ['join', ranJoin],
+  ] as const) {
     if (run.code !== 0) throw new Error(`coffer-photos ${name} failed (exit ${run.code}): ${run.stderr}`)
   }
   if (!events(ranJoin).some((e) => e.event === 'joined')) throw new Error(`coffer-photos join printed no "joined" event: ${ranJoin.stdout}`)
@@ -113,7 +132,13 @@ async function joinThroughRelay(server: CofferChild, home1: string, home2: strin
 }
 
 function verifySummary(summary: Record<string, unknown>): VerifySummary {
-  return { assets: Number(summary.assets), blobs: Number(summary.blobs), receipts: Number(summary.receipts), failed: Number(summary.failed), deepPending: Number(summary.deep_pending) }
+  return {
+    assets: Number(summary.assets),
+    blobs: Number(summary.blobs),
+    receipts: Number(summary.receipts),
+    failed: Number(summary.failed),
+    deepPending: Number(summary.deep_pending),
+  }
 }
 
 /** A verify run's problem for the measurement (null: every asset of the library and the album record verified). */
@@ -123,7 +148,12 @@ function verifyProblem(summary: VerifySummary, library: PhotoLibrary): string | 
 }
 
 /** The whole run on one engine's server: its rows against the ceilings, its checks, and what it measured. */
-async function onEngine(context: BenchContext, engine: Engine, library: PhotoLibrary, ceilings: ReadonlyMap<string, Measured>): Promise<{ rows: Row[]; checks: Check[]; measured: Measured[] }> {
+async function onEngine(
+  context: BenchContext,
+  engine: Engine,
+  library: PhotoLibrary,
+  ceilings: ReadonlyMap<string, Measured>,
+): Promise<{ rows: Row[]; checks: Check[]; measured: Measured[] }> {
   const server = await photoServer(context, engine)
   const on = `coffer ${engine}, ${library.name}`
   const home1 = await photosAccount(context, server)
@@ -136,11 +166,20 @@ async function onEngine(context: BenchContext, engine: Engine, library: PhotoLib
   const verified = new Map<string, VerifySummary>()
 
   /** One phase: coffer-photos run once with `home` and `args`, `check` reading its summary. */
-  const phase = async (label: string, home: string, args: readonly string[], check: (summary: Record<string, unknown>) => string | null, progressEvent = 'file'): Promise<Measured> => {
+  const phase = async (
+    label: string,
+    home: string,
+    args: readonly string[],
+    check: (summary: Record<string, unknown>) => string | null,
+    progressEvent = 'file',
+  ): Promise<Measured> => {
     const name = `library: ${label}, ${on}`
     const phaseTraces: RunTrace[] = []
     traces.set(label, phaseTraces)
-    const result = await once(context, photosContender(name, server, library, phaseTraces, async () => ({ home, args, progressEvent }), check))
+    const result = await once(
+      context,
+      photosContender(name, server, library, phaseTraces, async () => ({ home, args, progressEvent }), check),
+    )
     phases.push({ label, seconds: result.pooled.seconds, files: library.files.length })
     measured.push(result)
     return result
@@ -152,13 +191,17 @@ async function onEngine(context: BenchContext, engine: Engine, library: PhotoLib
   }
 
   const backup = await phase('backup on device 1', home1, ['backup', library.folder, '--album', ALBUM], (summary) =>
-    summary.stored === library.files.length && summary.failed === 0 ? null : `stored ${String(summary.stored)} of ${library.files.length} files, ${String(summary.failed)} failed`,
+    summary.stored === library.files.length && summary.failed === 0
+      ? null
+      : `stored ${String(summary.stored)} of ${library.files.length} files, ${String(summary.failed)} failed`,
   )
   const deepVerify = await phase('verify --deep on device 1', home1, ['verify', ALBUM, '--deep'], verifyCheck('verify --deep on device 1'), 'asset')
   const joinSeconds = await joinThroughRelay(server, home1, home2)
   context.log(`  device 2 joined through the relay in ${joinSeconds.toFixed(1)} s`)
   const restore = await phase('restore on device 2', home2, ['restore', ALBUM, dest], (summary) =>
-    summary.restored === library.files.length && summary.failed === 0 ? null : `restored ${String(summary.restored)} of ${library.files.length} files, ${String(summary.failed)} failed`,
+    summary.restored === library.files.length && summary.failed === 0
+      ? null
+      : `restored ${String(summary.restored)} of ${library.files.length} files, ${String(summary.failed)} failed`,
   )
   const compared = performance.now()
   const difference = await compareRestored(library, dest)
@@ -168,7 +211,8 @@ async function onEngine(context: BenchContext, engine: Engine, library: PhotoLib
 
   const scenario = 'library'
   const all = new Map([...ceilings, ...measured.map((m) => [m.name, m] as const)])
-  const against = (subject: Measured, ceiling: string, target: Target | null) => photoRows(scenario, all, library, [{ name: subject.name, engine }], `${ceiling}: ${library.name}`, target)
+  const against = (subject: Measured, ceiling: string, target: Target | null) =>
+    photoRows(scenario, all, library, [{ name: subject.name, engine }], `${ceiling}: ${library.name}`, target)
   const rows = [
     ...against(backup, ENCRYPT, TARGETS.backupVsRawFloor),
     ...against(backup, WITH_DERIVATIVES, TARGETS.backupVsDerivatives),
@@ -176,8 +220,18 @@ async function onEngine(context: BenchContext, engine: Engine, library: PhotoLib
     // Deep verification downloads and decrypts every blob as restore does, and writes nothing: for information.
     ...against(deepVerify, DECRYPT, null),
   ]
-  for (const { label, seconds, files } of [...phases.slice(0, 2), { label: 'device 2 joins through the relay (device add + join)', seconds: joinSeconds, files: 0 }, ...phases.slice(2)]) {
-    checks.push({ scenario, name: `${label}, ${on}: wall time`, value: `${seconds.toFixed(1)} s${files > 0 ? ` (${(files / seconds).toFixed(1)} files/s)` : ''}`, target: '-', pass: null })
+  for (const { label, seconds, files } of [
+    ...phases.slice(0, 2),
+    { label: 'device 2 joins through the relay (device add + join)', seconds: joinSeconds, files: 0 },
+    ...phases.slice(2),
+  ]) {
+    checks.push({
+      scenario,
+      name: `${label}, ${on}: wall time`,
+      value: `${seconds.toFixed(1)} s${files > 0 ? ` (${(files / seconds).toFixed(1)} files/s)` : ''}`,
+      target: '-',
+      pass: null,
+    })
   }
   for (const [label, phaseTraces] of traces) checks.push(...runChecks(scenario, `${label}, coffer ${engine}`, library, phaseTraces))
   checks.push({
@@ -225,7 +279,12 @@ async function runLibrary(context: BenchContext, run: LibraryRun): Promise<Scena
 
   // The ceilings once, before any server works: the decrypt ceiling reads what an unmeasured encrypt wrote.
   const encrypted = path.join(context.workDir, 'library-raw-encrypted')
-  const sealed = await raw.request<PhotosRawResult>({ kind: 'encrypt', files: photos.files, directory: encrypted, concurrency: CEILING_CONCURRENCY } satisfies PhotosRawRun)
+  const sealed = await raw.request<PhotosRawResult>({
+    kind: 'encrypt',
+    files: photos.files,
+    directory: encrypted,
+    concurrency: CEILING_CONCURRENCY,
+  } satisfies PhotosRawRun)
   const ceilings = await alternate(
     [
       rawContender(`${ENCRYPT}: ${photos.name}`, raw, context, photos, { kind: 'encrypt', files: photos.files }),

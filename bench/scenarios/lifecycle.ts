@@ -9,7 +9,18 @@
 // no database and no files.
 import { startChild, type Child } from '../lib/child.ts'
 import { startCoffer } from '../lib/coffer.ts'
-import { MAX_WRITE_BATCH, prepareWrite, sendWrite, WRITE_SERVER_ENV, WRITE_SHAPE, writeLoad, writersOn, WRITERS, type Write, type Writer } from '../lib/lifecycle-writes.ts'
+import {
+  MAX_WRITE_BATCH,
+  prepareWrite,
+  sendWrite,
+  WRITE_SERVER_ENV,
+  WRITE_SHAPE,
+  writeLoad,
+  writersOn,
+  WRITERS,
+  type Write,
+  type Writer,
+} from '../lib/lifecycle-writes.ts'
 import { closedLoop, HttpClient, inParallel, preparedContender } from '../lib/loop.ts'
 import type { Contender } from '../lib/measure.ts'
 import { measureAgainst, POSTGRES_SKIPPED, type Scenario, type Target } from '../lib/scenario.ts'
@@ -48,7 +59,11 @@ export const lifecycle: Scenario = {
     const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: WRITE_SERVER_ENV })
     const writers = await writersOn(sqlite)
     // The ceiling's bodies: real writes of this server's writers (made ready, never sent to it).
-    const ceilingWrites = await inParallel(Array.from({ length: 64 }, (_, i) => i), 8, (i) => prepareWrite(writers[i % writers.length] as Writer))
+    const ceilingWrites = await inParallel(
+      Array.from({ length: 64 }, (_, i) => i),
+      8,
+      (i) => prepareWrite(writers[i % writers.length] as Writer),
+    )
     const ceiling = await startChild<{ url: string }>('servers/bare-lifecycle.ts')
     context.defer(() => ceiling.stop())
     const contenders = [ceilingLoad(ceiling, ceilingWrites), preparedContender(writeLoad('lifecycle, coffer sqlite', sqlite, writers))]

@@ -26,14 +26,18 @@ function loginLoad(name: string, server: CofferChild, body: { email: string; pas
   return {
     name,
     measure: (seconds) =>
-      measureHttp(server, {
-        url: `${server.ready.url}/v1/auth/login`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        connections: CONCURRENCY,
-        expectStatus,
-      }, seconds),
+      measureHttp(
+        server,
+        {
+          url: `${server.ready.url}/v1/auth/login`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          connections: CONCURRENCY,
+          expectStatus,
+        },
+        seconds,
+      ),
   }
 }
 
@@ -57,7 +61,8 @@ export const login: Scenario = {
     ]
     // On PostgreSQL a login's two commits are round trips that do not hold the event loop (on
     // SQLite they run on it): the row docs/benchmarks.md ("login", round 2) proposed for 0.9.
-    const postgres = context.postgresUrl === null ? null : await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: { LOCKOUT_THRESHOLD: '1000000000' } })
+    const postgres =
+      context.postgresUrl === null ? null : await startCoffer(context, { engine: 'postgres', logLevel: 'info', env: { LOCKOUT_THRESHOLD: '1000000000' } })
     if (postgres !== null) {
       const postgresAccount = await registerAccount(postgres)
       contenders.push(loginLoad(POSTGRES_OK, postgres, { email: postgresAccount.email, password: postgresAccount.password }, 200))

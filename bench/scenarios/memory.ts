@@ -101,10 +101,28 @@ async function measureOn(context: BenchContext, engine: 'sqlite' | 'postgres', f
     { start: factory.bytes - 100, length: 100 },
   ]
   const checks: Check[] = [
-    { scenario: 'memory', name: `${label}: resident growth during a ${factory.mib} MiB upload`, value: `+${mib(growth)} (${mib(baseline)} -> ${mib(peak)})`, target: `<= ${TARGET_MIB} MiB`, pass: growth <= TARGET_MIB * MIB },
-    { scenario: 'memory', name: `${label}: that upload's throughput`, value: `${(factory.mib / seconds).toFixed(0)} MiB/s (${seconds.toFixed(1)} s)`, target: '-', pass: null },
+    {
+      scenario: 'memory',
+      name: `${label}: resident growth during a ${factory.mib} MiB upload`,
+      value: `+${mib(growth)} (${mib(baseline)} -> ${mib(peak)})`,
+      target: `<= ${TARGET_MIB} MiB`,
+      pass: growth <= TARGET_MIB * MIB,
+    },
+    {
+      scenario: 'memory',
+      name: `${label}: that upload's throughput`,
+      value: `${(factory.mib / seconds).toFixed(0)} MiB/s (${seconds.toFixed(1)} s)`,
+      target: '-',
+      pass: null,
+    },
   ]
-  checks.push({ scenario: 'memory', name: `${label}: process.memoryUsage() at its highest, before -> during`, value: FIELDS.map((f) => `${f} ${(heapBefore[f] / MIB).toFixed(0)} -> ${(heapDuring[f] / MIB).toFixed(0)} MiB`).join(', '), target: '-', pass: null })
+  checks.push({
+    scenario: 'memory',
+    name: `${label}: process.memoryUsage() at its highest, before -> during`,
+    value: FIELDS.map((f) => `${f} ${(heapBefore[f] / MIB).toFixed(0)} -> ${(heapDuring[f] / MIB).toFixed(0)} MiB`).join(', '),
+    target: '-',
+    pass: null,
+  })
   context.log(`  ${label}: process.memoryUsage() highest before: ${describeUsage(heapBefore)}; during: ${describeUsage(heapDuring)}`)
   for (const { start, length } of ranges) {
     const end = start + length - 1
@@ -133,7 +151,9 @@ export const memory: Scenario = {
     if (context.postgresUrl !== null) checks.push(...(await measureOn(context, 'postgres', factory)))
     else notes.push(POSTGRES_SKIPPED)
     checks.push(...(await measureOn(context, 'sqlite', factory, await startS3rver(context))))
-    notes.push('The bucket is s3rver (a Koa server writing files) in a child process on this machine: the upload\'s time includes its multipart completion and the copy to the content address.')
+    notes.push(
+      "The bucket is s3rver (a Koa server writing files) in a child process on this machine: the upload's time includes its multipart completion and the copy to the content address.",
+    )
     return { rows: [], measured: [], notes, checks }
   },
 }

@@ -12,14 +12,26 @@
 //   the event loop stays free.
 import { startChild } from '../lib/child.ts'
 import { startCofferInstances, type CofferChild } from '../lib/coffer.ts'
-import { RECEIPTS_PER_WRITE, sendWrite, prepareWrite, WRITE_SERVER_ENV, WRITE_SHAPE, writeBatches, writeLoad, writersOn, WRITERS, type Write, type Writer } from '../lib/lifecycle-writes.ts'
+import {
+  RECEIPTS_PER_WRITE,
+  sendWrite,
+  prepareWrite,
+  WRITE_SERVER_ENV,
+  WRITE_SHAPE,
+  writeBatches,
+  writeLoad,
+  writersOn,
+  WRITERS,
+  type Write,
+  type Writer,
+} from '../lib/lifecycle-writes.ts'
 import { expectStatus, HttpClient, preparedContender, type PreparedLoad } from '../lib/loop.ts'
 import { alternate, childLoop, type Contender, type Measured } from '../lib/measure.ts'
 import { POSTGRES_SKIPPED, row, type BenchContext, type Check, type Row, type Scenario, type Target } from '../lib/scenario.ts'
 import { percentile } from '../lib/stats.ts'
 import type { HybridRun } from '../servers/hybrid-raw.ts'
 
-const CHAIN_BOUND = 'chain bound: receipts signed one after another on one thread, each over the previous one\'s hash'
+const CHAIN_BOUND = "chain bound: receipts signed one after another on one thread, each over the previous one's hash"
 /** Independent chains measured beside the one chain (the 1,000x step of docs/scale.md). */
 const SEVERAL_CHAINS = [2, 4] as const
 const severalChains = (chains: number) => `${chains} independent chains (a key each), one process`
@@ -76,7 +88,11 @@ function receiptLoad(name: string, servers: readonly CofferChild[], writers: rea
 
 /** A measured contender read in other units (receipts as writes, signatures as writes' worth). */
 function perWrite(measured: Measured, name: string): Measured {
-  const scale = <T extends { rate: number; completed: number }>(m: T): T => ({ ...m, rate: m.rate / RECEIPTS_PER_WRITE, completed: m.completed / RECEIPTS_PER_WRITE })
+  const scale = <T extends { rate: number; completed: number }>(m: T): T => ({
+    ...m,
+    rate: m.rate / RECEIPTS_PER_WRITE,
+    completed: m.completed / RECEIPTS_PER_WRITE,
+  })
   return { name, rounds: measured.rounds.map(scale), pooled: scale(measured.pooled) }
 }
 
@@ -118,7 +134,8 @@ async function healthzUnderWrites(context: BenchContext, label: string, server: 
   const measurement = await writes
   if (measurement.problems.length > 0) throw new Error(`${label}: writes under the health probe: ${measurement.problems.join('; ')}`)
   context.log(`  healthz   ${label}: idle p99 ${idle.p99Ms.toFixed(2)} ms; under ${measurement.rate.toFixed(0)} writes/s p99 ${loaded.p99Ms.toFixed(2)} ms`)
-  const describe = (probe: Probe) => `p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms (${probe.count} probes)`
+  const describe = (probe: Probe) =>
+    `p50 ${probe.p50Ms.toFixed(2)} ms, p99 ${probe.p99Ms.toFixed(2)} ms, max ${probe.maxMs.toFixed(2)} ms (${probe.count} probes)`
   return [
     { scenario: 'receipts', name: `${label}: GET /healthz, idle server`, value: describe(idle), target: '-', pass: null },
     {
@@ -148,7 +165,11 @@ export const receipts: Scenario = {
       `Several chains (docs/scale.md): ${SEVERAL_CHAINS.join(' and ')} independent chains in one process, each under its own key, signed as the chain bound is; their total rate beside one chain's says what chains per shard would give on this machine. Informational.`,
       `The healthz probe sends one GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection, first for BENCH_SECONDS on the idle server, then while a batch of writes runs.`,
     ]
-    for (const [engine, instances] of [['sqlite', 1], ['postgres', 1], ['postgres', 2]] as const) {
+    for (const [engine, instances] of [
+      ['sqlite', 1],
+      ['postgres', 1],
+      ['postgres', 2],
+    ] as const) {
       if (engine === 'postgres' && context.postgresUrl === null) {
         if (instances === 1) notes.push(POSTGRES_SKIPPED)
         continue
@@ -171,7 +192,10 @@ export const receipts: Scenario = {
       rows.push(row('receipts', measured, `receipts, ${label}`, CHAIN_BOUND, target ? RECEIPTS_TARGET : null, 'receipt'))
       const receiptsMeasured = measured.get(`receipts, ${label}`)
       if (receiptsMeasured === undefined) throw new Error(`receipts: ${label} was not measured`)
-      const writes = new Map([[CHAIN_PER_WRITE, chainPerWrite], [`lifecycle writes with receipts, ${label}`, perWrite(receiptsMeasured, `lifecycle writes with receipts, ${label}`)]])
+      const writes = new Map([
+        [CHAIN_PER_WRITE, chainPerWrite],
+        [`lifecycle writes with receipts, ${label}`, perWrite(receiptsMeasured, `lifecycle writes with receipts, ${label}`)],
+      ])
       rows.push(row('receipts', writes, `lifecycle writes with receipts, ${label}`, CHAIN_PER_WRITE, target ? WRITES_TARGET : null, 'write'))
     }
     for (const chains of SEVERAL_CHAINS) rows.push(row('receipts', measured, severalChains(chains), CHAIN_BOUND, null, 'receipt'))

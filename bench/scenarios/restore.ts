@@ -14,8 +14,23 @@ import type { PhotosRawResult, PhotosRawRun } from '../servers/photos-raw.ts'
 import { startChild } from '../lib/child.ts'
 import { alternate, type Measured } from '../lib/measure.ts'
 import {
-  CEILING_CONCURRENCY, jobSchedule, photoLibrary, photoRows, photosAccount, photosContender, photoServer, rawContender, rememberAlbum, runChecks, runPhotos, storedAlbum, TARGETS,
-  type Engine, type PhotoLibrary, type RunTrace, type StoredAlbum,
+  CEILING_CONCURRENCY,
+  jobSchedule,
+  photoLibrary,
+  photoRows,
+  photosAccount,
+  photosContender,
+  photoServer,
+  rawContender,
+  rememberAlbum,
+  runChecks,
+  runPhotos,
+  storedAlbum,
+  TARGETS,
+  type Engine,
+  type PhotoLibrary,
+  type RunTrace,
+  type StoredAlbum,
 } from '../lib/photos.ts'
 import { POSTGRES_SKIPPED, type BenchContext, type Check, type Row, type Scenario } from '../lib/scenario.ts'
 
@@ -47,7 +62,12 @@ export const restore: Scenario = {
     for (const [i, library] of libraries.entries()) {
       const ceiling = `${CEILING}: ${library.name}`
       const encrypted = path.join(context.workDir, `raw-encrypted-${i}`)
-      const sealed = await raw.request<PhotosRawResult>({ kind: 'encrypt', files: library.files, directory: encrypted, concurrency: CEILING_CONCURRENCY } satisfies PhotosRawRun)
+      const sealed = await raw.request<PhotosRawResult>({
+        kind: 'encrypt',
+        files: library.files,
+        directory: encrypted,
+        concurrency: CEILING_CONCURRENCY,
+      } satisfies PhotosRawRun)
       const traces = new Map(engines.map((engine) => [engine, [] as RunTrace[]]))
       const subjects = []
       for (const engine of engines) {
@@ -66,11 +86,18 @@ export const restore: Scenario = {
               const dest = await mkdtemp(path.join(context.workDir, 'restored-'))
               return { home, args: ['restore', album, dest], cleanUp: () => rm(dest, { recursive: true, force: true }) }
             },
-            (summary) => (summary.restored === library.files.length && summary.failed === 0 ? null : `restored ${summary.restored} of ${library.files.length} files, ${summary.failed} failed`),
+            (summary) =>
+              summary.restored === library.files.length && summary.failed === 0
+                ? null
+                : `restored ${summary.restored} of ${library.files.length} files, ${summary.failed} failed`,
           ),
         })
       }
-      const results = await alternate([rawContender(ceiling, raw, context, library, { kind: 'decrypt', files: sealed.outputs }), ...subjects.map((s) => s.contender)], jobSchedule(context.schedule), context.log)
+      const results = await alternate(
+        [rawContender(ceiling, raw, context, library, { kind: 'decrypt', files: sealed.outputs }), ...subjects.map((s) => s.contender)],
+        jobSchedule(context.schedule),
+        context.log,
+      )
       await rm(encrypted, { recursive: true, force: true })
       rows.push(...photoRows('restore', results, library, subjects, ceiling, library.kind === 'photos' ? TARGETS.restoreVsRaw : null))
       measured.push(...results.values())

@@ -41,16 +41,18 @@ function revokeLoad(name: string, server: CofferChild, accounts: readonly Upload
     initialRate: 500,
     maxBatch: MAX_BATCH,
     async prepare(perWorker) {
-      return Promise.all(accounts.map(async (account) => {
-        // The last batch ended this account's sessions: sign in again to ask for challenges.
-        const signedIn = await account.client.login(account.email, PASSWORD)
-        if (signedIn.kind !== 'session') throw new Error('login asked for a second factor')
-        const slots = Array.from({ length: perWorker }, (_, i) => i)
-        return inParallel(slots, 4, async () => {
-          const { challenge } = await account.client.revokeAllChallenge()
-          return { body: JSON.stringify({ challenge, proof: await account.identity.proveRevokeAll(account.userId, challenge) }) }
-        })
-      }))
+      return Promise.all(
+        accounts.map(async (account) => {
+          // The last batch ended this account's sessions: sign in again to ask for challenges.
+          const signedIn = await account.client.login(account.email, PASSWORD)
+          if (signedIn.kind !== 'session') throw new Error('login asked for a second factor')
+          const slots = Array.from({ length: perWorker }, (_, i) => i)
+          return inParallel(slots, 4, async () => {
+            const { challenge } = await account.client.revokeAllChallenge()
+            return { body: JSON.stringify({ challenge, proof: await account.identity.proveRevokeAll(account.userId, challenge) }) }
+          })
+        }),
+      )
     },
     async run(proof, http) {
       expectStatus(await http.call('POST', '/v1/auth/sessions/revoke-all', { 'content-type': 'application/json' }, proof.body), 200, 'revoke-all')
@@ -60,7 +62,11 @@ function revokeLoad(name: string, server: CofferChild, accounts: readonly Upload
 }
 
 async function accountsOn(server: CofferChild): Promise<Uploader[]> {
-  return inParallel(Array.from({ length: CONCURRENCY }, (_, i) => i), 4, () => uploader(server))
+  return inParallel(
+    Array.from({ length: CONCURRENCY }, (_, i) => i),
+    4,
+    () => uploader(server),
+  )
 }
 
 export const revokeAll: Scenario = {

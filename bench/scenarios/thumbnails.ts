@@ -48,7 +48,12 @@ function checkBatch(answer: HttpAnswer, hashes: readonly string[]): void {
   // Decoded as the SDK decodes it (downloadBlobs).
   const items = decodeStrict(answer.body) as Array<{ hash: string; status: number; bytes?: Uint8Array }>
   if (items.length !== hashes.length || items.some((item, i) => item.hash !== hashes[i] || item.status !== 200 || item.bytes?.length !== THUMBNAIL_BYTES)) {
-    throw new Error(`batch: not every thumbnail served (${items.map((item) => item.status).join(',').slice(0, 120)})`)
+    throw new Error(
+      `batch: not every thumbnail served (${items
+        .map((item) => item.status)
+        .join(',')
+        .slice(0, 120)})`,
+    )
   }
 }
 
@@ -68,7 +73,10 @@ function fetchAll(name: string, server: CofferChild, member: Uploader, hashes: r
               expectStatus(answer, 200, 'single GET')
               if (answer.body.length !== THUMBNAIL_BYTES) throw new Error(`single GET: ${answer.body.length} bytes`)
             } else {
-              checkBatch(await http.call('POST', '/v1/blobs/batch', { authorization, 'content-type': 'application/json' }, JSON.stringify({ hashes: group })), group)
+              checkBatch(
+                await http.call('POST', '/v1/blobs/batch', { authorization, 'content-type': 'application/json' }, JSON.stringify({ hashes: group })),
+                group,
+              )
             }
           })
           return hashes.length

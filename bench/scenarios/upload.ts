@@ -44,11 +44,18 @@ function uploadLoad(name: string, server: CofferChild, member: Uploader, albumId
     maxBatch: Math.max(CONCURRENCY * 2, Math.ceil((3 * 1024) / factory.mib)),
     unitsPerItem: factory.mib,
     prepare: (perWorker) =>
-      Promise.all(Array.from({ length: CONCURRENCY }, () =>
-        inParallel(Array.from({ length: perWorker }, (_, i) => i), 2, async () => {
-          const blob = factory.next()
-          return { uploadId: await openOriginalSession(member, albumId, blob.hash, factory.bytes), hash: blob.hash, stream: blob.stream }
-        }))),
+      Promise.all(
+        Array.from({ length: CONCURRENCY }, () =>
+          inParallel(
+            Array.from({ length: perWorker }, (_, i) => i),
+            2,
+            async () => {
+              const blob = factory.next()
+              return { uploadId: await openOriginalSession(member, albumId, blob.hash, factory.bytes), hash: blob.hash, stream: blob.stream }
+            },
+          ),
+        ),
+      ),
     // Through the SDK (fetch with a streamed body), as a client uploads.
     async run(item) {
       await member.client.putBlob(item.uploadId, item.hash, item.stream())
@@ -90,12 +97,21 @@ export const upload: Scenario = {
     context.defer(() => rawUploads.stop())
     // s3rver works for the raw uploads as for the server: its CPU counts as theirs, not as noise.
     const rawWithBucket = { ...rawUploads, cpuSeconds: () => rawUploads.cpuSeconds() + bucket.cpuSeconds() }
-    contenders.push(childLoop(BUCKET_CEILING, rawWithBucket, (seconds): BucketRun => ({ seconds, concurrency: CONCURRENCY, bytesPerObject: BLOB_MIB * MIB, settings: bucket.ready.settings }), MIB))
+    contenders.push(
+      childLoop(
+        BUCKET_CEILING,
+        rawWithBucket,
+        (seconds): BucketRun => ({ seconds, concurrency: CONCURRENCY, bytesPerObject: BLOB_MIB * MIB, settings: bucket.ready.settings }),
+        MIB,
+      ),
+    )
     const inBucket = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', bucket })
     const bucketMember = await uploader(inBucket)
     contenders.push(uploadLoad(BUCKET_SUBJECT, inBucket, bucketMember, await album(bucketMember), factory))
     subjects.push([BUCKET_SUBJECT, BUCKET_CEILING, null])
-    notes.push(`The bucket is s3rver (a Koa server writing files into a temporary folder, the same filesystem) in a child process on this machine; its CPU counts as the subject's in both bucket contenders. The raw uploads use lib-storage's Upload with the store's part size and parts in flight, ${CONCURRENCY} objects in flight.`)
+    notes.push(
+      `The bucket is s3rver (a Koa server writing files into a temporary folder, the same filesystem) in a child process on this machine; its CPU counts as the subject's in both bucket contenders. The raw uploads use lib-storage's Upload with the store's part size and parts in flight, ${CONCURRENCY} objects in flight.`,
+    )
 
     const measured = await alternate(contenders, context.schedule, context.log)
     return {

@@ -34,10 +34,13 @@ await startOrDie(async () => {
     return { user_id: account.userId, email: account.email, created_at: new Date(account.createdAt).toISOString() }
   })
   const listening = await app.listen({ port: 0, host: '127.0.0.1' })
-  serveParent({ url: listening }, {
-    onStop: async () => {
-      await app.close()
-      await db.destroy()
+  serveParent(
+    { url: listening },
+    {
+      onStop: async () => {
+        await app.close()
+        await db.destroy()
+      },
     },
-  })
+  )
 })

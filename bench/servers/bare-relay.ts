@@ -15,15 +15,18 @@ await startOrDie(async () => {
   const isDirection = (value: unknown): value is Direction => value === 'to_initiator' || value === 'to_enrollee'
   const app = Fastify({ logger: false })
 
-  app.post<{ Params: { channel_id: string }; Body: { direction?: unknown; payload?: unknown } }>('/v1/auth/devices/enroll/channel/:channel_id', async (request, reply) => {
-    const { direction, payload } = request.body ?? {}
-    if (!isDirection(direction) || typeof payload !== 'string') return reply.code(422).send({ code: 'error.request.invalid' })
-    const channel = channels.get(request.params.channel_id)
-    if (channel === undefined) return reply.code(404).send({ code: 'error.enroll.channel_not_found' })
-    if (channel[direction].length >= MAILBOX_MAX_PAYLOADS) return reply.code(409).send({ code: 'error.enroll.mailbox_full' })
-    channel[direction].push(payload)
-    return reply.code(204).send()
-  })
+  app.post<{ Params: { channel_id: string }; Body: { direction?: unknown; payload?: unknown } }>(
+    '/v1/auth/devices/enroll/channel/:channel_id',
+    async (request, reply) => {
+      const { direction, payload } = request.body ?? {}
+      if (!isDirection(direction) || typeof payload !== 'string') return reply.code(422).send({ code: 'error.request.invalid' })
+      const channel = channels.get(request.params.channel_id)
+      if (channel === undefined) return reply.code(404).send({ code: 'error.enroll.channel_not_found' })
+      if (channel[direction].length >= MAILBOX_MAX_PAYLOADS) return reply.code(409).send({ code: 'error.enroll.mailbox_full' })
+      channel[direction].push(payload)
+      return reply.code(204).send()
+    },
+  )
 
   app.get<{ Params: { channel_id: string }; Querystring: { direction?: string } }>('/v1/auth/devices/enroll/channel/:channel_id', async (request, reply) => {
     const direction = request.query.direction

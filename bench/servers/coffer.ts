@@ -32,7 +32,14 @@ await startOrDie(async () => {
   await startUp(deps)
   const app = await buildApp(deps)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const ready: CofferReady = { url, engine: deps.storage.engine, logLevel: config.logLevel, blobDir: config.blobDir, databaseFile: config.database.engine === 'sqlite' ? config.database.file : null, databaseSchema: schema ?? null }
+  const ready: CofferReady = {
+    url,
+    engine: deps.storage.engine,
+    logLevel: config.logLevel,
+    blobDir: config.blobDir,
+    databaseFile: config.database.engine === 'sqlite' ? config.database.file : null,
+    databaseSchema: schema ?? null,
+  }
   serveParent(ready, {
     // The memory scenario asks where the resident memory is (V8 heap, buffers).
     onRequest: async (body) => {

@@ -27,11 +27,13 @@ export interface HybridRun extends LoopRun {
 
 await startOrDie(async () => {
   // A few keys and proofs, as the server sees them: a public key per account, a proof per challenge.
-  const proofs = await Promise.all(Array.from({ length: 16 }, async () => {
-    const pair = generateHybridKeyPair()
-    const message = revokeAllSigningBytes(randomUUID(), randomBytes(32).toString('base64url'))
-    return { publicKey: pair.publicKey, message, signature: await hybridSign(pair.privateKey, message) }
-  }))
+  const proofs = await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      const pair = generateHybridKeyPair()
+      const message = revokeAllSigningBytes(randomUUID(), randomBytes(32).toString('base64url'))
+      return { publicKey: pair.publicKey, message, signature: await hybridSign(pair.privateKey, message) }
+    }),
+  )
   const attestationKey = generateHybridKeyPair().privateKey
   const receipts = Array.from({ length: 16 }, (_, i) => receiptSigningBytes(receiptBody(i + 1, randomBytes(32).toString('hex'))))
 
@@ -57,11 +59,15 @@ await startOrDie(async () => {
 /** `concurrency` chains, each on its own thread for `seconds` (timed by the threads: their start-up is not counted). */
 async function chainThreads({ seconds, concurrency }: LoopRun): Promise<LoopRunResult> {
   const threads = await Promise.all(
-    Array.from({ length: concurrency }, () => new Promise<{ latencies: number[]; seconds: number }>((resolve, reject) => {
-      const thread = new Worker(new URL('./hybrid-chain.worker.ts', import.meta.url), { workerData: { seconds } })
-      thread.once('message', resolve)
-      thread.once('error', reject)
-    })),
+    Array.from(
+      { length: concurrency },
+      () =>
+        new Promise<{ latencies: number[]; seconds: number }>((resolve, reject) => {
+          const thread = new Worker(new URL('./hybrid-chain.worker.ts', import.meta.url), { workerData: { seconds } })
+          thread.once('message', resolve)
+          thread.once('error', reject)
+        }),
+    ),
   )
   const latencies = threads.flatMap((thread) => thread.latencies).sort((a, b) => a - b)
   const elapsed = Math.max(...threads.map((thread) => thread.seconds))

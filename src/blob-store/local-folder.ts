@@ -73,7 +73,12 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
   const partPath = (uploadId: string, hash?: string, name?: string): string => path.join(parts, ...partSegments(uploadId, hash, name))
 
   /** `hash` undefined: only the size is checked. */
-  async function writeVerified(handle: FileHandle, hash: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+  async function writeVerified(
+    handle: FileHandle,
+    hash: string | undefined,
+    size: number,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<PutOutcome> {
     const digest = createHash('sha256')
     const collect = collectingEvery()
     let received = 0
@@ -123,7 +128,12 @@ export async function openLocalFolderBlobStore(root: string, onRead: (bytes: num
    * Writes `source` to `final` through tmp/: verified (`expected`: the SHA-256 to match, if any),
    * fsynced, renamed into place, its folder (and each folder made for it) fsynced.
    */
-  async function publish(final: string, expected: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+  async function publish(
+    final: string,
+    expected: string | undefined,
+    size: number,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<PutOutcome> {
     const name = writes.begin()
     const partial = path.join(temporary, name)
     const handle = await open(partial, 'wx', 0o600).catch((error: unknown) => {

@@ -57,7 +57,14 @@ export interface BlobStore {
    * it only when its length is `size` and, when `sha256` (hex) is given, its SHA-256 is that, and
    * only once durable. Parts are never seen by list, size or open.
    */
-  putPart(uploadId: string, hash: string, name: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, sha256?: string): Promise<PutOutcome>
+  putPart(
+    uploadId: string,
+    hash: string,
+    name: string,
+    size: number,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    sha256?: string,
+  ): Promise<PutOutcome>
   /** A stream of a part's bytes; rejects when the part is not there. */
   openPart(uploadId: string, hash: string, name: string): Promise<Readable>
   /** Removes one part (absent: nothing to do). */

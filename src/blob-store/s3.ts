@@ -136,10 +136,13 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
 
     /** Starts sending the first `length` bytes of `buffer` as the next part; the buffer is spare again once they are sent. */
     async function sendPart(buffer: Buffer, length: number): Promise<void> {
-      uploadId ??= (await client.send(new CreateMultipartUploadCommand({ ...object, ContentType: 'application/octet-stream', ChecksumAlgorithm: checksum }))).UploadId
+      uploadId ??= (await client.send(new CreateMultipartUploadCommand({ ...object, ContentType: 'application/octet-stream', ChecksumAlgorithm: checksum })))
+        .UploadId
       const PartNumber = parts.length + 1
       parts.push({ PartNumber })
-      const sent = client.send(new UploadPartCommand({ ...object, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length), ChecksumAlgorithm: checksum }))
+      const sent = client.send(
+        new UploadPartCommand({ ...object, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length), ChecksumAlgorithm: checksum }),
+      )
       // Never rejects: the failure is kept, and the put stops reading and aborts.
       sending.push(
         sent.then(
@@ -236,7 +239,12 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
    * Stages `source`, and once it matches (`expected`: the SHA-256 to match, if any) copies it on the
    * bucket's side to `final`, stamped with the publish time.
    */
-  async function publish(final: string, expected: string | undefined, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<PutOutcome> {
+  async function publish(
+    final: string,
+    expected: string | undefined,
+    size: number,
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<PutOutcome> {
     const name = writes.begin()
     const staging = stagingPrefix + name
     try {
@@ -269,7 +277,9 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
   async function openObject(key: string, range?: ByteRange): Promise<Readable> {
     let body: Readable
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }))
+      const answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end}` }) }),
+      )
       body = answer.Body as Readable
     } catch (error) {
       if (notFound(error)) throw new Error(`${key} is not in the bucket`, { cause: error })
@@ -361,7 +371,8 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
       await reaching(() => client.send(new HeadBucketCommand({ Bucket: bucket })))
     },
 
-    presignedDownload: (hash, expiresInS) => reaching(() => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash) }), { expiresIn: expiresInS })),
+    presignedDownload: (hash, expiresInS) =>
+      reaching(() => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(hash) }), { expiresIn: expiresInS })),
   }
 
   /** Every object under `prefix`, in key order, a page at a time. */
@@ -382,7 +393,9 @@ export function openS3BlobStore(settings: BucketSettings, options: S3StoreOption
     for (;;) {
       let page: ListMultipartUploadsCommandOutput
       try {
-        page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: stagingPrefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }))
+        page = await client.send(
+          new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: stagingPrefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+        )
       } catch (error) {
         // Some S3-compatible stores do not list multipart uploads; their lifecycle rule aborts them.
         if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 501) return aborted

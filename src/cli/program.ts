@@ -156,7 +156,8 @@ async function admin(args: string[], io: CommandIo): Promise<Outcome> {
   }
   if (name === 'log' && id === undefined) {
     const limit = Number(values.limit ?? LOG_LIMIT)
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LOG_LIMIT) throw new UsageError(`admin log --limit takes a whole number from 1 to ${MAX_LOG_LIMIT}`)
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LOG_LIMIT)
+      throw new UsageError(`admin log --limit takes a whole number from 1 to ${MAX_LOG_LIMIT}`)
     const userId = values.account
     const events = await withDeps(io, (deps) => operatorLog(deps, { limit, ...(userId === undefined ? {} : { userId }) }))
     return print(io, { events: events.map(operatorLogEntry) })
@@ -167,7 +168,9 @@ async function admin(args: string[], io: CommandIo): Promise<Outcome> {
   }
   const entry = adminActions[name ?? '']
   if (entry === undefined || id === undefined) {
-    throw new UsageError(`admin needs account <user_id>, accounts --email E, log, or one of ${[...Object.keys(adminActions), 'delete-account'].join(', ')} and an id`)
+    throw new UsageError(
+      `admin needs account <user_id>, accounts --email E, log, or one of ${[...Object.keys(adminActions), 'delete-account'].join(', ')} and an id`,
+    )
   }
   const target = entry.target === 'account' ? { userId: id } : { assetId: id }
   // The affected account's record, as the operator API answers it.
@@ -185,7 +188,10 @@ async function receipts(args: string[], io: CommandIo): Promise<Outcome> {
   if (verb !== 'verify' || assetId === undefined || values.server === undefined || values.token === undefined) {
     throw new UsageError('receipts verify needs <asset_id> --server URL --token ACCESS_TOKEN')
   }
-  const client = new CofferClient({ baseUrl: values.server, tokens: { access_token: values.token, refresh_token: '', token_type: 'Bearer', expires_by: Number.MAX_SAFE_INTEGER } })
+  const client = new CofferClient({
+    baseUrl: values.server,
+    tokens: { access_token: values.token, refresh_token: '', token_type: 'Bearer', expires_by: Number.MAX_SAFE_INTEGER },
+  })
   const [list, document] = await Promise.all([client.assetReceipts(assetId), client.attestationKeys()])
   const check = await verifyReceipts(list.receipts, document, assetId, hybridVerify)
   print(io, { asset_id: assetId, receipts: list.receipts.length, valid: check.valid, problems: check.problems })
@@ -229,7 +235,9 @@ async function backupCommand(args: string[], io: CommandIo): Promise<Outcome> {
     backup(deps, path.resolve(io.cwd, dest), {
       blobsOnly: values['blobs-only'],
       progress: ({ phase, count, bytes, total }) =>
-        progress.update(phase === 'database' ? 'backup: copying the database' : `backup: ${count}${total === null ? '' : `/${total}`} blobs copied (${bytesText(bytes)})`),
+        progress.update(
+          phase === 'database' ? 'backup: copying the database' : `backup: ${count}${total === null ? '' : `/${total}`} blobs copied (${bytesText(bytes)})`,
+        ),
     }),
   )
   progress.done()
@@ -260,11 +268,15 @@ async function restoreCommand(args: string[], io: CommandIo): Promise<Outcome> {
     progress: ({ count, bytes, total }) => progress.update(`restore: ${count}/${total} blobs copied (${bytesText(bytes)})`),
   })
   progress.done()
-  io.stdout.write(`restore: ${outcome.manifest.database === null ? 'no database (restore it with pg_restore)' : `database ${outcome.manifest.database.file}`}, ${outcome.blobs.count} blobs (${bytesText(outcome.blobs.bytes)})${outcome.manifest.secret_key ? ', secret.key' : ''}; checking it (fsck)\n`)
+  io.stdout.write(
+    `restore: ${outcome.manifest.database === null ? 'no database (restore it with pg_restore)' : `database ${outcome.manifest.database.file}`}, ${outcome.blobs.count} blobs (${bytesText(outcome.blobs.bytes)})${outcome.manifest.secret_key ? ', secret.key' : ''}; checking it (fsck)\n`,
+  )
   for (const hash of outcome.corrupt) io.stdout.write(`problem: blob ${hash}: the backup's copy does not match its name (not restored)\n`)
   const complete = outcome.blobs.count + outcome.corrupt.length === outcome.manifest.blobs.count
   if (!complete) {
-    io.stdout.write(`problem: the backup's manifest lists ${outcome.manifest.blobs.count} blobs, its folder holds ${outcome.blobs.count + outcome.corrupt.length}\n`)
+    io.stdout.write(
+      `problem: the backup's manifest lists ${outcome.manifest.blobs.count} blobs, its folder holds ${outcome.blobs.count + outcome.corrupt.length}\n`,
+    )
   }
   // Files the database does not name (on PostgreSQL, those written after the dump) go at the
   // restored server's first maintenance pass.
@@ -273,7 +285,11 @@ async function restoreCommand(args: string[], io: CommandIo): Promise<Outcome> {
 }
 
 async function gcCommand(args: string[], io: CommandIo): Promise<Outcome> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { ttl: { type: 'string', default: '3600' }, reason: { type: 'string', default: 'operator hold (coffer gc hold)' } } })
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ttl: { type: 'string', default: '3600' }, reason: { type: 'string', default: 'operator hold (coffer gc hold)' } },
+  })
   const [verb, holdId] = positionals
   if (verb === 'hold' && holdId === undefined) {
     const ttlS = Number(values.ttl)
@@ -316,7 +332,10 @@ async function blobsCommand(args: string[], io: CommandIo): Promise<Outcome> {
     })
   } catch (error) {
     if (!(error instanceof BlobStoreUnavailableError)) throw error
-    throw new Error(`the bucket ${target.location} cannot be used: ${error.message}; check --to, S3_ENDPOINT and the credentials, then run the command again: it goes on where it stopped`, { cause: error })
+    throw new Error(
+      `the bucket ${target.location} cannot be used: ${error.message}; check --to, S3_ENDPOINT and the credentials, then run the command again: it goes on where it stopped`,
+      { cause: error },
+    )
   } finally {
     progress.done()
   }
@@ -327,7 +346,9 @@ async function blobsCommand(args: string[], io: CommandIo): Promise<Outcome> {
       `${source.location} to ${target.location} in ${seconds} s\n`,
   )
   if (counts.damaged > 0) {
-    io.stdout.write(`blobs migrate: ${counts.damaged} blob${counts.damaged === 1 ? ' was' : 's were'} not copied (damaged in the folder): run coffer fsck --deep; a blob a row names can only come back from a backup\n`)
+    io.stdout.write(
+      `blobs migrate: ${counts.damaged} blob${counts.damaged === 1 ? ' was' : 's were'} not copied (damaged in the folder): run coffer fsck --deep; a blob a row names can only come back from a backup\n`,
+    )
   }
   // Servers keep writing to the folder until they are switched.
   io.stdout.write(

@@ -61,7 +61,13 @@ export function newXWingSeed(): Uint8Array {
 
 /** A device's entry in the directory: its id, the account's identity key, its X-Wing public key, its name, added now. */
 export function deviceEntry(identity: { readonly publicKey: Uint8Array }, deviceId: string, xwingSeed: Uint8Array, name: string): DirectoryDevice {
-  return { device_id: deviceId, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(xwingSeed).publicKey, name, added_at: new Date().toISOString() }
+  return {
+    device_id: deviceId,
+    public_key: identity.publicKey,
+    encryption_key: generateXWingKeyPair(xwingSeed).publicKey,
+    name,
+    added_at: new Date().toISOString(),
+  }
 }
 
 /** The account's directory as the server holds it (signed bytes), or null when it has none yet. */
@@ -92,10 +98,13 @@ export async function addToDirectory(client: CofferClient, identity: AccountIden
     try {
       current = readDirectory(bytes, identity.publicKey)
     } catch (error) {
-      throw new Error(`the account's device directory on the server is not one the identity key (${keyFingerprint(identity.publicKey)}) signed (${(error as Error).message}); nothing was changed`)
+      throw new Error(
+        `the account's device directory on the server is not one the identity key (${keyFingerprint(identity.publicKey)}) signed (${(error as Error).message}); nothing was changed`,
+      )
     }
     const devices = [...current.devices.filter((listed) => listed.device_id !== device.device_id), device]
-    if (devices.length > DIRECTORY_MAX_DEVICES) throw new Error(`the device directory lists ${current.devices.length} devices, the most it may hold; nothing was changed`)
+    if (devices.length > DIRECTORY_MAX_DEVICES)
+      throw new Error(`the device directory lists ${current.devices.length} devices, the most it may hold; nothing was changed`)
     const next: DeviceDirectory = { version: current.version + 1, devices }
     try {
       await client.publishDirectory(await signDirectory(identity, next), toBase64(identity.publicKey))
@@ -238,9 +247,11 @@ export class NoEscrowError extends Error {
   /** True when the account has a directory: setup started on its first device and did not finish; false: never set up. */
   readonly setUpStarted: boolean
   constructor(setUpStarted: boolean) {
-    super(setUpStarted
-      ? 'the account has no recovery escrow: setup did not finish on its first device'
-      : 'the account has no recovery escrow: it was never set up, so there is nothing to recover')
+    super(
+      setUpStarted
+        ? 'the account has no recovery escrow: setup did not finish on its first device'
+        : 'the account has no recovery escrow: it was never set up, so there is nothing to recover',
+    )
     this.setUpStarted = setUpStarted
   }
 }
@@ -270,7 +281,12 @@ export async function fetchRecoveryEscrow(client: CofferClient, userId: string):
  * phrase that spells no key or opens nothing; ClientFormatError for an escrow that cannot be
  * read (altered, or asking argon2id for more than ESCROW_KDF_LIMITS).
  */
-export async function openRecoveryEscrow(escrow: Uint8Array, userId: string, phrase: string, argon2id?: Argon2id): Promise<{ masterKey: Uint8Array; identitySeeds: Uint8Array }> {
+export async function openRecoveryEscrow(
+  escrow: Uint8Array,
+  userId: string,
+  phrase: string,
+  argon2id?: Argon2id,
+): Promise<{ masterKey: Uint8Array; identitySeeds: Uint8Array }> {
   let recoveryKey: Uint8Array
   try {
     recoveryKey = recoveryKeyFromPhrase(phrase)
@@ -282,7 +298,10 @@ export async function openRecoveryEscrow(escrow: Uint8Array, userId: string, phr
     return await openEscrow(recoveryKey, userId, escrow, argon2id === undefined ? {} : { argon2id })
   } catch (error) {
     if (error instanceof ClientFormatError && error.code === 'authentication') {
-      throw new RecoveryPhraseError('wrong', 'the recovery phrase does not open this account\'s escrow: it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)')
+      throw new RecoveryPhraseError(
+        'wrong',
+        "the recovery phrase does not open this account's escrow: it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)",
+      )
     }
     throw error
   }

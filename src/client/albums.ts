@@ -40,7 +40,11 @@ export async function openAlbum(library: Library, name: string): Promise<NamedAl
 }
 
 /** Every feed entry of an album after `after` (0: from the start), page by page (`pageSize` entries, 1000 unless given), oldest first. */
-export async function* feedEntries(client: CofferClient, albumId: string, options: { readonly after?: number; readonly pageSize?: number } = {}): AsyncGenerator<Feed['entries'][number]> {
+export async function* feedEntries(
+  client: CofferClient,
+  albumId: string,
+  options: { readonly after?: number; readonly pageSize?: number } = {},
+): AsyncGenerator<Feed['entries'][number]> {
   let after = options.after ?? 0
   for (;;) {
     const page = await client.feed(albumId, after, options.pageSize ?? 1000)
@@ -70,7 +74,10 @@ export const STREAM_PAGE = 256
  * Each live asset's latest feed position (a delete removes the asset), and the last position
  * read: one pass over the feed that keeps ids and numbers only.
  */
-export async function livePositions(client: CofferClient, albumId: string): Promise<{ readonly latest: ReadonlyMap<string, number>; readonly through: number }> {
+export async function livePositions(
+  client: CofferClient,
+  albumId: string,
+): Promise<{ readonly latest: ReadonlyMap<string, number>; readonly through: number }> {
   const latest = new Map<string, number>()
   let through = 0
   for await (const entry of feedEntries(client, albumId, { pageSize: STREAM_PAGE })) {
@@ -115,7 +122,9 @@ export async function albumNameOf(library: Library, albumId: string): Promise<st
 /** The account's albums with their names, read from their records. */
 export async function namedAlbums(library: Library): Promise<NamedAlbum[]> {
   const { albums } = await library.client.listAlbums()
-  return Promise.all(albums.map(async (album) => ({ albumId: album.album_id, name: await albumNameOf(library, album.album_id), protocolVersion: album.protocol_version })))
+  return Promise.all(
+    albums.map(async (album) => ({ albumId: album.album_id, name: await albumNameOf(library, album.album_id), protocolVersion: album.protocol_version })),
+  )
 }
 
 /** The album named `name` among the account's, or null. */
@@ -206,7 +215,11 @@ export async function* openPlanned(library: Library, plan: AlbumPlan, options: {
   const open = (entry: Feed['entries'][number], size: number): Promise<PlannedFile> =>
     restoreFile(source, entry).then(
       (file) => ({ assetId: entry.asset_id, size, file }),
-      (error: unknown) => ({ assetId: entry.asset_id, size, error: error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, String(error), error) }),
+      (error: unknown) => ({
+        assetId: entry.asset_id,
+        size,
+        error: error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, String(error), error),
+      }),
     )
   const opening: Promise<PlannedFile>[] = []
   let exhausted = false

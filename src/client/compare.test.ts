@@ -15,7 +15,13 @@ function* chunked(data: Uint8Array, size: number): Generator<Uint8Array> {
 
 describe('firstDifference', () => {
   it('finds no difference in the same bytes however they are chunked', async () => {
-    for (const [a, b] of [[1000, 1000], [64, 100], [100, 64], [1, 999], [333, 7]] as const) {
+    for (const [a, b] of [
+      [1000, 1000],
+      [64, 100],
+      [100, 64],
+      [1, 999],
+      [333, 7],
+    ] as const) {
       expect(await firstDifference(chunked(bytes, a), chunked(bytes, b))).toEqual({ offset: null, bytes: 1000 })
     }
   })
@@ -25,7 +31,14 @@ describe('firstDifference', () => {
       const local = bytes.slice()
       local[at] = local[at]! ^ 0x10
       local[999] = local[999]! ^ 0x20 // a later difference is not the first
-      for (const [a, b] of [[64, 100], [100, 64], [7, 1000], [6, 10], [1000, 1000]] as const) expect(await firstDifference(chunked(bytes, a), chunked(local, b)), `${at} ${a} ${b}`).toEqual({ offset: at, bytes: 1000 })
+      for (const [a, b] of [
+        [64, 100],
+        [100, 64],
+        [7, 1000],
+        [6, 10],
+        [1000, 1000],
+      ] as const)
+        expect(await firstDifference(chunked(bytes, a), chunked(local, b)), `${at} ${a} ${b}`).toEqual({ offset: at, bytes: 1000 })
     }
   })
 
@@ -50,7 +63,7 @@ describe('firstDifference', () => {
     expect(closed).toBe(true)
   })
 
-  it('throws the stored side\'s error as it is, even after a difference, and the local side\'s as its own', async () => {
+  it("throws the stored side's error as it is, even after a difference, and the local side's as its own", async () => {
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield Uint8Array.of(1, 2, 3)
       throw new Error('the hash at the end')

@@ -185,7 +185,10 @@ function sampleOf<T>(items: readonly T[], count: number, random: () => number): 
     const j = i + Math.floor(random() * (picked.length - i))
     ;[picked[i], picked[j]] = [picked[j]!, picked[i]!]
   }
-  return picked.slice(0, count).sort((a, b) => a - b).map((i) => items[i]!)
+  return picked
+    .slice(0, count)
+    .sort((a, b) => a - b)
+    .map((i) => items[i]!)
 }
 
 const when = (ms: number | null): string => (ms === null ? 'no mtime' : `mtime ${new Date(ms).toISOString()}`)
@@ -198,7 +201,13 @@ const WINDOW = 64
  * files they were backed up from; see the top of this file. Events come as files are found:
  * not_in_album during the walk, then changed and missing, then each comparison as it ends.
  */
-export async function compareWithLocal(library: Library, albumId: string, stored: readonly StoredFile[], local: AsyncIterable<LocalFile>, options: CompareOptions = {}): Promise<ComparisonSummary> {
+export async function compareWithLocal(
+  library: Library,
+  albumId: string,
+  stored: readonly StoredFile[],
+  local: AsyncIterable<LocalFile>,
+  options: CompareOptions = {},
+): Promise<ComparisonSummary> {
   const files = stored.filter((s): s is StoredFile & { name: string } => !s.record && s.name !== null)
   const byName = new Map<string, (StoredFile & { name: string })[]>()
   for (const file of files) byName.set(file.name, [...(byName.get(file.name) ?? []), file])
@@ -221,7 +230,13 @@ export async function compareWithLocal(library: Library, albumId: string, stored
     const file = localOf.get(asset.assetId)
     if (file === undefined) tell({ path: asset.name, assetId: asset.assetId, outcome: 'missing', size: asset.size ?? 0 })
     else if (file.size !== asset.size || (asset.modified !== null && file.modified !== asset.modified)) {
-      tell({ path: asset.name, assetId: asset.assetId, outcome: 'changed', size: file.size, detail: `backed up with ${asset.size} bytes and ${when(asset.modified)}; here ${file.size} bytes, ${when(file.modified)}` })
+      tell({
+        path: asset.name,
+        assetId: asset.assetId,
+        outcome: 'changed',
+        size: file.size,
+        detail: `backed up with ${asset.size} bytes and ${when(asset.modified)}; here ${file.size} bytes, ${when(file.modified)}`,
+      })
     } else comparable.push({ asset, file })
   }
 
@@ -236,9 +251,16 @@ export async function compareWithLocal(library: Library, albumId: string, stored
       const { offset, bytes } = await firstDifference(opened.bytes, file.open())
       counts.bytes += bytes
       if (offset === null) tell({ ...result, outcome: 'match' })
-      else tell({ ...result, outcome: 'differs', offset, detail: `the local file differs from the stored original at byte ${offset}; the stored original decrypts and verifies, and the local file has the size and mtime backed up: it was changed or damaged here since` })
+      else
+        tell({
+          ...result,
+          outcome: 'differs',
+          offset,
+          detail: `the local file differs from the stored original at byte ${offset}; the stored original decrypts and verifies, and the local file has the size and mtime backed up: it was changed or damaged here since`,
+        })
     } catch (error) {
-      const detail = error instanceof LocalReadError ? `the local file cannot be read: ${error.message}` : `the stored original cannot be read: ${(error as Error).message}`
+      const detail =
+        error instanceof LocalReadError ? `the local file cannot be read: ${error.message}` : `the stored original cannot be read: ${(error as Error).message}`
       tell({ ...result, outcome: 'failed', detail })
     }
     counts.compared++

@@ -8,7 +8,16 @@ import { fromBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient } from '../sdk/client.ts'
 import { buildAssetDeletion, readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
-import { CLIENT_VERSION, staleRevival, type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type RestoreSource } from './files.ts'
+import {
+  CLIENT_VERSION,
+  staleRevival,
+  type BackupOptions,
+  type BackupResult,
+  type BackupTarget,
+  type ChainHead,
+  type FileSource,
+  type RestoreSource,
+} from './files.ts'
 import { storeFile } from './upload.ts'
 import { pinnedVersion, writeWithProtocol } from './protocol.ts'
 
@@ -48,7 +57,13 @@ interface LastWrite {
  * entry alone is read, not the whole feed (the sync engine read the feed already). An entry
  * found there that is not the asset's is refused as the feed's answer would be.
  */
-async function lastWrite(client: CofferClient, source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>, albumId: string, assetId: string, position?: number): Promise<LastWrite> {
+async function lastWrite(
+  client: CofferClient,
+  source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>,
+  albumId: string,
+  assetId: string,
+  position?: number,
+): Promise<LastWrite> {
   const entry = position === undefined ? await findAssetEntry(client, albumId, assetId) : ((await client.feed(albumId, position - 1, 1)).entries[0] ?? null)
   if (entry === null || entry.asset_id !== assetId) throw new AssetNotFoundError(albumId, assetId)
   const read = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)

@@ -6,8 +6,18 @@ import { encodeCanonical } from '../codec/cbor.ts'
 import { IdentityKey } from '../sdk/identity.ts'
 import { EnrollmentError, runEnrollee, runInitiator, type ChannelEnd, type InitiatorOptions, type EnrolleeOptions } from './enrollment.ts'
 import {
-  commitment, confirmMac, decodePayload, encodePayload, fromBase64Url, generateNonce, payloadBytes, payloadText, PAYLOAD_TEXT_MAX, transcriptHash,
-  type EnrollmentPayload, type Hello,
+  commitment,
+  confirmMac,
+  decodePayload,
+  encodePayload,
+  fromBase64Url,
+  generateNonce,
+  payloadBytes,
+  payloadText,
+  PAYLOAD_TEXT_MAX,
+  transcriptHash,
+  type EnrollmentPayload,
+  type Hello,
 } from './format/enrollment.ts'
 import { generateXWingKeyPair } from './format/xwing.ts'
 import { randomBytes } from './format/bytes.ts'
@@ -35,10 +45,12 @@ const identity = IdentityKey.generate()
 const accountKeys = { masterKey: randomBytes(32), identitySeeds: identity.exportSeeds() }
 const poll = { intervalMs: 1 }
 /** A person asked whether the codes match: each code shown is kept in `shown`, and the answer is `verdict`. */
-const answering = (shown: string[], verdict: boolean) => async (sas: string): Promise<boolean> => {
-  shown.push(sas)
-  return verdict
-}
+const answering =
+  (shown: string[], verdict: boolean) =>
+  async (sas: string): Promise<boolean> => {
+    shown.push(sas)
+    return verdict
+  }
 
 const decode = (text: string): EnrollmentPayload => decodePayload(fromBase64Url(text))
 const flip = (bytes: Uint8Array, at: number): Uint8Array => {
@@ -51,13 +63,24 @@ function ends(channel: ReturnType<typeof relay>, overrides: { a?: Partial<Initia
   const shown: { a: string[]; b: string[] } = { a: [], b: [] }
   const added: Hello[] = []
   const a = runInitiator({
-    channelId: CHANNEL, end: channel.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll,
+    channelId: CHANNEL,
+    end: channel.a,
+    identityKey: identity.publicKey,
+    userId: USER,
+    keys: accountKeys,
+    poll,
     confirmSas: answering(shown.a, true),
     addDevice: async (hello) => void added.push(hello),
     ...overrides.a,
   })
   const b = runEnrollee({
-    channelId: CHANNEL, end: channel.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll,
+    channelId: CHANNEL,
+    end: channel.b,
+    deviceId: DEVICE,
+    deviceName: 'New phone',
+    xwing: generateXWingKeyPair(),
+    userId: USER,
+    poll,
     confirmSas: answering(shown.b, true),
     accept: async () => {},
     ...overrides.b,
@@ -79,7 +102,7 @@ describe('device enrollment over the relay', () => {
     expect(a).toMatchObject({ sas: run.shown.a[0] })
   })
 
-  it('B\'s person says no: B sends abort, A stops without adding B', async () => {
+  it("B's person says no: B sends abort, A stops without adding B", async () => {
     const run = ends(relay(), { b: { confirmSas: async () => false } })
     const [a, b] = await Promise.all([run.a, run.b])
     expect(stopOf(b)).toBe('declined')
@@ -88,7 +111,7 @@ describe('device enrollment over the relay', () => {
     expect(run.added).toEqual([])
   })
 
-  it('A\'s person says no: A sends abort instead of keys, B stops with nothing', async () => {
+  it("A's person says no: A sends abort instead of keys, B stops with nothing", async () => {
     const run = ends(relay(), { a: { confirmSas: async () => false } })
     const [a, b] = await Promise.all([run.a, run.b])
     expect(stopOf(a)).toBe('declined')
@@ -96,8 +119,12 @@ describe('device enrollment over the relay', () => {
     expect(run.added).toEqual([])
   })
 
-  it('a reveal that does not match the hello\'s commitment is refused by A', async () => {
-    const run = ends(relay((direction, text) => (direction === 'to_initiator' && decode(text).type === 'reveal' ? payloadText(encodePayload({ type: 'reveal', nonce: generateNonce() })) : text)))
+  it("a reveal that does not match the hello's commitment is refused by A", async () => {
+    const run = ends(
+      relay((direction, text) =>
+        direction === 'to_initiator' && decode(text).type === 'reveal' ? payloadText(encodePayload({ type: 'reveal', nonce: generateNonce() })) : text,
+      ),
+    )
     const [a, b] = await Promise.all([run.a, run.b])
     expect(stopOf(a)).toBe('invalid')
     expect((a as Error).message).toMatch(/does not match the commitment/)
@@ -105,11 +132,13 @@ describe('device enrollment over the relay', () => {
     expect(run.shown.a).toEqual([])
   })
 
-  it('an offer altered on the way gives different SAS; if both people still say yes, A refuses B\'s confirmation', async () => {
-    const run = ends(relay((_direction, text) => {
-      const payload = decode(text)
-      return payload.type === 'offer' ? payloadText(encodePayload({ ...payload, ciphertext: flip(payload.ciphertext, 5) })) : text
-    }))
+  it("an offer altered on the way gives different SAS; if both people still say yes, A refuses B's confirmation", async () => {
+    const run = ends(
+      relay((_direction, text) => {
+        const payload = decode(text)
+        return payload.type === 'offer' ? payloadText(encodePayload({ ...payload, ciphertext: flip(payload.ciphertext, 5) })) : text
+      }),
+    )
     const [a, b] = await Promise.all([run.a, run.b])
     expect(run.shown.a[0]).not.toBe(run.shown.b[0])
     expect(stopOf(a)).toBe('invalid')
@@ -119,7 +148,9 @@ describe('device enrollment over the relay', () => {
   })
 
   it('a forged confirm MAC is refused', async () => {
-    const run = ends(relay((_direction, text) => (decode(text).type === 'confirm' ? payloadText(encodePayload({ type: 'confirm', mac: randomBytes(32) })) : text)))
+    const run = ends(
+      relay((_direction, text) => (decode(text).type === 'confirm' ? payloadText(encodePayload({ type: 'confirm', mac: randomBytes(32) })) : text)),
+    )
     const [a, b] = await Promise.all([run.a, run.b])
     expect(stopOf(a)).toBe('invalid')
     expect(stopOf(b)).toBe('aborted')
@@ -127,10 +158,12 @@ describe('device enrollment over the relay', () => {
   })
 
   it('keys altered on the way do not open, and B keeps nothing', async () => {
-    const run = ends(relay((_direction, text) => {
-      const payload = decode(text)
-      return payload.type === 'keys' ? payloadText(encodePayload({ ...payload, sealed: flip(payload.sealed, 40) })) : text
-    }))
+    const run = ends(
+      relay((_direction, text) => {
+        const payload = decode(text)
+        return payload.type === 'keys' ? payloadText(encodePayload({ ...payload, sealed: flip(payload.sealed, 40) })) : text
+      }),
+    )
     const [, b] = await Promise.all([run.a, run.b])
     expect(stopOf(b)).toBe('invalid')
     expect((b as Error).message).toMatch(/do not open/)
@@ -144,7 +177,13 @@ describe('device enrollment over the relay', () => {
   })
 
   it('B failing to keep the keys tells A (abort), which stops instead of reporting the device added', async () => {
-    const run = ends(relay(), { b: { accept: async () => { throw new Error('the directory does not list this device') } } })
+    const run = ends(relay(), {
+      b: {
+        accept: async () => {
+          throw new Error('the directory does not list this device')
+        },
+      },
+    })
     const [a, b] = await Promise.all([run.a, run.b])
     expect(stopOf(b)).toBe('invalid')
     expect(stopOf(a)).toBe('aborted')
@@ -163,16 +202,51 @@ describe('device enrollment over the relay', () => {
     const seen: { withA: string[]; withB: string[] } = { withA: [], withB: [] }
     // The man in the middle: B's hello never reaches A; A meets it instead, and B meets it as A.
     const middle = Promise.all([
-      runEnrollee({ channelId: CHANNEL, end: toA.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: answering(seen.withA, true), accept: async () => {} }).catch(() => null),
+      runEnrollee({
+        channelId: CHANNEL,
+        end: toA.b,
+        deviceId: DEVICE,
+        deviceName: 'New phone',
+        xwing: generateXWingKeyPair(),
+        userId: USER,
+        poll,
+        confirmSas: answering(seen.withA, true),
+        accept: async () => {},
+      }).catch(() => null),
       runInitiator({
-        channelId: CHANNEL, end: toB.a, identityKey: identity.publicKey, userId: USER, keys: { masterKey: randomBytes(32), identitySeeds: IdentityKey.generate().exportSeeds() }, poll,
-        confirmSas: answering(seen.withB, true), addDevice: async () => {},
+        channelId: CHANNEL,
+        end: toB.a,
+        identityKey: identity.publicKey,
+        userId: USER,
+        keys: { masterKey: randomBytes(32), identitySeeds: IdentityKey.generate().exportSeeds() },
+        poll,
+        confirmSas: answering(seen.withB, true),
+        addDevice: async () => {},
       }).catch(() => null),
     ])
     const shown: { a: string[]; b: string[] } = { a: [], b: [] }
     const [a, b] = await Promise.all([
-      runInitiator({ channelId: CHANNEL, end: toA.a, identityKey: identity.publicKey, userId: USER, keys: accountKeys, poll, confirmSas: answering(shown.a, false), addDevice: async () => {} }).catch((e: unknown) => e),
-      runEnrollee({ channelId: CHANNEL, end: toB.b, deviceId: DEVICE, deviceName: 'New phone', xwing: generateXWingKeyPair(), userId: USER, poll, confirmSas: answering(shown.b, false), accept: async () => {} }).catch((e: unknown) => e),
+      runInitiator({
+        channelId: CHANNEL,
+        end: toA.a,
+        identityKey: identity.publicKey,
+        userId: USER,
+        keys: accountKeys,
+        poll,
+        confirmSas: answering(shown.a, false),
+        addDevice: async () => {},
+      }).catch((e: unknown) => e),
+      runEnrollee({
+        channelId: CHANNEL,
+        end: toB.b,
+        deviceId: DEVICE,
+        deviceName: 'New phone',
+        xwing: generateXWingKeyPair(),
+        userId: USER,
+        poll,
+        confirmSas: answering(shown.b, false),
+        accept: async () => {},
+      }).catch((e: unknown) => e),
     ])
     await middle
     expect(shown.a).toEqual(seen.withA)
@@ -186,18 +260,35 @@ describe('device enrollment over the relay', () => {
     let now = 0
     const channel = relay()
     const b = runEnrollee({
-      channelId: CHANNEL, end: { ...channel.b, receive: async () => {
-        now += 1000
-        return []
-      } }, deviceId: DEVICE, deviceName: 'Phone', xwing: generateXWingKeyPair(), userId: USER,
-      poll: { intervalMs: 1, deadline: 5000, now: () => now }, confirmSas: async () => true, accept: async () => {},
+      channelId: CHANNEL,
+      end: {
+        ...channel.b,
+        receive: async () => {
+          now += 1000
+          return []
+        },
+      },
+      deviceId: DEVICE,
+      deviceName: 'Phone',
+      xwing: generateXWingKeyPair(),
+      userId: USER,
+      poll: { intervalMs: 1, deadline: 5000, now: () => now },
+      confirmSas: async () => true,
+      accept: async () => {},
     }).catch((e: unknown) => e)
     expect(stopOf(await b)).toBe('expired')
   })
 })
 
 describe('enrollment payloads', () => {
-  const hello = async () => encodePayload({ type: 'hello', device_id: DEVICE, device_name: 'Phone', encryption_key: generateXWingKeyPair().publicKey, commitment: await commitment(generateNonce()) })
+  const hello = async () =>
+    encodePayload({
+      type: 'hello',
+      device_id: DEVICE,
+      device_name: 'Phone',
+      encryption_key: generateXWingKeyPair().publicKey,
+      commitment: await commitment(generateNonce()),
+    })
 
   it('round-trip exactly, and anything else is refused as malformed', async () => {
     const bytes = await hello()

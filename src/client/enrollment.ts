@@ -8,8 +8,24 @@
 import { equalBytes } from '../sdk/bytes.ts'
 import { IdentityKey } from '../sdk/identity.ts'
 import {
-  commitment, confirmMac, confirmMacValid, decodePayload, encodePayload, generateNonce, openKeys, payloadBytes, payloadText, revealMatches, sealKeys,
-  shortAuthenticationString, transcriptHash, type AbortReason, type EnrolledKeys, type EnrollmentPayload, type Hello, type PayloadType,
+  commitment,
+  confirmMac,
+  confirmMacValid,
+  decodePayload,
+  encodePayload,
+  generateNonce,
+  openKeys,
+  payloadBytes,
+  payloadText,
+  revealMatches,
+  sealKeys,
+  shortAuthenticationString,
+  transcriptHash,
+  type AbortReason,
+  type EnrolledKeys,
+  type EnrollmentPayload,
+  type Hello,
+  type PayloadType,
 } from './format/enrollment.ts'
 import { xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
 
@@ -169,14 +185,14 @@ export function runInitiator(options: InitiatorOptions): Promise<InitiatorResult
     const offer = await send(end, { type: 'offer', ciphertext: cipherText, identity_key: options.identityKey, user_id: options.userId, nonce: generateNonce() })
     const reveal = await inbox.next('reveal')
     if (!(await revealMatches(hello.payload.commitment, reveal.payload.nonce))) {
-      throw new EnrollmentError('invalid', 'the new device\'s nonce does not match the commitment of its hello: someone else may be on the channel')
+      throw new EnrollmentError('invalid', "the new device's nonce does not match the commitment of its hello: someone else may be on the channel")
     }
     const transcript = await transcriptHash(channelId, hello.bytes, offer, reveal.bytes)
     const sas = await shortAuthenticationString(sharedSecret, transcript)
     if (!(await options.confirmSas(sas))) throw new EnrollmentError('declined', 'the codes do not match, so the keys were not sent')
     const confirm = await inbox.next('confirm')
     if (!(await confirmMacValid(sharedSecret, transcript, confirm.payload.mac))) {
-      throw new EnrollmentError('invalid', 'the new device\'s confirmation does not verify: it does not share this exchange')
+      throw new EnrollmentError('invalid', "the new device's confirmation does not verify: it does not share this exchange")
     }
     await options.addDevice(hello.payload)
     await send(end, await sealKeys(sharedSecret, transcript, options.keys))
@@ -214,7 +230,13 @@ export function runEnrollee(options: EnrolleeOptions): Promise<EnrolleeResult> {
   const inbox = new Inbox(end, options.poll ?? {}, 'other device')
   return tellingTheOtherEnd(end, async () => {
     const nonce = generateNonce()
-    const hello = await send(end, { type: 'hello', device_id: options.deviceId, device_name: options.deviceName, encryption_key: options.xwing.publicKey, commitment: await commitment(nonce) })
+    const hello = await send(end, {
+      type: 'hello',
+      device_id: options.deviceId,
+      device_name: options.deviceName,
+      encryption_key: options.xwing.publicKey,
+      commitment: await commitment(nonce),
+    })
     const offer = await inbox.next('offer')
     if (offer.payload.user_id !== options.userId) {
       throw new EnrollmentError('invalid', 'the other device is signed in to another account than this one')

@@ -222,7 +222,8 @@ export class FileTransferError extends Error {
 }
 
 /** An error as the reason a FileTransferError gives. */
-export const reasonOf = (error: unknown): string => (error instanceof ClientFormatError ? `${error.code}: ${error.message}` : (error as Error)?.message ?? String(error))
+export const reasonOf = (error: unknown): string =>
+  error instanceof ClientFormatError ? `${error.code}: ${error.message}` : ((error as Error)?.message ?? String(error))
 
 /** Counts and hashes what flows through. */
 export class Tap {
@@ -245,7 +246,6 @@ export class Tap {
   }
 }
 
-
 /** Where an asset's chain is: what a `replace` (or a `delete`) continues from. */
 export interface ChainHead {
   /** SHA-256 of the last applied manifest_cbor (the feed entry's envelope_hash). */
@@ -253,7 +253,6 @@ export interface ChainHead {
   /** The asset's current original (the last write's ciphertext_hash). */
   readonly originalHash: string
 }
-
 
 /** A 409 StaleRevivalProblem: the asset exists (a create), or its chain moved on (a replace, a delete). */
 export const staleRevival = (error: unknown): boolean => error instanceof CofferProblem && error.code === 'error.op.stale_revival'
@@ -267,7 +266,6 @@ export interface ResumeStore {
   save(uploadId: string, sealed: Uint8Array): Promise<void>
   clear(): Promise<void>
 }
-
 
 /** Where to restore from. */
 export interface RestoreSource {
@@ -309,7 +307,8 @@ export interface OpenedAsset {
 async function readAssetManifest(source: AssetKeys, manifestCbor: Uint8Array): Promise<Envelope> {
   const { envelope } = await readManifestWith(manifestCbor, source.identityPublicKey, source.verify)
   if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
-  if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped') throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
+  if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped')
+    throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
   if (envelope.metadata_blob_hash === null || envelope.metadata_blob_hash === undefined) throw new Error('the manifest commits no metadata blob')
   return envelope as Envelope
 }
@@ -320,8 +319,10 @@ async function openAssetMetadata(source: AssetKeys, assetId: string, envelope: E
   const albumKey = await deriveAlbumKey(source.masterKey, source.albumId, envelope.amk_version)
   const { fileKey, metadata } = await openMetadata(albumKey, { albumId: source.albumId, fileId: envelope.file_id }, metadataBlob)
   const original = metadata.blobs.find((blob) => blob.kind === 'original')!
-  if (toHex(original.hash) !== envelope.ciphertext_hash) throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest name different originals')
-  if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size) throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest disagree on the size')
+  if (toHex(original.hash) !== envelope.ciphertext_hash)
+    throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest name different originals')
+  if (metadata.size !== envelope.plaintext_size || original.size !== metadata.size)
+    throw new FileTransferError('restore', metadata.name, assetId, 'the metadata and the manifest disagree on the size')
   return { assetId, envelope, metadata, fileKey, metadataBlobSize: metadataBlob.length }
 }
 
@@ -340,7 +341,8 @@ export async function openAsset(source: AssetKeys, entry: AssetEntry, metadataBl
 }
 
 /** The blob entry of a derivative ("thumbnail", "preview") of an opened asset, or undefined when it has none of that kind. */
-export const derivativeBlob = (asset: Pick<OpenedAsset, 'metadata'>, kind: string): BlobEntry | undefined => asset.metadata.blobs.find((b) => b.kind === kind && kind !== 'original')
+export const derivativeBlob = (asset: Pick<OpenedAsset, 'metadata'>, kind: string): BlobEntry | undefined =>
+  asset.metadata.blobs.find((b) => b.kind === kind && kind !== 'original')
 
 /** A derivative's plaintext from its stored (sealed) bytes, their hash checked against the metadata. */
 export async function openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Uint8Array> {

@@ -30,7 +30,16 @@ export function exifTime(dateTime: unknown, offset: unknown, subSeconds: unknown
   const wallClock = Date.UTC(year, month - 1, day, hours, minutes, seconds)
   const check = new Date(wallClock)
   // Date.UTC rolls 2021:02:30 over into March; a real date reads back the same.
-  if (year < 1 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || check.getUTCHours() !== hours || check.getUTCMinutes() !== minutes || check.getUTCSeconds() !== seconds) return null
+  if (
+    year < 1 ||
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hours ||
+    check.getUTCMinutes() !== minutes ||
+    check.getUTCSeconds() !== seconds
+  )
+    return null
   const zone = typeof offset === 'string' ? OFFSET.exec(offset.trim()) : null
   const offsetMs = zone === null ? 0 : (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000
   const fraction = typeof subSeconds === 'string' || typeof subSeconds === 'number' ? /^\d+/.exec(String(subSeconds).trim()) : null
@@ -40,5 +49,8 @@ export function exifTime(dateTime: unknown, offset: unknown, subSeconds: unknown
 
 /** The capture time of a photo from its EXIF tags (EXIF_TIME_TAGS, raw values), or null. */
 export function exifCaptured(tags: Record<string, unknown>): number | null {
-  return exifTime(tags.DateTimeOriginal, tags.OffsetTimeOriginal, tags.SubSecTimeOriginal) ?? exifTime(tags.CreateDate, tags.OffsetTimeDigitized, tags.SubSecTimeDigitized)
+  return (
+    exifTime(tags.DateTimeOriginal, tags.OffsetTimeOriginal, tags.SubSecTimeOriginal) ??
+    exifTime(tags.CreateDate, tags.OffsetTimeDigitized, tags.SubSecTimeDigitized)
+  )
 }

@@ -57,7 +57,11 @@ async function asset() {
   return { entry: { asset_id: fileId, manifest_cbor: toBase64(write.manifestCbor) }, metadataBlob, original, sealedOriginal, thumbnail, sealedThumbnail }
 }
 
-const failure = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => null, (error: unknown) => error)
+const failure = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  )
 
 describe('opening an asset from fetched bytes', () => {
   it('opens the metadata, a derivative and the original, each checked', async () => {
@@ -80,7 +84,9 @@ describe('opening an asset from fetched bytes', () => {
     expect(String(await failure(openAsset({ ...keys, albumId: '0190b6a2-4c1e-8f3a-9b2d-444444444444' }, made.entry, made.metadataBlob)))).toMatch(/names album/)
 
     const opened = await openAsset(keys, made.entry, made.metadataBlob)
-    expect(String(await failure(openDerivative(opened, 'thumbnail', other.sealedThumbnail)))).toMatch(/IMG_0001\.jpg.*thumbnail: the thumbnail is not the one the metadata names/)
+    expect(String(await failure(openDerivative(opened, 'thumbnail', other.sealedThumbnail)))).toMatch(
+      /IMG_0001\.jpg.*thumbnail: the thumbnail is not the one the metadata names/,
+    )
     expect(String(await failure(openDerivative(opened, 'preview', made.sealedThumbnail)))).toMatch(/preview: the asset has none/)
     expect(String(await failure(openOriginal(opened, made.sealedOriginal.subarray(0, made.sealedOriginal.length - 1))))).toMatch(/IMG_0001\.jpg/)
     expect(String(await failure(openOriginal(opened, other.sealedOriginal)))).toMatch(/IMG_0001\.jpg/)

@@ -108,7 +108,13 @@ export async function addDeviceByPairing(options: AddDeviceOptions): Promise<Dev
       ...(options.onHello === undefined ? {} : { onHello: options.onHello }),
       confirmSas: options.confirmSas,
       addDevice: async (hello) => {
-        const entry = { device_id: hello.device_id, public_key: identity.publicKey, encryption_key: hello.encryption_key, name: hello.device_name, added_at: new Date().toISOString() }
+        const entry = {
+          device_id: hello.device_id,
+          public_key: identity.publicKey,
+          encryption_key: hello.encryption_key,
+          name: hello.device_name,
+          added_at: new Date().toISOString(),
+        }
         directoryVersion = (await addToDirectory(client, identity, userId, entry)).version
       },
       poll: pollOptions(options, Date.parse(pairing.expiresAt)),

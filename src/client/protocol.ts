@@ -26,7 +26,9 @@ export class ProtocolUnsupportedError extends Error {
   readonly protocolMin: string
   readonly protocolMax: string
   constructor(range: ProtocolRange) {
-    super(`the album now takes protocol versions ${range.min} to ${range.max}, and this client speaks ${CLIENT_PROTOCOL_MIN} to ${CLIENT_PROTOCOL_MAX}: update it`)
+    super(
+      `the album now takes protocol versions ${range.min} to ${range.max}, and this client speaks ${CLIENT_PROTOCOL_MIN} to ${CLIENT_PROTOCOL_MAX}: update it`,
+    )
     this.protocolMin = range.min
     this.protocolMax = range.max
   }
@@ -85,7 +87,12 @@ export type UpgradeOutcome = 'upgraded' | 'current' | 'other-ceremony' | 'not-qu
  * intent is aborted ('not-quiescent'): writes go on at `to` all the same, and a later write
  * tries again.
  */
-export async function upgradeAlbum(client: CofferClient, albumId: string, to: string, timing: UpgradeTiming & { readonly below?: string } = {}): Promise<UpgradeOutcome> {
+export async function upgradeAlbum(
+  client: CofferClient,
+  albumId: string,
+  to: string,
+  timing: UpgradeTiming & { readonly below?: string } = {},
+): Promise<UpgradeOutcome> {
   const pinned = (await client.listAlbums()).albums.find((a) => a.album_id === albumId)?.protocol_version
   if (pinned === undefined) throw new Error(`album ${albumId} is not one of this account's`)
   if (pinned >= to || (timing.below !== undefined && pinned >= timing.below)) return 'current'

@@ -6,12 +6,16 @@ import { retryingFetch } from './retry.ts'
 type Answer = Response | Error
 
 function network(answers: Answer[]): { fetch: typeof fetch; calls: number; inits: (RequestInit | undefined)[] } {
-  const state = { calls: 0, inits: [] as (RequestInit | undefined)[], fetch: (async (_input: unknown, init?: RequestInit) => {
-    state.inits.push(init)
-    const answer = answers[Math.min(state.calls++, answers.length - 1)]!
-    if (answer instanceof Error) throw answer
-    return answer
-  }) as typeof fetch }
+  const state = {
+    calls: 0,
+    inits: [] as (RequestInit | undefined)[],
+    fetch: (async (_input: unknown, init?: RequestInit) => {
+      state.inits.push(init)
+      const answer = answers[Math.min(state.calls++, answers.length - 1)]!
+      if (answer instanceof Error) throw answer
+      return answer
+    }) as typeof fetch,
+  }
   return state
 }
 
@@ -19,7 +23,12 @@ const fast = { baseDelayMs: 1, maxDelayMs: 5 }
 
 describe('retryingFetch', () => {
   it('retries a request that could not be sent, and 502/503/504, then answers what came', async () => {
-    const net = network([new TypeError('fetch failed'), new Response('', { status: 503 }), new Response('', { status: 502 }), new Response('ok', { status: 200 })])
+    const net = network([
+      new TypeError('fetch failed'),
+      new Response('', { status: 503 }),
+      new Response('', { status: 502 }),
+      new Response('ok', { status: 200 }),
+    ])
     const retries: string[] = []
     const response = await retryingFetch(net.fetch, { ...fast, onRetry: ({ reason }) => retries.push(reason) })('http://x/')
     expect(await response.text()).toBe('ok')

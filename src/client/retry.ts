@@ -32,7 +32,15 @@ const RETRY_STATUSES = new Set([502, 503, 504])
 
 function replayable(init: RequestInit | undefined): boolean {
   const body = init?.body
-  return body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof URLSearchParams || body instanceof Blob
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === 'string' ||
+    body instanceof Uint8Array ||
+    body instanceof ArrayBuffer ||
+    body instanceof URLSearchParams ||
+    body instanceof Blob
+  )
 }
 
 function retryAfterMs(response: Response): number | null {

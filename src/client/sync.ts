@@ -53,7 +53,16 @@ export interface SyncState {
   lastBackedUp(albumId: string, path: string): Promise<IndexedFile | null>
   /** A file with this identity, size and mtime backed up to the album under another path: moved or renamed since. */
   movedFile(albumId: string, path: string, identity: string, size: number, modified: number | null): Promise<IndexedFile | null>
-  remember(entry: { albumId: string; path: string; size: number; modified: number | null; identity: string | null; contentHash: string; contentMac: string | null; assetId: string }): Promise<void>
+  remember(entry: {
+    albumId: string
+    path: string
+    size: number
+    modified: number | null
+    identity: string | null
+    contentHash: string
+    contentMac: string | null
+    assetId: string
+  }): Promise<void>
   uploadOpened(uploadId: string): Promise<void>
   uploadEnded(uploadId: string): Promise<void>
   /** Upload sessions opened and not ended (a crash left them open), but those a pending upload continues. */
@@ -97,7 +106,15 @@ export type FileOutcome = 'stored' | 'replaced' | 'present' | 'unchanged' | 'del
 
 export type BackupEvent =
   | { readonly type: 'start'; readonly files: number; readonly bytes: number; readonly abortedUploads: number }
-  | { readonly type: 'file'; readonly path: string; readonly outcome: FileOutcome; readonly size: number; readonly sentBytes: number; readonly assetId: string | null; readonly error?: string }
+  | {
+      readonly type: 'file'
+      readonly path: string
+      readonly outcome: FileOutcome
+      readonly size: number
+      readonly sentBytes: number
+      readonly assetId: string | null
+      readonly error?: string
+    }
   | { readonly type: 'retry'; readonly path: string; readonly attempt: number; readonly error: string }
 
 export interface BackupSummary {
@@ -217,10 +234,25 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   await view.catchUp(target.client)
   const { live, deleted, positions, sizes } = view
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
-  const totals = { files: 0, bytes: 0, stored: 0, replaced: 0, present: 0, unchanged: 0, deleted: 0, failed: 0, deduplicated: 0, sentBytes: 0, resumed: 0, resumedBytes: 0 }
+  const totals = {
+    files: 0,
+    bytes: 0,
+    stored: 0,
+    replaced: 0,
+    present: 0,
+    unchanged: 0,
+    deleted: 0,
+    failed: 0,
+    deduplicated: 0,
+    sentBytes: 0,
+    resumed: 0,
+    resumedBytes: 0,
+  }
   const failures: { path: string; error: string }[] = []
   let fatalError: unknown = null
-  const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as AsyncIterator<Candidate> | Iterator<Candidate>
+  const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as
+    | AsyncIterator<Candidate>
+    | Iterator<Candidate>
 
   const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string, result?: BackupResult): void => {
     totals.files++
@@ -239,7 +271,16 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   const one = async (candidate: Candidate): Promise<void> => {
     const identity = candidate.identity ?? null
     const record = (assetId: string, contentHash: string, contentMac: string | null) =>
-      state.remember({ albumId: target.albumId, path: candidate.path, size: candidate.size, modified: candidate.modified, identity, contentHash, contentMac, assetId })
+      state.remember({
+        albumId: target.albumId,
+        path: candidate.path,
+        size: candidate.size,
+        modified: candidate.modified,
+        identity,
+        contentHash,
+        contentMac,
+        assetId,
+      })
     const known = await state.knownAsset(target.albumId, candidate.path, candidate.size, candidate.modified, identity)
     if (known !== null && live.has(known)) return finish(candidate, 'unchanged', known, 0)
     if (known !== null && deleted.has(known)) return finish(candidate, 'deleted', known, 0)
@@ -263,7 +304,8 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         await state.dropPendingUpload(target.albumId, candidate.path)
         return null
       },
-      save: (uploadId, sealed) => state.savePendingUpload(target.albumId, candidate.path, { size: candidate.size, modified: candidate.modified, identity, uploadId, sealed }),
+      save: (uploadId, sealed) =>
+        state.savePendingUpload(target.albumId, candidate.path, { size: candidate.size, modified: candidate.modified, identity, uploadId, sealed }),
       clear: () => state.dropPendingUpload(target.albumId, candidate.path),
     }
     const attempts = run.attempts ?? 3
@@ -284,11 +326,24 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         const result =
           changed === null
             ? await backupFile(target, source, { ...options, isStored: (assetId) => live.has(assetId) || deleted.has(assetId) })
-            : await replaceFile(target, changed.assetId, source, { ...options, currentContentHash: changed.contentHash, position: positions.get(changed.assetId)! })
+            : await replaceFile(target, changed.assetId, source, {
+                ...options,
+                currentContentHash: changed.contentHash,
+                position: positions.get(changed.assetId)!,
+              })
         if (uploadId !== null) await state.uploadEnded(uploadId)
         await record(result.assetId, result.contentHash, result.contentMac)
         live.add(result.assetId)
-        const outcome: FileOutcome = result.status === 'present' ? (deleted.has(result.assetId) ? 'deleted' : changed !== null ? 'unchanged' : 'present') : changed !== null ? 'replaced' : 'stored'
+        const outcome: FileOutcome =
+          result.status === 'present'
+            ? deleted.has(result.assetId)
+              ? 'deleted'
+              : changed !== null
+                ? 'unchanged'
+                : 'present'
+            : changed !== null
+              ? 'replaced'
+              : 'stored'
         return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result)
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it

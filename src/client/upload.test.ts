@@ -48,7 +48,12 @@ class FakeCoffer {
   #view(uploadId: string): UploadSessionView {
     const blobs = this.#sessions.get(uploadId)
     if (blobs === undefined) throw problem(404, 'error.not_found')
-    return { upload_id: uploadId, album_id: ALBUM, expires_at: new Date(Date.now() + 86_400_000).toISOString(), blobs: blobs.map(({ hash, role, size, present, received }) => ({ hash, role, size, present, received })) }
+    return {
+      upload_id: uploadId,
+      album_id: ALBUM,
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      blobs: blobs.map(({ hash, role, size, present, received }) => ({ hash, role, size, present, received })),
+    }
   }
 
   #blob(uploadId: string, hash: string): DeclaredBlob {
@@ -70,7 +75,10 @@ class FakeCoffer {
   async openUploadSession(declaration: { blobs: readonly { role: string; hash: string; size: number }[] }): Promise<UploadSessionView> {
     this.calls.push('openUploadSession')
     const uploadId = crypto.randomUUID()
-    this.#sessions.set(uploadId, declaration.blobs.map((b) => ({ ...b, present: this.stored.has(b.hash), received: this.stored.has(b.hash) ? b.size : 0, parts: [] })))
+    this.#sessions.set(
+      uploadId,
+      declaration.blobs.map((b) => ({ ...b, present: this.stored.has(b.hash), received: this.stored.has(b.hash) ? b.size : 0, parts: [] })),
+    )
     return this.#view(uploadId)
   }
 
@@ -92,7 +100,14 @@ class FakeCoffer {
     this.#store(blob, hash)
   }
 
-  async putBlobPart(uploadId: string, hash: string, start: number, total: number, bytes: Uint8Array, options: { readonly digest?: Uint8Array; readonly blobDigest?: Uint8Array } = {}): Promise<number> {
+  async putBlobPart(
+    uploadId: string,
+    hash: string,
+    start: number,
+    total: number,
+    bytes: Uint8Array,
+    options: { readonly digest?: Uint8Array; readonly blobDigest?: Uint8Array } = {},
+  ): Promise<number> {
     const blob = this.#blob(uploadId, hash)
     this.calls.push(`putBlobPart ${blob.role}`)
     expect([start, total]).toEqual([blob.received, blob.size])
@@ -206,7 +221,12 @@ function progressLog() {
 }
 
 const THUMBNAIL = bytesOf(3000, 99)
-const describeWithThumbnail = async (): Promise<MediaFacts> => ({ captured: null, width: 4, height: 3, derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: THUMBNAIL }] })
+const describeWithThumbnail = async (): Promise<MediaFacts> => ({
+  captured: null,
+  width: 4,
+  height: 3,
+  derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: THUMBNAIL }],
+})
 
 /** More than one part of ciphertext: it goes in parts. */
 const LARGE = 9 * 1024 * 1024
@@ -236,7 +256,12 @@ describe('the ways an original goes', () => {
     log.check()
     expect(log.stages).toEqual(['plan', 'hash', 'describe', 'session', 'send', 'commit', 'done'])
     // Planned from the start as what it cost: the bytes read twice, the original and its thumbnail sent.
-    expect(log.events[0]).toMatchObject({ name: 'IMG_0001.jpg', size: bytes.length, way: 'whole', expected: { read: 2 * bytes.length, sent: sealedSize(bytes.length) } })
+    expect(log.events[0]).toMatchObject({
+      name: 'IMG_0001.jpg',
+      size: bytes.length,
+      way: 'whole',
+      expected: { read: 2 * bytes.length, sent: sealedSize(bytes.length) },
+    })
     expect(log.last).toMatchObject({ way: 'whole', read: 2 * bytes.length, encrypted: 2 * sealedSize(bytes.length) + thumbnailSealed, sent: result.sentBytes })
   })
 
@@ -280,7 +305,10 @@ describe('the ways an original goes', () => {
     const first = await backupFile(targetOn(fake), photo, { describe: describeWithThumbnail })
     fake.calls.length = 0
     const log = progressLog()
-    const again = await backupFile({ ...targetOn(fake), albumId: '0190b6a2-4c1e-8f3a-9b2d-444444444444' }, photo, { onProgress: log.onProgress, describe: async () => ({ ...(await describeWithThumbnail()), derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: bytesOf(3000, 98) }] }) })
+    const again = await backupFile({ ...targetOn(fake), albumId: '0190b6a2-4c1e-8f3a-9b2d-444444444444' }, photo, {
+      onProgress: log.onProgress,
+      describe: async () => ({ ...(await describeWithThumbnail()), derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: bytesOf(3000, 98) }] }),
+    })
     expect(again.ciphertextHash).toBe(first.ciphertextHash)
     expect(fake.calls).toEqual(['openUploadSession', 'putBlob derivative', 'applyManifest'])
     expect(again).toMatchObject({ status: 'stored', reusedOriginal: true, sentBytes: thumbnailSealed })
@@ -295,7 +323,11 @@ describe('the ways an original goes', () => {
     const fake = new FakeCoffer()
     const source = streamed(bytesOf(300_000, 5))
     const log = progressLog()
-    const result = await backupFile(targetOn(fake), source, { isStored: () => true, describe: () => Promise.reject(new Error('not asked')), onProgress: log.onProgress })
+    const result = await backupFile(targetOn(fake), source, {
+      isStored: () => true,
+      describe: () => Promise.reject(new Error('not asked')),
+      onProgress: log.onProgress,
+    })
     expect(result).toMatchObject({ status: 'present', sentBytes: 0, ciphertextHash: null })
     expect(source.reads).toEqual([0])
     expect(fake.calls).toEqual([])
@@ -329,8 +361,17 @@ describe('the ways an original goes', () => {
     expect(log.stages).toEqual(['plan', 'describe', 'session', 'send', 'commit', 'session', 'send', 'commit', 'done'])
     expect(log.last).toMatchObject({ way: 'parts', read: 2 * LARGE, sent: 2 * sealedSize(LARGE) })
     expect(fake.calls).toEqual([
-      'openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest', 'abortUploadSession', 'readUpgrade', 'listAlbums',
-      'openUploadSession', 'putBlobPart original', 'putBlobPart original', 'applyManifest',
+      'openUploadSession',
+      'putBlobPart original',
+      'putBlobPart original',
+      'applyManifest',
+      'abortUploadSession',
+      'readUpgrade',
+      'listAlbums',
+      'openUploadSession',
+      'putBlobPart original',
+      'putBlobPart original',
+      'applyManifest',
     ])
     expect(result).toMatchObject({ status: 'stored', sentBytes: sealedSize(LARGE) })
     expect(fake.applied).toHaveLength(1)

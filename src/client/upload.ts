@@ -45,9 +45,23 @@ import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
 import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivative } from './format/resume.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
 import {
-  CLIENT_VERSION, CRYPTO_SUITE_V1, FileTransferError, reasonOf, staleRevival, Tap,
-  type BackupOptions, type BackupResult, type BackupTarget, type ChainHead, type FileSource, type MediaFacts, type ResumeStore, type TransferTotals,
-  type UploadProgress, type UploadStage, type UploadWay,
+  CLIENT_VERSION,
+  CRYPTO_SUITE_V1,
+  FileTransferError,
+  reasonOf,
+  staleRevival,
+  Tap,
+  type BackupOptions,
+  type BackupResult,
+  type BackupTarget,
+  type ChainHead,
+  type FileSource,
+  type MediaFacts,
+  type ResumeStore,
+  type TransferTotals,
+  type UploadProgress,
+  type UploadStage,
+  type UploadWay,
 } from './files.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { transientFailure } from './retry.ts'
@@ -208,7 +222,11 @@ class Meter {
 
   #emit(): void {
     if (this.#tell === undefined) return
-    const expected = { read: Math.max(this.#expected.read, this.#done.read), encrypted: Math.max(this.#expected.encrypted, this.#done.encrypted), sent: Math.max(this.#expected.sent, this.#done.sent) }
+    const expected = {
+      read: Math.max(this.#expected.read, this.#done.read),
+      encrypted: Math.max(this.#expected.encrypted, this.#done.encrypted),
+      sent: Math.max(this.#expected.sent, this.#done.sent),
+    }
     this.#tell({ ...this.#file, stage: this.#stage, way: this.#way, ...this.#done, expected })
   }
 }
@@ -292,7 +310,14 @@ async function runStages(up: Upload): Promise<BackupResult> {
 }
 
 /** plan: the keys, the way the original goes, and the hashes a resume point has. */
-async function plan(target: BackupTarget, source: FileSource, options: BackupOptions, lifecycle: Lifecycle, resumed: Resumed | null, meter: Meter): Promise<Upload> {
+async function plan(
+  target: BackupTarget,
+  source: FileSource,
+  options: BackupOptions,
+  lifecycle: Lifecycle,
+  resumed: Resumed | null,
+  meter: Meter,
+): Promise<Upload> {
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const knownContent = resumed === null ? await source.digest?.() : undefined
   const derived = knownContent === undefined ? null : await contentKeys(target.masterKey, knownContent, chunkSize)
@@ -359,7 +384,8 @@ async function hash(up: Upload): Promise<void> {
     if (cipher.bytes !== up.ciphertextSize) throw new Error(`encrypted to ${cipher.bytes} bytes, expected ${up.ciphertextSize}`)
     // Keys that follow from a content must never encrypt another: a source whose bytes are not
     // the content it announced sends nothing.
-    if (up.knownContent !== undefined && !equalBytes(plain.digest(), up.knownContent)) throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
+    if (up.knownContent !== undefined && !equalBytes(plain.digest(), up.knownContent))
+      throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
     up.hashes = { content: up.knownContent ?? plain.digest(), ciphertextHash: toHex(cipher.digest()) }
   }
   if (up.hashes !== null) up.identity = await identify(up, up.hashes)
@@ -374,7 +400,10 @@ async function identify(up: Upload, hashes: Hashes): Promise<Identity> {
 /** True when the album holds this content already (a create), or the asset is this content now (a replace): nothing is stored. */
 function alreadyStored(up: Upload): boolean {
   const known = up.identity!
-  return (up.lifecycle.action === 'create' && up.options.isStored?.(known.assetId) === true) || (up.lifecycle.action === 'replace' && up.lifecycle.currentContentHash === known.contentHash)
+  return (
+    (up.lifecycle.action === 'create' && up.options.isStored?.(known.assetId) === true) ||
+    (up.lifecycle.action === 'replace' && up.lifecycle.currentContentHash === known.contentHash)
+  )
 }
 
 const NO_FACTS: MediaFacts = { captured: null, width: null, height: null, derivatives: [] }
@@ -424,13 +453,25 @@ async function openSession(up: Upload): Promise<void> {
       album_id: target.albumId,
       crypto_suite_id: CRYPTO_SUITE_V1,
       ciphertext_hash: declared,
-      blobs: [{ role: 'original', hash: declared, size: up.ciphertextSize }, ...up.derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length }))],
+      blobs: [
+        { role: 'original', hash: declared, size: up.ciphertextSize },
+        ...up.derivatives.map((d) => ({ role: 'derivative' as const, hash: d.hash, size: d.sealed.length })),
+      ],
     }))
   const original = view.blobs.find((blob) => blob.role === 'original')!
   up.session = { uploadId: view.upload_id, declared, original, missing: new Set(view.blobs.filter((blob) => !blob.present).map((blob) => blob.hash)) }
   await options.onUploadOpened?.(view.upload_id)
   if (up.inParts && !original.present && options.resume !== undefined && up.resumed?.uploadId !== view.upload_id) {
-    const point = { contentHash: up.hashes?.content ?? null, ciphertextHash: declared, ciphertextSize: up.ciphertextSize, chunkSize: up.chunkSize, fileKey: up.fileKey, salt: up.salt, facts: up.facts!, derivatives: up.derivatives }
+    const point = {
+      contentHash: up.hashes?.content ?? null,
+      ciphertextHash: declared,
+      ciphertextSize: up.ciphertextSize,
+      chunkSize: up.chunkSize,
+      fileKey: up.fileKey,
+      salt: up.salt,
+      facts: up.facts!,
+      derivatives: up.derivatives,
+    }
     await options.resume.save(view.upload_id, await sealResumePoint(target.masterKey, view.upload_id, point))
     up.pointStored = true
   }
@@ -461,7 +502,8 @@ async function sendOriginal(up: Upload): Promise<void> {
       await sendParts(up, session.declared, parts, blobDigest)
       if (plain.bytes !== up.source.size) throw new Error(`read ${plain.bytes} bytes, the source says ${up.source.size}: it changed while being read`)
       up.hashes = { content: plain.digest(), ciphertextHash: toHex(blobDigest()) }
-      if (session.original.present && session.original.hash !== up.hashes.ciphertextHash) throw new StaleResumePoint('the file is not the one the interrupted upload sent')
+      if (session.original.present && session.original.hash !== up.hashes.ciphertextHash)
+        throw new StaleResumePoint('the file is not the one the interrupted upload sent')
       up.sentBytes += size - up.resumedBytes
       up.identity = await identify(up, up.hashes)
       break
@@ -471,7 +513,8 @@ async function sendOriginal(up: Upload): Promise<void> {
       const plain = new Tap(target.sha256)
       const cipher = new Tap(target.sha256)
       await target.client.putBlob(session.uploadId, up.hashes!.ciphertextHash, cipher.through(encryptOriginal(up, plain)))
-      if (toHex(cipher.digest()) !== up.hashes!.ciphertextHash || plain.bytes !== up.source.size) throw new Error('the source changed between the two passes (its bytes differ)')
+      if (toHex(cipher.digest()) !== up.hashes!.ciphertextHash || plain.bytes !== up.source.size)
+        throw new Error('the source changed between the two passes (its bytes differ)')
       up.meter.add('sent', size)
       up.sentBytes += size
       break
@@ -595,7 +638,16 @@ async function present(up: Upload): Promise<BackupResult> {
   const identity = up.identity!
   up.meter.finish('none')
   if (up.pointStored) await up.options.resume?.clear()
-  return { status: 'present', assetId: identity.assetId, contentHash: identity.contentHash, contentMac: toHex(identity.contentMac), ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false }
+  return {
+    status: 'present',
+    assetId: identity.assetId,
+    contentHash: identity.contentHash,
+    contentMac: toHex(identity.contentMac),
+    ciphertextHash: null,
+    sentBytes: 0,
+    resumedBytes: 0,
+    reusedOriginal: false,
+  }
 }
 
 async function albumProtocol(target: BackupTarget): Promise<string> {
@@ -618,7 +670,12 @@ async function resumedUpload(target: BackupTarget, source: FileSource, store: Re
   const chunkSize = target.chunkSize ?? DEFAULT_CHUNK_SIZE
   const point = await openResumePoint(target.masterKey, stored.uploadId, stored.sealed).catch(() => null)
   const content = point === null ? undefined : await source.digest?.()
-  if (point !== null && point.chunkSize === chunkSize && point.ciphertextSize === ciphertextSize(source.size, chunkSize) && (content === undefined || (point.contentHash !== null && equalBytes(content, point.contentHash)))) {
+  if (
+    point !== null &&
+    point.chunkSize === chunkSize &&
+    point.ciphertextSize === ciphertextSize(source.size, chunkSize) &&
+    (content === undefined || (point.contentHash !== null && equalBytes(content, point.contentHash)))
+  ) {
     return { ...point, uploadId: stored.uploadId }
   }
   await target.client.abortUploadSession(stored.uploadId).catch(() => {})
@@ -635,7 +692,8 @@ class StaleResumePoint extends Error {
 function uploadRefused(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
     if (at instanceof StaleResumePoint) return true
-    if (at instanceof CofferProblem) return at.code === 'error.not_found' || at.code === 'error.upload.hash_mismatch' || at.code === 'error.upload.offset_mismatch'
+    if (at instanceof CofferProblem)
+      return at.code === 'error.not_found' || at.code === 'error.upload.hash_mismatch' || at.code === 'error.upload.offset_mismatch'
   }
   return false
 }
@@ -670,7 +728,12 @@ export function partEnd(start: number, total: number, chunkSize: number): number
  * part (it was sent) before it asks for the next. A buffer per part would be 8 MiB of garbage
  * each time, which V8 frees only in a full collection.
  */
-async function* partsOf(ciphertext: AsyncIterable<Uint8Array>, start: number, total: number, chunkSize: number): AsyncGenerator<{ readonly start: number; readonly bytes: Uint8Array }> {
+async function* partsOf(
+  ciphertext: AsyncIterable<Uint8Array>,
+  start: number,
+  total: number,
+  chunkSize: number,
+): AsyncGenerator<{ readonly start: number; readonly bytes: Uint8Array }> {
   let at = start
   // Nothing to send when the server holds it all (a one-pass upload that only hashes the file again).
   let end = at < total ? partEnd(at, total, chunkSize) : total
@@ -714,7 +777,12 @@ async function* dropFirst(stream: AsyncIterable<Uint8Array>, count: number): Asy
  * (the request was sent again) is refused as already received: the server is past it, and that
  * is the answer that was lost.
  */
-async function sendParts(up: Upload, hash: string, parts: AsyncIterable<{ readonly start: number; readonly bytes: Uint8Array }>, blobDigest?: () => Uint8Array): Promise<void> {
+async function sendParts(
+  up: Upload,
+  hash: string,
+  parts: AsyncIterable<{ readonly start: number; readonly bytes: Uint8Array }>,
+  blobDigest?: () => Uint8Array,
+): Promise<void> {
   const client: CofferClient = up.target.client
   const uploadId = up.session!.uploadId
   const total = up.ciphertextSize
@@ -722,7 +790,10 @@ async function sendParts(up: Upload, hash: string, parts: AsyncIterable<{ readon
     const end = part.start + part.bytes.length
     const digest = await digestSha256(part.bytes)
     try {
-      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, { digest, ...(end === total && blobDigest !== undefined ? { blobDigest: blobDigest() } : {}) })
+      await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, {
+        digest,
+        ...(end === total && blobDigest !== undefined ? { blobDigest: blobDigest() } : {}),
+      })
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.upload.offset_mismatch' && Number(error.headers.get('upload-offset')) === end)) throw error
     }

@@ -96,7 +96,9 @@ function expectedBlobs(entry: Feed['entries'][number], opened: RestoredFile): Ex
   const manifest = fromBase64(entry.manifest_cbor)
   return [
     { role: 'original', hash: envelope.ciphertext_hash, size: ciphertextSize(envelope.plaintext_size, envelope.chunk_size) },
-    ...metadata.blobs.filter((b) => b.kind !== 'original').map((b) => ({ role: 'derivative', hash: toHex(b.hash), size: ciphertextSize(b.size, DEFAULT_CHUNK_SIZE) })),
+    ...metadata.blobs
+      .filter((b) => b.kind !== 'original')
+      .map((b) => ({ role: 'derivative', hash: toHex(b.hash), size: ciphertextSize(b.size, DEFAULT_CHUNK_SIZE) })),
     { role: 'metadata', hash: envelope.metadata_blob_hash!, size: opened.metadataBlobSize },
     { role: 'provenance', hash: sha256Hex(manifest), size: manifest.length },
   ]
@@ -137,7 +139,12 @@ export async function* liveEntriesOf(client: CofferClient, albumId: string, asse
  */
 const WINDOW = 64
 
-async function verifyEntries(library: Library, albumId: string, entries: AsyncIterable<Feed['entries'][number]>, options: VerifyOptions): Promise<AssetReport[]> {
+async function verifyEntries(
+  library: Library,
+  albumId: string,
+  entries: AsyncIterable<Feed['entries'][number]>,
+  options: VerifyOptions,
+): Promise<AssetReport[]> {
   const reports: AssetReport[] = []
   let keys: AttestationKeys | null = null
   let window: Feed['entries'][number][] = []
@@ -156,7 +163,13 @@ async function verifyEntries(library: Library, albumId: string, entries: AsyncIt
 }
 
 /** Verifies a window of entries (see verifyEntries); its reports in feed order. */
-async function verifyWindow(library: Library, albumId: string, entries: readonly Feed['entries'][number][], keys: AttestationKeys, options: VerifyOptions): Promise<AssetReport[]> {
+async function verifyWindow(
+  library: Library,
+  albumId: string,
+  entries: readonly Feed['entries'][number][],
+  keys: AttestationKeys,
+  options: VerifyOptions,
+): Promise<AssetReport[]> {
   const concurrency = options.concurrency ?? 4
   const checked: Checked[] = []
   await inParallel(entries, concurrency, async (entry) => {
@@ -172,9 +185,15 @@ async function verifyWindow(library: Library, albumId: string, entries: readonly
   // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
   // deep check found intact recently (options.recentlyIntact) is asked without: the server's
   // deep-scan budget goes to what was not checked yet.
-  const fresh = (item: Checked): boolean => options.recentlyIntact !== undefined && item.blobs.length > 0 && item.blobs.every((b) => options.recentlyIntact!(b.hash))
+  const fresh = (item: Checked): boolean =>
+    options.recentlyIntact !== undefined && item.blobs.length > 0 && item.blobs.every((b) => options.recentlyIntact!(b.hash))
   const deep = options.deep === true
-  const groups: [Checked[], boolean][] = deep ? [[checked.filter((c) => !fresh(c)), true], [checked.filter(fresh), false]] : [[checked, false]]
+  const groups: [Checked[], boolean][] = deep
+    ? [
+        [checked.filter((c) => !fresh(c)), true],
+        [checked.filter(fresh), false],
+      ]
+    : [[checked, false]]
   for (const [items, deepRequest] of groups) {
     for (let start = 0; start < items.length; ) {
       const batch: Checked[] = []
@@ -183,14 +202,22 @@ async function verifyWindow(library: Library, albumId: string, entries: readonly
         hashes += items[start]!.blobs.length
         batch.push(items[start++]!)
       }
-      const { verdicts } = await library.client.verifyStorage({ assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })), deep: deepRequest })
+      const { verdicts } = await library.client.verifyStorage({
+        assets: batch.map((c) => ({ asset_id: c.entry.asset_id, blob_hashes: c.blobs.map((b) => b.hash) })),
+        deep: deepRequest,
+      })
       verdicts.forEach((verdict, i) => {
         const item = batch[i]!
         verdict.blobs.forEach((blob, j) => {
           const role = item.blobs[j]?.role ?? blob.role
           const missing = (['stored', 'indexed', 'retrievable'] as const).filter((flag) => !blob[flag])
-          if (missing.length > 0) item.issues.push({ kind: 'not_durable', message: `${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server` })
-          if (blob.deep === 'corrupt') item.issues.push({ kind: 'corrupt', message: `${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)` })
+          if (missing.length > 0)
+            item.issues.push({ kind: 'not_durable', message: `${role} blob ${blob.hash.slice(0, 12)}… is not ${missing.join(', not ')} on the server` })
+          if (blob.deep === 'corrupt')
+            item.issues.push({
+              kind: 'corrupt',
+              message: `${role} blob ${blob.hash.slice(0, 12)}… is corrupt on the server's disk (its bytes no longer hash to their address)`,
+            })
           if (blob.deep === 'rate_limited') item.deepPending++
           if (blob.deep === 'intact') item.intact.push(blob.hash)
         })
@@ -214,10 +241,13 @@ async function verifyWindow(library: Library, albumId: string, entries: readonly
     for (const receipt of receipts) {
       if (bundle !== undefined && receipt.upload_id !== bundle) continue
       const blob = blobs.find((b) => b.hash === receipt.ciphertext_hash && b.role === receipt.blob_role)
-      if (opened !== null && blob === undefined) problems.push(`receipt ${receipt.receipt_seq} names a ${receipt.blob_role} blob ${receipt.ciphertext_hash.slice(0, 12)}… the asset does not have`)
-      else if (blob !== undefined && blob.size !== receipt.size) problems.push(`receipt ${receipt.receipt_seq} says the ${blob.role} blob has ${receipt.size} bytes, it has ${blob.size}`)
+      if (opened !== null && blob === undefined)
+        problems.push(`receipt ${receipt.receipt_seq} names a ${receipt.blob_role} blob ${receipt.ciphertext_hash.slice(0, 12)}… the asset does not have`)
+      else if (blob !== undefined && blob.size !== receipt.size)
+        problems.push(`receipt ${receipt.receipt_seq} says the ${blob.role} blob has ${receipt.size} bytes, it has ${blob.size}`)
     }
-    for (const blob of blobs) if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
+    for (const blob of blobs)
+      if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
     issues.push(...problems.map((message) => ({ kind: 'receipt' as const, message })))
     if (options.deep === true && options.download !== false && opened !== null) {
       try {

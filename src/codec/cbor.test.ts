@@ -32,9 +32,18 @@ describe('encodeCanonicalPieces', () => {
   it.each<[string, unknown]>([
     ['a scalar', 'text'],
     ['an empty array', []],
-    ['maps whose keys sort by encoded bytes (shorter first)', [{ status: 200, hash: 'ab', bytes: new Uint8Array([1, 2]) }, { code: 'x', hash: 'cd', status: 404 }]],
+    [
+      'maps whose keys sort by encoded bytes (shorter first)',
+      [
+        { status: 200, hash: 'ab', bytes: new Uint8Array([1, 2]) },
+        { code: 'x', hash: 'cd', status: 404 },
+      ],
+    ],
     ['nested arrays and maps', { a: [1, { bb: null, c: [true] }], b: -1 }],
-    ['byte strings of every head length (1, 2, 3 and 5 bytes)', [big(23, 1), big(24, 2), big(255, 3), big(256, 4), big(4095, 5), big(4096, 6), big(65_535, 7), big(65_536, 8)]],
+    [
+      'byte strings of every head length (1, 2, 3 and 5 bytes)',
+      [big(23, 1), big(24, 2), big(255, 3), big(256, 4), big(4095, 5), big(4096, 6), big(65_535, 7), big(65_536, 8)],
+    ],
     ['24 and more elements (a longer array head)', Array.from({ length: 300 }, (_, i) => ({ hash: String(i), bytes: big(i * 20, i % 256), status: 200 }))],
   ])('equals encodeCanonical byte for byte: %s', (_case, value) => {
     expect(joined(encodeCanonicalPieces(value)).equals(encodeCanonical(value))).toBe(true)
@@ -43,7 +52,11 @@ describe('encodeCanonicalPieces', () => {
   it('passes a large byte string through as its own piece (not copied) and joins what lies between', () => {
     const blob = big(10_000, 9)
     const other = big(5_000, 8)
-    const pieces = encodeCanonicalPieces([{ hash: 'h1', bytes: blob, status: 200 }, { code: 'error.not_found', hash: 'h2', status: 404 }, { hash: 'h3', bytes: other, status: 200 }])
+    const pieces = encodeCanonicalPieces([
+      { hash: 'h1', bytes: blob, status: 200 },
+      { code: 'error.not_found', hash: 'h2', status: 404 },
+      { hash: 'h3', bytes: other, status: 200 },
+    ])
     expect(pieces).toHaveLength(5)
     expect(pieces[1]).toBe(blob)
     expect(pieces[3]).toBe(other)

@@ -47,10 +47,10 @@ const envelopeFields = {
   retention_until: Type.Optional(Type.Union([Rfc3339, Type.Null()], { description: 'Retention floor' })),
 }
 
-export const ManifestEnvelope = Type.Object(
-  envelopeFields,
-  { additionalProperties: false, description: 'Strict: unknown keys are refused. A nullable field may be null or absent (SPEC.md notation); absent reads as null.' },
-)
+export const ManifestEnvelope = Type.Object(envelopeFields, {
+  additionalProperties: false,
+  description: 'Strict: unknown keys are refused. A nullable field may be null or absent (SPEC.md notation); absent reads as null.',
+})
 
 /** The envelope of a `delete` manifest (asset deletion): it names the asset's current original and chain head, and commits no metadata. */
 export const DeleteManifestEnvelope = Type.Object(
@@ -61,8 +61,12 @@ export const DeleteManifestEnvelope = Type.Object(
     ciphertext_hash: Type.String({ ...Hash, description: 'The asset’s current original (SHA-256, 64 lowercase hex characters)' }),
     metadata_blob_hash: Type.Optional(Type.Null({ description: 'A delete commits no metadata blob: null or absent' })),
     original_blob_hash: Type.Optional(Type.Union([Hash, Type.Null()], { description: 'Required: the asset’s current original (null or absent: 422)' })),
-    prior_provenance_hash: Type.Optional(Type.Union([Hash, Type.Null()], { description: 'The asset’s chain head (the feed’s envelope_hash of its last write)' })),
-    retention_until: Type.Optional(Type.Union([Rfc3339, Type.Null()], { description: 'Accepted as on the ops operation, and not applied: the asset ends here' })),
+    prior_provenance_hash: Type.Optional(
+      Type.Union([Hash, Type.Null()], { description: 'The asset’s chain head (the feed’s envelope_hash of its last write)' }),
+    ),
+    retention_until: Type.Optional(
+      Type.Union([Rfc3339, Type.Null()], { description: 'Accepted as on the ops operation, and not applied: the asset ends here' }),
+    ),
     action: Type.Literal('delete'),
   },
   { additionalProperties: false, description: 'Strict: unknown keys are refused. A nullable field may be null or absent; absent reads as null.' },
@@ -72,7 +76,11 @@ export const OpRequest = Type.Object(
   {
     manifest_envelope: ManifestEnvelope,
     manifest_cbor: Type.String({ description: 'Standard base64 of the signed canonical CBOR manifest (1 byte or more); stored verbatim, never parsed' }),
-    metadata_blob: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Standard base64 of the encrypted metadata blob, present exactly when metadata_blob_hash is non-null' })),
+    metadata_blob: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Standard base64 of the encrypted metadata blob, present exactly when metadata_blob_hash is non-null',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -80,7 +88,9 @@ export const OpRequest = Type.Object(
 export const AssetDeleteRequest = Type.Object(
   {
     manifest_envelope: DeleteManifestEnvelope,
-    manifest_cbor: Type.String({ description: 'Standard base64 of the signed canonical CBOR `delete` manifest (1 byte or more); stored verbatim, never parsed' }),
+    manifest_cbor: Type.String({
+      description: 'Standard base64 of the signed canonical CBOR `delete` manifest (1 byte or more); stored verbatim, never parsed',
+    }),
   },
   { additionalProperties: false },
 )
@@ -120,7 +130,8 @@ export const UploadSessionBlob = Type.Object({
   size: Type.Integer(),
   present: Type.Boolean({ description: 'The caller already stores these bytes: no need to send them' }),
   received: Type.Integer({
-    description: 'The bytes of this blob the server holds: its size when present, else where its recorded parts (sent with Content-Range) end, counted from 0 without a gap, else 0. The next part starts here',
+    description:
+      'The bytes of this blob the server holds: its size when present, else where its recorded parts (sent with Content-Range) end, counted from 0 without a gap, else 0. The next part starts here',
   }),
 })
 

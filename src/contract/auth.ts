@@ -5,7 +5,9 @@ import { Timestamp } from './common.ts'
 
 const advisory = {
   cohort_hash: Type.Optional(
-    Type.Unknown({ description: 'Advisory string of 1-128 characters, or null. Recorded for the devices listing only; an unusable value is dropped, never refused.' }),
+    Type.Unknown({
+      description: 'Advisory string of 1-128 characters, or null. Recorded for the devices listing only; an unusable value is dropped, never refused.',
+    }),
   ),
   device_id: Type.Optional(
     Type.Unknown({ description: 'Advisory directory device UUID, or null. Normalized to lowercase; an unusable value is dropped, never refused.' }),
@@ -24,7 +26,10 @@ export const LoginRequest = Type.Object({ email: Type.String(), password: Type.S
 
 export const VerifyLoginRequest = Type.Object({
   mfa_token: Type.String(),
-  totp_code: Type.String({ description: 'The six-digit code shown by the authenticator app, or one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once' }),
+  totp_code: Type.String({
+    description:
+      'The six-digit code shown by the authenticator app, or one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once',
+  }),
   ...advisory,
 })
 
@@ -38,7 +43,8 @@ export const ChangePasswordRequest = Type.Object({ current_password: Type.String
 
 export const CodeRequest = Type.Object({
   totp_code: Type.String({
-    description: 'The six-digit code shown by the authenticator app. Disable and new recovery codes also take one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once; confirm does not',
+    description:
+      'The six-digit code shown by the authenticator app. Disable and new recovery codes also take one of the account’s recovery codes (`xxxxx-xxxxx`, any case, the hyphen optional), each usable once; confirm does not',
   }),
 })
 
@@ -62,7 +68,8 @@ export const RecoveryCodesResponse = Type.Object({
   recovery_codes: Type.Array(Type.String({ description: '`xxxxx-xxxxx`: 10 characters of lowercase base32 without i, l, o and u' }), {
     minItems: 10,
     maxItems: 10,
-    description: 'The factor’s recovery codes, shown this once (the server keeps only keyed hashes): each signs in once in place of an authenticator code. Every earlier code stops working',
+    description:
+      'The factor’s recovery codes, shown this once (the server keeps only keyed hashes): each signs in once in place of an authenticator code. Every earlier code stops working',
   }),
 })
 

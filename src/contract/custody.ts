@@ -27,7 +27,9 @@ export const BlobVerdictResponse = Type.Object({
   stored: Type.Boolean(),
   indexed: Type.Boolean({ description: 'A live asset of the caller references it' }),
   retrievable: Type.Boolean({ description: 'Nothing withholds it' }),
-  deep: Type.Optional(Type.Union([Type.Literal('intact'), Type.Literal('corrupt'), Type.Literal('rate_limited')], { description: 'Absent when no deep scan ran' })),
+  deep: Type.Optional(
+    Type.Union([Type.Literal('intact'), Type.Literal('corrupt'), Type.Literal('rate_limited')], { description: 'Absent when no deep scan ran' }),
+  ),
 })
 
 export const StorageVerdictResponse = Type.Object({
@@ -72,7 +74,16 @@ export const AttestationKeysDocument = Type.Object({
 })
 
 export const ModerationEventResponse = Type.Object({
-  action: Type.Union([Type.Literal('suspended'), Type.Literal('reinstated'), Type.Literal('second_factor_reset'), Type.Literal('account_deleted'), Type.Literal('taken_down'), Type.Literal('restored'), Type.Literal('legal_hold'), Type.Literal('hold_lifted')]),
+  action: Type.Union([
+    Type.Literal('suspended'),
+    Type.Literal('reinstated'),
+    Type.Literal('second_factor_reset'),
+    Type.Literal('account_deleted'),
+    Type.Literal('taken_down'),
+    Type.Literal('restored'),
+    Type.Literal('legal_hold'),
+    Type.Literal('hold_lifted'),
+  ]),
   asset_id: Type.Optional(Type.String()),
   at: Timestamp,
   reason: Type.Optional(Type.String({ description: 'Absent when the reason cannot be stated' })),
@@ -95,7 +106,10 @@ export const AccountUsage = Type.Object({
 
 export const SecondFactorStatus = Type.Object({
   enabled: Type.Boolean({ description: 'A confirmed TOTP second factor; an enrollment not yet confirmed is not enabled' }),
-  recovery_codes_remaining: Type.Integer({ minimum: 0, description: 'Its unused recovery codes (0 when not enabled): with none left, a lost phone means a reset' }),
+  recovery_codes_remaining: Type.Integer({
+    minimum: 0,
+    description: 'Its unused recovery codes (0 when not enabled): with none left, a lost phone means a reset',
+  }),
 })
 
 export const AdminAccountResponse = Type.Object({

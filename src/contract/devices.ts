@@ -4,7 +4,10 @@ import Type from 'typebox'
 import { Timestamp, Uuid } from './common.ts'
 
 /** 32 random bytes, base64url without padding: a channel id. */
-export const CapabilityId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Channel id: 32 random bytes in base64url; possession is the capability' })
+export const CapabilityId = Type.String({
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  description: 'Channel id: 32 random bytes in base64url; possession is the capability',
+})
 
 export const IDENTITY_KEY_HEADER = 'x-service-identity-key'
 
@@ -23,7 +26,10 @@ export const RevokeChallengeResponse = Type.Object({
 export const RevokeAllRequest = Type.Object(
   {
     challenge: Type.String(),
-    proof: Type.String({ description: 'Standard base64 of the identity key’s hybrid signature over the canonical CBOR of {"context": "coffer/revoke-all/v1", "user_id", "challenge"}' }),
+    proof: Type.String({
+      description:
+        'Standard base64 of the identity key’s hybrid signature over the canonical CBOR of {"context": "coffer/revoke-all/v1", "user_id", "challenge"}',
+    }),
   },
   { additionalProperties: false },
 )

@@ -92,7 +92,9 @@ export const DirectoryConflictProblem = Type.Object(
 export const StaleRevivalProblem = Type.Object(
   {
     ...problemFields,
-    chain_head: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The manifest hash the asset’s chain is at; absent when this album holds no such asset' })),
+    chain_head: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'The manifest hash the asset’s chain is at; absent when this album holds no such asset' }),
+    ),
   },
   { description: 'CodedProblem of error.op.stale_revival' },
 )

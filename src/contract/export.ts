@@ -11,7 +11,8 @@ import { CohortView, SecurityEventView, SessionView } from './sessions.ts'
 export const EXPORT_FORMAT = 'coffer-export/v1'
 
 export const ReceiptsByAsset = Type.Record(Uuid, Type.Array(AssetReceipt), {
-  description: 'By asset id, in asset id order: the receipts of each asset of the album issued before the export began, as GET /v1/assets/{asset_id}/receipts shows them',
+  description:
+    'By asset id, in asset id order: the receipts of each asset of the album issued before the export began, as GET /v1/assets/{asset_id}/receipts shows them',
 })
 
 export const ExportedAlbum = Type.Object({
@@ -27,7 +28,9 @@ export const AccountExport = Type.Object({
   exported_at: Timestamp,
   profile: ProfileResponse,
   second_factor: SecondFactorStatus,
-  sessions: Type.Array(SessionView, { description: 'Every live session, oldest first, as GET /v1/auth/sessions shows them (`current`: the session that exported)' }),
+  sessions: Type.Array(SessionView, {
+    description: 'Every live session, oldest first, as GET /v1/auth/sessions shows them (`current`: the session that exported)',
+  }),
   cohorts: Type.Array(CohortView, { description: 'Every cohort ever seen, as GET /v1/auth/sessions shows them' }),
   security_events: Type.Array(SecurityEventView, { description: 'As GET /v1/auth/security-events shows them' }),
   moderation: ModerationRecordResponse,

@@ -5,8 +5,17 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
-  ED25519_SIGNATURE_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SIGNATURE_BYTES, cachingHybridVerifier, exportHybridSeeds, generateHybridKeyPair, hybridSign,
-  hybridVerify, importHybridSeeds, keyFingerprint, parseHybridPublicKey,
+  ED25519_SIGNATURE_BYTES,
+  HYBRID_PUBLIC_KEY_BYTES,
+  HYBRID_SIGNATURE_BYTES,
+  cachingHybridVerifier,
+  exportHybridSeeds,
+  generateHybridKeyPair,
+  hybridSign,
+  hybridVerify,
+  importHybridSeeds,
+  keyFingerprint,
+  parseHybridPublicKey,
 } from './hybrid.ts'
 
 const message = new TextEncoder().encode('coffer/known-answer/v1')

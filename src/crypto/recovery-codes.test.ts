@@ -29,7 +29,9 @@ describe('newRecoveryCodes', () => {
     const { codes, hashes } = newRecoveryCodes(key, userId)
     expect(hashes).toHaveLength(10)
     codes.forEach((code, i) => {
-      const expected = createHmac('sha256', key).update(`${userId}\0${code.replace('-', '')}`).digest('hex')
+      const expected = createHmac('sha256', key)
+        .update(`${userId}\0${code.replace('-', '')}`)
+        .digest('hex')
       expect(hashes[i]).toBe(expected)
       expect(recoveryCodeHash(key, userId, code)).toBe(expected)
     })
@@ -51,7 +53,19 @@ describe('recoveryCodeHash', () => {
     expect(recoveryCodeHash(key, userId, 'LO' + 'k2m-9xq4t')).toBe(withDigits)
   })
 
-  it.each(['', '123456', 'a7k2m-9xq4', 'a7k2m-9xq4tt', 'a7k2m--9xq4t', 'a7k2-m9xq4t', 'a7k2m  9xq4t', 'a7k2m -9xq4t', 'a7k2m-9xq4u', 'a7k2m-9xq4!', 'a7k2m_9xq4t'])('finds no code in %j', (typed) => {
+  it.each([
+    '',
+    '123456',
+    'a7k2m-9xq4',
+    'a7k2m-9xq4tt',
+    'a7k2m--9xq4t',
+    'a7k2-m9xq4t',
+    'a7k2m  9xq4t',
+    'a7k2m -9xq4t',
+    'a7k2m-9xq4u',
+    'a7k2m-9xq4!',
+    'a7k2m_9xq4t',
+  ])('finds no code in %j', (typed) => {
     expect(recoveryCodeHash(key, userId, typed)).toBeNull()
   })
 

@@ -32,4 +32,3 @@ export function matchTotpStep(secret: Uint8Array, code: string, now: number): nu
   const delta = totp(secret).validate({ token: code, timestamp: now, window: WINDOW })
   return delta === null ? null : Math.floor(now / 1000 / PERIOD_S) + delta
 }
-

@@ -8,14 +8,64 @@ const withheld = (size: number): BatchBlobFacts => ({ size, withheld: true })
 
 describe('decideBatch', () => {
   it.each<[string, [string, BatchBlobFacts | undefined][], number, (number | string)[]]>([
-    ['every blob fits', [['a', live(10)], ['b', live(20)]], 30, [200, 200]],
+    [
+      'every blob fits',
+      [
+        ['a', live(10)],
+        ['b', live(20)],
+      ],
+      30,
+      [200, 200],
+    ],
     ['nothing known', [['a', undefined]], 30, ['404 error.not_found']],
     ['withheld, however small', [['a', withheld(1)]], 30, ['451 error.moderation.taken_down']],
-    ['the one that goes past the budget', [['a', live(20)], ['b', live(11)]], 30, [200, '413 error.request.too_large']],
-    ['a later, smaller one still fits', [['a', live(20)], ['b', live(11)], ['c', live(10)]], 30, [200, '413 error.request.too_large', 200]],
-    ['one larger than the whole budget, first', [['a', live(31)], ['b', live(5)]], 30, ['413 error.request.too_large', 200]],
-    ['refused hashes cost nothing', [['a', undefined], ['b', withheld(25)], ['c', live(30)]], 30, ['404 error.not_found', '451 error.moderation.taken_down', 200]],
-    ['empty blobs always fit', [['a', live(30)], ['b', live(0)]], 30, [200, 200]],
+    [
+      'the one that goes past the budget',
+      [
+        ['a', live(20)],
+        ['b', live(11)],
+      ],
+      30,
+      [200, '413 error.request.too_large'],
+    ],
+    [
+      'a later, smaller one still fits',
+      [
+        ['a', live(20)],
+        ['b', live(11)],
+        ['c', live(10)],
+      ],
+      30,
+      [200, '413 error.request.too_large', 200],
+    ],
+    [
+      'one larger than the whole budget, first',
+      [
+        ['a', live(31)],
+        ['b', live(5)],
+      ],
+      30,
+      ['413 error.request.too_large', 200],
+    ],
+    [
+      'refused hashes cost nothing',
+      [
+        ['a', undefined],
+        ['b', withheld(25)],
+        ['c', live(30)],
+      ],
+      30,
+      ['404 error.not_found', '451 error.moderation.taken_down', 200],
+    ],
+    [
+      'empty blobs always fit',
+      [
+        ['a', live(30)],
+        ['b', live(0)],
+      ],
+      30,
+      [200, 200],
+    ],
   ])('%s', (_case, requested, budget, expected) => {
     const facts = new Map(requested.flatMap(([hash, blob]) => (blob === undefined ? [] : [[hash, blob] as const])))
     const decisions = decideBatch(

@@ -31,6 +31,14 @@ describe('moderationAllowed', () => {
   ])('%s on a deleted account: %s', (action, allowed) => {
     const deleted = { ...none, deleted: true }
     // Each from the state in which it would otherwise change something.
-    expect(moderationAllowed(action, { ...deleted, suspended: action === 'reinstate', secondFactor: true, takenDown: action === 'restore', legalHold: action === 'lift_hold' })).toBe(allowed)
+    expect(
+      moderationAllowed(action, {
+        ...deleted,
+        suspended: action === 'reinstate',
+        secondFactor: true,
+        takenDown: action === 'restore',
+        legalHold: action === 'lift_hold',
+      }),
+    ).toBe(allowed)
   })
 })

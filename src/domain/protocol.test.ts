@@ -18,7 +18,14 @@ describe('checkProtocol', () => {
 })
 
 describe('isProtocolDate', () => {
-  it.each([['2026-06-01', true], ['2026-02-29', false], ['2024-02-29', true], ['2026-13-01', false], ['2026-6-1', false], ['20260601', false]])('%s -> %s', (value, expected) => {
+  it.each([
+    ['2026-06-01', true],
+    ['2026-02-29', false],
+    ['2024-02-29', true],
+    ['2026-13-01', false],
+    ['2026-6-1', false],
+    ['20260601', false],
+  ])('%s -> %s', (value, expected) => {
     expect(isProtocolDate(value)).toBe(expected)
   })
 })

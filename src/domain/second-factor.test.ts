@@ -17,13 +17,20 @@ describe('second-factor transitions', () => {
     ['none', 'regenerate recovery codes', 'error.totp.not_enrolled'],
     ['pending', 'regenerate recovery codes', 'error.totp.not_enrolled'],
   ])('%s + %s -> %s', (state, trigger, outcome) => {
-    const transition = { start: startEnrollment, confirm: confirmEnrollment, disable: disableSecondFactor, 'regenerate recovery codes': renewRecoveryCodes }[trigger]
+    const transition = { start: startEnrollment, confirm: confirmEnrollment, disable: disableSecondFactor, 'regenerate recovery codes': renewRecoveryCodes }[
+      trigger
+    ]
     expect(transition?.(state)).toBe(outcome)
   })
 })
 
 describe('afterWrongCode', () => {
-  it.each([[1, 'retry'], [4, 'retry'], [5, 'burn'], [6, 'burn']] as const)('failure %i of 5 -> %s', (failures, outcome) => {
+  it.each([
+    [1, 'retry'],
+    [4, 'retry'],
+    [5, 'burn'],
+    [6, 'burn'],
+  ] as const)('failure %i of 5 -> %s', (failures, outcome) => {
     expect(afterWrongCode(failures, 5)).toBe(outcome)
   })
 })

@@ -10,7 +10,6 @@ import { AppError } from '../errors.ts'
 import type { Caller } from '../features/context.ts'
 import { BEARER_CHALLENGE } from './problem.ts'
 
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the bearer check on `bearer` operations. */
@@ -67,7 +66,9 @@ export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
   const adminDigest = deps.config.adminToken === null ? null : createHash('sha256').update(deps.config.adminToken).digest()
   const checkAdmin = async (request: FastifyRequest) => {
     const token = bearerToken(request.headers.authorization)
-    const presented = createHash('sha256').update(token ?? '').digest()
+    const presented = createHash('sha256')
+      .update(token ?? '')
+      .digest()
     if (token === null || adminDigest === null || !timingSafeEqual(presented, adminDigest)) {
       throw new AppError('error.auth.unauthenticated', 'The operator API needs Authorization: Bearer <ADMIN_TOKEN>')
     }

@@ -21,7 +21,14 @@ export function healthRoutes(app: FastifyInstance, deps: Deps): void {
   app.route({
     method: 'GET',
     url: '/healthz',
-    ...operation({ operationId: 'health', summary: 'The process is up', tags, auth: 'none', responses: { 200: ServiceStatus }, described: { 200: 'The process is up' } }),
+    ...operation({
+      operationId: 'health',
+      summary: 'The process is up',
+      tags,
+      auth: 'none',
+      responses: { 200: ServiceStatus },
+      described: { 200: 'The process is up' },
+    }),
     handler: async () => ({ status: 'ok' }),
   })
 

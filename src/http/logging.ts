@@ -7,13 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { LogLevel } from '../config.ts'
 
 // Explicit paths only: a wildcard path makes the redactor walk every key of every line.
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers.cookie',
-  'err.headers.authorization',
-]
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'err.headers.authorization']
 
 function requestSummary(request: FastifyRequest) {
   return {

@@ -164,21 +164,24 @@ const requestHeaders: Readonly<Record<RequestHeader | 'X-Request-Id', Json>> = {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID',
+    description:
+      'An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID',
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
   },
   'X-Service-Identity-Key': {
     name: 'X-Service-Identity-Key',
     in: 'header',
     required: false,
-    description: 'Standard base64 of the account’s 1984-byte hybrid public key (Ed25519 | ML-DSA-65). The first publish binds it (a recent password proof is needed then); later publishes must send the bound key',
+    description:
+      'Standard base64 of the account’s 1984-byte hybrid public key (Ed25519 | ML-DSA-65). The first publish binds it (a recent password proof is needed then); later publishes must send the bound key',
     schema: { type: 'string' },
   },
   Range: {
     name: 'Range',
     in: 'header',
     required: false,
-    description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 section 14.2): a satisfiable one answers 206 with only those bytes, an unsatisfiable one 416. Anything else is ignored (the whole blob, 200)',
+    description:
+      'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 section 14.2): a satisfiable one answers 206 with only those bytes, an unsatisfiable one 416. Anything else is ignored (the whole blob, 200)',
     schema: { type: 'string', examples: ['bytes=0-1023'] },
   },
   'If-None-Match': {
@@ -229,14 +232,29 @@ const responseHeaders = {
     schema: { type: 'string' },
   },
   ETag: { description: 'Strong tag of these exact bytes (the quoted SHA-256 hex); send it in If-None-Match to revalidate', schema: { type: 'string' } },
-  'Cache-Control': { description: '`private, no-cache`: the client’s own cache may keep the bytes and revalidate them; shared caches may not', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`private, no-cache`: the client’s own cache may keep the bytes and revalidate them; shared caches may not',
+    schema: { type: 'string' },
+  },
   'Accept-Ranges': { description: '`bytes`: Range requests are served', schema: { type: 'string' } },
   'Content-Range': { description: '`bytes a-b/size` on 206; `bytes */size` on 416', schema: { type: 'string' } },
-  Location: { description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization', schema: { type: 'string', format: 'uri' } },
+  Location: {
+    description: 'Where the answer is: a URL valid for a few minutes, to be requested without Authorization',
+    schema: { type: 'string', format: 'uri' },
+  },
   'Content-Disposition': { description: '`attachment; filename="..."`: a file to save, and the name it suggests', schema: { type: 'string' } },
-  'Upload-Offset': { description: 'The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored)', schema: { type: 'integer', minimum: 0 } },
-  'Repr-Digest': { description: 'When the request sent Repr-Digest on the part that ends the blob: `sha-256=:<base64>:`, the hash the blob is stored and declared under', schema: { type: 'string' } },
-  'Preference-Applied': { description: '`return=representation`: the answer carries the body the Prefer header asked for (RFC 7240)', schema: { type: 'string' } },
+  'Upload-Offset': {
+    description: 'The bytes of the blob the server now holds: the next part starts here (the blob’s size once it is stored)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Repr-Digest': {
+    description: 'When the request sent Repr-Digest on the part that ends the blob: `sha-256=:<base64>:`, the hash the blob is stored and declared under',
+    schema: { type: 'string' },
+  },
+  'Preference-Applied': {
+    description: '`return=representation`: the answer carries the body the Prefer header asked for (RFC 7240)',
+    schema: { type: 'string' },
+  },
 } as const satisfies Record<string, Json>
 
 type ResponseHeader = keyof typeof responseHeaders
@@ -314,7 +332,10 @@ function operationParts(operationId: string, config: FastifyContextConfig, schem
   const revalidates = reads.includes('If-None-Match')
   const ranges = reads.includes('Range')
   const prefers = reads.includes('Prefer')
-  const parts: ResponseHeader[] = [...(reads.includes('Content-Range') ? ['Upload-Offset' as const] : []), ...(reads.includes('Repr-Digest') ? ['Repr-Digest' as const] : [])]
+  const parts: ResponseHeader[] = [
+    ...(reads.includes('Content-Range') ? ['Upload-Offset' as const] : []),
+    ...(reads.includes('Repr-Digest') ? ['Repr-Digest' as const] : []),
+  ]
   const cached: ResponseHeader[] = revalidates ? ['ETag', 'Cache-Control'] : []
   const saved: ResponseHeader[] = config.attachment ? ['Content-Disposition'] : []
 
@@ -367,7 +388,7 @@ function documentedQuery(querystring: unknown): unknown {
   const query = querystring as { required?: string[]; properties?: Record<string, { default?: unknown }> } | undefined
   if (!query?.required || !query.properties) return querystring
   const properties = query.properties
-  return { ...plain(query) as Json, required: query.required.filter((name) => properties[name]?.default === undefined) }
+  return { ...(plain(query) as Json), required: query.required.filter((name) => properties[name]?.default === undefined) }
 }
 
 interface DocumentOperation {
@@ -431,7 +452,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const { body: _body, response: _response, querystring, ...rest } = schema as DocumentedSchema & Json
       return { schema: { ...rest, ...(querystring ? { querystring: documentedQuery(querystring) } : {}), [OPERATION_KEY]: parts }, url }
     },
-    transformObject: (documentObject) => finishDocument(('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject) as never) as never,
+    transformObject: (documentObject) =>
+      finishDocument(('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject) as never) as never,
   })
   // The base layout leaves out Swagger's top bar: its logo is the one inline style of the page
   // (the CSP refuses it) and its box loads other documents, which this page has no use for.

@@ -3,10 +3,7 @@
 // Also the If-None-Match check (RFC 9110 section 13.1.2) that comes before a range.
 import type { ByteRange } from '../blob-store/port.ts'
 
-export type RangeRequest =
-  | { readonly kind: 'whole' }
-  | { readonly kind: 'range'; readonly range: ByteRange }
-  | { readonly kind: 'unsatisfiable' }
+export type RangeRequest = { readonly kind: 'whole' } | { readonly kind: 'range'; readonly range: ByteRange } | { readonly kind: 'unsatisfiable' }
 
 export function parseRange(header: string | undefined, size: number): RangeRequest {
   if (header === undefined) return { kind: 'whole' }

@@ -36,7 +36,9 @@ function rawProblem(error: AppError, id: string, instance: string | undefined): 
     'x-request-id': id,
     connection: 'close',
   }
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n${body}`
 }
 
 /** Per connection, the response to its latest request (`response.req` is that request). */

@@ -42,7 +42,13 @@ function decimalIntegers(schema: unknown, validate: ValidateFunction): (data: Re
     (data: Record<string, unknown> | null): boolean => {
       const bad = integers.find((name) => data?.[name] !== undefined && !(typeof data[name] === 'string' && DECIMAL_DIGITS.test(data[name])))
       if (bad !== undefined) {
-        const error: ErrorObject = { instancePath: `/${bad}`, schemaPath: `#/properties/${bad}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be a whole number in decimal digits' }
+        const error: ErrorObject = {
+          instancePath: `/${bad}`,
+          schemaPath: `#/properties/${bad}/type`,
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be a whole number in decimal digits',
+        }
         checked.errors = [error]
         return false
       }

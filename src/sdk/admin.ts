@@ -92,7 +92,10 @@ export class CofferAdmin {
   }
 
   async #call<T>(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<T> {
-    const response = await this.#fetch(`${this.baseUrl}/v1/admin/${path}`, { ...init, headers: { authorization: `Bearer ${this.#adminToken}`, ...init.headers } })
+    const response = await this.#fetch(`${this.baseUrl}/v1/admin/${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${this.#adminToken}`, ...init.headers },
+    })
     if (!response.ok) throw await problemOf(response)
     return (await response.json()) as T
   }

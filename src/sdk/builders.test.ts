@@ -10,7 +10,17 @@ import { readDirectory, signDirectory, type DeviceDirectory } from './directory.
 import { IdentityKey } from './identity.ts'
 import { CofferInputError } from './input-error.ts'
 import { contextSigningBytes } from '../contract/signing.ts'
-import { buildAssetDeletion, buildEnvelope, buildLifecycleWrite, manifestSigner, MANIFEST_CONTEXT, readManifest, readManifestWith, signManifest, type EnvelopeInput } from './manifest.ts'
+import {
+  buildAssetDeletion,
+  buildEnvelope,
+  buildLifecycleWrite,
+  manifestSigner,
+  MANIFEST_CONTEXT,
+  readManifest,
+  readManifestWith,
+  signManifest,
+  type EnvelopeInput,
+} from './manifest.ts'
 
 const identity = IdentityKey.generate()
 const stranger = IdentityKey.generate()
@@ -79,7 +89,10 @@ describe('buildEnvelope', () => {
     ['a replace without the current original', { action: 'replace', prior_provenance_hash: hash('b') }, 'original_blob_hash'],
   ])('refuses %s, naming the field', (_name, overrides, field) => {
     const found = problems(() => buildEnvelope(fields(overrides)))
-    expect(found.some((p) => p.includes(field)), found.join('\n')).toBe(true)
+    expect(
+      found.some((p) => p.includes(field)),
+      found.join('\n'),
+    ).toBe(true)
   })
 
   it('lists every problem at once', () => {
@@ -137,7 +150,9 @@ describe('signed manifests', () => {
     expect(await rejects(() => buildLifecycleWrite(identity, { envelope: fields({ metadata_blob_hash: hash('d') }), metadata }))).toEqual([
       expect.stringContaining('metadata_blob_hash'),
     ])
-    expect(await rejects(() => buildLifecycleWrite(identity, { envelope: fields({ metadata_blob_hash: hash('d') }) }))).toEqual([expect.stringContaining('metadata')])
+    expect(await rejects(() => buildLifecycleWrite(identity, { envelope: fields({ metadata_blob_hash: hash('d') }) }))).toEqual([
+      expect.stringContaining('metadata'),
+    ])
     expect((await buildLifecycleWrite(identity, { envelope: fields() })).request.metadata_blob).toBeNull()
   })
 
@@ -150,7 +165,18 @@ describe('signed manifests', () => {
 
 describe('buildAssetDeletion', () => {
   async function lastWrite() {
-    const signed = await signManifest(identity, buildEnvelope(fields({ action: 'replace', prior_provenance_hash: hash('b'), original_blob_hash: hash('c'), metadata_blob_hash: hash('d'), retention_until: '2020-01-01T00:00:00Z' })))
+    const signed = await signManifest(
+      identity,
+      buildEnvelope(
+        fields({
+          action: 'replace',
+          prior_provenance_hash: hash('b'),
+          original_blob_hash: hash('c'),
+          metadata_blob_hash: hash('d'),
+          retention_until: '2020-01-01T00:00:00Z',
+        }),
+      ),
+    )
     return { envelope: signed.envelope, manifestHash: signed.manifestHash }
   }
 
@@ -181,7 +207,14 @@ describe('buildAssetDeletion', () => {
   })
 
   it('takes the protocol version, the timestamp and content it is given', async () => {
-    const deletion = await buildAssetDeletion(identity, { last: await lastWrite(), created_by_device: randomUUID(), client_version: 'x', protocol_version: '2026-09-01', timestamp: '2026-07-01T00:00:00.000Z', content: { reason: 'duplicate' } })
+    const deletion = await buildAssetDeletion(identity, {
+      last: await lastWrite(),
+      created_by_device: randomUUID(),
+      client_version: 'x',
+      protocol_version: '2026-09-01',
+      timestamp: '2026-07-01T00:00:00.000Z',
+      content: { reason: 'duplicate' },
+    })
     expect(deletion.envelope).toMatchObject({ protocol_version: '2026-09-01', timestamp: '2026-07-01T00:00:00.000Z' })
     expect(readManifest(deletion.manifestCbor, identity.publicKey).content).toEqual({ reason: 'duplicate' })
   })
@@ -189,9 +222,18 @@ describe('buildAssetDeletion', () => {
   it('refuses what the server would, naming every field at fault', async () => {
     const last = await lastWrite()
     const found = await rejects(() =>
-      buildAssetDeletion(identity, { last: { envelope: { ...last.envelope, album_id: null }, manifestHash: 'nope' }, created_by_device: 'pixel', client_version: 'x', protocol_version: '2026-9-1' }),
+      buildAssetDeletion(identity, {
+        last: { envelope: { ...last.envelope, album_id: null }, manifestHash: 'nope' },
+        created_by_device: 'pixel',
+        client_version: 'x',
+        protocol_version: '2026-9-1',
+      }),
     )
-    for (const field of ['album_id', 'manifestHash', 'created_by_device', 'protocol_version']) expect(found.some((p) => p.includes(field)), `${field}: ${found.join('\n')}`).toBe(true)
+    for (const field of ['album_id', 'manifestHash', 'created_by_device', 'protocol_version'])
+      expect(
+        found.some((p) => p.includes(field)),
+        `${field}: ${found.join('\n')}`,
+      ).toBe(true)
   })
 
   it('is refused by readManifest when a delete envelope breaks its schema (metadata committed)', async () => {
@@ -251,18 +293,45 @@ describe('device directories', () => {
     ['a version past 2^53-1', { version: 2 ** 53, devices: [] }, 'version'],
     ['a device id that is not a canonical UUID', { version: 1, devices: [{ device_id: 'laptop', public_key: new Uint8Array(1) }] }, 'devices/0/device_id'],
     ['an empty device key', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array() }] }, 'devices/0/public_key'],
-    ['an empty encryption key', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array() }] }, 'devices/0/encryption_key'],
-    ['an encryption key past 4096 bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array(4097) }] }, 'devices/0/encryption_key'],
-    ['an encryption key that is not bytes', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: 'AAAA' }] }, 'devices/0/encryption_key'],
+    [
+      'an empty encryption key',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array() }] },
+      'devices/0/encryption_key',
+    ],
+    [
+      'an encryption key past 4096 bytes',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: new Uint8Array(4097) }] },
+      'devices/0/encryption_key',
+    ],
+    [
+      'an encryption key that is not bytes',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), encryption_key: 'AAAA' }] },
+      'devices/0/encryption_key',
+    ],
     ['a blank device name', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), name: ' ' }] }, 'devices/0/name'],
-    ['an added time that is not RFC 3339', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '1 March 2026' }] }, 'devices/0/added_at'],
-    ['an added time that is no date', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '2026-13-45T99:00:00Z' }] }, 'devices/0/added_at'],
-    ['an added time that is not a string', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: 1772373731 }] }, 'devices/0/added_at'],
+    [
+      'an added time that is not RFC 3339',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '1 March 2026' }] },
+      'devices/0/added_at',
+    ],
+    [
+      'an added time that is no date',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: '2026-13-45T99:00:00Z' }] },
+      'devices/0/added_at',
+    ],
+    [
+      'an added time that is not a string',
+      { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), added_at: 1772373731 }] },
+      'devices/0/added_at',
+    ],
     ['an unknown device field', { version: 1, devices: [{ device_id: randomUUID(), public_key: new Uint8Array(1), colour: 'red' }] }, 'colour'],
     ['too many devices', { version: 1, devices: Array.from({ length: 65 }, () => ({ device_id: randomUUID(), public_key: new Uint8Array(1) })) }, 'at most 64'],
   ])('refuses %s', async (_name, directory, expected) => {
     const found = await rejects(() => signDirectory(identity, directory as DeviceDirectory))
-    expect(found.some((p) => p.includes(expected)), found.join('\n')).toBe(true)
+    expect(
+      found.some((p) => p.includes(expected)),
+      found.join('\n'),
+    ).toBe(true)
   })
 
   it('refuses a device listed twice', async () => {

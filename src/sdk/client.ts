@@ -4,16 +4,41 @@
 import type { Static } from 'typebox'
 import { BLOB_BATCH_MAX_HASHES } from '../contract/constants.ts'
 import type {
-  AlbumListResponse, AssetDeleteRequest, FeedResponse, ManifestEnvelope, OpenUploadRequest, OpRequest, OpResponse, ProvisionAlbumResponse,
-  UpgradePhaseResponse, UploadSessionResponse,
+  AlbumListResponse,
+  AssetDeleteRequest,
+  FeedResponse,
+  ManifestEnvelope,
+  OpenUploadRequest,
+  OpRequest,
+  OpResponse,
+  ProvisionAlbumResponse,
+  UpgradePhaseResponse,
+  UploadSessionResponse,
 } from '../contract/albums.ts'
 import type {
-  EnrollmentResponse, ReauthenticateResponse, RecoveryCodesResponse, SecondFactorChallenge, TokenResponse, TotpStatusResponse,
+  EnrollmentResponse,
+  ReauthenticateResponse,
+  RecoveryCodesResponse,
+  SecondFactorChallenge,
+  TokenResponse,
+  TotpStatusResponse,
 } from '../contract/auth.ts'
 import type {
-  ChannelResponse, DrainResponse, EnrollmentCodeResponse, PublishDirectoryResponse, RevokeAllResponse, RevokeChallengeResponse, StoreEscrowResponse,
+  ChannelResponse,
+  DrainResponse,
+  EnrollmentCodeResponse,
+  PublishDirectoryResponse,
+  RevokeAllResponse,
+  RevokeChallengeResponse,
+  StoreEscrowResponse,
 } from '../contract/devices.ts'
-import type { AssetReceiptsResponse, AttestationKeysDocument, ModerationRecordResponse, StorageVerifyRequest, StorageVerifyResponse } from '../contract/custody.ts'
+import type {
+  AssetReceiptsResponse,
+  AttestationKeysDocument,
+  ModerationRecordResponse,
+  StorageVerifyRequest,
+  StorageVerifyResponse,
+} from '../contract/custody.ts'
 import type { CodedProblem } from '../contract/errors.ts'
 import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
@@ -83,7 +108,9 @@ export interface AssetUpload {
   /** The encrypted metadata blob, when the manifest commits one. */
   readonly metadata?: Uint8Array
   /** Builds the envelope and the signed canonical CBOR manifest for these hashes. */
-  sign(hashes: BundleHashes): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> | { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }
+  sign(
+    hashes: BundleHashes,
+  ): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> | { envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }
 }
 
 export { sha256Hex }
@@ -103,12 +130,17 @@ export interface DownloadedBlobs {
 }
 
 /** One item of a batch answer as the server encodes it (POST /v1/blobs/batch). */
-type BatchItem = { readonly hash: string; readonly status: 200; readonly bytes: Uint8Array } | { readonly hash: string; readonly status: 404 | 413 | 451; readonly code: string }
+type BatchItem =
+  | { readonly hash: string; readonly status: 200; readonly bytes: Uint8Array }
+  | { readonly hash: string; readonly status: 404 | 413 | 451; readonly code: string }
 
 function isBatchItem(item: unknown): item is BatchItem {
   if (typeof item !== 'object' || item === null) return false
   const { hash, status, bytes, code } = item as Record<string, unknown>
-  return typeof hash === 'string' && (status === 200 ? bytes instanceof Uint8Array : (status === 404 || status === 413 || status === 451) && typeof code === 'string')
+  return (
+    typeof hash === 'string' &&
+    (status === 200 ? bytes instanceof Uint8Array : (status === 404 || status === 413 || status === 451) && typeof code === 'string')
+  )
 }
 
 /** A fetched directory: the exact bytes and the tag to revalidate them with. */
@@ -231,7 +263,12 @@ export class CofferClient {
       if (this.#tokens === null) throw new Error('not signed in: register or log in first')
       headers.authorization = `Bearer ${this.#tokens.access_token}`
     }
-    return this.#fetch(this.baseUrl + call.path, { method: call.method, headers, ...(body === undefined ? {} : { body }), ...(streamed ? { duplex: 'half' } : {}) } as RequestInit)
+    return this.#fetch(this.baseUrl + call.path, {
+      method: call.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(streamed ? { duplex: 'half' } : {}),
+    } as RequestInit)
   }
 
   /**
@@ -315,7 +352,12 @@ export class CofferClient {
   }
 
   async reauthenticate(password: string): Promise<string> {
-    const answer = await this.#json<Static<typeof ReauthenticateResponse>>({ method: 'POST', path: '/v1/auth/reauthenticate', json: { password }, bearer: true })
+    const answer = await this.#json<Static<typeof ReauthenticateResponse>>({
+      method: 'POST',
+      path: '/v1/auth/reauthenticate',
+      json: { password },
+      bearer: true,
+    })
     return answer.authenticated_at
   }
 
@@ -397,7 +439,12 @@ export class CofferClient {
    * `totpCode`, a code from the authenticator app or a recovery code.
    */
   async regenerateRecoveryCodes(totpCode: string): Promise<string[]> {
-    const answer = await this.#json<Static<typeof RecoveryCodesResponse>>({ method: 'POST', path: '/v1/auth/totp/recovery-codes', json: { totp_code: totpCode }, bearer: true })
+    const answer = await this.#json<Static<typeof RecoveryCodesResponse>>({
+      method: 'POST',
+      path: '/v1/auth/totp/recovery-codes',
+      json: { totp_code: totpCode },
+      bearer: true,
+    })
     return answer.recovery_codes
   }
 
@@ -470,7 +517,10 @@ export class CofferClient {
   }
 
   async drain(channelId: string, direction: RelayDirection): Promise<string[]> {
-    const answer = await this.#json<Static<typeof DrainResponse>>({ method: 'GET', path: `/v1/auth/devices/enroll/channel/${encodeURIComponent(channelId)}?direction=${direction}` })
+    const answer = await this.#json<Static<typeof DrainResponse>>({
+      method: 'GET',
+      path: `/v1/auth/devices/enroll/channel/${encodeURIComponent(channelId)}?direction=${direction}`,
+    })
     return answer.payloads
   }
 
@@ -528,7 +578,12 @@ export class CofferClient {
    * request again after a lost answer gives `replayed: true`.
    */
   deleteAsset(albumId: string, fileId: string, deletion: AssetDeletion): Promise<OpResult> {
-    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/assets/${encodeURIComponent(fileId)}/delete`, json: deletion, bearer: true })
+    return this.#json({
+      method: 'POST',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/assets/${encodeURIComponent(fileId)}/delete`,
+      json: deletion,
+      bearer: true,
+    })
   }
 
   // --- uploads -----------------------------------------------------------------------------
@@ -552,7 +607,13 @@ export class CofferClient {
 
   /** Sends one declared blob: bytes in memory, or any async iterable of chunks (streamed, e.g. a file). */
   putBlob(uploadId: string, hash: string, bytes: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
-    return this.#empty({ method: 'PUT', path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`, bytes, contentType: 'application/octet-stream', bearer: true })
+    return this.#empty({
+      method: 'PUT',
+      path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`,
+      bytes,
+      contentType: 'application/octet-stream',
+      bearer: true,
+    })
   }
 
   /**
@@ -569,7 +630,14 @@ export class CofferClient {
    * known, to be sent as they are read) and the server stores the blob under its real hash,
    * which the session then declares instead.
    */
-  async putBlobPart(uploadId: string, hash: string, start: number, total: number, bytes: Uint8Array, options: { readonly digest?: Uint8Array; readonly blobDigest?: Uint8Array } = {}): Promise<number> {
+  async putBlobPart(
+    uploadId: string,
+    hash: string,
+    start: number,
+    total: number,
+    bytes: Uint8Array,
+    options: { readonly digest?: Uint8Array; readonly blobDigest?: Uint8Array } = {},
+  ): Promise<number> {
     const response = await this.#request({
       method: 'PUT',
       path: `/v1/upload/${encodeURIComponent(uploadId)}/blobs/${hash}`,
@@ -599,12 +667,19 @@ export class CofferClient {
       derivativeHashes: derivatives.map(sha256Hex),
       metadataBlobHash: asset.metadata === undefined ? null : sha256Hex(asset.metadata),
     }
-    const bytesByHash = new Map<string, Uint8Array>([[hashes.ciphertextHash, asset.original], ...derivatives.map((bytes, i) => [hashes.derivativeHashes[i] ?? '', bytes] as const)])
+    const bytesByHash = new Map<string, Uint8Array>([
+      [hashes.ciphertextHash, asset.original],
+      ...derivatives.map((bytes, i) => [hashes.derivativeHashes[i] ?? '', bytes] as const),
+    ])
     const session = await this.openUploadSession({
       album_id: asset.albumId,
       crypto_suite_id: asset.cryptoSuiteId,
       ciphertext_hash: hashes.ciphertextHash,
-      blobs: [...bytesByHash].map(([hash, bytes]) => ({ role: hash === hashes.ciphertextHash ? 'original' as const : 'derivative' as const, hash, size: bytes.length })),
+      blobs: [...bytesByHash].map(([hash, bytes]) => ({
+        role: hash === hashes.ciphertextHash ? ('original' as const) : ('derivative' as const),
+        hash,
+        size: bytes.length,
+      })),
     })
     const missing = session.blobs.filter((blob) => !blob.present)
     for (const blob of missing) await this.putBlob(session.upload_id, blob.hash, bytesByHash.get(blob.hash) ?? new Uint8Array())
@@ -619,7 +694,12 @@ export class CofferClient {
 
   /** A blob's bytes; `range` asks for bytes start..end inclusive (206). */
   async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Uint8Array> {
-    const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true, ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}) })
+    const response = await this.#request({
+      method: 'GET',
+      path: `/v1/blobs/${hash}`,
+      bearer: true,
+      ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}),
+    })
     return new Uint8Array(await response.arrayBuffer())
   }
 
@@ -718,7 +798,13 @@ export class CofferClient {
 
   /** `intent` is the CBOR intent (a map with intent_id and to_protocol_version). */
   startUpgrade(albumId: string, intent: Uint8Array): Promise<UpgradePhase> {
-    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade`, bytes: intent, contentType: 'application/cbor', bearer: true })
+    return this.#json({
+      method: 'POST',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/upgrade`,
+      bytes: intent,
+      contentType: 'application/cbor',
+      bearer: true,
+    })
   }
 
   abortUpgrade(albumId: string, intentId: string): Promise<UpgradePhase> {

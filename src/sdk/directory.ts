@@ -68,7 +68,8 @@ function directoryProblems(directory: DeviceDirectory): string[] {
   const seen = new Set<string>()
   directory.devices.forEach((device, i) => {
     const at = `devices/${i}`
-    if (typeof device.device_id !== 'string' || !Value.Check(Uuid, device.device_id)) problems.push(`${at}/device_id: must be a canonical UUID (lowercase, hyphenated)`)
+    if (typeof device.device_id !== 'string' || !Value.Check(Uuid, device.device_id))
+      problems.push(`${at}/device_id: must be a canonical UUID (lowercase, hyphenated)`)
     else if (seen.has(device.device_id)) problems.push(`${at}/device_id: ${device.device_id} is listed twice`)
     else seen.add(device.device_id)
     if (!isDeviceKey(device.public_key)) {
@@ -80,7 +81,8 @@ function directoryProblems(directory: DeviceDirectory): string[] {
     if (device.name !== undefined && (typeof device.name !== 'string' || device.name.trim().length === 0 || device.name.length > DEVICE_NAME_MAX)) {
       problems.push(`${at}/name: must be 1 to ${DEVICE_NAME_MAX} characters`)
     }
-    if (device.added_at !== undefined && !isTimestamp(device.added_at)) problems.push(`${at}/added_at: must be an RFC 3339 date-time, like 2026-03-01T14:02:11Z`)
+    if (device.added_at !== undefined && !isTimestamp(device.added_at))
+      problems.push(`${at}/added_at: must be an RFC 3339 date-time, like 2026-03-01T14:02:11Z`)
     const unknown = Object.keys(device).filter((key) => !DEVICE_FIELDS.includes(key))
     if (unknown.length > 0) problems.push(`${at}: unknown ${unknown.join(', ')}`)
   })
@@ -130,7 +132,12 @@ export function readDirectory(bytes: Uint8Array, publicKey: Uint8Array): DeviceD
   } catch {
     throw new CofferInputError('device directory', ['not a signed directory in the SDK layout (canonical CBOR {directory_version, body, sig})'])
   }
-  if (!isRecord(outer) || !(outer.sig instanceof Uint8Array) || !(outer.body instanceof Uint8Array) || !hybridVerify(publicKey, contextSigningBytes(DIRECTORY_CONTEXT, outer.body), outer.sig)) {
+  if (
+    !isRecord(outer) ||
+    !(outer.sig instanceof Uint8Array) ||
+    !(outer.body instanceof Uint8Array) ||
+    !hybridVerify(publicKey, contextSigningBytes(DIRECTORY_CONTEXT, outer.body), outer.sig)
+  ) {
     throw new CofferInputError('device directory', ['the signature does not verify under this identity key'])
   }
   if (!isRecord(body) || body.directory_version !== outer.directory_version || !Array.isArray(body.devices)) {

@@ -7,9 +7,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { randomBytes } from '@noble/hashes/utils.js'
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
-import {
-  ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES, HYBRID_SIGNATURE_BYTES,
-} from '../contract/signing.ts'
+import { ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES, HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES, HYBRID_SIGNATURE_BYTES } from '../contract/signing.ts'
 import { concatBytes, sha256Hex, toHex } from './bytes.ts'
 
 export interface HybridKeyPair {
@@ -62,8 +60,10 @@ export function hybridVerify(publicKey: Uint8Array, message: Uint8Array, signatu
   const classicalKey = publicKey.subarray(0, ED25519_PUBLIC_KEY_BYTES)
   try {
     if (ed25519.Point.fromBytes(classicalKey).isSmallOrder()) return false
-    return ed25519.verify(signature.subarray(0, ED25519_SIGNATURE_BYTES), message, classicalKey, { zip215: false })
-      && ml_dsa65.verify(signature.subarray(ED25519_SIGNATURE_BYTES), message, publicKey.subarray(ED25519_PUBLIC_KEY_BYTES))
+    return (
+      ed25519.verify(signature.subarray(0, ED25519_SIGNATURE_BYTES), message, classicalKey, { zip215: false }) &&
+      ml_dsa65.verify(signature.subarray(ED25519_SIGNATURE_BYTES), message, publicKey.subarray(ED25519_PUBLIC_KEY_BYTES))
+    )
   } catch {
     return false
   }
@@ -101,9 +101,10 @@ export async function webCryptoHybridVerify(publicKey: Uint8Array, message: Uint
     if (ed25519.Point.fromBytes(classicalKey).isSmallOrder()) return false
     const key = await webCryptoEd25519(classicalKey)
     const classicalSignature = signature.subarray(0, ED25519_SIGNATURE_BYTES)
-    const classical = key === null
-      ? ed25519.verify(classicalSignature, message, classicalKey, { zip215: false })
-      : await crypto.subtle.verify({ name: 'Ed25519' }, key, classicalSignature.slice(), message.slice())
+    const classical =
+      key === null
+        ? ed25519.verify(classicalSignature, message, classicalKey, { zip215: false })
+        : await crypto.subtle.verify({ name: 'Ed25519' }, key, classicalSignature.slice(), message.slice())
     return classical && ml_dsa65.verify(signature.subarray(ED25519_SIGNATURE_BYTES), message, publicKey.subarray(ED25519_PUBLIC_KEY_BYTES))
   } catch {
     return false

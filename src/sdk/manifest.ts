@@ -75,7 +75,8 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   if (typeof envelope.album_id !== 'string') problems.push('album_id: required (the album of the write)')
   if (envelope.action === 'create' && envelope.prior_provenance_hash !== null) problems.push('prior_provenance_hash: a create continues from nothing (null)')
   if (envelope.action === 'replace') {
-    if (envelope.prior_provenance_hash === null) problems.push('prior_provenance_hash: a replace names the chain head it continues (the feed’s envelope_hash of the last write)')
+    if (envelope.prior_provenance_hash === null)
+      problems.push('prior_provenance_hash: a replace names the chain head it continues (the feed’s envelope_hash of the last write)')
     if (envelope.original_blob_hash === null) problems.push('original_blob_hash: a replace names the asset’s current original')
   }
   refuseIf('manifest envelope', problems)
@@ -89,7 +90,11 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
  */
 export async function signManifest(identity: Signer, envelope: Envelope, content?: unknown): Promise<SignedManifest>
 export async function signManifest(identity: Signer, envelope: DeleteEnvelope, content?: unknown): Promise<SignedManifest<DeleteEnvelope>>
-export async function signManifest(identity: Signer, envelope: Envelope | DeleteEnvelope, content?: unknown): Promise<SignedManifest<Envelope | DeleteEnvelope>> {
+export async function signManifest(
+  identity: Signer,
+  envelope: Envelope | DeleteEnvelope,
+  content?: unknown,
+): Promise<SignedManifest<Envelope | DeleteEnvelope>> {
   let body: Uint8Array
   try {
     body = encodeCanonical({ envelope, ...(content === undefined ? {} : { content }) })
@@ -118,13 +123,18 @@ export async function buildLifecycleWrite(identity: Signer, input: LifecycleWrit
   if (input.metadata !== undefined && declared !== null && declared !== metadataHash) {
     throw new CofferInputError('lifecycle write', [`metadata_blob_hash: ${declared} is not the SHA-256 of the metadata given (${metadataHash})`])
   }
-  if (input.metadata === undefined && declared !== null) throw new CofferInputError('lifecycle write', ['metadata: metadata_blob_hash commits a metadata blob; give its bytes'])
+  if (input.metadata === undefined && declared !== null)
+    throw new CofferInputError('lifecycle write', ['metadata: metadata_blob_hash commits a metadata blob; give its bytes'])
   const envelope = buildEnvelope({ ...input.envelope, metadata_blob_hash: metadataHash })
   const signed = await signManifest(identity, envelope, input.content)
   return {
     ...signed,
     albumId: input.envelope.album_id,
-    request: { manifest_envelope: envelope, manifest_cbor: toBase64(signed.manifestCbor), metadata_blob: input.metadata === undefined ? null : toBase64(input.metadata) },
+    request: {
+      manifest_envelope: envelope,
+      manifest_cbor: toBase64(signed.manifestCbor),
+      metadata_blob: input.metadata === undefined ? null : toBase64(input.metadata),
+    },
   }
 }
 
@@ -132,8 +142,13 @@ export async function buildLifecycleWrite(identity: Signer, input: LifecycleWrit
  * The `sign` callback of `CofferClient.uploadAsset`: once the bytes are hashed, the envelope
  * gets their hashes (`ciphertext_hash`, `metadata_blob_hash`), is checked and signed.
  */
-export function manifestSigner(identity: Signer, envelope: Omit<EnvelopeInput, 'ciphertext_hash' | 'metadata_blob_hash'>, content?: unknown): (hashes: BundleHashes) => Promise<SignedManifest> {
-  return (hashes) => signManifest(identity, buildEnvelope({ ...envelope, ciphertext_hash: hashes.ciphertextHash, metadata_blob_hash: hashes.metadataBlobHash }), content)
+export function manifestSigner(
+  identity: Signer,
+  envelope: Omit<EnvelopeInput, 'ciphertext_hash' | 'metadata_blob_hash'>,
+  content?: unknown,
+): (hashes: BundleHashes) => Promise<SignedManifest> {
+  return (hashes) =>
+    signManifest(identity, buildEnvelope({ ...envelope, ciphertext_hash: hashes.ciphertextHash, metadata_blob_hash: hashes.metadataBlobHash }), content)
 }
 
 export interface ReadManifest {
@@ -204,7 +219,19 @@ export function statedPlaintextSize(manifestCbor: Uint8Array): number | null {
 
 /** The last applied write of an asset, as a delete needs it: its envelope and its hash (the chain head). */
 export interface LastWrite {
-  readonly envelope: Pick<Envelope, 'crypto_suite_id' | 'protocol_version' | 'album_id' | 'file_id' | 'amk_version' | 'ciphertext_hash' | 'plaintext_size' | 'chunk_size' | 'key_mode' | 'created_by_user'>
+  readonly envelope: Pick<
+    Envelope,
+    | 'crypto_suite_id'
+    | 'protocol_version'
+    | 'album_id'
+    | 'file_id'
+    | 'amk_version'
+    | 'ciphertext_hash'
+    | 'plaintext_size'
+    | 'chunk_size'
+    | 'key_mode'
+    | 'created_by_user'
+  >
   /** SHA-256 of its manifest_cbor: the feed's `envelope_hash`, `manifestHash` of readManifest or of a write. */
   readonly manifestHash: string
 }
@@ -259,7 +286,7 @@ export async function buildAssetDeletion(identity: Signer, input: AssetDeletionI
   }
   const problems = schemaProblems(envelope, DeleteManifestEnvelope)
   if (typeof envelope.album_id !== 'string') problems.push('last.envelope.album_id: required (the album of the asset)')
-  if (!/^[0-9a-f]{64}$/.test(last.manifestHash)) problems.push('last.manifestHash: the SHA-256 of the last write\'s manifest_cbor (64 lowercase hex characters)')
+  if (!/^[0-9a-f]{64}$/.test(last.manifestHash)) problems.push("last.manifestHash: the SHA-256 of the last write's manifest_cbor (64 lowercase hex characters)")
   refuseIf('asset deletion', problems)
   const signed = await signManifest(identity, envelope as DeleteEnvelope, input.content)
   return {

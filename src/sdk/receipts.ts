@@ -18,7 +18,18 @@ export interface ReceiptCheck {
   readonly problems: readonly string[]
 }
 
-const BODY_FIELDS = ['receipt_seq', 'server_id', 'server_key_id', 'prior_receipt_hash', 'upload_id', 'blob_role', 'ciphertext_hash', 'size', 'envelope_hash', 'received_at'] as const
+const BODY_FIELDS = [
+  'receipt_seq',
+  'server_id',
+  'server_key_id',
+  'prior_receipt_hash',
+  'upload_id',
+  'blob_role',
+  'ciphertext_hash',
+  'size',
+  'envelope_hash',
+  'received_at',
+] as const
 
 function decodeReceipt(receiptCbor: Uint8Array): { body: Uint8Array; sig: Uint8Array; fields: Record<string, unknown> } | null {
   try {
@@ -47,7 +58,12 @@ function decodeBase64(text: string): Uint8Array {
  * Checks an asset's receipts (as served by GET /v1/assets/{asset_id}/receipts) against the
  * server's attestation-keys document. `assetId`, when given, must be the one every body names.
  */
-export async function verifyReceipts(receipts: readonly ReceiptView[], keys: KeysDocument, assetId?: string, verify: HybridVerifier = hybridVerify): Promise<ReceiptCheck> {
+export async function verifyReceipts(
+  receipts: readonly ReceiptView[],
+  keys: KeysDocument,
+  assetId?: string,
+  verify: HybridVerifier = hybridVerify,
+): Promise<ReceiptCheck> {
   const problems: string[] = []
   const publicKeys = new Map(keys.keys.map((key) => [key.key_id, decodeBase64(key.public_key)]))
   let previous: { seq: number; hash: string } | null = null
@@ -75,7 +91,8 @@ export async function verifyReceipts(receipts: readonly ReceiptView[], keys: Key
     }
     if (previous !== null) {
       if (receipt.receipt_seq <= previous.seq) problems.push(`${at}: not after receipt ${previous.seq}`)
-      if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash) problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)
+      if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash)
+        problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)
     }
     previous = { seq: receipt.receipt_seq, hash: sha256Hex(bytes) }
   }

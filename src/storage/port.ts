@@ -31,10 +31,26 @@ export type Engine = 'sqlite' | 'postgres'
 
 /** The areas whose methods may run in a transaction: what `transaction` hands its work. */
 export interface Store
-  extends AccountStore, PasswordFailureStore, AttemptBudgetStore, SecurityEventStore, SessionStore, SecondFactorStore, RevokeStore,
-    DirectoryStore, EnrollmentStore, EscrowStore,
-    AlbumStore, UploadStore, StorageUsageStore, LifecycleStore, GarbageStore, CustodyStore,
-    ModerationStore, AccountDeletionStore, IntegrityStore, MaintenanceStore {}
+  extends AccountStore,
+    PasswordFailureStore,
+    AttemptBudgetStore,
+    SecurityEventStore,
+    SessionStore,
+    SecondFactorStore,
+    RevokeStore,
+    DirectoryStore,
+    EnrollmentStore,
+    EscrowStore,
+    AlbumStore,
+    UploadStore,
+    StorageUsageStore,
+    LifecycleStore,
+    GarbageStore,
+    CustodyStore,
+    ModerationStore,
+    AccountDeletionStore,
+    IntegrityStore,
+    MaintenanceStore {}
 
 /**
  * The whole port: Store, the relay's mailbox writes (never part of a transaction), the bearer

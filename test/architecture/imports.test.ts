@@ -8,11 +8,13 @@ const root = path.resolve(import.meta.dirname, '../../src')
 
 async function sources(directory = root): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true })
-  const nested = await Promise.all(entries.map((entry) => {
-    const full = path.join(directory, entry.name)
-    if (entry.isDirectory()) return sources(full)
-    return Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [])
-  }))
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const full = path.join(directory, entry.name)
+      if (entry.isDirectory()) return sources(full)
+      return Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [])
+    }),
+  )
   return nested.flat()
 }
 
@@ -78,7 +80,11 @@ describe('layout rules', () => {
     expect(clientCore.length).toBeGreaterThan(3)
     for (const source of clientCore) {
       for (const imported of source.imports) {
-        if (imported.endsWith('.ts')) expect(['client/', 'codec/', 'contract/', 'sdk/'].some((p) => imported.startsWith(p)), `${source.file} imports ${imported}`).toBe(true)
+        if (imported.endsWith('.ts'))
+          expect(
+            ['client/', 'codec/', 'contract/', 'sdk/'].some((p) => imported.startsWith(p)),
+            `${source.file} imports ${imported}`,
+          ).toBe(true)
         else expect(allowed.test(imported), `${source.file} imports ${imported}`).toBe(true)
       }
       const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
@@ -104,7 +110,10 @@ describe('layout rules', () => {
   it('keeps HTTP and SQL out of services and domain', () => {
     for (const source of [...under('domain/'), ...files.filter((f) => f.file.endsWith('.service.ts'))]) {
       for (const imported of source.imports) {
-        expect(/^(fastify|@fastify\/|kysely|pg$)/.test(imported) || imported.startsWith('http/') || imported.startsWith('storage/kysely'), `${source.file} imports ${imported}`).toBe(false)
+        expect(
+          /^(fastify|@fastify\/|kysely|pg$)/.test(imported) || imported.startsWith('http/') || imported.startsWith('storage/kysely'),
+          `${source.file} imports ${imported}`,
+        ).toBe(false)
       }
     }
   })
@@ -135,11 +144,19 @@ describe('layout rules', () => {
   // settings from that: coffer's through config.ts, coffer-photos' where its config folder is
   // (home.ts homeFolder). coffer-photos' entry point also reads whether MALLOC_ARENA_MAX is set (it
   // restarts itself with it otherwise) and where its compile cache goes.
-  it('reads process.env only in config.ts, cli/io.ts and coffer-photos\' entry point, cli/photos/main.ts', () => {
-    const readers = files.filter((f) => /process\.env/.test(f.text)).map((f) => f.file).sort()
+  it("reads process.env only in config.ts, cli/io.ts and coffer-photos' entry point, cli/photos/main.ts", () => {
+    const readers = files
+      .filter((f) => /process\.env/.test(f.text))
+      .map((f) => f.file)
+      .sort()
     expect(readers).toEqual(['cli/io.ts', 'cli/photos/main.ts', 'config.ts'])
     const main = files.find((f) => f.file === 'cli/photos/main.ts')!
-    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual(['process.env.MALLOC_ARENA_MAX', 'process.env', 'process.env', 'process.env'])
+    expect([...main.text.matchAll(/process\.env(\.\w+)?/g)].map((m) => m[0])).toEqual([
+      'process.env.MALLOC_ARENA_MAX',
+      'process.env',
+      'process.env',
+      'process.env',
+    ])
   })
 
   // Commands run in-process beside each other (the tests do): what a run reads and writes goes

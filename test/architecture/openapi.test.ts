@@ -45,7 +45,16 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 
 /** Operations that write content, which a suspended account is refused (API.md section 3). */
 const CONTENT_WRITES = [
-  'provisionAlbum', 'applyLifecycleManifest', 'deleteAsset', 'openUploadSession', 'putBlob', 'startUpgrade', 'abortUpgrade', 'commitUpgrade', 'publishDirectory', 'storeEscrow',
+  'provisionAlbum',
+  'applyLifecycleManifest',
+  'deleteAsset',
+  'openUploadSession',
+  'putBlob',
+  'startUpgrade',
+  'abortUpgrade',
+  'commitUpgrade',
+  'publishDirectory',
+  'storeEscrow',
 ]
 
 describe('OpenAPI document', async () => {
@@ -58,7 +67,10 @@ describe('OpenAPI document', async () => {
   /** A `$ref` inside the document, followed. */
   function resolve<T>(node: T & { $ref?: string }): T {
     if (node.$ref === undefined) return node
-    const target = node.$ref.replace(/^#\//, '').split('/').reduce<unknown>((at, key) => (at as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], generated)
+    const target = node.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((at, key) => (at as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], generated)
     expect(target, node.$ref).toBeDefined()
     return resolve(target as T & { $ref?: string })
   }
@@ -152,12 +164,16 @@ describe('OpenAPI document', async () => {
         expect(response.description, `${name} ${status}`).toBeTruthy()
         expect(response.description, `${name} ${status}`).not.toBe('Default Response')
       }
-      expect(Object.keys(op.responses ?? {}).some((status) => status.startsWith('2')), name).toBe(true)
+      expect(
+        Object.keys(op.responses ?? {}).some((status) => status.startsWith('2')),
+        name,
+      ).toBe(true)
     }
   })
 
   it('names each problem the catalog extends as a component, on every response that can carry it', () => {
-    const refTo = (schema: unknown) => `#/components/schemas/${Object.entries(generated.components.schemas).find(([, s]) => JSON.stringify(s) === JSON.stringify(schema))?.[0]}`
+    const refTo = (schema: unknown) =>
+      `#/components/schemas/${Object.entries(generated.components.schemas).find(([, s]) => JSON.stringify(s) === JSON.stringify(schema))?.[0]}`
     for (const [code, schema] of Object.entries(extendedProblems)) {
       const target = refTo(JSON.parse(JSON.stringify(schema)))
       expect(target, code).not.toMatch(/undefined$/)
@@ -190,13 +206,19 @@ describe('OpenAPI document', async () => {
 
   it('declares the headers every answer writes: X-Request-Id, WWW-Authenticate on 401, Retry-After where a wait is told', () => {
     for (const { name, op } of operations) {
-      expect(parametersOf(op).filter((p) => p.in === 'header').map((p) => p.name), name).toContain('X-Request-Id')
+      expect(
+        parametersOf(op)
+          .filter((p) => p.in === 'header')
+          .map((p) => p.name),
+        name,
+      ).toContain('X-Request-Id')
       for (const [status, response] of Object.entries(responsesOf(op))) {
         const headers = Object.keys(response.headers ?? {})
         expect(headers, `${name} ${status}`).toContain('X-Request-Id')
         const codes = codesIn(response)
         if (codes.includes('error.auth.unauthenticated')) expect(headers, `${name} ${status}`).toContain('WWW-Authenticate')
-        if (codes.some((code) => ['error.rate_limited', 'error.auth.account_locked', 'error.unavailable'].includes(code))) expect(headers, `${name} ${status}`).toContain('Retry-After')
+        if (codes.some((code) => ['error.rate_limited', 'error.auth.account_locked', 'error.unavailable'].includes(code)))
+          expect(headers, `${name} ${status}`).toContain('Retry-After')
       }
     }
   })

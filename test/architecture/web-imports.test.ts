@@ -10,18 +10,22 @@ const WEB = path.join(ROOT, 'web/src')
 
 async function sources(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true })
-  const nested = await Promise.all(entries.map((entry) => {
-    const full = path.join(directory, entry.name)
-    if (entry.isDirectory()) return sources(full)
-    return Promise.resolve(/\.tsx?$/.test(entry.name) ? [full] : [])
-  }))
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const full = path.join(directory, entry.name)
+      if (entry.isDirectory()) return sources(full)
+      return Promise.resolve(/\.tsx?$/.test(entry.name) ? [full] : [])
+    }),
+  )
   return nested.flat()
 }
 
 const files = await Promise.all(
   (await sources(WEB)).map(async (full) => {
     const text = await readFile(full, 'utf8')
-    const imports = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? '')
+    const imports = [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1] ?? m[2] ?? m[3] ?? '',
+    )
     return { file: path.relative(WEB, full), full, text, imports }
   }),
 )
@@ -39,8 +43,13 @@ describe('the web app and the libraries beside it', () => {
     expect(named.length).toBeGreaterThan(50)
     for (const source of files) {
       for (const imported of source.imports) {
-        if (imported.startsWith('.')) expect(path.resolve(path.dirname(source.full), imported).startsWith(WEB + path.sep), `${source.file} imports ${imported}`).toBe(true)
-        if (imported.startsWith('@coffer/')) expect(Object.keys(LIBRARY_NAMES).some((name) => imported.startsWith(`${name}/`)), `${source.file} imports ${imported}`).toBe(true)
+        if (imported.startsWith('.'))
+          expect(path.resolve(path.dirname(source.full), imported).startsWith(WEB + path.sep), `${source.file} imports ${imported}`).toBe(true)
+        if (imported.startsWith('@coffer/'))
+          expect(
+            Object.keys(LIBRARY_NAMES).some((name) => imported.startsWith(`${name}/`)),
+            `${source.file} imports ${imported}`,
+          ).toBe(true)
       }
     }
   })
@@ -56,7 +65,10 @@ describe('the web app and the libraries beside it', () => {
   it('writes sizes, counts and times only through lib/format.ts', () => {
     for (const source of files.filter((f) => f.file !== path.join('lib', 'format.ts'))) {
       const code = source.text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
-      expect(/\.toLocale\w*String\(|\bIntl\.(NumberFormat|DateTimeFormat|PluralRules|RelativeTimeFormat)\b/.test(code), `${source.file} formats on its own`).toBe(false)
+      expect(
+        /\.toLocale\w*String\(|\bIntl\.(NumberFormat|DateTimeFormat|PluralRules|RelativeTimeFormat)\b/.test(code),
+        `${source.file} formats on its own`,
+      ).toBe(false)
     }
   })
 })

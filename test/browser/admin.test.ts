@@ -103,7 +103,13 @@ describe('the operator page', () => {
     await assets.getByRole('button', { name: 'Lift hold' }).click()
     await expect.poll(() => assets.getByRole('status').textContent()).toBe('Legal hold lifted.')
     expect(await card.locator('.record li').count()).toBe(5)
-    expect((await alice.client.moderationRecord()).events.map((event) => event.action)).toEqual(['suspended', 'reinstated', 'taken_down', 'legal_hold', 'hold_lifted'])
+    expect((await alice.client.moderationRecord()).events.map((event) => event.action)).toEqual([
+      'suspended',
+      'reinstated',
+      'taken_down',
+      'legal_hold',
+      'hold_lifted',
+    ])
 
     // Restore undoes the takedown: the files are served again, and the record says so.
     await assets.getByRole('button', { name: 'Restore' }).click()
@@ -153,14 +159,18 @@ describe('the operator page', () => {
     await expect.poll(() => card.getByRole('status').textContent()).toContain('Second factor reset: every session of the account ended')
     expect(await card.locator('.facts').textContent()).toContain('Second factorOff')
     expect(await card.getByRole('button', { name: 'Reset second factor' }).count()).toBe(0)
-    expect(await card.locator('.record li').allTextContents()).toEqual([expect.stringMatching(/: Second factor reset: every session ended\. Reason: “lost phone; identity checked by video call”$/)])
+    expect(await card.locator('.record li').allTextContents()).toEqual([
+      expect.stringMatching(/: Second factor reset: every session ended\. Reason: “lost phone; identity checked by video call”$/),
+    ])
 
     // The server agrees: no second factor, the owner's session ended, the password alone signs in, the record says why.
     expect((await admin.account(userId)).second_factor.enabled).toBe(false)
     await expect(carol.client.getProfile()).rejects.toMatchObject({ status: 401 })
     const again = server.client()
     expect((await again.login(carol.email, PASSWORD)).kind).toBe('session')
-    expect((await again.moderationRecord()).events).toEqual([expect.objectContaining({ action: 'second_factor_reset', reason: 'lost phone; identity checked by video call' })])
+    expect((await again.moderationRecord()).events).toEqual([
+      expect.objectContaining({ action: 'second_factor_reset', reason: 'lost phone; identity checked by video call' }),
+    ])
     await device.context.close()
   })
 

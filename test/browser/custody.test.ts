@@ -39,7 +39,10 @@ describe('custody in the browser', () => {
     const stored = new Map<string, { assetId: string; ciphertextHash: string }>()
     for (const [i, name] of names.entries()) {
       const bytes = new Uint8Array(2000 + i * 700).fill(i + 1)
-      const result = await backupFile({ ...account.library, albumId: album.albumId }, { name, size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] })
+      const result = await backupFile(
+        { ...account.library, albumId: album.albumId },
+        { name, size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] },
+      )
       stored.set(name, { assetId: result.assetId, ciphertextHash: result.ciphertextHash! })
     }
 
@@ -70,11 +73,11 @@ describe('custody in the browser', () => {
     await expect.poll(() => verdict(page).textContent()).toMatch(/✗ Not verified Deep check/)
     await page.getByText('Details: what was checked').click()
     const problems = page.locator('.problems')
-    expect(await problems.textContent()).toContain('is corrupt on the server\'s disk')
+    expect(await problems.textContent()).toContain("is corrupt on the server's disk")
     expect(await problems.textContent()).toContain('downloaded, it fails')
     await checkScreen(device, 'custody-photo-not-verified')
 
-    await page.getByRole('link', { name: 'The whole album\'s custody' }).click()
+    await page.getByRole('link', { name: "The whole album's custody" }).click()
     await expect.poll(() => summary(page).textContent()).toMatch(/✓ Verified All 3 photos/)
     await page.getByRole('button', { name: 'Deep check (the server re-reads every photo)' }).click()
     await expect.poll(() => summary(page).textContent()).toMatch(/✗ Not verified 1 of 3 photos not verified, deep check/)

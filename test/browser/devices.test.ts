@@ -111,11 +111,16 @@ describe('the device screens', () => {
 
     await page.getByRole('button', { name: 'I have written it down' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Check your recovery phrase' }).isVisible()).toBe(true)
-    const asked = await page.getByLabel(/^Word \d+$/).evaluateAll((inputs) => inputs.map((input) => Number(input.parentElement!.textContent!.replace('Word ', ''))))
+    const asked = await page
+      .getByLabel(/^Word \d+$/)
+      .evaluateAll((inputs) => inputs.map((input) => Number(input.parentElement!.textContent!.replace('Word ', ''))))
     expect(asked).toHaveLength(3)
-    for (const [i, position] of asked.entries()) await page.getByLabel(`Word ${position}`, { exact: true }).fill(i === 0 ? (words[position] === 'zoo' ? 'abandon' : 'zoo') : words[position - 1]!)
+    for (const [i, position] of asked.entries())
+      await page.getByLabel(`Word ${position}`, { exact: true }).fill(i === 0 ? (words[position] === 'zoo' ? 'abandon' : 'zoo') : words[position - 1]!)
     await page.getByRole('button', { name: 'Check and finish' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe(`Word ${asked[0]} is not what the phrase says. Look at your written copy again, or go back to the phrase.`)
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(`Word ${asked[0]} is not what the phrase says. Look at your written copy again, or go back to the phrase.`)
     await checkScreen(first, 'device-phrase-check')
     expect(await storedIdentitySeeds(page, 'keys')).toBeNull()
     await page.getByLabel(`Word ${asked[0]}`, { exact: true }).fill(words[asked[0]! - 1]!.toUpperCase())
@@ -184,11 +189,13 @@ describe('the device screens', () => {
     // What the first browser stores, the second shows: the same keys open the same album.
     const folder = await mkdtemp(path.join(tmpdir(), 'coffer-web-devices-'))
     const names = ['Shared 1.jpg', 'Shared 2.jpg']
-    const files = await Promise.all(names.map(async (name, i) => {
-      const file = path.join(folder, name)
-      await writePhoto(file, { format: 'jpeg', width: 320, height: 240, seed: 900 + i })
-      return file
-    }))
+    const files = await Promise.all(
+      names.map(async (name, i) => {
+        const file = path.join(folder, name)
+        await writePhoto(file, { format: 'jpeg', width: 320, height: 240, seed: 900 + i })
+        return file
+      }),
+    )
     await first.page.goto('/#/albums')
     await first.page.getByLabel('New album').fill('Shared')
     await first.page.getByRole('button', { name: 'Create album' }).click()
@@ -230,7 +237,9 @@ describe('the device screens', () => {
     const phrase = third.page.getByLabel('Recovery phrase')
     await phrase.fill(account.phrase.replace(/^\S+/, 'notaword'))
     await third.page.getByRole('button', { name: 'Recover' }).click()
-    await expect.poll(() => third.page.getByRole('alert').textContent()).toBe('Word 1, “notaword”, is not one of the recovery words. Check its spelling on your written copy.')
+    await expect
+      .poll(() => third.page.getByRole('alert').textContent())
+      .toBe('Word 1, “notaword”, is not one of the recovery words. Check its spelling on your written copy.')
     await checkScreen(third, 'device-recover')
     // Valid words with a valid checksum, but not this account's phrase.
     await phrase.fill(recoveryPhrase(generateRecoveryKey()))

@@ -36,7 +36,14 @@ let many: Promise<{ account: WebAccount; albumId: string }>
 /** The upload list (each file's state and text) and the grid's tiles (data-asset, class, label): what a wait that ran out leaves to read. */
 async function uploadsAndTiles(page: Page): Promise<string> {
   const uploads = await page.locator('.uploads li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-state')} ${item.textContent}`))
-  const tiles = await page.locator('.grid [data-asset]').evaluateAll((links) => links.map((link) => `${link.getAttribute('data-asset')} ${link.getAttribute('class')} ${link.getAttribute('aria-label')}${link.hasAttribute('title') ? `: ${link.getAttribute('title')}` : ''}`))
+  const tiles = await page
+    .locator('.grid [data-asset]')
+    .evaluateAll((links) =>
+      links.map(
+        (link) =>
+          `${link.getAttribute('data-asset')} ${link.getAttribute('class')} ${link.getAttribute('aria-label')}${link.hasAttribute('title') ? `: ${link.getAttribute('title')}` : ''}`,
+      ),
+    )
   return JSON.stringify({ uploads, tiles }, null, 1)
 }
 
@@ -64,11 +71,18 @@ async function photo(n: number, size: { width: number; height: number } = { widt
   const name = `IMG_${String(n).padStart(4, '0')}.jpg`
   const file = path.join(folder, name)
   const captured = new Date(Date.UTC(2021, 4, 1 + (n % 27), 8 + (n % 12), n % 60, 7))
-  await writePhoto(file, { format: 'jpeg', ...size, seed: 7000 + n, captured, utcOffsetMinutes: 0, camera: CAMERA, gps: { latitude: 48.8582602, longitude: 2.2944991 } })
+  await writePhoto(file, {
+    format: 'jpeg',
+    ...size,
+    seed: 7000 + n,
+    captured,
+    utcOffsetMinutes: 0,
+    camera: CAMERA,
+    gps: { latitude: 48.8582602, longitude: 2.2944991 },
+  })
   const exifTime = captured.toISOString().slice(0, 19).replace('T', ' ').replace(/-/g, ':')
   return { name, file, bytes: await readFile(file), captured, exifTime }
 }
-
 
 /** expect.poll with room for the first screens (workers starting, keys made from their seeds). */
 const poll = <T>(read: () => Promise<T>, timeout = 15_000) => expect.poll(read, { timeout })
@@ -85,7 +99,6 @@ async function scrollSettled(page: Page): Promise<void> {
   }
   throw new Error('the page kept scrolling')
 }
-
 
 /** Drops files on the album page as a person dragging them from their desktop would. */
 async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {
@@ -157,7 +170,10 @@ describe('the gallery', () => {
     const source = photos.find((p) => p.name === opened.metadata.name)!
     expect(opened.metadata).toMatchObject({ type: 'image/jpeg', size: source.bytes.length, width: 640, height: 480, captured: source.captured.getTime() })
     expect(opened.metadata.location).toBeUndefined()
-    expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([['original', 'image/jpeg'], ['thumbnail', 'image/webp']])
+    expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([
+      ['original', 'image/jpeg'],
+      ['thumbnail', 'image/webp'],
+    ])
     expect(device.problems).toEqual([])
   }, 120_000)
 
@@ -320,7 +336,12 @@ describe('the gallery', () => {
     // When each tile first showed a placeholder, one naming its photo, and its thumbnail (ms since the page began).
     await page.addInitScript(() => {
       type Tile = { getAttribute(name: string): string | null; querySelector(selector: string): unknown }
-      const page = globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<Tile> }; performance: { now(): number }; MutationObserver: new (callback: () => void) => { observe(target: unknown, options: unknown): void }; firstSeen: Record<string, Record<string, number>> }
+      const page = globalThis as unknown as {
+        document: { querySelectorAll(selector: string): Iterable<Tile> }
+        performance: { now(): number }
+        MutationObserver: new (callback: () => void) => { observe(target: unknown, options: unknown): void }
+        firstSeen: Record<string, Record<string, number>>
+      }
       const firstSeen: Record<string, Record<string, number>> = {}
       page.firstSeen = firstSeen
       const look = (): void => {
@@ -373,7 +394,14 @@ describe('the gallery', () => {
       route.fulfill({
         status: 500,
         contentType: 'application/problem+json',
-        body: JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The blob store broke', instance: '', code: 'error.internal' }),
+        body: JSON.stringify({
+          type: 'about:blank',
+          title: 'Internal Server Error',
+          status: 500,
+          detail: 'The blob store broke',
+          instance: '',
+          code: 'error.internal',
+        }),
       }),
     )
     await openAs(page, server, owner, `/#/albums/${manyId}`)

@@ -43,7 +43,9 @@ const labPhoto = (place: number): string => `photo-${String(place).padStart(7, '
 async function openLab(options: { phone?: boolean } = {}): Promise<WatchedPage> {
   const lab = await openDevice(browser, server.url, options)
   const html = await readFile(path.join(WEB_DIST, 'grid-lab.html'))
-  await lab.page.route(`${server.url}/grid-lab.html*`, (route) => route.fulfill({ body: html, contentType: 'text/html', headers: { 'content-security-policy': WEB_CSP } }))
+  await lab.page.route(`${server.url}/grid-lab.html*`, (route) =>
+    route.fulfill({ body: html, contentType: 'text/html', headers: { 'content-security-policy': WEB_CSP } }),
+  )
   await recordLongTasks(lab.page)
   await lab.page.goto(`/grid-lab.html?items=${LAB_ITEMS}`)
   return lab
@@ -101,7 +103,9 @@ describe('the grid lab', () => {
     // stretched by a busy machine (another process given the core mid-task) does not: the check
     // is on the quietest of up to PASSES passes, and every pass's longest task is printed.
     const tile = (await page.locator('.tile').first().boundingBox())!
-    const columns = Math.max(...(await page.locator('.grid-row').evaluateAll((rows) => rows.map((row) => (row as unknown as { childElementCount: number }).childElementCount))))
+    const columns = Math.max(
+      ...(await page.locator('.grid-row').evaluateAll((rows) => rows.map((row) => (row as unknown as { childElementCount: number }).childElementCount))),
+    )
     const steps = 20
     const passes: number[] = []
     while (passes.length < PASSES && !passes.some((longest) => longest <= LONGEST_TASK_MS)) {
@@ -150,7 +154,13 @@ describe('the grid lab', () => {
     // Tab down eight rows, past the screen's bottom: the focused tile is brought on screen.
     await page.locator(`a[data-asset="${labPhoto(0)}"]`).focus()
     for (let press = 0; press < 24; press++) await page.keyboard.press('Tab')
-    await poll(() => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(name: string): string | null } } }).document.activeElement.getAttribute('data-asset'))).toBe(labPhoto(24))
+    await poll(() =>
+      page.evaluate(() =>
+        (globalThis as unknown as { document: { activeElement: { getAttribute(name: string): string | null } } }).document.activeElement.getAttribute(
+          'data-asset',
+        ),
+      ),
+    ).toBe(labPhoto(24))
     expect(await onScreen(page)).toContain(labPhoto(24))
     const scrubber = page.getByRole('slider', { name: 'Jump to a month' })
     await scrubber.focus()

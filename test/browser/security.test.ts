@@ -48,7 +48,9 @@ describe('the security screen', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
     await expect.poll(() => page.getByText('Verified in this browser').isVisible()).toBe(true)
     const devices = page.getByRole('region', { name: 'Your devices' })
-    await expect.poll(() => devices.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining(BROWSER_DEVICE), expect.stringContaining(OTHER_DEVICE)])
+    await expect
+      .poll(() => devices.getByRole('listitem').allTextContents())
+      .toEqual([expect.stringContaining(BROWSER_DEVICE), expect.stringContaining(OTHER_DEVICE)])
     expect(await devices.getByRole('listitem').first().textContent()).toContain('This browser')
     const fingerprint = IdentityKey.fromSeeds(account.keys.identitySeeds).fingerprint.match(/.{4}/g)!.join(' ')
     expect(await devices.locator('code').textContent()).toBe(fingerprint)
@@ -166,7 +168,9 @@ describe('the security screen', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
     await expect.poll(() => page.getByText('9 recovery codes are left.').isVisible()).toBe(true)
     const events = page.getByRole('region', { name: 'Recent security events' })
-    await expect.poll(() => events.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('A recovery code was used in place of a code from the authenticator app')])
+    await expect
+      .poll(() => events.getByRole('listitem').allTextContents())
+      .toEqual([expect.stringContaining('A recovery code was used in place of a code from the authenticator app')])
 
     // New codes: the sign-in is made older than 10 minutes, so the password is asked for first.
     server.clock.advance(11 * 60_000)
@@ -202,7 +206,9 @@ describe('the security screen', () => {
     const { page } = device
     await openAs(page, server, account, '/#/security')
     const events = page.getByRole('region', { name: 'Recent security events' })
-    await expect.poll(() => events.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Signing in was locked after too many wrong passwords')])
+    await expect
+      .poll(() => events.getByRole('listitem').allTextContents())
+      .toEqual([expect.stringContaining('Signing in was locked after too many wrong passwords')])
 
     const newPassword = `new password ${randomUUID().slice(0, 8)}`
     await page.getByLabel('Current password').fill('this is not it at all')
@@ -271,7 +277,10 @@ describe('the moderation record', () => {
     const account = await webAccount(server, 'web-record')
     const album = await openAlbum(account.library, 'Moderated')
     const photo = new TextEncoder().encode('a photo the operator takes down')
-    const { assetId } = await backupFile({ ...account.library, albumId: album.albumId }, { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] })
+    const { assetId } = await backupFile(
+      { ...account.library, albumId: album.albumId },
+      { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] },
+    )
     const operator = admin()
 
     const device = await openDevice(browser, server.url, { phone: true })

@@ -35,7 +35,14 @@ let context: BrowserContext
 beforeAll(async () => {
   server = await startServer()
   profile = await mkdtemp(path.join(tmpdir(), 'coffer-storage-profile-'))
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, baseURL: server.url, viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' })
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    baseURL: server.url,
+    viewport: { width: 1280, height: 860 },
+    reducedMotion: 'reduce',
+  })
   context.setDefaultTimeout(10_000)
 }, 60_000)
 afterAll(async () => {
@@ -65,7 +72,10 @@ function pageStorage(page: Page): Promise<Kept[]> {
       indexedDB: { databases(): Promise<{ name: string }[]>; open(name: string): Request<Database> }
       localStorage: { length: number; key(n: number): string; getItem(key: string): string }
       sessionStorage: { length: number; key(n: number): string; getItem(key: string): string }
-      caches: { keys(): Promise<string[]>; open(name: string): Promise<{ keys(): Promise<{ url: string }[]>; match(request: unknown): Promise<{ arrayBuffer(): Promise<ArrayBuffer> }> }> }
+      caches: {
+        keys(): Promise<string[]>
+        open(name: string): Promise<{ keys(): Promise<{ url: string }[]>; match(request: unknown): Promise<{ arrayBuffer(): Promise<ArrayBuffer> }> }>
+      }
       Blob: new () => { arrayBuffer(): Promise<ArrayBuffer> }
       CryptoKey: new () => { extractable: boolean }
     }
@@ -107,12 +117,16 @@ function pageStorage(page: Page): Promise<Kept[]> {
       }
       db.close()
     }
-    for (const [label, storage] of [['localStorage', g.localStorage], ['sessionStorage', g.sessionStorage]] as const) {
+    for (const [label, storage] of [
+      ['localStorage', g.localStorage],
+      ['sessionStorage', g.sessionStorage],
+    ] as const) {
       for (let n = 0; n < storage.length; n++) await keep(`${label} ${storage.key(n)}`, [storage.key(n), storage.getItem(storage.key(n))])
     }
     for (const cacheName of await g.caches.keys()) {
       const cache = await g.caches.open(cacheName)
-      for (const request of await cache.keys()) await keep(`Cache Storage ${cacheName} ${request.url}`, [request.url, await (await cache.match(request)).arrayBuffer()])
+      for (const request of await cache.keys())
+        await keep(`Cache Storage ${cacheName} ${request.url}`, [request.url, await (await cache.match(request)).arrayBuffer()])
     }
     return kept
   })
@@ -157,11 +171,14 @@ async function storedSealedKeys(page: Page): Promise<SealedKeysRecord> {
       new Promise<{ salt: number[]; params: EscrowKdfParams; iv: number[]; data: number[] }>((resolve, reject) => {
         type Request<T> = { result: T; error: unknown; onsuccess: (() => void) | null; onerror: (() => void) | null }
         type Store = { get(key: string): Request<{ salt: Uint8Array; params: EscrowKdfParams; sealed: Sealed }> }
-        const open = (globalThis as unknown as { indexedDB: { open(name: string): Request<{ transaction(store: string): { objectStore(name: string): Store } }> } }).indexedDB.open('coffer')
+        const open = (
+          globalThis as unknown as { indexedDB: { open(name: string): Request<{ transaction(store: string): { objectStore(name: string): Store } }> } }
+        ).indexedDB.open('coffer')
         open.onerror = () => reject(open.error)
         open.onsuccess = () => {
           const read = open.result.transaction('state').objectStore('state').get('keys')
-          read.onsuccess = () => resolve({ salt: [...read.result.salt], params: read.result.params, iv: [...read.result.sealed.iv], data: [...read.result.sealed.data] })
+          read.onsuccess = () =>
+            resolve({ salt: [...read.result.salt], params: read.result.params, iv: [...read.result.sealed.iv], data: [...read.result.sealed.data] })
         }
       }),
   )
@@ -194,7 +211,8 @@ describe('the browser keeps only ciphertext', () => {
     page.on('pageerror', (error) => problems.push(error.message))
     const tokens: string[] = []
     page.on('response', (response) => {
-      if (new URL(response.url()).pathname === '/v1/auth/login' && response.ok()) void response.json().then((body: { access_token: string; refresh_token: string }) => tokens.push(body.access_token, body.refresh_token))
+      if (new URL(response.url()).pathname === '/v1/auth/login' && response.ok())
+        void response.json().then((body: { access_token: string; refresh_token: string }) => tokens.push(body.access_token, body.refresh_token))
     })
     const folder = await mkdtemp(path.join(tmpdir(), 'coffer-storage-photos-'))
     const photos = await Promise.all(
@@ -231,7 +249,7 @@ describe('the browser keeps only ciphertext', () => {
       ['the identity seeds', Buffer.from(account.keys.identitySeeds)],
       ['the X-Wing seed', Buffer.from(account.keys.xwingSeed)],
       ...photos.map((p, n) => [`photo ${n + 1}'s bytes`, middle(p.bytes)] as const),
-      ['a thumbnail\'s bytes', middle(thumbnail)],
+      ["a thumbnail's bytes", middle(thumbnail)],
       ['a file name', Buffer.from('secret-cove')],
       ['the email', Buffer.from(account.email)],
       ...tokens.map((token, n) => [n % 2 === 0 ? 'the access token' : 'the refresh token', Buffer.from(token)] as const),
@@ -246,10 +264,21 @@ describe('the browser keeps only ciphertext', () => {
     expect(await plaintextOnDisk(profile, onDisk)).toEqual([])
     const kept = await pageStorage(page)
     // What was read: the sign-in's records and the queued file; no key readable by script.
-    expect(kept.map((k) => k.where).filter((where) => where.startsWith('indexedDB coffer/'))).toEqual(['keys', 'password-key', 'session', 'storage-key'].map((name) => `indexedDB coffer/state/${name}`))
+    expect(kept.map((k) => k.where).filter((where) => where.startsWith('indexedDB coffer/'))).toEqual(
+      ['keys', 'password-key', 'session', 'storage-key'].map((name) => `indexedDB coffer/state/${name}`),
+    )
     expect(kept.filter((k) => k.where.startsWith('indexedDB coffer-uploads/'))).toHaveLength(1)
     expect(kept.filter((k) => k.extractableKeys > 0)).toEqual([])
-    expect(await page.evaluate(async () => (await (globalThis as unknown as { navigator: { serviceWorker: { getRegistrations(): Promise<unknown[]> } } }).navigator.serviceWorker.getRegistrations()).length)).toBe(0)
+    expect(
+      await page.evaluate(
+        async () =>
+          (
+            await (
+              globalThis as unknown as { navigator: { serviceWorker: { getRegistrations(): Promise<unknown[]> } } }
+            ).navigator.serviceWorker.getRegistrations()
+          ).length,
+      ),
+    ).toBe(0)
 
     // Signing out drops the session, its keys and the queue; the device keys stay, sealed.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click()

@@ -24,7 +24,8 @@ beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'coffer-upload-progress-'))
   video = path.join(folder, 'holiday.mp4')
   const out = createWriteStream(video)
-  for (let written = 0; written < SIZE; written += 16 << 20) if (!out.write(randomBytes(Math.min(16 << 20, SIZE - written)))) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
+  for (let written = 0; written < SIZE; written += 16 << 20)
+    if (!out.write(randomBytes(Math.min(16 << 20, SIZE - written)))) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
   out.end()
   await finished(out)
 })
@@ -63,11 +64,16 @@ describe('the upload panel', () => {
     const started = Date.now()
     await picker(page).setInputFiles(video)
     // Halfway or so, the panel as a person sees it (docs/web.md, "Uploads").
-    await expect.poll(async () => {
-      const samples = await page.evaluate(() => (globalThis as unknown as { samples: Sample[] }).samples)
-      const last = samples.at(-1)
-      return last === undefined ? 0 : last.value / last.max
-    }, { timeout: 120_000, interval: 250 }).toBeGreaterThan(0.4)
+    await expect
+      .poll(
+        async () => {
+          const samples = await page.evaluate(() => (globalThis as unknown as { samples: Sample[] }).samples)
+          const last = samples.at(-1)
+          return last === undefined ? 0 : last.value / last.max
+        },
+        { timeout: 120_000, interval: 250 },
+      )
+      .toBeGreaterThan(0.4)
     // The page is busy encrypting: a screenshot may wait a while for its frame.
     device.context.setDefaultTimeout(60_000)
     await checkScreen(device, 'upload-progress-large')

@@ -6,8 +6,17 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  AccountSetUpElsewhereError, fetchedDirectory, NoEscrowError, openRecoveryEscrow, planFirstDevice, publishFirstDevice, recoverWithPhrase, RecoveryPhraseError,
-  setUpFirstDevice, withFreshSignIn, type AccountKeys,
+  AccountSetUpElsewhereError,
+  fetchedDirectory,
+  NoEscrowError,
+  openRecoveryEscrow,
+  planFirstDevice,
+  publishFirstDevice,
+  recoverWithPhrase,
+  RecoveryPhraseError,
+  setUpFirstDevice,
+  withFreshSignIn,
+  type AccountKeys,
 } from '../../src/client/account.ts'
 import { generateRecoveryKey, recoveryPhrase } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair } from '../../src/client/format/xwing.ts'
@@ -168,7 +177,7 @@ describe('recoverWithPhrase', () => {
     expect(await serverState(second)).toEqual(before)
   })
 
-  it('with a prompt: asked again after a malformed and a wrong phrase, then lists this device in directory v2 with its new key and answers the account\'s keys', async () => {
+  it("with a prompt: asked again after a malformed and a wrong phrase, then lists this device in directory v2 with its new key and answers the account's keys", async () => {
     const { first, set, second } = await setUpAccount()
     const escrowBefore = await first.client.fetchEscrow()
     const failures: (string | null)[] = []
@@ -197,7 +206,15 @@ describe('recoverWithPhrase', () => {
 
     // A prompt that throws stops the recovery with its error.
     const stop = new Error('cancelled')
-    await expect(recoverWithPhrase({ ...second, deviceName: 'X', phrase: async () => { throw stop } })).rejects.toBe(stop)
+    await expect(
+      recoverWithPhrase({
+        ...second,
+        deviceName: 'X',
+        phrase: async () => {
+          throw stop
+        },
+      }),
+    ).rejects.toBe(stop)
   })
 
   it('an account without an escrow: NoEscrowError, saying whether setup started (a directory is there)', async () => {
@@ -205,7 +222,10 @@ describe('recoverWithPhrase', () => {
     await expect(recoverWithPhrase({ ...never, deviceName: 'X', phrase: 'x' })).rejects.toMatchObject({ name: 'NoEscrowError', setUpStarted: false })
     const started = await newAccount()
     const identity = IdentityKey.generate()
-    await started.client.publishDirectory(await signDirectory(identity, { version: 1, devices: [{ device_id: started.deviceId, public_key: identity.publicKey }] }), identity)
+    await started.client.publishDirectory(
+      await signDirectory(identity, { version: 1, devices: [{ device_id: started.deviceId, public_key: identity.publicKey }] }),
+      identity,
+    )
     const error = await recoverWithPhrase({ ...started, deviceName: 'X', phrase: 'x' }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(NoEscrowError)
     expect(error).toMatchObject({ setUpStarted: true })
@@ -217,8 +237,18 @@ describe('withFreshSignIn', () => {
     const device = await newAccount()
     server.clock.advance(11 * 60_000)
     await expect(withFreshSignIn(device.client, () => device.client.issueEnrollmentCode())).rejects.toBeInstanceOf(CofferProblem)
-    await expect(withFreshSignIn(device.client, () => device.client.issueEnrollmentCode(), async () => 'not the password')).rejects.toMatchObject({ code: 'error.auth.invalid_credentials' })
-    const code = await withFreshSignIn(device.client, () => device.client.issueEnrollmentCode(), async () => PASSWORD)
+    await expect(
+      withFreshSignIn(
+        device.client,
+        () => device.client.issueEnrollmentCode(),
+        async () => 'not the password',
+      ),
+    ).rejects.toMatchObject({ code: 'error.auth.invalid_credentials' })
+    const code = await withFreshSignIn(
+      device.client,
+      () => device.client.issueEnrollmentCode(),
+      async () => PASSWORD,
+    )
     expect(code.code).toBeTruthy()
   })
 })
@@ -237,14 +267,29 @@ describe('addDeviceByPairing / joinByPairing', () => {
     const kept: AccountKeys[] = []
     const [added, joined] = await Promise.all([
       addDeviceByPairing({
-        client: first.client, userId: first.userId, keys: set.keys, pairing, intervalMs: 20,
+        client: first.client,
+        userId: first.userId,
+        keys: set.keys,
+        pairing,
+        intervalMs: 20,
         onHello: (hello) => hellos.push(hello.device_name),
-        confirmSas: async (code) => { sas.a = code; return true },
+        confirmSas: async (code) => {
+          sas.a = code
+          return true
+        },
       }),
       joinByPairing({
-        ...second, deviceName: 'New phone', pairingCode: pairing.pairingCode, intervalMs: 20,
-        confirmSas: async (code) => { sas.b = code; return true },
-        keep: (keys) => { kept.push(keys) },
+        ...second,
+        deviceName: 'New phone',
+        pairingCode: pairing.pairingCode,
+        intervalMs: 20,
+        confirmSas: async (code) => {
+          sas.b = code
+          return true
+        },
+        keep: (keys) => {
+          kept.push(keys)
+        },
       }),
     ])
     expect(sas.a).toMatch(/^\d{3} \d{3}$/)
@@ -269,7 +314,16 @@ describe('addDeviceByPairing / joinByPairing', () => {
     const kept: AccountKeys[] = []
     const [added, joined] = await Promise.allSettled([
       addDeviceByPairing({ client: first.client, userId: first.userId, keys: set.keys, pairing, intervalMs: 20, confirmSas: async () => true }),
-      joinByPairing({ ...second, deviceName: 'New phone', pairingCode: pairing.pairingCode, intervalMs: 20, confirmSas: async () => false, keep: (keys) => { kept.push(keys) } }),
+      joinByPairing({
+        ...second,
+        deviceName: 'New phone',
+        pairingCode: pairing.pairingCode,
+        intervalMs: 20,
+        confirmSas: async () => false,
+        keep: (keys) => {
+          kept.push(keys)
+        },
+      }),
     ])
     expect(joined).toMatchObject({ status: 'rejected', reason: { name: 'EnrollmentError', stop: 'declined' } })
     expect(added).toMatchObject({ status: 'rejected', reason: { name: 'EnrollmentError', stop: 'aborted' } })

@@ -36,7 +36,13 @@ function setProtocolRange(range: { min: string; current: string; max: string }):
   ;(server.deps.config as { protocol: typeof range }).protocol = range
 }
 
-const sourceOf = (name: string, bytes: Uint8Array): FileSource => ({ name, size: bytes.length, type: 'image/jpeg', modified: 1_700_000_000_000, open: () => [bytes] })
+const sourceOf = (name: string, bytes: Uint8Array): FileSource => ({
+  name,
+  size: bytes.length,
+  type: 'image/jpeg',
+  modified: 1_700_000_000_000,
+  open: () => [bytes],
+})
 
 async function restoredBytes(lib: Library, albumId: string, assetId: string): Promise<{ bytes: Buffer; name: string; action: string }> {
   const entry = await findAssetEntry(lib.client, albumId, assetId)
@@ -200,38 +206,46 @@ describe('backupAll after a delete', () => {
 })
 
 describe('protocol versions (426) and the upgrade ceremony', () => {
-  it.each(['backup', 'replace', 'delete'] as const)('a %s meeting a 426 is written again at the newest version both speak, and the album is pinned there', async (write) => {
-    const { album, assetId } = await photoIn(`Protocol moved ${write}`)
-    expect(await pinnedOf(album.albumId)).toBe('2026-06-01')
-    // The server stops taking the album's version: a write stating it meets a 426.
-    setProtocolRange({ min: '2026-09-01', current: '2026-09-01', max: '2026-11-01' })
-    const target = { ...library, albumId: album.albumId, protocolVersion: '2026-06-01' }
-    let stated: string | null = null
-    if (write === 'backup') {
-      const stored = await backupFile(target, sourceOf('IMG_0002.jpg', randomBytes(3000)))
-      expect(stored.status).toBe('stored')
-      stated = readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, stored.assetId))!.manifest_cbor), library.identityPublicKey).envelope.protocol_version
-    } else if (write === 'replace') {
-      const edited = randomBytes(2000)
-      await replaceFile(target, assetId, sourceOf('IMG_0001.jpg', edited))
-      expect((await restoredBytes(library, album.albumId, assetId)).bytes.equals(edited)).toBe(true)
-      stated = readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, assetId))!.manifest_cbor), library.identityPublicKey).envelope.protocol_version
-    } else {
-      await deleteFile(library, album.albumId, assetId)
-      expect(await findAssetEntry(library.client, album.albumId, assetId)).toBeNull()
-      let last = null
-      for await (const entry of feedEntries(library.client, album.albumId)) last = entry
-      expect(last!.action).toBe('delete')
-      stated = readManifest(fromBase64(last!.manifest_cbor), library.identityPublicKey).envelope.protocol_version
-    }
-    expect(stated).toBe('2026-11-01')
-    expect(await pinnedOf(album.albumId)).toBe('2026-11-01')
-    // The next write of this client states the new version at once.
-    const next = await backupFile(target, sourceOf('IMG_0003.jpg', randomBytes(100)))
-    expect(readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, next.assetId))!.manifest_cbor), library.identityPublicKey).envelope.protocol_version).toBe('2026-11-01')
-  })
+  it.each(['backup', 'replace', 'delete'] as const)(
+    'a %s meeting a 426 is written again at the newest version both speak, and the album is pinned there',
+    async (write) => {
+      const { album, assetId } = await photoIn(`Protocol moved ${write}`)
+      expect(await pinnedOf(album.albumId)).toBe('2026-06-01')
+      // The server stops taking the album's version: a write stating it meets a 426.
+      setProtocolRange({ min: '2026-09-01', current: '2026-09-01', max: '2026-11-01' })
+      const target = { ...library, albumId: album.albumId, protocolVersion: '2026-06-01' }
+      let stated: string | null = null
+      if (write === 'backup') {
+        const stored = await backupFile(target, sourceOf('IMG_0002.jpg', randomBytes(3000)))
+        expect(stored.status).toBe('stored')
+        stated = readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, stored.assetId))!.manifest_cbor), library.identityPublicKey)
+          .envelope.protocol_version
+      } else if (write === 'replace') {
+        const edited = randomBytes(2000)
+        await replaceFile(target, assetId, sourceOf('IMG_0001.jpg', edited))
+        expect((await restoredBytes(library, album.albumId, assetId)).bytes.equals(edited)).toBe(true)
+        stated = readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, assetId))!.manifest_cbor), library.identityPublicKey).envelope
+          .protocol_version
+      } else {
+        await deleteFile(library, album.albumId, assetId)
+        expect(await findAssetEntry(library.client, album.albumId, assetId)).toBeNull()
+        let last = null
+        for await (const entry of feedEntries(library.client, album.albumId)) last = entry
+        expect(last!.action).toBe('delete')
+        stated = readManifest(fromBase64(last!.manifest_cbor), library.identityPublicKey).envelope.protocol_version
+      }
+      expect(stated).toBe('2026-11-01')
+      expect(await pinnedOf(album.albumId)).toBe('2026-11-01')
+      // The next write of this client states the new version at once.
+      const next = await backupFile(target, sourceOf('IMG_0003.jpg', randomBytes(100)))
+      expect(
+        readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, next.assetId))!.manifest_cbor), library.identityPublicKey).envelope
+          .protocol_version,
+      ).toBe('2026-11-01')
+    },
+  )
 
-  it('a delete after another device pinned the album to a newer version states the pin, not its last write\'s version', async () => {
+  it("a delete after another device pinned the album to a newer version states the pin, not its last write's version", async () => {
     const { album, assetId } = await photoIn('Protocol delete')
     const intentId = crypto.randomUUID()
     await library.client.startUpgrade(album.albumId, encodeCanonical({ intent_id: intentId, to_protocol_version: '2026-09-01' }))
@@ -248,11 +262,14 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
     await library.client.commitUpgrade(album.albumId, intentId, encodeCanonical({ tombstone: intentId }))
     const stored = await backupFile({ ...library, albumId: album.albumId, protocolVersion: '2026-06-01' }, sourceOf('after.jpg', randomBytes(500)))
     expect(stored.status).toBe('stored')
-    expect(readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, stored.assetId))!.manifest_cbor), library.identityPublicKey).envelope.protocol_version).toBe('2026-11-01')
+    expect(
+      readManifest(fromBase64((await findAssetEntry(library.client, album.albumId, stored.assetId))!.manifest_cbor), library.identityPublicKey).envelope
+        .protocol_version,
+    ).toBe('2026-11-01')
     expect(await pinnedOf(album.albumId)).toBe('2026-09-01')
   })
 
-  it('a write meeting another device\'s upgrade window waits for it to close, then goes on at the new version', async () => {
+  it("a write meeting another device's upgrade window waits for it to close, then goes on at the new version", async () => {
     const album = await openAlbum(library, 'Upgrade window')
     const intentId = crypto.randomUUID()
     await library.client.startUpgrade(album.albumId, encodeCanonical({ intent_id: intentId, to_protocol_version: '2026-10-01' }))
@@ -283,9 +300,23 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
       const bytes = randomBytes(300)
       return { path: name, size: bytes.length, modified: null, source: async () => sourceOf(name, bytes) }
     })
-    const state: SyncState = { knownAsset: async () => null, lastBackedUp: async () => null, movedFile: async () => null, remember: async () => {}, uploadOpened: async () => {}, uploadEnded: async () => {}, openUploads: async () => [], pendingUpload: async () => null, savePendingUpload: async () => {}, dropPendingUpload: async () => {} }
+    const state: SyncState = {
+      knownAsset: async () => null,
+      lastBackedUp: async () => null,
+      movedFile: async () => null,
+      remember: async () => {},
+      uploadOpened: async () => {},
+      uploadEnded: async () => {},
+      openUploads: async () => [],
+      pendingUpload: async () => null,
+      savePendingUpload: async () => {},
+      dropPendingUpload: async () => {},
+    }
     const events: BackupEvent[] = []
-    const thrown = await backupAll({ target: { ...library, albumId: album.albumId }, state, concurrency: 1, onEvent: (event) => events.push(event) }, candidates).catch((error: unknown) => error)
+    const thrown = await backupAll(
+      { target: { ...library, albumId: album.albumId }, state, concurrency: 1, onEvent: (event) => events.push(event) },
+      candidates,
+    ).catch((error: unknown) => error)
     expect(thrown).toBeInstanceOf(ProtocolUnsupportedError)
     expect(events.filter((event) => event.type === 'file')).toEqual([]) // no file reported failed one by one
     expect(await liveEntries(library.client, album.albumId)).toHaveLength(1) // the album's record only

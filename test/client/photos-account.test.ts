@@ -72,20 +72,24 @@ async function closedPort(): Promise<number> {
 }
 
 describe('coffer-photos --help', () => {
-  it.each(['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout'])('%s --help prints its usage and exits 0, without a server or a config folder', async (name) => {
-    const home = newHome()
-    const run = await photos(home, [name, '--help'])
-    expectOk(run)
-    expect(run.stdout).toMatch(new RegExp(`^usage: coffer-photos ${name}\\b`))
-    expect(run.stdout.split('\n').length).toBeGreaterThan(3)
-    expect(run.stderr).toBe('')
-    await expect(stat(home)).rejects.toMatchObject({ code: 'ENOENT' })
-  })
+  it.each(['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout'])(
+    '%s --help prints its usage and exits 0, without a server or a config folder',
+    async (name) => {
+      const home = newHome()
+      const run = await photos(home, [name, '--help'])
+      expectOk(run)
+      expect(run.stdout).toMatch(new RegExp(`^usage: coffer-photos ${name}\\b`))
+      expect(run.stdout.split('\n').length).toBeGreaterThan(3)
+      expect(run.stderr).toBe('')
+      await expect(stat(home)).rejects.toMatchObject({ code: 'ENOENT' })
+    },
+  )
 
   it('lists every command in the overview', async () => {
     const run = await photos(newHome(), ['--help'])
     expectOk(run)
-    for (const name of ['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout', 'delete-account']) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
+    for (const name of ['login', 'setup', 'recover', 'status', 'backup', 'albums', 'ls', 'verify', 'restore', 'logout', 'delete-account'])
+      expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
   })
 })
 
@@ -137,11 +141,13 @@ describe('coffer-photos login', () => {
     expect((await readJson(home, 'account.json')).device_id).toBe(account.device_id)
     const again = await readJson<Tokens>(home, 'tokens.json')
     expect(again.access_token).not.toBe(tokens.access_token)
-    const live = (await new CofferClient({ baseUrl: server.url, tokens: again, now: server.clock.now }).listSessions()).sessions.filter((s) => s.device_id === account.device_id)
+    const live = (await new CofferClient({ baseUrl: server.url, tokens: again, now: server.clock.now }).listSessions()).sessions.filter(
+      (s) => s.device_id === account.device_id,
+    )
     expect(live).toHaveLength(1)
   })
 
-  it('--register of an existing account is refused with the server\'s code, exit 4', async () => {
+  it("--register of an existing account is refused with the server's code, exit 4", async () => {
     const { email } = await registeredHome()
     const run = await photos(newHome(), ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD })
     expect(run.code).toBe(4)
@@ -239,7 +245,10 @@ describe('the coffer-photos process', () => {
     const { home } = await setUpHome()
     const account = await readJson(home, 'account.json')
     await writeFile(path.join(home, 'account.json'), JSON.stringify({ ...account, server: `http://127.0.0.1:${await closedPort()}` }))
-    for (const [env, expected] of [[{}, '2'], [{ MALLOC_ARENA_MAX: '4' }, '4']] as const) {
+    for (const [env, expected] of [
+      [{}, '2'],
+      [{ MALLOC_ARENA_MAX: '4' }, '4'],
+    ] as const) {
       const { environ, argv } = await settledProcess(home, ['albums'], env)
       expect(environ.filter((entry) => entry.startsWith('MALLOC_ARENA_MAX='))).toEqual([`MALLOC_ARENA_MAX=${expected}`])
       expect(argv.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=8'])
@@ -257,15 +266,23 @@ describe('the coffer-photos process', () => {
     const heavy = /\/node_modules\/(typebox|sharp|@img|exifr|@inquirer)\/|\/src\/client\/node\/media\.ts$/
     for (const args of [['--help'], ['status'], ['backup', '--help']]) {
       const file = path.join(work, `loaded-${args.join('')}.txt`)
-      expectOk(await spawnPhotos(home, args, { nodeArgs: ['--import', path.join(import.meta.dirname, '../support/loaded-modules.ts')], env: { LOADED_MODULES_FILE: file } }).done)
+      expectOk(
+        await spawnPhotos(home, args, {
+          nodeArgs: ['--import', path.join(import.meta.dirname, '../support/loaded-modules.ts')],
+          env: { LOADED_MODULES_FILE: file },
+        }).done,
+      )
       const loaded = (await readFile(file, 'utf8')).split('\n')
-      expect(loaded.some((url) => url.endsWith('/src/cli/photos/program.ts')), args.join(' ')).toBe(true)
+      expect(
+        loaded.some((url) => url.endsWith('/src/cli/photos/program.ts')),
+        args.join(' '),
+      ).toBe(true)
       // backup --help loads backup's own code: the check can see what it looks for.
       expect(loaded.filter((url) => heavy.test(url)).length > 0, args.join(' ')).toBe(args[0] === 'backup')
     }
   })
 
-  it('keeps its compiled modules in the person\'s cache folder: $XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE decides when set', async () => {
+  it("keeps its compiled modules in the person's cache folder: $XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE decides when set", async () => {
     const cacheOf = (root: string) => path.join(root, 'coffer-photos', 'node-compile-cache')
     const entries = async (folder: string): Promise<string[]> => readdir(folder, { recursive: true }).catch(() => [])
     const xdg = path.join(work, 'xdg-cache')
@@ -309,14 +326,22 @@ describe('coffer-photos setup', () => {
     const fetched = await (await sdkSession(email)).fetchDirectory(account.user_id!)
     const directory = readDirectory(fetched!.bytes, identity.publicKey)
     expect(directory.version).toBe(1)
-    expect(directory.devices).toEqual([{ device_id: account.device_id, public_key: identity.publicKey, encryption_key: xwing.publicKey, name: 'Kitchen laptop', added_at: expect.any(String) }])
+    expect(directory.devices).toEqual([
+      { device_id: account.device_id, public_key: identity.publicKey, encryption_key: xwing.publicKey, name: 'Kitchen laptop', added_at: expect.any(String) },
+    ])
     expect(Math.abs(Date.parse(directory.devices[0]!.added_at!) - Date.now())).toBeLessThan(5 * 60_000)
     expect(directory.devices[0]!.encryption_key).toHaveLength(1216)
     expect(() => readDirectory(fetched!.bytes, IdentityKey.generate().publicKey)).toThrow(/does not verify/)
 
     expect(events(run).at(-1)).toEqual({
-      event: 'set_up', server: server.url, email, user_id: account.user_id, device_id: account.device_id,
-      device_name: 'Kitchen laptop', identity_fingerprint: identity.fingerprint, directory_version: 1,
+      event: 'set_up',
+      server: server.url,
+      email,
+      user_id: account.user_id,
+      device_id: account.device_id,
+      device_name: 'Kitchen laptop',
+      identity_fingerprint: identity.fingerprint,
+      directory_version: 1,
     })
   })
 
@@ -361,7 +386,9 @@ describe('coffer-photos setup', () => {
     expectOk(await photos(second, ['login', server.url, '--email', email, '--password-stdin'], { stdin: PASSWORD }))
     const elsewhere = await photos(second, ['setup', '--yes'])
     expect(elsewhere.code).toBe(3)
-    expect(elsewhere.stderr).toMatch(/is already set up on another device \(there is nothing to set up here\): to use the account on this device, run `coffer-photos recover /)
+    expect(elsewhere.stderr).toMatch(
+      /is already set up on another device \(there is nothing to set up here\): to use the account on this device, run `coffer-photos recover /,
+    )
     await expect(readFile(path.join(second, 'keys.json'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
@@ -420,13 +447,32 @@ describe('coffer-photos status', () => {
     for (const run of [text, json]) {
       expectOk(run)
       for (const shown of [server.url, email, account.user_id!, account.device_id!, fingerprint]) expect(run.stdout).toContain(shown)
-      for (const secret of [tokens.access_token!, tokens.refresh_token!, keys.master_key!, keys.identity_seeds!, keys.xwing_seed!, `${phrase.split(' ')[0]!} ${phrase.split(' ')[1]!}`, PASSWORD]) {
+      for (const secret of [
+        tokens.access_token!,
+        tokens.refresh_token!,
+        keys.master_key!,
+        keys.identity_seeds!,
+        keys.xwing_seed!,
+        `${phrase.split(' ')[0]!} ${phrase.split(' ')[1]!}`,
+        PASSWORD,
+      ]) {
         expect(run.stdout + run.stderr).not.toContain(secret)
       }
     }
-    expect(events(json)).toEqual([{
-      event: 'status', home, server: server.url, email, user_id: account.user_id, device_id: account.device_id, logged_in: true, session: 'active', set_up: true, identity_fingerprint: fingerprint,
-    }])
+    expect(events(json)).toEqual([
+      {
+        event: 'status',
+        home,
+        server: server.url,
+        email,
+        user_id: account.user_id,
+        device_id: account.device_id,
+        logged_in: true,
+        session: 'active',
+        set_up: true,
+        identity_fingerprint: fingerprint,
+      },
+    ])
     expect(text.stdout).toMatch(/^session: +active \(the server takes it\)$/m)
   })
 
@@ -479,7 +525,11 @@ describe('coffer-photos logout', () => {
     expectOk(run)
     expect(events(run)).toEqual([{ event: 'logged_out', server: server.url, session_ended: true, keys_forgotten: false }])
     expect((await authorized()).status).toBe(401)
-    const refresh = await fetch(`${server.url}/v1/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: tokens.refresh_token }) })
+    const refresh = await fetch(`${server.url}/v1/auth/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: tokens.refresh_token }),
+    })
     expect(refresh.status).toBe(401)
     expect((await readdir(home)).sort()).toEqual(['account.json', 'keys.json'])
 
@@ -519,7 +569,12 @@ describe('coffer-photos delete-account', () => {
     expect(events(run)).toEqual([{ event: 'account_deleted', server: server.url, email }])
     expect(await readdir(home)).toEqual([])
     expect((await fetch(`${server.url}/v1/profile`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
-    expect((await server.client().login(email, PASSWORD).catch((error: unknown) => error)) as object).toMatchObject({ code: 'error.auth.invalid_credentials' })
+    expect(
+      (await server
+        .client()
+        .login(email, PASSWORD)
+        .catch((error: unknown) => error)) as object,
+    ).toMatchObject({ code: 'error.auth.invalid_credentials' })
     const status = await photos(home, ['status', '--json'])
     expect(events(status)[0]).toMatchObject({ logged_in: false, set_up: false })
   })
@@ -527,7 +582,13 @@ describe('coffer-photos delete-account', () => {
   it('with a second factor: the code from --totp-code; none without a terminal is a usage error, a wrong one exit 4', async () => {
     const member = await withSecondFactor(server, 'photos-delete-totp')
     const home = newHome()
-    expectOk(await photos(home, ['login', server.url, '--email', member.email, '--password-stdin', '--totp-code', member.authenticator.codeAt(server.clock.now() + THIRTY_SECONDS)], { stdin: PASSWORD }))
+    expectOk(
+      await photos(
+        home,
+        ['login', server.url, '--email', member.email, '--password-stdin', '--totp-code', member.authenticator.codeAt(server.clock.now() + THIRTY_SECONDS)],
+        { stdin: PASSWORD },
+      ),
+    )
     // Both codes used so far are spent: the one two steps on is not.
     server.clock.advance(2 * THIRTY_SECONDS)
 
@@ -541,7 +602,12 @@ describe('coffer-photos delete-account', () => {
 
     expectOk(await photos(home, ['delete-account', '--yes', '--totp-code', member.authenticator.codeAt(server.clock.now())]))
     expect(await readdir(home)).toEqual([])
-    expect((await server.client().login(member.email, PASSWORD).catch((error: unknown) => error)) as object).toMatchObject({ code: 'error.auth.invalid_credentials' })
+    expect(
+      (await server
+        .client()
+        .login(member.email, PASSWORD)
+        .catch((error: unknown) => error)) as object,
+    ).toMatchObject({ code: 'error.auth.invalid_credentials' })
   })
 })
 

@@ -34,13 +34,25 @@ const CLI_TIMEOUT = 120_000
 let homes = 0
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
 
-interface SavedAccount { server: string; email: string; user_id: string; device_id: string }
-interface SavedKeys { state: string; master_key: string; identity_seeds: string; xwing_seed: string }
+interface SavedAccount {
+  server: string
+  email: string
+  user_id: string
+  device_id: string
+}
+interface SavedKeys {
+  state: string
+  master_key: string
+  identity_seeds: string
+  xwing_seed: string
+}
 
 /** What a device whose session was revoked says on its next command. */
-const signedOutLine = (): string => `coffer-photos: this device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again [error.auth.session_expired]`
+const signedOutLine = (): string =>
+  `coffer-photos: this device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again [error.auth.session_expired]`
 
-const login = async (home: string, email: string): Promise<void> => expectOk(await photos(home, ['login', server.url, '--email', email, '--password-stdin'], { stdin: PASSWORD }))
+const login = async (home: string, email: string): Promise<void> =>
+  expectOk(await photos(home, ['login', server.url, '--email', email, '--password-stdin'], { stdin: PASSWORD }))
 
 /** A new account, set up on a first device. */
 async function firstDevice(name = 'Kitchen laptop'): Promise<{ home: string; email: string }> {
@@ -74,13 +86,19 @@ async function secondDevice(first: { home: string; email: string }, joined: { na
   const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
   const client = await sdkSession(first.email)
   const current = readDirectory((await client.fetchDirectory(account.user_id))!.bytes, identity.publicKey)
-  const added = { device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(own.xwing_seed)).publicKey, name: joined.name, added_at: joined.addedAt }
+  const added = {
+    device_id: account.device_id,
+    public_key: identity.publicKey,
+    encryption_key: generateXWingKeyPair(fromBase64(own.xwing_seed)).publicKey,
+    name: joined.name,
+    added_at: joined.addedAt,
+  }
   await client.publishDirectory(await signDirectory(identity, { version: current.version + 1, devices: [...current.devices, added] }), identity)
   await client.logout()
   return home
 }
 
-describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
+describe("the commands' usage", { timeout: CLI_TIMEOUT }, () => {
   it.each(['devices', 'sessions', 'revoke', 'revoke-all'])('%s --help prints its usage and exits 0', async (name) => {
     const run = await photos(newHome(), [name, '--help'])
     expectOk(run)
@@ -133,12 +151,24 @@ describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
     const [device, directory, ...rest] = events(json)
     expect(rest).toEqual([])
     expect(device).toEqual({
-      event: 'device', device_id: account.device_id, name: 'Kitchen laptop', added_at: expect.any(String), this_device: true,
-      encryption_key_fingerprint: encryption, signing_key_fingerprint: identity.fingerprint,
+      event: 'device',
+      device_id: account.device_id,
+      name: 'Kitchen laptop',
+      added_at: expect.any(String),
+      this_device: true,
+      encryption_key_fingerprint: encryption,
+      signing_key_fingerprint: identity.fingerprint,
     })
     expect(Date.parse(device!.added_at as string)).toBeGreaterThanOrEqual(before - 1000)
     expect(Date.parse(device!.added_at as string)).toBeLessThanOrEqual(Date.now())
-    expect(directory).toEqual({ event: 'directory', version: 1, identity_fingerprint: identity.fingerprint, verified: true, devices: 1, this_device_listed: true })
+    expect(directory).toEqual({
+      event: 'directory',
+      version: 1,
+      identity_fingerprint: identity.fingerprint,
+      verified: true,
+      devices: 1,
+      this_device_listed: true,
+    })
 
     const text = await photos(home, ['devices'])
     expectOk(text)
@@ -158,11 +188,17 @@ describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
     const firstId = (await readJson<SavedAccount>(first.home, 'account.json')).device_id
     const secondId = (await readJson<SavedAccount>(second, 'account.json')).device_id
-    for (const [home, self] of [[first.home, firstId], [second, secondId]] as const) {
+    for (const [home, self] of [
+      [first.home, firstId],
+      [second, secondId],
+    ] as const) {
       const run = await photos(home, ['devices', '--json'])
       expectOk(run)
       const listed = events(run).filter((e) => e.event === 'device')
-      expect(listed.map((e) => [e.device_id, e.name, e.this_device])).toEqual([[firstId, 'Kitchen laptop', firstId === self], [secondId, 'Phone', secondId === self]])
+      expect(listed.map((e) => [e.device_id, e.name, e.this_device])).toEqual([
+        [firstId, 'Kitchen laptop', firstId === self],
+        [secondId, 'Phone', secondId === self],
+      ])
       expect(events(run).at(-1)).toMatchObject({ event: 'directory', version: 2, devices: 2, this_device_listed: true })
     }
     const text = await photos(second, ['devices'])
@@ -172,7 +208,7 @@ describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
     expect(text.stdout).toContain('\n2 devices.')
   })
 
-  it('a directory not signed by the account\'s identity key is refused (exit 1) and nothing of it is shown', async () => {
+  it("a directory not signed by the account's identity key is refused (exit 1) and nothing of it is shown", async () => {
     const { home, email } = await firstDevice('Kitchen laptop')
     const account = await readJson<SavedAccount>(home, 'account.json')
     const identity = IdentityKey.fromSeeds(fromBase64((await readJson<SavedKeys>(home, 'keys.json')).identity_seeds))
@@ -180,20 +216,28 @@ describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
     // Someone with a session but not the key (or the server itself) publishes a directory that adds their device.
     const forged = await signDirectory(IdentityKey.generate(), {
       version: 2,
-      devices: [{ device_id: account.device_id, public_key: identity.publicKey, name: 'Kitchen laptop' }, { device_id: randomUUID(), public_key: identity.publicKey, name: 'Intruder' }],
+      devices: [
+        { device_id: account.device_id, public_key: identity.publicKey, name: 'Kitchen laptop' },
+        { device_id: randomUUID(), public_key: identity.publicKey, name: 'Intruder' },
+      ],
     })
     await client.publishDirectory(forged, identity.publicKeyBase64)
 
     const run = await photos(home, ['devices'])
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toBe(`coffer-photos: the device directory on the server is NOT signed by this account's identity key (${identity.fingerprint}, the one this device holds): it was changed by someone who does not hold the key, so nothing in it is shown; tell the server's operator\n`)
+    expect(run.stderr).toBe(
+      `coffer-photos: the device directory on the server is NOT signed by this account's identity key (${identity.fingerprint}, the one this device holds): it was changed by someone who does not hold the key, so nothing in it is shown; tell the server's operator\n`,
+    )
     const json = await photos(home, ['devices', '--json'])
     expect(json.code).toBe(1)
-    expect(events(json)).toEqual([{ event: 'error', message: expect.stringContaining('NOT signed by this account\'s identity key'), code: null, exit: 1 }])
+    expect(events(json)).toEqual([{ event: 'error', message: expect.stringContaining("NOT signed by this account's identity key"), code: null, exit: 1 }])
 
     // The genuine body with a name changed under the genuine signature does not verify either.
-    const genuine = await signDirectory(identity, { version: 3, devices: [{ device_id: account.device_id, public_key: identity.publicKey, name: 'Kitchen laptop' }] })
+    const genuine = await signDirectory(identity, {
+      version: 3,
+      devices: [{ device_id: account.device_id, public_key: identity.publicKey, name: 'Kitchen laptop' }],
+    })
     const outer = decodeCanonical(genuine) as { directory_version: number; body: Uint8Array; sig: Uint8Array }
     const body = decodeCanonical(outer.body) as { devices: Record<string, unknown>[] }
     body.devices[0]!.name = 'Renamed'
@@ -220,7 +264,7 @@ describe('coffer-photos devices', { timeout: CLI_TIMEOUT }, () => {
 })
 
 describe('coffer-photos sessions', { timeout: CLI_TIMEOUT }, () => {
-  it('lists the sessions of both devices, with names from the directory, and marks this device\'s', async () => {
+  it("lists the sessions of both devices, with names from the directory, and marks this device's", async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
     const firstId = (await readJson<SavedAccount>(first.home, 'account.json')).device_id
@@ -232,8 +276,15 @@ describe('coffer-photos sessions', { timeout: CLI_TIMEOUT }, () => {
     const listed = events(json)
     expect(listed.map((e) => e.event)).toEqual(['session', 'session', 'sessions'])
     expect(listed.find((e) => e.current === true)).toEqual({
-      event: 'session', session_id: expect.any(String), current: true, device_id: firstId, device_name: 'Kitchen laptop',
-      authenticated_at: expect.any(String), created_at: expect.any(String), ip_address: '127.0.0.1', user_agent: 'coffer-photos',
+      event: 'session',
+      session_id: expect.any(String),
+      current: true,
+      device_id: firstId,
+      device_name: 'Kitchen laptop',
+      authenticated_at: expect.any(String),
+      created_at: expect.any(String),
+      ip_address: '127.0.0.1',
+      user_agent: 'coffer-photos',
     })
     expect(listed.find((e) => e.current === false)).toMatchObject({ event: 'session', current: false, device_id: secondId, device_name: 'Phone' })
     expect(listed[2]).toEqual({ event: 'sessions', server: server.url, email: first.email, sessions: 2 })
@@ -242,9 +293,16 @@ describe('coffer-photos sessions', { timeout: CLI_TIMEOUT }, () => {
     expectOk(text)
     const lines = text.stdout.split('\n')
     expect(lines[0]).toMatch(/^ {2}SESSION {3}DEVICE +SIGNED IN +RENEWED +ADDRESS +APP$/)
-    const ids = (await photos(second, ['sessions', '--json'])).stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const ids = (await photos(second, ['sessions', '--json'])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     const secondSession = ids.find((e) => e.event === 'session' && e.current === true)!.session_id as string
-    expect(lines.find((line) => line.startsWith('* '))).toMatch(new RegExp(`^\\* ${secondSession.slice(0, 8)} +Phone +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC +127\\.0\\.0\\.1 +coffer-photos$`))
+    expect(lines.find((line) => line.startsWith('* '))).toMatch(
+      new RegExp(
+        `^\\* ${secondSession.slice(0, 8)} +Phone +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC +127\\.0\\.0\\.1 +coffer-photos$`,
+      ),
+    )
     expect(lines.filter((line) => / Kitchen laptop /.test(line))).toHaveLength(1)
     expect(text.stdout).toContain(`2 sessions of ${first.email}; * is this device's.`)
   })
@@ -256,14 +314,22 @@ describe('coffer-photos sessions', { timeout: CLI_TIMEOUT }, () => {
     const run = await photos(second, ['sessions', '--json'])
     expectOk(run)
     expect(run.stderr).toBe('')
-    expect(events(run).filter((e) => e.event === 'session').map((e) => [e.device_name, e.current]).sort()).toEqual([[null, false], [null, true]])
+    expect(
+      events(run)
+        .filter((e) => e.event === 'session')
+        .map((e) => [e.device_name, e.current])
+        .sort(),
+    ).toEqual([
+      [null, false],
+      [null, true],
+    ])
     const text = await photos(second, ['sessions'])
     expect(text.stdout).toMatch(new RegExp(`^\\* \\S+ +device ${secondId.slice(0, 8)} `, 'm'))
   })
 })
 
 describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
-  it('ends another device\'s session by the first characters of its id; that device says it was signed out (exit 3) and keeps its keys', async () => {
+  it("ends another device's session by the first characters of its id; that device says it was signed out (exit 3) and keeps its keys", async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
     const listed = events(await photos(first.home, ['sessions', '--json'])).filter((e) => e.event === 'session')
@@ -271,11 +337,25 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
 
     const run = await photos(first.home, ['revoke', target.slice(0, 8).toUpperCase(), '--json'])
     expectOk(run)
-    expect(events(run)).toEqual([{
-      event: 'revoked', session_id: target, current: false, device_id: (await readJson<SavedAccount>(second, 'account.json')).device_id, device_name: 'Phone',
-      authenticated_at: expect.any(String), created_at: expect.any(String), ip_address: '127.0.0.1', user_agent: 'coffer-photos', signed_out_here: false,
-    }])
-    expect(events(await photos(first.home, ['sessions', '--json'])).filter((e) => e.event === 'session').map((e) => e.session_id)).not.toContain(target)
+    expect(events(run)).toEqual([
+      {
+        event: 'revoked',
+        session_id: target,
+        current: false,
+        device_id: (await readJson<SavedAccount>(second, 'account.json')).device_id,
+        device_name: 'Phone',
+        authenticated_at: expect.any(String),
+        created_at: expect.any(String),
+        ip_address: '127.0.0.1',
+        user_agent: 'coffer-photos',
+        signed_out_here: false,
+      },
+    ])
+    expect(
+      events(await photos(first.home, ['sessions', '--json']))
+        .filter((e) => e.event === 'session')
+        .map((e) => e.session_id),
+    ).not.toContain(target)
 
     const keysBefore = await readFile(path.join(second, 'keys.json'), 'utf8')
     const next = await photos(second, ['devices'])
@@ -298,10 +378,14 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
     const target = events(await photos(second, ['sessions', '--json'])).find((e) => e.event === 'session' && e.current === true)!.session_id as string
     const run = await photos(first.home, ['revoke', target])
     expectOk(run)
-    expect(run.stdout).toMatch(new RegExp(`^Ended session ${target} \\(Phone, signed in \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\)\\.\\nThat device is signed out`))
+    expect(run.stdout).toMatch(
+      new RegExp(`^Ended session ${target} \\(Phone, signed in \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\)\\.\\nThat device is signed out`),
+    )
     const again = await photos(first.home, ['revoke', target.slice(0, 6)])
     expect(again.code).toBe(2)
-    expect(errorLineOf(again)).toBe(`coffer-photos: no live session's id starts with "${target.slice(0, 6)}" (\`coffer-photos sessions\` lists them; a session takes a new id each time it renews its tokens)`)
+    expect(errorLineOf(again)).toBe(
+      `coffer-photos: no live session's id starts with "${target.slice(0, 6)}" (\`coffer-photos sessions\` lists them; a session takes a new id each time it renews its tokens)`,
+    )
   })
 
   it('a device whose session was revoked and runs logout next: logged out, exit 0 (the server takes a logout of any token)', async () => {
@@ -325,7 +409,9 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
     const run = await photos(second, ['status'])
     expect(run.code).toBe(3)
     expect(run.stdout).toMatch(/^logged in: +no\nsession: +ended: revoked or expired$/m)
-    expect(run.stdout).toContain(`\nThis device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again.\n`)
+    expect(run.stdout).toContain(
+      `\nThis device was signed out (its session was revoked or expired); run \`coffer-photos login ${server.url}\` to sign in again.\n`,
+    )
     // The folder forgot the dead session, as any command that finds out does (this one holds no keys).
     expect(await readdir(second)).toEqual(['account.json'])
     const json = await photos(second, ['status', '--json'])
@@ -334,13 +420,15 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
     expectOk(await photos(first.home, ['status']))
   })
 
-  it('this device\'s own session: logged out as logout does, keys kept', async () => {
+  it("this device's own session: logged out as logout does, keys kept", async () => {
     const { home } = await firstDevice()
     const tokens = await readJson<Tokens>(home, 'tokens.json')
     const own = events(await photos(home, ['sessions', '--json'])).find((e) => e.event === 'session' && e.current === true)!.session_id as string
     const run = await photos(home, ['revoke', own])
     expectOk(run)
-    expect(run.stdout).toBe(`Ended session ${own}, this device's own: this device is signed out of ${server.url}.\nThe keys stay here; run \`coffer-photos login ${server.url}\` to sign in again.\n`)
+    expect(run.stdout).toBe(
+      `Ended session ${own}, this device's own: this device is signed out of ${server.url}.\nThe keys stay here; run \`coffer-photos login ${server.url}\` to sign in again.\n`,
+    )
     expect((await readdir(home)).sort()).toEqual(['account.json', 'keys.json'])
     const refused = await fetch(`${server.url}/v1/profile`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
     expect(refused.status).toBe(401)
@@ -350,7 +438,7 @@ describe('coffer-photos revoke', { timeout: CLI_TIMEOUT }, () => {
 })
 
 describe('coffer-photos revoke-all', { timeout: CLI_TIMEOUT }, () => {
-  it('ends every session of the account with the identity key\'s proof; each device says it was signed out; the keys stay', async () => {
+  it("ends every session of the account with the identity key's proof; each device says it was signed out; the keys stay", async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, { name: 'Phone', addedAt: '2026-03-01T14:02:11.000Z' })
     const other = await sdkSession(first.email)
@@ -372,7 +460,7 @@ describe('coffer-photos revoke-all', { timeout: CLI_TIMEOUT }, () => {
     expectOk(await photos(first.home, ['devices']))
   })
 
-  it('says so in words; with --json the other device\'s next command ends in an error event', async () => {
+  it("says so in words; with --json the other device's next command ends in an error event", async () => {
     const first = await firstDevice('Kitchen laptop')
     const second = await secondDevice(first, null)
     const run = await photos(first.home, ['revoke-all', '--yes'])
@@ -384,7 +472,16 @@ describe('coffer-photos revoke-all', { timeout: CLI_TIMEOUT }, () => {
     )
     const json = await photos(second, ['sessions', '--json'])
     expect(json.code).toBe(3)
-    expect(events(json)).toEqual([{ event: 'error', message: signedOutLine().replace(/^coffer-photos: /, '').replace(/ \[.+\]$/, ''), code: 'error.auth.session_expired', exit: 3 }])
+    expect(events(json)).toEqual([
+      {
+        event: 'error',
+        message: signedOutLine()
+          .replace(/^coffer-photos: /, '')
+          .replace(/ \[.+\]$/, ''),
+        code: 'error.auth.session_expired',
+        exit: 3,
+      },
+    ])
     const afterwards = await photos(first.home, ['albums'])
     expect(afterwards.code).toBe(3)
     expect(afterwards.stderr).toMatch(/not logged in \(logged out of .+\)/)

@@ -52,7 +52,11 @@ async function filesUnder(root: string, relative = ''): Promise<string[]> {
 async function listed(home: string): Promise<Map<string, Record<string, unknown>>> {
   const run = await photos(home, ['ls', ALBUM, '--json'])
   expectOk(run)
-  return new Map(events(run).filter((e) => e.event === 'file').map((e) => [e.name as string, e]))
+  return new Map(
+    events(run)
+      .filter((e) => e.event === 'file')
+      .map((e) => [e.name as string, e]),
+  )
 }
 
 /** The account as the tests read it: keys from the first config folder, a session of the test's own. */
@@ -89,7 +93,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true })
 })
 
-describe('the commands\' usage', { timeout: CLI_TIMEOUT }, () => {
+describe("the commands' usage", { timeout: CLI_TIMEOUT }, () => {
   it.each(['rm', 'replace'])('%s --help prints its usage and the overview lists it', async (name) => {
     const run = await photos(first, [name, '--help'])
     expectOk(run)
@@ -157,7 +161,9 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     const before = await listed(first)
     const run = await photos(first, ['rm', ALBUM, deleted.path, '--yes', '--json'])
     expectOk(run)
-    expect(events(run).filter((e) => e.event === 'deleted')).toEqual([expect.objectContaining({ name: deleted.path, asset_id: before.get(deleted.path)!.asset_id })])
+    expect(events(run).filter((e) => e.event === 'deleted')).toEqual([
+      expect.objectContaining({ name: deleted.path, asset_id: before.get(deleted.path)!.asset_id }),
+    ])
     expect(events(run).find((e) => e.event === 'summary')).toMatchObject({ deleted: 1, failed: 0, files: 1 })
     const after = await listed(first)
     expect([...after.keys()].sort()).toEqual([...before.keys()].filter((n) => n !== deleted.path).sort())
@@ -198,7 +204,12 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     const dest = newDest()
     expectOk(await photos(second, ['restore', ALBUM, dest]))
     const restored = await filesUnder(dest)
-    expect(restored).toEqual(generated.map((f) => f.path).filter((p) => p !== deleted.path && p !== removedOnTerminal).sort())
+    expect(restored).toEqual(
+      generated
+        .map((f) => f.path)
+        .filter((p) => p !== deleted.path && p !== removedOnTerminal)
+        .sort(),
+    )
     expect(sha256(await readFile(path.join(dest, replaced.path)))).toBe(sha256(edited))
     for (const file of generated.filter((f) => f !== deleted && f !== replaced && f.path !== removedOnTerminal)) {
       expect(sha256(await readFile(path.join(dest, file.path))), file.path).toBe(sha256(await readFile(path.join(folder, file.path))))
@@ -230,15 +241,21 @@ describe('what the server refuses or asks for', { timeout: CLI_TIMEOUT }, () => 
     const album = (await findAlbum(lib, ALBUM))!
     const until = new Date(server.clock.now() + 90 * 86_400_000).toISOString()
     const bytes = Buffer.from(await readFile(path.join(folder, generated.find((f) => f.type === 'image/jpeg')!.path))).subarray(0, 4000)
-    await backupFile({ ...lib, albumId: album.albumId }, { name: 'kept/contract.jpg', size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] }, { retentionUntil: until })
+    await backupFile(
+      { ...lib, albumId: album.albumId },
+      { name: 'kept/contract.jpg', size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] },
+      { retentionUntil: until },
+    )
     const run = await photos(first, ['rm', ALBUM, 'kept/contract.jpg', '--yes', '--json'])
     expect(run.code, run.stderr).toBe(4)
-    expect(errorLineOf(run)).toBe(`coffer-photos: "kept/contract.jpg" is kept by the server until ${until} (a retention date): it cannot be deleted before then`)
+    expect(errorLineOf(run)).toBe(
+      `coffer-photos: "kept/contract.jpg" is kept by the server until ${until} (a retention date): it cannot be deleted before then`,
+    )
     expect(events(run).find((e) => e.event === 'failed')).toMatchObject({ name: 'kept/contract.jpg', retained_until: until })
     expect((await listed(first)).has('kept/contract.jpg')).toBe(true)
   })
 
-  it('a server that stops taking the album\'s protocol version (426): backup, replace and rm go on, the album is upgraded, nothing is asked', async () => {
+  it("a server that stops taking the album's protocol version (426): backup, replace and rm go on, the album is upgraded, nothing is asked", async () => {
     const lib = await library()
     const album = (await findAlbum(lib, ALBUM))!
     expect(album.protocolVersion).toBe('2026-06-01')
@@ -264,4 +281,3 @@ describe('what the server refuses or asks for', { timeout: CLI_TIMEOUT }, () => 
     }
   })
 })
-

@@ -107,7 +107,9 @@ describe('coffer-photos export', { timeout: CLI_TIMEOUT }, () => {
     // The server's budget (3 an hour by default) is spent: refused, and nothing is left behind.
     const refused = await photos(home, ['export'], { cwd: here })
     expect(refused.code).toBe(4)
-    expect(errorLineOf(refused)).toMatch(/^coffer-photos: the server refused: This account has started the 3 exports its 3600-second window allows; the next may start in \d+ seconds \[error\.rate_limited\]$/)
+    expect(errorLineOf(refused)).toMatch(
+      /^coffer-photos: the server refused: This account has started the 3 exports its 3600-second window allows; the next may start in \d+ seconds \[error\.rate_limited\]$/,
+    )
     expect((await readdir(here)).sort()).toEqual([`coffer-export-${today()}-2.json`, `coffer-export-${today()}.json`])
   })
 

@@ -41,8 +41,15 @@ async function setUpHome(on: TestServer): Promise<{ home: string; email: string 
 /** The account as the test reads it: keys from the config folder, a session of its own. */
 const libraryOf = (on: TestServer, home: string, email: string): Promise<Library> => accountLibrary(home, on.client(), email)
 
-const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex')
-const exists = (file: string): Promise<boolean> => stat(file).then(() => true, () => false)
+const sha256 = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
+const exists = (file: string): Promise<boolean> =>
+  stat(file).then(
+    () => true,
+    () => false,
+  )
 
 async function hashes(folder: string, files: readonly LibraryFile[]): Promise<Map<string, string>> {
   return new Map(await Promise.all(files.map(async (f) => [f.path, await sha256(path.join(folder, f.path))] as const)))
@@ -68,7 +75,11 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
 
     const dry = await photos(home, ['free-up', folder, '--json'])
     expectOk(dry)
-    expect(fileEvents(dry).map((e) => e.path).sort()).toEqual(files.map((f) => f.path).sort())
+    expect(
+      fileEvents(dry)
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(files.map((f) => f.path).sort())
     expect(fileEvents(dry).every((e) => e.freeable === true && e.reason === null)).toBe(true)
     const bytes = files.reduce((sum, f) => sum + f.size, 0)
     expect(summaryOf(dry)).toMatchObject({ dry_run: true, freeable: files.length, freeable_bytes: bytes, freed: 0, kept: 0 })
@@ -89,10 +100,18 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
 
     const log = path.join(home, 'freed.log')
     expect((await stat(log)).mode & 0o777).toBe(0o600)
-    const lines = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = (await readFile(log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.map((l) => l.path).sort()).toEqual(files.map((f) => f.path).sort())
     for (const line of lines) {
-      expect(line).toMatchObject({ album: 'Holiday', content_hash: before.get(line.path as string), size: files.find((f) => f.path === line.path)!.size, asset_id: expect.any(String) })
+      expect(line).toMatchObject({
+        album: 'Holiday',
+        content_hash: before.get(line.path as string),
+        size: files.find((f) => f.path === line.path)!.size,
+        asset_id: expect.any(String),
+      })
       expect(Number.isNaN(Date.parse(line.time as string))).toBe(false)
     }
 
@@ -156,8 +175,14 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
 
     const act = await photos(home, ['free-up', folder, '--album', 'Mixed album', '--yes', '--json'])
     expect(act.code, act.stderr).toBe(1)
-    const freed = events(act).filter((e) => e.event === 'freed').map((e) => e.path).sort()
-    const freeable = Object.entries(expected).filter(([, reason]) => reason === null).map(([p]) => p).sort()
+    const freed = events(act)
+      .filter((e) => e.event === 'freed')
+      .map((e) => e.path)
+      .sort()
+    const freeable = Object.entries(expected)
+      .filter(([, reason]) => reason === null)
+      .map(([p]) => p)
+      .sort()
     expect(freed).toEqual(freeable)
     for (const p of freeable) expect(await exists(path.join(folder, p)), p).toBe(false)
     for (const p of [damaged!.path, grown!.path, rewritten!.path, 'new/IMG_NEW.jpg']) expect(await exists(path.join(folder, p)), p).toBe(true)
@@ -180,7 +205,7 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
   })
 })
 
-describe('coffer-photos free-up with the server\'s deep-scan budget spent', { timeout: 300_000 }, () => {
+describe("coffer-photos free-up with the server's deep-scan budget spent", { timeout: 300_000 }, () => {
   let small: TestServer
   beforeAll(async () => {
     small = await startServer({ DEEP_SCAN_BUDGET_BYTES: '1' })
@@ -229,7 +254,11 @@ describe('coffer-photos free-up, a dry run then --yes, with a deep-scan budget f
     expect(summaryOf(dry)).toMatchObject({ freeable: files.length, kept: 0 })
     const verify = await photos(home, ['verify', 'Once', '--deep', '--json'])
     expectOk(verify) // downloaded and checked here; the server's budget is spent
-    expect(events(verify).filter((e) => e.event === 'asset').some((e) => (e.deep_pending as number) > 0)).toBe(true)
+    expect(
+      events(verify)
+        .filter((e) => e.event === 'asset')
+        .some((e) => (e.deep_pending as number) > 0),
+    ).toBe(true)
 
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
     expectOk(act)

@@ -10,7 +10,16 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { commitment, decodePayload, encodePayload, fromBase64Url, generateNonce, payloadText, shortAuthenticationString, transcriptHash } from '../../src/client/format/enrollment.ts'
+import {
+  commitment,
+  decodePayload,
+  encodePayload,
+  fromBase64Url,
+  generateNonce,
+  payloadText,
+  shortAuthenticationString,
+  transcriptHash,
+} from '../../src/client/format/enrollment.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
 import type { CofferClient } from '../../src/sdk/client.ts'
@@ -32,7 +41,10 @@ let folder: string
 
 let homes = 0
 const newHome = (): string => path.join(work, `home-${++homes}`, 'coffer-photos')
-const sha256Of = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex')
+const sha256Of = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
 
 /** A session of the test's own on the account (the SDK, not coffer-photos). */
 async function sdkSession(): Promise<CofferClient> {
@@ -52,7 +64,10 @@ function deviceAdd(extra: string[] = [], stdin?: string): PhotosInProcess {
 }
 
 function join(home: string, code: string, name = 'New phone'): PhotosInProcess {
-  return startPhotos(home, ['join', server.url, code, '--email', email, '--password-stdin', '--device-name', name, '--json'], { stdin: `${PASSWORD}\n`, keepStdinOpen: true })
+  return startPhotos(home, ['join', server.url, code, '--email', email, '--password-stdin', '--device-name', name, '--json'], {
+    stdin: `${PASSWORD}\n`,
+    keepStdinOpen: true,
+  })
 }
 
 /** Answers the "same code?" question of a process that showed its SAS. */
@@ -96,7 +111,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     expect(wrong.stderr).toMatch(/`coffer-photos device add` is the one form/)
   })
 
-  it('joins a new device through the relay: the same SAS on both, B restores A\'s photos byte for byte, the directory lists both', async () => {
+  it("joins a new device through the relay: the same SAS on both, B restores A's photos byte for byte, the directory lists both", async () => {
     const before = await directory()
     const a = deviceAdd()
     const pairing = await waitForEvent(a, 'pairing_code')
@@ -113,8 +128,18 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     expectOk(ranA)
     expectOk(ranB)
     const accountB = await readJson(homeB, 'account.json')
-    expect(events(ranA).find((e) => e.event === 'device_added')).toMatchObject({ device_id: accountB.device_id, device_name: 'New phone', directory_version: before.version + 1 })
-    expect(events(ranB).find((e) => e.event === 'joined')).toMatchObject({ email, user_id: userId, device_id: accountB.device_id, device_name: 'New phone', directory_version: before.version + 1 })
+    expect(events(ranA).find((e) => e.event === 'device_added')).toMatchObject({
+      device_id: accountB.device_id,
+      device_name: 'New phone',
+      directory_version: before.version + 1,
+    })
+    expect(events(ranB).find((e) => e.event === 'joined')).toMatchObject({
+      email,
+      user_id: userId,
+      device_id: accountB.device_id,
+      device_name: 'New phone',
+      directory_version: before.version + 1,
+    })
 
     // B keeps A's master key and identity key, its own X-Wing key, 0600, as setup would.
     const [keysA, keysB] = [await readJson(homeA, 'keys.json'), await readJson(homeB, 'keys.json')]
@@ -135,7 +160,12 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     // B sees the album and gets every file back byte for byte.
     const ls = await photos(homeB, ['ls', ALBUM, '--json'])
     expectOk(ls)
-    expect(events(ls).filter((e) => e.event === 'file').map((e) => e.name).sort()).toEqual(library.map((f) => f.path).sort())
+    expect(
+      events(ls)
+        .filter((e) => e.event === 'file')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(library.map((f) => f.path).sort())
     const dest = path.join(work, 'restored-on-b')
     const restored = await photos(homeB, ['restore', ALBUM, dest, '--json'])
     expectOk(restored)
@@ -226,7 +256,13 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     // Toward A, the man in the middle plays the new device: its own key, committed nonce.
     const mine = generateXWingKeyPair()
     const nonceM = generateNonce()
-    const helloM = encodePayload({ type: 'hello', device_id: '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0', device_name: 'New phone', encryption_key: mine.publicKey, commitment: await commitment(nonceM) })
+    const helloM = encodePayload({
+      type: 'hello',
+      device_id: '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0',
+      device_name: 'New phone',
+      encryption_key: mine.publicKey,
+      commitment: await commitment(nonceM),
+    })
     await relay.relay(code, 'to_initiator', payloadText(helloM))
     const offerA = fromBase64Url(await take('to_enrollee'))
     const revealM = encodePayload({ type: 'reveal', nonce: nonceM })
@@ -266,7 +302,10 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
     expect(malformed.stderr).toMatch(/the pairing code is the 43 letters/)
     // Base64url: one code in 32 begins with "-", which is still the code, not an option (in
     // either place a person may put it).
-    for (const args of [[server.url, `-T${'A'.repeat(41)}`, '--email', email], ['--email', email, server.url, `-T${'A'.repeat(41)}`]]) {
+    for (const args of [
+      [server.url, `-T${'A'.repeat(41)}`, '--email', email],
+      ['--email', email, server.url, `-T${'A'.repeat(41)}`],
+    ]) {
       const dashed = await photos(home, ['join', ...args, '--password-stdin'], { stdin: `${PASSWORD}\n` })
       expect(dashed.stderr).toBe('coffer-photos: the pairing code is wrong or has expired; run `coffer-photos device add` again\n')
       expect(dashed.code).toBe(3)

@@ -56,19 +56,22 @@ async function filesOf(lib: Library, name: string): Promise<Map<string, Restored
   return found
 }
 
-beforeAll(async () => {
-  ws = await workspace('index')
-  server = await serveProcess(ws.env)
-  work = await mkdtemp(path.join(tmpdir(), 'coffer-index-'))
-  home = path.join(work, 'home')
-  folder = path.join(work, ALBUM)
-  generated = await generateLibrary(folder, { count: FILES, seed: 1107, subfolders: 2 })
-  bytes = generated.reduce((sum, file) => sum + file.size, 0)
-  const login = await photos(home, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD })
-  expect(login.code, login.stderr).toBe(0)
-  const setup = await photos(home, ['setup', '--yes', '--password-stdin', '--json'], { stdin: PASSWORD })
-  expect(setup.code, setup.stderr).toBe(0)
-}, 300_000 + FILES * 100)
+beforeAll(
+  async () => {
+    ws = await workspace('index')
+    server = await serveProcess(ws.env)
+    work = await mkdtemp(path.join(tmpdir(), 'coffer-index-'))
+    home = path.join(work, 'home')
+    folder = path.join(work, ALBUM)
+    generated = await generateLibrary(folder, { count: FILES, seed: 1107, subfolders: 2 })
+    bytes = generated.reduce((sum, file) => sum + file.size, 0)
+    const login = await photos(home, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD })
+    expect(login.code, login.stderr).toBe(0)
+    const setup = await photos(home, ['setup', '--yes', '--password-stdin', '--json'], { stdin: PASSWORD })
+    expect(setup.code, setup.stderr).toBe(0)
+  },
+  300_000 + FILES * 100,
+)
 afterAll(async () => {
   await server?.kill()
   await ws?.remove()
@@ -76,7 +79,7 @@ afterAll(async () => {
 })
 
 describe('coffer-photos backup: one pass, the local index, private dedup', { timeout: 600_000 + FILES * 300 }, () => {
-  it('reads each new file once: the bytes it read are at most 1.1 times the files\' size', async () => {
+  it("reads each new file once: the bytes it read are at most 1.1 times the files' size", async () => {
     const summary = await backup(folder, ALBUM)
     expect(summary).toMatchObject({ files: FILES, stored: FILES, failed: 0, bytes })
     const read = summary.read_bytes as number
@@ -131,7 +134,10 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     const copies = path.join(work, 'Copies')
     await cp(folder, copies, { recursive: true, preserveTimestamps: true })
     // Not one of the three the test above moved or changed.
-    const one = generated.filter((file) => file.type === 'image/jpeg').slice(3).find((file) => !file.path.includes('/'))!
+    const one = generated
+      .filter((file) => file.type === 'image/jpeg')
+      .slice(3)
+      .find((file) => !file.path.includes('/'))!
     await cp(path.join(folder, one.path), path.join(copies, `same-as-${one.path}`)) // the same photo twice in one album
     const lib = await library()
     const usedBefore = (await lib.client.storageUsage()).stored_bytes

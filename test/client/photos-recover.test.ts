@@ -65,13 +65,18 @@ async function sdkSession(email: string): Promise<CofferClient> {
 async function serverState(email: string): Promise<{ directory: Uint8Array | null; escrow: Uint8Array | null }> {
   const client = await sdkSession(email)
   const { user_id: userId } = await client.getProfile()
-  const directory = await client.fetchDirectory(userId).then((fetched) => fetched?.bytes ?? null, () => null)
+  const directory = await client.fetchDirectory(userId).then(
+    (fetched) => fetched?.bytes ?? null,
+    () => null,
+  )
   const escrow = await client.fetchEscrow().catch(() => null)
   return { directory, escrow }
 }
 
 async function sha256Of(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex')
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
 }
 
 /** A valid phrase that is not the account's (BIP-39 checksum and all). */
@@ -79,7 +84,9 @@ const otherPhrase = (): string => recoveryPhrase(generateRecoveryKey())
 
 // Every test runs the binary several times (about a second each, more on a busy machine).
 describe('coffer-photos recover', { timeout: 120_000 }, () => {
-  it('with the right phrase on a fresh folder: joins the directory as a second device, and restores the album byte for byte', { timeout: 240_000 }, async () => {
+  it('with the right phrase on a fresh folder: joins the directory as a second device, and restores the album byte for byte', {
+    timeout: 240_000,
+  }, async () => {
     const first = await firstDevice()
     const folder = path.join(work, `library-${homes}`)
     const files: LibraryFile[] = await generateLibrary(folder, { count: 3, seed: 13, subfolders: 1 })
@@ -118,17 +125,39 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     const directory = readDirectory(bytes!, identity.publicKey)
     expect(directory.version).toBe(2)
     expect(directory.devices).toEqual([
-      { device_id: firstAccount.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(firstKeys.xwing_seed!)).publicKey, name: 'Old laptop', added_at: expect.any(String) },
-      { device_id: account.device_id, public_key: identity.publicKey, encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed!)).publicKey, name: 'New phone', added_at: expect.any(String) },
+      {
+        device_id: firstAccount.device_id,
+        public_key: identity.publicKey,
+        encryption_key: generateXWingKeyPair(fromBase64(firstKeys.xwing_seed!)).publicKey,
+        name: 'Old laptop',
+        added_at: expect.any(String),
+      },
+      {
+        device_id: account.device_id,
+        public_key: identity.publicKey,
+        encryption_key: generateXWingKeyPair(fromBase64(keys.xwing_seed!)).publicKey,
+        name: 'New phone',
+        added_at: expect.any(String),
+      },
     ])
     // The first device's time is carried over; the recovered one's is the recovery's.
     const [oldAdded, newAdded] = directory.devices.map((d) => Date.parse(d.added_at ?? ''))
     expect(oldAdded).toBeLessThanOrEqual(newAdded!)
     expect(Date.now() - newAdded!).toBeLessThan(5 * 60_000)
-    expect(events(run)).toEqual([{
-      event: 'recovered', server: server.url, email: first.email, user_id: account.user_id, device_id: account.device_id, device_name: 'New phone',
-      identity_fingerprint: identity.fingerprint, directory_version: 2, devices: 2, escrow_version: 2,
-    }])
+    expect(events(run)).toEqual([
+      {
+        event: 'recovered',
+        server: server.url,
+        email: first.email,
+        user_id: account.user_id,
+        device_id: account.device_id,
+        device_name: 'New phone',
+        identity_fingerprint: identity.fingerprint,
+        directory_version: 2,
+        devices: 2,
+        escrow_version: 2,
+      },
+    ])
 
     // The recovered device is set up: it lists the album and restores every file byte for byte.
     const status = await photos(home, ['status', '--json'])
@@ -147,7 +176,7 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     expectOk(await photos(first.home, ['albums']))
   })
 
-  it('run again in the same folder after its keys were forgotten: replaces this device\'s entry, not adds one', async () => {
+  it("run again in the same folder after its keys were forgotten: replaces this device's entry, not adds one", async () => {
     const first = await firstDevice()
     const home = newHome()
     expectOk(await recover(home, first.email, first.phrase, ['--device-name', 'Tablet']))
@@ -160,7 +189,10 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     const directory = readDirectory((await serverState(first.email)).directory!, identity.publicKey)
     expect(directory.version).toBe(3)
     expect(directory.devices).toHaveLength(2)
-    expect(directory.devices[1]).toMatchObject({ device_id: (await readJson(home, 'account.json')).device_id, encryption_key: generateXWingKeyPair(fromBase64(after.xwing_seed!)).publicKey })
+    expect(directory.devices[1]).toMatchObject({
+      device_id: (await readJson(home, 'account.json')).device_id,
+      encryption_key: generateXWingKeyPair(fromBase64(after.xwing_seed!)).publicKey,
+    })
   })
 
   it('a wrong phrase (valid words, another key): exit 4 saying so, and nothing changes: no keys, the directory and the escrow as they were', async () => {
@@ -169,7 +201,9 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     const home = newHome()
     const run = await recover(home, first.email, otherPhrase(), ['--json'])
     expect(run.code).toBe(4)
-    expect(errorLineOf(run)).toBe('coffer-photos: the recovery phrase does not open this account\'s escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once); nothing was changed')
+    expect(errorLineOf(run)).toBe(
+      "coffer-photos: the recovery phrase does not open this account's escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once); nothing was changed",
+    )
     expect(events(run)).toEqual([expect.objectContaining({ event: 'error', exit: 4 })])
     await missing(path.join(home, 'keys.json'))
     const after = await serverState(first.email)
@@ -226,7 +260,7 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     expect((await readJson(home, 'keys.json')).state).toBe('complete')
   })
 
-  it('without a terminal, the phrase must come from --phrase-stdin (exit 2); with it, the password is stdin\'s first line', async () => {
+  it("without a terminal, the phrase must come from --phrase-stdin (exit 2); with it, the password is stdin's first line", async () => {
     const first = await firstDevice()
     const home = newHome()
     const none = await photos(home, ['recover', server.url, '--email', first.email, '--password-stdin'], { stdin: PASSWORD })
@@ -241,7 +275,9 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
   it('a wrong password: the server refuses (exit 4), nothing kept', async () => {
     const first = await firstDevice()
     const home = newHome()
-    const run = await photos(home, ['recover', server.url, '--email', first.email, '--password-stdin', '--phrase-stdin'], { stdin: `not the password\n${first.phrase}` })
+    const run = await photos(home, ['recover', server.url, '--email', first.email, '--password-stdin', '--phrase-stdin'], {
+      stdin: `not the password\n${first.phrase}`,
+    })
     expect(run.code).toBe(4)
     expect(run.stderr).toMatch(/\[error\.auth\.invalid_credentials\]\n$/)
     await missing(path.join(home, 'keys.json'))
@@ -252,12 +288,17 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     expectOk(await photos(newHome(), ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: PASSWORD }))
     const never = await recover(newHome(), email, otherPhrase())
     expect(never.code).toBe(3)
-    expect(errorLineOf(never)).toBe(`coffer-photos: ${email} has no recovery escrow on ${server.url}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`)
+    expect(errorLineOf(never)).toBe(
+      `coffer-photos: ${email} has no recovery escrow on ${server.url}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`,
+    )
 
     // A directory but no escrow: what a first device's setup leaves when it stops in between.
     const client = await sdkSession(email)
     const identity = IdentityKey.generate()
-    await client.publishDirectory(await signDirectory(identity, { version: 1, devices: [{ device_id: crypto.randomUUID(), public_key: identity.publicKey }] }), identity)
+    await client.publishDirectory(
+      await signDirectory(identity, { version: 1, devices: [{ device_id: crypto.randomUUID(), public_key: identity.publicKey }] }),
+      identity,
+    )
     const home = newHome()
     const unfinished = await recover(home, email, otherPhrase())
     expect(unfinished.code).toBe(3)
@@ -271,7 +312,9 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     const keys = await readFile(path.join(first.home, 'keys.json'), 'utf8')
     const run = await recover(first.home, first.email, first.phrase)
     expect(run.code).toBe(3)
-    expect(errorLineOf(run)).toBe(`coffer-photos: this config folder (${first.home}) already holds keys of ${first.email} on ${server.url}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+    expect(errorLineOf(run)).toBe(
+      `coffer-photos: this config folder (${first.home}) already holds keys of ${first.email} on ${server.url}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`,
+    )
     expect(await readFile(path.join(first.home, 'tokens.json'), 'utf8')).toBe(tokens)
     expect(await readFile(path.join(first.home, 'keys.json'), 'utf8')).toBe(keys)
   })
@@ -299,6 +342,8 @@ describe('coffer-photos recover', { timeout: 120_000 }, () => {
     expectOk(await photos(home, ['login', server.url, '--email', first.email, '--password-stdin'], { stdin: PASSWORD }))
     const run = await photos(home, ['setup', '--yes'])
     expect(run.code).toBe(3)
-    expect(errorLineOf(run)).toBe(`coffer-photos: ${first.email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server.url}\` with the recovery phrase`)
+    expect(errorLineOf(run)).toBe(
+      `coffer-photos: ${first.email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server.url}\` with the recovery phrase`,
+    )
   })
 })

@@ -24,16 +24,19 @@ let files: LibraryFile[]
 
 const BIG_MIB = Number(process.env.VERIFY_AGAINST_BIG_MIB ?? 0)
 
-beforeAll(async () => {
-  server = await startServer()
-  work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-verify-against-'))
-  home = path.join(work, 'home')
-  folder = path.join(work, 'Trip')
-  files = await generateLibrary(folder, { count: 6, seed: 33, subfolders: 1, ...(BIG_MIB > 0 ? { bigFileBytes: BIG_MIB * 1024 * 1024 } : {}) })
-  expectOk(await photos(home, ['login', server.url, '--register', '--email', uniqueEmail('verify-against'), '--password-stdin'], { stdin: `${PASSWORD}\n` }))
-  expectOk(await photos(home, ['setup', '--yes', '--json']))
-  expectOk(await photos(home, ['backup', folder, '--json']))
-}, 120_000 + BIG_MIB * 200)
+beforeAll(
+  async () => {
+    server = await startServer()
+    work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-verify-against-'))
+    home = path.join(work, 'home')
+    folder = path.join(work, 'Trip')
+    files = await generateLibrary(folder, { count: 6, seed: 33, subfolders: 1, ...(BIG_MIB > 0 ? { bigFileBytes: BIG_MIB * 1024 * 1024 } : {}) })
+    expectOk(await photos(home, ['login', server.url, '--register', '--email', uniqueEmail('verify-against'), '--password-stdin'], { stdin: `${PASSWORD}\n` }))
+    expectOk(await photos(home, ['setup', '--yes', '--json']))
+    expectOk(await photos(home, ['backup', folder, '--json']))
+  },
+  120_000 + BIG_MIB * 200,
+)
 afterAll(async () => {
   await server?.close()
   await rm(work, { recursive: true, force: true })
@@ -49,10 +52,29 @@ describe('coffer-photos verify --against', { timeout: 120_000 + BIG_MIB * 1000 }
   it('a backed-up folder: --all compares every file identical, --sample N compares N, the receipts are checked as before', async () => {
     const run = await photos(home, ['verify', '--against', folder, '--all', '--json'])
     expectOk(run)
-    expect(fileEvents(run).map((e) => e.path).sort()).toEqual(files.map((f) => f.path).sort())
+    expect(
+      fileEvents(run)
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(files.map((f) => f.path).sort())
     expect(fileEvents(run).every((e) => e.outcome === 'match' && e.album === 'Trip')).toBe(true)
     const bytes = files.reduce((sum, f) => sum + f.size, 0)
-    expect(comparisonOf(run)).toMatchObject({ album: 'Trip', folder, sample: null, album_files: files.length, local_files: files.length, comparable: files.length, compared: files.length, matched: files.length, differs: 0, failed: 0, changed: 0, missing: 0, not_in_album: 0, bytes })
+    expect(comparisonOf(run)).toMatchObject({
+      album: 'Trip',
+      folder,
+      sample: null,
+      album_files: files.length,
+      local_files: files.length,
+      comparable: files.length,
+      compared: files.length,
+      matched: files.length,
+      differs: 0,
+      failed: 0,
+      changed: 0,
+      missing: 0,
+      not_in_album: 0,
+      bytes,
+    })
     expect(events(run).filter((e) => e.event === 'asset')).toHaveLength(files.length + 1) // and the album's record
     expect(events(run).find((e) => e.event === 'summary')).toMatchObject({ albums: 1, failed: 0, compare_failed: 0 })
 
@@ -66,10 +88,12 @@ describe('coffer-photos verify --against', { timeout: 120_000 + BIG_MIB * 1000 }
 
     const human = await photos(home, ['verify', '--against', folder, '--sample', '3'])
     expectOk(human)
-    expect(human.stdout).toContain(`Trip against ${folder}: 3 of ${files.length} files compared byte for byte (picked at random; --all compares every one), 3 identical; 0 changed here since the backup, 0 missing here, 0 files here not in the album`)
+    expect(human.stdout).toContain(
+      `Trip against ${folder}: 3 of ${files.length} files compared byte for byte (picked at random; --all compares every one), 3 identical; 0 changed here since the backup, 0 missing here, 0 files here not in the album`,
+    )
   })
 
-  it('the album is the one named, else the folder\'s name; the options are checked', async () => {
+  it("the album is the one named, else the folder's name; the options are checked", async () => {
     const elsewhere = path.join(work, 'Copy of a file')
     await mkdir(path.dirname(path.join(elsewhere, files[0]!.path)), { recursive: true })
     await copyFile(path.join(folder, files[0]!.path), path.join(elsewhere, files[0]!.path), constants.COPYFILE_EXCL)
@@ -81,7 +105,13 @@ describe('coffer-photos verify --against', { timeout: 120_000 + BIG_MIB * 1000 }
     const unnamed = await photos(home, ['verify', '--against', work])
     expect(unnamed.code).toBe(2)
     expect(errorLineOf(unnamed)).toContain(`there is no album "${path.basename(work)}"`)
-    for (const args of [['--all'], ['--sample', '3'], ['--against', folder, '--all', '--sample', '3'], ['--against', folder, '--sample', '0'], ['--against', path.join(work, 'nowhere')]]) {
+    for (const args of [
+      ['--all'],
+      ['--sample', '3'],
+      ['--against', folder, '--all', '--sample', '3'],
+      ['--against', folder, '--sample', '0'],
+      ['--against', path.join(work, 'nowhere')],
+    ]) {
       const refused = await photos(home, ['verify', ...args])
       expect(refused.code, args.join(' ')).toBe(2)
     }
@@ -109,7 +139,17 @@ describe('coffer-photos verify --against', { timeout: 120_000 + BIG_MIB * 1000 }
     for (const f of files.filter((f) => ![flipped, touched, deleted].includes(f))) expect(seen[f.path], f.path).toBe('match')
     expect(fileEvents(run).find((e) => e.path === flipped!.path)).toMatchObject({ offset, size: flipped!.size })
     expect(fileEvents(run).find((e) => e.path === touched!.path)!.detail).toMatch(/here \d+ bytes, mtime 2020-01-01T00:00:00\.000Z/)
-    expect(comparisonOf(run)).toMatchObject({ local_files: files.length, comparable: files.length - 2, compared: files.length - 2, matched: files.length - 3, differs: 1, failed: 0, changed: 1, missing: 1, not_in_album: 1 })
+    expect(comparisonOf(run)).toMatchObject({
+      local_files: files.length,
+      comparable: files.length - 2,
+      compared: files.length - 2,
+      matched: files.length - 3,
+      differs: 1,
+      failed: 0,
+      changed: 1,
+      missing: 1,
+      not_in_album: 1,
+    })
     expect(events(run).find((e) => e.event === 'summary')).toMatchObject({ failed: 0, compare_failed: 1 }) // the album itself verifies
 
     const human = await photos(home, ['verify', '--against', folder, '--all'])

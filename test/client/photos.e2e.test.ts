@@ -156,7 +156,11 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     expect(summary.restored as number).toBeLessThan(generated.length)
     const again = await photos(home, ['restore', ALBUM, dest, '--json'])
     expect(again.code, again.stderr).toBe(0)
-    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({ unchanged: summary.restored, restored: generated.length - (summary.restored as number), stopped: false })
+    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({
+      unchanged: summary.restored,
+      restored: generated.length - (summary.restored as number),
+      stopped: false,
+    })
   })
 
   it('verify --deep passes', async () => {
@@ -168,7 +172,14 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     expect(assets).toHaveLength(generated.length + 1)
     const total = (key: string) => assets.reduce((sum, e) => sum + (e[key] as number), 0)
     const summary = printed.find((e) => e.event === 'summary')!
-    expect(summary).toMatchObject({ assets: generated.length + 1, failed: 0, deep: true, blobs: total('blobs'), receipts: total('receipts'), deep_pending: total('deep_pending') })
+    expect(summary).toMatchObject({
+      assets: generated.length + 1,
+      failed: 0,
+      deep: true,
+      blobs: total('blobs'),
+      receipts: total('receipts'),
+      deep_pending: total('deep_pending'),
+    })
     expect(summary.blobs as number).toBeGreaterThan(2 * generated.length) // an original, metadata and a manifest at least
     expect(summary.receipts as number).toBeGreaterThanOrEqual(summary.blobs as number) // each blob has its receipt
   })
@@ -187,7 +198,13 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
   it('fails verify and restore, naming the file, when a byte of its blob flips on the server', async () => {
     const victim = generated.find((f) => f.type === 'image/jpeg' && f.size > 100_000)!
     const file = await opened(victim.path)
-    const blob = path.join(ws.directory, 'blobs', file.envelope.ciphertext_hash.slice(0, 2), file.envelope.ciphertext_hash.slice(2, 4), file.envelope.ciphertext_hash)
+    const blob = path.join(
+      ws.directory,
+      'blobs',
+      file.envelope.ciphertext_hash.slice(0, 2),
+      file.envelope.ciphertext_hash.slice(2, 4),
+      file.envelope.ciphertext_hash,
+    )
     const bytes = await readFile(blob)
     bytes[Math.floor(bytes.length / 2)] = bytes[Math.floor(bytes.length / 2)]! ^ 0x01
     await writeFile(blob, bytes)
@@ -225,6 +242,10 @@ describe('coffer-photos end to end', { timeout: 600_000 }, () => {
     expect(stopped.stderr).toMatch(/run the same command again to continue/)
     const again = await photos(home, ['backup', small, '--album', 'Interrupted', '--json'])
     expect(again.code, again.stderr).toBe(0)
-    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({ unchanged: summary.files, stored: files.length - (summary.files as number), stopped: false })
+    expect(events(again).find((e) => e.event === 'summary')).toMatchObject({
+      unchanged: summary.files,
+      stored: files.length - (summary.files as number),
+      stopped: false,
+    })
   })
 })

@@ -52,7 +52,10 @@ async function albumOf(lib: Library, albumName: string, names: readonly string[]
         names.slice(from, from + atOnce).map(async (name, j) => {
           const i = from + j
           const bytes = randomBytes(500 + ((i * 7919) % 3000))
-          const result = await backupFile({ ...lib, albumId: album.albumId, protocolVersion: album.protocolVersion }, { name, size: bytes.length, type: 'image/jpeg', modified: 1_700_000_000_000 + i * 1000, open: () => [bytes] })
+          const result = await backupFile(
+            { ...lib, albumId: album.albumId, protocolVersion: album.protocolVersion },
+            { name, size: bytes.length, type: 'image/jpeg', modified: 1_700_000_000_000 + i * 1000, open: () => [bytes] },
+          )
           return { name, bytes, assetId: result.assetId }
         }),
       )),
@@ -78,7 +81,12 @@ function memoryWriter(kept: Map<string, Uint8Array> = new Map()): RestoreWriter 
 describe('restoreAll', () => {
   it('plans without opening a file, then keeps at most ahead + concurrency files opened and not yet written', async () => {
     const N = 40
-    const { albumId, stored } = await albumOf(library, 'Window', Array.from({ length: N }, (_, i) => `IMG_${String(i).padStart(4, '0')}.jpg`), 4)
+    const { albumId, stored } = await albumOf(
+      library,
+      'Window',
+      Array.from({ length: N }, (_, i) => `IMG_${String(i).padStart(4, '0')}.jpg`),
+      4,
+    )
     // Opening a file starts with its manifest's signature check: count them through the verify port.
     let opened = 0
     let written = 0
@@ -95,10 +103,22 @@ describe('restoreAll', () => {
     expect(plan).toMatchObject({ albumId, files: N, bytes: stored.reduce((sum, f) => sum + f.bytes.length, 0) })
     expect(opened).toBe(0) // the start event can go out now: nothing opened yet
 
-    for (const [concurrency, ahead] of [[2, 3], [4, undefined], [1, 1], [3, 0]] as const) {
+    for (const [concurrency, ahead] of [
+      [2, 3],
+      [4, undefined],
+      [1, 1],
+      [3, 0],
+    ] as const) {
       opened = written = most = 0
       const writer = memoryWriter()
-      const summary = await restoreAll({ library: counting, plan, concurrency, ...(ahead === undefined ? {} : { ahead }), write: writer, onEvent: () => written++ })
+      const summary = await restoreAll({
+        library: counting,
+        plan,
+        concurrency,
+        ...(ahead === undefined ? {} : { ahead }),
+        write: writer,
+        onEvent: () => written++,
+      })
       expect(summary, `concurrency ${concurrency}`).toMatchObject({ files: N, restored: N, unchanged: 0, failed: 0, stopped: false })
       expect(opened).toBe(N) // each file opened once
       const window = (ahead ?? concurrency + 4) + concurrency
@@ -176,12 +196,31 @@ describe('restoreAll', () => {
     const { albumId } = await albumOf(library, 'Stopped', ['1.jpg', '2.jpg', '3.jpg', '4.jpg', '5.jpg'])
     const dest = await mkdtemp(path.join(work, 'dest-'))
     const stop = new AbortController()
-    const first = await restoreAll({ library, plan: await planAlbum(library, albumId), concurrency: 1, write: restoreInto(dest), signal: stop.signal, onEvent: () => stop.abort() })
+    const first = await restoreAll({
+      library,
+      plan: await planAlbum(library, albumId),
+      concurrency: 1,
+      write: restoreInto(dest),
+      signal: stop.signal,
+      onEvent: () => stop.abort(),
+    })
     expect(first).toMatchObject({ restored: 1, stopped: true })
-    expect(await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest) })).toMatchObject({ restored: 4, unchanged: 1, stopped: false })
+    expect(await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest) })).toMatchObject({
+      restored: 4,
+      unchanged: 1,
+      stopped: false,
+    })
     // Told to stop after the last file: nothing was left, so not stopped.
     const last = new AbortController()
-    expect(await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest), signal: last.signal, onEvent: (e) => e.name === '5.jpg' && last.abort() })).toMatchObject({ unchanged: 5, stopped: false })
+    expect(
+      await restoreAll({
+        library,
+        plan: await planAlbum(library, albumId),
+        write: restoreInto(dest),
+        signal: last.signal,
+        onEvent: (e) => e.name === '5.jpg' && last.abort(),
+      }),
+    ).toMatchObject({ unchanged: 5, stopped: false })
   })
 
   it('stops and throws when the session ends (on the server), after the files in flight', async () => {
@@ -197,7 +236,10 @@ describe('restoreAll', () => {
       }
       return writer(file, name)
     }
-    const error = await restoreAll({ library: own, plan, concurrency: 1, ahead: 1, write }).then(() => null, (e: unknown) => e)
+    const error = await restoreAll({ library: own, plan, concurrency: 1, ahead: 1, write }).then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(CofferProblem) // what coffer-photos turns into "log in again" (exit 3), not a file's failure
     expect(error).toMatchObject({ status: 401 })
     expect(writer.kept.size).toBeLessThan(6)

@@ -100,7 +100,10 @@ describe('backupFile in parts', () => {
     expect((await liveEntries(library.client, album.albumId)).length).toBe(feedBefore)
     // Hashed first when asked (the album may hold it): then nothing is sent.
     const hashed = streamedFile(bytes)
-    expect(await backupFile(target, hashed, { isStored: (id) => id === result.assetId, hashFirst: () => true })).toMatchObject({ status: 'present', sentBytes: 0 })
+    expect(await backupFile(target, hashed, { isStored: (id) => id === result.assetId, hashFirst: () => true })).toMatchObject({
+      status: 'present',
+      sentBytes: 0,
+    })
     expect(hashed.starts).toEqual([0])
   })
 
@@ -191,7 +194,9 @@ describe('backupFile in parts', () => {
     const openBefore = (await library.client.storageUsage()).open_uploads
     const other = randomBytes(9 * 1024 * 1024)
     const foreign = memoryStore()
-    await expect(backupFile({ ...target, masterKey: generateMasterKey(), client: cuttingClient(2) }, streamedFile(other), { resume: foreign })).rejects.toThrow(/the test cut it/)
+    await expect(backupFile({ ...target, masterKey: generateMasterKey(), client: cuttingClient(2) }, streamedFile(other), { resume: foreign })).rejects.toThrow(
+      /the test cut it/,
+    )
     expect((await library.client.storageUsage()).open_uploads).toBe(openBefore + 1)
     const again = await backupFile(target, streamedFile(other), { resume: foreign })
     expect(again).toMatchObject({ status: 'stored', resumedBytes: 0 })

@@ -58,7 +58,15 @@ describe('backupAll', () => {
     const target = { ...library, albumId: album.albumId }
     const state = stateIn('once')
     const listed = await candidates(root)
-    expect(listed.map((c) => c.path)).toEqual(['IMG_0001.mov', 'IMG_0002.jpg', 'IMG_0004.jpg', 'IMG_0005.mov', 'trip/IMG_0000.jpg', 'trip/IMG_0003.mov', 'trip/IMG_0006.jpg'])
+    expect(listed.map((c) => c.path)).toEqual([
+      'IMG_0001.mov',
+      'IMG_0002.jpg',
+      'IMG_0004.jpg',
+      'IMG_0005.mov',
+      'trip/IMG_0000.jpg',
+      'trip/IMG_0003.mov',
+      'trip/IMG_0006.jpg',
+    ])
 
     const first = await backupAll({ target, state, concurrency: 3 }, listed)
     expect(first).toMatchObject({ files: 7, stored: 7, present: 0, unchanged: 0, failed: 0, stopped: false })
@@ -99,12 +107,15 @@ describe('backupAll', () => {
     const target = { ...library, albumId: (await openAlbum(library, 'Sync stop')).albumId }
     const state = stateIn('stop')
     const stop = new AbortController()
-    const first = await backupAll({ target, state, concurrency: 1, signal: stop.signal, onEvent: (e) => e.type === 'file' && stop.abort() }, await candidates(root))
+    const first = await backupAll(
+      { target, state, concurrency: 1, signal: stop.signal, onEvent: (e) => e.type === 'file' && stop.abort() },
+      await candidates(root),
+    )
     expect(first).toMatchObject({ stored: 1, stopped: true })
     expect(await backupAll({ target, state }, await candidates(root))).toMatchObject({ unchanged: 1, stored: 5, stopped: false })
   })
 
-  it('stops at a refusal every file would meet (the session ended) and throws the server\'s problem itself', async () => {
+  it("stops at a refusal every file would meet (the session ended) and throws the server's problem itself", async () => {
     const own = await photoLibrary(server, 'sync-ended')
     const target = { ...own, albumId: (await openAlbum(own, 'Sync ended')).albumId }
     // Ended on the server, as by a revoke from another device; the client still holds its tokens.
@@ -120,7 +131,12 @@ describe('backupAll', () => {
     const target = { ...library, albumId: (await openAlbum(library, 'Sync crash')).albumId }
     const state = stateIn('crash')
     const hash = 'ab'.repeat(32)
-    const session = await library.client.openUploadSession({ album_id: target.albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: 10 }] })
+    const session = await library.client.openUploadSession({
+      album_id: target.albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: 10 }],
+    })
     await state.uploadOpened(session.upload_id)
     expect((await library.client.storageUsage()).open_uploads).toBe(1)
     const events: BackupEvent[] = []

@@ -53,7 +53,11 @@ describe('verifyAlbum', () => {
     expect(reports.filter((r) => r.record)).toHaveLength(1)
     for (const report of reports) expect(report.problems).toEqual([])
     // original, thumbnail, metadata, provenance: four blobs, four receipts each
-    expect(reports.filter((r) => !r.record).map((r) => [r.blobs, r.receipts])).toEqual([[4, 4], [4, 4], [4, 4]])
+    expect(reports.filter((r) => !r.record).map((r) => [r.blobs, r.receipts])).toEqual([
+      [4, 4],
+      [4, 4],
+      [4, 4],
+    ])
   })
 
   it('catches a flipped byte with --deep, naming the file', async () => {

@@ -27,13 +27,14 @@ async function asset(): Promise<DeletionTarget> {
   return { albumId, fileId: create.envelope.file_id, head: create.manifestHash, original: bundle.hashes.ciphertextHash }
 }
 
-
 /** Sends the requests together; the i-th leaves i * stagger ms after the first. */
 function together<T>(sends: readonly (() => Promise<T>)[], stagger = 0): Promise<T[]> {
-  return Promise.all(sends.map(async (send, i) => {
-    if (stagger > 0) await new Promise((resolve) => setTimeout(resolve, i * stagger))
-    return send()
-  }))
+  return Promise.all(
+    sends.map(async (send, i) => {
+      if (stagger > 0) await new Promise((resolve) => setTimeout(resolve, i * stagger))
+      return send()
+    }),
+  )
 }
 
 describe.each([[2], [12]])('%i identical deletes racing', (width) => {
@@ -41,8 +42,14 @@ describe.each([[2], [12]])('%i identical deletes racing', (width) => {
     for (let round = 0; round < ROUNDS; round++) {
       const target = await asset()
       const deletion = await deletionFor(member, target)
-      const answers = await together(Array.from({ length: width }, () => () => deleteRaw(server, member, target.albumId, target.fileId, deletion.request)), [0, 1, 3][round % 3])
-      expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
+      const answers = await together(
+        Array.from({ length: width }, () => () => deleteRaw(server, member, target.albumId, target.fileId, deletion.request)),
+        [0, 1, 3][round % 3],
+      )
+      expect(
+        answers.map((a) => a.status),
+        answers.map((a) => a.text).join('\n'),
+      ).toEqual(answers.map(() => 200))
       const applied = answers.filter((a) => a.json?.replayed === false)
       expect(applied).toHaveLength(1)
       for (const answer of answers) expect(answer.json).toEqual({ asset_id: target.fileId, sync_seq: 2, action: 'delete', replayed: answer !== applied[0] })
@@ -82,7 +89,10 @@ describe('a delete and a replace racing from the same head', () => {
 
       // The replace has more to do before its transaction (its bundle, its files): the delete
       // leaves a little later from round to round, so that each side wins some rounds.
-      const [replaced, deleted] = await together([() => opsRaw(server, member, target.albumId, replace.request), () => deleteRaw(server, member, target.albumId, target.fileId, deletion.request)], round * 4)
+      const [replaced, deleted] = await together(
+        [() => opsRaw(server, member, target.albumId, replace.request), () => deleteRaw(server, member, target.albumId, target.fileId, deletion.request)],
+        round * 4,
+      )
       expect([replaced!.status, deleted!.status].sort(), `${replaced!.text}\n${deleted!.text}`).toEqual([200, 409])
       const after = await albumState(server, member, target.albumId)
       expect(after.feed.slice(0, -1)).toEqual(before.feed)

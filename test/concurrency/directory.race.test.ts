@@ -118,7 +118,9 @@ describe('racing first publishes under different identity keys', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const { client, userId } = await account('many-keys')
       const keys = Array.from({ length: 4 }, () => IdentityKey.generate())
-      const attempts = keys.flatMap((key, k) => [0, 1].map((j) => ({ key: k, version: 1 + k * 2 + j, body: directory(1 + k * 2 + j, `key ${k} try ${j}`), identity: key })))
+      const attempts = keys.flatMap((key, k) =>
+        [0, 1].map((j) => ({ key: k, version: 1 + k * 2 + j, body: directory(1 + k * 2 + j, `key ${k} try ${j}`), identity: key })),
+      )
       const answers = await Promise.all(attempts.map((a) => publishRaw(client, a.body, a.identity)))
 
       const succeeded = attempts.filter((_, i) => answers[i]!.status === 200)

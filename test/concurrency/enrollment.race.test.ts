@@ -179,14 +179,20 @@ describe('drains racing relays into one mailbox', () => {
       const posts = racing.map((payload) => settle(server.client().relay(channelId, 'to_enrollee', payload)))
       const drains = [0, 1, 2].map(() => server.client().drain(channelId, 'to_enrollee'))
       const answers = await Promise.all(posts)
-      expect(answers.filter((a) => !a.ok).every((a) => !a.ok && a.problem.code === 'error.enroll.mailbox_full'), `round ${round}`).toBe(true)
+      expect(
+        answers.filter((a) => !a.ok).every((a) => !a.ok && a.problem.code === 'error.enroll.mailbox_full'),
+        `round ${round}`,
+      ).toBe(true)
       const accepted = racing.filter((_, i) => answers[i]!.ok)
       const drained = [...(await Promise.all(drains)).flat(), ...(await server.client().drain(channelId, 'to_enrollee'))]
       expect([...drained].sort(), `round ${round}`).toEqual([...held, ...accepted].sort())
       // Emptied: 70 racing posts find room for exactly 64, whatever the drains and posts above counted.
       const topUp = Array.from({ length: 70 }, (_, i) => `top-${round}-${i}`)
       const topUpAnswers = await Promise.all(topUp.map((payload) => settle(server.client().relay(channelId, 'to_enrollee', payload))))
-      expect(topUpAnswers.filter((a) => a.ok), `round ${round}`).toHaveLength(64)
+      expect(
+        topUpAnswers.filter((a) => a.ok),
+        `round ${round}`,
+      ).toHaveLength(64)
       expect(await server.client().drain(channelId, 'to_enrollee')).toHaveLength(64)
       held = Array.from({ length: 40 }, (_, i) => `fill-${round}-${i}`)
       await post(channelId, 'to_enrollee', held)
@@ -204,11 +210,16 @@ describe('the count of held payloads on the channel row', () => {
     const { storage } = server.deps
     for (let round = 0; round < 5; round++) {
       const work = Array.from({ length: 120 }, (_, i) =>
-        i % 8 === 7 ? storage.drainMailbox(channelHash, i % 16 === 7 ? 'to_enrollee' : 'to_initiator', now) : storage.appendToMailbox(channelHash, i % 2 === 0 ? 'to_enrollee' : 'to_initiator', `p${round}-${i}`, now, 10_000),
+        i % 8 === 7
+          ? storage.drainMailbox(channelHash, i % 16 === 7 ? 'to_enrollee' : 'to_initiator', now)
+          : storage.appendToMailbox(channelHash, i % 2 === 0 ? 'to_enrollee' : 'to_initiator', `p${round}-${i}`, now, 10_000),
       )
       await Promise.all(work)
       const [channel] = await readRows(server.database, `select held_to_initiator, held_to_enrollee from relay_channels where channel_hash = '${channelHash}'`)
-      const held = await readRows(server.database, `select direction, count(*) as n from relay_messages where channel_hash = '${channelHash}' group by direction`)
+      const held = await readRows(
+        server.database,
+        `select direction, count(*) as n from relay_messages where channel_hash = '${channelHash}' group by direction`,
+      )
       const count = (direction: string) => Number(held.find((row) => row.direction === direction)?.n ?? 0)
       expect([Number(channel?.held_to_initiator), Number(channel?.held_to_enrollee)], `round ${round}`).toEqual([count('to_initiator'), count('to_enrollee')])
     }

@@ -24,10 +24,12 @@ function extrasOf(bundle: Bundle): string[] {
 
 /** Sends the writes together; with `stagger`, the i-th leaves i * stagger ms after the first. */
 function race(albumId: string, writes: readonly Write[], stagger = 0) {
-  return Promise.all(writes.map(async (write, i) => {
-    if (stagger > 0) await new Promise((resolve) => setTimeout(resolve, i * stagger))
-    return opsRaw(server, member, albumId, write.request)
-  }))
+  return Promise.all(
+    writes.map(async (write, i) => {
+      if (stagger > 0) await new Promise((resolve) => setTimeout(resolve, i * stagger))
+      return opsRaw(server, member, albumId, write.request)
+    }),
+  )
 }
 
 describe.each([[2], [12]])('%i identical writes racing', (width) => {
@@ -40,8 +42,15 @@ describe.each([[2], [12]])('%i identical writes racing', (width) => {
       const write = await writeFor(member, bundle)
       const before = await blobFiles(server)
 
-      const answers = await race(albumId, Array.from({ length: width }, () => write), [0, 1, 2, 3, 4, 6][round % 6])
-      expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
+      const answers = await race(
+        albumId,
+        Array.from({ length: width }, () => write),
+        [0, 1, 2, 3, 4, 6][round % 6],
+      )
+      expect(
+        answers.map((a) => a.status),
+        answers.map((a) => a.text).join('\n'),
+      ).toEqual(answers.map(() => 200))
       const applied = answers.filter((a) => a.json?.replayed === false)
       expect(applied).toHaveLength(1)
       for (const answer of answers) {
@@ -89,11 +98,13 @@ describe('two creates of one file_id racing in albums of two accounts', () => {
     const other = await uploader(server, 'race-other')
     for (let round = 0; round < ROUNDS; round++) {
       const fileId = randomUUID()
-      const sides = await Promise.all([member, other].map(async (writer) => {
-        const albumId = await album(writer)
-        const write = await writeFor(writer, await openBundle(writer, albumId), { fileId })
-        return { writer, albumId, write }
-      }))
+      const sides = await Promise.all(
+        [member, other].map(async (writer) => {
+          const albumId = await album(writer)
+          const write = await writeFor(writer, await openBundle(writer, albumId), { fileId })
+          return { writer, albumId, write }
+        }),
+      )
       const answers = await Promise.all(sides.map(({ writer, albumId, write }) => opsRaw(server, writer, albumId, write.request)))
       expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 409])
       const loser = answers.findIndex((a) => a.status === 409)
@@ -117,7 +128,9 @@ describe('two replaces racing from the same head', () => {
     let original = first.hashes.ciphertextHash
     for (let round = 0; round < ROUNDS; round++) {
       const bundles = [await openBundle(member, albumId), await openBundle(member, albumId)]
-      const writes = await Promise.all(bundles.map((bundle) => writeFor(member, bundle, { fileId, action: 'replace', prior: head, originalBlobHash: original })))
+      const writes = await Promise.all(
+        bundles.map((bundle) => writeFor(member, bundle, { fileId, action: 'replace', prior: head, originalBlobHash: original })),
+      )
       const before = await albumState(server, member, albumId)
 
       const answers = await race(albumId, writes)
@@ -152,10 +165,14 @@ describe('many creates of different assets racing on one album', () => {
       const before = await blobFiles(server)
 
       const answers = await race(albumId, writes)
-      expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
+      expect(
+        answers.map((a) => a.status),
+        answers.map((a) => a.text).join('\n'),
+      ).toEqual(answers.map(() => 200))
       const seqs = answers.map((a) => a.json?.sync_seq as number).sort((x, y) => x - y)
       expect(seqs).toEqual(Array.from({ length: width }, (_, i) => applied + i + 1))
-      for (const [i, answer] of answers.entries()) expect(answer.json).toMatchObject({ asset_id: writes[i]!.envelope.file_id, action: 'create', replayed: false })
+      for (const [i, answer] of answers.entries())
+        expect(answer.json).toMatchObject({ asset_id: writes[i]!.envelope.file_id, action: 'create', replayed: false })
       applied += width
 
       const after = await albumState(server, member, albumId)

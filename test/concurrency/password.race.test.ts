@@ -45,11 +45,14 @@ describe('change password racing', () => {
 
       const [, ...refreshes] = await Promise.all([
         caller.changePassword(PASSWORD, NEW_PASSWORD),
-        ...others.map((tokens, i) => later(i, () => raw(server, 'POST', '/v1/auth/refresh', { headers: json, body: JSON.stringify({ refresh_token: tokens.refresh_token }) }))),
+        ...others.map((tokens, i) =>
+          later(i, () => raw(server, 'POST', '/v1/auth/refresh', { headers: json, body: JSON.stringify({ refresh_token: tokens.refresh_token }) })),
+        ),
       ])
       // A refresh may win or lose the race; either way nothing of its lineage may remain.
       for (const refreshed of refreshes) {
-        if (refreshed.status === 200 && (await accessWorks((refreshed.json as unknown as Tokens).access_token))) survivors.push(`round ${round}: a successor works`)
+        if (refreshed.status === 200 && (await accessWorks((refreshed.json as unknown as Tokens).access_token)))
+          survivors.push(`round ${round}: a successor works`)
         else if (refreshed.status !== 200) expect(refreshed.json?.code).toBe('error.auth.session_expired')
       }
       const listed = (await caller.listSessions()).sessions
@@ -67,7 +70,9 @@ describe('change password racing', () => {
       const [, ...logins] = await Promise.all([
         caller.changePassword(PASSWORD, NEW_PASSWORD),
         // Staggered by a millisecond each, so that some land after the old hash was read.
-        ...Array.from({ length: RACERS }, (_, i) => later(i, () => raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email, password: PASSWORD }) }))),
+        ...Array.from({ length: RACERS }, (_, i) =>
+          later(i, () => raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email, password: PASSWORD }) })),
+        ),
       ])
       for (const login of logins) {
         if (login.status === 200 && (await accessWorks((login.json as unknown as Tokens).access_token))) survivors.push(`round ${round}: a sign-in works`)

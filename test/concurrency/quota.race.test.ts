@@ -18,16 +18,23 @@ const ROUNDS = 4
 async function burst(member: Uploader, urls: readonly string[], size: number): Promise<Array<{ status: number; code: string | null }>> {
   const albums = await Promise.all(Array.from({ length: BURST }, () => album(member)))
   const clients = urls.map((baseUrl) => new CofferClient({ baseUrl, tokens: member.client.tokens }))
-  return Promise.all(albums.map(async (albumId, i) => {
-    const hash = randomBytes(32).toString('hex')
-    try {
-      await clients[i % clients.length]!.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size }] })
-      return { status: 201, code: null }
-    } catch (error) {
-      if (!(error instanceof CofferProblem)) throw error
-      return { status: error.status, code: error.code }
-    }
-  }))
+  return Promise.all(
+    albums.map(async (albumId, i) => {
+      const hash = randomBytes(32).toString('hex')
+      try {
+        await clients[i % clients.length]!.openUploadSession({
+          album_id: albumId,
+          crypto_suite_id: 1,
+          ciphertext_hash: hash,
+          blobs: [{ role: 'original', hash, size }],
+        })
+        return { status: 201, code: null }
+      } catch (error) {
+        if (!(error instanceof CofferProblem)) throw error
+        return { status: error.status, code: error.code }
+      }
+    }),
+  )
 }
 
 async function openSessionRows(instances: Instances, member: Uploader): Promise<number> {
@@ -48,7 +55,9 @@ function racesOn(count: number) {
       const member = await uploader(instances.instances[0]!, `quota-race-${round}`)
       const answers = await burst(member, urls(), 2000)
       expect(answers.filter((a) => a.status === 201)).toHaveLength(QUOTA / 2000)
-      expect(answers.filter((a) => a.status !== 201)).toEqual(Array.from({ length: BURST - QUOTA / 2000 }, () => ({ status: 507, code: 'error.quota.exceeded' })))
+      expect(answers.filter((a) => a.status !== 201)).toEqual(
+        Array.from({ length: BURST - QUOTA / 2000 }, () => ({ status: 507, code: 'error.quota.exceeded' })),
+      )
       expect(await member.client.storageUsage()).toMatchObject({ stored_bytes: 0, pending_bytes: QUOTA, open_uploads: QUOTA / 2000 })
       expect(await openSessionRows(instances, member)).toBe(QUOTA / 2000)
     }
@@ -59,7 +68,9 @@ function racesOn(count: number) {
       const member = await uploader(instances.instances[0]!, `cap-race-${round}`)
       const answers = await burst(member, urls(), 10)
       expect(answers.filter((a) => a.status === 201)).toHaveLength(MAX_OPEN)
-      expect(answers.filter((a) => a.status !== 201)).toEqual(Array.from({ length: BURST - MAX_OPEN }, () => ({ status: 507, code: 'error.quota.too_many_uploads' })))
+      expect(answers.filter((a) => a.status !== 201)).toEqual(
+        Array.from({ length: BURST - MAX_OPEN }, () => ({ status: 507, code: 'error.quota.too_many_uploads' })),
+      )
       expect(await member.client.storageUsage()).toMatchObject({ pending_bytes: 10 * MAX_OPEN, open_uploads: MAX_OPEN })
       expect(await openSessionRows(instances, member)).toBe(MAX_OPEN)
     }
@@ -71,6 +82,7 @@ describe('concurrent upload opens on one instance', () => {
 })
 
 // SQLite is for one instance (README, "PostgreSQL and several instances").
-if (testEngine === 'postgres') describe('concurrent upload opens on two instances sharing one database', () => {
-  racesOn(2)
-})
+if (testEngine === 'postgres')
+  describe('concurrent upload opens on two instances sharing one database', () => {
+    racesOn(2)
+  })

@@ -34,11 +34,13 @@ interface Prepared {
 }
 
 async function prepare(count: number): Promise<Prepared[]> {
-  return Promise.all(Array.from({ length: count }, async (_, i) => {
-    const albumId = albums[i % albums.length]!
-    const bundle = await openBundle(member, albumId, { derivatives: 1 + (i % 2) })
-    return { albumId, bundle, write: await writeFor(member, bundle) }
-  }))
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const albumId = albums[i % albums.length]!
+      const bundle = await openBundle(member, albumId, { derivatives: 1 + (i % 2) })
+      return { albumId, bundle, write: await writeFor(member, bundle) }
+    }),
+  )
 }
 
 const receiptCount = ({ bundle }: Prepared) => 1 + bundle.derivatives.length + (bundle.metadata === null ? 0 : 1) + 1
@@ -85,15 +87,17 @@ describe('the receipt sequencer', () => {
     const transaction = storage.transaction.bind(storage)
     let failures = 1
     // The first lifecycle write to reach its commit rolls back instead, its receipts appended.
-    vi.spyOn(storage, 'transaction').mockImplementation((work) => transaction(async (tx) => {
-      const result = await work(tx)
-      const outcome = result as { action?: string; replayed?: boolean }
-      if (failures > 0 && outcome.action === 'create' && outcome.replayed === false) {
-        failures -= 1
-        throw new Error('injected: the transaction fails after its receipts were appended')
-      }
-      return result
-    }))
+    vi.spyOn(storage, 'transaction').mockImplementation((work) =>
+      transaction(async (tx) => {
+        const result = await work(tx)
+        const outcome = result as { action?: string; replayed?: boolean }
+        if (failures > 0 && outcome.action === 'create' && outcome.replayed === false) {
+          failures -= 1
+          throw new Error('injected: the transaction fails after its receipts were appended')
+        }
+        return result
+      }),
+    )
     const statuses = await sendAll(writes)
     expect(statuses.filter((status) => status === 500)).toHaveLength(1)
     expect(statuses.filter((status) => status === 200)).toHaveLength(11)

@@ -33,7 +33,12 @@ interface Planned {
 }
 
 function bundleHashes(bundle: Bundle, write: Write): string[] {
-  return [bundle.hashes.ciphertextHash, ...bundle.derivatives.map(sha256Hex), ...(bundle.metadata === null ? [] : [sha256Hex(bundle.metadata)]), write.manifestHash]
+  return [
+    bundle.hashes.ciphertextHash,
+    ...bundle.derivatives.map(sha256Hex),
+    ...(bundle.metadata === null ? [] : [sha256Hex(bundle.metadata)]),
+    write.manifestHash,
+  ]
 }
 
 async function postOps(baseUrl: string, member: Uploader, albumId: string, body: unknown) {
@@ -73,15 +78,30 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
     const sends = planned.flatMap((plan, i) => (i % 3 === 0 ? [plan, plan, plan] : [plan]))
     // The server clock moves while the writes race, as a real one does.
     const ticking = setInterval(() => clock.advance(3), 1)
-    const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request))).finally(() => clearInterval(ticking))
-    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(answers.map(() => 200))
+    const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request))).finally(() =>
+      clearInterval(ticking),
+    )
+    expect(
+      answers.map((a) => a.status),
+      answers.map((a) => a.text).join('\n'),
+    ).toEqual(answers.map(() => 200))
     for (const plan of planned) {
       const own = answers.filter((_, i) => sends[i] === plan)
-      expect(own.filter((a) => !a.json.replayed), 'one application per manifest').toHaveLength(1)
+      expect(
+        own.filter((a) => !a.json.replayed),
+        'one application per manifest',
+      ).toHaveLength(1)
       const hashes = bundleHashes(plan.bundle, plan.write)
       expected += hashes.length
       if (plan.replaces === null) {
-        assets.push({ assetId: plan.write.envelope.file_id, owner: plan.owner, albumId: plan.albumId, head: plan.write.manifestHash, original: plan.bundle.hashes.ciphertextHash, bundles: [{ uploadId: plan.bundle.uploadId, hashes }] })
+        assets.push({
+          assetId: plan.write.envelope.file_id,
+          owner: plan.owner,
+          albumId: plan.albumId,
+          head: plan.write.manifestHash,
+          original: plan.bundle.hashes.ciphertextHash,
+          bundles: [{ uploadId: plan.bundle.uploadId, hashes }],
+        })
       } else {
         plan.replaces.head = plan.write.manifestHash
         plan.replaces.original = plan.bundle.hashes.ciphertextHash
@@ -93,23 +113,31 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
   const lists = await Promise.all(assets.map(async (asset) => ({ asset, receipts: (await asset.owner.client.assetReceipts(asset.assetId)).receipts })))
   // Each asset holds exactly one receipt per blob of each of its bundles, in chain order.
   for (const { asset, receipts } of lists) {
-    expect(receipts.map((r) => `${r.upload_id}:${r.ciphertext_hash}`).sort()).toEqual(asset.bundles.flatMap((b) => b.hashes.map((h) => `${b.uploadId}:${h}`)).sort())
+    expect(receipts.map((r) => `${r.upload_id}:${r.ciphertext_hash}`).sort()).toEqual(
+      asset.bundles.flatMap((b) => b.hashes.map((h) => `${b.uploadId}:${h}`)).sort(),
+    )
     const seqs = receipts.map((r) => r.receipt_seq)
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
   }
   // No gap and no fork, hash-linked, received_at at the finalization commit never going backwards.
   const keys = await members[0]!.member.client.attestationKeys()
-  const line = await expectOneReceiptLine(lists.flatMap((l) => l.receipts), expected, keys)
+  const line = await expectOneReceiptLine(
+    lists.flatMap((l) => l.receipts),
+    expected,
+    keys,
+  )
   return { receipts: line.length, keys }
 }
 
 async function membersOf(server: TestServer, count: number, albumsEach: number) {
-  return Promise.all(Array.from({ length: count }, async (_, i) => {
-    const member = await uploader(server, `racer-${i}`)
-    const albums = []
-    for (let j = 0; j < albumsEach; j++) albums.push(await album(member))
-    return { member, albums }
-  }))
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const member = await uploader(server, `racer-${i}`)
+      const albums = []
+      for (let j = 0; j < albumsEach; j++) albums.push(await album(member))
+      return { member, albums }
+    }),
+  )
 }
 
 describe('concurrent lifecycle writes on one instance', () => {
@@ -129,29 +157,30 @@ describe('concurrent lifecycle writes on one instance', () => {
 
 // SQLite is for one instance (README, "PostgreSQL and several instances"): two instances in one
 // process would share nothing but a file lock, so this half exists in the PostgreSQL run only.
-if (testEngine === 'postgres') describe('concurrent lifecycle writes on two instances sharing one database', () => {
-  let pair: Instances
-  beforeAll(async () => {
-    pair = await startInstances(2)
-  })
-  afterAll(() => pair.close())
+if (testEngine === 'postgres')
+  describe('concurrent lifecycle writes on two instances sharing one database', () => {
+    let pair: Instances
+    beforeAll(async () => {
+      pair = await startInstances(2)
+    })
+    afterAll(() => pair.close())
 
-  it('agree on one attestation key when they start at once', async () => {
-    const [a, b] = pair.instances
-    const [keysA, keysB] = await Promise.all([a!.client().attestationKeys(), b!.client().attestationKeys()])
-    expect(keysA).toEqual(keysB)
-    expect(keysA.keys).toHaveLength(1)
-  })
+    it('agree on one attestation key when they start at once', async () => {
+      const [a, b] = pair.instances
+      const [keysA, keysB] = await Promise.all([a!.client().attestationKeys(), b!.client().attestationKeys()])
+      expect(keysA).toEqual(keysB)
+      expect(keysA.keys).toHaveLength(1)
+    })
 
-  it('leave one gapless, unforked, hash-linked receipt chain', async () => {
-    const [a, b] = pair.instances
-    const members = await membersOf(a!, 3, 2)
-    const { receipts } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
-    expect(receipts).toBeGreaterThan(100)
-    // Both instances read the same line.
-    const viaB = new CofferClient({ baseUrl: b!.url, tokens: members[0]!.member.client.tokens })
-    const first = members[0]!.member
-    const someAsset = (await first.client.feed(members[0]!.albums[0]!)).entries[0]!.asset_id
-    expect(await viaB.assetReceipts(someAsset)).toEqual(await first.client.assetReceipts(someAsset))
-  }, 120_000)
-})
+    it('leave one gapless, unforked, hash-linked receipt chain', async () => {
+      const [a, b] = pair.instances
+      const members = await membersOf(a!, 3, 2)
+      const { receipts } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
+      expect(receipts).toBeGreaterThan(100)
+      // Both instances read the same line.
+      const viaB = new CofferClient({ baseUrl: b!.url, tokens: members[0]!.member.client.tokens })
+      const first = members[0]!.member
+      const someAsset = (await first.client.feed(members[0]!.albums[0]!)).entries[0]!.asset_id
+      expect(await viaB.assetReceipts(someAsset)).toEqual(await first.client.assetReceipts(someAsset))
+    }, 120_000)
+  })

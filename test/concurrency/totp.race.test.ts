@@ -59,7 +59,10 @@ describe('one code, two uses at once', () => {
       expect(won, `round ${round}`).toHaveLength(1)
       expect(lost).toHaveLength(1)
       // The loser either lost the ledger entry (422) or found the factor already gone (409).
-      expect([['error.totp.invalid_code', 422], ['error.totp.not_enrolled', 409]]).toContainEqual([lost[0]?.code, lost[0]?.status])
+      expect([
+        ['error.totp.invalid_code', 422],
+        ['error.totp.not_enrolled', 409],
+      ]).toContainEqual([lost[0]?.code, lost[0]?.status])
       expect((await server.client().login(member.email, PASSWORD)).kind).toBe('session')
     }
   })
@@ -72,7 +75,10 @@ describe('one code, two uses at once', () => {
       const { won, lost } = await settle([member.client.confirmTotpEnrollment(code), member.client.confirmTotpEnrollment(code)])
       expect(won, `round ${round}`).toHaveLength(1)
       expect(lost).toHaveLength(1)
-      expect([['error.totp.invalid_code', 422], ['error.totp.nothing_pending', 409]]).toContainEqual([lost[0]?.code, lost[0]?.status])
+      expect([
+        ['error.totp.invalid_code', 422],
+        ['error.totp.nothing_pending', 409],
+      ]).toContainEqual([lost[0]?.code, lost[0]?.status])
       expect((await server.client().login(member.email, PASSWORD)).kind).toBe('second_factor')
     }
   })
@@ -119,7 +125,9 @@ describe('recovery codes at once', () => {
       const rows = await readRows(server.database, 'select user_id from recovery_codes')
       const stored = rows.filter((row) => row.user_id === userId).length
       const status = await member.client.secondFactorStatus()
-      expect(status, `round ${round}`).toEqual(disable.status === 'fulfilled' ? { status: 'none', recovery_codes_remaining: 0 } : { status: 'active', recovery_codes_remaining: 10 })
+      expect(status, `round ${round}`).toEqual(
+        disable.status === 'fulfilled' ? { status: 'none', recovery_codes_remaining: 0 } : { status: 'active', recovery_codes_remaining: 10 },
+      )
       expect(stored).toBe(status.recovery_codes_remaining)
     }
   })

@@ -36,11 +36,17 @@ function openRaw(albumId: string) {
 }
 
 function startRaw(albumId: string, intentId: string) {
-  return raw(server, 'POST', `/v1/albums/${albumId}/upgrade`, { headers: { ...bearer(member), 'content-type': 'application/cbor' }, body: intent(intentId, TARGET) })
+  return raw(server, 'POST', `/v1/albums/${albumId}/upgrade`, {
+    headers: { ...bearer(member), 'content-type': 'application/cbor' },
+    body: intent(intentId, TARGET),
+  })
 }
 
 function commitRaw(albumId: string, intentId: string) {
-  return raw(server, 'POST', `/v1/albums/${albumId}/upgrade/commit?intent_id=${intentId}`, { headers: { ...bearer(member), 'content-type': 'application/cbor' }, body: tombstone(intentId) })
+  return raw(server, 'POST', `/v1/albums/${albumId}/upgrade/commit?intent_id=${intentId}`, {
+    headers: { ...bearer(member), 'content-type': 'application/cbor' },
+    body: tombstone(intentId),
+  })
 }
 
 async function versionOf(albumId: string): Promise<string | undefined> {
@@ -105,7 +111,10 @@ describe('a lifecycle write racing an upgrade start, then the commit', () => {
       const write = await writeFor(member, bundle)
       const intentId = randomUUID()
       // Odd rounds hold the start back a little: the write has more to do before its transaction.
-      const [applied, started] = await Promise.all([opsRaw(server, member, albumId, write.request), after(round % 2 === 0 ? 0 : 2 * (round % 7), () => startRaw(albumId, intentId))])
+      const [applied, started] = await Promise.all([
+        opsRaw(server, member, albumId, write.request),
+        after(round % 2 === 0 ? 0 : 2 * (round % 7), () => startRaw(albumId, intentId)),
+      ])
       expect(started.status, started.text).toBe(200)
       const committed = await commitRaw(albumId, intentId)
       const feed = (await member.client.feed(albumId)).entries
@@ -153,7 +162,10 @@ describe('racing starts', () => {
       const albumId = await album(member)
       const intentId = randomUUID()
       const answers = await Promise.all(Array.from({ length: 4 }, () => startRaw(albumId, intentId)))
-      expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual([200, 200, 200, 200])
+      expect(
+        answers.map((a) => a.status),
+        answers.map((a) => a.text).join('\n'),
+      ).toEqual([200, 200, 200, 200])
       for (const answer of answers) expect(answer.json).toEqual(answers[0]!.json)
       expect(answers[0]!.json).toMatchObject({ intent_id: intentId, to_protocol_version: TARGET })
     }

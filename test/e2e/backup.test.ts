@@ -67,7 +67,7 @@ async function expectPresent(url: string, writes: readonly Written[]): Promise<v
     const client = new CofferClient({ baseUrl: url, tokens: write.who.client.tokens })
     const feed = await client.feed(write.who.albumId, write.result.sync_seq - 1, 1)
     expect(feed.entries[0]).toMatchObject({ sync_seq: write.result.sync_seq, asset_id: write.result.asset_id })
-    for (const [hash, bytes] of write.blobs) expect(Buffer.from((await client.downloadBlob(hash))).equals(bytes), hash).toBe(true)
+    for (const [hash, bytes] of write.blobs) expect(Buffer.from(await client.downloadBlob(hash)).equals(bytes), hash).toBe(true)
     // The provenance blob, which the database holds (decision 0038), came back with it.
     expect(Buffer.from(await client.downloadBlob(write.result.manifestHash)).toString('base64')).toBe(feed.entries[0]!.manifest_cbor)
   }
@@ -90,7 +90,12 @@ describe(`coffer backup and restore on ${testEngine}`, () => {
       while (!stop) {
         await upload(who, 1_000 + Math.floor(Math.random() * 5_000))
         const bytes = ciphertext(700)
-        const session = await who.client.openUploadSession({ album_id: who.albumId, crypto_suite_id: 1, ciphertext_hash: sha256Hex(bytes), blobs: [{ role: 'original', hash: sha256Hex(bytes), size: bytes.length }] })
+        const session = await who.client.openUploadSession({
+          album_id: who.albumId,
+          crypto_suite_id: 1,
+          ciphertext_hash: sha256Hex(bytes),
+          blobs: [{ role: 'original', hash: sha256Hex(bytes), size: bytes.length }],
+        })
         await who.client.putBlob(session.upload_id, sha256Hex(bytes), bytes)
         await who.client.abortUploadSession(session.upload_id)
         during++
@@ -105,7 +110,11 @@ describe(`coffer backup and restore on ${testEngine}`, () => {
     stop = true
     await Promise.all(writers)
     expect(taken.code, taken.stdout + taken.stderr).toBe(0)
-    expect(taken.stdout).toMatch(new RegExp(`^backup: ${dest}: database coffer\\.(db|pgdump) \\(.+\\), \\d+ blobs \\(.+\\), secret\\.key \\(keep this backup as secret as the key\\) in [\\d.]+ s\\n$`))
+    expect(taken.stdout).toMatch(
+      new RegExp(
+        `^backup: ${dest}: database coffer\\.(db|pgdump) \\(.+\\), \\d+ blobs \\(.+\\), secret\\.key \\(keep this backup as secret as the key\\) in [\\d.]+ s\\n$`,
+      ),
+    )
     expect(during).toBeGreaterThan(0)
     const manifest = JSON.parse(await readFile(path.join(dest, 'manifest.json'), 'utf8')) as { blobs: { count: number }; missing: string[]; corrupt: string[] }
     expect(manifest.missing).toEqual([])
@@ -115,13 +124,19 @@ describe(`coffer backup and restore on ${testEngine}`, () => {
     // Never into a folder that holds anything.
     const again = await coffer(space.env, 'backup', dest)
     expect(again.code).toBe(1)
-    expect(again.stderr).toBe(`coffer: the destination ${dest} is not empty (it holds blobs, coffer.${testEngine === 'sqlite' ? 'db' : 'pgdump'}, manifest.json, ...)\n`)
+    expect(again.stderr).toBe(
+      `coffer: the destination ${dest} is not empty (it holds blobs, coffer.${testEngine === 'sqlite' ? 'db' : 'pgdump'}, manifest.json, ...)\n`,
+    )
 
     const target = await emptyTarget('restored')
     const restored = await coffer(target, 'restore', dest)
     expect(restored.code, restored.stdout + restored.stderr).toBe(0)
     // On PostgreSQL the folder copy also has files written after the dump: noted, and queued for removal.
-    expect(restored.stdout).toMatch(testEngine === 'sqlite' ? /\nfsck: 0 problems, 0 notes; \d+ blobs .* checked for presence and size, \d+ receipts verified\n$/ : /\nfsck: 0 problems, \d+ notes?; /)
+    expect(restored.stdout).toMatch(
+      testEngine === 'sqlite'
+        ? /\nfsck: 0 problems, 0 notes; \d+ blobs .* checked for presence and size, \d+ receipts verified\n$/
+        : /\nfsck: 0 problems, \d+ notes?; /,
+    )
     const refused = await coffer(target, 'restore', dest)
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^coffer: restore needs an empty data folder: .* holds .*\n$/)
@@ -140,12 +155,21 @@ describe(`coffer backup and restore on ${testEngine}`, () => {
   if (testEngine === 'postgres') {
     it('PostgreSQL, by hand: gc hold, pg_dump, backup --blobs-only, gc release; then pg_restore and restore', async () => {
       const who = await member(source.url)
-      const before: Written[] = [{ who, ...(await upload(who)) }, { who, ...(await upload(who)) }]
+      const before: Written[] = [
+        { who, ...(await upload(who)) },
+        { who, ...(await upload(who)) },
+      ]
       const dest = path.join(space.directory, 'manual')
       await mkdir(dest)
       const hold = JSON.parse((await coffer(space.env, 'gc', 'hold', '--ttl', '600', '--reason', 'nightly dump')).stdout) as { hold_id: string }
       const schema = space.database.target.engine === 'postgres' ? space.database.target.searchPath! : 'public'
-      execFileSync('pg_dump', ['--format=custom', `--schema=${schema}`, '--no-owner', `--file=${path.join(dest, 'coffer.pgdump')}`, process.env.TEST_DATABASE_URL!])
+      execFileSync('pg_dump', [
+        '--format=custom',
+        `--schema=${schema}`,
+        '--no-owner',
+        `--file=${path.join(dest, 'coffer.pgdump')}`,
+        process.env.TEST_DATABASE_URL!,
+      ])
       const blobs = await coffer(space.env, 'backup', '--blobs-only', path.join(dest, 'files'))
       expect(blobs.code, blobs.stderr).toBe(0)
       expect(blobs.stdout).toMatch(/^backup: .*: no database \(--blobs-only\), \d+ blobs/)

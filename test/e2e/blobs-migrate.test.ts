@@ -126,7 +126,9 @@ describe(`coffer blobs migrate (from the folder into a bucket) on ${testEngine}`
     await mkdir(folder.pathOf(unreadable!))
     const ran = await coffer(env, 'blobs', 'migrate', '--to', to)
     expect(ran.code, ran.stderr).toBe(1)
-    expect(ran.stdout).toContain(`problem: blob ${damaged}: its bytes do not match its name (the SHA-256 of the bytes differs from the declared hash); not copied\n`)
+    expect(ran.stdout).toContain(
+      `problem: blob ${damaged}: its bytes do not match its name (the SHA-256 of the bytes differs from the declared hash); not copied\n`,
+    )
     expect(ran.stdout).toMatch(new RegExp(`problem: blob ${unreadable}: it cannot be read: .*EISDIR.*; not copied\n`))
     expect(ran.stdout).toContain(`blobs migrate: 3 copied (${bytesOf(intact.map((hash) => blobs.get(hash)!))}), 0 already there, 2 damaged;`)
     expect(ran.stdout).toContain('blobs migrate: 2 blobs were not copied (damaged in the folder): run coffer fsck --deep')
@@ -136,7 +138,11 @@ describe(`coffer blobs migrate (from the folder into a bucket) on ${testEngine}`
 
   it('refuses a missing --to, a --to that is not s3://bucket/prefix (exit 2), and a BLOB_DIR that does not exist (exit 1)', async () => {
     const { env, to } = await setUp('refused', 0)
-    const usages = [['blobs', 'migrate'], ['blobs', 'migrate', '--to', 'https://example.com/x'], ['blobs', 'copy', '--to', to]]
+    const usages = [
+      ['blobs', 'migrate'],
+      ['blobs', 'migrate', '--to', 'https://example.com/x'],
+      ['blobs', 'copy', '--to', to],
+    ]
     for (const [i, ran] of (await Promise.all(usages.map((args) => coffer(env, ...args)))).entries()) {
       expect(ran.code, usages[i]!.join(' ')).toBe(2)
       expect(ran.stderr).toContain('usage: coffer <command> [arguments]')

@@ -55,7 +55,11 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     const alice = await member()
     const printed = await cofferJson<ModerationRecord>(env, 'admin', 'suspend', alice.userId, '--reason', 'x')
     // The CLI prints the affected account's record as the operator API answers it.
-    expect(printed).toEqual({ standing: 'suspended', suspended_since: expect.any(String), events: [{ action: 'suspended', at: printed.suspended_since, reason: 'x' }] })
+    expect(printed).toEqual({
+      standing: 'suspended',
+      suspended_since: expect.any(String),
+      events: [{ action: 'suspended', at: printed.suspended_since, reason: 'x' }],
+    })
     expect(new Date(printed.suspended_since!).toISOString()).toBe(printed.suspended_since)
 
     expect(await statusOf(alice.client.provisionAlbum(randomUUID()))).toBe('403 error.account.suspended')
@@ -136,8 +140,16 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     // A restore undoes the takedown at once, as its own event; the command writes its audit line on stderr.
     const restore = await coffer(env, 'admin', 'restore', asset.asset_id, '--reason', 'complaint withdrawn')
     expect(restore.code, restore.stderr).toBe(0)
-    expect((JSON.parse(restore.stdout) as ModerationRecord).events.at(-1)).toEqual({ action: 'restored', asset_id: asset.asset_id, at: expect.any(String), reason: 'complaint withdrawn' })
-    const audit = restore.stderr.split('\n').filter((line) => line.includes('"audit"')).map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect((JSON.parse(restore.stdout) as ModerationRecord).events.at(-1)).toEqual({
+      action: 'restored',
+      asset_id: asset.asset_id,
+      at: expect.any(String),
+      reason: 'complaint withdrawn',
+    })
+    const audit = restore.stderr
+      .split('\n')
+      .filter((line) => line.includes('"audit"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(audit.map(({ audit, actor, action, userId, assetId, reason }) => ({ audit, actor, action, userId, assetId, reason }))).toEqual([
       { audit: 'operator_action', actor: 'cli', action: 'restored', userId: bob.userId, assetId: asset.asset_id, reason: 'complaint withdrawn' },
     ])
@@ -145,15 +157,22 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
 
     // The operator's log reads the events back: the account's, or the latest of every account.
     const log = await cofferJson<{ events: Array<Record<string, unknown>> }>(env, 'admin', 'log', '--account', bob.userId)
-    expect(log.events).toEqual(['taken_down', 'legal_hold', 'hold_lifted', 'restored'].map((action, i) => ({
-      user_id: bob.userId,
-      seq: i + 1,
-      action,
-      asset_id: asset.asset_id,
-      at: expect.any(String),
-      ...({ taken_down: { reason: 'complaint' }, legal_hold: { reason: 'court' }, hold_lifted: {}, restored: { reason: 'complaint withdrawn' } } as Record<string, object>)[action],
-      actor: 'cli',
-    })))
+    expect(log.events).toEqual(
+      ['taken_down', 'legal_hold', 'hold_lifted', 'restored'].map((action, i) => ({
+        user_id: bob.userId,
+        seq: i + 1,
+        action,
+        asset_id: asset.asset_id,
+        at: expect.any(String),
+        ...(
+          { taken_down: { reason: 'complaint' }, legal_hold: { reason: 'court' }, hold_lifted: {}, restored: { reason: 'complaint withdrawn' } } as Record<
+            string,
+            object
+          >
+        )[action],
+        actor: 'cli',
+      })),
+    )
     const latest = await cofferJson<{ events: Array<Record<string, unknown>> }>(env, 'admin', 'log', '--limit', '2')
     expect(latest.events.map((event) => event.action)).toEqual(['hold_lifted', 'restored'])
     expect((await cofferJson<{ events: unknown[] }>(env, 'admin', 'log', '--account', randomUUID())).events).toEqual([])
@@ -186,7 +205,10 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
     expect(rotation.active).not.toBe(oldKey)
 
     const keysAfter = await carol.client.attestationKeys()
-    expect(keysAfter.keys.map((k) => [k.key_id, k.status])).toEqual([[oldKey, 'retired'], [rotation.active, 'active']])
+    expect(keysAfter.keys.map((k) => [k.key_id, k.status])).toEqual([
+      [oldKey, 'retired'],
+      [rotation.active, 'active'],
+    ])
     expect(keysAfter.keys[0]!.not_after).toBe(keysAfter.keys[1]!.not_before)
 
     const after = await upload(carol)
@@ -209,9 +231,21 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
   }, 120_000)
 
   it('maintain runs one maintenance pass and migrate finds nothing left to apply, beside the running server', async () => {
-    const pass = await cofferJson<{ deleted: Record<string, number>; purgedAccounts: number; garbage: { rows: number; files: number }; partUploads: number; leftovers: number }>(env, 'maintain')
+    const pass = await cofferJson<{
+      deleted: Record<string, number>
+      purgedAccounts: number
+      garbage: { rows: number; files: number }
+      partUploads: number
+      leftovers: number
+    }>(env, 'maintain')
     // The account deleted above was purged by its deletion: none is left to finish; no upload left parts.
-    expect(pass).toEqual({ deleted: expect.any(Object), purgedAccounts: 0, garbage: { rows: expect.any(Number), files: expect.any(Number) }, partUploads: 0, leftovers: 0 })
+    expect(pass).toEqual({
+      deleted: expect.any(Object),
+      purgedAccounts: 0,
+      garbage: { rows: expect.any(Number), files: expect.any(Number) },
+      partUploads: 0,
+      leftovers: 0,
+    })
     const migrate = await coffer(env, 'migrate')
     expect(migrate.code, migrate.stderr).toBe(0)
     expect(migrate.stdout).toBe(`migrations applied (${testEngine})\n`)

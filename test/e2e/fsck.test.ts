@@ -77,7 +77,9 @@ describe(`coffer fsck beside a running server on ${testEngine}`, () => {
       'problem: receipt chain: receipts 11..11 are missing',
       `problem: asset ${uploads[2]!.result.asset_id}: blob ${[...uploads[2]!.blobs.keys()][2]} (metadata, upload ${(await readRows(space.database.target, `select upload_id from receipts where receipt_seq = 12`))[0]!.upload_id}) has no custody receipt`,
       expect.stringMatching(new RegExp(`^problem: account ${alice.userId}: stored bytes \\d+ differ from its blob rows' \\d+$`)),
-      expect.stringMatching(new RegExp(`^problem: asset ${uploads[3]!.result.asset_id}: chain head 0{64} is not the hash of its last applied manifest \\([0-9a-f]{64}\\)$`)),
+      expect.stringMatching(
+        new RegExp(`^problem: asset ${uploads[3]!.result.asset_id}: chain head 0{64} is not the hash of its last applied manifest \\([0-9a-f]{64}\\)$`),
+      ),
       `problem: album ${alice.albumId} feed entry 2: its upload session ${String(op!.upload_id)} is still open`,
     ]
     expect(found).toEqual(expect.arrayContaining(expected))

@@ -68,7 +68,11 @@ function extracted(guide: string): string {
 /** Runs the project's Node on `args` from the root of the checkout; resolves with stdout and stderr on exit 0. */
 function run(args: readonly string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let text = ''
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
@@ -80,7 +84,12 @@ function run(args: readonly string[], env: Record<string, string> = {}): Promise
 /** A name at the root of the checkout no one else uses. */
 const scratch = (kind: string, ext: string) => path.join(ROOT, `guide.${kind}-${process.pid}-${Date.now()}.${ext}`)
 
-const tidy = (text: string) => text.split('\n').map((line) => line.trimEnd()).join('\n').trim()
+const tidy = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .trim()
 
 let work: Workspace
 let server: Started & { url: string }
@@ -100,8 +109,29 @@ it('runs every step of docs/guide.md in order and each prints what the guide say
   // Every step shows its result: a block printing nothing would check nothing.
   expect(steps.filter((step) => step.prints === '').map((step) => step.heading)).toEqual([])
   // The steps the guide promises, each under its own heading.
-  for (const call of ['register', 'verifyLogin', 'signDirectory', 'publishDirectory', 'provisionAlbum', 'uploadAsset', 'openUploadSession', 'feed', 'downloadBlob', 'verifyStorage', 'assetReceipts', 'attestationKeys', 'verifyReceipts', 'suspend', 'reinstate', 'takeDown', 'legalHold']) {
-    expect(steps.some((step) => step.code.includes(`${call}(`)), call).toBe(true)
+  for (const call of [
+    'register',
+    'verifyLogin',
+    'signDirectory',
+    'publishDirectory',
+    'provisionAlbum',
+    'uploadAsset',
+    'openUploadSession',
+    'feed',
+    'downloadBlob',
+    'verifyStorage',
+    'assetReceipts',
+    'attestationKeys',
+    'verifyReceipts',
+    'suspend',
+    'reinstate',
+    'takeDown',
+    'legalHold',
+  ]) {
+    expect(
+      steps.some((step) => step.code.includes(`${call}(`)),
+      call,
+    ).toBe(true)
   }
   // What the guide tells a reader to run extracts exactly these blocks.
   expect(guide).toContain("awk '/^```ts$/{on=1;next} /^```$/{on=0} on' docs/guide.md > guide.ts")

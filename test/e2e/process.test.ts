@@ -77,7 +77,11 @@ describe(`node src/main.ts on ${testEngine}`, () => {
     const line = await waitFor(server.lines, /"msg":"maintenance removed expired rows and garbage"/)
     expect(JSON.parse(line.input)).toMatchObject({ deleted: { enrollment_codes: 1 } })
     // Expired and swept: the code is refused as unknown.
-    const redeem = await fetch(`${server.url}/v1/auth/devices/enroll/redeem`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })
+    const redeem = await fetch(`${server.url}/v1/auth/devices/enroll/redeem`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    })
     expect(redeem.status).toBe(404)
   }, 60_000)
 

@@ -80,12 +80,27 @@ describe('the packed SDK', () => {
   })
 
   it('type-checks an app without Node types and runs it on the machine’s Node against a real server', async () => {
-    const source = (await readFile(path.join(ROOT, 'test/e2e/sdk-app/example.ts'), 'utf8')).replace("baseUrl: 'SERVER_URL'", `baseUrl: ${JSON.stringify(server.url)}`)
+    const source = (await readFile(path.join(ROOT, 'test/e2e/sdk-app/example.ts'), 'utf8')).replace(
+      "baseUrl: 'SERVER_URL'",
+      `baseUrl: ${JSON.stringify(server.url)}`,
+    )
     await writeFile(path.join(scratch, 'example.ts'), source)
-    await writeFile(path.join(scratch, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], module: 'nodenext', moduleResolution: 'nodenext', types: [], strict: true, outDir: 'out', skipLibCheck: false },
-      files: ['example.ts'],
-    }))
+    await writeFile(
+      path.join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          types: [],
+          strict: true,
+          outDir: 'out',
+          skipLibCheck: false,
+        },
+        files: ['example.ts'],
+      }),
+    )
     await run(process.execPath, [TSC, '-p', 'tsconfig.json'], scratch)
     const node = machineNode()
     const version = (await run(node, ['--version'], scratch)).trim()

@@ -14,27 +14,34 @@ const SECONDS = Number(process.env.SOAK_SECONDS || 20)
 const CLIENTS = Number(process.env.SOAK_CLIENTS || 8)
 
 describe(`soak on ${testEngine}`, () => {
-  it(`${CLIENTS} clients for ${SECONDS} s: no error, every operation done, a clean stop`, async () => {
-    const log: string[] = []
-    const result = await runSoak({
-      seconds: SECONDS,
-      clients: CLIENTS,
-      postgresUrl: testEngine === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
-      sampleSeconds: 5,
-      // Maintenance passes (expired rows, garbage blobs of the replaced bundles) run during the soak.
-      serverEnv: { SWEEP_INTERVAL_S: '5' },
-      log: (line) => log.push(line),
-    })
-    const report = formatSoak(result)
-    console.log(`${log.join('\n')}\n\n${report}`)
-    expect(result.engine).toBe(testEngine)
-    expect(result.errors, report).toEqual([])
-    expect(result.serverLog.errors, report).toEqual([])
-    expect(result.operations.filter((o) => o.completed === 0).map((o) => o.name), report).toEqual([])
-    expect(result.refusedCount).toBeGreaterThan(0)
-    expect(result.maintenancePasses, report).toBeGreaterThan(0)
-    expect(result.exitCode).toBe(0)
-    // The verdict `npm run soak` exits on (the memory trend is not judged on a run this short).
-    expect(failures(result), report).toEqual([])
-  }, (SECONDS + 180) * 1000)
+  it(
+    `${CLIENTS} clients for ${SECONDS} s: no error, every operation done, a clean stop`,
+    async () => {
+      const log: string[] = []
+      const result = await runSoak({
+        seconds: SECONDS,
+        clients: CLIENTS,
+        postgresUrl: testEngine === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
+        sampleSeconds: 5,
+        // Maintenance passes (expired rows, garbage blobs of the replaced bundles) run during the soak.
+        serverEnv: { SWEEP_INTERVAL_S: '5' },
+        log: (line) => log.push(line),
+      })
+      const report = formatSoak(result)
+      console.log(`${log.join('\n')}\n\n${report}`)
+      expect(result.engine).toBe(testEngine)
+      expect(result.errors, report).toEqual([])
+      expect(result.serverLog.errors, report).toEqual([])
+      expect(
+        result.operations.filter((o) => o.completed === 0).map((o) => o.name),
+        report,
+      ).toEqual([])
+      expect(result.refusedCount).toBeGreaterThan(0)
+      expect(result.maintenancePasses, report).toBeGreaterThan(0)
+      expect(result.exitCode).toBe(0)
+      // The verdict `npm run soak` exits on (the memory trend is not judged on a run this short).
+      expect(failures(result), report).toEqual([])
+    },
+    (SECONDS + 180) * 1000,
+  )
 })

@@ -71,7 +71,9 @@ describe(`start-up faults on ${testEngine}`, () => {
       const url = new URL(process.env.TEST_DATABASE_URL ?? '')
       url.pathname = `/coffer_missing_${randomBytes(4).toString('hex')}`
       const line = await failedStart({ ...env, DATABASE_URL: url.toString() })
-      expect(line).toBe(`coffer: DATABASE_URL=${url.toString()}: database "${url.pathname.slice(1)}" does not exist; create it (createdb), or correct the database name in the URL`)
+      expect(line).toBe(
+        `coffer: DATABASE_URL=${url.toString()}: database "${url.pathname.slice(1)}" does not exist; create it (createdb), or correct the database name in the URL`,
+      )
     })
   } else {
     it('a DATABASE_URL file that is not an SQLite database: names it and says what to point at', async () => {
@@ -87,7 +89,9 @@ describe(`start-up faults on ${testEngine}`, () => {
     const { env } = await workspace()
     const dataDir = `/proc/coffer-${randomBytes(4).toString('hex')}`
     const line = await failedStart({ ...env, DATA_DIR: dataDir })
-    expect(line).toBe(`coffer: DATA_DIR=${dataDir}: cannot use ${dataDir}: the folder cannot be made there (a parent is missing, or the file system does not allow it); choose another folder (ENOENT)`)
+    expect(line).toBe(
+      `coffer: DATA_DIR=${dataDir}: cannot use ${dataDir}: the folder cannot be made there (a parent is missing, or the file system does not allow it); choose another folder (ENOENT)`,
+    )
   })
 
   it('DATA_DIR inside a file: names DATA_DIR and says a part of the path is a file', async () => {
@@ -96,13 +100,17 @@ describe(`start-up faults on ${testEngine}`, () => {
     await writeFile(file, 'x')
     const dataDir = path.join(file, 'data')
     const line = await failedStart({ ...env, DATA_DIR: dataDir })
-    expect(line).toMatch(new RegExp(`^coffer: DATA_DIR=${dataDir}: cannot use ${file}.*: a part of the path is a file, not a folder; choose a folder \\(ENOTDIR\\)$`))
+    expect(line).toMatch(
+      new RegExp(`^coffer: DATA_DIR=${dataDir}: cannot use ${file}.*: a part of the path is a file, not a folder; choose a folder \\(ENOTDIR\\)$`),
+    )
   })
 
   it('DATA_DIR where no one may write (sysfs refuses even root): names DATA_DIR and says to grant access', async () => {
     const { env } = await workspace()
     const line = await failedStart({ ...env, DATA_DIR: '/sys/kernel' })
-    expect(line).toMatch(/^coffer: DATA_DIR=\/sys\/kernel: cannot use \/sys\/kernel\/secret\.key\S*: permission denied; give the server's user write access to it, or choose another folder \(EACCES\)$/)
+    expect(line).toMatch(
+      /^coffer: DATA_DIR=\/sys\/kernel: cannot use \/sys\/kernel\/secret\.key\S*: permission denied; give the server's user write access to it, or choose another folder \(EACCES\)$/,
+    )
   })
 
   it('BLOB_DIR that cannot be made: names BLOB_DIR', async () => {
@@ -116,7 +124,11 @@ describe(`start-up faults on ${testEngine}`, () => {
     const port = await closedPort()
     const s3 = { S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' }
     const closed = await failedStart({ ...env, ...s3, BLOB_STORE_URL: 's3://coffer-blobs/photos', S3_ENDPOINT: `http://127.0.0.1:${port}` })
-    expect(closed).toMatch(new RegExp(`^coffer: cannot use the blob bucket BLOB_STORE_URL=s3://coffer-blobs/photos/ at S3_ENDPOINT=http://127.0.0.1:${port}: .*ECONNREFUSED.*; check that the endpoint answers`))
+    expect(closed).toMatch(
+      new RegExp(
+        `^coffer: cannot use the blob bucket BLOB_STORE_URL=s3://coffer-blobs/photos/ at S3_ENDPOINT=http://127.0.0.1:${port}: .*ECONNREFUSED.*; check that the endpoint answers`,
+      ),
+    )
     const bucket = await startBucket()
     cleanup.push(() => bucket.close())
     const missing = await failedStart({ ...env, ...s3, BLOB_STORE_URL: 's3://no-such-bucket', S3_ENDPOINT: bucket.endpoint })
@@ -142,7 +154,9 @@ describe(`start-up faults on ${testEngine}`, () => {
     expect(await first.exited).toBe(0)
 
     const wrongKey = await failedStart({ ...env, SECRET_KEY: newKey() })
-    expect(wrongKey).toMatch(/^coffer: SECRET_KEY \(set in the environment\) does not open the receipt-signing key \S+ or the TOTP secrets this database holds: it was set up with another key\. Start with the SECRET_KEY it was set up with/)
+    expect(wrongKey).toMatch(
+      /^coffer: SECRET_KEY \(set in the environment\) does not open the receipt-signing key \S+ or the TOTP secrets this database holds: it was set up with another key\. Start with the SECRET_KEY it was set up with/,
+    )
     // Unset, the key is DATA_DIR's secret.key: a different one there is refused the same way, naming the file.
     await writeFile(path.join(directory, 'secret.key'), `${newKey()}\n`, { mode: 0o600 })
     const wrongFile = await failedStart(env)
@@ -155,24 +169,35 @@ describe(`start-up faults on ${testEngine}`, () => {
 })
 
 describe(`SIGTERM through npm on ${testEngine}`, () => {
-  it.each([['npm start', ['start']], ['npm run coffer -- serve', ['run', 'coffer', '--', 'serve']]])('%s: the signal sent to npm reaches the server, which stops gracefully', async (_name, args) => {
-    const { env } = await workspace()
-    const npm = spawn('npm', args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    const lines: string[] = []
-    for (const stream of [npm.stdout, npm.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line))
-    const npmExited = new Promise<void>((resolve) => npm.on('exit', () => resolve()))
-    cleanup.push(async () => {
-      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL')
+  it.each([
+    ['npm start', ['start']],
+    ['npm run coffer -- serve', ['run', 'coffer', '--', 'serve']],
+  ])(
+    '%s: the signal sent to npm reaches the server, which stops gracefully',
+    async (_name, args) => {
+      const { env } = await workspace()
+      const npm = spawn('npm', args, {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      const lines: string[] = []
+      for (const stream of [npm.stdout, npm.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line))
+      const npmExited = new Promise<void>((resolve) => npm.on('exit', () => resolve()))
+      cleanup.push(async () => {
+        if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL')
+        await npmExited
+      })
+      const listening = await waitFor(lines, /"pid":(\d+).*Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
+      const [, pid = '', url = ''] = listening
+      expect(Number(pid)).not.toBe(npm.pid)
+      npm.kill('SIGTERM')
+      await waitFor(lines, /"msg":"stopped"/)
       await npmExited
-    })
-    const listening = await waitFor(lines, /"pid":(\d+).*Server listening at (http:\/\/127\.0\.0\.1:\d+)/)
-    const [, pid = '', url = ''] = listening
-    expect(Number(pid)).not.toBe(npm.pid)
-    npm.kill('SIGTERM')
-    await waitFor(lines, /"msg":"stopped"/)
-    await npmExited
-    // The server process itself is gone, not orphaned: nothing answers, and its pid is free.
-    await expect(fetch(`${url}/healthz`)).rejects.toThrow()
-    expect(() => process.kill(Number(pid), 0)).toThrow()
-  }, 60_000)
+      // The server process itself is gone, not orphaned: nothing answers, and its pid is free.
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow()
+      expect(() => process.kill(Number(pid), 0)).toThrow()
+    },
+    60_000,
+  )
 })

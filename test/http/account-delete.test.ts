@@ -97,7 +97,10 @@ const idsOf = (account: FullAccount) => [account.userId, ...account.albumIds, ..
 async function expectDead(account: FullAccount): Promise<void> {
   for (const tokens of account.tokens) {
     expect((await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
-    const refreshed = await raw(server, 'POST', '/v1/auth/refresh', { body: JSON.stringify({ refresh_token: tokens.refresh_token }), headers: { 'content-type': 'application/json' } })
+    const refreshed = await raw(server, 'POST', '/v1/auth/refresh', {
+      body: JSON.stringify({ refresh_token: tokens.refresh_token }),
+      headers: { 'content-type': 'application/json' },
+    })
     expect([refreshed.status, refreshed.json?.code]).toEqual([401, 'error.auth.session_expired'])
   }
   expect((await problemOf(server.client().login(account.email, PASSWORD))).code).toBe('error.auth.invalid_credentials')
@@ -109,7 +112,21 @@ describe('deleting one’s own account', () => {
     const neighbour = await fullAccount('neighbour')
     const before = await rowsNaming(idsOf(account))
     expect(Object.keys(before)).toEqual(
-      expect.arrayContaining(['sessions', 'cohorts', 'directories', 'escrows', 'enrollment_codes', 'relay_channels', 'attempt_budgets', 'albums', 'assets', 'asset_blobs', 'blobs', 'upload_sessions', 'receipts']),
+      expect.arrayContaining([
+        'sessions',
+        'cohorts',
+        'directories',
+        'escrows',
+        'enrollment_codes',
+        'relay_channels',
+        'attempt_budgets',
+        'albums',
+        'assets',
+        'asset_blobs',
+        'blobs',
+        'upload_sessions',
+        'receipts',
+      ]),
     )
 
     await account.client.deleteAccount()
@@ -133,10 +150,19 @@ describe('deleting one’s own account', () => {
     const account = await fullAccount('recorded')
     await account.client.deleteAccount()
     const overview = await admin.account(account.userId)
-    expect(overview).toMatchObject({ user_id: account.userId, email: '', state: 'deleted', deleted_at: expect.any(String), usage: { bytes: 0, assets: 0 }, second_factor: { enabled: false } })
+    expect(overview).toMatchObject({
+      user_id: account.userId,
+      email: '',
+      state: 'deleted',
+      deleted_at: expect.any(String),
+      usage: { bytes: 0, assets: 0 },
+      second_factor: { enabled: false },
+    })
     expect(overview.moderation.events).toEqual([{ action: 'account_deleted', at: overview.deleted_at }])
     expect(await admin.findAccounts(account.email)).toEqual([])
-    const line = server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry.audit === 'account_deleted' && entry.userId === account.userId)
+    const line = server.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.audit === 'account_deleted' && entry.userId === account.userId)
     expect(line).toMatchObject({ actor: 'owner' })
   })
 
@@ -183,7 +209,10 @@ describe('deleting one’s own account', () => {
   it('without a body, or with a malformed one', async () => {
     const account = await fullAccount('bodies')
     const headers = { authorization: `Bearer ${account.tokens[0]!.access_token}` }
-    const malformed = await raw(server, 'POST', '/v1/account/delete', { body: JSON.stringify({ totp_code: 12 }), headers: { ...headers, 'content-type': 'application/json' } })
+    const malformed = await raw(server, 'POST', '/v1/account/delete', {
+      body: JSON.stringify({ totp_code: 12 }),
+      headers: { ...headers, 'content-type': 'application/json' },
+    })
     expect([malformed.status, malformed.json?.code]).toEqual([422, 'error.request.invalid'])
     expect((await admin.account(account.userId)).state).toBe('active')
     const bare = await raw(server, 'POST', '/v1/account/delete', { headers })

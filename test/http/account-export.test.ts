@@ -91,7 +91,10 @@ describe('the account export', () => {
     const owner = await withSecondFactor(server, 'export')
     const identity = IdentityKey.generate()
     const deviceId = randomUUID()
-    await owner.client.publishDirectory(await signDirectory(identity, { version: 1, devices: [{ device_id: deviceId, public_key: randomBytes(32) }] }), identity)
+    await owner.client.publishDirectory(
+      await signDirectory(identity, { version: 1, devices: [{ device_id: deviceId, public_key: randomBytes(32) }] }),
+      identity,
+    )
     const member: Uploader = { ...owner, userId: (await owner.client.getProfile()).user_id, identity, deviceId }
     await member.client.updateProfile({ display_name: 'Ada' })
 
@@ -100,7 +103,10 @@ describe('the account export', () => {
     const phone = server.client()
     const challenge = await phone.login(member.email, PASSWORD)
     if (challenge.kind !== 'second_factor') throw new Error('expected the second-factor step')
-    await phone.verifyLogin(challenge.challenge.mfa_token, owner.authenticator.codeAt(server.clock.now()), { cohort_hash: 'kitchen-wifi', device_id: randomUUID() })
+    await phone.verifyLogin(challenge.challenge.mfa_token, owner.authenticator.codeAt(server.clock.now()), {
+      cohort_hash: 'kitchen-wifi',
+      device_id: randomUUID(),
+    })
     // Two wrong passwords: sign-in locks, and the owner's security log says so.
     for (let i = 0; i < 2; i++) expect((await problemOf(server.client().login(member.email, 'wrong password'))).status).toBe(401)
 
@@ -205,12 +211,20 @@ describe('the account export', () => {
   it('counts every export in the account’s budget: past 3 an hour, 429 with Retry-After until the window ends; HEAD counts nothing', async () => {
     const member = await registered(server, 'export-budget')
     const head = await exportRaw(member.client, 'HEAD')
-    expect([head.status, head.text, head.headers.get('content-disposition')]).toEqual([200, '', expect.stringMatching(/^attachment; filename="coffer-export-[0-9a-f-]{36}\.json"$/)])
+    expect([head.status, head.text, head.headers.get('content-disposition')]).toEqual([
+      200,
+      '',
+      expect.stringMatching(/^attachment; filename="coffer-export-[0-9a-f-]{36}\.json"$/),
+    ])
     const started = server.clock.now()
     for (let i = 0; i < 3; i++) expect((await exportRaw(member.client)).status).toBe(200)
     server.clock.advance(1_000_000)
     const refused = await problemOf(member.client.exportAccount())
-    expect([refused.status, refused.code, refused.retryAfterS]).toEqual([429, 'error.rate_limited', Math.ceil((started + EXPORT_WINDOW_MS - server.clock.now()) / 1000)])
+    expect([refused.status, refused.code, refused.retryAfterS]).toEqual([
+      429,
+      'error.rate_limited',
+      Math.ceil((started + EXPORT_WINDOW_MS - server.clock.now()) / 1000),
+    ])
     // Another account's budget is its own.
     expect((await exported((await registered(server, 'export-budget-other')).client)).document.format).toBe('coffer-export/v1')
     server.clock.set(started + EXPORT_WINDOW_MS)
@@ -224,7 +238,11 @@ describe('the account export', () => {
     const token = member.client.tokens!.access_token
     await member.client.logout()
     const revoked = await raw(server, 'GET', '/v1/account/export', { headers: { authorization: `Bearer ${token}` } })
-    expect([revoked.status, revoked.json?.code, revoked.headers.get('www-authenticate')]).toEqual([401, 'error.auth.unauthenticated', 'Bearer realm="coffer", error="invalid_token"'])
+    expect([revoked.status, revoked.json?.code, revoked.headers.get('www-authenticate')]).toEqual([
+      401,
+      'error.auth.unauthenticated',
+      'Bearer realm="coffer", error="invalid_token"',
+    ])
   })
 
   it('exports a suspended account (it reads everything of its own), with no albums an empty list', async () => {

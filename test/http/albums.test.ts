@@ -126,13 +126,19 @@ describe('provision', () => {
 
   it('refuses a body that is not JSON with 415', async () => {
     const member = await uploader(server, 'media')
-    const refused = await raw(server, 'POST', '/v1/albums', { headers: { ...bearer(member), 'content-type': 'text/plain' }, body: JSON.stringify({ album_id: randomUUID() }) })
+    const refused = await raw(server, 'POST', '/v1/albums', {
+      headers: { ...bearer(member), 'content-type': 'text/plain' },
+      body: JSON.stringify({ album_id: randomUUID() }),
+    })
     expect(refused.status).toBe(415)
     expect(refused.json?.code).toBe('error.request.unsupported_media_type')
   })
 
   it('needs a bearer token', async () => {
-    const refused = await raw(server, 'POST', '/v1/albums', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ album_id: randomUUID() }) })
+    const refused = await raw(server, 'POST', '/v1/albums', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ album_id: randomUUID() }),
+    })
     expect(refused.status).toBe(401)
     expect(refused.json?.code).toBe('error.auth.unauthenticated')
   })

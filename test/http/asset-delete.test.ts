@@ -14,8 +14,23 @@ import { buildAssetDeletion, readManifest } from '../../src/sdk/manifest.ts'
 import { problemOf, raw } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import {
-  PROTOCOL_CURRENT, PROTOCOL_MAX, bearer, blobFiles, deleteRaw, deletionFor, downloaded, intent, iso, openBundle, tombstone, writeFor, type Bundle, type DeletionOptions,
-  type DeletionTarget, type Write, type WriteOptions,
+  PROTOCOL_CURRENT,
+  PROTOCOL_MAX,
+  bearer,
+  blobFiles,
+  deleteRaw,
+  deletionFor,
+  downloaded,
+  intent,
+  iso,
+  openBundle,
+  tombstone,
+  writeFor,
+  type Bundle,
+  type DeletionOptions,
+  type DeletionTarget,
+  type Write,
+  type WriteOptions,
 } from '../support/bundles.ts'
 import { everyRow, writeRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -47,12 +62,20 @@ async function written(albumId: string, options: WriteOptions & { previous?: Ass
   const chain = previous === undefined ? {} : { fileId: previous.fileId, action: 'replace' as const, prior: previous.head, originalBlobHash: previous.original }
   const write = await writeFor(who, bundle, { ...chain, ...writeOptions })
   expect((await who.client.applyManifest(albumId, write.request)).replayed).toBe(false)
-  const blobs = new Map([bundle.original, ...bundle.derivatives, ...(bundle.metadata === null ? [] : [bundle.metadata]), write.manifest].map((bytes) => [sha256Hex(bytes), bytes] as const))
+  const blobs = new Map(
+    [bundle.original, ...bundle.derivatives, ...(bundle.metadata === null ? [] : [bundle.metadata]), write.manifest].map(
+      (bytes) => [sha256Hex(bytes), bytes] as const,
+    ),
+  )
   return { albumId, fileId: write.envelope.file_id, head: write.manifestHash, original: bundle.hashes.ciphertextHash, bundle, write, blobs }
 }
 
 /** Deletes `target` and expects the application. */
-async function deleted(target: DeletionTarget, options: DeletionOptions = {}, who: Uploader = member): Promise<OpResult & { manifestHash: string; request: unknown }> {
+async function deleted(
+  target: DeletionTarget,
+  options: DeletionOptions = {},
+  who: Uploader = member,
+): Promise<OpResult & { manifestHash: string; request: unknown }> {
   const deletion = await deletionFor(who, target, options)
   const result = await who.client.deleteAsset(target.albumId, target.fileId, deletion.request)
   expect(result).toEqual({ asset_id: target.fileId, sync_seq: expect.any(Number), action: 'delete', replayed: false })
@@ -102,12 +125,28 @@ describe('a delete that passes every check', () => {
     const before = await snapshot()
 
     const deletion = await deletionFor(member, asset)
-    expect(await member.client.deleteAsset(albumId, asset.fileId, deletion.request)).toEqual({ asset_id: asset.fileId, sync_seq: 3, action: 'delete', replayed: false })
+    expect(await member.client.deleteAsset(albumId, asset.fileId, deletion.request)).toEqual({
+      asset_id: asset.fileId,
+      sync_seq: 3,
+      action: 'delete',
+      replayed: false,
+    })
 
     const entries = (await member.client.feed(albumId)).entries
-    expect(entries.map((e) => [e.sync_seq, e.asset_id, e.action])).toEqual([[1, asset.fileId, 'create'], [2, other.fileId, 'create'], [3, asset.fileId, 'delete']])
+    expect(entries.map((e) => [e.sync_seq, e.asset_id, e.action])).toEqual([
+      [1, asset.fileId, 'create'],
+      [2, other.fileId, 'create'],
+      [3, asset.fileId, 'delete'],
+    ])
     const entry = entries[2]!
-    expect(entry).toEqual({ sync_seq: 3, asset_id: asset.fileId, action: 'delete', manifest_cbor: deletion.request.manifest_cbor, envelope_hash: deletion.manifestHash, applied_at: expect.any(String) })
+    expect(entry).toEqual({
+      sync_seq: 3,
+      asset_id: asset.fileId,
+      action: 'delete',
+      manifest_cbor: deletion.request.manifest_cbor,
+      envelope_hash: deletion.manifestHash,
+      applied_at: expect.any(String),
+    })
     expect(readManifest(Buffer.from(entry.manifest_cbor, 'base64'), member.identity.publicKey).envelope).toEqual(deletion.envelope)
     // The photo library's view of the album: the asset is gone.
     expect((await liveEntries(member.client, albumId)).map((e) => e.asset_id)).toEqual([other.fileId])
@@ -132,7 +171,12 @@ describe('a delete that passes every check', () => {
     const second = await written(albumId, { previous: first })
     const last = readManifest(second.write.manifest, member.identity.publicKey)
     const deletion = await buildAssetDeletion(member.identity, { last, created_by_device: randomUUID(), client_version: 'sdk/1' })
-    expect(await member.client.deleteAsset(deletion.albumId, deletion.fileId, deletion.request)).toEqual({ asset_id: first.fileId, sync_seq: 3, action: 'delete', replayed: false })
+    expect(await member.client.deleteAsset(deletion.albumId, deletion.fileId, deletion.request)).toEqual({
+      asset_id: first.fileId,
+      sync_seq: 3,
+      action: 'delete',
+      replayed: false,
+    })
     for (const hash of [...first.blobs.keys(), ...second.blobs.keys()]) expect(await downloads(hash), hash).toBe(404)
   })
 
@@ -160,7 +204,12 @@ describe('check 1: the album is the caller’s, the caller not suspended', () =>
   it('answers 400 for an album id or a file id that is not a canonical UUID', async () => {
     const asset = await written(await album(member))
     const body = (await deletionFor(member, asset)).request
-    for (const [albumId, fileId] of [['not-a-uuid', asset.fileId], [asset.albumId.toUpperCase(), asset.fileId], [asset.albumId, 'photo-1'], [asset.albumId, asset.fileId.toUpperCase()]] as const) {
+    for (const [albumId, fileId] of [
+      ['not-a-uuid', asset.fileId],
+      [asset.albumId.toUpperCase(), asset.fileId],
+      [asset.albumId, 'photo-1'],
+      [asset.albumId, asset.fileId.toUpperCase()],
+    ] as const) {
       const answer = await deleteRaw(server, member, albumId, fileId, body)
       expect([answer.status, answer.json?.code]).toEqual([400, 'error.request.malformed'])
     }
@@ -182,29 +231,85 @@ describe('check 1: the album is the caller’s, the caller not suspended', () =>
 })
 
 describe('check 2: shape (422)', () => {
-  type Mutation = (request: Record<string, unknown>, envelope: Record<string, unknown>, context: { otherUser: string; otherAlbum: string; otherFile: string }) => void
-  const setEnvelope = (key: string, value: unknown): Mutation => (_r, envelope) => {
-    envelope[key] = value
-  }
+  type Mutation = (
+    request: Record<string, unknown>,
+    envelope: Record<string, unknown>,
+    context: { otherUser: string; otherAlbum: string; otherFile: string },
+  ) => void
+  const setEnvelope =
+    (key: string, value: unknown): Mutation =>
+    (_r, envelope) => {
+      envelope[key] = value
+    }
   const cases: [string, Mutation][] = [
-    ['an unknown key in the request', (request) => { request.note = 'hi' }],
-    ['a metadata_blob (the ops operation’s member, not this one’s)', (request) => { request.metadata_blob = null }],
+    [
+      'an unknown key in the request',
+      (request) => {
+        request.note = 'hi'
+      },
+    ],
+    [
+      'a metadata_blob (the ops operation’s member, not this one’s)',
+      (request) => {
+        request.metadata_blob = null
+      },
+    ],
     ['an unknown key in the envelope', setEnvelope('caption', 'hi')],
-    ['manifest_cbor that is not base64', (request) => { request.manifest_cbor = 'not base64!' }],
-    ['an empty manifest_cbor', (request) => { request.manifest_cbor = '' }],
-    ['a missing manifest_cbor', (request) => { delete request.manifest_cbor }],
-    ['a missing manifest_envelope', (request) => { delete request.manifest_envelope }],
+    [
+      'manifest_cbor that is not base64',
+      (request) => {
+        request.manifest_cbor = 'not base64!'
+      },
+    ],
+    [
+      'an empty manifest_cbor',
+      (request) => {
+        request.manifest_cbor = ''
+      },
+    ],
+    [
+      'a missing manifest_cbor',
+      (request) => {
+        delete request.manifest_cbor
+      },
+    ],
+    [
+      'a missing manifest_envelope',
+      (request) => {
+        delete request.manifest_envelope
+      },
+    ],
     ['action "create"', setEnvelope('action', 'create')],
     ['action "replace"', setEnvelope('action', 'replace')],
     ['a metadata_blob_hash', setEnvelope('metadata_blob_hash', sha256Hex(Buffer.from('metadata')))],
     ['key_mode "escrowed"', setEnvelope('key_mode', 'escrowed')],
-    ['file_id of another asset than the path’s', (_r, envelope, context) => { envelope.file_id = context.otherFile }],
-    ['album_id of another album', (_r, envelope, context) => { envelope.album_id = context.otherAlbum }],
+    [
+      'file_id of another asset than the path’s',
+      (_r, envelope, context) => {
+        envelope.file_id = context.otherFile
+      },
+    ],
+    [
+      'album_id of another album',
+      (_r, envelope, context) => {
+        envelope.album_id = context.otherAlbum
+      },
+    ],
     ['album_id null', setEnvelope('album_id', null)],
-    ['created_by_user of another account', (_r, envelope, context) => { envelope.created_by_user = context.otherUser }],
+    [
+      'created_by_user of another account',
+      (_r, envelope, context) => {
+        envelope.created_by_user = context.otherUser
+      },
+    ],
     ['created_by_device that is not a UUID', setEnvelope('created_by_device', 'pixel-8')],
     ['timestamp that is not RFC 3339', setEnvelope('timestamp', 'yesterday')],
-    ['prior_provenance_hash in uppercase', (_r, envelope) => { envelope.prior_provenance_hash = String(envelope.prior_provenance_hash).toUpperCase() }],
+    [
+      'prior_provenance_hash in uppercase',
+      (_r, envelope) => {
+        envelope.prior_provenance_hash = String(envelope.prior_provenance_hash).toUpperCase()
+      },
+    ],
     ['protocol_version not YYYY-MM-DD', setEnvelope('protocol_version', '2026-6-1')],
   ]
 
@@ -315,7 +420,11 @@ describe('the chain check (409 stale_revival)', () => {
   it('refuses an original_blob_hash or a ciphertext_hash that is not the asset’s current original, naming the head', async () => {
     const first = await written(await album(member))
     const second = await written(first.albumId, { previous: first })
-    for (const options of [{ originalBlobHash: first.original }, { ciphertextHash: first.original }, { ciphertextHash: sha256Hex(Buffer.from('x')) }] satisfies DeletionOptions[]) {
+    for (const options of [
+      { originalBlobHash: first.original },
+      { ciphertextHash: first.original },
+      { ciphertextHash: sha256Hex(Buffer.from('x')) },
+    ] satisfies DeletionOptions[]) {
       const problem = await expectRefused(second, (await deletionFor(member, second, options)).request, 409, stale)
       expect(problem.chain_head).toBe(second.head)
     }
@@ -347,7 +456,10 @@ describe('the chain check (409 stale_revival)', () => {
     const ended = { ...asset, head: removal.manifestHash }
     expect((await expectRefused(ended, (await deletionFor(member, ended)).request, 409, stale)).chain_head).toBe(removal.manifestHash)
     const bundle = await openBundle(member, asset.albumId)
-    for (const options of [{ fileId: asset.fileId, action: 'replace', prior: removal.manifestHash, originalBlobHash: asset.original }, { fileId: asset.fileId }] satisfies WriteOptions[]) {
+    for (const options of [
+      { fileId: asset.fileId, action: 'replace', prior: removal.manifestHash, originalBlobHash: asset.original },
+      { fileId: asset.fileId },
+    ] satisfies WriteOptions[]) {
       const problem = await problemOf(member.client.applyManifest(asset.albumId, (await writeFor(member, bundle, options)).request))
       expect([problem.status, problem.code, problem.problem.chain_head]).toEqual([409, stale, removal.manifestHash])
     }
@@ -427,7 +539,10 @@ describe('garbage collection after a delete', () => {
     expect(await storedBytes()).toBe(usage) // counted until collected
     // A session re-declaring the original (the client uploading it again) keeps it, as it keeps any declared blob.
     const again = await member.client.openUploadSession({
-      album_id: albumId, crypto_suite_id: 1, ciphertext_hash: second.original, blobs: [{ role: 'original', hash: second.original, size: second.bundle.original.length }],
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: second.original,
+      blobs: [{ role: 'original', hash: second.original, size: second.bundle.original.length }],
     })
     expect(again.blobs.map((blob) => blob.present)).toEqual([true])
     const size = (hashes: string[]) => hashes.reduce((sum, hash) => sum + second.blobs.get(hash)!.length, 0)
@@ -502,12 +617,13 @@ describe('atomicity', () => {
     const asset = await written(await album(member))
     const deletion = await deletionFor(member, asset)
     // The feed entry is the transaction's last write: the database refuses it.
-    const failing = server.database.engine === 'sqlite'
-      ? ["create trigger fail_delete before insert on album_ops when new.action = 'delete' begin select raise(abort, 'injected fault'); end"]
-      : [
-          "create function fail_delete() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$",
-          "create trigger fail_delete before insert on album_ops for each row when (new.action = 'delete') execute function fail_delete()",
-        ]
+    const failing =
+      server.database.engine === 'sqlite'
+        ? ["create trigger fail_delete before insert on album_ops when new.action = 'delete' begin select raise(abort, 'injected fault'); end"]
+        : [
+            "create function fail_delete() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$",
+            "create trigger fail_delete before insert on album_ops for each row when (new.action = 'delete') execute function fail_delete()",
+          ]
     for (const statement of failing) await writeRows(server.database, statement)
     try {
       const before = await snapshot()

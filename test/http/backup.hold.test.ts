@@ -24,7 +24,11 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true })
 })
 
-const onDisk = (file: string) => stat(file).then(() => true, () => false)
+const onDisk = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  )
 
 /** The server's components with the configuration that names its database (tests give PostgreSQL by override). */
 function withItsDatabase(deps: Deps): Deps {

@@ -107,7 +107,7 @@ describe('the bearer lookup', () => {
     expect((await get('/v1/profile', `Bearer ${token}`)).status).toBe(401)
   })
 
-  it('never sees another transaction\'s uncommitted writes', async () => {
+  it("never sees another transaction's uncommitted writes", async () => {
     const member = await registered(server, 'bearer-isolation')
     const accessHash = hashToken(member.client.tokens!.access_token)
     let duringTransaction: Promise<unknown> | undefined
@@ -127,7 +127,11 @@ describe('the bearer lookup', () => {
 })
 
 describe('the operator API', () => {
-  it.each([['a malformed token', 'Bearer !!!bad'], ['a wrong token', `Bearer ${'x'.repeat(43)}`], ['no header', undefined]])('refuses %s with 401', async (_case, authorization) => {
+  it.each([
+    ['a malformed token', 'Bearer !!!bad'],
+    ['a wrong token', `Bearer ${'x'.repeat(43)}`],
+    ['no header', undefined],
+  ])('refuses %s with 401', async (_case, authorization) => {
     const response = await raw(server, 'POST', `/v1/admin/accounts/${randomUUID()}/suspend`, authorization === undefined ? {} : { headers: { authorization } })
     expect(response.status).toBe(401)
     expect(response.json?.code).toBe('error.auth.unauthenticated')

@@ -158,7 +158,11 @@ describe.each([
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
     let pieces = 0
-    const putting = store.put(hash, bytes.length, slowly(bytes, 4, async () => (pieces++ === 2 ? gate : undefined)))
+    const putting = store.put(
+      hash,
+      bytes.length,
+      slowly(bytes, 4, async () => (pieces++ === 2 ? gate : undefined)),
+    )
     await expect.poll(() => writesInProgress(server).then((names) => names.length), { timeout: 5_000 }).toBe(kind === 'folder' ? 1 : 0)
     expect(await store.cleanLeftovers()).toBe(0)
     release()
@@ -243,7 +247,12 @@ describe.each([
     const albumId = await album(member)
     const bytes = ciphertext(5_000)
     const hash = sha256Hex(bytes)
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: bytes.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: bytes.length }],
+    })
     await member.client.putBlob(session.upload_id, hash, bytes)
     await member.client.abortUploadSession(session.upload_id)
 
@@ -263,7 +272,18 @@ describe('a bucket that cannot be reached', () => {
     const store = openS3BlobStore({ ...bucket.settings('gone'), endpoint: 'http://127.0.0.1:9' })
     const bytes = ciphertext(100)
     const hash = sha256Hex(bytes)
-    for (const attempt of [() => store.ping(), () => store.size(hash), () => store.open(hash), () => store.sha256(hash), () => store.put(hash, bytes.length, [bytes]), () => store.remove(hash), () => store.cleanLeftovers(), () => store.putPart(randomUUID(), hash, '0-aa', bytes.length, [bytes]), () => store.openPart(randomUUID(), hash, '0-aa'), () => store.removeParts(randomUUID())]) {
+    for (const attempt of [
+      () => store.ping(),
+      () => store.size(hash),
+      () => store.open(hash),
+      () => store.sha256(hash),
+      () => store.put(hash, bytes.length, [bytes]),
+      () => store.remove(hash),
+      () => store.cleanLeftovers(),
+      () => store.putPart(randomUUID(), hash, '0-aa', bytes.length, [bytes]),
+      () => store.openPart(randomUUID(), hash, '0-aa'),
+      () => store.removeParts(randomUUID()),
+    ]) {
       await expect(attempt()).rejects.toBeInstanceOf(BlobStoreUnavailableError)
     }
     const walk = async () => {

@@ -117,7 +117,9 @@ describe('BLOB_DOWNLOAD=redirect', () => {
 
   it('checks first: 304 for a held copy, 404 for another account, 451 once taken down', async () => {
     const hash = sha256Hex(asset.original)
-    expect((await fetch(`${server.url}/v1/blobs/${hash}`, { headers: { ...bearer(member), 'if-none-match': `"${hash}"` }, redirect: 'manual' })).status).toBe(304)
+    expect((await fetch(`${server.url}/v1/blobs/${hash}`, { headers: { ...bearer(member), 'if-none-match': `"${hash}"` }, redirect: 'manual' })).status).toBe(
+      304,
+    )
     const stranger = await uploader(server, 'stranger')
     expect((await fetch(`${server.url}/v1/blobs/${hash}`, { headers: bearer(stranger), redirect: 'manual' })).status).toBe(404)
     await new CofferAdmin({ baseUrl: server.url, adminToken: 'a'.repeat(40) }).takeDown(asset.fileId, 'test')
@@ -199,15 +201,24 @@ describe('a bucket that goes away', () => {
     const albumId = await album(member)
     const bytes = ciphertext(20 * 1024 * 1024)
     const hash = sha256Hex(bytes)
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: bytes.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: bytes.length }],
+    })
     const url = new URL(`${server.url}/v1/upload/${session.upload_id}/blobs/${hash}`)
     type Answer = { status: number; retryAfter: string | undefined; body: string }
     const answer = new Promise<Answer>((resolve, reject) => {
-      const request = httpRequest(url, { method: 'PUT', headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-length': bytes.length } }, (response) => {
-        let body = ''
-        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, body }))
-      })
+      const request = httpRequest(
+        url,
+        { method: 'PUT', headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-length': bytes.length } },
+        (response) => {
+          let body = ''
+          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, body }))
+        },
+      )
       request.on('error', reject)
       // Half the bytes, then the bucket goes away, then the rest.
       request.write(bytes.subarray(0, 10 * 1024 * 1024), () => {

@@ -27,7 +27,10 @@ const tmpDir = () => path.join(folderOf(server).root, 'tmp')
 
 async function files(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name))).sort()
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)))
+    .sort()
 }
 
 const tmpFiles = () => files(tmpDir())

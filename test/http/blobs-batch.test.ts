@@ -163,7 +163,12 @@ describe('what the caller may not read', () => {
     // The stranger uploads the very same bytes but applies nothing: still not theirs to read.
     const strangerAlbum = await album(stranger)
     const hash = hex(theirs.original)
-    const session = await stranger.client.openUploadSession({ album_id: strangerAlbum, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: theirs.original.length }] })
+    const session = await stranger.client.openUploadSession({
+      album_id: strangerAlbum,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: theirs.original.length }],
+    })
     await stranger.client.putBlob(session.upload_id, hash, theirs.original)
     const again = await ask(stranger, [hash, unknown])
     expect(shape(again.items[0]!)).toEqual(shape(again.items[1]!))
@@ -266,7 +271,11 @@ describe('requests refused as a whole', () => {
   })
 
   it('another media type: 415 error.request.unsupported_media_type', async () => {
-    const response = await fetch(`${server.url}/v1/blobs/batch`, { method: 'POST', headers: { ...bearer(member), 'content-type': 'application/cbor' }, body: JSON.stringify({ hashes: [hash] }) })
+    const response = await fetch(`${server.url}/v1/blobs/batch`, {
+      method: 'POST',
+      headers: { ...bearer(member), 'content-type': 'application/cbor' },
+      body: JSON.stringify({ hashes: [hash] }),
+    })
     expect(response.status).toBe(415)
     expect(((await response.json()) as { code: string }).code).toBe('error.request.unsupported_media_type')
   })

@@ -76,7 +76,10 @@ describe('backupFile and restoreFile', () => {
 
     const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
     const out = await mkdtemp(path.join(work, 'out-'))
-    const error = await writeRestored(await restoreFile(from, entry!), out).then(() => null, (e: unknown) => e)
+    const error = await writeRestored(await restoreFile(from, entry!), out).then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(FileTransferError)
     expect((error as FileTransferError).fileName).toBe(original.name)
     expect((error as Error).message).toContain(`restore of "${original.name}"`)
@@ -102,9 +105,18 @@ describe('backupFile and restoreFile', () => {
   it('uploads derivatives under the file key and lists them in the metadata; keeps a relative path', async () => {
     const original = await randomFile(5_000)
     const thumbnail = randomBytes(3_000)
-    const backedUp = await backupFile(target, { ...(await fileSource(original.file)), name: `2024/summer/${original.name}` }, {
-      describe: async () => ({ captured: 1_700_000_000_000, width: 4000, height: 3000, derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: thumbnail }] }),
-    })
+    const backedUp = await backupFile(
+      target,
+      { ...(await fileSource(original.file)), name: `2024/summer/${original.name}` },
+      {
+        describe: async () => ({
+          captured: 1_700_000_000_000,
+          width: 4000,
+          height: 3000,
+          derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: thumbnail }],
+        }),
+      },
+    )
     const restored = await restoreFile(from, (await findAssetEntry(member.client, target.albumId, backedUp.assetId))!)
     expect(restored.metadata).toMatchObject({ captured: 1_700_000_000_000, width: 4000, height: 3000, name: `2024/summer/${original.name}` })
     const entry = restored.metadata.blobs.find((b) => b.kind === 'thumbnail')
@@ -120,7 +132,10 @@ describe('backupFile and restoreFile', () => {
     const original = await randomFile(10)
     const backedUp = await backupFile(target, await fileSource(original.file))
     const entry = await findAssetEntry(member.client, target.albumId, backedUp.assetId)
-    const error = await restoreFile({ ...from, masterKey: generateMasterKey() }, entry!).then(() => null, (e: unknown) => e)
+    const error = await restoreFile({ ...from, masterKey: generateMasterKey() }, entry!).then(
+      () => null,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(FileTransferError)
     expect((error as Error).message).toContain(`asset ${backedUp.assetId}`)
     expect((error as Error).message).toContain('authentication')

@@ -224,7 +224,10 @@ describe('the bytes are opaque apart from directory_version', () => {
     ['integer, negative and byte-string keys', `a4 01 61 61 38 63 61 62 43 010203 f5${V7}`],
     ['a float key and an array key', `a3 fb 400921f9f01b866e 01 82 01 02 f6${V7}`],
     ['half, single and double floats, NaN and infinities', `a2${V7}61 66 85 f9 3c00 fa 47c35000 fb 3ff199999999999a f9 7e00 f9 fc00`],
-    ['tags: date, bignum, URI, self-described CBOR, an unassigned tag', `a2${V7}61 74 85 c0 74 323032342d30312d30315430303a30303a30305a c2 49 010000000000000000 d8 20 63 612f62 d9 d9f7 00 db 00000000deadbeef 01`],
+    [
+      'tags: date, bignum, URI, self-described CBOR, an unassigned tag',
+      `a2${V7}61 74 85 c0 74 323032342d30312d30315430303a30303a30305a c2 49 010000000000000000 d8 20 63 612f62 d9 d9f7 00 db 00000000deadbeef 01`,
+    ],
     ['a tag around the whole map', `d9 d9f7 a1${V7}`],
     ['nested maps with their own key order and duplicate keys', `a2${V7}61 6d a2 61 7a a1 01 02 61 61 a2 01 01 01 02`],
     ['a duplicate key other than directory_version at the top', `a3 61 78 01 61 78 02${V7}`],
@@ -275,7 +278,9 @@ describe('the bytes are opaque apart from directory_version', () => {
 
   it('stores all of them together in one body, and reads the version out of it', async () => {
     const alice = await publisher('opaque-all')
-    const entries = cases.filter(([name]) => !name.startsWith('directory_version') && !name.startsWith('a tag around') && !name.startsWith('an indefinite-length map'))
+    const entries = cases.filter(
+      ([name]) => !name.startsWith('directory_version') && !name.startsWith('a tag around') && !name.startsWith('an indefinite-length map'),
+    )
     // Every case body is a map header followed by its entries; lift the entries out of each
     // (all but the version entry) and put them under one indefinite-length map.
     const body = Buffer.concat([
@@ -311,7 +316,10 @@ describe('the bytes are opaque apart from directory_version', () => {
 
   it('accepts a Content-Type with parameters', async () => {
     const alice = await publisher('params')
-    const answer = await publishRaw(token(alice.client), directory(4), { 'content-type': 'application/cbor; foo=bar', 'x-service-identity-key': alice.identity.publicKeyBase64 })
+    const answer = await publishRaw(token(alice.client), directory(4), {
+      'content-type': 'application/cbor; foo=bar',
+      'x-service-identity-key': alice.identity.publicKeyBase64,
+    })
     expect(answer.status).toBe(200)
     expect(answer.json).toEqual({ directory_version: 4 })
   })
@@ -464,7 +472,10 @@ describe('the identity key', () => {
     const keyB = IdentityKey.generate()
     const malformed = await publishRaw(token(alice.client), fromHex('ff'), { ...cbor, 'x-service-identity-key': keyB.publicKeyBase64 })
     expect(malformed.status).toBe(400)
-    const wrongMedia = await publishRaw(token(alice.client), directory(1), { 'content-type': 'application/json', 'x-service-identity-key': keyB.publicKeyBase64 })
+    const wrongMedia = await publishRaw(token(alice.client), directory(1), {
+      'content-type': 'application/json',
+      'x-service-identity-key': keyB.publicKeyBase64,
+    })
     expect(wrongMedia.status).toBe(415)
     const tooLarge = await publishRaw(token(alice.client), Buffer.alloc(LIMIT + 1), { ...cbor, 'x-service-identity-key': keyB.publicKeyBase64 })
     expect(tooLarge.status).toBe(413)
@@ -480,7 +491,8 @@ describe('the identity key', () => {
       const alice = await registered(own, 'binding-fresh')
       const identity = IdentityKey.generate()
       const { user_id: userId } = await alice.client.getProfile()
-      const fetchedStatus = async () => (await raw(own, 'GET', `/v1/auth/devices/directory/${userId}`, { headers: { authorization: `Bearer ${alice.client.tokens!.access_token}` } })).status
+      const fetchedStatus = async () =>
+        (await raw(own, 'GET', `/v1/auth/devices/directory/${userId}`, { headers: { authorization: `Bearer ${alice.client.tokens!.access_token}` } })).status
       const window = own.deps.config.freshnessWindowS * 1000
       own.clock.advance(window + 1)
       // A refresh keeps the pair alive but does not renew authenticated_at.
@@ -645,7 +657,8 @@ describe('no bad input reaches a 500', () => {
 
   const rich = fromHex(
     'bf 64 7a657461 fb 400921f9f01b866e 01 d8 20 63 612f62 24 9f 01 bf 61 6b f6 ff ff' +
-      VERSION_KEY + '05' +
+      VERSION_KEY +
+      '05' +
       '63 6d6170 a2 61 62 f9 3c00 61 61 a1 01 f4 65 6279746573 43 010203 ff',
   )
 

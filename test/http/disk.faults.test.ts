@@ -34,7 +34,7 @@ async function temporaryFiles(server: TestServer): Promise<string[]> {
   return readdir(path.join(folderOf(server).root, 'tmp'))
 }
 
-describe('faults injected into the blob store\'s writes', () => {
+describe("faults injected into the blob store's writes", () => {
   let server: TestServer
   let member: Uploader
   let albumId: string
@@ -87,7 +87,7 @@ describe('faults injected into the blob store\'s writes', () => {
     server.deps.blobs.put = realPut
     const applied = await member.client.applyManifest(albumId, write.request)
     expect(applied.replayed).toBe(false)
-    expect(Buffer.from((await member.client.downloadBlob(write.manifestHash))).equals(write.manifest)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(write.manifestHash)).equals(write.manifest)).toBe(true)
   })
 
   it('a lifecycle write stores no file for its manifest: a second blob write set to fail, it is applied (it makes one, the metadata’s)', async () => {
@@ -95,7 +95,7 @@ describe('faults injected into the blob store\'s writes', () => {
     const write = await writeFor(member, bundle)
     failWrite(2, 'ENOSPC')
     expect((await member.client.applyManifest(albumId, write.request)).replayed).toBe(false)
-    expect(Buffer.from((await member.client.downloadBlob(write.manifestHash))).equals(write.manifest)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(write.manifestHash)).equals(write.manifest)).toBe(true)
   })
 })
 
@@ -135,6 +135,6 @@ describe.runIf(process.getuid?.() === 0)('a real disk that fills up (a 1 MiB tmp
     const bundle = await openBundle(member, albumId)
     const applied = await member.client.applyManifest(albumId, (await writeFor(member, bundle)).request)
     expect(applied.replayed).toBe(false)
-    expect(Buffer.from((await member.client.downloadBlob(bundle.hashes.ciphertextHash))).equals(bundle.original)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(bundle.hashes.ciphertextHash)).equals(bundle.original)).toBe(true)
   })
 })

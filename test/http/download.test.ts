@@ -93,7 +93,7 @@ describe('a live asset’s blobs', () => {
     expect(answer.headers.get('accept-ranges')).toBe('bytes')
     expect(answer.headers.get('content-length')).toBe(String(bytes.length))
     // The SDK reads the same bytes.
-    expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
   })
 
   it('answers If-None-Match with the ETag by 304 and no body', async () => {
@@ -162,7 +162,7 @@ describe('a live asset’s blobs', () => {
 
     it('the SDK reads a range', async () => {
       const hash = sha256Hex(asset.original)
-      expect(Buffer.from((await member.client.downloadBlob(hash, { start: 5, end: 24 }))).equals(asset.original.subarray(5, 25))).toBe(true)
+      expect(Buffer.from(await member.client.downloadBlob(hash, { start: 5, end: 24 })).equals(asset.original.subarray(5, 25))).toBe(true)
     })
 
     it.each([
@@ -243,7 +243,12 @@ describe('a provenance blob: the signed manifest, held in the database only (dec
     const first = await createAsset(member, albumId)
     const hash = sha256Hex(first.manifest)
     // Owning the hash as a provenance blob is no proof of possession of a file: the bytes must be sent.
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: first.manifest.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: first.manifest.length }],
+    })
     expect(session.blobs[0]?.present).toBe(false)
     await member.client.abortUploadSession(session.upload_id)
     await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original: first.manifest, sign: (hashes) => signedManifest(member, hashes, { albumId }) })
@@ -292,15 +297,21 @@ describe('blobs the caller may not download (404)', () => {
     expect(theirs.code).toBe('error.not_found')
     expect(unknown.status).toBe(404)
     expect(theirs.problem.detail).toBe(unknown.problem.detail)
-    for (const other of [asset.derivative, asset.metadata, asset.manifest]) expect((await problemOf(stranger.client.downloadBlob(sha256Hex(other)))).status).toBe(404)
+    for (const other of [asset.derivative, asset.metadata, asset.manifest])
+      expect((await problemOf(stranger.client.downloadBlob(sha256Hex(other)))).status).toBe(404)
 
     // The stranger uploads the very same bytes but applies nothing: still not theirs to read.
     const strangerAlbum = await album(stranger)
-    const session = await stranger.client.openUploadSession({ album_id: strangerAlbum, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: asset.original.length }] })
+    const session = await stranger.client.openUploadSession({
+      album_id: strangerAlbum,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: asset.original.length }],
+    })
     await stranger.client.putBlob(session.upload_id, hash, asset.original)
     expect((await problemOf(stranger.client.downloadBlob(hash))).status).toBe(404)
     // The owner still reads it.
-    expect(Buffer.from((await owner.client.downloadBlob(hash))).equals(asset.original)).toBe(true)
+    expect(Buffer.from(await owner.client.downloadBlob(hash)).equals(asset.original)).toBe(true)
   })
 
   it('a blob uploaded but never applied', async () => {
@@ -308,7 +319,12 @@ describe('blobs the caller may not download (404)', () => {
     const albumId = await album(member)
     const bytes = ciphertext(500)
     const hash = sha256Hex(bytes)
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: bytes.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: bytes.length }],
+    })
     await member.client.putBlob(session.upload_id, hash, bytes)
     expect((await member.client.uploadSessionStatus(session.upload_id)).blobs[0]?.present).toBe(true)
     const problem = await problemOf(member.client.downloadBlob(hash))
@@ -328,16 +344,22 @@ describe('blobs the caller may not download (404)', () => {
       original: next.original,
       derivatives: [next.derivative],
       sign: (hashes) =>
-        signedManifest(member, hashes, { albumId, fileId: first.fileId, action: 'replace', prior: head!.envelope_hash, originalBlobHash: sha256Hex(first.original) }),
+        signedManifest(member, hashes, {
+          albumId,
+          fileId: first.fileId,
+          action: 'replace',
+          prior: head!.envelope_hash,
+          originalBlobHash: sha256Hex(first.original),
+        }),
     })
     for (const old of [first.original, first.derivative, first.metadata, first.manifest]) {
       const problem = await problemOf(member.client.downloadBlob(sha256Hex(old)))
       expect(problem.status).toBe(404)
     }
-    expect(Buffer.from((await member.client.downloadBlob(sha256Hex(next.original)))).equals(next.original)).toBe(true)
-    expect(Buffer.from((await member.client.downloadBlob(sha256Hex(next.derivative)))).equals(next.derivative)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(sha256Hex(next.original))).equals(next.original)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(sha256Hex(next.derivative))).equals(next.derivative)).toBe(true)
     const [, replace] = (await member.client.feed(albumId)).entries
-    expect(Buffer.from((await member.client.downloadBlob(replace!.envelope_hash))).equals(Buffer.from(replace!.manifest_cbor, 'base64'))).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(replace!.envelope_hash)).equals(Buffer.from(replace!.manifest_cbor, 'base64'))).toBe(true)
   })
 })
 

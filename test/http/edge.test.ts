@@ -53,7 +53,12 @@ describe('X-Request-Id', () => {
     expect(server.logs.some((line) => line.includes('"request_id":"client-def"'))).toBe(true)
   })
 
-  it.each([['absent', undefined], ['with spaces', 'a b'], ['too long', 'x'.repeat(129)], ['with a newline-ish quote', 'a"b']])('generates a UUID when the sent one is %s', async (_case, sent) => {
+  it.each([
+    ['absent', undefined],
+    ['with spaces', 'a b'],
+    ['too long', 'x'.repeat(129)],
+    ['with a newline-ish quote', 'a"b'],
+  ])('generates a UUID when the sent one is %s', async (_case, sent) => {
     const response = await raw(server, 'GET', '/healthz', sent === undefined ? {} : { headers: { 'x-request-id': sent } })
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
   })
@@ -94,11 +99,15 @@ describe('faults', () => {
     try {
       const member = await registered(broken)
       await broken.deps.storage.close()
-      const response = await raw(broken, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${member.client.tokens?.access_token}`, 'x-request-id': 'fault-1' } })
+      const response = await raw(broken, 'GET', '/v1/profile', {
+        headers: { authorization: `Bearer ${member.client.tokens?.access_token}`, 'x-request-id': 'fault-1' },
+      })
       expect(response.status).toBe(500)
       expect(response.json).toMatchObject({ code: 'error.internal', status: 500, type: '/problems/internal' })
       expect(response.text).not.toMatch(/at |select|kysely|sqlite|postgres|stack/i)
-      const logged = broken.logs.map((line) => JSON.parse(line) as { level: number; request_id?: string; err?: unknown }).find((l) => l.request_id === 'fault-1' && l.level === 50)
+      const logged = broken.logs
+        .map((line) => JSON.parse(line) as { level: number; request_id?: string; err?: unknown })
+        .find((l) => l.request_id === 'fault-1' && l.level === 50)
       expect(logged?.err).toBeDefined()
       const ready = await raw(broken, 'GET', '/readyz')
       expect(ready.status).toBe(503)

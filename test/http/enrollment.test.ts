@@ -307,7 +307,10 @@ describe('redeem code', () => {
   it('does not burn a code on a request that fails validation', async () => {
     const member = await registered(server, 'invalid-keeps')
     const issued = await member.client.issueEnrollmentCode()
-    const invalid = await raw(server, 'POST', '/v1/auth/devices/enroll/redeem', { headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ code: issued.code }) })
+    const invalid = await raw(server, 'POST', '/v1/auth/devices/enroll/redeem', {
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ code: issued.code }),
+    })
     expect(invalid.status).toBe(415)
     await server.client().redeemEnrollmentCode(issued.code)
   })

@@ -30,7 +30,9 @@ const matches = (template: string, path: string) => new RegExp(`^${withParameter
  */
 const paths = Object.entries(document.paths).map(([template, operations]) => {
   const path = withParameters(template, SAMPLE_ID)
-  const declared = Object.entries(document.paths).filter(([other]) => matches(other, path)).flatMap(([, ops]) => Object.keys(ops).map((m) => m.toUpperCase()))
+  const declared = Object.entries(document.paths)
+    .filter(([other]) => matches(other, path))
+    .flatMap(([, ops]) => Object.keys(ops).map((m) => m.toUpperCase()))
   return { template, operations, declared: [...new Set(declared.includes('GET') ? [...declared, 'HEAD'] : declared)] }
 })
 
@@ -87,16 +89,24 @@ describe('every path of openapi.json', () => {
   )
 
   const parameterized = paths.filter(({ template }) => template.includes('{'))
-  it.each(parameterized.flatMap(({ template, declared }) => declared.filter((m) => m !== 'HEAD').flatMap((method) => [
-    [method, template, 'a parameter over the router limit', 'a'.repeat(2_000)] as const,
-    [method, template, 'a parameter that is not percent-encoded UTF-8', '%E0%A4%A'] as const,
-  ])))('%s %s, %s: 400', async (method, template, _case, value) => {
+  it.each(
+    parameterized.flatMap(({ template, declared }) =>
+      declared
+        .filter((m) => m !== 'HEAD')
+        .flatMap((method) => [
+          [method, template, 'a parameter over the router limit', 'a'.repeat(2_000)] as const,
+          [method, template, 'a parameter that is not percent-encoded UTF-8', '%E0%A4%A'] as const,
+        ]),
+    ),
+  )('%s %s, %s: 400', async (method, template, _case, value) => {
     const problem = expectProblem(await send(method, withParameters(template, value), { headers: { authorization: bearerFor(template) } }), 400, method)
     expect(problem?.code).toBe('error.request.malformed')
   })
 
   const bearerOperations = paths.flatMap(({ template, operations }) =>
-    Object.entries(operations).filter(([, operation]) => (operation.security ?? []).length > 0).map(([method]) => [method.toUpperCase(), template] as const),
+    Object.entries(operations)
+      .filter(([, operation]) => (operation.security ?? []).length > 0)
+      .map(([method]) => [method.toUpperCase(), template] as const),
   )
   it.each(bearerOperations)('%s %s without a credential: 401 with a challenge', async (method, template) => {
     const answer = await send(method, withParameters(template, SAMPLE_ID))
@@ -106,15 +116,28 @@ describe('every path of openapi.json', () => {
   })
 
   const bodyOperations = paths.flatMap(({ template, operations }) =>
-    Object.entries(operations).filter(([, operation]) => operation.requestBody !== undefined).map(([method, operation]) => [method.toUpperCase(), template, Object.keys(operation.requestBody!.content)] as const),
+    Object.entries(operations)
+      .filter(([, operation]) => operation.requestBody !== undefined)
+      .map(([method, operation]) => [method.toUpperCase(), template, Object.keys(operation.requestBody!.content)] as const),
   )
   it.each(bodyOperations)('%s %s with a body of a media type it does not take: 415', async (method, template) => {
-    const problem = expectProblem(await send(method, withParameters(template, SAMPLE_ID), { headers: { authorization: bearerFor(template), 'content-type': 'text/x-nothing' }, body: 'x' }), 415, method)
+    const problem = expectProblem(
+      await send(method, withParameters(template, SAMPLE_ID), { headers: { authorization: bearerFor(template), 'content-type': 'text/x-nothing' }, body: 'x' }),
+      415,
+      method,
+    )
     expect(problem?.code).toBe('error.request.unsupported_media_type')
   })
 
   it.each(bodyOperations.filter(([, , media]) => media.includes('application/json')))('%s %s with JSON cut short: 400', async (method, template) => {
-    const problem = expectProblem(await send(method, withParameters(template, SAMPLE_ID), { headers: { authorization: bearerFor(template), 'content-type': 'application/json' }, body: '{"a":' }), 400, method)
+    const problem = expectProblem(
+      await send(method, withParameters(template, SAMPLE_ID), {
+        headers: { authorization: bearerFor(template), 'content-type': 'application/json' },
+        body: '{"a":',
+      }),
+      400,
+      method,
+    )
     expect(problem?.code).toBe('error.request.malformed')
   })
 })

@@ -83,8 +83,18 @@ describe('refused by the router', () => {
   it.each([
     ['bad percent-encoding in the path', 400, 'error.request.malformed', `GET /v1/albums/%E0%A4%A HTTP/1.1\r\n${HOST}\r\n`],
     ['bad percent-encoding in a docs asset path', 400, 'error.request.malformed', `GET /docs/static/%E0%A4%A HTTP/1.1\r\n${HOST}\r\n`],
-    ['a path parameter over the router limit', 400, 'error.request.malformed', `GET /v1/auth/devices/enroll/channel/${'a'.repeat(101)}?direction=to_initiator HTTP/1.1\r\n${HOST}\r\n`],
-    ['bad percent-encoding in a query value', 400, 'error.request.malformed', `GET /v1/auth/devices/enroll/channel/${CHANNEL}?direction=%E0%A4%A HTTP/1.1\r\n${HOST}\r\n`],
+    [
+      'a path parameter over the router limit',
+      400,
+      'error.request.malformed',
+      `GET /v1/auth/devices/enroll/channel/${'a'.repeat(101)}?direction=to_initiator HTTP/1.1\r\n${HOST}\r\n`,
+    ],
+    [
+      'bad percent-encoding in a query value',
+      400,
+      'error.request.malformed',
+      `GET /v1/auth/devices/enroll/channel/${CHANNEL}?direction=%E0%A4%A HTTP/1.1\r\n${HOST}\r\n`,
+    ],
     ['an unknown route', 404, 'error.not_found', `GET /v1/nothing-here HTTP/1.1\r\n${HOST}\r\n`],
     ['a method the path does not have', 405, 'error.request.method_not_allowed', `PROPFIND /v1/profile HTTP/1.1\r\n${HOST}\r\n`],
   ] as const)('%s: %i %s', async (_case, status, code, request) => {
@@ -102,7 +112,12 @@ describe('refused by Node’s HTTP parser, before any request exists', () => {
     ['a raw control byte in the target', 400, 'error.request.malformed', `GET /heal\x01thz HTTP/1.1\r\n${HOST}\r\n`],
     ['a space before a header colon', 400, 'error.request.malformed', `GET /healthz HTTP/1.1\r\n${HOST}X-A : b\r\n\r\n`],
     ['a folded header line', 400, 'error.request.malformed', `GET /healthz HTTP/1.1\r\n${HOST}X-A: a\r\n b\r\n\r\n`],
-    ['both Content-Length and Transfer-Encoding', 400, 'error.request.malformed', `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+    [
+      'both Content-Length and Transfer-Encoding',
+      400,
+      'error.request.malformed',
+      `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
     ['an HTTP/2 preface', 400, 'error.request.malformed', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],
     ['header fields over 16 KiB', 431, 'error.request.headers_too_large', `GET /healthz HTTP/1.1\r\n${HOST}X-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
     ['a URL over 16 KiB', 431, 'error.request.headers_too_large', `GET /healthz?${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`],
@@ -117,8 +132,18 @@ describe('refused by Node’s HTTP parser, before any request exists', () => {
 
 describe('refused by Node’s HTTP parser inside the body of a request', () => {
   it.each([
-    ['a malformed chunk size', 400, 'error.request.malformed', `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`],
-    ['chunk extensions over the limit', 413, 'error.request.too_large', `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1${';a=b'.repeat(40_000)}\r\n{\r\n0\r\n\r\n`],
+    [
+      'a malformed chunk size',
+      400,
+      'error.request.malformed',
+      `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+    ],
+    [
+      'chunk extensions over the limit',
+      413,
+      'error.request.too_large',
+      `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1${';a=b'.repeat(40_000)}\r\n{\r\n0\r\n\r\n`,
+    ],
   ] as const)('%s: %i %s, naming the request', async (_case, status, code, request) => {
     const problem = expectProblem(await exchange(request), status, code, 'echoed')
     expect(problem.instance).toBe('/v1/auth/login')
@@ -160,7 +185,10 @@ function untilClosed(first: string, then?: string): Promise<string> {
 describe('a parser error on a connection whose request is being or was answered', () => {
   it('closes it without answering that request a second time', async () => {
     // The bearer check answers 401 before the body is read; the rest of that body is malformed.
-    const received = await untilClosed(`PATCH /v1/profile HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`, 'zz\r\n')
+    const received = await untilClosed(
+      `PATCH /v1/profile HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n`,
+      'zz\r\n',
+    )
     expect(received.match(/^HTTP\/1\.1 /gm)).toEqual(['HTTP/1.1 '])
     expect(received).toMatch(/^HTTP\/1\.1 401 /)
   })
@@ -219,8 +247,18 @@ describe('refused by what reads the body', () => {
     ['malformed JSON', 400, 'error.request.malformed', `POST /v1/auth/login HTTP/1.1\r\n${HOST}${json('{"email":')}`],
     ['an empty JSON body', 400, 'error.request.malformed', `POST /v1/auth/login HTTP/1.1\r\n${HOST}${json('')}`],
     ['a poisoned JSON body', 400, 'error.request.malformed', `POST /v1/auth/login HTTP/1.1\r\n${HOST}${json('{"__proto__":{"a":1}}')}`],
-    ['a body over the limit', 413, 'error.request.too_large', `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{`],
-    ['a media type the operation does not take', 415, 'error.request.unsupported_media_type', `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}`],
+    [
+      'a body over the limit',
+      413,
+      'error.request.too_large',
+      `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{`,
+    ],
+    [
+      'a media type the operation does not take',
+      415,
+      'error.request.unsupported_media_type',
+      `POST /v1/auth/login HTTP/1.1\r\n${HOST}Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}`,
+    ],
     ['a body that breaks the schema', 422, 'error.request.invalid', `POST /v1/auth/login HTTP/1.1\r\n${HOST}${json('{}')}`],
   ] as const)('%s: %i %s', async (_case, status, code, request) => {
     const problem = expectProblem(await exchange(request), status, code, 'echoed')
@@ -232,7 +270,13 @@ describe('refused by the docs page’s file server', () => {
   it.each([
     ['an unsatisfiable range', 416, 'error.request.range_not_satisfiable', 'index.css', 'Range: bytes=99999999-\r\n'],
     ['an If-Match that does not hold', 412, 'error.request.precondition_failed', 'index.css', 'If-Match: "not-this-one"\r\n'],
-    ['an If-Unmodified-Since that does not hold', 412, 'error.request.precondition_failed', 'index.css', 'If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n'],
+    [
+      'an If-Unmodified-Since that does not hold',
+      412,
+      'error.request.precondition_failed',
+      'index.css',
+      'If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n',
+    ],
     ['a NUL byte in the path', 404, 'error.not_found', '%00', ''],
     ['an encoded dot-dot path', 404, 'error.not_found', '..%5c..%5cpackage.json', ''],
     ['a file that is not there', 404, 'error.not_found', 'nothing.js', ''],

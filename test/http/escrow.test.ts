@@ -91,7 +91,7 @@ describe('fetch escrow', () => {
     expect(fetched.headers.get('content-type')).toMatch(/^application\/octet-stream/)
     expect(fetched.bytes.length).toBe(blob.length)
     expect(fetched.bytes.equals(blob)).toBe(true)
-    expect(Buffer.from((await member.client.fetchEscrow())).equals(blob)).toBe(true)
+    expect(Buffer.from(await member.client.fetchEscrow()).equals(blob)).toBe(true)
   })
 
   it('answers 404 when none is stored', async () => {
@@ -175,7 +175,7 @@ describe('store escrow refusals leave the stored escrow alone', () => {
 
     const max = randomBytes(KIB64)
     expect((await member.client.storeEscrow(max)).replaced).toBe(true)
-    expect(Buffer.from((await member.client.fetchEscrow())).equals(max)).toBe(true)
+    expect(Buffer.from(await member.client.fetchEscrow()).equals(max)).toBe(true)
   })
 
   it.each([

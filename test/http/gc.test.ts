@@ -118,7 +118,7 @@ describe('after a replace', () => {
     }
     for (const [hash, bytes] of [...second.bytes, ...other.bytes]) {
       expect(await owns(member, hash)).toBe(true)
-      expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
+      expect(Buffer.from(await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
     }
     // The feed keeps the chain's history (manifests live in the feed, not only as blobs).
     expect((await member.client.feed(albumId)).entries.map((e) => e.envelope_hash)).toEqual([first.hashes.at(-1), other.hashes.at(-1), second.hashes.at(-1)])
@@ -150,7 +150,7 @@ describe('after a replace', () => {
     // The old original and the old manifest go (the manifest had no file); the shared thumbnail stays.
     expect(collected).toEqual({ rows: 2, files: 1 })
     expect(await isStored(server, sha256Hex(thumbnail))).toBe(true)
-    expect(Buffer.from((await member.client.downloadBlob(sha256Hex(thumbnail)))).equals(thumbnail)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(sha256Hex(thumbnail))).equals(thumbnail)).toBe(true)
     expect(await isStored(server, first.original)).toBe(false)
   })
 
@@ -173,7 +173,7 @@ describe('after a replace', () => {
     server.clock.set(retentionUntil + 1)
     expect(await collectGarbage(server.deps)).toEqual({ rows: first.hashes.length, files: first.files.length })
     expect(await storedHashes(server)).toEqual([...second.files].sort())
-    for (const [hash, bytes] of second.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
+    for (const [hash, bytes] of second.bytes) expect(Buffer.from(await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
   })
 })
 
@@ -262,7 +262,7 @@ describe('bytes two accounts hold', () => {
     expect(await owns(alice, hash)).toBe(false)
     expect(await owns(bob, hash)).toBe(true)
     expect(await isStored(server, hash)).toBe(true)
-    expect(Buffer.from((await bob.client.downloadBlob(hash))).equals(shared)).toBe(true)
+    expect(Buffer.from(await bob.client.downloadBlob(hash)).equals(shared)).toBe(true)
     expect(await downloadStatus(alice, hash)).toBe(404)
 
     await write(bob, bobAlbum, { previous: bobAsset, derivatives: [] })
@@ -327,10 +327,13 @@ describe('concurrent collections', () => {
     expect(await storedHashes(server)).toEqual([...garbageFiles, ...liveFiles].sort())
 
     const results = await Promise.all([collectGarbage(server.deps), collectGarbage(server.deps), collectGarbage(server.deps)])
-    expectRemovedOnce(results.map((r) => r.files), garbageFiles.length)
+    expectRemovedOnce(
+      results.map((r) => r.files),
+      garbageFiles.length,
+    )
     expect(results.reduce((sum, r) => sum + r.rows, 0)).toBe(garbage.flatMap((w) => w.hashes).length)
     expect(await storedHashes(server)).toEqual([...liveFiles].sort())
-    for (const written of live) for (const [hash, bytes] of written.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
+    for (const written of live) for (const [hash, bytes] of written.bytes) expect(Buffer.from(await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
   })
 
   it('three maintenance passes at once after sessions expired: each removed once', async () => {
@@ -346,10 +349,13 @@ describe('concurrent collections', () => {
     }
     server.clock.advance(TTL_MS)
     const results = await Promise.all([maintain(server.deps), maintain(server.deps), maintain(server.deps)])
-    expectRemovedOnce(results.map((r) => r.garbage.files), stale.length)
+    expectRemovedOnce(
+      results.map((r) => r.garbage.files),
+      stale.length,
+    )
     expect(results.reduce((sum, r) => sum + (r.deleted.upload_sessions ?? 0), 0)).toBe(3 + 1) // the applied session expires too
     expect(await storedHashes(server)).toEqual([...kept.files].sort())
-    for (const [hash, bytes] of kept.bytes) expect(Buffer.from((await member.client.downloadBlob(hash))).equals(bytes)).toBe(true)
+    for (const [hash, bytes] of kept.bytes) expect(Buffer.from(await member.client.downloadBlob(hash)).equals(bytes)).toBe(true)
   })
 })
 
@@ -401,7 +407,7 @@ describe('what a crash leaves between a row and its file', () => {
     expect(await unowned()).toEqual([])
   })
 
-  it('a write\'s metadata stored, its transaction never run: reclaimed once the session expires', async () => {
+  it("a write's metadata stored, its transaction never run: reclaimed once the session expires", async () => {
     const member = await uploader(server, 'crash-extras')
     const albumId = await album(member)
     const bytes = ciphertext(400)

@@ -89,7 +89,9 @@ describe('Cache-Control and X-Content-Type-Options', () => {
       expect(answer.headers.get('x-content-type-options'), describeAnswer(answer)).toBe('nosniff')
       expect(answer.headers.get('cache-control'), describeAnswer(answer)).toBe(revalidated(answer) ? 'private, no-cache' : 'no-store')
     }
-    const seen = answers.filter((answer) => answer.status < 400).map((answer) => `${answer.method} ${answer.path.replace(/\/enroll\/channel\/.*/, '/enroll/channel/{id}')}`)
+    const seen = answers
+      .filter((answer) => answer.status < 400)
+      .map((answer) => `${answer.method} ${answer.path.replace(/\/enroll\/channel\/.*/, '/enroll/channel/{id}')}`)
     expect(seen).toEqual(
       expect.arrayContaining([
         'POST /v1/auth/register',
@@ -135,7 +137,9 @@ describe('Cache-Control and X-Content-Type-Options', () => {
     const unsatisfiable = await raw(server, 'GET', `/v1/blobs/${hash}`, { headers: { ...headers, range: 'bytes=9999-' } })
     const unknownDirectory = await raw(server, 'GET', `/v1/auth/devices/directory/${randomUUID()}`, { headers })
 
-    expect([whole.status, again.status, range.status, head.status, missing.status, unsatisfiable.status, unknownDirectory.status]).toEqual([200, 304, 206, 200, 404, 416, 404])
+    expect([whole.status, again.status, range.status, head.status, missing.status, unsatisfiable.status, unknownDirectory.status]).toEqual([
+      200, 304, 206, 200, 404, 416, 404,
+    ])
     for (const answer of [whole, again, range, head]) expect(answer.headers.get('cache-control')).toBe('private, no-cache')
     for (const answer of [missing, unsatisfiable, unknownDirectory]) expect(answer.headers.get('cache-control')).toBe('no-store')
   })
@@ -155,7 +159,11 @@ describe('Cache-Control and X-Content-Type-Options', () => {
       ['unknown route', await raw(server, 'GET', '/v1/nothing'), 404],
       ['no credential', await raw(server, 'GET', '/v1/profile'), 401],
       ['malformed JSON', await raw(server, 'POST', '/v1/auth/login', { headers: json, body: '{"email":' }), 400],
-      ['body too large', await raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email: 'a@b', password: 'x'.repeat(1_100_000) }) }), 413],
+      [
+        'body too large',
+        await raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email: 'a@b', password: 'x'.repeat(1_100_000) }) }),
+        413,
+      ],
       ['wrong media type', await raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'text/plain' }, body: 'x' }), 415],
       ['schema', await raw(server, 'POST', '/v1/auth/login', { headers: json, body: '{}' }), 422],
       ['wrong password', await raw(server, 'POST', '/v1/auth/login', { headers: json, body: JSON.stringify({ email: member.email, password: 'wrong' }) }), 401],
@@ -170,7 +178,10 @@ describe('Cache-Control and X-Content-Type-Options', () => {
 
 /** The directives of a Content-Security-Policy header, by name. */
 function directives(header: string | null): Map<string, string[]> {
-  const parsed = (header ?? '').split(';').map((part) => part.trim().split(/\s+/)).filter((words) => words[0] !== '')
+  const parsed = (header ?? '')
+    .split(';')
+    .map((part) => part.trim().split(/\s+/))
+    .filter((words) => words[0] !== '')
   return new Map(parsed.map(([name, ...values]) => [name!.toLowerCase(), values]))
 }
 

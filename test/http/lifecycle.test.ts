@@ -9,7 +9,23 @@ import { createLogger } from '../../src/http/logging.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { raw, problemOf } from '../support/actors.ts'
 import { album, ciphertext, uploader, type Uploader } from '../support/albums.ts'
-import { PROTOCOL_CURRENT, PROTOCOL_MAX, PROTOCOL_MIN, albumState, blobFiles, downloaded, intent, openBundle, opsRaw, tombstone, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
+import {
+  PROTOCOL_CURRENT,
+  PROTOCOL_MAX,
+  PROTOCOL_MIN,
+  albumState,
+  blobFiles,
+  downloaded,
+  intent,
+  openBundle,
+  opsRaw,
+  tombstone,
+  writeFor,
+  type Bundle,
+  type BundleOptions,
+  type Write,
+  type WriteOptions,
+} from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -140,12 +156,20 @@ describe('applying creates and replaces', () => {
     expect(afterCreate.files).toEqual([...filesBefore, ...[...createBlobs.keys()].filter((hash) => hash !== create.manifestHash)].sort())
 
     const next = await openBundle(member, albumId, { derivatives: 1 })
-    const replace = await writeFor(member, next, { fileId: create.envelope.file_id, action: 'replace', prior: create.manifestHash, originalBlobHash: bundle.hashes.ciphertextHash })
+    const replace = await writeFor(member, next, {
+      fileId: create.envelope.file_id,
+      action: 'replace',
+      prior: create.manifestHash,
+      originalBlobHash: bundle.hashes.ciphertextHash,
+    })
     expect((await member.client.readUpgrade(albumId)).in_flight).toBe(1)
     expect((await member.client.applyManifest(albumId, replace.request)).sync_seq).toBe(result.sync_seq + 1)
     const afterReplace = await albumState(server, member, albumId)
     expect(afterReplace.inFlight).toBe(0)
-    expect(afterReplace.feed.map((e) => [e.action, e.envelope_hash])).toEqual([['create', create.manifestHash], ['replace', replace.manifestHash]])
+    expect(afterReplace.feed.map((e) => [e.action, e.envelope_hash])).toEqual([
+      ['create', create.manifestHash],
+      ['replace', replace.manifestHash],
+    ])
     for (const [hash, bytes] of blobsOf(next, replace)) expect(await downloads(hash), hash).toEqual(bytes)
     for (const hash of createBlobs.keys()) expect(await downloads(hash), hash).toBe(404)
   })
@@ -160,7 +184,12 @@ describe('applying creates and replaces', () => {
     expect(answer.json, answer.text).toEqual({ asset_id: write.envelope.file_id, sync_seq: 1, action: 'create', replayed: false })
     // A replace leaving out prior_provenance_hash continues no chain: 409 with the head.
     const next = await openBundle(member, albumId, { metadata: false })
-    const replace = await writeFor(member, next, { fileId: write.envelope.file_id, action: 'replace', originalBlobHash: bundle.hashes.ciphertextHash, metadataBlob: undefined })
+    const replace = await writeFor(member, next, {
+      fileId: write.envelope.file_id,
+      action: 'replace',
+      originalBlobHash: bundle.hashes.ciphertextHash,
+      metadataBlob: undefined,
+    })
     const { prior_provenance_hash: _prior, ...withoutPrior } = replace.request.manifest_envelope
     const refused = await opsRaw(server, member, albumId, { ...replace.request, manifest_envelope: withoutPrior })
     expect([refused.status, refused.json?.code, refused.json?.chain_head]).toEqual([409, 'error.op.stale_revival', write.manifestHash])
@@ -215,26 +244,78 @@ describe('check 2: shape (422)', () => {
     otherUser = (await uploader(server, 'shape-other')).userId
   })
 
-  const setEnvelope = (key: string, value: unknown): Mutation => (_r, envelope) => {
-    envelope[key] = value
-  }
+  const setEnvelope =
+    (key: string, value: unknown): Mutation =>
+    (_r, envelope) => {
+      envelope[key] = value
+    }
   const cases: [string, Mutation][] = [
-    ['an unknown key in OpRequest', (request) => { request.note = 'hi' }],
+    [
+      'an unknown key in OpRequest',
+      (request) => {
+        request.note = 'hi'
+      },
+    ],
     ['an unknown key in ManifestEnvelope', setEnvelope('caption', 'hi')],
-    ['manifest_cbor that is not base64', (request) => { request.manifest_cbor = 'not base64!' }],
-    ['manifest_cbor in base64url rather than standard base64', (request) => { request.manifest_cbor = Buffer.from([0xfb, 0xff, 0xbf]).toString('base64url') }],
-    ['an empty manifest_cbor', (request) => { request.manifest_cbor = '' }],
-    ['a missing manifest_cbor', (request) => { delete request.manifest_cbor }],
-    ['metadata_blob that is not base64', (request) => { request.metadata_blob = '***' }],
+    [
+      'manifest_cbor that is not base64',
+      (request) => {
+        request.manifest_cbor = 'not base64!'
+      },
+    ],
+    [
+      'manifest_cbor in base64url rather than standard base64',
+      (request) => {
+        request.manifest_cbor = Buffer.from([0xfb, 0xff, 0xbf]).toString('base64url')
+      },
+    ],
+    [
+      'an empty manifest_cbor',
+      (request) => {
+        request.manifest_cbor = ''
+      },
+    ],
+    [
+      'a missing manifest_cbor',
+      (request) => {
+        delete request.manifest_cbor
+      },
+    ],
+    [
+      'metadata_blob that is not base64',
+      (request) => {
+        request.metadata_blob = '***'
+      },
+    ],
     ['action "delete"', setEnvelope('action', 'delete')],
     ['action "revive"', setEnvelope('action', 'revive')],
     ['key_mode "escrowed"', setEnvelope('key_mode', 'escrowed')],
-    ['album_id of another album', (_r, envelope, context) => { envelope.album_id = context.otherAlbum }],
+    [
+      'album_id of another album',
+      (_r, envelope, context) => {
+        envelope.album_id = context.otherAlbum
+      },
+    ],
     ['album_id null', setEnvelope('album_id', null)],
-    ['album_id left out (absent reads as null)', (_r, envelope) => { delete envelope.album_id }],
-    ['created_by_user of another account', (_r, envelope, context) => { envelope.created_by_user = context.otherUser }],
+    [
+      'album_id left out (absent reads as null)',
+      (_r, envelope) => {
+        delete envelope.album_id
+      },
+    ],
+    [
+      'created_by_user of another account',
+      (_r, envelope, context) => {
+        envelope.created_by_user = context.otherUser
+      },
+    ],
     ['file_id that is not a UUID', setEnvelope('file_id', 'photo-0001')],
-    ['file_id in uppercase', (_r, envelope) => { envelope.file_id = String(envelope.file_id).toUpperCase() }],
+    [
+      'file_id in uppercase',
+      (_r, envelope) => {
+        envelope.file_id = String(envelope.file_id).toUpperCase()
+      },
+    ],
     ['created_by_device that is not a UUID', setEnvelope('created_by_device', 'pixel-8')],
     ['timestamp that is not RFC 3339', setEnvelope('timestamp', 'yesterday')],
     ['timestamp without an offset', setEnvelope('timestamp', '2026-06-01T12:00:00')],
@@ -242,7 +323,12 @@ describe('check 2: shape (422)', () => {
     ['protocol_version not YYYY-MM-DD', setEnvelope('protocol_version', '2026-6-1')],
     ['protocol_version 20260601', setEnvelope('protocol_version', '20260601')],
     ['protocol_version 2026-02-30 (no such day)', setEnvelope('protocol_version', '2026-02-30')],
-    ['a missing envelope field (file_id)', (_r, envelope) => { delete envelope.file_id }],
+    [
+      'a missing envelope field (file_id)',
+      (_r, envelope) => {
+        delete envelope.file_id
+      },
+    ],
     ['crypto_suite_id as a string', setEnvelope('crypto_suite_id', '1')],
   ]
 
@@ -263,9 +349,15 @@ describe('check 2: shape (422)', () => {
     const bundle = await openBundle(member, albumId)
     const write = await writeFor(member, bundle)
     const headers = { authorization: `Bearer ${member.client.tokens!.access_token}` }
-    const broken = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, { headers: { ...headers, 'content-type': 'application/json' }, body: '{"manifest_envelope":' })
+    const broken = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, {
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"manifest_envelope":',
+    })
     expect([broken.status, broken.json?.code]).toEqual([400, 'error.request.malformed'])
-    const cbor = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, { headers: { ...headers, 'content-type': 'application/cbor' }, body: JSON.stringify(write.request) })
+    const cbor = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, {
+      headers: { ...headers, 'content-type': 'application/cbor' },
+      body: JSON.stringify(write.request),
+    })
     expect([cbor.status, cbor.json?.code]).toEqual([415, 'error.request.unsupported_media_type'])
     expect((await member.client.applyManifest(albumId, write.request)).sync_seq).toBe(1)
   })
@@ -525,7 +617,12 @@ describe('check 7: chain (409 stale_revival)', () => {
       const problem = await expectRefused(albumId, write.request, 409, stale)
       expect(problem.chain_head).toBe(second.manifestHash)
     }
-    const corrected = await writeFor(member, bundle, { fileId, action: 'replace', prior: second.manifestHash, originalBlobHash: second.bundle.hashes.ciphertextHash })
+    const corrected = await writeFor(member, bundle, {
+      fileId,
+      action: 'replace',
+      prior: second.manifestHash,
+      originalBlobHash: second.bundle.hashes.ciphertextHash,
+    })
     expect((await member.client.applyManifest(albumId, corrected.request)).sync_seq).toBe(3)
   })
 
@@ -574,7 +671,12 @@ describe('the checks run in API.md’s order', () => {
     const albumId = await album(member)
     const first = await apply(albumId)
     await expectRefused(albumId, { ...first.request, unknown: true }, 422, 'error.request.invalid')
-    await expectRefused(albumId, { ...first.request, manifest_envelope: { ...first.request.manifest_envelope, key_mode: 'plain' } }, 422, 'error.request.invalid')
+    await expectRefused(
+      albumId,
+      { ...first.request, manifest_envelope: { ...first.request.manifest_envelope, key_mode: 'plain' } },
+      422,
+      'error.request.invalid',
+    )
   })
 
   it('3 before 4: the replay of an applied manifest whose protocol is now out of range answers 200 replayed', async () => {
@@ -600,7 +702,12 @@ describe('the checks run in API.md’s order', () => {
     const albumId = await album(member)
     const bundle = await openBundle(member, albumId)
     await member.client.startUpgrade(albumId, intent(randomUUID(), '2026-09-01'))
-    const problem = await expectRefused(albumId, (await writeFor(member, bundle, { protocolVersion: '2024-06-01' })).request, 426, 'error.protocol.out_of_range')
+    const problem = await expectRefused(
+      albumId,
+      (await writeFor(member, bundle, { protocolVersion: '2024-06-01' })).request,
+      426,
+      'error.protocol.out_of_range',
+    )
     expect(problem).toMatchObject({ protocol_min: PROTOCOL_CURRENT, protocol_max: PROTOCOL_MAX })
   })
 

@@ -88,7 +88,7 @@ describe('lockout', () => {
     expect((await login(email, NEW_PASSWORD)).status).toBe(401)
   })
 
-  it('answers the locked account\'s bearer operations other than credentials as usual', async () => {
+  it("answers the locked account's bearer operations other than credentials as usual", async () => {
     const { email, access } = await account()
     await wrongLogins(email, THRESHOLD)
     const listing = await raw(server, 'GET', '/v1/auth/sessions', { headers: { authorization: `Bearer ${access}` } })
@@ -128,7 +128,7 @@ describe('lockout', () => {
     expect((await login(other.email, PASSWORD)).status).toBe(200)
   })
 
-  it('notes each lock once in the owner\'s security log, with the request that set it off', async () => {
+  it("notes each lock once in the owner's security log, with the request that set it off", async () => {
     const email = uniqueEmail('lockout-log')
     const client = new CofferClient({ baseUrl: server.url, now: server.clock.now })
     await client.register(email, PASSWORD)
@@ -143,7 +143,13 @@ describe('lockout', () => {
     expectWrong(locking)
     expectLocked(await login(email, WRONG), DURATION_S) // refused unhashed: no second event
     expect((await client.listSecurityEvents()).events).toEqual([
-      { kind: 'password_lockout', at: new Date(lockedAt).toISOString(), until: new Date(lockedAt + DURATION_S * 1000).toISOString(), ip_address: '127.0.0.1', user_agent: 'guesser/1.0' },
+      {
+        kind: 'password_lockout',
+        at: new Date(lockedAt).toISOString(),
+        until: new Date(lockedAt + DURATION_S * 1000).toISOString(),
+        ip_address: '127.0.0.1',
+        user_agent: 'guesser/1.0',
+      },
     ])
     // A wrong reauthentication that locks again later is a second event.
     server.clock.advance(DURATION_S * 1000)

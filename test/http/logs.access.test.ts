@@ -26,7 +26,11 @@ function sink(written: string[]): Writable {
 }
 
 function linesOf(written: string[]): Array<Record<string, unknown>> {
-  return written.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+  return written
+    .join('')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 }
 
 describe('the access line', () => {
@@ -53,7 +57,9 @@ describe('the access line', () => {
 
   it('ends every request: its id, method, route pattern (never the URL), status and duration', async () => {
     const member = await registered(server, 'access-line')
-    const response = await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${member.client.tokens!.access_token}`, 'x-request-id': 'access-line-1' } })
+    const response = await raw(server, 'GET', '/v1/profile', {
+      headers: { authorization: `Bearer ${member.client.tokens!.access_token}`, 'x-request-id': 'access-line-1' },
+    })
     expect(response.status).toBe(200)
     const lines = linesOf(server.logs.map((line) => `${line}\n`)).filter((line) => line.request_id === 'access-line-1' && line.msg === 'request completed')
     expect(lines).toHaveLength(1)

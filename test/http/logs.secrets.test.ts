@@ -26,7 +26,10 @@ describe('log lines', () => {
     keep(registered.access_token)
     keep(registered.refresh_token)
     // A wrong password, a malformed body quoting the password, and a bad bearer token.
-    await raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: keep('wrong-password-guess') }) })
+    await raw(server, 'POST', '/v1/auth/login', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: keep('wrong-password-guess') }),
+    })
     await raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json' }, body: `{"email":"${email}","password":"${password}" oops}` })
     await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${keep('coffer_at_forgedforgedforgedforged')}` } })
 
@@ -47,7 +50,10 @@ describe('log lines', () => {
     keep(login.challenge.mfa_token)
     await raw(server, 'POST', '/v1/auth/login/verify', {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ mfa_token: login.challenge.mfa_token, totp_code: keep(authenticator.codeAt(server.clock.now() - 30_000).replace(/^./, (d) => String((Number(d) + 1) % 10))) }),
+      body: JSON.stringify({
+        mfa_token: login.challenge.mfa_token,
+        totp_code: keep(authenticator.codeAt(server.clock.now() - 30_000).replace(/^./, (d) => String((Number(d) + 1) % 10))),
+      }),
     })
     const second = server.client()
     const verified = await second.verifyLogin(login.challenge.mfa_token, keep(authenticator.codeAt(server.clock.now())))
@@ -70,7 +76,10 @@ describe('log lines', () => {
     await second.refresh()
     keep(second.tokens?.access_token ?? '')
     keep(second.tokens?.refresh_token ?? '')
-    await raw(server, 'POST', '/v1/auth/refresh', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: verified.refresh_token }) })
+    await raw(server, 'POST', '/v1/auth/refresh', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: verified.refresh_token }),
+    })
     await client.reauthenticate(password)
     await client.changePassword(password, newPassword)
     await client.logout()

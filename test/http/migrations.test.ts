@@ -78,9 +78,10 @@ describe('a migration that fails half-way', () => {
       }
       const { error } = await migrator(db, failing).migrateToLatest()
       expect(String(error)).toContain('fails after its first statements')
-      const tables = database.target.engine === 'sqlite'
-        ? await readRows(database.target, "select name from sqlite_master where name = 'half_done'")
-        : await readRows(database.target, "select table_name as name from information_schema.tables where table_name = 'half_done'")
+      const tables =
+        database.target.engine === 'sqlite'
+          ? await readRows(database.target, "select name from sqlite_master where name = 'half_done'")
+          : await readRows(database.target, "select table_name as name from information_schema.tables where table_name = 'half_done'")
       expect(tables).toEqual([])
     } finally {
       await db.destroy()
@@ -116,14 +117,22 @@ describe('migration 0007', () => {
  * A fresh database brought to the migration named, `seed` run on it (rows of that release), then
  * opened as the current release opens it (migrating to the latest) for `check`.
  */
-async function upgradedFrom(name: string, seed: (db: Kysely<unknown>) => Promise<void>, check: (storage: ReturnType<typeof openStorage>, target: TestDatabase['target']) => Promise<void>): Promise<void> {
+async function upgradedFrom(
+  name: string,
+  seed: (db: Kysely<unknown>) => Promise<void>,
+  check: (storage: ReturnType<typeof openStorage>, target: TestDatabase['target']) => Promise<void>,
+): Promise<void> {
   // A folder of its own: on SQLite the database is a file named by its folder.
   const fresh = await freshDatabase(await mkdtemp(path.join(directory, 'upgrade-')))
   try {
     const db = new Kysely<unknown>({ dialect: openDialect(fresh.target, STORAGE_OPTIONS), plugins: [new CamelCasePlugin()] })
     try {
       const schema = fresh.target.engine === 'postgres' ? fresh.target.searchPath : undefined
-      const { error } = await new Migrator({ db, provider: migrationProvider(fresh.target.engine), ...(schema ? { migrationTableSchema: schema } : {}) }).migrateTo(name)
+      const { error } = await new Migrator({
+        db,
+        provider: migrationProvider(fresh.target.engine),
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      }).migrateTo(name)
       if (error) throw error
       await seed(db)
     } finally {
@@ -162,13 +171,29 @@ describe('migration 0010', () => {
 describe('migration 0011', () => {
   it('keeps every feed entry and asset, lets a delete record no upload session, and keeps the feed’s keys', async () => {
     const [albumId, assetId, head] = [randomUUID(), randomUUID(), 'd'.repeat(64)]
-    const op = { albumId, syncSeq: 1, manifestHash: head, assetId, action: 'create' as const, manifestCbor: Buffer.from([0xa0]), metadataBlobHash: 'e'.repeat(64), uploadId: 'upload-1', appliedAt: 1_700_000_000_000 }
+    const op = {
+      albumId,
+      syncSeq: 1,
+      manifestHash: head,
+      assetId,
+      action: 'create' as const,
+      manifestCbor: Buffer.from([0xa0]),
+      metadataBlobHash: 'e'.repeat(64),
+      uploadId: 'upload-1',
+      appliedAt: 1_700_000_000_000,
+    }
     await upgradedFrom(
       '0010-gc-holds',
       async (db) => {
-        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(db)
-        await sql`insert into albums (album_id, owner_id, protocol_version, created_at, next_sync_seq) values (${albumId}, 'u-1', '2026-06-01', 1, 1)`.execute(db)
-        await sql`insert into assets (asset_id, album_id, owner_id, chain_head, original_hash, retention_until, created_at, updated_at) values (${assetId}, ${albumId}, 'u-1', ${head}, ${'f'.repeat(64)}, null, 1, 1)`.execute(db)
+        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(
+          db,
+        )
+        await sql`insert into albums (album_id, owner_id, protocol_version, created_at, next_sync_seq) values (${albumId}, 'u-1', '2026-06-01', 1, 1)`.execute(
+          db,
+        )
+        await sql`insert into assets (asset_id, album_id, owner_id, chain_head, original_hash, retention_until, created_at, updated_at) values (${assetId}, ${albumId}, 'u-1', ${head}, ${'f'.repeat(64)}, null, 1, 1)`.execute(
+          db,
+        )
         await sql`insert into album_ops (album_id, sync_seq, manifest_hash, asset_id, action, manifest_cbor, metadata_blob_hash, upload_id, applied_at)
           values (${albumId}, 1, ${head}, ${assetId}, 'create', ${op.manifestCbor}, ${op.metadataBlobHash}, 'upload-1', ${op.appliedAt})`.execute(db)
       },
@@ -198,13 +223,25 @@ describe('migration 0018', () => {
     await upgradedFrom(
       '0017-upload-parts',
       async (db) => {
-        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(db)
-        await sql`insert into relay_channels (channel_hash, initiator_id, created_at, expires_at, next_seq) values (${full}, 'u-1', 1, 5000000000000, 64), (${partial}, 'u-1', 1, 5000000000000, 3)`.execute(db)
+        await sql`insert into accounts (user_id, email, email_key, password_hash, created_at, session_epoch, moderation_seq) values ('u-1', 'a@example.com', 'a@example.com', 'x', 1, 0, 0)`.execute(
+          db,
+        )
+        await sql`insert into relay_channels (channel_hash, initiator_id, created_at, expires_at, next_seq) values (${full}, 'u-1', 1, 5000000000000, 64), (${partial}, 'u-1', 1, 5000000000000, 3)`.execute(
+          db,
+        )
         for (let seq = 1; seq <= 64; seq++) {
-          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${full}, ${seq}, 'to_enrollee', ${JSON.stringify(`p${seq}`)})`.execute(db)
+          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${full}, ${seq}, 'to_enrollee', ${JSON.stringify(`p${seq}`)})`.execute(
+            db,
+          )
         }
-        for (const [seq, direction] of [[1, 'to_initiator'], [2, 'to_enrollee'], [3, 'to_initiator']] as const) {
-          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${partial}, ${seq}, ${direction}, ${JSON.stringify(`q${seq}`)})`.execute(db)
+        for (const [seq, direction] of [
+          [1, 'to_initiator'],
+          [2, 'to_enrollee'],
+          [3, 'to_initiator'],
+        ] as const) {
+          await sql`insert into relay_messages (channel_hash, seq, direction, payload) values (${partial}, ${seq}, ${direction}, ${JSON.stringify(`q${seq}`)})`.execute(
+            db,
+          )
         }
       },
       async (storage) => {
@@ -226,39 +263,40 @@ describe('migration 0018', () => {
 // Kysely's own PostgreSQL introspector read every schema of the database by name, so a schema
 // dropped meanwhile failed start-up ("schema ... does not exist"): a tenant sharing the
 // database, or another test file finishing.
-if (testEngine === 'postgres') describe('migrating beside other schemas of the database', () => {
-  it('never fails while other schemas are created and dropped', async () => {
-    const url = process.env.TEST_DATABASE_URL!
-    const admin = new pg.Client({ connectionString: url })
-    await admin.connect()
-    let churning = true
-    const churn = (async () => {
-      while (churning) {
-        const other = `churn_${randomBytes(4).toString('hex')}`
-        await admin.query(`create schema ${other}; create table ${other}.a (x int); create table ${other}.b (y serial)`)
-        await admin.query(`drop schema ${other} cascade`)
-      }
-    })()
-    const failures: string[] = []
-    try {
-      for (let i = 0; i < 6; i++) {
-        const schema = `migrating_${randomBytes(4).toString('hex')}`
-        await admin.query(`create schema ${schema}`)
-        const storage = openStorage({ engine: 'postgres', url, searchPath: schema }, STORAGE_OPTIONS)
-        try {
-          await storage.migrate()
-        } catch (error) {
-          failures.push(String(error))
-        } finally {
-          await storage.close()
-          await admin.query(`drop schema ${schema} cascade`)
+if (testEngine === 'postgres')
+  describe('migrating beside other schemas of the database', () => {
+    it('never fails while other schemas are created and dropped', async () => {
+      const url = process.env.TEST_DATABASE_URL!
+      const admin = new pg.Client({ connectionString: url })
+      await admin.connect()
+      let churning = true
+      const churn = (async () => {
+        while (churning) {
+          const other = `churn_${randomBytes(4).toString('hex')}`
+          await admin.query(`create schema ${other}; create table ${other}.a (x int); create table ${other}.b (y serial)`)
+          await admin.query(`drop schema ${other} cascade`)
         }
+      })()
+      const failures: string[] = []
+      try {
+        for (let i = 0; i < 6; i++) {
+          const schema = `migrating_${randomBytes(4).toString('hex')}`
+          await admin.query(`create schema ${schema}`)
+          const storage = openStorage({ engine: 'postgres', url, searchPath: schema }, STORAGE_OPTIONS)
+          try {
+            await storage.migrate()
+          } catch (error) {
+            failures.push(String(error))
+          } finally {
+            await storage.close()
+            await admin.query(`drop schema ${schema} cascade`)
+          }
+        }
+      } finally {
+        churning = false
+        await churn
+        await admin.end()
       }
-    } finally {
-      churning = false
-      await churn
-      await admin.end()
-    }
-    expect(failures).toEqual([])
-  }, 60_000)
-})
+      expect(failures).toEqual([])
+    }, 60_000)
+  })

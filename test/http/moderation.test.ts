@@ -27,7 +27,9 @@ afterAll(() => server.close())
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-type AdminPath = `accounts/${string}/${'suspend' | 'reinstate' | 'reset-second-factor'}` | `assets/${string}/${'take-down' | 'restore' | 'legal-hold' | 'lift-hold'}`
+type AdminPath =
+  | `accounts/${string}/${'suspend' | 'reinstate' | 'reset-second-factor'}`
+  | `assets/${string}/${'take-down' | 'restore' | 'legal-hold' | 'lift-hold'}`
 
 interface AdminCall {
   /** Raw body text; absent sends no body at all. */
@@ -47,7 +49,15 @@ function adminRaw(path: AdminPath | string, call: AdminCall = {}) {
   return raw(call.on ?? server, 'POST', `/v1/admin/${path}`, { headers, ...(call.body === undefined ? {} : { body: call.body }) })
 }
 
-const ADMIN_ACTIONS = { suspend: 'suspend', reinstate: 'reinstate', 'reset-second-factor': 'resetSecondFactor', 'take-down': 'takeDown', restore: 'restore', 'legal-hold': 'legalHold', 'lift-hold': 'liftHold' } as const
+const ADMIN_ACTIONS = {
+  suspend: 'suspend',
+  reinstate: 'reinstate',
+  'reset-second-factor': 'resetSecondFactor',
+  'take-down': 'takeDown',
+  restore: 'restore',
+  'legal-hold': 'legalHold',
+  'lift-hold': 'liftHold',
+} as const
 
 /** An operator action expected to succeed, through the SDK's operator client: the affected account's record. */
 function act(path: AdminPath, reason?: string): Promise<ModerationRecord> {
@@ -73,12 +83,18 @@ interface Asset {
 
 async function apply(member: Uploader, albumId: string, previous?: Asset): Promise<Asset> {
   const bundle = await openBundle(member, albumId)
-  const write = await writeFor(member, bundle, previous === undefined ? {} : {
-    fileId: previous.assetId,
-    action: 'replace',
-    prior: previous.write.manifestHash,
-    originalBlobHash: previous.bundle.hashes.ciphertextHash,
-  })
+  const write = await writeFor(
+    member,
+    bundle,
+    previous === undefined
+      ? {}
+      : {
+          fileId: previous.assetId,
+          action: 'replace',
+          prior: previous.write.manifestHash,
+          originalBlobHash: previous.bundle.hashes.ciphertextHash,
+        },
+  )
   const result = await member.client.applyManifest(albumId, write.request)
   expect(result.replayed).toBe(false)
   const blobs = new Map<string, Buffer>([
@@ -131,7 +147,10 @@ describe('the operator API', () => {
     // The reinstatement does not remove the suspension it lifted; no reason given: none stated.
     expect(reinstated).toEqual({
       standing: 'active',
-      events: [{ action: 'suspended', at: iso(t1), reason: 'spam' }, { action: 'reinstated', at: iso(t2) }],
+      events: [
+        { action: 'suspended', at: iso(t1), reason: 'spam' },
+        { action: 'reinstated', at: iso(t2) },
+      ],
     })
 
     const t3 = t2 + 60_000
@@ -225,7 +244,11 @@ describe('the operator API', () => {
     await act(`${target}/legal-hold`)
     const before = await member.client.moderationRecord()
     for (const path of [`${account}/suspend`, `${target}/take-down`, `${target}/legal-hold`] as const) {
-      const answer = await expectProblem(adminRaw(path, { body: JSON.stringify({ reason: 'again' }), contentType: 'application/json' }), 409, 'error.moderation.state_conflict')
+      const answer = await expectProblem(
+        adminRaw(path, { body: JSON.stringify({ reason: 'again' }), contentType: 'application/json' }),
+        409,
+        'error.moderation.state_conflict',
+      )
       expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
     }
     expect(await member.client.moderationRecord()).toEqual(before)
@@ -265,7 +288,9 @@ describe('the operator API', () => {
       const answer = await expectProblem(adminRaw(path, { token }), 401, 'error.auth.unauthenticated')
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer realm="coffer"/)
     }
-    const basic = await raw(server, 'POST', `/v1/admin/${path}`, { headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` } })
+    const basic = await raw(server, 'POST', `/v1/admin/${path}`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` },
+    })
     expect(basic.status).toBe(401)
     expect(await member.client.moderationRecord()).toEqual({ standing: 'active', events: [] })
     const asUser = await raw(server, 'GET', '/v1/profile', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
@@ -284,8 +309,13 @@ describe('without ADMIN_TOKEN', () => {
     const member = await uploader(bare, 'no-admin')
     const asset = randomUUID()
     const paths = [
-      `accounts/${member.userId}/suspend`, `accounts/${member.userId}/reinstate`, `accounts/${member.userId}/reset-second-factor`,
-      `assets/${asset}/take-down`, `assets/${asset}/restore`, `assets/${asset}/legal-hold`, `assets/${asset}/lift-hold`,
+      `accounts/${member.userId}/suspend`,
+      `accounts/${member.userId}/reinstate`,
+      `accounts/${member.userId}/reset-second-factor`,
+      `assets/${asset}/take-down`,
+      `assets/${asset}/restore`,
+      `assets/${asset}/legal-hold`,
+      `assets/${asset}/lift-hold`,
     ]
     for (const path of paths) {
       for (const token of [null, ADMIN_TOKEN, member.client.tokens!.access_token]) {
@@ -353,7 +383,9 @@ describe('a suspended account', () => {
     expect((await again.feed(live.albumId)).entries.map((e) => e.asset_id)).toEqual([live.assetId])
     for (const [hash, bytes] of live.blobs) expect(Buffer.from(await again.downloadBlob(hash))).toEqual(bytes)
     expect((await again.assetReceipts(live.assetId)).receipts).toHaveLength(live.blobs.size)
-    expect((await again.verifyStorage({ assets: [{ asset_id: live.assetId, blob_hashes: [...live.blobs.keys()] }], deep: true })).verdicts[0]!.durable).toBe(true)
+    expect((await again.verifyStorage({ assets: [{ asset_id: live.assetId, blob_hashes: [...live.blobs.keys()] }], deep: true })).verdicts[0]!.durable).toBe(
+      true,
+    )
     expect((await again.readUpgrade(ceremony.albumId)).intent_id).toBe(ceremony.intentId)
     expect(Buffer.from(await again.fetchEscrow())).toEqual(escrow)
     expect(await again.fetchDirectory(member.userId)).not.toBeNull()
@@ -366,9 +398,13 @@ describe('a suspended account', () => {
     const refused = {
       'provision album': () => member.client.provisionAlbum(fresh),
       'lifecycle write': () => member.client.applyManifest(live.albumId, pending.write.request),
-      'open upload session': () => member.client.openUploadSession({
-        album_id: spare, crypto_suite_id: 1, ciphertext_hash: sha256Hex(Buffer.of(1)), blobs: [{ role: 'original', hash: sha256Hex(Buffer.of(1)), size: 1 }],
-      }),
+      'open upload session': () =>
+        member.client.openUploadSession({
+          album_id: spare,
+          crypto_suite_id: 1,
+          ciphertext_hash: sha256Hex(Buffer.of(1)),
+          blobs: [{ role: 'original', hash: sha256Hex(Buffer.of(1)), size: 1 }],
+        }),
       'blob bytes': () => member.client.putBlob(unsent.uploadId, unsent.hashes.ciphertextHash, unsent.original),
       'start upgrade': () => member.client.startUpgrade(spare, intent(randomUUID(), '2026-09-01')),
       'abort upgrade': () => member.client.abortUpgrade(ceremony.albumId, ceremony.intentId),
@@ -396,7 +432,10 @@ describe('a suspended account', () => {
     const record = await act(`accounts/${member.userId}/reinstate`, 'appeal granted')
     expect(record.standing).toBe('active')
     expect(record).not.toHaveProperty('suspended_since')
-    expect(record.events.map((e) => [e.action, e.reason])).toEqual([['suspended', 'abuse'], ['reinstated', 'appeal granted']])
+    expect(record.events.map((e) => [e.action, e.reason])).toEqual([
+      ['suspended', 'abuse'],
+      ['reinstated', 'appeal granted'],
+    ])
     expect(await member.client.moderationRecord()).toEqual(record)
 
     expect((await member.client.provisionAlbum(randomUUID())).created).toBe(true)
@@ -404,7 +443,10 @@ describe('a suspended account', () => {
     await member.client.putBlob(unsent.uploadId, unsent.hashes.ciphertextHash, unsent.original)
     expect((await member.client.uploadSessionStatus(unsent.uploadId)).blobs.find((b) => b.hash === unsent.hashes.ciphertextHash)?.present).toBe(true)
     const opened = await member.client.openUploadSession({
-      album_id: spare, crypto_suite_id: 1, ciphertext_hash: sha256Hex(Buffer.of(1)), blobs: [{ role: 'original', hash: sha256Hex(Buffer.of(1)), size: 1 }],
+      album_id: spare,
+      crypto_suite_id: 1,
+      ciphertext_hash: sha256Hex(Buffer.of(1)),
+      blobs: [{ role: 'original', hash: sha256Hex(Buffer.of(1)), size: 1 }],
     })
     await member.client.abortUploadSession(opened.upload_id)
     expect((await member.client.commitUpgrade(ceremony.albumId, ceremony.intentId, tombstone(ceremony.intentId))).intent_id).toBeUndefined()
@@ -450,21 +492,27 @@ describe('a takedown', () => {
     }
     const verdict = (await verify()).verdicts[0]!
     expect(verdict.durable).toBe(false)
-    expect(verdict.blobs).toEqual(hashes.map((hash, i) => ({
-      hash,
-      role: ['original', 'derivative', 'metadata', 'provenance'][i],
-      stored: true,
-      indexed: true,
-      retrievable: false,
-    })))
+    expect(verdict.blobs).toEqual(
+      hashes.map((hash, i) => ({
+        hash,
+        role: ['original', 'derivative', 'metadata', 'provenance'][i],
+        stored: true,
+        indexed: true,
+        retrievable: false,
+      })),
+    )
     // The owner still reads the rest: the feed, the receipts, the neighbour's bytes.
     expect((await member.client.feed(albumId)).entries.map((e) => e.asset_id)).toEqual([target.assetId, neighbour.assetId])
     expect((await member.client.assetReceipts(target.assetId)).receipts).toHaveLength(hashes.length)
     for (const [hash, bytes] of neighbour.blobs) expect(Buffer.from(await member.client.downloadBlob(hash))).toEqual(bytes)
-    expect((await member.client.verifyStorage({ assets: [{ asset_id: neighbour.assetId, blob_hashes: [...neighbour.blobs.keys()] }] })).verdicts[0]!.durable).toBe(true)
+    expect(
+      (await member.client.verifyStorage({ assets: [{ asset_id: neighbour.assetId, blob_hashes: [...neighbour.blobs.keys()] }] })).verdicts[0]!.durable,
+    ).toBe(true)
     // The other account's asset with the same bytes is not taken down.
     expect(Buffer.from(await other.client.downloadBlob(target.bundle.hashes.ciphertextHash))).toEqual(target.bundle.original)
-    expect((await other.client.verifyStorage({ assets: [{ asset_id: theirs.asset_id, blob_hashes: [target.bundle.hashes.ciphertextHash] }] })).verdicts[0]!.durable).toBe(true)
+    expect(
+      (await other.client.verifyStorage({ assets: [{ asset_id: theirs.asset_id, blob_hashes: [target.bundle.hashes.ciphertextHash] }] })).verdicts[0]!.durable,
+    ).toBe(true)
   })
 
   it('is undone by a restore, recorded as its own event: every blob is served again and the asset is durable again', async () => {
@@ -499,7 +547,10 @@ describe('a second-factor reset', () => {
     if (challenge.kind !== 'second_factor') throw new Error('the second factor was not asked for')
     await laptop.verifyLogin(challenge.challenge.mfa_token, owner.authenticator.codeAt(server.clock.now() + 30_000))
     const bystander = await registered(server, 'unaffected')
-    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: true, recovery_codes_remaining: 10 })
+    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({
+      enabled: true,
+      recovery_codes_remaining: 10,
+    })
 
     const record = await act(`accounts/${userId}/reset-second-factor`, 'identity checked by support')
     expect(record).toEqual({ standing: 'active', events: [{ action: 'second_factor_reset', at: expect.any(String), reason: 'identity checked by support' }] })
@@ -507,14 +558,24 @@ describe('a second-factor reset', () => {
     for (const client of [owner.client, laptop]) {
       const refreshToken = client.tokens!.refresh_token
       expect((await problemOf(client.getProfile())).status).toBe(401)
-      expect((await raw(server, 'POST', '/v1/auth/refresh', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) })).status).toBe(401)
+      expect(
+        (
+          await raw(server, 'POST', '/v1/auth/refresh', {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ refresh_token: refreshToken }),
+          })
+        ).status,
+      ).toBe(401)
     }
     expect((await bystander.client.getProfile()).email).toBe(bystander.email)
     // The password alone opens a session now, and the account shows no second factor.
     const fresh = server.client()
     expect((await fresh.login(owner.email, PASSWORD)).kind).toBe('session')
     // Its recovery codes went with it.
-    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({ enabled: false, recovery_codes_remaining: 0 })
+    expect((await new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN }).account(userId)).second_factor).toEqual({
+      enabled: false,
+      recovery_codes_remaining: 0,
+    })
     expect(await fresh.secondFactorStatus()).toEqual({ status: 'none', recovery_codes_remaining: 0 })
     expect((await fresh.moderationRecord()).events.map((event) => event.action)).toEqual(['second_factor_reset'])
     // Nothing left to reset: 409, no event; a new second factor can be set up and reset again.
@@ -553,7 +614,9 @@ describe('the audit line', () => {
     // Each carries the id of the request that took the action, as its access line does.
     for (const line of lines) {
       expect(line.request_id).toEqual(expect.any(String))
-      expect(server.logs.filter((other) => other.includes(`"request_id":"${String(line.request_id)}"`) && other.includes('/v1/admin/')).length).toBeGreaterThan(0)
+      expect(server.logs.filter((other) => other.includes(`"request_id":"${String(line.request_id)}"`) && other.includes('/v1/admin/')).length).toBeGreaterThan(
+        0,
+      )
     }
     // The admin token itself is never in the log.
     expect(server.logs.some((line) => line.includes(ADMIN_TOKEN))).toBe(false)
@@ -579,7 +642,8 @@ describe('a legal hold', () => {
     await collectGarbage(server.deps)
     // The control's replaced bundle went; the held asset kept every blob it ever had.
     for (const hash of controlReplaced) expect(await isKept(server, member.userId, hash), hash).toBe(false)
-    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()]) expect(await isKept(server, member.userId, hash), hash).toBe(true)
+    for (const hash of [...replacedHashes, ...heldThird.blobs.keys(), ...controlSecond.blobs.keys()])
+      expect(await isKept(server, member.userId, hash), hash).toBe(true)
     const verdict = await member.client.verifyStorage({ assets: [{ asset_id: held.assetId, blob_hashes: replacedHashes }] })
     expect(verdict.verdicts[0]!.blobs.map((b) => b.stored)).toEqual(replacedHashes.map(() => true))
     // Collection again, later: still kept.

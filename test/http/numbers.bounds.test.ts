@@ -64,23 +64,35 @@ describe('whole numbers in a JSON body', () => {
   it.each(UNSAFE_JSON.flatMap(([name, spelling]) => (['size', 'crypto_suite_id'] as const).map((field) => [`${field} ${name}`, field, spelling] as const)))(
     'open upload: %s is 422 and opens nothing',
     async (_case, field, spelling) => {
-      const answer = await raw(server, 'POST', '/v1/upload', { headers: { ...bearer(member), 'content-type': 'application/json' }, body: openWith(field, spelling) })
+      const answer = await raw(server, 'POST', '/v1/upload', {
+        headers: { ...bearer(member), 'content-type': 'application/json' },
+        body: openWith(field, spelling),
+      })
       expect([answer.status, answer.json?.code], answer.text).toEqual([422, 'error.request.invalid'])
       expect((await member.client.readUpgrade(albumId)).in_flight).toBe(0)
     },
   )
 
-  it.each(UNSAFE_JSON.flatMap(([name, spelling]) => (['plaintext_size', 'chunk_size', 'amk_version', 'crypto_suite_id'] as const).map((field) => [`${field} ${name}`, field, spelling] as const)))(
-    'lifecycle write: envelope %s is 422 and writes nothing',
-    async (_case, field, spelling) => {
-      const { envelope, manifestCbor } = await signedManifest(member, { ciphertextHash: hash, derivativeHashes: [], metadataBlobHash: null }, { albumId, fileId: randomUUID() })
-      const body = JSON.stringify({ manifest_envelope: { ...envelope, [field]: '__NUMBER__' }, manifest_cbor: Buffer.from(manifestCbor).toString('base64'), metadata_blob: null })
-      const answer = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, {
-        headers: { ...bearer(member), 'content-type': 'application/json' },
-        body: body.replace('"__NUMBER__"', spelling),
-      })
-      expect([answer.status, answer.json?.code], answer.text).toEqual([422, 'error.request.invalid'])
-      expect((await member.client.feed(albumId)).entries).toEqual([])
-    },
-  )
+  it.each(
+    UNSAFE_JSON.flatMap(([name, spelling]) =>
+      (['plaintext_size', 'chunk_size', 'amk_version', 'crypto_suite_id'] as const).map((field) => [`${field} ${name}`, field, spelling] as const),
+    ),
+  )('lifecycle write: envelope %s is 422 and writes nothing', async (_case, field, spelling) => {
+    const { envelope, manifestCbor } = await signedManifest(
+      member,
+      { ciphertextHash: hash, derivativeHashes: [], metadataBlobHash: null },
+      { albumId, fileId: randomUUID() },
+    )
+    const body = JSON.stringify({
+      manifest_envelope: { ...envelope, [field]: '__NUMBER__' },
+      manifest_cbor: Buffer.from(manifestCbor).toString('base64'),
+      metadata_blob: null,
+    })
+    const answer = await raw(server, 'POST', `/v1/albums/${albumId}/ops`, {
+      headers: { ...bearer(member), 'content-type': 'application/json' },
+      body: body.replace('"__NUMBER__"', spelling),
+    })
+    expect([answer.status, answer.json?.code], answer.text).toEqual([422, 'error.request.invalid'])
+    expect((await member.client.feed(albumId)).entries).toEqual([])
+  })
 })

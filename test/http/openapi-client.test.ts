@@ -77,7 +77,10 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
     const etag = fetched.response.headers.get('etag')!
     expect(etag).toMatch(/^"[0-9a-f]{64}"$/)
 
-    const revalidated = await client.GET('/v1/auth/devices/directory/{user_id}', { params: { path, header: { 'If-None-Match': etag } }, parseAs: 'arrayBuffer' })
+    const revalidated = await client.GET('/v1/auth/devices/directory/{user_id}', {
+      params: { path, header: { 'If-None-Match': etag } },
+      parseAs: 'arrayBuffer',
+    })
     expect(revalidated.response.status).toBe(304)
     expect(revalidated.response.headers.get('etag')).toBe(etag)
 

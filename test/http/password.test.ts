@@ -69,7 +69,7 @@ describe('change password', () => {
     expect((await loginRaw(email, NEW_PASSWORD)).status).toBe(401)
   })
 
-  it('answers 204, keeps the caller\'s pair and session id, ends every other session', async () => {
+  it("answers 204, keeps the caller's pair and session id, ends every other session", async () => {
     const { email, caller, others } = await accountWithThreeSessions()
     const callerTokens = caller.tokens as Tokens
     const otherTokens = others.map((o) => o.tokens as Tokens)

@@ -174,13 +174,16 @@ describe('PATCH /v1/profile', () => {
     expect((await member.client.getProfile()).display_name).toBe('Malformed Guard')
   })
 
-  it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['application/cbor']])('answers Content-Type %s with 415 and keeps the name', async (type) => {
-    const member = await named('Media Guard')
-    const response = await patch(member, JSON.stringify({ display_name: 'Sent As Other Media' }), type)
-    expect(response.status).toBe(415)
-    expect(response.json).toMatchObject({ status: 415, code: 'error.request.unsupported_media_type' })
-    expect((await member.client.getProfile()).display_name).toBe('Media Guard')
-  })
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['application/cbor']])(
+    'answers Content-Type %s with 415 and keeps the name',
+    async (type) => {
+      const member = await named('Media Guard')
+      const response = await patch(member, JSON.stringify({ display_name: 'Sent As Other Media' }), type)
+      expect(response.status).toBe(415)
+      expect(response.json).toMatchObject({ status: 415, code: 'error.request.unsupported_media_type' })
+      expect((await member.client.getProfile()).display_name).toBe('Media Guard')
+    },
+  )
 
   it.each([['application/merge-patch+json'], ['application/merge-patch+json; charset=utf-8'], ['application/json; charset=utf-8']])(
     'accepts Content-Type %s',
@@ -218,13 +221,19 @@ describe('PATCH /v1/profile', () => {
     const member = await registered(server, 'profile-readonly')
     const before = await member.client.getProfile()
     const otherEmail = uniqueEmail('profile-takeover')
-    const response = await patch(member, JSON.stringify({ email: otherEmail, user_id: '00000000-0000-4000-8000-000000000000', created_at: '2000-01-01T00:00:00Z', display_name: 'Read Only' }))
+    const response = await patch(
+      member,
+      JSON.stringify({ email: otherEmail, user_id: '00000000-0000-4000-8000-000000000000', created_at: '2000-01-01T00:00:00Z', display_name: 'Read Only' }),
+    )
     expect(response.status).toBe(200)
     expect(response.json).toEqual({ ...before, display_name: 'Read Only' })
     expect(await member.client.getProfile()).toEqual({ ...before, display_name: 'Read Only' })
     // The account still signs in under its own email, and the sent one names no account.
     expect((await server.client().login(member.email, PASSWORD)).kind).toBe('session')
-    const other = await raw(server, 'POST', '/v1/auth/login', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: otherEmail, password: PASSWORD }) })
+    const other = await raw(server, 'POST', '/v1/auth/login', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: otherEmail, password: PASSWORD }),
+    })
     expect(other.status).toBe(401)
     expect(other.json?.code).toBe('error.auth.invalid_credentials')
   })
@@ -240,7 +249,10 @@ describe('PATCH /v1/profile', () => {
 
   it('answers 401 with WWW-Authenticate without a bearer token, and changes nothing', async () => {
     const member = await named('No Bearer')
-    const response = await raw(server, 'PATCH', '/v1/profile', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Anonymous' }) })
+    const response = await raw(server, 'PATCH', '/v1/profile', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ display_name: 'Anonymous' }),
+    })
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
     expect(response.json?.code).toBe('error.auth.unauthenticated')

@@ -37,13 +37,31 @@ it('sets each account’s stored_bytes to the sum of its blob rows, and gives no
     ...(target.engine === 'postgres' && target.searchPath ? { migrationTableSchema: target.searchPath } : {}),
   })
   expect((await migrator.migrateTo('0006-unknown-sign-ins')).error).toBeUndefined()
-  const account = (userId: string) => ({ userId, email: `${userId}@example.test`, emailKey: `${userId}@example.test`, passwordHash: 'x', createdAt: 0, failedPasswordCount: 0, sessionEpoch: 0, moderationSeq: 0 })
-  await db.insertInto('accounts').values([account('ada'), account('bob'), account('cy')]).execute()
+  const account = (userId: string) => ({
+    userId,
+    email: `${userId}@example.test`,
+    emailKey: `${userId}@example.test`,
+    passwordHash: 'x',
+    createdAt: 0,
+    failedPasswordCount: 0,
+    sessionEpoch: 0,
+    moderationSeq: 0,
+  })
+  await db
+    .insertInto('accounts')
+    .values([account('ada'), account('bob'), account('cy')])
+    .execute()
   // Sizes past 2^32, as a real library has, and one hash both ada and bob hold.
   const blob = (ownerId: string, hash: string, size: number) => ({ ownerId, hash, size, storedAt: 0 })
-  await db.insertInto('blobs').values([blob('ada', 'a'.repeat(64), 5_000_000_000), blob('ada', 'b'.repeat(64), 300), blob('bob', 'a'.repeat(64), 5_000_000_000)]).execute()
+  await db
+    .insertInto('blobs')
+    .values([blob('ada', 'a'.repeat(64), 5_000_000_000), blob('ada', 'b'.repeat(64), 300), blob('bob', 'a'.repeat(64), 5_000_000_000)])
+    .execute()
 
   expect((await migrator.migrateToLatest()).error).toBeUndefined()
   const rows = await readRows(target, 'select user_id, stored_bytes from account_storage order by user_id')
-  expect(rows.map((row) => [row.user_id, Number(row.stored_bytes)])).toEqual([['ada', 5_000_000_300], ['bob', 5_000_000_000]])
+  expect(rows.map((row) => [row.user_id, Number(row.stored_bytes)])).toEqual([
+    ['ada', 5_000_000_300],
+    ['bob', 5_000_000_000],
+  ])
 })

@@ -33,7 +33,7 @@ function declaration(albumId: string, blobs: readonly Buffer[]): OpenUpload {
     album_id: albumId,
     crypto_suite_id: 1,
     ciphertext_hash: sha256Hex(original),
-    blobs: blobs.map((bytes) => ({ role: bytes === original ? 'original' as const : 'derivative' as const, hash: sha256Hex(bytes), size: bytes.length })),
+    blobs: blobs.map((bytes) => ({ role: bytes === original ? ('original' as const) : ('derivative' as const), hash: sha256Hex(bytes), size: bytes.length })),
   }
 }
 

@@ -131,7 +131,10 @@ function independentlyVerifies(publicKeyB64: string, body: Uint8Array, sig: Uint
   const publicKey = Buffer.from(publicKeyB64, 'base64')
   if (publicKey.length !== 1984 || sig.length !== 64 + 3309) return false
   const message = Buffer.concat([Buffer.from(CONTEXT, 'utf8'), Buffer.of(0), body])
-  return ed25519.verify(sig.subarray(0, 64), message, publicKey.subarray(0, 32), { zip215: false }) && ml_dsa65.verify(sig.subarray(64), message, publicKey.subarray(32))
+  return (
+    ed25519.verify(sig.subarray(0, 64), message, publicKey.subarray(0, 32), { zip215: false }) &&
+    ml_dsa65.verify(sig.subarray(64), message, publicKey.subarray(32))
+  )
 }
 
 function keyOf(document: AttestationKeys, keyId: string) {
@@ -150,19 +153,21 @@ describe('receipts of a lifecycle write', () => {
     expect(document.keys).toHaveLength(1)
     const keyId = document.keys[0]!.key_id
     expect(receipts.map((r) => r.receipt_seq)).toEqual([1, 2, 3, 4, 5])
-    expect(receipts).toEqual(inReceiptOrder(first.blobs, receipts).map((blob, i) => ({
-      receipt_seq: i + 1,
-      server_id: ORIGIN,
-      server_key_id: keyId,
-      ...(i === 0 ? {} : { prior_receipt_hash: receiptHash(receipts[i - 1]!) }),
-      upload_id: first.bundle.uploadId,
-      blob_role: blob.role,
-      ciphertext_hash: blob.hash,
-      size: blob.size,
-      ...(blob.role === 'provenance' ? { envelope_hash: sha256Hex(first.write.manifest) } : {}),
-      received_at: iso(first.appliedAt),
-      receipt_cbor: expect.any(String),
-    })))
+    expect(receipts).toEqual(
+      inReceiptOrder(first.blobs, receipts).map((blob, i) => ({
+        receipt_seq: i + 1,
+        server_id: ORIGIN,
+        server_key_id: keyId,
+        ...(i === 0 ? {} : { prior_receipt_hash: receiptHash(receipts[i - 1]!) }),
+        upload_id: first.bundle.uploadId,
+        blob_role: blob.role,
+        ciphertext_hash: blob.hash,
+        size: blob.size,
+        ...(blob.role === 'provenance' ? { envelope_hash: sha256Hex(first.write.manifest) } : {}),
+        received_at: iso(first.appliedAt),
+        receipt_cbor: expect.any(String),
+      })),
+    )
     expect(receipts[0]).not.toHaveProperty('prior_receipt_hash')
     expect(receipts.map((r) => r.blob_role)).toEqual(['original', 'derivative', 'derivative', 'metadata', 'provenance'])
   })
@@ -187,7 +192,19 @@ describe('receipts of a lifecycle write', () => {
       // One encoding only: re-encoding deterministically gives the same bytes, outside and in.
       expect(Buffer.from(encode({ body: decoded.body, sig: decoded.sig }, rfc8949EncodeOptions)).equals(bytes)).toBe(true)
       expect(Buffer.from(encode(decoded.fields, rfc8949EncodeOptions)).equals(Buffer.from(decoded.body))).toBe(true)
-      const keys = ['receipt_seq', 'server_id', 'server_key_id', 'prior_receipt_hash', 'upload_id', 'asset_id', 'blob_role', 'ciphertext_hash', 'size', 'envelope_hash', 'received_at']
+      const keys = [
+        'receipt_seq',
+        'server_id',
+        'server_key_id',
+        'prior_receipt_hash',
+        'upload_id',
+        'asset_id',
+        'blob_role',
+        'ciphertext_hash',
+        'size',
+        'envelope_hash',
+        'received_at',
+      ]
       expect(Object.keys(decoded.fields)).toEqual(canonicalOrder(keys))
       expect(decoded.fields).toEqual({
         receipt_seq: receipt.receipt_seq,
@@ -266,7 +283,13 @@ describe('receipts of a lifecycle write', () => {
 describe('the chain', () => {
   it('is one gapless line across accounts, albums and assets, each receipt linking to the one before', async () => {
     const albums = { alice: [await album(alice), await album(alice)], bob: [await album(bob)] }
-    for (const [owner, albumId] of [[alice, albums.alice[0]], [bob, albums.bob[0]], [alice, albums.alice[1]], [alice, albums.alice[0]], [bob, albums.bob[0]]] as const) {
+    for (const [owner, albumId] of [
+      [alice, albums.alice[0]],
+      [bob, albums.bob[0]],
+      [alice, albums.alice[1]],
+      [alice, albums.alice[0]],
+      [bob, albums.bob[0]],
+    ] as const) {
       await apply(owner, albumId!, { bundle: { derivatives: Math.floor(Math.random() * 3), metadata: Math.random() < 0.5 } })
     }
     const all = await chain()
@@ -398,7 +421,12 @@ describe('verifyReceipts (SDK)', () => {
     try {
       const forker = await uploader(fork, 'forker')
       const albumId = await album(forker)
-      const upload = await forker.client.uploadAsset({ albumId, cryptoSuiteId: 1, original: ciphertext(100), sign: (hashes) => signedManifest(forker, hashes, { albumId }) })
+      const upload = await forker.client.uploadAsset({
+        albumId,
+        cryptoSuiteId: 1,
+        original: ciphertext(100),
+        sign: (hashes) => signedManifest(forker, hashes, { albumId }),
+      })
       const forked = await forker.client.assetReceipts(upload.asset_id)
       const both: AttestationKeys = { server_id: ORIGIN, keys: [...document.keys, ...(await forker.client.attestationKeys()).keys] }
       const [forkFirst, forkSecond] = forked.receipts
@@ -462,7 +490,8 @@ describe('verifyReceipts (SDK)', () => {
     const canonicalBody = encode(fields, rfc8949EncodeOptions)
     const shuffledBody = encode(fields, { mapSorter: reversed })
     expect(Buffer.from(shuffledBody).equals(Buffer.from(canonicalBody))).toBe(false)
-    const cbor = (outer: Record<string, unknown>, sorter = rfc8949EncodeOptions.mapSorter!) => Buffer.from(encode(outer, { mapSorter: sorter })).toString('base64')
+    const cbor = (outer: Record<string, unknown>, sorter = rfc8949EncodeOptions.mapSorter!) =>
+      Buffer.from(encode(outer, { mapSorter: sorter })).toString('base64')
 
     const canonical = { ...view, receipt_cbor: cbor({ body: canonicalBody, sig: sign(canonicalBody) }) }
     expect(await verifyReceipts([canonical], own, asset.assetId)).toEqual({ valid: true, problems: [] })
@@ -535,7 +564,10 @@ describe('the attestation-keys document', () => {
       const mlSeed = opened.privateKey.mlDsa65.export({ format: 'raw-seed' })
       expect([edSeed.length, mlSeed.length]).toEqual([32, 32])
       // The seeds are the right ones: they give the listed public key.
-      const publicKey = Buffer.concat([createPublicKey(opened.privateKey.ed25519).export({ format: 'raw-public' }), createPublicKey(opened.privateKey.mlDsa65).export({ format: 'raw-public' })])
+      const publicKey = Buffer.concat([
+        createPublicKey(opened.privateKey.ed25519).export({ format: 'raw-public' }),
+        createPublicKey(opened.privateKey.mlDsa65).export({ format: 'raw-public' }),
+      ])
       expect(publicKey.toString('base64')).toBe(keyOf(document, key.keyId).public_key)
       for (const secret of [edSeed, mlSeed, edSeed.subarray(0, 16), mlSeed.subarray(16)]) {
         expect(key.privateBox.indexOf(secret), 'a seed in clear in private_box').toBe(-1)
@@ -599,7 +631,11 @@ describe('key rotation', () => {
     const again = await rotateAttestationKey(server.deps)
     expect(again.retired).toBe(newKey.key_id)
     const third = await bob.client.attestationKeys()
-    expect(third.keys.map((k) => [k.key_id, k.status])).toEqual([[oldKey.key_id, 'retired'], [newKey.key_id, 'retired'], [again.active, 'active']])
+    expect(third.keys.map((k) => [k.key_id, k.status])).toEqual([
+      [oldKey.key_id, 'retired'],
+      [newKey.key_id, 'retired'],
+      [again.active, 'active'],
+    ])
     expect(third.keys[1]!.not_after).toBe(iso(secondRotationAt))
     expect(third.keys[2]!.not_before).toBe(iso(secondRotationAt))
     server.clock.set(Date.now())

@@ -193,7 +193,7 @@ describe('a repeated refresh token', () => {
     expect(left.find((s) => s.current)?.user_agent).toBe('witness/1')
   })
 
-  it('is a reuse once the successor\'s own refresh token was used, and closes the grandchild', async () => {
+  it("is a reuse once the successor's own refresh token was used, and closes the grandchild", async () => {
     const { tokens } = await signedIn()
     const child = await refreshed(tokens.refresh_token)
     const grandchild = await refreshed(child.refresh_token)
@@ -212,7 +212,7 @@ describe('a repeated refresh token', () => {
     await expectAccessDead(successor.access_token)
   })
 
-  it('answers a replay of the successor\'s used refresh token as a reuse too', async () => {
+  it("answers a replay of the successor's used refresh token as a reuse too", async () => {
     const { tokens } = await signedIn()
     const child = await refreshed(tokens.refresh_token)
     const grandchild = await refreshed(child.refresh_token)

@@ -31,7 +31,10 @@ describe('register', () => {
   it('trims the email and refuses the same address in another case with 409', async () => {
     const email = uniqueEmail('Case')
     await server.client().register(`  ${email} `, PASSWORD)
-    const error = await server.client().register(email.toUpperCase(), 'other').catch((e: unknown) => e)
+    const error = await server
+      .client()
+      .register(email.toUpperCase(), 'other')
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(CofferProblem)
     expect((error as CofferProblem).status).toBe(409)
     expect((error as CofferProblem).code).toBe('error.auth.account_exists')
@@ -85,7 +88,10 @@ describe('register', () => {
   })
 
   it.each([['text/plain'], ['application/cbor'], ['application/x-www-form-urlencoded']])('answers Content-Type %s with 415', async (type) => {
-    const response = await raw(server, 'POST', '/v1/auth/register', { headers: { 'content-type': type }, body: JSON.stringify({ email: uniqueEmail(), password: PASSWORD }) })
+    const response = await raw(server, 'POST', '/v1/auth/register', {
+      headers: { 'content-type': type },
+      body: JSON.stringify({ email: uniqueEmail(), password: PASSWORD }),
+    })
     expect(response.status).toBe(415)
     expect(response.json?.code).toBe('error.request.unsupported_media_type')
   })
@@ -96,7 +102,10 @@ describe('register', () => {
   })
 
   it('answers a body over BODY_LIMIT_BYTES with a 413 problem', async () => {
-    const response = await raw(server, 'POST', '/v1/auth/register', { headers: json, body: JSON.stringify({ email: uniqueEmail(), password: 'p'.repeat(4096) }) })
+    const response = await raw(server, 'POST', '/v1/auth/register', {
+      headers: json,
+      body: JSON.stringify({ email: uniqueEmail(), password: 'p'.repeat(4096) }),
+    })
     expect(response.status).toBe(413)
     expect(response.json?.code).toBe('error.request.too_large')
   })

@@ -194,7 +194,9 @@ describe('the challenge is single-use, burned by its first attempt whatever the 
   it('a bad proof after a good one under the same key (its parse kept) is still refused, and burns', async () => {
     const alice = await owner('burn-after-good')
     const first = await alice.client.revokeAllChallenge()
-    expect((await revokeRaw({ challenge: first.challenge, proof: await alice.identity.proveRevokeAll(alice.userId, first.challenge) })).json).toEqual({ revoked: 1 })
+    expect((await revokeRaw({ challenge: first.challenge, proof: await alice.identity.proveRevokeAll(alice.userId, first.challenge) })).json).toEqual({
+      revoked: 1,
+    })
     const fresh = await loginAs(alice.email)
     const { challenge } = await fresh.revokeAllChallenge()
     // Signed by the right key over the earlier challenge: valid bytes, wrong message.

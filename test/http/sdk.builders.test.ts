@@ -35,7 +35,17 @@ describe('the SDK builders against the server', () => {
 
     const albumId = randomUUID()
     await coffer.provisionAlbum(albumId)
-    const common = { protocol_version: '2026-06-01', album_id: albumId, amk_version: 1, plaintext_size: 1000, chunk_size: 65536, key_mode: 'derived', created_by_user: userId, created_by_device: deviceId, client_version: 'sdk-builders-test/1' } as const
+    const common = {
+      protocol_version: '2026-06-01',
+      album_id: albumId,
+      amk_version: 1,
+      plaintext_size: 1000,
+      chunk_size: 65536,
+      key_mode: 'derived',
+      created_by_user: userId,
+      created_by_device: deviceId,
+      client_version: 'sdk-builders-test/1',
+    } as const
     const fileId = randomUUID()
     const original = new Uint8Array(randomBytes(700))
     const created = await coffer.uploadAsset({
@@ -49,10 +59,23 @@ describe('the SDK builders against the server', () => {
     expect(created).toMatchObject({ asset_id: fileId, action: 'create', replayed: false, sent: 2 })
 
     const next = new Uint8Array(randomBytes(600))
-    const session = await coffer.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: sha256Hex(next), blobs: [{ role: 'original', hash: sha256Hex(next), size: next.length }] })
+    const session = await coffer.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: sha256Hex(next),
+      blobs: [{ role: 'original', hash: sha256Hex(next), size: next.length }],
+    })
     await coffer.putBlob(session.upload_id, sha256Hex(next), next)
     const replace = await buildLifecycleWrite(identity, {
-      envelope: { ...common, crypto_suite_id: 1, file_id: fileId, action: 'replace', ciphertext_hash: sha256Hex(next), prior_provenance_hash: created.manifestHash, original_blob_hash: sha256Hex(original) },
+      envelope: {
+        ...common,
+        crypto_suite_id: 1,
+        file_id: fileId,
+        action: 'replace',
+        ciphertext_hash: sha256Hex(next),
+        prior_provenance_hash: created.manifestHash,
+        original_blob_hash: sha256Hex(original),
+      },
     })
     expect(await coffer.applyManifest(albumId, replace.request)).toMatchObject({ asset_id: fileId, action: 'replace', replayed: false })
     expect(await coffer.applyManifest(albumId, replace.request)).toMatchObject({ asset_id: fileId, action: 'replace', replayed: true })

@@ -283,7 +283,11 @@ describe('logout', () => {
     expect((await refreshRaw(member.client.tokens!.refresh_token)).status).toBe(200)
   })
 
-  it.each([['no Authorization header', undefined], ['a bare Bearer', 'Bearer'], ['the Basic scheme', 'Basic dXNlcjpwYXNzd29yZA==']])('answers %s with 401 and the bare Bearer challenge', async (_case, authorization) => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a bare Bearer', 'Bearer'],
+    ['the Basic scheme', 'Basic dXNlcjpwYXNzd29yZA=='],
+  ])('answers %s with 401 and the bare Bearer challenge', async (_case, authorization) => {
     const response = await raw(server, 'POST', '/v1/auth/logout', authorization === undefined ? {} : { headers: { authorization } })
     expect(response.status).toBe(401)
     expect(response.json?.code).toBe('error.auth.unauthenticated')

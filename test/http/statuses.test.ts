@@ -2,7 +2,17 @@
 // unparsable body 400, a non-JSON media type 415 and a schema breach 422, each as a catalog
 // problem, and a refused request changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Authenticator, authenticatorFor, type Member, PASSWORD, raw, registered, THIRTY_SECONDS, uniqueEmail, withSecondFactor } from '../support/actors.ts'
+import {
+  type Authenticator,
+  authenticatorFor,
+  type Member,
+  PASSWORD,
+  raw,
+  registered,
+  THIRTY_SECONDS,
+  uniqueEmail,
+  withSecondFactor,
+} from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -94,7 +104,10 @@ const operations: readonly Operation[] = [
         async unchanged() {
           // The refresh token is still unused: it rotates once, and the old access token still works.
           expect((await member.client.listSessions()).sessions).toHaveLength(1)
-          const rotated = await raw(server, 'POST', '/v1/auth/refresh', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) })
+          const rotated = await raw(server, 'POST', '/v1/auth/refresh', {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ refresh_token: refreshToken }),
+          })
           expect(rotated.status).toBe(200)
         },
       }
@@ -298,21 +311,24 @@ describe('the table', () => {
 })
 
 describe('generic statuses', () => {
-  it.each(cases.map((c) => [c.operation.name, c.label, c.status, c] as const))('%s answers %s with %i and changes nothing', async (_name, _label, _status, c) => {
-    const subject = await c.operation.prepare()
-    const response = await raw(server, 'POST', c.operation.path, {
-      headers: { ...subject.headers, 'content-type': c.contentType },
-      body: c.body(subject.valid),
-    })
-    expect(response.status).toBe(c.status)
-    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-    expect(response.json).toMatchObject({
-      status: c.status,
-      code: c.code,
-      type: `/problems/${c.code.replace(/^error\./, '')}`,
-      instance: c.operation.path,
-    })
-    expect(typeof response.json?.detail).toBe('string')
-    await subject.unchanged()
-  })
+  it.each(cases.map((c) => [c.operation.name, c.label, c.status, c] as const))(
+    '%s answers %s with %i and changes nothing',
+    async (_name, _label, _status, c) => {
+      const subject = await c.operation.prepare()
+      const response = await raw(server, 'POST', c.operation.path, {
+        headers: { ...subject.headers, 'content-type': c.contentType },
+        body: c.body(subject.valid),
+      })
+      expect(response.status).toBe(c.status)
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect(response.json).toMatchObject({
+        status: c.status,
+        code: c.code,
+        type: `/problems/${c.code.replace(/^error\./, '')}`,
+        instance: c.operation.path,
+      })
+      expect(typeof response.json?.detail).toBe('string')
+      await subject.unchanged()
+    },
+  )
 })

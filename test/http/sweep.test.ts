@@ -69,7 +69,10 @@ async function leftoverPayloads(channelId: string, initiatorId: string): Promise
   const channelHash = hashToken(channelId)
   const now = server.clock.now()
   await server.deps.storage.openChannel({ channelHash, initiatorId, createdAt: now, expiresAt: now + 60 * SECOND })
-  const left = [...((await server.deps.storage.drainMailbox(channelHash, 'to_enrollee', now)) ?? []), ...((await server.deps.storage.drainMailbox(channelHash, 'to_initiator', now)) ?? [])]
+  const left = [
+    ...((await server.deps.storage.drainMailbox(channelHash, 'to_enrollee', now)) ?? []),
+    ...((await server.deps.storage.drainMailbox(channelHash, 'to_initiator', now)) ?? []),
+  ]
   await server.deps.storage.closeChannel(channelHash, initiatorId, now)
   return left
 }
@@ -109,7 +112,14 @@ async function seedExpirable(address: string): Promise<Seeded> {
   for (let i = 0; i < LOCKOUT_THRESHOLD; i++) expect((await wrongLogin(alice.email)).status).toBe(401)
   return {
     expected: {
-      sessions: 2, enrollment_codes: 3, relay_channels: 2, revoke_challenges: 2, mfa_challenges: 1, totp_used_steps: 1, attempt_budgets: 2, password_failures: 1,
+      sessions: 2,
+      enrollment_codes: 3,
+      relay_channels: 2,
+      revoke_challenges: 2,
+      mfa_challenges: 1,
+      totp_used_steps: 1,
+      attempt_budgets: 2,
+      password_failures: 1,
       security_events: 1,
     },
     channels,

@@ -4,7 +4,17 @@
 // and the owner finds the event in the security log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CofferClient } from '../../src/sdk/client.ts'
-import { authenticatorFor, PASSWORD, problemOf, registered, THIRTY_SECONDS, withSecondFactor, wrongCode, type Authenticator, type Member } from '../support/actors.ts'
+import {
+  authenticatorFor,
+  PASSWORD,
+  problemOf,
+  registered,
+  THIRTY_SECONDS,
+  withSecondFactor,
+  wrongCode,
+  type Authenticator,
+  type Member,
+} from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const MAX_FAILURES = 3
@@ -90,14 +100,14 @@ describe('second-factor code budget', () => {
     await expectBudgetSpent(server.client().verifyLogin(await challenge(member), unusedCode(member)), WINDOW_S - 60)
   })
 
-  it('is per account: another account\'s codes are unaffected', async () => {
+  it("is per account: another account's codes are unaffected", async () => {
     const spent = await withSecondFactor(server, 'budget-spent')
     const other = await withSecondFactor(server, 'budget-other')
     for (let i = 0; i < MAX_FAILURES; i++) await wrongOnFreshChallenge(spent)
     expect((await server.client().verifyLogin(await challenge(other), unusedCode(other))).token_type).toBe('Bearer')
   })
 
-  it('notes a spent budget once in the owner\'s security log, with the request that spent it', async () => {
+  it("notes a spent budget once in the owner's security log, with the request that spent it", async () => {
     const member = await withSecondFactor(server, 'budget-log')
     const owner: CofferClient = member.client
     for (let i = 0; i < MAX_FAILURES - 1; i++) await wrongOnFreshChallenge(member)

@@ -7,7 +7,18 @@ import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import type { CofferClient } from '../../src/sdk/client.ts'
-import { authenticatorFor, type Authenticator, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor, wrongCode } from '../support/actors.ts'
+import {
+  authenticatorFor,
+  type Authenticator,
+  type Member,
+  PASSWORD,
+  problemOf,
+  raw,
+  registered,
+  THIRTY_SECONDS,
+  withSecondFactor,
+  wrongCode,
+} from '../support/actors.ts'
 import { readRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -138,7 +149,8 @@ describe('sign-in with a recovery code', () => {
     expect((await signedIn.getProfile()).email).toBe(member.email)
     expect((await member.client.secondFactorStatus()).recovery_codes_remaining).toBe(9)
 
-    for (const spelling of [first, first.toUpperCase(), first.replace('-', '')]) expect(await refusedSignIn(member, spelling)).toEqual([401, 'error.auth.invalid_code'])
+    for (const spelling of [first, first.toUpperCase(), first.replace('-', '')])
+      expect(await refusedSignIn(member, spelling)).toEqual([401, 'error.auth.invalid_code'])
     expect((await member.client.secondFactorStatus()).recovery_codes_remaining).toBe(9)
     await signInWith(member, second)
     expect((await member.client.secondFactorStatus()).recovery_codes_remaining).toBe(8)
@@ -167,7 +179,12 @@ describe('sign-in with a recovery code', () => {
 
   it('counts wrong recovery codes in the account’s code budget: once it is spent, even a right one is 429 and stays unused', async () => {
     const member = await enrolled('budget')
-    const wrong = [notOneOf(member.recoveryCodes), 'not a code at all', `${member.recoveryCodes[0]!}x`, member.recoveryCodes[0]!.replace(/.$/, (c) => (c === 'z' ? 'y' : 'z'))]
+    const wrong = [
+      notOneOf(member.recoveryCodes),
+      'not a code at all',
+      `${member.recoveryCodes[0]!}x`,
+      member.recoveryCodes[0]!.replace(/.$/, (c) => (c === 'z' ? 'y' : 'z')),
+    ]
     expect(wrong).toHaveLength(MAX_FAILURES)
     for (const code of wrong) expect(await refusedSignIn(member, code)).toEqual([401, 'error.auth.invalid_code'])
     const refused = await problemOf(server.client().verifyLogin(await challenge(member), member.recoveryCodes[0]!))
@@ -236,7 +253,12 @@ describe('new recovery codes', () => {
 
   it('answer 422 error.totp.invalid_code to a wrong code and keep the codes; wrong codes count in the budget (429)', async () => {
     const member = await enrolled('regenerate-wrong')
-    for (const code of [wrongCode(member.authenticator, server.clock.now()), notOneOf(member.recoveryCodes), member.authenticator.codeAt(server.clock.now()), 'nonsense']) {
+    for (const code of [
+      wrongCode(member.authenticator, server.clock.now()),
+      notOneOf(member.recoveryCodes),
+      member.authenticator.codeAt(server.clock.now()),
+      'nonsense',
+    ]) {
       // (The current TOTP code is spent: confirm used its step.)
       const refused = await regenerate(member, code)
       expect([refused.status, refused.json?.code], code).toEqual([422, 'error.totp.invalid_code'])
@@ -301,7 +323,9 @@ describe('storage', () => {
     const member = await enrolled('storage')
     const rows = await storedRows(member.userId)
     const expected = member.recoveryCodes.map((code) =>
-      createHmac('sha256', server.deps.recoveryCodeKey).update(`${member.userId}\0${code.replace('-', '')}`).digest('hex'),
+      createHmac('sha256', server.deps.recoveryCodeKey)
+        .update(`${member.userId}\0${code.replace('-', '')}`)
+        .digest('hex'),
     )
     expect(rows.map((row) => row.code_hash).sort()).toEqual([...expected].sort())
     const everyCell = JSON.stringify(await readRows(server.database, 'select * from recovery_codes')).toLowerCase()

@@ -3,7 +3,19 @@
 import { Secret } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpAssociatedData } from '../../src/features/totp/totp.service.ts'
-import { type Authenticator, authenticatorFor, type Member, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor, windowCodes, wrongCode } from '../support/actors.ts'
+import {
+  type Authenticator,
+  authenticatorFor,
+  type Member,
+  PASSWORD,
+  problemOf,
+  raw,
+  registered,
+  THIRTY_SECONDS,
+  withSecondFactor,
+  windowCodes,
+  wrongCode,
+} from '../support/actors.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer

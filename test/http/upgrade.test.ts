@@ -125,7 +125,8 @@ describe('start', () => {
   })
 
   /** A well-formed intent map whose third entry, `n`, holds `item` (the intent's other keys are opaque). */
-  const intentHolding = (item: Uint8Array) => Buffer.concat([Uint8Array.from([0xa3]), encode('intent_id'), encode('x'), encode('to_protocol_version'), encode(TARGET), encode('n'), item])
+  const intentHolding = (item: Uint8Array) =>
+    Buffer.concat([Uint8Array.from([0xa3]), encode('intent_id'), encode('x'), encode('to_protocol_version'), encode(TARGET), encode('n'), item])
 
   it.each([
     ['bytes that are not CBOR', Uint8Array.from([0xff, 0xfe, 0x00])],
@@ -163,7 +164,10 @@ describe('start', () => {
     ['no Content-Type', undefined],
   ])('answers 415 for %s', async (_label, contentType) => {
     const albumId = await album(member)
-    const answer = await upgradeRaw('POST', `/v1/albums/${albumId}/upgrade`, { body: intent(randomUUID(), TARGET), ...(contentType === undefined ? {} : { contentType }) })
+    const answer = await upgradeRaw('POST', `/v1/albums/${albumId}/upgrade`, {
+      body: intent(randomUUID(), TARGET),
+      ...(contentType === undefined ? {} : { contentType }),
+    })
     expect([answer.status, answer.json?.code]).toEqual([415, 'error.request.unsupported_media_type'])
     expect(await member.client.readUpgrade(albumId)).toEqual({ album_id: albumId, in_flight: 0 })
   })

@@ -46,14 +46,33 @@ function blobOf(size = SIZE): Blob {
 }
 
 async function openSession(member: Uploader, albumId: string, blob: Blob): Promise<string> {
-  const opened = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: blob.hash, blobs: [{ role: 'original', hash: blob.hash, size: blob.bytes.length }] })
+  const opened = await member.client.openUploadSession({
+    album_id: albumId,
+    crypto_suite_id: 1,
+    ciphertext_hash: blob.hash,
+    blobs: [{ role: 'original', hash: blob.hash, size: blob.bytes.length }],
+  })
   return opened.upload_id
 }
 
 /** PUT of bytes start..end (inclusive) of the blob, with Content-Range and (unless told otherwise) Content-Digest. */
-function putPart(member: Member, uploadId: string, blob: Blob, start: number, end: number, headers: Record<string, string> = {}, body: Uint8Array = blob.bytes.subarray(start, end + 1)) {
+function putPart(
+  member: Member,
+  uploadId: string,
+  blob: Blob,
+  start: number,
+  end: number,
+  headers: Record<string, string> = {},
+  body: Uint8Array = blob.bytes.subarray(start, end + 1),
+) {
   return raw(server, 'PUT', `/v1/upload/${uploadId}/blobs/${blob.hash}`, {
-    headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-range': `bytes ${start}-${end}/${blob.bytes.length}`, 'content-digest': contentDigest(body), ...headers },
+    headers: {
+      ...bearer(member),
+      'content-type': 'application/octet-stream',
+      'content-range': `bytes ${start}-${end}/${blob.bytes.length}`,
+      'content-digest': contentDigest(body),
+      ...headers,
+    },
     body,
   })
 }
@@ -85,7 +104,14 @@ async function racingParts(member: Member, uploadId: string, blob: Blob, start: 
           let text = ''
           response.setEncoding('utf8')
           response.on('data', (chunk: string) => (text += chunk))
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, offset: response.headers['upload-offset'] as string | undefined, digest: response.headers['repr-digest'] as string | undefined, text }))
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              offset: response.headers['upload-offset'] as string | undefined,
+              digest: response.headers['repr-digest'] as string | undefined,
+              text,
+            }),
+          )
         },
       )
       req.on('error', reject)
@@ -154,7 +180,12 @@ describe('a blob sent in parts', () => {
     expect(await partRows(uploadId)).toBe(0)
 
     // The stored blob is the session's: the create needs nothing more sent, and it downloads.
-    const applied = await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original: blob.bytes, sign: (hashes) => signedManifest(member, hashes, { albumId }) })
+    const applied = await member.client.uploadAsset({
+      albumId,
+      cryptoSuiteId: 1,
+      original: blob.bytes,
+      sign: (hashes) => signedManifest(member, hashes, { albumId }),
+    })
     expect(applied.sent).toBe(0)
     expect(Buffer.from(await member.client.downloadBlob(blob.hash)).equals(blob.bytes)).toBe(true)
   })
@@ -162,7 +193,9 @@ describe('a blob sent in parts', () => {
   it('takes the whole blob as one range, and other digest algorithms beside sha-256', async () => {
     const blob = blobOf(5_000)
     const uploadId = await openSession(member, albumId, blob)
-    const whole = await putPart(member, uploadId, blob, 0, 4_999, { 'content-digest': `sha-512=:${createHash('sha512').update(blob.bytes).digest('base64')}:, ${contentDigest(blob.bytes)}` })
+    const whole = await putPart(member, uploadId, blob, 0, 4_999, {
+      'content-digest': `sha-512=:${createHash('sha512').update(blob.bytes).digest('base64')}:, ${contentDigest(blob.bytes)}`,
+    })
     expect(whole.status, whole.text).toBe(204)
     expect(whole.headers.get('upload-offset')).toBe('5000')
     expect((await storedBytes(server, blob.hash))?.equals(blob.bytes)).toBe(true)
@@ -250,7 +283,14 @@ describe('a blob sent in parts', () => {
     const blob = blobOf()
     const uploadId = await openSession(member, albumId, blob)
     const part = blob.bytes.subarray(0, MIB)
-    for (const range of ['bytes 0-1048575', `bytes=0-1048575/${SIZE}`, `bytes 0-x/${SIZE}`, `bytes 10-9/${SIZE}`, `bytes 0-${SIZE}/${SIZE}`, `bytes */${SIZE}`]) {
+    for (const range of [
+      'bytes 0-1048575',
+      `bytes=0-1048575/${SIZE}`,
+      `bytes 0-x/${SIZE}`,
+      `bytes 10-9/${SIZE}`,
+      `bytes 0-${SIZE}/${SIZE}`,
+      `bytes */${SIZE}`,
+    ]) {
       const answer = await putPart(member, uploadId, blob, 0, MIB - 1, { 'content-range': range })
       expect(answer.status, range).toBe(400)
       expect(answer.json?.code).toBe('error.request.malformed')
@@ -264,7 +304,15 @@ describe('a blob sent in parts', () => {
     expect(otherSize.status).toBe(422)
     expect(otherSize.json?.code).toBe('error.upload.hash_mismatch')
     // Content-Length (the body's) other than the range's length.
-    const longer = await putPart(member, uploadId, blob, 0, MIB - 1, { 'content-digest': contentDigest(blob.bytes.subarray(0, MIB + 1)) }, blob.bytes.subarray(0, MIB + 1))
+    const longer = await putPart(
+      member,
+      uploadId,
+      blob,
+      0,
+      MIB - 1,
+      { 'content-digest': contentDigest(blob.bytes.subarray(0, MIB + 1)) },
+      blob.bytes.subarray(0, MIB + 1),
+    )
     expect(longer.status).toBe(422)
     expect(longer.json?.code).toBe('error.upload.hash_mismatch')
     expect(await receivedOf(member, uploadId, blob.hash)).toBe(0)
@@ -288,9 +336,17 @@ describe('a blob sent in parts', () => {
 
   describe('named at its last part', () => {
     /** A random provisional name and the session declaring the blob (its original) under it. */
-    async function openProvisional(blob: Blob, extra: Array<{ role: 'derivative'; hash: string; size: number }> = []): Promise<{ uploadId: string; provisional: Blob }> {
+    async function openProvisional(
+      blob: Blob,
+      extra: Array<{ role: 'derivative'; hash: string; size: number }> = [],
+    ): Promise<{ uploadId: string; provisional: Blob }> {
       const provisional = { bytes: blob.bytes, hash: randomBytes(32).toString('hex') }
-      const opened = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: provisional.hash, blobs: [{ role: 'original', hash: provisional.hash, size: blob.bytes.length }, ...extra] })
+      const opened = await member.client.openUploadSession({
+        album_id: albumId,
+        crypto_suite_id: 1,
+        ciphertext_hash: provisional.hash,
+        blobs: [{ role: 'original', hash: provisional.hash, size: blob.bytes.length }, ...extra],
+      })
       return { uploadId: opened.upload_id, provisional }
     }
 
@@ -300,7 +356,9 @@ describe('a blob sent in parts', () => {
       const blob = blobOf()
       const { uploadId, provisional } = await openProvisional(blob)
       expect((await putPart(member, uploadId, provisional, 0, MIB - 1)).status).toBe(204)
-      expect((await putPart(member, uploadId, provisional, MIB, 2 * MIB - 1, { 'repr-digest': 'ignored on a part that does not end the blob' })).status).toBe(204)
+      expect((await putPart(member, uploadId, provisional, MIB, 2 * MIB - 1, { 'repr-digest': 'ignored on a part that does not end the blob' })).status).toBe(
+        204,
+      )
       const last = await putPart(member, uploadId, provisional, 2 * MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })
       expect(last.status, last.text).toBe(204)
       expect(last.headers.get('upload-offset')).toBe(String(SIZE))
@@ -317,7 +375,11 @@ describe('a blob sent in parts', () => {
       // A lifecycle write naming the real hash finds this session, and the feed has it.
       const signed = await signedManifest(member, { ciphertextHash: blob.hash, derivativeHashes: [], metadataBlobHash: null }, { albumId })
       const manifest = Buffer.from(signed.manifestCbor)
-      const applied = await member.client.applyManifest(albumId, { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64'), metadata_blob: null })
+      const applied = await member.client.applyManifest(albumId, {
+        manifest_envelope: signed.envelope,
+        manifest_cbor: manifest.toString('base64'),
+        metadata_blob: null,
+      })
       expect(applied.replayed).toBe(false)
       const feed = await member.client.feed(albumId, 0, 1000)
       expect(feed.entries.map((entry) => entry.manifest_cbor)).toContain(manifest.toString('base64'))
@@ -393,7 +455,10 @@ describe('a blob sent in parts', () => {
       const { uploadId, provisional } = await openProvisional(blob)
       expect((await putPart(member, uploadId, provisional, 0, 2 * MIB - 1)).status).toBe(204)
       const answers = await racingParts(member, uploadId, provisional, 2 * MIB, SIZE - 1, { 'repr-digest': reprDigest(blob.hash) })
-      expect(answers.map((answer) => answer.status), JSON.stringify(answers)).toEqual([204, 204])
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers),
+      ).toEqual([204, 204])
       expect(answers.map((answer) => [answer.offset, answer.digest])).toEqual([
         [String(SIZE), reprDigest(blob.hash)],
         [String(SIZE), reprDigest(blob.hash)],
@@ -422,7 +487,12 @@ describe('maintenance of parts', () => {
     const uploadId = await openSession(member, albumId, blob)
     const part = blob.bytes.subarray(0, MIB)
     const answer = await raw(own, 'PUT', `/v1/upload/${uploadId}/blobs/${blob.hash}`, {
-      headers: { ...bearer(member), 'content-type': 'application/octet-stream', 'content-range': `bytes 0-${MIB - 1}/${blob.bytes.length}`, 'content-digest': contentDigest(part) },
+      headers: {
+        ...bearer(member),
+        'content-type': 'application/octet-stream',
+        'content-range': `bytes 0-${MIB - 1}/${blob.bytes.length}`,
+        'content-digest': contentDigest(part),
+      },
       body: part,
     })
     expect(answer.status, answer.text).toBe(204)

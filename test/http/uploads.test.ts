@@ -56,12 +56,24 @@ function openRaw(member: Member, body: unknown) {
   return raw(server, 'POST', '/v1/upload', { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
 }
 
-function putRaw(member: Member, uploadId: string, hash: string, body: Uint8Array, headers: Record<string, string> = { 'content-type': 'application/octet-stream' }) {
+function putRaw(
+  member: Member,
+  uploadId: string,
+  hash: string,
+  body: Uint8Array,
+  headers: Record<string, string> = { 'content-type': 'application/octet-stream' },
+) {
   return raw(server, 'PUT', `/v1/upload/${uploadId}/blobs/${hash}`, { headers: { ...bearer(member), ...headers }, body })
 }
 
 /** A PUT announcing more bytes than it sends (fetch refuses a Content-Length that differs from the body). */
-function putWithLength(member: Member, uploadId: string, hash: string, body: Buffer, contentLength: number): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
+function putWithLength(
+  member: Member,
+  uploadId: string,
+  hash: string,
+  body: Buffer,
+  contentLength: number,
+): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
   const url = new URL(`${server.url}/v1/upload/${uploadId}/blobs/${hash}`)
   return new Promise((resolve, reject) => {
     let answered = false
@@ -212,7 +224,11 @@ describe('open an upload session', () => {
       const member = await uploader(server, 'envelope-426')
       const albumId = await album(member)
       const b = bundle()
-      const { envelope } = await signedManifest(member, { ciphertextHash: b.ciphertextHash, derivativeHashes: [], metadataBlobHash: null }, { albumId, protocolVersion: version })
+      const { envelope } = await signedManifest(
+        member,
+        { ciphertextHash: b.ciphertextHash, derivativeHashes: [], metadataBlobHash: null },
+        { albumId, protocolVersion: version },
+      )
       const refused = await openRaw(member, { ...declaration(albumId, b), manifest_envelope: envelope })
       expect(refused.status, refused.text).toBe(426)
       expect(refused.json?.code).toBe('error.protocol.out_of_range')
@@ -418,7 +434,10 @@ describe('put blob bytes', () => {
     const freshAlbum = await album(fresh)
     const early = bundle(300, [])
     const late = bundle(300, [])
-    const session = await fresh.client.openUploadSession({ ...declaration(freshAlbum, early), blobs: [...early.blobs, { ...late.blobs[0]!, role: 'derivative' }] })
+    const session = await fresh.client.openUploadSession({
+      ...declaration(freshAlbum, early),
+      blobs: [...early.blobs, { ...late.blobs[0]!, role: 'derivative' }],
+    })
     server.clock.advance(TTL_S * 1000 - 1)
     await fresh.client.putBlob(session.upload_id, early.ciphertextHash, early.original)
     server.clock.advance(1)
@@ -453,7 +472,12 @@ describe('put blob bytes', () => {
   it('streams a blob sent through the SDK as many small chunks, stored and served back exactly', async () => {
     const original = ciphertext(50_000)
     const hash = sha256Hex(original)
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: hash, blobs: [{ role: 'original', hash, size: original.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: hash,
+      blobs: [{ role: 'original', hash, size: original.length }],
+    })
     let chunks = 0
     async function* counted(): AsyncGenerator<Uint8Array> {
       for await (const chunk of inChunks(original, 37)) {
@@ -468,7 +492,7 @@ describe('put blob bytes', () => {
     // uploadAsset finds the bytes already present, sends nothing and applies the create.
     const applied = await member.client.uploadAsset({ albumId, cryptoSuiteId: 1, original, sign: (hashes) => signedManifest(member, hashes, { albumId }) })
     expect(applied.sent).toBe(0)
-    expect(Buffer.from((await member.client.downloadBlob(hash))).equals(original)).toBe(true)
+    expect(Buffer.from(await member.client.downloadBlob(hash)).equals(original)).toBe(true)
   })
 })
 
@@ -557,8 +581,16 @@ describe('in_flight', () => {
     expect(await inFlight(member, albumId)).toBe(2)
 
     for (const [hash, bytes] of toApply.bytes) await member.client.putBlob(applied.upload_id, hash, bytes)
-    const { envelope, manifestCbor } = await signedManifest(member, { ciphertextHash: toApply.ciphertextHash, derivativeHashes: [], metadataBlobHash: null }, { albumId })
-    await member.client.applyManifest(albumId, { manifest_envelope: envelope, manifest_cbor: Buffer.from(manifestCbor).toString('base64'), metadata_blob: null })
+    const { envelope, manifestCbor } = await signedManifest(
+      member,
+      { ciphertextHash: toApply.ciphertextHash, derivativeHashes: [], metadataBlobHash: null },
+      { albumId },
+    )
+    await member.client.applyManifest(albumId, {
+      manifest_envelope: envelope,
+      manifest_cbor: Buffer.from(manifestCbor).toString('base64'),
+      metadata_blob: null,
+    })
     expect(await inFlight(member, albumId)).toBe(1)
     // The applied session is closed: it takes no more bytes.
     const closed = await problemOf(member.client.putBlob(applied.upload_id, toApply.ciphertextHash, toApply.original))

@@ -25,7 +25,12 @@ const TIGHT_BUDGET = 7000
 beforeAll(async () => {
   ;[server, tight] = await Promise.all([
     startServer(),
-    startServer({ VERIFY_MAX_ASSETS: String(TIGHT_MAX_ASSETS), VERIFY_MAX_HASHES: String(TIGHT_MAX_HASHES), DEEP_SCAN_BUDGET_BYTES: String(TIGHT_BUDGET), DEEP_SCAN_WINDOW_S: String(WINDOW_S) }),
+    startServer({
+      VERIFY_MAX_ASSETS: String(TIGHT_MAX_ASSETS),
+      VERIFY_MAX_HASHES: String(TIGHT_MAX_HASHES),
+      DEEP_SCAN_BUDGET_BYTES: String(TIGHT_BUDGET),
+      DEEP_SCAN_WINDOW_S: String(WINDOW_S),
+    }),
   ])
 })
 afterAll(() => Promise.all([server.close(), tight.close()]))
@@ -103,12 +108,14 @@ describe('structural verdicts', () => {
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }] })
     expect(asset.blobs.map((blob) => blob.role)).toEqual(['original', 'derivative', 'derivative', 'metadata', 'provenance'])
     expect(answer).toEqual({
-      verdicts: [{
-        asset_id: asset.assetId,
-        durable: true,
-        blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy })),
-        checked_at: new Date(server.clock.now()).toISOString(),
-      }],
+      verdicts: [
+        {
+          asset_id: asset.assetId,
+          durable: true,
+          blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy })),
+          checked_at: new Date(server.clock.now()).toISOString(),
+        },
+      ],
     })
     // No deep scan ran: `deep` is absent, not null.
     for (const blob of answer.verdicts[0]!.blobs) expect(blob).not.toHaveProperty('deep')
@@ -154,12 +161,14 @@ describe('structural verdicts', () => {
 
   it('says nothing of another account’s asset: every blob unknown and false, not durable, whoever asks', async () => {
     const answer = await other.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })
-    expect(answer.verdicts).toEqual([{
-      asset_id: asset.assetId,
-      durable: false,
-      blobs: hashesOf(asset).map((hash) => ({ hash, ...nothing })),
-      checked_at: expect.any(String),
-    }])
+    expect(answer.verdicts).toEqual([
+      {
+        asset_id: asset.assetId,
+        durable: false,
+        blobs: hashesOf(asset).map((hash) => ({ hash, ...nothing })),
+        checked_at: expect.any(String),
+      },
+    ])
   })
 
   it.each([
@@ -170,7 +179,9 @@ describe('structural verdicts', () => {
   ])('says nothing of %s either: every blob unknown and false', async (_name, idOf) => {
     const assetId = idOf()
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: assetId, blob_hashes: hashesOf(asset) }] })
-    expect(answer.verdicts).toEqual([{ asset_id: assetId, durable: false, blobs: hashesOf(asset).map((hash) => ({ hash, ...nothing })), checked_at: expect.any(String) }])
+    expect(answer.verdicts).toEqual([
+      { asset_id: assetId, durable: false, blobs: hashesOf(asset).map((hash) => ({ hash, ...nothing })), checked_at: expect.any(String) },
+    ])
   })
 
   it('does not count another account’s copy of the same bytes as the caller’s', async () => {
@@ -201,7 +212,10 @@ describe('structural verdicts', () => {
     })
     // Stored: the bytes are still there and still the caller's until garbage collection;
     // retrievable: nothing withholds them (API.md: stored and not taken down).
-    expect(answer.verdicts[0]).toMatchObject({ durable: false, blobs: hashesOf(first).map((hash) => ({ hash, role: 'unknown', stored: true, indexed: false, retrievable: true })) })
+    expect(answer.verdicts[0]).toMatchObject({
+      durable: false,
+      blobs: hashesOf(first).map((hash) => ({ hash, role: 'unknown', stored: true, indexed: false, retrievable: true })),
+    })
     expect(answer.verdicts[1]).toMatchObject({ durable: true, blobs: second.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy })) })
 
     // Once collected, the replaced blobs are not stored any more.
@@ -216,9 +230,13 @@ describe('structural verdicts', () => {
     await deleteStored(server, derivative)
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: victim.assetId, blob_hashes: hashesOf(victim) }], deep: true })
     expect(answer.verdicts[0]!.durable).toBe(false)
-    expect(answer.verdicts[0]!.blobs).toEqual(victim.blobs.map((blob) => (blob.hash === derivative
-      ? { hash: blob.hash, role: 'derivative', stored: false, indexed: true, retrievable: false }
-      : { hash: blob.hash, role: blob.role, ...healthy, deep: 'intact' })))
+    expect(answer.verdicts[0]!.blobs).toEqual(
+      victim.blobs.map((blob) =>
+        blob.hash === derivative
+          ? { hash: blob.hash, role: 'derivative', stored: false, indexed: true, retrievable: false }
+          : { hash: blob.hash, role: blob.role, ...healthy, deep: 'intact' },
+      ),
+    )
   })
 })
 
@@ -231,7 +249,10 @@ describe('deep scans', () => {
   it('re-reads the bytes: intact for a healthy asset', async () => {
     const asset = await apply(member, await album(member))
     const answer = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })
-    expect(answer.verdicts[0]).toMatchObject({ durable: true, blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: 'intact' })) })
+    expect(answer.verdicts[0]).toMatchObject({
+      durable: true,
+      blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: 'intact' })),
+    })
   })
 
   it('finds a flipped byte on disk: corrupt, not durable, while the structural fields stay true', async () => {
@@ -242,7 +263,9 @@ describe('deep scans', () => {
 
     const deep = await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })
     expect(deep.verdicts[0]!.durable).toBe(false)
-    expect(deep.verdicts[0]!.blobs).toEqual(asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: blob.hash === victim.hash ? 'corrupt' : 'intact' })))
+    expect(deep.verdicts[0]!.blobs).toEqual(
+      asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: blob.hash === victim.hash ? 'corrupt' : 'intact' })),
+    )
     // A declaration without the corrupt blob is durable; a structural check cannot see it.
     const without = hashesOf(asset).filter((hash) => hash !== victim.hash)
     expect((await member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: without }], deep: true })).verdicts[0]!.durable).toBe(true)
@@ -305,7 +328,10 @@ describe('the deep-scan budget', () => {
     // Largest first, so that a small blob later in the declaration still fits after a big one did not.
     const bySize = [...asset.blobs].sort((a, b) => b.size - a.size)
     const second = await ask(bySize.map((blob) => blob.hash))
-    plan = predict(bySize.map((blob) => blob.size), left)
+    plan = predict(
+      bySize.map((blob) => blob.size),
+      left,
+    )
     expect(plan.deep).toContain('rate_limited')
     expect(plan.deep).toContain('intact')
     expect(second.verdicts[0]!.blobs).toEqual(bySize.map((blob, i) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: plan.deep[i] })))
@@ -322,7 +348,10 @@ describe('the deep-scan budget', () => {
       left = plan.left
     }
     const spent = await ask(hashesOf(asset))
-    expect(spent.verdicts[0]).toMatchObject({ durable: true, blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: 'rate_limited' })) })
+    expect(spent.verdicts[0]).toMatchObject({
+      durable: true,
+      blobs: asset.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, ...healthy, deep: 'rate_limited' })),
+    })
 
     // The budget is per account: another account scans meanwhile.
     const bystander = await uploader(tight, 'bystander')
@@ -342,8 +371,13 @@ describe('the deep-scan budget', () => {
     const member = await uploader(tight, 'racing-scans')
     const asset = await apply(member, await album(member))
     const sizeOf = new Map(asset.blobs.map((blob) => [blob.hash, blob.size]))
-    const answers = await Promise.all(Array.from({ length: 8 }, () => member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })))
-    const scanned = answers.flatMap((answer) => answer.verdicts[0]!.blobs).filter((blob) => blob.deep === 'intact').reduce((sum, blob) => sum + sizeOf.get(blob.hash)!, 0)
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => member.client.verifyStorage({ assets: [{ asset_id: asset.assetId, blob_hashes: hashesOf(asset) }], deep: true })),
+    )
+    const scanned = answers
+      .flatMap((answer) => answer.verdicts[0]!.blobs)
+      .filter((blob) => blob.deep === 'intact')
+      .reduce((sum, blob) => sum + sizeOf.get(blob.hash)!, 0)
     expect(scanned).toBeLessThanOrEqual(TIGHT_BUDGET)
     // Nothing left that any blob of the asset would fit in.
     expect(scanned).toBeGreaterThan(TIGHT_BUDGET - Math.min(...sizeOf.values()))
@@ -356,7 +390,12 @@ describe('the deep-scan budget', () => {
     const bundle = await openBundle(member, albumId, { derivatives: 0, metadata: false })
     // A second session whose original is bigger than the budget.
     const big = ciphertext(TIGHT_BUDGET + 1)
-    const session = await member.client.openUploadSession({ album_id: albumId, crypto_suite_id: 1, ciphertext_hash: sha256Hex(big), blobs: [{ role: 'original', hash: sha256Hex(big), size: big.length }] })
+    const session = await member.client.openUploadSession({
+      album_id: albumId,
+      crypto_suite_id: 1,
+      ciphertext_hash: sha256Hex(big),
+      blobs: [{ role: 'original', hash: sha256Hex(big), size: big.length }],
+    })
     await member.client.putBlob(session.upload_id, sha256Hex(big), big)
     const bigBundle: Bundle = { ...bundle, uploadId: session.upload_id, original: big, hashes: { ...bundle.hashes, ciphertextHash: sha256Hex(big) } }
     const write = await writeFor(member, bigBundle)
@@ -388,7 +427,9 @@ describe('a pure read', () => {
       store: await storeState(server),
     })
     const before = await snapshot()
-    const request: StorageVerification = { assets: [{ asset_id: first.assetId, blob_hashes: [...hashesOf(first), ...hashesOf(second), open.hashes.ciphertextHash] }] }
+    const request: StorageVerification = {
+      assets: [{ asset_id: first.assetId, blob_hashes: [...hashesOf(first), ...hashesOf(second), open.hashes.ciphertextHash] }],
+    }
     const structural = await member.client.verifyStorage(request)
     const deep = await member.client.verifyStorage({ ...request, deep: true })
     expect(structural.verdicts[0]!.blobs).toHaveLength(request.assets[0]!.blob_hashes.length)
@@ -405,7 +446,8 @@ describe('request limits and shape', () => {
     tightMember = await uploader(tight, 'limits')
   })
 
-  const assets = (count: number, hashesEach: number) => Array.from({ length: count }, () => ({ asset_id: randomUUID(), blob_hashes: Array.from({ length: hashesEach }, randomHash) }))
+  const assets = (count: number, hashesEach: number) =>
+    Array.from({ length: count }, () => ({ asset_id: randomUUID(), blob_hashes: Array.from({ length: hashesEach }, randomHash) }))
 
   async function expectInvalid(on: TestServer, who: Uploader, body: unknown) {
     const answer = await verifyRaw(on, who, body)
@@ -415,10 +457,11 @@ describe('request limits and shape', () => {
   }
 
   it('takes up to VERIFY_MAX_ASSETS assets and VERIFY_MAX_HASHES hashes and refuses one more (422)', async () => {
-    const ok = (body: unknown) => verifyRaw(tight, tightMember, body).then((answer) => {
-      expect(answer.status, answer.text).toBe(200)
-      return answer.json as StorageVerdicts
-    })
+    const ok = (body: unknown) =>
+      verifyRaw(tight, tightMember, body).then((answer) => {
+        expect(answer.status, answer.text).toBe(200)
+        return answer.json as StorageVerdicts
+      })
     expect((await ok({ assets: assets(TIGHT_MAX_ASSETS, 1) })).verdicts).toHaveLength(TIGHT_MAX_ASSETS)
     await expectInvalid(tight, tightMember, { assets: assets(TIGHT_MAX_ASSETS + 1, 1) })
     await expectInvalid(tight, tightMember, { assets: assets(TIGHT_MAX_ASSETS + 1, 0) })
@@ -464,7 +507,10 @@ describe('request limits and shape', () => {
   })
 
   it('refuses malformed JSON (400) and another media type (415)', async () => {
-    const malformed = await raw(server, 'POST', '/v1/storage/verify', { headers: { ...bearer(member), 'content-type': 'application/json' }, body: '{"assets": [' })
+    const malformed = await raw(server, 'POST', '/v1/storage/verify', {
+      headers: { ...bearer(member), 'content-type': 'application/json' },
+      body: '{"assets": [',
+    })
     expect(malformed.status).toBe(400)
     expect(malformed.json?.code).toBe('error.request.malformed')
     const text = await raw(server, 'POST', '/v1/storage/verify', { headers: { ...bearer(member), 'content-type': 'text/plain' }, body: '{"assets": []}' })

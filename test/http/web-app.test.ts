@@ -44,16 +44,21 @@ describe('the web app', () => {
       const answer = await raw(server, 'GET', asset)
       expect(answer.status, asset).toBe(200)
       expect(answer.headers.get('cache-control'), asset).toBe('public, max-age=31536000, immutable')
-      expect(answer.headers.get('content-type'), asset).toMatch(asset.endsWith('.js') ? /^(text|application)\/javascript/ : asset.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/)
+      expect(answer.headers.get('content-type'), asset).toMatch(
+        asset.endsWith('.js') ? /^(text|application)\/javascript/ : asset.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/,
+      )
       expect(answer.text, asset).toBe(await readFile(path.join(WEB_DIST, asset), 'utf8'))
     }
   })
 
-  it.each(['/assets/missing-0000.js', '/assets/../index.html', '/assets/%2e%2e/admin.html', '/index.html', '/web/src/main.tsx'])('%s is a 404 problem, not a file', async (route) => {
-    const answer = await raw(server, 'GET', route)
-    expect(answer.status).toBe(404)
-    expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-    expect(answer.json?.code).toBe('error.not_found')
-    expect(answer.headers.get('cache-control')).toBe('no-store')
-  })
+  it.each(['/assets/missing-0000.js', '/assets/../index.html', '/assets/%2e%2e/admin.html', '/index.html', '/web/src/main.tsx'])(
+    '%s is a 404 problem, not a file',
+    async (route) => {
+      const answer = await raw(server, 'GET', route)
+      expect(answer.status).toBe(404)
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect(answer.json?.code).toBe('error.not_found')
+      expect(answer.headers.get('cache-control')).toBe('no-store')
+    },
+  )
 })

@@ -29,7 +29,14 @@ export async function uploader(server: TestServer, label?: string): Promise<Uplo
 /** An uploader as the photo library (src/client/albums.ts) takes it, with a fresh master key. */
 export async function photoLibrary(server: TestServer, label?: string): Promise<Library> {
   const member = await uploader(server, label)
-  return { client: member.client, identity: member.identity, identityPublicKey: member.identity.publicKey, userId: member.userId, deviceId: member.deviceId, masterKey: generateMasterKey() }
+  return {
+    client: member.client,
+    identity: member.identity,
+    identityPublicKey: member.identity.publicKey,
+    userId: member.userId,
+    deviceId: member.deviceId,
+    masterKey: generateMasterKey(),
+  }
 }
 
 export async function album(member: Member): Promise<string> {
@@ -59,7 +66,11 @@ export interface ManifestOptions {
  * member's identity key (the server never parses it). The envelope is assembled here, not by
  * the SDK's checked builder, so that tests can send what the server must refuse.
  */
-export async function signedManifest(member: Uploader, hashes: BundleHashes, options: ManifestOptions): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
+export async function signedManifest(
+  member: Uploader,
+  hashes: BundleHashes,
+  options: ManifestOptions,
+): Promise<{ envelope: ManifestEnvelopeFields; manifestCbor: Uint8Array }> {
   const envelope: ManifestEnvelopeFields = {
     crypto_suite_id: options.cryptoSuiteId ?? 1,
     protocol_version: options.protocolVersion ?? '2026-06-01',

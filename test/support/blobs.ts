@@ -61,7 +61,10 @@ export async function partFiles(server: Pick<TestServer, 'deps'>): Promise<strin
       if (error.code === 'ENOENT') return []
       throw error
     })
-    return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort()
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+      .sort()
   }
   const bucket = store as S3BlobStore
   const listed = await bucket.client.send(new ListObjectsV2Command({ Bucket: bucket.bucket, Prefix: bucket.partsPrefix }))

@@ -16,7 +16,16 @@ import { startServer, type TestServer } from './server.ts'
 export const CHROMIUM = '/usr/bin/chromium'
 
 /** The probe's flags: no sandbox as root, and nothing that calls out to Google's hosts. */
-export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+export const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
@@ -80,7 +89,10 @@ export async function openDevice(browser: Browser, baseUrl: string, options: { p
 export async function checkScreen(watched: WatchedPage, name: string): Promise<void> {
   const results = await new AxeBuilder({ page: watched.page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-  expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`), `axe on ${name}`).toEqual([])
+  expect(
+    serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
+    `axe on ${name}`,
+  ).toEqual([])
   await watched.page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: false })
   expect(watched.problems, `page problems on ${name}`).toEqual([])
 }

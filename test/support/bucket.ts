@@ -96,9 +96,11 @@ function copyingOneAtATime(server: S3rver): void {
     const key = `${destBucket}/${destKey}`
     const copied = (turns.get(key) ?? Promise.resolve()).catch(() => {}).then(() => copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata))
     turns.set(key, copied)
-    void copied.finally(() => {
-      if (turns.get(key) === copied) turns.delete(key)
-    }).catch(() => {})
+    void copied
+      .finally(() => {
+        if (turns.get(key) === copied) turns.delete(key)
+      })
+      .catch(() => {})
     return copied
   }
 }
@@ -130,7 +132,13 @@ export async function startBucket(): Promise<TestBucket> {
     endpoint,
     port,
     env: (prefix = '') => ({ BLOB_STORE_URL: `s3://${TEST_BUCKET}/${prefix}`, S3_ENDPOINT: endpoint, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' }),
-    settings: (prefix = '') => ({ bucket: TEST_BUCKET, prefix: prefix === '' ? '' : `${prefix.replace(/\/$/, '')}/`, endpoint, region: 'us-east-1', forcePathStyle: true }),
+    settings: (prefix = '') => ({
+      bucket: TEST_BUCKET,
+      prefix: prefix === '' ? '' : `${prefix.replace(/\/$/, '')}/`,
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+    }),
     async close() {
       await server.close()
       await rm(directory, { recursive: true, force: true })

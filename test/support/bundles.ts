@@ -2,7 +2,15 @@
 // blobs sent (or deliberately not), the OpRequest a client would send for it, CBOR intents, and
 // what a test compares before and after a write (the feed, in_flight, what the blob store holds).
 import { encode } from 'cborg'
-import { CofferProblem, sha256Hex, type AssetDeletion, type BundleHashes, type LifecycleWrite, type ManifestEnvelopeFields, type Feed } from '../../src/sdk/client.ts'
+import {
+  CofferProblem,
+  sha256Hex,
+  type AssetDeletion,
+  type BundleHashes,
+  type LifecycleWrite,
+  type ManifestEnvelopeFields,
+  type Feed,
+} from '../../src/sdk/client.ts'
 import { signManifest, type DeleteEnvelope } from '../../src/sdk/manifest.ts'
 import { raw } from './actors.ts'
 import { countRows } from './database.ts'
@@ -147,12 +155,20 @@ export async function deletionFor(member: Uploader, target: DeletionTarget, opti
   }
   const signed = await signManifest(member.identity, envelope as unknown as DeleteEnvelope)
   const manifest = Buffer.from(signed.manifestCbor)
-  return { request: { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64') }, envelope: signed.envelope, manifest, manifestHash: signed.manifestHash }
+  return {
+    request: { manifest_envelope: signed.envelope, manifest_cbor: manifest.toString('base64') },
+    envelope: signed.envelope,
+    manifest,
+    manifestHash: signed.manifestHash,
+  }
 }
 
 /** POST .../assets/{file_id}/delete with any JSON body, for what the SDK's types would not let through. */
 export function deleteRaw(server: TestServer, member: Uploader, albumId: string, fileId: string, body: unknown) {
-  return raw(server, 'POST', `/v1/albums/${albumId}/assets/${fileId}/delete`, { headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return raw(server, 'POST', `/v1/albums/${albumId}/assets/${fileId}/delete`, {
+    headers: { ...bearer(member), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 /** A blob's bytes as the member downloads them, or the status of the refusal (404, 451). */
@@ -201,7 +217,6 @@ export async function albumState(server: TestServer, member: Uploader, albumId: 
     rows: await countRows(server.database, WRITE_TABLES),
   }
 }
-
 
 /** A CBOR upgrade intent; `extra` adds opaque keys. */
 export function intent(intentId: string, toProtocolVersion: string, extra: Record<string, unknown> = {}): Uint8Array {

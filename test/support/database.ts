@@ -88,16 +88,20 @@ export async function countRows(target: DatabaseTarget, tables: readonly string[
 
 /** Every table of the database (listing tables is the one statement whose SQL differs). */
 export async function tableNames(target: DatabaseTarget): Promise<string[]> {
-  const rows = target.engine === 'sqlite'
-    ? await readRows(target, "select name as table_name from sqlite_master where type = 'table'")
-    : await readRows(target, "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")
+  const rows =
+    target.engine === 'sqlite'
+      ? await readRows(target, "select name as table_name from sqlite_master where type = 'table'")
+      : await readRows(target, "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")
   return rows.map((row) => String(row.table_name)).sort()
 }
 
 /** Every row of every table, each as JSON, sorted per table: equal snapshots mean nothing was written. */
 export async function everyRow(target: DatabaseTarget): Promise<Record<string, string[]>> {
   const tables = await tableNames(target)
-  const contents = await readEach(target, tables.map((table) => `select * from "${table}"`))
+  const contents = await readEach(
+    target,
+    tables.map((table) => `select * from "${table}"`),
+  )
   return Object.fromEntries(tables.map((table, i) => [table, (contents[i] ?? []).map((row) => JSON.stringify(row)).sort()]))
 }
 
@@ -119,7 +123,10 @@ export async function writeRows(target: DatabaseTarget, sqlText: string, paramet
   const client = new pg.Client({ connectionString: target.url, ...(target.searchPath ? { options: `-c search_path=${target.searchPath}` } : {}) })
   await client.connect()
   try {
-    await client.query(sqlText.replace(/\?/g, () => `$${++n}`), [...parameters])
+    await client.query(
+      sqlText.replace(/\?/g, () => `$${++n}`),
+      [...parameters],
+    )
   } finally {
     await client.end()
   }

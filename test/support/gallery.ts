@@ -8,7 +8,9 @@ import { backupFile } from '../../src/client/upload.ts'
 /** A tiny distinct image (a flat colour from `n`) as WebP: the original and the thumbnail of a seeded asset. */
 async function swatch(n: number): Promise<Uint8Array> {
   const pixel = Buffer.from([n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff])
-  const bytes = await sharp(Buffer.concat(Array.from({ length: 16 * 16 }, () => pixel)), { raw: { width: 16, height: 16, channels: 3 } }).webp({ lossless: true }).toBuffer()
+  const bytes = await sharp(Buffer.concat(Array.from({ length: 16 * 16 }, () => pixel)), { raw: { width: 16, height: 16, channels: 3 } })
+    .webp({ lossless: true })
+    .toBuffer()
   return new Uint8Array(bytes)
 }
 
@@ -34,7 +36,14 @@ export async function seedAlbum(
       const result = await backupFile(
         { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion },
         { name: `swatch-${String(n).padStart(5, '0')}.webp`, size: bytes.length, type: 'image/webp', modified: null, open: () => [bytes] },
-        { describe: async () => ({ captured: null, width: 16, height: 16, derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: (await thumbnail?.(n)) ?? bytes }] }) },
+        {
+          describe: async () => ({
+            captured: null,
+            width: 16,
+            height: 16,
+            derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: (await thumbnail?.(n)) ?? bytes }],
+          }),
+        },
       )
       assetIds.push(result.assetId)
     }
@@ -54,7 +63,11 @@ export const picker = (page: Page) => page.locator('input[type=file][aria-label=
 
 /** Thumbnails on screen that are decrypted images: a blob: URL that decoded to some pixels. */
 export function decryptedThumbnails(page: Page): Promise<string[]> {
-  return page.locator('.grid img').evaluateAll((imgs) => (imgs as unknown as Img[]).filter((img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0).map((img) => img.alt))
+  return page
+    .locator('.grid img')
+    .evaluateAll((imgs) =>
+      (imgs as unknown as Img[]).filter((img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0).map((img) => img.alt),
+    )
 }
 
 /** What these tests read of an img element in the page (this file has no DOM types). */

@@ -7,7 +7,12 @@ export interface PageGlobals {
   longTasks: number[]
   innerHeight: number
   scrollY: number
-  document: { querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null; getBoundingClientRect(): { top: number; bottom: number; height: number } }>; documentElement: { scrollHeight: number } }
+  document: {
+    querySelectorAll(
+      selector: string,
+    ): Iterable<{ getAttribute(name: string): string | null; getBoundingClientRect(): { top: number; bottom: number; height: number } }>
+    documentElement: { scrollHeight: number }
+  }
   performance: { memory?: { usedJSHeapSize: number } }
   PerformanceObserver: new (callback: (list: { getEntries(): { duration: number }[] }) => void) => { observe(options: unknown): void }
 }
@@ -17,7 +22,10 @@ export const recordLongTasks = (page: Page) =>
   page.addInitScript(() => {
     const page = globalThis as unknown as PageGlobals
     page.longTasks = []
-    new page.PerformanceObserver((list) => page.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask', buffered: true })
+    new page.PerformanceObserver((list) => page.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({
+      type: 'longtask',
+      buffered: true,
+    })
   })
 
 export const clearLongTasks = (page: Page) =>
@@ -30,14 +38,19 @@ export const longestTask = (page: Page) => page.evaluate(() => Math.max(0, ...(g
 export const onScreen = (page: Page): Promise<string[]> =>
   page.evaluate(() => {
     const page = globalThis as unknown as PageGlobals
-    return [...page.document.querySelectorAll('a[data-asset]')].filter((tile) => tile.getBoundingClientRect().top >= 0 && tile.getBoundingClientRect().top < page.innerHeight).map((tile) => tile.getAttribute('data-asset')!)
+    return [...page.document.querySelectorAll('a[data-asset]')]
+      .filter((tile) => tile.getBoundingClientRect().top >= 0 && tile.getBoundingClientRect().top < page.innerHeight)
+      .map((tile) => tile.getAttribute('data-asset')!)
   })
 
 /** The tallest element of the page and the page's own height. */
 export const tallest = (page: Page) =>
   page.evaluate(() => {
     const page = globalThis as unknown as PageGlobals
-    return Math.max(page.document.documentElement.scrollHeight, ...[...page.document.querySelectorAll('*')].map((element) => element.getBoundingClientRect().height))
+    return Math.max(
+      page.document.documentElement.scrollHeight,
+      ...[...page.document.querySelectorAll('*')].map((element) => element.getBoundingClientRect().height),
+    )
   })
 
 export const heap = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobals).performance.memory?.usedJSHeapSize ?? 0)

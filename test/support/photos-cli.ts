@@ -86,7 +86,13 @@ export function startPhotos(home: string, args: readonly string[], options: Phot
   const stderr = collected()
   if (options.stdin !== undefined) stdin.write(options.stdin)
   if (options.keepStdinOpen !== true) stdin.end()
-  const run = runPhotos(args, { stdin, stdout: stdout.stream, stderr: stderr.stream, env: { COFFER_PHOTOS_HOME: home, ...options.env }, cwd: options.cwd ?? ROOT })
+  const run = runPhotos(args, {
+    stdin,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { COFFER_PHOTOS_HOME: home, ...options.env },
+    cwd: options.cwd ?? ROOT,
+  })
   let ended = false
   const done = run.exit.then((code) => {
     ended = true
@@ -141,7 +147,10 @@ export function spawnPhotos(home: string, args: readonly string[], options: Phot
 
 /** The --json lines of a run, parsed. */
 export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unknown> & { event: string }> {
-  return run.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
+  return run.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
 }
 
 /** Waits until `run` printed the --json event `name`; fails with its output when it exits first or `timeoutMs` passes. */
@@ -175,7 +184,11 @@ export function expectOk(run: Pick<PhotosRun, 'code' | 'stdout' | 'stderr'>): vo
  */
 export function onTerminal(home: string, args: readonly string[]) {
   const command = [process.execPath, PHOTOS_CLI, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home, TERM: 'xterm' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let screen = ''
   child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
   child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')))
@@ -205,5 +218,12 @@ export async function accountLibrary(home: string, client: CofferClient, email: 
   await client.login(email, PASSWORD)
   const identity = IdentityKey.fromSeeds(fromBase64(keys.identity_seeds))
   const { user_id: userId } = await client.getProfile()
-  return { client, identity, identityPublicKey: identity.publicKey, userId, deviceId: new Home(home).readAccount()!.device_id, masterKey: fromBase64(keys.master_key) }
+  return {
+    client,
+    identity,
+    identityPublicKey: identity.publicKey,
+    userId,
+    deviceId: new Home(home).readAccount()!.device_id,
+    masterKey: fromBase64(keys.master_key),
+  }
 }

@@ -88,7 +88,10 @@ function exifDegrees(degrees: number): string {
 
 /** The IFDs sharp writes: IFD2 is EXIF's, IFD3 the GPS one. */
 function exifOf(options: PhotoOptions): Exif {
-  const exif: { IFD0: Record<string, string>; IFD2: Record<string, string>; IFD3?: Record<string, string> } = { IFD0: { Make: options.camera?.make ?? 'Coffer', Model: options.camera?.model ?? 'Test photo' }, IFD2: {} }
+  const exif: { IFD0: Record<string, string>; IFD2: Record<string, string>; IFD3?: Record<string, string> } = {
+    IFD0: { Make: options.camera?.make ?? 'Coffer', Model: options.camera?.model ?? 'Test photo' },
+    IFD2: {},
+  }
   if (options.captured !== undefined) {
     const offset = options.utcOffsetMinutes === undefined ? 0 : options.utcOffsetMinutes
     exif.IFD2.DateTimeOriginal = exifDateTime(options.captured, offset ?? 0)
@@ -96,7 +99,12 @@ function exifOf(options: PhotoOptions): Exif {
   }
   if (options.gps !== undefined) {
     const { latitude, longitude } = options.gps
-    exif.IFD3 = { GPSLatitudeRef: latitude < 0 ? 'S' : 'N', GPSLatitude: exifDegrees(latitude), GPSLongitudeRef: longitude < 0 ? 'W' : 'E', GPSLongitude: exifDegrees(longitude) }
+    exif.IFD3 = {
+      GPSLatitudeRef: latitude < 0 ? 'S' : 'N',
+      GPSLatitude: exifDegrees(latitude),
+      GPSLongitudeRef: longitude < 0 ? 'W' : 'E',
+      GPSLongitude: exifDegrees(longitude),
+    }
   }
   return exif
 }
@@ -112,7 +120,14 @@ export async function writePhoto(file: string, options: PhotoOptions): Promise<n
   let image = sharp(pixels(width, height, options.seed), { raw: { width, height, channels: 3 } })
   if (options.orientation !== undefined) image = image.withMetadata({ orientation: options.orientation })
   if (options.format !== 'gif') image = image.withExifMerge(exifOf(options))
-  const encoded = options.format === 'jpeg' ? image.jpeg({ quality: 85, optimiseCoding: false }) : options.format === 'png' ? image.png({ compressionLevel: 1 }) : options.format === 'webp' ? image.webp({ quality: 80, effort: 0 }) : image.gif({ effort: 1 })
+  const encoded =
+    options.format === 'jpeg'
+      ? image.jpeg({ quality: 85, optimiseCoding: false })
+      : options.format === 'png'
+        ? image.png({ compressionLevel: 1 })
+        : options.format === 'webp'
+          ? image.webp({ quality: 80, effort: 0 })
+          : image.gif({ effort: 1 })
   await mkdir(path.dirname(file), { recursive: true })
   return (await encoded.toFile(file)).size
 }
@@ -175,9 +190,21 @@ export interface LibraryFile {
 }
 
 const EXTENSIONS: Record<PhotoFormat, string> = { jpeg: '.jpg', png: '.png', webp: '.webp', gif: '.gif' }
-const TYPES: Record<string, string> = { '.jpg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif', '.mp4': 'video/mp4', '.mov': 'video/quicktime' }
+const TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+}
 const ASPECTS = [4 / 3, 3 / 2, 16 / 9, 1] as const
-const PLACES = [{ latitude: 48.8582602, longitude: 2.2944991 }, { latitude: -33.8567844, longitude: 151.2152967 }, { latitude: 40.6892494, longitude: -74.0445004 }, { latitude: 35.3606255, longitude: 138.7273634 }] as const
+const PLACES = [
+  { latitude: 48.8582602, longitude: 2.2944991 },
+  { latitude: -33.8567844, longitude: 151.2152967 },
+  { latitude: 40.6892494, longitude: -74.0445004 },
+  { latitude: 35.3606255, longitude: 138.7273634 },
+] as const
 
 type Plan = { readonly file: string } & ({ readonly photo: PhotoOptions } | { readonly opaque: number })
 

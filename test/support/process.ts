@@ -23,9 +23,10 @@ export async function workspace(prefix: string): Promise<Workspace> {
   const database = await freshDatabase(directory)
   const target = database.target
   // The server reads DATABASE_URL only; a PostgreSQL test schema rides in the URL's options.
-  const databaseUrl = target.engine === 'postgres'
-    ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
-    : `sqlite:${target.file}`
+  const databaseUrl =
+    target.engine === 'postgres'
+      ? `${target.url}${target.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.searchPath ?? 'public'}`)}`
+      : `sqlite:${target.file}`
   return {
     directory,
     database,

@@ -39,7 +39,12 @@ const TEST_ENV = { PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1'
 function capture(logs: string[]): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''))
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      )
       done()
     },
   })
@@ -66,7 +71,9 @@ async function listening(deps: Deps, logs: string[], clock: TestClock, database:
       await app.close()
       await deps.storage.close().catch(() => {}) // a fault test may have closed it already
       if (undeclared.length > 0) {
-        throw new Error(`Answers openapi.json does not declare (add the code to the operation's errors, or the status to its responses):\n  ${undeclared.join('\n  ')}`)
+        throw new Error(
+          `Answers openapi.json does not declare (add the code to the operation's errors, or the status to its responses):\n  ${undeclared.join('\n  ')}`,
+        )
       }
     },
   }

@@ -21,7 +21,14 @@ import type { TestServer } from './server.ts'
 export interface WebAccount extends Member {
   readonly userId: string
   /** The browser device's keys (SavedKeys' fields). */
-  readonly keys: { readonly userId: string; readonly deviceId: string; readonly masterKey: Uint8Array; readonly identitySeeds: Uint8Array; readonly xwingSeed: Uint8Array; readonly identityPublicKey: Uint8Array }
+  readonly keys: {
+    readonly userId: string
+    readonly deviceId: string
+    readonly masterKey: Uint8Array
+    readonly identitySeeds: Uint8Array
+    readonly xwingSeed: Uint8Array
+    readonly identityPublicKey: Uint8Array
+  }
   /** The account as the photo library takes it, on `client` (the registering session, never the browser's). */
   readonly library: Library
 }
@@ -35,7 +42,14 @@ export async function webAccount(server: Pick<TestServer, 'client'>, label?: str
   const member = await registered(server, label)
   const { user_id: userId } = await member.client.getProfile()
   const identity = IdentityKey.generate()
-  const keys = { userId, deviceId: randomUUID(), masterKey: generateMasterKey(), identitySeeds: identity.exportSeeds(), xwingSeed: newXWingSeed(), identityPublicKey: identity.publicKey }
+  const keys = {
+    userId,
+    deviceId: randomUUID(),
+    masterKey: generateMasterKey(),
+    identitySeeds: identity.exportSeeds(),
+    xwingSeed: newXWingSeed(),
+    identityPublicKey: identity.publicKey,
+  }
   const devices = [deviceEntry(identity, keys.deviceId, keys.xwingSeed, BROWSER_DEVICE), deviceEntry(identity, randomUUID(), newXWingSeed(), OTHER_DEVICE)]
   await member.client.publishDirectory(await signDirectory(identity, { version: 1, devices }), identity)
   // node:crypto's signing, verifying and hashing: what seeding many assets from Node spends its time on.
@@ -57,7 +71,11 @@ export type WebServer = Pick<TestServer, 'url'> & { readonly clock?: TestServer[
 
 /** A new session of the account for the page's browser (its own, so that token rotations never collide), opened as its sign-in would: with its User-Agent. */
 async function browserSession(page: Page, server: WebServer, account: WebAccount): Promise<Tokens> {
-  const client = new CofferClient({ baseUrl: server.url, ...(server.clock === undefined ? {} : { now: server.clock.now }), userAgent: await page.evaluate(() => navigator.userAgent) })
+  const client = new CofferClient({
+    baseUrl: server.url,
+    ...(server.clock === undefined ? {} : { now: server.clock.now }),
+    userAgent: await page.evaluate(() => navigator.userAgent),
+  })
   const result = await client.login(account.email, account.password)
   if (result.kind !== 'session') throw new Error('the account asks for a second factor: sign in through the page')
   return result.tokens
@@ -113,7 +131,8 @@ async function putRecords(page: Page, records: Record<string, unknown>): Promise
       if (typeof value !== 'object' || value === null) return value
       const fields = Object.entries(value as Record<string, unknown>)
       if (fields.length === 1 && fields[0]![0] === 'bytes') return new Uint8Array(fields[0]![1] as number[])
-      if (fields.length === 1 && fields[0]![0] === 'aesKey') return subtle.importKey('raw', new Uint8Array(fields[0]![1] as number[]), 'AES-GCM', false, ['encrypt', 'decrypt'])
+      if (fields.length === 1 && fields[0]![0] === 'aesKey')
+        return subtle.importKey('raw', new Uint8Array(fields[0]![1] as number[]), 'AES-GCM', false, ['encrypt', 'decrypt'])
       return Object.fromEntries(await Promise.all(fields.map(async ([field, inner]) => [field, await revived(inner)])))
     }
     const values = await Promise.all(Object.entries(records).map(async ([name, value]) => [name, await revived(value)] as const))
@@ -215,7 +234,9 @@ export async function storedKeyBytes(page: Page, name: 'keys' | 'pending-keys', 
             const key = (passwordKey.result as { key: unknown } | undefined)?.key
             if (sealed === undefined || key === undefined) return resolve(null)
             const subtle = (globalThis as unknown as { crypto: { subtle: PageSubtle } }).crypto.subtle
-            subtle.decrypt({ name: 'AES-GCM', iv: sealed.iv, additionalData: new TextEncoder().encode(name) }, key, sealed.data).then((bytes) => resolve([...new Uint8Array(bytes)]), reject)
+            subtle
+              .decrypt({ name: 'AES-GCM', iv: sealed.iv, additionalData: new TextEncoder().encode(name) }, key, sealed.data)
+              .then((bytes) => resolve([...new Uint8Array(bytes)]), reject)
           }
         }
       }),

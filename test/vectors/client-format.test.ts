@@ -19,16 +19,47 @@ import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/for
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
-import { escrowKeyV1, escrowKeyV2, openEscrow, recoveryKeyFromPhrase, recoveryPhrase, sealEscrow, sealEscrowV1, type Argon2id } from '../../src/client/format/recovery.ts'
+import {
+  escrowKeyV1,
+  escrowKeyV2,
+  openEscrow,
+  recoveryKeyFromPhrase,
+  recoveryPhrase,
+  sealEscrow,
+  sealEscrowV1,
+  type Argon2id,
+} from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
 interface Vectors {
-  keys: { master_key: string; album_id: string; amk_version: number; album_key: string; file_id: string; file_key: string; wrap_nonce: string; wrapped_file_key: string }
+  keys: {
+    master_key: string
+    album_id: string
+    amk_version: number
+    album_key: string
+    file_id: string
+    file_key: string
+    wrap_nonce: string
+    wrapped_file_key: string
+  }
   streams: { name: string; role: StreamRole; chunk_size: number; salt: string; plaintext: string; ciphertext: string }[]
-  metadata: { value: Omit<AssetMetadata, 'blobs'> & { blobs: { kind: string; hash: string; size: number; type: string }[] }; cbor: string; wrap_nonce: string; salt: string; blob: string }
+  metadata: {
+    value: Omit<AssetMetadata, 'blobs'> & { blobs: { kind: string; hash: string; size: number; type: string }[] }
+    cbor: string
+    wrap_nonce: string
+    salt: string
+    blob: string
+  }
   xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
   recovery: {
-    recovery_key: string; phrase: string; escrow_key: string; user_id: string; master_key: string; identity_seeds: string; nonce: string; escrow: string
+    recovery_key: string
+    phrase: string
+    escrow_key: string
+    user_id: string
+    master_key: string
+    identity_seeds: string
+    nonce: string
+    escrow: string
     escrow_v2: { name: string; m: number; t: number; p: number; salt: string; nonce: string; escrow_key: string; escrow: string }[]
   }
 }
@@ -46,7 +77,8 @@ const metadataValue: AssetMetadata = { ...vectors.metadata.value, blobs: vectors
 
 /** The format, written again from docs/client-format.md on other libraries. */
 const independent = {
-  albumKey: (master: Uint8Array, albumId: string, epoch: number) => hkdf(sha256, master, new Uint8Array(0), cat(ascii('coffer/v1/album-key'), Uint8Array.of(0), uuid(albumId), u32(epoch)), 32),
+  albumKey: (master: Uint8Array, albumId: string, epoch: number) =>
+    hkdf(sha256, master, new Uint8Array(0), cat(ascii('coffer/v1/album-key'), Uint8Array.of(0), uuid(albumId), u32(epoch)), 32),
   wrapAad: (albumId: string, fileId: string) => cat(ascii('coffer/v1/file-key'), Uint8Array.of(0), uuid(albumId), uuid(fileId)),
   wrap(albumKey: Uint8Array, albumId: string, fileId: string, fileKey: Uint8Array, nonce: Uint8Array) {
     return cat(Uint8Array.of(1), nonce, gcm(albumKey, nonce, this.wrapAad(albumId, fileId)).encrypt(fileKey))
@@ -62,7 +94,9 @@ const independent = {
     const header = cat(Uint8Array.of(1, this.roles[role]!), u32(chunkSize), salt)
     const key = hkdf(sha256, fileKey, salt, cat(ascii('coffer/v1/stream'), Uint8Array.of(0, this.roles[role]!)), 32)
     const count = Math.max(1, Math.ceil(plaintext.length / chunkSize))
-    const chunks = Array.from({ length: count }, (_, i) => gcm(key, this.nonce(i, i === count - 1), header).encrypt(plaintext.subarray(i * chunkSize, (i + 1) * chunkSize)))
+    const chunks = Array.from({ length: count }, (_, i) =>
+      gcm(key, this.nonce(i, i === count - 1), header).encrypt(plaintext.subarray(i * chunkSize, (i + 1) * chunkSize)),
+    )
     return cat(header, ...chunks)
   },
   decrypt(fileKey: Uint8Array, stream: Uint8Array) {
@@ -101,7 +135,10 @@ const independent = {
   },
   /** BIP-39: the entropy's bits, then the first ENT/32 bits of its SHA-256, read as 11-bit word indices. */
   phrase(entropy: Uint8Array) {
-    const bits = [...entropy, ...sha256(entropy)].map((b) => b.toString(2).padStart(8, '0')).join('').slice(0, entropy.length * 8 + entropy.length / 4)
+    const bits = [...entropy, ...sha256(entropy)]
+      .map((b) => b.toString(2).padStart(8, '0'))
+      .join('')
+      .slice(0, entropy.length * 8 + entropy.length / 4)
     return (bits.match(/.{11}/g) ?? []).map((index) => wordlist[Number.parseInt(index, 2)]).join(' ')
   },
   escrowKey: (recoveryKey: Uint8Array) => hkdf(sha256, recoveryKey, new Uint8Array(0), ascii('coffer/v1/escrow'), 32),
@@ -163,7 +200,10 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
   it('metadata blob: this implementation seals exactly its bytes and opens them', async () => {
     const albumKey = bytes(keys.album_key)
     expect(hex(encodeMetadata(metadataValue))).toBe(vectors.metadata.cbor)
-    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataValue, { wrapNonce: bytes(vectors.metadata.wrap_nonce), salt: bytes(vectors.metadata.salt) })
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataValue, {
+      wrapNonce: bytes(vectors.metadata.wrap_nonce),
+      salt: bytes(vectors.metadata.salt),
+    })
     expect(hex(blob)).toBe(vectors.metadata.blob)
     const opened = await openMetadata(albumKey, ids, blob)
     expect(hex(opened.fileKey)).toBe(keys.file_key)
@@ -197,16 +237,25 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
 
   const { recovery } = vectors
 
-  it('recovery phrase: the library and a count of BIP-39 bits give the vector\'s 24 words, and BIP-39\'s own 256-bit vectors', () => {
+  it("recovery phrase: the library and a count of BIP-39 bits give the vector's 24 words, and BIP-39's own 256-bit vectors", () => {
     expect(recoveryPhrase(bytes(recovery.recovery_key))).toBe(recovery.phrase)
     expect(independent.phrase(bytes(recovery.recovery_key))).toBe(recovery.phrase)
     expect(recovery.phrase.split(' ')).toHaveLength(24)
     expect(hex(recoveryKeyFromPhrase(recovery.phrase))).toBe(recovery.recovery_key)
     // The reference vectors of BIP-39 (trezor/python-mnemonic, vectors.json), 256-bit entropy.
     const reference: [number, string][] = [
-      [0x00, 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art'],
-      [0x7f, 'legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth title'],
-      [0x80, 'letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic bless'],
+      [
+        0x00,
+        'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art',
+      ],
+      [
+        0x7f,
+        'legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth useful legal winner thank year wave sausage worth title',
+      ],
+      [
+        0x80,
+        'letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor acoustic bless',
+      ],
       [0xff, 'zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo vote'],
     ]
     for (const [fill, words] of reference) {
@@ -217,28 +266,45 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
 
   const escrowedKeys = { masterKey: bytes(recovery.master_key), identitySeeds: bytes(recovery.identity_seeds) }
   const recoveryKey = bytes(recovery.recovery_key)
-  const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof ClientFormatError ? error.code : error))
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => (error instanceof ClientFormatError ? error.code : error),
+    )
 
   it('covers version 2 at the defaults setup uses and at other costs', () => {
-    expect(recovery.escrow_v2.map((v) => [v.m, v.t, v.p])).toEqual(expect.arrayContaining([[65_536, 3, 1], [256, 2, 2]]))
+    expect(recovery.escrow_v2.map((v) => [v.m, v.t, v.p])).toEqual(
+      expect.arrayContaining([
+        [65_536, 3, 1],
+        [256, 2, 2],
+      ]),
+    )
   })
 
-  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))('escrow v2 (%s): this implementation derives the key with argon2id and seals exactly the vector\'s bytes, and opens them', async (_name, vector) => {
-    const params = { memoryKiB: vector.m, passes: vector.t, lanes: vector.p }
-    // The portable argon2id (@noble/hashes) seals and opens; the key alone is checked on node:crypto's, to spare a run of seconds.
-    expect(hex(await escrowKeyV2(recoveryKey, bytes(vector.salt), params, fastArgon2id))).toBe(vector.escrow_key)
-    expect(hex(await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, { params, salt: bytes(vector.salt), nonce: bytes(vector.nonce) }))).toBe(vector.escrow)
-    const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(vector.escrow))
-    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
-  })
+  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))(
+    "escrow v2 (%s): this implementation derives the key with argon2id and seals exactly the vector's bytes, and opens them",
+    async (_name, vector) => {
+      const params = { memoryKiB: vector.m, passes: vector.t, lanes: vector.p }
+      // The portable argon2id (@noble/hashes) seals and opens; the key alone is checked on node:crypto's, to spare a run of seconds.
+      expect(hex(await escrowKeyV2(recoveryKey, bytes(vector.salt), params, fastArgon2id))).toBe(vector.escrow_key)
+      expect(hex(await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, { params, salt: bytes(vector.salt), nonce: bytes(vector.nonce) }))).toBe(
+        vector.escrow,
+      )
+      const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(vector.escrow))
+      expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+    },
+  )
 
-  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))('escrow v2 (%s): an independent implementation (node:crypto argon2id) derives the key and opens it', (_name, vector) => {
-    expect(hex(independent.escrowKeyV2(recoveryKey, bytes(vector.salt), vector.m, vector.t, vector.p))).toBe(vector.escrow_key)
-    const opened = independent.openEscrowV2(recoveryKey, recovery.user_id, bytes(vector.escrow))
-    expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
-  })
+  it.each(recovery.escrow_v2.map((v) => [v.name, v] as const))(
+    'escrow v2 (%s): an independent implementation (node:crypto argon2id) derives the key and opens it',
+    (_name, vector) => {
+      expect(hex(independent.escrowKeyV2(recoveryKey, bytes(vector.salt), vector.m, vector.t, vector.p))).toBe(vector.escrow_key)
+      const opened = independent.openEscrowV2(recoveryKey, recovery.user_id, bytes(vector.escrow))
+      expect([hex(opened.masterKey), hex(opened.identitySeeds)]).toEqual([recovery.master_key, recovery.identity_seeds])
+    },
+  )
 
-  it('escrow v1 (still read): this implementation derives the key and seals exactly the vector\'s bytes, and opens them', async () => {
+  it("escrow v1 (still read): this implementation derives the key and seals exactly the vector's bytes, and opens them", async () => {
     expect(hex(await escrowKeyV1(recoveryKey))).toBe(recovery.escrow_key)
     expect(hex(await sealEscrowV1(recoveryKey, recovery.user_id, escrowedKeys, bytes(recovery.nonce)))).toBe(recovery.escrow)
     const opened = await openEscrow(recoveryKeyFromPhrase(recovery.phrase), recovery.user_id, bytes(recovery.escrow))
@@ -271,7 +337,9 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     it('a wrong phrase (valid BIP-39, another key) or another account: authentication', async () => {
       const otherPhrase = recoveryPhrase(recoveryKey.map((b) => b ^ 0x5a))
       expect(await open(escrow, recoveryKeyFromPhrase(otherPhrase))).toBe('authentication')
-      const error = await openEscrow(recoveryKeyFromPhrase(otherPhrase), recovery.user_id, escrow, { argon2id: fastArgon2id }).catch((caught: unknown) => caught)
+      const error = await openEscrow(recoveryKeyFromPhrase(otherPhrase), recovery.user_id, escrow, { argon2id: fastArgon2id }).catch(
+        (caught: unknown) => caught,
+      )
       expect(error).toBeInstanceOf(ClientFormatError)
       expect((error as Error).message).toBe('escrow fails to authenticate: another recovery phrase, another account, or altered bytes')
       expect(await open(escrow, recoveryKey, '00000000-0000-4000-8000-000000000000')).toBe('authentication')
@@ -305,7 +373,13 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
 
     it('costs above the caps: refused as a limit before any argon2id work, naming what is too much', async () => {
       const never: Argon2id = () => Promise.reject(new Error('argon2id ran'))
-      for (const [m, t, p, named] of [[262_145, 2, 1, /memory 262145 KiB \(at most 262144\)/], [4_194_304, 2, 1, /memory 4194304 KiB/], [256, 9, 1, /9 passes \(at most 8\)/], [256, 0xffff_ffff, 1, /passes/], [256, 2, 5, /5 lanes \(at most 4\)/]] as const) {
+      for (const [m, t, p, named] of [
+        [262_145, 2, 1, /memory 262145 KiB \(at most 262144\)/],
+        [4_194_304, 2, 1, /memory 4194304 KiB/],
+        [256, 9, 1, /9 passes \(at most 8\)/],
+        [256, 0xffff_ffff, 1, /passes/],
+        [256, 2, 5, /5 lanes \(at most 4\)/],
+      ] as const) {
         const error = await openEscrow(recoveryKey, recovery.user_id, withParams(m, t, p), { argon2id: never }).catch((caught: unknown) => caught)
         expect(error, `m=${m} t=${t} p=${p}`).toBeInstanceOf(ClientFormatError)
         expect((error as ClientFormatError).code).toBe('limit')
@@ -314,11 +388,20 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     })
 
     it('costs argon2id does not define (t or p of 0, m under 8 p): malformed', async () => {
-      for (const [m, t, p] of [[256, 0, 1], [256, 2, 0], [15, 2, 2], [0, 1, 1]] as const) expect(await open(withParams(m, t, p)), `m=${m} t=${t} p=${p}`).toBe('malformed')
+      for (const [m, t, p] of [
+        [256, 0, 1],
+        [256, 2, 0],
+        [15, 2, 2],
+        [0, 1, 1],
+      ] as const)
+        expect(await open(withParams(m, t, p)), `m=${m} t=${t} p=${p}`).toBe('malformed')
     })
 
     it('the caps are accepted: an escrow sealed at them opens', async () => {
-      const sealed = await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, { params: { memoryKiB: 262_144, passes: 1, lanes: 4 }, argon2id: fastArgon2id })
+      const sealed = await sealEscrow(recoveryKey, recovery.user_id, escrowedKeys, {
+        params: { memoryKiB: 262_144, passes: 1, lanes: 4 },
+        argon2id: fastArgon2id,
+      })
       expect((await openEscrow(recoveryKey, recovery.user_id, sealed, { argon2id: fastArgon2id })).masterKey).toEqual(escrowedKeys.masterKey)
     })
   })

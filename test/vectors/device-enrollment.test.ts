@@ -7,26 +7,50 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
-  commitment, confirmMac, decodePayload, encodePayload, openKeys, payloadText, sealKeys, shortAuthenticationString, transcriptHash, type Keys,
+  commitment,
+  confirmMac,
+  decodePayload,
+  encodePayload,
+  openKeys,
+  payloadText,
+  sealKeys,
+  shortAuthenticationString,
+  transcriptHash,
+  type Keys,
 } from '../../src/client/format/enrollment.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 
-const file = JSON.parse(readFileSync(path.join(import.meta.dirname, 'device-enrollment-v1.json'), 'utf8')) as { inputs: Record<string, string>; outputs: Record<string, string> }
+const file = JSON.parse(readFileSync(path.join(import.meta.dirname, 'device-enrollment-v1.json'), 'utf8')) as {
+  inputs: Record<string, string>
+  outputs: Record<string, string>
+}
 const { inputs, outputs } = file
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, 'hex'))
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
 
 describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.json)', () => {
-  it('this implementation makes exactly the vectors\' payloads and derivations', async () => {
+  it("this implementation makes exactly the vectors' payloads and derivations", async () => {
     const pair = generateXWingKeyPair(bytes(inputs.xwing_seed!))
     const { cipherText, sharedSecret } = xwingEncapsulate(pair.publicKey, bytes(inputs.encapsulation_randomness!))
     expect(hex(sharedSecret)).toBe(outputs.shared_secret)
     expect(hex(xwingDecapsulate(cipherText, pair.secretKey))).toBe(outputs.shared_secret)
     const commit = await commitment(bytes(inputs.nonce_b!))
     expect(hex(commit)).toBe(outputs.commitment)
-    const hello = encodePayload({ type: 'hello', device_id: inputs.device_id!, device_name: inputs.device_name!, encryption_key: pair.publicKey, commitment: commit })
-    const offer = encodePayload({ type: 'offer', ciphertext: cipherText, identity_key: IdentityKey.fromSeeds(bytes(inputs.identity_seeds!)).publicKey, user_id: inputs.user_id!, nonce: bytes(inputs.nonce_a!) })
+    const hello = encodePayload({
+      type: 'hello',
+      device_id: inputs.device_id!,
+      device_name: inputs.device_name!,
+      encryption_key: pair.publicKey,
+      commitment: commit,
+    })
+    const offer = encodePayload({
+      type: 'offer',
+      ciphertext: cipherText,
+      identity_key: IdentityKey.fromSeeds(bytes(inputs.identity_seeds!)).publicKey,
+      user_id: inputs.user_id!,
+      nonce: bytes(inputs.nonce_a!),
+    })
     const reveal = encodePayload({ type: 'reveal', nonce: bytes(inputs.nonce_b!) })
     expect([hex(hello), hex(offer), hex(reveal), payloadText(hello)]).toEqual([outputs.hello, outputs.offer, outputs.reveal, outputs.hello_relay_text])
     const transcript = await transcriptHash(inputs.channel_id!, hello, offer, reveal)
@@ -34,9 +58,17 @@ describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.j
     expect(await shortAuthenticationString(sharedSecret, transcript)).toBe(outputs.sas)
     const mac = await confirmMac(sharedSecret, transcript)
     expect(hex(encodePayload({ type: 'confirm', mac }))).toBe(outputs.confirm)
-    const keys = await sealKeys(sharedSecret, transcript, { masterKey: bytes(inputs.master_key!), identitySeeds: bytes(inputs.identity_seeds!) }, bytes(inputs.keys_nonce!))
+    const keys = await sealKeys(
+      sharedSecret,
+      transcript,
+      { masterKey: bytes(inputs.master_key!), identitySeeds: bytes(inputs.identity_seeds!) },
+      bytes(inputs.keys_nonce!),
+    )
     expect(hex(encodePayload(keys))).toBe(outputs.keys)
-    expect(await openKeys(sharedSecret, transcript, decodePayload(bytes(outputs.keys!)) as Keys)).toEqual({ masterKey: bytes(inputs.master_key!), identitySeeds: bytes(inputs.identity_seeds!) })
+    expect(await openKeys(sharedSecret, transcript, decodePayload(bytes(outputs.keys!)) as Keys)).toEqual({
+      masterKey: bytes(inputs.master_key!),
+      identitySeeds: bytes(inputs.identity_seeds!),
+    })
     expect(hex(encodePayload({ type: 'done' }))).toBe(outputs.done)
     expect(hex(encodePayload({ type: 'abort', reason: 'declined' }))).toBe(outputs.abort_declined)
   })
@@ -51,11 +83,20 @@ describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.j
       return [length, Buffer.from(payload, 'hex')]
     }
     const transcript = createHash('sha256')
-      .update(Buffer.concat([Buffer.from('coffer/v1/enroll/transcript\0'), channel, ...framed(outputs.hello!), ...framed(outputs.offer!), ...framed(outputs.reveal!)]))
+      .update(
+        Buffer.concat([
+          Buffer.from('coffer/v1/enroll/transcript\0'),
+          channel,
+          ...framed(outputs.hello!),
+          ...framed(outputs.offer!),
+          ...framed(outputs.reveal!),
+        ]),
+      )
       .digest()
     expect(transcript.toString('hex')).toBe(outputs.transcript)
     const ss = Buffer.from(outputs.shared_secret!, 'hex')
-    const derive = (label: string, length: number): Buffer => Buffer.from(hkdfSync('sha256', ss, Buffer.alloc(0), Buffer.concat([Buffer.from(`${label}\0`), transcript]), length))
+    const derive = (label: string, length: number): Buffer =>
+      Buffer.from(hkdfSync('sha256', ss, Buffer.alloc(0), Buffer.concat([Buffer.from(`${label}\0`), transcript]), length))
     const digits = String(derive('coffer/v1/enroll/sas', 4).readUInt32BE(0) % 1_000_000).padStart(6, '0')
     expect(`${digits.slice(0, 3)} ${digits.slice(3)}`).toBe(outputs.sas)
     expect(createHmac('sha256', derive('coffer/v1/enroll/confirm', 32)).update(transcript).digest('hex')).toBe(outputs.confirm_mac)
@@ -65,7 +106,9 @@ describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.j
     const nonce = keys.subarray(18, 30)
     const sealed = keys.subarray(39, 151)
     const text = (s: string): string => (0x60 + s.length).toString(16) + Buffer.from(s).toString('hex')
-    expect(keys.toString('hex')).toBe(`a4${text('type')}${text('keys')}${text('nonce')}4c${nonce.toString('hex')}${text('sealed')}5870${sealed.toString('hex')}${text('version')}01`)
+    expect(keys.toString('hex')).toBe(
+      `a4${text('type')}${text('keys')}${text('nonce')}4c${nonce.toString('hex')}${text('sealed')}5870${sealed.toString('hex')}${text('version')}01`,
+    )
     expect(nonce.toString('hex')).toBe(inputs.keys_nonce)
     const decipher = createDecipheriv('aes-256-gcm', derive('coffer/v1/enroll/keys', 32), nonce)
     decipher.setAAD(transcript)

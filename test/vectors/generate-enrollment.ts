@@ -5,7 +5,14 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import {
-  commitment, confirmMac, encodePayload, payloadText, sealKeys, shortAuthenticationString, toBase64Url, transcriptHash,
+  commitment,
+  confirmMac,
+  encodePayload,
+  payloadText,
+  sealKeys,
+  shortAuthenticationString,
+  toBase64Url,
+  transcriptHash,
 } from '../../src/client/format/enrollment.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -37,7 +44,8 @@ const mac = await confirmMac(sharedSecret, transcript)
 const keys = encodePayload(await sealKeys(sharedSecret, transcript, { masterKey, identitySeeds }, keysNonce))
 
 const vectors = {
-  description: 'Coffer client format v1, device enrollment (docs/client-format.md, "Device enrollment"). Byte strings are lowercase hex; payloads are their canonical CBOR bytes.',
+  description:
+    'Coffer client format v1, device enrollment (docs/client-format.md, "Device enrollment"). Byte strings are lowercase hex; payloads are their canonical CBOR bytes.',
   inputs: {
     channel_id: channelId,
     device_id: deviceId,

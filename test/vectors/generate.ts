@@ -6,7 +6,15 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
-import { ESCROW_KDF_DEFAULTS, escrowKeyV1, escrowKeyV2, recoveryPhrase, sealEscrow, sealEscrowV1, type EscrowKdfParams } from '../../src/client/format/recovery.ts'
+import {
+  ESCROW_KDF_DEFAULTS,
+  escrowKeyV1,
+  escrowKeyV2,
+  recoveryPhrase,
+  sealEscrow,
+  sealEscrowV1,
+  type EscrowKdfParams,
+} from '../../src/client/format/recovery.ts'
 import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
@@ -104,16 +112,18 @@ const vectors = {
     identity_seeds: hex(identitySeeds),
     nonce: hex(escrowNonce),
     escrow: hex(await sealEscrowV1(recoveryKey, userId, { masterKey, identitySeeds }, escrowNonce)),
-    escrow_v2: await Promise.all(escrowsV2.map(async ({ name, params, salt, nonce }) => ({
-      name,
-      m: params.memoryKiB,
-      t: params.passes,
-      p: params.lanes,
-      salt: hex(salt),
-      nonce: hex(nonce),
-      escrow_key: hex(await escrowKeyV2(recoveryKey, salt, params)),
-      escrow: hex(await sealEscrow(recoveryKey, userId, { masterKey, identitySeeds }, { params, salt, nonce })),
-    }))),
+    escrow_v2: await Promise.all(
+      escrowsV2.map(async ({ name, params, salt, nonce }) => ({
+        name,
+        m: params.memoryKiB,
+        t: params.passes,
+        p: params.lanes,
+        salt: hex(salt),
+        nonce: hex(nonce),
+        escrow_key: hex(await escrowKeyV2(recoveryKey, salt, params)),
+        escrow: hex(await sealEscrow(recoveryKey, userId, { masterKey, identitySeeds }, { params, salt, nonce })),
+      })),
+    ),
   },
 }
 await writeFile(path.join(import.meta.dirname, 'client-format-v1.json'), `${JSON.stringify(vectors, null, 2)}\n`)

@@ -8,7 +8,10 @@ const master = Uint8Array.from({ length: 32 }, (_, i) => i)
 
 function independentId(label: string, message: Buffer): string {
   const idKey = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'coffer/v1/ids', 32))
-  const digest = createHmac('sha256', idKey).update(Buffer.concat([Buffer.from(label), Buffer.from([0]), message])).digest().subarray(0, 16)
+  const digest = createHmac('sha256', idKey)
+    .update(Buffer.concat([Buffer.from(label), Buffer.from([0]), message]))
+    .digest()
+    .subarray(0, 16)
   digest[6] = (digest[6]! & 0x0f) | 0x80
   digest[8] = (digest[8]! & 0x3f) | 0x80
   const hex = digest.toString('hex')
@@ -29,7 +32,13 @@ describe('client format v1 ids', () => {
     const id = await assetIdFor(master, albumId, content)
     expect(id).toBe(independentId('coffer/v1/asset-id', Buffer.concat([Buffer.from(albumId.replaceAll('-', ''), 'hex'), Buffer.from(content)])))
     expect(await assetIdFor(master, '0b6e1a2c-3d4e-4f50-8a6b-7c8d9e0f1a2c', content)).not.toBe(id)
-    expect(await assetIdFor(Uint8Array.from({ length: 32 }, () => 7), albumId, content)).not.toBe(id)
+    expect(
+      await assetIdFor(
+        Uint8Array.from({ length: 32 }, () => 7),
+        albumId,
+        content,
+      ),
+    ).not.toBe(id)
   })
 
   it('refuses an empty album name and a content hash that is not 32 bytes', async () => {

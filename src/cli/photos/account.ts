@@ -87,5 +87,8 @@ export async function openAccount(home: Home, options: ClientOptions = {}): Prom
 
 /** Client options for a command: Ctrl-C stops the retry pauses, and each retry is said on stderr. */
 export function commandClientOptions(out: Output, signal: AbortSignal): ClientOptions {
-  return { signal, onRetry: ({ delayMs, reason }) => out.warn(`coffer-photos: the server did not answer (${reason}); trying again in ${Math.ceil(delayMs / 1000)} s`) }
+  return {
+    signal,
+    onRetry: ({ delayMs, reason }) => out.warn(`coffer-photos: the server did not answer (${reason}); trying again in ${Math.ceil(delayMs / 1000)} s`),
+  }
 }

@@ -15,7 +15,12 @@ export const albums: Command = {
     if (positionals.length > 0) throw new UsageError('albums takes no arguments')
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const albums = await namedAlbums(library)
-    const rows = await Promise.all(albums.map(async (album) => ({ ...album, files: Math.max(0, (await livePositions(library.client, album.albumId)).latest.size - (album.name === null ? 0 : 1)) })))
+    const rows = await Promise.all(
+      albums.map(async (album) => ({
+        ...album,
+        files: Math.max(0, (await livePositions(library.client, album.albumId)).latest.size - (album.name === null ? 0 : 1)),
+      })),
+    )
     rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
     for (const row of rows) {
       out.event('album', { name: row.name, album_id: row.albumId, files: row.files, protocol_version: row.protocolVersion })
@@ -45,9 +50,21 @@ export const ls: Command = {
       const { name, size, type, captured, modified, width, height } = file.metadata
       count++
       bytes += size
-      out.event('file', { name, size, type, captured, modified, width, height, asset_id: file.assetId, derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind) })
+      out.event('file', {
+        name,
+        size,
+        type,
+        captured,
+        modified,
+        width,
+        height,
+        asset_id: file.assetId,
+        derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
+      })
       const when = captured ?? modified
-      out.say(`${name}  ${bytesText(size)}  ${type}${width !== null && height !== null ? `  ${width}×${height}` : ''}${when === null ? '' : `  ${new Date(when).toISOString().slice(0, 19).replace('T', ' ')}`}`)
+      out.say(
+        `${name}  ${bytesText(size)}  ${type}${width !== null && height !== null ? `  ${width}×${height}` : ''}${when === null ? '' : `  ${new Date(when).toISOString().slice(0, 19).replace('T', ' ')}`}`,
+      )
     }
     out.say(`${count} file${count === 1 ? '' : 's'}, ${bytesText(bytes)}`)
     return EXIT.ok

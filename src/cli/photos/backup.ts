@@ -90,10 +90,23 @@ export const backup: Command = {
             totals,
             onEvent: (event) => {
               if (event.type === 'start') {
-                out.event('start', { album: album.name, album_id: album.albumId, files: event.files, bytes: event.bytes, aborted_uploads: event.abortedUploads })
+                out.event('start', {
+                  album: album.name,
+                  album_id: album.albumId,
+                  files: event.files,
+                  bytes: event.bytes,
+                  aborted_uploads: event.abortedUploads,
+                })
               } else if (event.type === 'file') {
                 progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, event.path)
-                out.event('file', { path: event.path, outcome: event.outcome, size: event.size, sent_bytes: event.sentBytes, asset_id: event.assetId, ...(event.error === undefined ? {} : { error: event.error }) })
+                out.event('file', {
+                  path: event.path,
+                  outcome: event.outcome,
+                  size: event.size,
+                  sent_bytes: event.sentBytes,
+                  asset_id: event.assetId,
+                  ...(event.error === undefined ? {} : { error: event.error }),
+                })
                 if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
               } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
             },

@@ -14,7 +14,7 @@ export const deleteAccount: Command = {
   usage: [
     'usage: coffer-photos delete-account [--yes] [--password-stdin] [--totp-code CODE] [--json]',
     '',
-    'Deletes the account on the server: every album and photo, every device\'s session, its',
+    "Deletes the account on the server: every album and photo, every device's session, its",
     'recovery escrow. It cannot be undone, and the recovery phrase no longer gets anything back.',
     'Then this device forgets the account (its session, keys and local state). The server wants',
     'the password proved within the last 10 minutes and, with a second factor, a code.',
@@ -28,19 +28,22 @@ export const deleteAccount: Command = {
   async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length > 0) throw new UsageError('delete-account takes no arguments')
     if (values.yes !== true && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
-        const { account, tokens } = savedSession(home)
+    const { account, tokens } = savedSession(home)
     const question = `Delete the account ${account.email} on ${account.server}, with every album and photo in it? This cannot be undone.`
     if (!(await prompts.confirmed(values.yes === true, { message: question, signal }))) throw new Interrupted('nothing was changed: the account stays')
 
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const password = passwordPrompt(prompts, { fromStdin: values['password-stdin'] === true, signal, command: 'coffer-photos delete-account' })
     const given = typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined
-    const remove = (totpCode: string | undefined) => withFreshSignIn(client, () => client.deleteAccount(totpCode === undefined ? {} : { totpCode: totpCode.trim() }), password)
+    const remove = (totpCode: string | undefined) =>
+      withFreshSignIn(client, () => client.deleteAccount(totpCode === undefined ? {} : { totpCode: totpCode.trim() }), password)
     try {
       await remove(given)
     } catch (error) {
       if (!(error instanceof CofferProblem && error.code === 'error.auth.second_factor_required' && given === undefined)) throw error
-      await remove(await prompts.answer(undefined, { message: 'Code from your authenticator app', flag: '--totp-code (the account has a second factor)', signal }))
+      await remove(
+        await prompts.answer(undefined, { message: 'Code from your authenticator app', flag: '--totp-code (the account has a second factor)', signal }),
+      )
     }
     // The account is gone: nothing kept here works for anything any more.
     home.saveTokens(null)

@@ -22,7 +22,7 @@ export const device: Command = {
     'On a device that is set up: shows a pairing code and the command to run on the new device,',
     '`coffer-photos join <server-url> <pairing-code>`. When the new device answers, both show a',
     '6-digit code; say yes only if the two codes are the same. This device then lists the new one',
-    'in the signed device directory and hands it the account\'s keys. The code works for 10 minutes.',
+    "in the signed device directory and hands it the account's keys. The code works for 10 minutes.",
     '',
     '  --password-stdin   the first line of stdin is the password, for when the server asks to prove',
     '                     it again (it does when the last sign-in is older than 10 minutes)',
@@ -35,7 +35,7 @@ export const device: Command = {
   },
   async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length !== 1 || positionals[0] !== 'add') throw new UsageError('`coffer-photos device add` is the one form of this command')
-        const { account, tokens } = savedSession(home)
+    const { account, tokens } = savedSession(home)
     const keys = home.readKeys()
     if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` first`)
     if (keys.state !== 'complete') throw new SetupNeeded('setup on this device did not finish: run `coffer-photos setup` again to finish it')
@@ -48,12 +48,15 @@ export const device: Command = {
       // Read now, whether or not the server asks for it: the lines after it are the answers.
       const password = fromStdin && lines !== null ? await lines.password(signal) : null
       // Redeemed at once: this device holds the channel (and only the initiator may close it).
-      const pairing = await openPairing(client, passwordPrompt(prompts, {
-        fromStdin,
-        ...(password !== null ? { readStdin: async () => password } : {}),
-        signal,
-        command: '`coffer-photos device add`',
-      }))
+      const pairing = await openPairing(
+        client,
+        passwordPrompt(prompts, {
+          fromStdin,
+          ...(password !== null ? { readStdin: async () => password } : {}),
+          signal,
+          command: '`coffer-photos device add`',
+        }),
+      )
       const join = `coffer-photos join ${account.server} ${pairing.pairingCode}`
       out.say('On the new device, run:')
       out.say('')
@@ -75,11 +78,18 @@ export const device: Command = {
           confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the new device', out, prompts, lines, signal),
           signal,
         })
-        out.say(`Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${result.directoryVersion}, and the new device has the keys.`)
+        out.say(
+          `Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${result.directoryVersion}, and the new device has the keys.`,
+        )
         out.event('device_added', { device_id: result.device.device_id, device_name: result.device.device_name, directory_version: result.directoryVersion })
         return EXIT.ok
       } catch (error) {
-        throw pairingError(error, signal, 'the pairing code expired before the new device finished; run `coffer-photos device add` again', '; the device was not added')
+        throw pairingError(
+          error,
+          signal,
+          'the pairing code expired before the new device finished; run `coffer-photos device add` again',
+          '; the device was not added',
+        )
       }
     } finally {
       lines?.close()

@@ -60,7 +60,12 @@ export async function verifiedDirectory(client: CofferClient, userId: string, id
  * key to check the directory with; null otherwise. A directory that does not verify gives no
  * names, with a warning pointing at `coffer-photos devices`.
  */
-export async function deviceNames(client: CofferClient, userId: string, identityPublicKey: Uint8Array | null, out: Output): Promise<Map<string, string> | null> {
+export async function deviceNames(
+  client: CofferClient,
+  userId: string,
+  identityPublicKey: Uint8Array | null,
+  out: Output,
+): Promise<Map<string, string> | null> {
   if (identityPublicKey === null) return null
   try {
     const directory = await verifiedDirectory(client, userId, identityPublicKey)
@@ -76,7 +81,7 @@ export const devices: Command = {
   usage: [
     'usage: coffer-photos devices [--json]',
     '',
-    'Fetches the account\'s device directory, checks its signature against the identity key this',
+    "Fetches the account's device directory, checks its signature against the identity key this",
     'device holds, and lists each device: its name, id, when it was added, the fingerprint of its',
     'encryption key, and which one is this device. A directory whose signature does not verify is',
     'refused (exit 1) and nothing in it is shown.',
@@ -89,7 +94,10 @@ export const devices: Command = {
     const account = await openAccount(home, commandClientOptions(out, signal))
     const identity = fingerprint(account.identity.publicKey)
     const directory = await verifiedDirectory(account.client, account.userId, account.identity.publicKey)
-    if (directory === null) throw new DirectoryNotVerified(`the server holds no device directory for ${account.email}, though this device is set up for it; tell the server's operator`)
+    if (directory === null)
+      throw new DirectoryNotVerified(
+        `the server holds no device directory for ${account.email}, though this device is set up for it; tell the server's operator`,
+      )
 
     out.say(`Devices of ${account.email} on ${account.server}: directory version ${directory.version},`)
     out.say(`signed by the account's identity key ${identity} (verified here).`)
@@ -116,7 +124,13 @@ export const devices: Command = {
     out.say('')
     out.say(`${directory.devices.length} device${directory.devices.length === 1 ? '' : 's'}. Fingerprints are hex SHA-256 of the public keys.`)
     if (!listed) out.warn(`coffer-photos: this device (${account.deviceId}) is not in the directory: another device took it out, or it was never added`)
-    out.event('directory', { version: directory.version, identity_fingerprint: identity, verified: true, devices: directory.devices.length, this_device_listed: listed })
+    out.event('directory', {
+      version: directory.version,
+      identity_fingerprint: identity,
+      verified: true,
+      devices: directory.devices.length,
+      this_device_listed: listed,
+    })
     return EXIT.ok
   },
 }

@@ -39,7 +39,10 @@ function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Li
   }
   const named = files.filter((f) => f.name === given)
   if (named.length === 1) return named[0]!
-  if (named.length > 1) throw new UsageError(`${named.length} files of album "${album.name}" are named "${given}": give the asset id of the one you mean (${named.map((f) => f.assetId).join(', ')}; \`coffer-photos ls ${album.name} --json\` shows them)`)
+  if (named.length > 1)
+    throw new UsageError(
+      `${named.length} files of album "${album.name}" are named "${given}": give the asset id of the one you mean (${named.map((f) => f.assetId).join(', ')}; \`coffer-photos ls ${album.name} --json\` shows them)`,
+    )
   throw new UsageError(`album "${album.name}" has no file "${given}" (\`coffer-photos ls ${album.name}\` lists them)`)
 }
 
@@ -63,7 +66,8 @@ export const rm: Command = {
     const files = await listed(library, album)
     const chosen = [...new Map(names.map((given) => resolve(files, album, given)).map((f) => [f.assetId, f])).values()]
     const what = chosen.length === 1 ? `"${chosen[0]!.name}"` : `${chosen.length} files (${bytesText(chosen.reduce((sum, f) => sum + f.size, 0))})`
-    if (!(await prompts.confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" on every device?`, signal }))) throw new Interrupted('nothing was deleted')
+    if (!(await prompts.confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" on every device?`, signal })))
+      throw new Interrupted('nothing was deleted')
     let deleted = 0
     const failures: { file: Listed; error: unknown }[] = []
     for (const file of chosen) {
@@ -76,15 +80,17 @@ export const rm: Command = {
       } catch (error) {
         failures.push({ file, error })
         const retained = error instanceof AssetRetainedError ? error.retainedUntil : undefined
-        const message = error instanceof AssetRetainedError
-          ? `"${file.name}" is kept by the server${retained === null ? '' : ` until ${retained}`} (a retention date): it cannot be deleted before then`
-          : `"${file.name}": ${describeError(error).message}`
+        const message =
+          error instanceof AssetRetainedError
+            ? `"${file.name}" is kept by the server${retained === null ? '' : ` until ${retained}`} (a retention date): it cannot be deleted before then`
+            : `"${file.name}": ${describeError(error).message}`
         out.event('failed', { name: file.name, asset_id: file.assetId, error: message, ...(retained === undefined ? {} : { retained_until: retained }) })
         out.warn(`coffer-photos: ${message}`)
       }
     }
     out.event('summary', { deleted, failed: failures.length, files: chosen.length })
-    if (chosen.length > 1 || failures.length === 0) out.say(`${deleted} deleted${failures.length === 0 ? '' : `, ${failures.length} not deleted`}, of ${chosen.length} file${chosen.length === 1 ? '' : 's'}`)
+    if (chosen.length > 1 || failures.length === 0)
+      out.say(`${deleted} deleted${failures.length === 0 ? '' : `, ${failures.length} not deleted`}, of ${chosen.length} file${chosen.length === 1 ? '' : 's'}`)
     if (signal.aborted) return EXIT.interrupted
     if (failures.length === 0) return EXIT.ok
     // Only refusals (retention): the server said no, and trying again does not help.
@@ -106,7 +112,7 @@ export const replace: Command = {
   --json       one JSON object per line on stdout: replaced`,
   options: { location: { type: 'boolean' } },
   async run({ positionals, values, out, signal, home, resolvePath }) {
-    if (positionals.length !== 3) throw new UsageError('replace takes an album name, the file\'s name in the album, and the new file')
+    if (positionals.length !== 3) throw new UsageError("replace takes an album name, the file's name in the album, and the new file")
     const [albumName, given, local] = positionals as [string, string, string]
     const file = resolvePath(local)
     const info = await stat(file).catch(() => null)
@@ -131,7 +137,16 @@ export const replace: Command = {
       })
       // What the next backup of the folder finds at this name is this content, stored as this asset.
       // The identity is the backed-up file's, not <file>'s: left for the next backup to learn.
-      await state.remember({ albumId: album.albumId, path: target.name, size: source.size, modified: source.modified, identity: null, contentHash: result.contentHash, contentMac: result.contentMac, assetId: target.assetId })
+      await state.remember({
+        albumId: album.albumId,
+        path: target.name,
+        size: source.size,
+        modified: source.modified,
+        identity: null,
+        contentHash: result.contentHash,
+        contentMac: result.contentMac,
+        assetId: target.assetId,
+      })
       out.event('replaced', { name: target.name, asset_id: target.assetId, size: source.size, sent_bytes: result.sentBytes })
       out.say(`replaced ${target.name} in album "${album.name}" with ${local} (${bytesText(source.size)})`)
       return EXIT.ok

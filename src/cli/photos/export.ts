@@ -19,7 +19,13 @@ async function freeDefaultFile(resolvePath: (given: string) => string): Promise<
   const stem = `coffer-export-${new Date().toISOString().slice(0, 10)}`
   for (let n = 1; ; n++) {
     const file = resolvePath(`${stem}${n === 1 ? '' : `-${n}`}.json`)
-    if (!(await access(file).then(() => true, () => false))) return file
+    if (
+      !(await access(file).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return file
   }
 }
 
@@ -40,7 +46,7 @@ export const exportCommand: Command = {
   options: { output: { type: 'string', short: 'o' } },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length > 0) throw new UsageError('export takes no arguments (give the file with --output FILE)')
-        const { account, tokens } = savedSession(home)
+    const { account, tokens } = savedSession(home)
     const file = typeof values.output === 'string' ? resolvePath(values.output) : await freeDefaultFile(resolvePath)
     const partial = `${file}.part`
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))

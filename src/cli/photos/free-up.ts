@@ -68,7 +68,15 @@ export const freeUp: Command = {
       const freeable = plan.files.filter((f) => f.reason === null)
       const kept = plan.files.filter((f) => f.reason !== null)
       const fileEvent = (file: FreeUpFile, reason: KeepReason | null, details: readonly string[]): void =>
-        out.event('file', { path: file.path, size: file.size, asset_id: file.assetId, freeable: reason === null, reason, reason_text: reason === null ? null : KEEP_TEXT[reason], details })
+        out.event('file', {
+          path: file.path,
+          size: file.size,
+          asset_id: file.assetId,
+          freeable: reason === null,
+          reason,
+          reason_text: reason === null ? null : KEEP_TEXT[reason],
+          details,
+        })
       for (const file of plan.files) fileEvent(file, file.reason, file.details)
       for (const file of kept) {
         out.say(`kept  ${file.path}: ${KEEP_TEXT[file.reason!]}`)
@@ -77,10 +85,24 @@ export const freeUp: Command = {
       const freeableBytes = freeable.reduce((sum, f) => sum + f.size, 0)
       const failing = kept.filter((f) => FAILING.has(f.reason!)).length
       const counts = Object.fromEntries([...new Set(kept.map((f) => f.reason!))].map((reason) => [reason, kept.filter((f) => f.reason === reason).length]))
-      const keptLine = kept.length === 0 ? '' : `; ${plural(kept.length, 'file')} kept (${Object.entries(counts).map(([reason, count]) => `${count} ${KEEP_TEXT[reason as KeepReason]}`).join(', ')})`
+      const keptLine =
+        kept.length === 0
+          ? ''
+          : `; ${plural(kept.length, 'file')} kept (${Object.entries(counts)
+              .map(([reason, count]) => `${count} ${KEEP_TEXT[reason as KeepReason]}`)
+              .join(', ')})`
       if (!act) {
         for (const file of freeable) out.say(`free  ${file.path} (${bytesText(file.size)})`)
-        out.event('summary', { dry_run: true, files: plan.files.length, freeable: freeable.length, freeable_bytes: freeableBytes, freed: 0, freed_bytes: 0, kept: kept.length, kept_by_reason: counts })
+        out.event('summary', {
+          dry_run: true,
+          files: plan.files.length,
+          freeable: freeable.length,
+          freeable_bytes: freeableBytes,
+          freed: 0,
+          freed_bytes: 0,
+          kept: kept.length,
+          kept_by_reason: counts,
+        })
         out.say(`dry run: ${plural(freeable.length, 'file')} (${bytesText(freeableBytes)}) can be freed from ${plan.root}${keptLine}`)
         if (freeable.length > 0) out.say('run again with --yes to delete them')
         return failing > 0 ? EXIT.failed : EXIT.ok
@@ -96,7 +118,16 @@ export const freeUp: Command = {
           if (signal.aborted) break
           const outcome = await freeFile(plan, file)
           if (outcome.freed) {
-            await log!.append({ time: new Date().toISOString(), album: album.name, album_id: album.albumId, folder: plan.root, path: file.path, size: file.size, content_hash: file.contentHash, asset_id: file.assetId })
+            await log!.append({
+              time: new Date().toISOString(),
+              album: album.name,
+              album_id: album.albumId,
+              folder: plan.root,
+              path: file.path,
+              size: file.size,
+              content_hash: file.contentHash,
+              asset_id: file.assetId,
+            })
             freed++
             freedBytes += file.size
             out.event('freed', { path: file.path, size: file.size, asset_id: file.assetId })
@@ -104,7 +135,15 @@ export const freeUp: Command = {
           } else {
             if (outcome.reason === 'failed') failed++
             else changed++
-            out.event('file', { path: file.path, size: file.size, asset_id: file.assetId, freeable: false, reason: outcome.reason === 'failed' ? 'delete_failed' : 'changed', reason_text: outcome.detail, details: [outcome.detail] })
+            out.event('file', {
+              path: file.path,
+              size: file.size,
+              asset_id: file.assetId,
+              freeable: false,
+              reason: outcome.reason === 'failed' ? 'delete_failed' : 'changed',
+              reason_text: outcome.detail,
+              details: [outcome.detail],
+            })
             if (outcome.reason === 'failed') out.warn(`coffer-photos: could not delete ${file.path}: ${outcome.detail}`)
             else out.say(`kept  ${file.path}: ${outcome.detail}`)
           }
@@ -112,8 +151,21 @@ export const freeUp: Command = {
       } finally {
         await log?.close()
       }
-      out.event('summary', { dry_run: false, files: plan.files.length, freeable: freeable.length, freeable_bytes: freeableBytes, freed, freed_bytes: freedBytes, kept: kept.length + changed + failed, kept_by_reason: counts, failed, stopped: signal.aborted })
-      out.say(`${signal.aborted ? 'stopped: ' : ''}freed ${plural(freed, 'file')} (${bytesText(freedBytes)}) from ${plan.root}${keptLine}${changed > 0 ? `; ${changed} changed during the run, kept` : ''}${failed > 0 ? `; ${failed} could not be deleted` : ''}`)
+      out.event('summary', {
+        dry_run: false,
+        files: plan.files.length,
+        freeable: freeable.length,
+        freeable_bytes: freeableBytes,
+        freed,
+        freed_bytes: freedBytes,
+        kept: kept.length + changed + failed,
+        kept_by_reason: counts,
+        failed,
+        stopped: signal.aborted,
+      })
+      out.say(
+        `${signal.aborted ? 'stopped: ' : ''}freed ${plural(freed, 'file')} (${bytesText(freedBytes)}) from ${plan.root}${keptLine}${changed > 0 ? `; ${changed} changed during the run, kept` : ''}${failed > 0 ? `; ${failed} could not be deleted` : ''}`,
+      )
       if (freed > 0) out.say(`recorded in ${path.join(account.home, FREED_LOG)}`)
       if (signal.aborted) return EXIT.interrupted
       return failing > 0 || failed > 0 ? EXIT.failed : EXIT.ok

@@ -29,7 +29,10 @@ type FieldCheck = (value: unknown) => boolean
 const text: FieldCheck = (value) => typeof value === 'string' && value.length > 0
 const uuid: FieldCheck = (value) => typeof value === 'string' && new RegExp(UUID_PATTERN).test(value)
 const base64: FieldCheck = (value) => typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value)
-const oneOf = (...allowed: readonly unknown[]): FieldCheck => (value) => allowed.includes(value)
+const oneOf =
+  (...allowed: readonly unknown[]): FieldCheck =>
+  (value) =>
+    allowed.includes(value)
 const integer: FieldCheck = (value) => Number.isInteger(value)
 
 /** What a file must hold: an object with these fields (more are allowed, as a later version may write them). */
@@ -104,7 +107,13 @@ export class Home {
   /** Keeps the pair, or removes the file for null (CofferClient's `onTokens`). */
   saveTokens(tokens: Tokens | null): void {
     if (tokens === null) this.#remove(HOME_FILES.tokens)
-    else this.#write(HOME_FILES.tokens, { access_token: tokens.access_token, refresh_token: tokens.refresh_token, token_type: tokens.token_type, expires_by: tokens.expires_by })
+    else
+      this.#write(HOME_FILES.tokens, {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        token_type: tokens.token_type,
+        expires_by: tokens.expires_by,
+      })
   }
 
   readKeys(): SavedKeys | null {
@@ -142,7 +151,8 @@ export class Home {
     } catch {
       value = undefined
     }
-    if (!fits(shape, value)) throw new ConfigFileError(`${this.#file(name)} is not what coffer-photos writes; remove it (and log in again), or point COFFER_PHOTOS_HOME elsewhere`)
+    if (!fits(shape, value))
+      throw new ConfigFileError(`${this.#file(name)} is not what coffer-photos writes; remove it (and log in again), or point COFFER_PHOTOS_HOME elsewhere`)
     return value as T
   }
 

@@ -15,7 +15,8 @@ import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
 import { EXPIRED, pairingError, sameCodeOnBothScreens } from './pairing.ts'
 import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
 
-const GONE = 'the other device ended the pairing (the codes did not match there, or it was stopped), or the pairing code expired; nothing was kept on this device'
+const GONE =
+  'the other device ended the pairing (the codes did not match there, or it was stopped), or the pairing code expired; nothing was kept on this device'
 
 export const join: Command = {
   usage: [
@@ -24,10 +25,10 @@ export const join: Command = {
     'On a new device, with the pairing code that `coffer-photos device add` shows on a device that',
     'is set up: logs in to the account (as `login` does), then pairs with that device. Both show a',
     '6-digit code; say yes only if the two codes are the same. The other device then lists this one',
-    'in the device directory and sends it the account\'s keys, which are kept in the config folder.',
+    "in the device directory and sends it the account's keys, which are kept in the config folder.",
     'The config folder must not hold keys already.',
     '',
-    '  --email EMAIL       the account\'s email address',
+    "  --email EMAIL       the account's email address",
     '  --password-stdin    the first line of stdin is the password',
     '  --totp-code CODE    the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --device-name NAME  what to call this device in the directory (default: the host name)',
@@ -41,15 +42,18 @@ export const join: Command = {
     ...DEVICE_NAME_OPTION,
   },
   async run({ positionals, values, out, signal, home, prompts }) {
-    if (positionals.length !== 2) throw new UsageError('give the server\'s address and the pairing code, e.g. `coffer-photos join https://photos.example.org <pairing-code>`')
+    if (positionals.length !== 2)
+      throw new UsageError("give the server's address and the pairing code, e.g. `coffer-photos join https://photos.example.org <pairing-code>`")
     const server = serverUrl(positionals[0]!)
     const pairingCode = positionals[1]!.trim()
     if (!isPairingCode(pairingCode)) throw new UsageError('the pairing code is the 43 letters, digits, - and _ that `coffer-photos device add` shows')
     const deviceName = deviceNameFrom(values)
-        const held = home.readKeys()
+    const held = home.readKeys()
     if (held !== null) {
       const saved = home.readAccount()
-      throw new SetupNeeded(`this config folder (${home.path}) already holds the keys of ${saved?.email ?? 'an account'}; join with a config folder of its own (COFFER_PHOTOS_HOME)`)
+      throw new SetupNeeded(
+        `this config folder (${home.path}) already holds the keys of ${saved?.email ?? 'an account'}; join with a config folder of its own (COFFER_PHOTOS_HOME)`,
+      )
     }
 
     // A look at the channel before asking for anything: a wrong or expired code stops here.
@@ -84,7 +88,15 @@ export const join: Command = {
         })
         const fingerprint = joined.identityFingerprint
         out.say(`Joined ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${fingerprint}.`)
-        out.event('joined', { server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName, identity_fingerprint: fingerprint, directory_version: joined.directoryVersion })
+        out.event('joined', {
+          server,
+          email: profile.email,
+          user_id: profile.user_id,
+          device_id: deviceId,
+          device_name: deviceName,
+          identity_fingerprint: fingerprint,
+          directory_version: joined.directoryVersion,
+        })
         return EXIT.ok
       } catch (error) {
         // Once the exchange is under way, a channel that is gone was closed by the other device (its person said no, or it stopped) or ran out of time.

@@ -6,7 +6,16 @@ import type { Account } from './account.ts'
 import { UsageError } from './command.ts'
 
 export function libraryOf(account: Account): Library {
-  return { client: account.client, identity: account.identity, userId: account.userId, deviceId: account.deviceId, masterKey: account.masterKey, identityPublicKey: account.identity.publicKey, sha256: nativeSha256, verify: nativeVerify }
+  return {
+    client: account.client,
+    identity: account.identity,
+    userId: account.userId,
+    deviceId: account.deviceId,
+    masterKey: account.masterKey,
+    identityPublicKey: account.identity.publicKey,
+    sha256: nativeSha256,
+    verify: nativeVerify,
+  }
 }
 
 /** The album named `name`; a usage error naming `coffer-photos albums` when there is none. */
@@ -21,6 +30,7 @@ export async function namedAlbum(library: Library, name: string | undefined): Pr
 export function countOption(value: string | boolean | undefined, option: string, fallback: number, max = 64): number {
   if (value === undefined) return fallback
   const count = Number(value)
-  if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > max) throw new UsageError(`--${option} takes a whole number from 1 to ${max}`)
+  if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > max)
+    throw new UsageError(`--${option} takes a whole number from 1 to ${max}`)
   return count
 }

@@ -65,13 +65,16 @@ export interface SignedIn {
  */
 export async function signIn(options: SignInOptions): Promise<SignedIn> {
   const { server, home, prompts, out, signal } = options
-    const saved = home.readAccount()
+  const saved = home.readAccount()
   const keys = home.readKeys()
   // Keys belong to one account: a folder that holds some is not reused for another.
   const keptFor = (where: string) =>
-    new SetupNeeded(`this config folder (${home.path}) holds the keys of ${saved?.email} on ${saved?.server}, not ${where}; use another COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+    new SetupNeeded(
+      `this config folder (${home.path}) holds the keys of ${saved?.email} on ${saved?.server}, not ${where}; use another COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`,
+    )
   if (keys !== null && saved !== null && saved.server !== server) throw keptFor(server)
-  if (!server.startsWith('https:') && !isLoopback(server)) out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
+  if (!server.startsWith('https:') && !isLoopback(server))
+    out.warn(`coffer-photos: ${server} is not https: the password and the session's tokens cross the network readable by anyone on the way`)
 
   const email = await prompts.answer(options.email, {
     message: 'Email',
@@ -109,7 +112,10 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
   home.saveAccount({ server, email: profile.email, user_id: profile.user_id, device_id: deviceId })
   home.saveTokens(client.tokens)
   // The session this folder held on this server is of no use any more: end it rather than leave it live.
-  if (previous !== null && saved?.server === server) await photosClient(server, previous, null).logout().catch(() => {})
+  if (previous !== null && saved?.server === server)
+    await photosClient(server, previous, null)
+      .logout()
+      .catch(() => {})
   return { home, profile, deviceId, setUp: keys?.state === 'complete' }
 }
 
@@ -120,7 +126,7 @@ export const login: Command = {
     'Logs in to the Coffer server at <server-url> and keeps the session in the config folder.',
     'Whatever is not given is asked for when stdin is a terminal (the password is never shown).',
     '',
-    '  --email EMAIL      the account\'s email address',
+    "  --email EMAIL      the account's email address",
     '  --password-stdin   read the password from stdin (everything up to the end, less one final line break)',
     '  --totp-code CODE   the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --register         create the account first (it must not exist yet)',
@@ -128,7 +134,7 @@ export const login: Command = {
   ].join('\n'),
   options: SIGN_IN_OPTIONS_WITH_REGISTER,
   async run({ positionals, values, out, signal, home, prompts }) {
-    if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos login https://photos.example.org`')
+    if (positionals.length !== 1) throw new UsageError("give the server's address, e.g. `coffer-photos login https://photos.example.org`")
     const server = serverUrl(positionals[0]!)
     const registered = values.register === true
     const { profile, deviceId, setUp } = await signIn({
@@ -143,7 +149,7 @@ export const login: Command = {
       signal,
     })
     out.say(`Logged in to ${server} as ${profile.email}${registered ? ' (new account)' : ''}.`)
-    out.say(setUp ? 'This device is set up.' : 'Next: `coffer-photos setup` makes the account\'s keys and your recovery phrase.')
+    out.say(setUp ? 'This device is set up.' : "Next: `coffer-photos setup` makes the account's keys and your recovery phrase.")
     out.event('logged_in', { server, email: profile.email, user_id: profile.user_id, device_id: deviceId, registered, set_up: setUp })
     return EXIT.ok
   },

@@ -7,10 +7,10 @@ export const logout: Command = {
   usage: [
     'usage: coffer-photos logout [--forget-keys [--yes]]',
     '',
-    'Ends the session on the server and removes its tokens from the config folder. The account\'s',
+    "Ends the session on the server and removes its tokens from the config folder. The account's",
     'keys stay, so `coffer-photos login` is all it takes to continue on this device.',
     '',
-    '  --forget-keys   also remove this device\'s keys (master key, identity key, encryption key);',
+    "  --forget-keys   also remove this device's keys (master key, identity key, encryption key);",
     '                  afterwards only the recovery phrase gets the photos back here',
     '  --yes           do not ask before forgetting the keys (needed without a terminal)',
     '  --json          print the result as one JSON line',
@@ -20,10 +20,16 @@ export const logout: Command = {
     yes: { type: 'boolean' },
   },
   async run({ values, out, signal, home, prompts }) {
-        const account = home.readAccount()
+    const account = home.readAccount()
     const tokens = home.readTokens()
     const forgetKeys = values['forget-keys'] === true && home.readKeys() !== null
-    if (forgetKeys && !(await prompts.confirmed(values.yes === true, { message: `Forget this device's keys for ${account?.email ?? 'the account'}? Without them, only the recovery phrase gets the photos back here.`, signal }))) {
+    if (
+      forgetKeys &&
+      !(await prompts.confirmed(values.yes === true, {
+        message: `Forget this device's keys for ${account?.email ?? 'the account'}? Without them, only the recovery phrase gets the photos back here.`,
+        signal,
+      }))
+    ) {
       throw new Interrupted('nothing was changed: the keys and the session stay')
     }
     let ended = false
@@ -39,7 +45,7 @@ export const logout: Command = {
     }
     if (forgetKeys) home.forgetKeys()
     out.say(ended ? `Logged out of ${account?.server} (${account?.email}).` : 'Not logged in.')
-    if (forgetKeys) out.say('This device\'s keys are forgotten.')
+    if (forgetKeys) out.say("This device's keys are forgotten.")
     out.event('logged_out', { server: account?.server ?? null, session_ended: ended, keys_forgotten: forgetKeys })
     return EXIT.ok
   },

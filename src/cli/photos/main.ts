@@ -30,7 +30,11 @@ if (COMMANDS.find((c) => c.name === args[0])?.photoWork === true && typeof proce
   const setSemiSpace = !process.execArgv.some((flag) => flag.startsWith(SEMI_SPACE_FLAG))
   if (setArenas || setSemiSpace) {
     const execArgv = setSemiSpace ? [`${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`, ...process.execArgv] : process.execArgv
-    process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], setArenas ? { ...process.env, MALLOC_ARENA_MAX: ARENAS } : process.env)
+    process.execve(
+      process.execPath,
+      [process.execPath, ...execArgv, ...process.argv.slice(1)],
+      setArenas ? { ...process.env, MALLOC_ARENA_MAX: ARENAS } : process.env,
+    )
   }
 }
 cacheCompiledModules(process.env)

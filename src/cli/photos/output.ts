@@ -54,7 +54,17 @@ export function signedOutSentence(server: string | null): string {
   return `this device was signed out (its session was revoked or expired); run \`coffer-photos login ${server ?? '<server-url>'}\` to sign in again`
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
 
 function networkCause(error: unknown): string | null {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
@@ -79,7 +89,8 @@ export function describeError(error: unknown, server: string | null = null): Des
     return { message: sentence, code: error.code, exit: EXIT.refused }
   }
   const network = networkCause(error)
-  if (network !== null) return { message: `the server could not be reached (${network}); check the address and your connection`, code: null, exit: EXIT.unreachable }
+  if (network !== null)
+    return { message: `the server could not be reached (${network}); check the address and your connection`, code: null, exit: EXIT.unreachable }
   if (error instanceof CofferInputError || error instanceof ProtocolUnsupportedError) return { message: error.message, code: null, exit: EXIT.refused }
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { message: (error as Error).message, code: null, exit: EXIT.local }

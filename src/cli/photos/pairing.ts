@@ -15,7 +15,15 @@ export const EXPIRED = 'the pairing code is wrong or has expired; run `coffer-ph
  * prompt (no by default). Without one: the `sas` event (with --json) or the lines above, then a
  * line from stdin; only "yes" or "y" (any case) means yes, anything else no.
  */
-export async function sameCodeOnBothScreens(sas: string, other: string, out: Output, prompts: Prompts, lines: StdinLines | null, signal: AbortSignal, fields: Record<string, unknown> = {}): Promise<boolean> {
+export async function sameCodeOnBothScreens(
+  sas: string,
+  other: string,
+  out: Output,
+  prompts: Prompts,
+  lines: StdinLines | null,
+  signal: AbortSignal,
+  fields: Record<string, unknown> = {},
+): Promise<boolean> {
   out.say('')
   out.say(`Check that ${other} shows the same code:`)
   out.say('')

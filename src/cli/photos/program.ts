@@ -21,7 +21,7 @@ function overview(): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `coffer-photos <command> --help` for a command\'s arguments and options.',
+    "Run `coffer-photos <command> --help` for a command's arguments and options.",
     'The account, keys and local state live in $COFFER_PHOTOS_HOME (default $XDG_CONFIG_HOME/coffer-photos).',
     '--json prints one JSON object per line on stdout, for scripts.',
   ].join('\n')
@@ -50,8 +50,12 @@ function parseCommandLine(command: Command, args: readonly string[]): ReturnType
     return placeholder
   })
   const parsed = parseArgs({ args: shielded, allowPositionals: true, strict: true, options: { ...GLOBAL_OPTIONS, ...command.options } })
-  const restore = <T,>(value: T): T => (typeof value === 'string' ? ((literals.get(value) as T | undefined) ?? value) : value)
-  return { ...parsed, positionals: parsed.positionals.map(restore), values: Object.fromEntries(Object.entries(parsed.values).map(([key, value]) => [key, restore(value)])) }
+  const restore = <T>(value: T): T => (typeof value === 'string' ? ((literals.get(value) as T | undefined) ?? value) : value)
+  return {
+    ...parsed,
+    positionals: parsed.positionals.map(restore),
+    values: Object.fromEntries(Object.entries(parsed.values).map(([key, value]) => [key, restore(value)])),
+  }
 }
 
 /** A run of coffer-photos under way. */

@@ -41,7 +41,10 @@ export class Prompts {
   }
 
   /** The flag's value, else the person's answer, else a UsageError saying which flag to pass. */
-  async answer(given: string | undefined, question: { message: string; flag: string; signal: AbortSignal; validate?: (value: string) => true | string }): Promise<string> {
+  async answer(
+    given: string | undefined,
+    question: { message: string; flag: string; signal: AbortSignal; validate?: (value: string) => true | string },
+  ): Promise<string> {
     if (given !== undefined) {
       const verdict = question.validate?.(given) ?? true
       if (verdict !== true) throw new UsageError(`${question.flag}: ${verdict}`)

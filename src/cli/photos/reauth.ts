@@ -21,7 +21,9 @@ export interface PasswordSource {
 export function passwordPrompt(prompts: Prompts, password: PasswordSource): PasswordPrompt {
   return async () => {
     if (!password.fromStdin && !prompts.interactive()) {
-      throw new SetupNeeded(`the server wants the password proved again (the sign-in is older than 10 minutes): run ${password.command} again with --password-stdin, or on a terminal`)
+      throw new SetupNeeded(
+        `the server wants the password proved again (the sign-in is older than 10 minutes): run ${password.command} again with --password-stdin, or on a terminal`,
+      )
     }
     return password.fromStdin && password.readStdin ? password.readStdin() : prompts.accountPassword(password.fromStdin, password.signal)
   }

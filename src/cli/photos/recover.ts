@@ -52,7 +52,8 @@ async function fromStdin(values: Invocation['values'], prompts: Prompts): Promis
   return { ...(password === undefined ? {} : { password }), phrase: text }
 }
 
-const WRONG_PHRASE = 'the recovery phrase does not open this account\'s escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)'
+const WRONG_PHRASE =
+  "the recovery phrase does not open this account's escrow: its words are valid, but it is not the phrase setup showed for this account (the last one shown, if setup ran more than once)"
 
 /**
  * The phrase for recoverWithPhrase: the one from stdin, once; else typed at the terminal, asked
@@ -63,14 +64,19 @@ function phrasePrompt(given: string | undefined, prompts: Prompts, out: Output, 
   return async (failed) => {
     if (failed !== null) {
       if (given !== undefined || attempt >= PHRASE_TRIES) throw new Refused(`${WRONG_PHRASE}; nothing was changed`)
-      out.warn(`coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`)
+      out.warn(
+        `coffer-photos: ${WRONG_PHRASE}. Check the words and try again (${PHRASE_TRIES - attempt} ${PHRASE_TRIES - attempt === 1 ? 'try' : 'tries'} left).`,
+      )
     }
     attempt++
-    return given ?? prompts.maskedWords({
-      message: 'Recovery phrase (the 24 words, in order)',
-      signal,
-      validate: (value) => phraseProblem(value) ?? true,
-    })
+    return (
+      given ??
+      prompts.maskedWords({
+        message: 'Recovery phrase (the 24 words, in order)',
+        signal,
+        validate: (value) => phraseProblem(value) ?? true,
+      })
+    )
   }
 }
 
@@ -79,12 +85,12 @@ export const recover: Command = {
     'usage: coffer-photos recover <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--phrase-stdin] [--device-name NAME]',
     '',
     'On a new device, when no set-up device is at hand: signs in to <server-url> as `login` does,',
-    'asks for the 24-word recovery phrase that setup showed, opens the account\'s recovery escrow',
+    "asks for the 24-word recovery phrase that setup showed, opens the account's recovery escrow",
     'with it, and sets this device up: its own encryption key, listed in the signed device',
-    'directory, and the account\'s keys saved in the config folder. The config folder must hold',
+    "directory, and the account's keys saved in the config folder. The config folder must hold",
     'no keys. A wrong phrase changes nothing.',
     '',
-    '  --email EMAIL        the account\'s email address',
+    "  --email EMAIL        the account's email address",
     '  --password-stdin     read the password from stdin (with --phrase-stdin: its first line)',
     '  --totp-code CODE     the 6-digit code of the authenticator app, or a recovery code, when the account has a second factor',
     '  --phrase-stdin       read the recovery phrase from stdin (with --password-stdin: the lines after',
@@ -98,22 +104,26 @@ export const recover: Command = {
     ...DEVICE_NAME_OPTION,
   },
   async run({ positionals, values, out, signal, home, prompts }) {
-    if (positionals.length !== 1) throw new UsageError('give the server\'s address, e.g. `coffer-photos recover https://photos.example.org`')
+    if (positionals.length !== 1) throw new UsageError("give the server's address, e.g. `coffer-photos recover https://photos.example.org`")
     const server = serverUrl(positionals[0]!)
     const deviceName = deviceNameFrom(values)
-        if (home.readKeys() !== null) {
+    if (home.readKeys() !== null) {
       const held = home.readAccount()
-      throw new SetupNeeded(`this config folder (${home.path}) already holds keys${held === null ? '' : ` of ${held.email} on ${held.server}`}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`)
+      throw new SetupNeeded(
+        `this config folder (${home.path}) already holds keys${held === null ? '' : ` of ${held.email} on ${held.server}`}; recover sets up a device that has none: use a new COFFER_PHOTOS_HOME, or \`coffer-photos logout --forget-keys\` first`,
+      )
     }
     // Everything the command line or stdin must give is checked before anything is sent.
     const given = await fromStdin(values, prompts)
-    if (given.phrase === undefined && !prompts.interactive()) throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
+    if (given.phrase === undefined && !prompts.interactive())
+      throw new UsageError('--phrase-stdin is needed: there is no terminal to ask for the recovery phrase on')
 
     const { profile, deviceId } = await signIn({
       server,
       email: typeof values.email === 'string' ? values.email : undefined,
       totpCode: typeof values['totp-code'] === 'string' ? values['totp-code'] : undefined,
-      password: given.password === undefined ? () => prompts.accountPassword(values['password-stdin'] === true, signal) : () => Promise.resolve(given.password!),
+      password:
+        given.password === undefined ? () => prompts.accountPassword(values['password-stdin'] === true, signal) : () => Promise.resolve(given.password!),
       register: false,
       home,
       prompts,
@@ -133,21 +143,33 @@ export const recover: Command = {
       })
     } catch (error) {
       if (error instanceof NoEscrowError) {
-        throw new SetupNeeded(error.setUpStarted
-          ? `${profile.email} has no recovery escrow on ${server}: setup did not finish on the account's first device; run \`coffer-photos setup\` there to finish it (it stores the escrow and shows the recovery phrase)`
-          : `${profile.email} has no recovery escrow on ${server}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`)
+        throw new SetupNeeded(
+          error.setUpStarted
+            ? `${profile.email} has no recovery escrow on ${server}: setup did not finish on the account's first device; run \`coffer-photos setup\` there to finish it (it stores the escrow and shows the recovery phrase)`
+            : `${profile.email} has no recovery escrow on ${server}: the account was never set up, so there is nothing to recover; run \`coffer-photos setup\` to set it up on this device`,
+        )
       }
-      if (error instanceof ClientFormatError) throw new Error(`the recovery escrow on the server cannot be opened (${error.message.replace(/^escrow: /, '')}); nothing was changed`)
+      if (error instanceof ClientFormatError)
+        throw new Error(`the recovery escrow on the server cannot be opened (${error.message.replace(/^escrow: /, '')}); nothing was changed`)
       throw error
     }
     const { directory } = recovered
     home.saveKeys(savedKeys(recovered.keys, 'complete'))
 
     out.say(`Recovered ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${recovered.identityFingerprint}.`)
-    out.say(`The device directory (version ${directory.version}) lists ${directory.devices.length} device${directory.devices.length === 1 ? '' : 's'}. The recovery phrase stays the same: keep it safe.`)
+    out.say(
+      `The device directory (version ${directory.version}) lists ${directory.devices.length} device${directory.devices.length === 1 ? '' : 's'}. The recovery phrase stays the same: keep it safe.`,
+    )
     out.event('recovered', {
-      server, email: profile.email, user_id: profile.user_id, device_id: deviceId, device_name: deviceName,
-      identity_fingerprint: recovered.identityFingerprint, directory_version: directory.version, devices: directory.devices.length, escrow_version: recovered.escrowVersion,
+      server,
+      email: profile.email,
+      user_id: profile.user_id,
+      device_id: deviceId,
+      device_name: deviceName,
+      identity_fingerprint: recovered.identityFingerprint,
+      directory_version: directory.version,
+      devices: directory.devices.length,
+      escrow_version: recovered.escrowVersion,
     })
     return EXIT.ok
   },

@@ -13,7 +13,7 @@ export const revokeAll: Command = {
     'usage: coffer-photos revoke-all [--yes] [--json]',
     '',
     'Ends every session of the account, on every device, this one included: for a lost or stolen',
-    'device, or a session you do not recognize. The server asks for proof of the account\'s',
+    "device, or a session you do not recognize. The server asks for proof of the account's",
     'identity key, which this device holds (it must be set up); a session alone cannot do it.',
     'Afterwards every device, this one too, says it was signed out; the keys stay on each, and',
     '`coffer-photos login` signs it in again.',
@@ -25,10 +25,12 @@ export const revokeAll: Command = {
   async run({ positionals, values, out, signal, home, prompts }) {
     if (positionals.length > 0) throw new UsageError('revoke-all takes no arguments')
     if (values.yes !== true && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on')
-        const { account, tokens } = savedSession(home)
+    const { account, tokens } = savedSession(home)
     const keys = home.readKeys()
     if (keys === null || keys.state !== 'complete') {
-      throw new SetupNeeded(`revoke-all needs the account's identity key, and this device does not hold it (it is not set up): run it on a device that is, or \`coffer-photos logout\` to end only this device's session`)
+      throw new SetupNeeded(
+        `revoke-all needs the account's identity key, and this device does not hold it (it is not set up): run it on a device that is, or \`coffer-photos logout\` to end only this device's session`,
+      )
     }
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const { sessions } = await client.listSessions()

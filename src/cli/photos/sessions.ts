@@ -24,7 +24,11 @@ const SHOWN_MIN = 8
 const APP_MAX = 40
 
 /** The session list, with the client on the folder's session and the device names when this device can check the directory. */
-async function listed(home: Home, out: Output, signal: AbortSignal): Promise<{ account: SavedAccount; client: CofferClient; sessions: Session[]; names: Map<string, string> | null }> {
+async function listed(
+  home: Home,
+  out: Output,
+  signal: AbortSignal,
+): Promise<{ account: SavedAccount; client: CofferClient; sessions: Session[]; names: Map<string, string> | null }> {
   const { account, tokens } = savedSession(home)
   const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
   const { sessions } = await client.listSessions()
@@ -52,7 +56,12 @@ const clipped = (text: string, max: number): string => (text.length <= max ? tex
 /** Rows as columns padded to their widest cell (the last one not padded). */
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd())
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 function sessionEvent(session: Session, names: Map<string, string> | null): Record<string, unknown> {
@@ -76,7 +85,7 @@ export const sessions: Command = {
     'for `coffer-photos revoke`), its device (named from the signed directory when this device is',
     'set up), when it signed in (the password last proved), when its tokens were last renewed',
     '(it was in use then; the server records no later use), and the address and app that opened it.',
-    'The session marked * is this device\'s. A session renews its tokens every quarter of an hour',
+    "The session marked * is this device's. A session renews its tokens every quarter of an hour",
     'while in use, and takes a new id each time.',
     '',
     '  --json   print one `session` event per session, then a `sessions` event',
@@ -95,10 +104,13 @@ export const sessions: Command = {
       clipped(session.user_agent ?? '-', APP_MAX),
     ])
     const marks = ['', ...sessions.map((session) => (session.current ? '*' : ''))]
-    for (const [i, line] of table([['SESSION', 'DEVICE', 'SIGNED IN', 'RENEWED', 'ADDRESS', 'APP'], ...rows]).entries()) out.say(`${marks[i]!.padEnd(2)}${line}`)
+    for (const [i, line] of table([['SESSION', 'DEVICE', 'SIGNED IN', 'RENEWED', 'ADDRESS', 'APP'], ...rows]).entries())
+      out.say(`${marks[i]!.padEnd(2)}${line}`)
     for (const session of sessions) out.event('session', sessionEvent(session, names))
     out.say('')
-    out.say(`${sessions.length} session${sessions.length === 1 ? '' : 's'} of ${account.email}; * is this device's. \`coffer-photos revoke <session>\` ends one, \`coffer-photos revoke-all\` every one.`)
+    out.say(
+      `${sessions.length} session${sessions.length === 1 ? '' : 's'} of ${account.email}; * is this device's. \`coffer-photos revoke <session>\` ends one, \`coffer-photos revoke-all\` every one.`,
+    )
     out.event('sessions', { server: account.server, email: account.email, sessions: sessions.length })
     return EXIT.ok
   },
@@ -111,7 +123,7 @@ export const revoke: Command = {
     'Ends the session whose id is <session>, or starts with it (at least 4 characters, matching one',
     'session only; `coffer-photos sessions` lists them). The device that held it is signed out and',
     'says so on its next command; its keys stay, and `coffer-photos login` signs it in again.',
-    'Revoking this device\'s own session logs this device out, as `coffer-photos logout` does.',
+    "Revoking this device's own session logs this device out, as `coffer-photos logout` does.",
     '',
     '  --json   print the result as one JSON line',
   ].join('\n'),
@@ -120,14 +132,19 @@ export const revoke: Command = {
     if (positionals.length !== 1) throw new UsageError('revoke takes one session id, or its first characters (`coffer-photos sessions` lists them)')
     const given = positionals[0]!.trim().toLowerCase()
     if (!/^[0-9a-f-]+$/.test(given) || given.replaceAll('-', '').length < PREFIX_MIN) {
-      throw new UsageError(`"${positionals[0]}" is not a session id: give at least its first ${PREFIX_MIN} characters, as \`coffer-photos sessions\` shows them`)
+      throw new UsageError(
+        `"${positionals[0]}" is not a session id: give at least its first ${PREFIX_MIN} characters, as \`coffer-photos sessions\` shows them`,
+      )
     }
-        const { account, client, sessions, names } = await listed(home, out, signal)
+    const { account, client, sessions, names } = await listed(home, out, signal)
     const matching = sessions.filter((session) => session.session_id.toLowerCase().startsWith(given))
     if (matching.length === 0) {
-      throw new UsageError(`no live session's id starts with "${given}" (\`coffer-photos sessions\` lists them; a session takes a new id each time it renews its tokens)`)
+      throw new UsageError(
+        `no live session's id starts with "${given}" (\`coffer-photos sessions\` lists them; a session takes a new id each time it renews its tokens)`,
+      )
     }
-    if (matching.length > 1) throw new UsageError(`"${given}" starts ${matching.length} sessions' ids (${matching.map((s) => s.session_id).join(', ')}): give more of it`)
+    if (matching.length > 1)
+      throw new UsageError(`"${given}" starts ${matching.length} sessions' ids (${matching.map((s) => s.session_id).join(', ')}): give more of it`)
     const session = matching[0]!
     await client.revokeSession(session.session_id)
     const device = deviceText(session, names)

@@ -30,21 +30,29 @@ export function deviceNameFrom(values: Invocation['values']): string {
 }
 
 function alreadySetUpElsewhere(email: string, server: string): SetupNeeded {
-  return new SetupNeeded(`${email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server}\` with the recovery phrase`)
+  return new SetupNeeded(
+    `${email} is already set up on another device (there is nothing to set up here): to use the account on this device, run \`coffer-photos recover ${server}\` with the recovery phrase`,
+  )
 }
 
 /** The 24 words in four numbered rows, for writing down. */
 function phraseLines(phrase: string): string[] {
   const words = phrase.split(' ')
   const width = Math.max(...words.map((word) => word.length))
-  return [0, 6, 12, 18].map((start) => words.slice(start, start + 6).map((word, i) => `${String(start + i + 1).padStart(2)}. ${word.padEnd(width)}`).join('  ').trimEnd())
+  return [0, 6, 12, 18].map((start) =>
+    words
+      .slice(start, start + 6)
+      .map((word, i) => `${String(start + i + 1).padStart(2)}. ${word.padEnd(width)}`)
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 export const setup: Command = {
   usage: [
     'usage: coffer-photos setup [--device-name NAME] [--password-stdin] [--yes]',
     '',
-    'On the account\'s first device: makes the master key, the identity key, this device\'s',
+    "On the account's first device: makes the master key, the identity key, this device's",
     'encryption key and a recovery key; publishes the signed device directory; stores the',
     'recovery escrow on the server; shows the 24-word recovery phrase. Write the phrase down:',
     'it is the only way back to the photos if this device is lost.',
@@ -64,11 +72,13 @@ export const setup: Command = {
     const yes = values.yes === true
     if (!yes && !prompts.interactive()) throw new UsageError('--yes is needed: there is no terminal to confirm on that the recovery phrase is written down')
     const deviceName = deviceNameFrom(values)
-        const { account, tokens } = savedSession(home)
+    const { account, tokens } = savedSession(home)
     const client = photosClient(account.server, tokens, home, commandClientOptions(out, signal))
     const keys = home.readKeys()
     if (keys?.state === 'complete') {
-      throw new SetupNeeded(`this device is already set up for ${account.email} (identity key ${IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)).fingerprint}); there is nothing to set up again`)
+      throw new SetupNeeded(
+        `this device is already set up for ${account.email} (identity key ${IdentityKey.fromSeeds(fromBase64(keys.identity_seeds)).fingerprint}); there is nothing to set up again`,
+      )
     }
 
     let set: Awaited<ReturnType<typeof setUpFirstDevice>>
@@ -100,7 +110,15 @@ export const setup: Command = {
     }
     home.saveKeys(savedKeys(set.keys, 'complete'))
     out.say(`Set up ${account.email} on ${account.server}: this device is "${deviceName}" (${account.device_id}), identity key ${set.identityFingerprint}.`)
-    out.event('set_up', { server: account.server, email: account.email, user_id: account.user_id, device_id: account.device_id, device_name: deviceName, identity_fingerprint: set.identityFingerprint, directory_version: set.directoryVersion })
+    out.event('set_up', {
+      server: account.server,
+      email: account.email,
+      user_id: account.user_id,
+      device_id: account.device_id,
+      device_name: deviceName,
+      identity_fingerprint: set.identityFingerprint,
+      directory_version: set.directoryVersion,
+    })
     return EXIT.ok
   },
 }

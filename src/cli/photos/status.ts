@@ -18,14 +18,21 @@ const CHECK_TIMEOUT_MS = 5000
 type SessionCheck = { readonly state: 'active' } | { readonly state: 'ended' } | { readonly state: 'unchecked'; readonly reason: string }
 
 async function checkSession(home: Home, account: SavedAccount, tokens: Tokens, signal: AbortSignal): Promise<SessionCheck> {
-  const client = photosClient(account.server, tokens, home, { signal, requestSignal: AbortSignal.any([signal, AbortSignal.timeout(CHECK_TIMEOUT_MS)]), attempts: 1 })
+  const client = photosClient(account.server, tokens, home, {
+    signal,
+    requestSignal: AbortSignal.any([signal, AbortSignal.timeout(CHECK_TIMEOUT_MS)]),
+    attempts: 1,
+  })
   try {
     await client.listSessions()
     return { state: 'active' }
   } catch (error) {
     if (sessionEnded(error)) return { state: 'ended' }
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError'
-    return { state: 'unchecked', reason: timedOut ? `the server did not answer within ${CHECK_TIMEOUT_MS / 1000} s` : describeError(error, account.server).message }
+    return {
+      state: 'unchecked',
+      reason: timedOut ? `the server did not answer within ${CHECK_TIMEOUT_MS / 1000} s` : describeError(error, account.server).message,
+    }
   }
 }
 
@@ -36,7 +43,7 @@ export const status: Command = {
     'usage: coffer-photos status [--json]',
     '',
     'Shows the server, the account, this device and whether it is set up, from the config folder,',
-    'and asks the server whether it still takes this device\'s session (a session revoked from',
+    "and asks the server whether it still takes this device's session (a session revoked from",
     'another device, or expired, means signing in again). Exit status 0 when logged in and set up,',
     '3 otherwise (the session ended included); a server that cannot be asked is reported, not an error.',
     '',
@@ -45,10 +52,14 @@ export const status: Command = {
   ].join('\n'),
   options: { offline: { type: 'boolean' } },
   async run({ values, out, signal, home }) {
-        const account = home.readAccount()
+    const account = home.readAccount()
     const tokens = home.readTokens()
     const session: SessionCheck | null =
-      account === null || tokens === null ? null : values.offline === true ? { state: 'unchecked', reason: '--offline' } : await checkSession(home, account, tokens, signal)
+      account === null || tokens === null
+        ? null
+        : values.offline === true
+          ? { state: 'unchecked', reason: '--offline' }
+          : await checkSession(home, account, tokens, signal)
     const loggedIn = session !== null && session.state !== 'ended'
     const keys = home.readKeys()
     const setUp = keys === null ? 'no' : keys.state === 'complete' ? 'yes' : 'unfinished'

@@ -20,7 +20,11 @@ export interface TransferProgress {
 function durationText(seconds: number): string {
   if (!Number.isFinite(seconds)) return '--'
   const s = Math.round(seconds)
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${s}s`
 }
 
 export function transferProgress(out: Output, totals: { readonly files: number; readonly bytes: number }): TransferProgress {
@@ -44,7 +48,15 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
   const payload = (name: string) => {
     const seconds = (Date.now() - started) / 1000
     const rate = seconds > 0 ? bytes / seconds : 0
-    return { files, totalFiles: totals.files, bytesDone: bytesText(bytes), bytesTotal: bytesText(totals.bytes), rate: bytesText(rate), left: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity), name: name.length > 40 ? `…${name.slice(-39)}` : name }
+    return {
+      files,
+      totalFiles: totals.files,
+      bytesDone: bytesText(bytes),
+      bytesTotal: bytesText(totals.bytes),
+      rate: bytesText(rate),
+      left: durationText(rate > 0 ? (totals.bytes - bytes) / rate : Infinity),
+      name: name.length > 40 ? `…${name.slice(-39)}` : name,
+    }
   }
   bar.start(Math.max(totals.bytes, 1), 0, payload(''))
   const draw = (name: string) => {

@@ -66,10 +66,14 @@ export const verify: Command = {
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const folderAlbum = async (folder: string): Promise<NamedAlbum> => {
       const album = await findAlbum(library, path.basename(folder))
-      if (album === null) throw new UsageError(`there is no album "${albumName(path.basename(folder))}" (\`coffer-photos albums\` lists them; name it: verify <album> --against <folder>)`)
+      if (album === null)
+        throw new UsageError(
+          `there is no album "${albumName(path.basename(folder))}" (\`coffer-photos albums\` lists them; name it: verify <album> --against <folder>)`,
+        )
       return album
     }
-    const albums = positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : against !== null ? [await folderAlbum(against)] : await namedAlbums(library)
+    const albums =
+      positionals.length === 1 ? [await namedAlbum(library, positionals[0])] : against !== null ? [await folderAlbum(against)] : await namedAlbums(library)
     const deep = values.deep === true
     out.event('start', { albums: albums.length, deep, against, sample: against === null ? null : (sample ?? null), all })
     let files = 0
@@ -86,8 +90,19 @@ export const verify: Command = {
         deep,
         concurrency,
         onAsset: (report: AssetReport) => {
-          out.event('asset', { album: album.name, asset_id: report.assetId, name: report.name, record: report.record, blobs: report.blobs, receipts: report.receipts, ok: report.problems.length === 0, problems: report.problems, deep_pending: report.deepPending })
-          for (const problem of report.problems) out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
+          out.event('asset', {
+            album: album.name,
+            asset_id: report.assetId,
+            name: report.name,
+            record: report.record,
+            blobs: report.blobs,
+            receipts: report.receipts,
+            ok: report.problems.length === 0,
+            problems: report.problems,
+            deep_pending: report.deepPending,
+          })
+          for (const problem of report.problems)
+            out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
         },
       })
       const failing = reports.filter((r) => r.problems.length > 0).length
@@ -101,10 +116,13 @@ export const verify: Command = {
       receiptsChecked += receipts
       deepPending += pending
       out.say(
-        `${label}: ${photos.filter((r) => r.problems.length === 0).length} of ${photos.length} file${photos.length === 1 ? '' : 's'} verified${recordOk ? ' (and the album\'s record)' : ''}` +
+        `${label}: ${photos.filter((r) => r.problems.length === 0).length} of ${photos.length} file${photos.length === 1 ? '' : 's'} verified${recordOk ? " (and the album's record)" : ''}` +
           `${deep ? ', deep' : ''}; ${receipts} receipts checked${failing > 0 ? `; ${failing} NOT verified` : ''}`,
       )
-      if (pending > 0) out.say(`${label}: ${pending} blob${pending === 1 ? '' : 's'} not re-hashed by the server yet (its deep-check budget is spent); each was downloaded and checked here`)
+      if (pending > 0)
+        out.say(
+          `${label}: ${pending} blob${pending === 1 ? '' : 's'} not re-hashed by the server yet (its deep-check budget is spent); each was downloaded and checked here`,
+        )
       if (against === null) continue
 
       const compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
@@ -112,14 +130,35 @@ export const verify: Command = {
         concurrency,
         signal,
         onFile: (file) => {
-          out.event('file', { album: album.name, path: file.path, asset_id: file.assetId, outcome: file.outcome, size: file.size, ...(file.offset === undefined ? {} : { offset: file.offset }), ...(file.detail === undefined ? {} : { detail: file.detail }) })
+          out.event('file', {
+            album: album.name,
+            path: file.path,
+            asset_id: file.assetId,
+            outcome: file.outcome,
+            size: file.size,
+            ...(file.offset === undefined ? {} : { offset: file.offset }),
+            ...(file.detail === undefined ? {} : { detail: file.detail }),
+          })
           const shown = SHOWN[file.outcome]
           if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
         },
       })
       out.event('comparison', {
-        album: album.name, folder: against, sample: sample ?? null, album_files: compared.albumFiles, local_files: compared.localFiles, comparable: compared.comparable, compared: compared.compared,
-        matched: compared.matched, differs: compared.differs, failed: compared.failed, changed: compared.changed, missing: compared.missing, not_in_album: compared.notInAlbum, bytes: compared.bytes, stopped: compared.stopped,
+        album: album.name,
+        folder: against,
+        sample: sample ?? null,
+        album_files: compared.albumFiles,
+        local_files: compared.localFiles,
+        comparable: compared.comparable,
+        compared: compared.compared,
+        matched: compared.matched,
+        differs: compared.differs,
+        failed: compared.failed,
+        changed: compared.changed,
+        missing: compared.missing,
+        not_in_album: compared.notInAlbum,
+        bytes: compared.bytes,
+        stopped: compared.stopped,
       })
       const sampled = compared.compared < compared.comparable && !compared.stopped ? ' (picked at random; --all compares every one)' : ''
       out.say(
@@ -131,9 +170,19 @@ export const verify: Command = {
       comparedFiles += compared.compared
       stopped = compared.stopped
     }
-    out.event('summary', { albums: albums.length, assets: files, failed: bad, deep, blobs, receipts: receiptsChecked, deep_pending: deepPending, ...(against === null ? {} : { compare_failed: compareFailed }) })
+    out.event('summary', {
+      albums: albums.length,
+      assets: files,
+      failed: bad,
+      deep,
+      blobs,
+      receipts: receiptsChecked,
+      deep_pending: deepPending,
+      ...(against === null ? {} : { compare_failed: compareFailed }),
+    })
     if (bad > 0) out.warn(`coffer-photos: ${bad} of ${files} files not verified (listed above)`)
-    if (compareFailed > 0) out.warn(`coffer-photos: ${compareFailed} of ${plural(comparedFiles, 'file')} compared not identical to the local original (listed above)`)
+    if (compareFailed > 0)
+      out.warn(`coffer-photos: ${compareFailed} of ${plural(comparedFiles, 'file')} compared not identical to the local original (listed above)`)
     if (stopped) {
       out.warn('coffer-photos: stopped before every file was compared')
       return EXIT.interrupted

@@ -59,7 +59,17 @@ describe('metadata version 2', () => {
   })
 
   it('refuses a version 2 without it, a version 1 with it, and one of the wrong length', () => {
-    const value = { v: 2, name: 'IMG_1.jpg', size: 7, type: 'image/jpeg', modified: null, captured: null, width: null, height: null, blobs: [{ kind: 'original', hash: new Uint8Array(32).fill(1), size: 7, type: 'image/jpeg' }] }
+    const value = {
+      v: 2,
+      name: 'IMG_1.jpg',
+      size: 7,
+      type: 'image/jpeg',
+      modified: null,
+      captured: null,
+      width: null,
+      height: null,
+      blobs: [{ kind: 'original', hash: new Uint8Array(32).fill(1), size: 7, type: 'image/jpeg' }],
+    }
     for (const bad of [value, { ...value, v: 1, content_mac: mac }, { ...value, content_mac: new Uint8Array(31) }, { ...value, v: 3, content_mac: mac }]) {
       expect(() => decodeMetadata(encodeCanonical(bad))).toThrow(ClientFormatError)
     }

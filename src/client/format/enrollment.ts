@@ -92,7 +92,12 @@ type FieldKind = { readonly bytes: number } | 'uuid' | 'name' | 'reason'
 /** Each type's fields beside `version` and `type`: exactly these, no others. */
 const FIELDS: { readonly [T in PayloadType]: Readonly<Record<string, FieldKind>> } = {
   hello: { device_id: 'uuid', device_name: 'name', encryption_key: { bytes: XWING_PUBLIC_KEY_BYTES }, commitment: { bytes: 32 } },
-  offer: { ciphertext: { bytes: XWING_CIPHERTEXT_BYTES }, identity_key: { bytes: HYBRID_PUBLIC_KEY_BYTES }, user_id: 'uuid', nonce: { bytes: ENROLLMENT_NONCE_BYTES } },
+  offer: {
+    ciphertext: { bytes: XWING_CIPHERTEXT_BYTES },
+    identity_key: { bytes: HYBRID_PUBLIC_KEY_BYTES },
+    user_id: 'uuid',
+    nonce: { bytes: ENROLLMENT_NONCE_BYTES },
+  },
   reveal: { nonce: { bytes: ENROLLMENT_NONCE_BYTES } },
   confirm: { mac: { bytes: CONFIRM_MAC_BYTES } },
   keys: { nonce: { bytes: GCM_NONCE_BYTES }, sealed: { bytes: SEALED_KEYS_BYTES } },
@@ -107,7 +112,8 @@ const malformed = (what: string): ClientFormatError => new ClientFormatError('ma
 
 function fieldProblem(kind: FieldKind, value: unknown): string | null {
   if (kind === 'uuid') return typeof value === 'string' && CANONICAL_UUID.test(value) ? null : 'a canonical UUID'
-  if (kind === 'name') return typeof value === 'string' && value.trim().length > 0 && value.length <= DEVICE_NAME_MAX ? null : `1 to ${DEVICE_NAME_MAX} characters`
+  if (kind === 'name')
+    return typeof value === 'string' && value.trim().length > 0 && value.length <= DEVICE_NAME_MAX ? null : `1 to ${DEVICE_NAME_MAX} characters`
   if (kind === 'reason') return typeof value === 'string' && (ABORT_REASONS as readonly string[]).includes(value) ? null : `one of ${ABORT_REASONS.join(', ')}`
   return value instanceof Uint8Array && value.length === kind.bytes ? null : `${kind.bytes} bytes`
 }
@@ -158,7 +164,12 @@ export function toBase64Url(bytes: Uint8Array): string {
 
 export function fromBase64Url(text: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw malformed('not base64url')
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/').padEnd(Math.ceil(text.length / 4) * 4, '='))
+  const binary = atob(
+    text
+      .replaceAll('-', '+')
+      .replaceAll('_', '/')
+      .padEnd(Math.ceil(text.length / 4) * 4, '='),
+  )
   return Uint8Array.from(binary, (c) => c.charCodeAt(0))
 }
 
@@ -244,12 +255,21 @@ export interface EnrolledKeys {
 }
 
 /** The `keys` payload: AES-256-GCM(HKDF(ss, "coffer/v1/enroll/keys", T), nonce, aad = T, master key || identity seeds). `nonce` for test vectors only. */
-export async function sealKeys(sharedSecret: Uint8Array, transcript: Uint8Array, keys: EnrolledKeys, nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES)): Promise<Keys> {
+export async function sealKeys(
+  sharedSecret: Uint8Array,
+  transcript: Uint8Array,
+  keys: EnrolledKeys,
+  nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES),
+): Promise<Keys> {
   if (keys.masterKey.length !== KEY_BYTES) throw new TypeError(`master key: expected ${KEY_BYTES} bytes`)
   if (keys.identitySeeds.length !== HYBRID_SEED_BYTES) throw new TypeError(`identity seeds: expected ${HYBRID_SEED_BYTES} bytes`)
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
   const key = await gcmKey(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES), 'encrypt')
-  const sealed = await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(transcript) }, key, own(concatBytes(keys.masterKey, keys.identitySeeds)))
+  const sealed = await globalThis.crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv: own(nonce), additionalData: own(transcript) },
+    key,
+    own(concatBytes(keys.masterKey, keys.identitySeeds)),
+  )
   return { type: 'keys', nonce, sealed: new Uint8Array(sealed) }
 }
 
@@ -258,7 +278,9 @@ export async function openKeys(sharedSecret: Uint8Array, transcript: Uint8Array,
   const key = await gcmKey(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES), 'decrypt')
   let plain: Uint8Array
   try {
-    plain = new Uint8Array(await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(payload.nonce), additionalData: own(transcript) }, key, own(payload.sealed)))
+    plain = new Uint8Array(
+      await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(payload.nonce), additionalData: own(transcript) }, key, own(payload.sealed)),
+    )
   } catch {
     throw new ClientFormatError('authentication', 'enrollment keys fail to authenticate: another shared secret or transcript, or altered bytes')
   }

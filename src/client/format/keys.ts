@@ -73,22 +73,36 @@ export async function gcmKey(raw: Uint8Array, usage: 'encrypt' | 'decrypt'): Pro
  * The file key wrapped under the album key (61 bytes, WRAPPED_FILE_KEY_BYTES). `nonce` is for
  * test vectors only: by default it is random, as it must be.
  */
-export async function wrapFileKey(albumKey: Uint8Array, ids: FileKeyIds, fileKey: Uint8Array, nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES)): Promise<Uint8Array> {
+export async function wrapFileKey(
+  albumKey: Uint8Array,
+  ids: FileKeyIds,
+  fileKey: Uint8Array,
+  nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES),
+): Promise<Uint8Array> {
   checkKey(albumKey, 'album key')
   checkKey(fileKey, 'file key')
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
-  const sealed = await subtle().encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) }, await gcmKey(albumKey, 'encrypt'), own(fileKey))
+  const sealed = await subtle().encrypt(
+    { name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) },
+    await gcmKey(albumKey, 'encrypt'),
+    own(fileKey),
+  )
   return concatBytes(new Uint8Array([WRAP_VERSION]), nonce, new Uint8Array(sealed))
 }
 
 /** The file key from its wrapping; throws ClientFormatError when it is not one made for this album, asset and album key. */
 export async function unwrapFileKey(albumKey: Uint8Array, ids: FileKeyIds, wrapped: Uint8Array): Promise<Uint8Array> {
   checkKey(albumKey, 'album key')
-  if (wrapped.length !== WRAPPED_FILE_KEY_BYTES) throw new ClientFormatError('malformed', `wrapped file key: expected ${WRAPPED_FILE_KEY_BYTES} bytes, got ${wrapped.length}`)
+  if (wrapped.length !== WRAPPED_FILE_KEY_BYTES)
+    throw new ClientFormatError('malformed', `wrapped file key: expected ${WRAPPED_FILE_KEY_BYTES} bytes, got ${wrapped.length}`)
   if (wrapped[0] !== WRAP_VERSION) throw new ClientFormatError('malformed', `wrapped file key: unknown version ${wrapped[0]}`)
   const nonce = wrapped.subarray(1, 1 + GCM_NONCE_BYTES)
   try {
-    const key = await subtle().decrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) }, await gcmKey(albumKey, 'decrypt'), own(wrapped.subarray(1 + GCM_NONCE_BYTES)))
+    const key = await subtle().decrypt(
+      { name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) },
+      await gcmKey(albumKey, 'decrypt'),
+      own(wrapped.subarray(1 + GCM_NONCE_BYTES)),
+    )
     return new Uint8Array(key)
   } catch {
     throw new ClientFormatError('authentication', 'wrapped file key fails to authenticate: another album key, album or asset, or altered bytes')

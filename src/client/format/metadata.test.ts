@@ -32,10 +32,17 @@ describe('metadata location', () => {
   })
 
   it('keeps the extremes and rounds finer degrees to 1e-7', () => {
-    for (const corner of [{ latitude: 90, longitude: 180 }, { latitude: -90, longitude: -180 }, { latitude: 0, longitude: 0 }]) {
+    for (const corner of [
+      { latitude: 90, longitude: 180 },
+      { latitude: -90, longitude: -180 },
+      { latitude: 0, longitude: 0 },
+    ]) {
       expect(decodeMetadata(encodeMetadata({ ...metadata, location: corner })).location).toEqual(corner)
     }
-    expect(decodeMetadata(encodeMetadata({ ...metadata, location: { latitude: 1.234567891, longitude: -1.23456785 } })).location).toEqual({ latitude: 1.2345679, longitude: -1.2345678 })
+    expect(decodeMetadata(encodeMetadata({ ...metadata, location: { latitude: 1.234567891, longitude: -1.23456785 } })).location).toEqual({
+      latitude: 1.2345679,
+      longitude: -1.2345678,
+    })
   })
 
   it('is absent unless given', () => {
@@ -49,12 +56,21 @@ describe('metadata location', () => {
     expect(decodeMetadata(encodeCanonical(stored)).location).toEqual({ latitude: 1e-7, longitude: 2e-7 })
     const { captured: _captured, ...withoutCaptured } = stored
     for (const value of [{ ...stored, place: 'Paris' }, { ...stored, x: 1 }, withoutCaptured]) {
-      expect(() => decodeMetadata(encodeCanonical(value))).toThrow(/keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/)
+      expect(() => decodeMetadata(encodeCanonical(value))).toThrow(
+        /keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/,
+      )
     }
   })
 
   it('refuses a latitude or longitude out of range, or not a number, when encoding', () => {
-    for (const location of [{ latitude: 90.0000001, longitude: 0 }, { latitude: -91, longitude: 0 }, { latitude: 0, longitude: 180.0000001 }, { latitude: 0, longitude: -200 }, { latitude: Number.NaN, longitude: 0 }, { latitude: 0, longitude: Number.POSITIVE_INFINITY }]) {
+    for (const location of [
+      { latitude: 90.0000001, longitude: 0 },
+      { latitude: -91, longitude: 0 },
+      { latitude: 0, longitude: 180.0000001 },
+      { latitude: 0, longitude: -200 },
+      { latitude: Number.NaN, longitude: 0 },
+      { latitude: 0, longitude: Number.POSITIVE_INFINITY },
+    ]) {
       expect(() => encodeMetadata({ ...metadata, location }), JSON.stringify(location)).toThrow(/location: \[latitude, longitude\]/)
     }
   })

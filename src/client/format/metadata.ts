@@ -68,15 +68,19 @@ function problems(metadata: Record<string, unknown>): string[] {
   const keys = Object.keys(metadata).sort()
   const required = metadata.v === 1 ? REQUIRED_KEYS : [...REQUIRED_KEYS, 'content_mac'].sort()
   const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || OPTIONAL_KEYS.includes(key))
-  if (!wellKeyed) found.push(`keys: expected ${required.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
+  if (!wellKeyed)
+    found.push(`keys: expected ${required.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
   if (metadata.v !== undefined && metadata.v !== 1 && metadata.v !== METADATA_VERSION) found.push(`v: expected 1 or ${METADATA_VERSION}`)
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
-  for (const field of ['width', 'height'] as const) if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
-  if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32)) found.push('content_mac: 32 bytes (HMAC-SHA256)')
-  if ('location' in metadata && !isLocation(metadata.location)) found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
+  for (const field of ['width', 'height'] as const)
+    if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
+    found.push('content_mac: 32 bytes (HMAC-SHA256)')
+  if ('location' in metadata && !isLocation(metadata.location))
+    found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
   else {
@@ -130,10 +134,16 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   } catch (error) {
     throw new ClientFormatError('malformed', `asset metadata: ${(error as Error).message}`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new ClientFormatError('malformed', 'asset metadata: not a map')
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array)
+    throw new ClientFormatError('malformed', 'asset metadata: not a map')
   const found = problems(value as Record<string, unknown>)
   if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
-  const { v: _version, location, content_mac: contentMac, ...metadata } = value as Omit<AssetMetadata, 'location' | 'contentMac'> & { v: number; location?: [number, number]; content_mac?: Uint8Array }
+  const {
+    v: _version,
+    location,
+    content_mac: contentMac,
+    ...metadata
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac'> & { v: number; location?: [number, number]; content_mac?: Uint8Array }
   return {
     ...metadata,
     ...(contentMac === undefined ? {} : { contentMac }),
@@ -149,10 +159,20 @@ export interface SealOptions {
 }
 
 /** The metadata blob: wrapped file key (61 bytes) || metadata stream of the canonical CBOR. */
-export async function sealMetadata(albumKey: Uint8Array, ids: FileKeyIds, fileKey: Uint8Array, metadata: AssetMetadata, options: SealOptions = {}): Promise<Uint8Array> {
+export async function sealMetadata(
+  albumKey: Uint8Array,
+  ids: FileKeyIds,
+  fileKey: Uint8Array,
+  metadata: AssetMetadata,
+  options: SealOptions = {},
+): Promise<Uint8Array> {
   const cbor = encodeMetadata(metadata)
   const wrapped = await wrapFileKey(albumKey, ids, fileKey, options.wrapNonce)
-  const sealed = await encryptBytes(fileKey, cbor, { role: 'metadata', chunkSize: DEFAULT_CHUNK_SIZE, ...(options.salt === undefined ? {} : { salt: options.salt }) })
+  const sealed = await encryptBytes(fileKey, cbor, {
+    role: 'metadata',
+    chunkSize: DEFAULT_CHUNK_SIZE,
+    ...(options.salt === undefined ? {} : { salt: options.salt }),
+  })
   return concatBytes(wrapped, sealed)
 }
 

@@ -85,8 +85,13 @@ export function recoveryPhrase(recoveryKey: Uint8Array): string {
  * list, or a checksum that fails (a wrong or misplaced word).
  */
 export function recoveryKeyFromPhrase(phrase: string): Uint8Array {
-  const words = phrase.trim().toLowerCase().split(/\s+/).filter((word) => word !== '')
-  if (words.length !== RECOVERY_PHRASE_WORDS) throw new ClientFormatError('malformed', `recovery phrase: expected ${RECOVERY_PHRASE_WORDS} words, got ${words.length}`)
+  const words = phrase
+    .trim()
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '')
+  if (words.length !== RECOVERY_PHRASE_WORDS)
+    throw new ClientFormatError('malformed', `recovery phrase: expected ${RECOVERY_PHRASE_WORDS} words, got ${words.length}`)
   const unknown = words.findIndex((word) => !wordlist.includes(word))
   if (unknown >= 0) throw new ClientFormatError('malformed', `recovery phrase: word ${unknown + 1} ("${words[unknown]}") is not in the BIP-39 English list`)
   try {
@@ -100,14 +105,21 @@ export function recoveryKeyFromPhrase(phrase: string): Uint8Array {
 export function escrowKdfProblem(params: EscrowKdfParams): { code: 'malformed' | 'limit'; message: string } | null {
   const { memoryKiB: m, passes: t, lanes: p } = params
   if (![m, t, p].every((n) => Number.isInteger(n) && n >= 1 && n <= 0xffff_ffff) || m < 8 * p) {
-    return { code: 'malformed', message: `escrow: argon2id parameters m=${m} KiB, t=${t}, p=${p} are not valid (whole numbers, t and p at least 1, m at least 8 p)` }
+    return {
+      code: 'malformed',
+      message: `escrow: argon2id parameters m=${m} KiB, t=${t}, p=${p} are not valid (whole numbers, t and p at least 1, m at least 8 p)`,
+    }
   }
   const over = [
     m > ESCROW_KDF_LIMITS.memoryKiB ? `memory ${m} KiB (at most ${ESCROW_KDF_LIMITS.memoryKiB})` : null,
     t > ESCROW_KDF_LIMITS.passes ? `${t} passes (at most ${ESCROW_KDF_LIMITS.passes})` : null,
     p > ESCROW_KDF_LIMITS.lanes ? `${p} lanes (at most ${ESCROW_KDF_LIMITS.lanes})` : null,
   ].filter((part) => part !== null)
-  if (over.length > 0) return { code: 'limit', message: `escrow: asks argon2id for ${over.join(', ')}, more than this client accepts; refused without trying (an escrow setup made never asks for that: it was altered)` }
+  if (over.length > 0)
+    return {
+      code: 'limit',
+      message: `escrow: asks argon2id for ${over.join(', ')}, more than this client accepts; refused without trying (an escrow setup made never asks for that: it was altered)`,
+    }
   return null
 }
 
@@ -118,7 +130,12 @@ export async function escrowKeyV1(recoveryKey: Uint8Array): Promise<Uint8Array> 
 }
 
 /** Version 2's key: argon2id(password = the recovery key's 32 bytes, salt, m, t, p, T = 32). */
-export async function escrowKeyV2(recoveryKey: Uint8Array, salt: Uint8Array, params: EscrowKdfParams, argon2id: Argon2id = portableArgon2id): Promise<Uint8Array> {
+export async function escrowKeyV2(
+  recoveryKey: Uint8Array,
+  salt: Uint8Array,
+  params: EscrowKdfParams,
+  argon2id: Argon2id = portableArgon2id,
+): Promise<Uint8Array> {
   checkRecoveryKey(recoveryKey)
   if (salt.length !== ESCROW_SALT_BYTES) throw new TypeError(`salt: expected ${ESCROW_SALT_BYTES} bytes`)
   const problem = escrowKdfProblem(params)
@@ -163,7 +180,13 @@ function checkKeys(keys: EscrowedKeys): void {
 
 async function seal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, keys: EscrowedKeys): Promise<Uint8Array> {
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
-  return new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) }, await gcmKey(key, 'encrypt'), own(concatBytes(keys.masterKey, keys.identitySeeds))))
+  return new Uint8Array(
+    await globalThis.crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) },
+      await gcmKey(key, 'encrypt'),
+      own(concatBytes(keys.masterKey, keys.identitySeeds)),
+    ),
+  )
 }
 
 /** The escrow blob, version 2 (153 bytes, ESCROW_BYTES): header, nonce, AES-256-GCM under the argon2id key. */
@@ -178,7 +201,12 @@ export async function sealEscrow(recoveryKey: Uint8Array, userId: string, keys: 
 }
 
 /** A version 1 escrow (125 bytes): no longer written by setup; for test vectors and tests of reading one. */
-export async function sealEscrowV1(recoveryKey: Uint8Array, userId: string, keys: EscrowedKeys, nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES)): Promise<Uint8Array> {
+export async function sealEscrowV1(
+  recoveryKey: Uint8Array,
+  userId: string,
+  keys: EscrowedKeys,
+  nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES),
+): Promise<Uint8Array> {
   checkKeys(keys)
   const key = await escrowKeyV1(recoveryKey)
   return concatBytes(new Uint8Array([ESCROW_VERSION_HKDF]), nonce, await seal(key, nonce, escrowAad(userId), keys))
@@ -186,7 +214,8 @@ export async function sealEscrowV1(recoveryKey: Uint8Array, userId: string, keys
 
 /** Version 2's parameters, read from its header; ClientFormatError when the bytes are not a version 2 escrow. */
 export function escrowKdfParams(escrow: Uint8Array): EscrowKdfParams {
-  if (escrow.length !== ESCROW_BYTES || escrow[0] !== ESCROW_VERSION) throw new ClientFormatError('malformed', `escrow: not a version ${ESCROW_VERSION} escrow of ${ESCROW_BYTES} bytes`)
+  if (escrow.length !== ESCROW_BYTES || escrow[0] !== ESCROW_VERSION)
+    throw new ClientFormatError('malformed', `escrow: not a version ${ESCROW_VERSION} escrow of ${ESCROW_BYTES} bytes`)
   const view = new DataView(escrow.buffer, escrow.byteOffset, ESCROW_HEADER_BYTES)
   return { memoryKiB: view.getUint32(1), passes: view.getUint32(5), lanes: view.getUint32(9) }
 }
@@ -204,13 +233,15 @@ export async function openEscrow(recoveryKey: Uint8Array, userId: string, escrow
   let body: Uint8Array
   let aad: Uint8Array
   if (escrow[0] === ESCROW_VERSION) {
-    if (escrow.length !== ESCROW_BYTES) throw new ClientFormatError('malformed', `escrow: version ${ESCROW_VERSION} is ${ESCROW_BYTES} bytes, got ${escrow.length}`)
+    if (escrow.length !== ESCROW_BYTES)
+      throw new ClientFormatError('malformed', `escrow: version ${ESCROW_VERSION} is ${ESCROW_BYTES} bytes, got ${escrow.length}`)
     const header = escrow.subarray(0, ESCROW_HEADER_BYTES)
     key = await escrowKeyV2(recoveryKey, header.subarray(13), escrowKdfParams(escrow), options.argon2id)
     body = escrow.subarray(ESCROW_HEADER_BYTES)
     aad = escrowAad(userId, header)
   } else if (escrow[0] === ESCROW_VERSION_HKDF) {
-    if (escrow.length !== ESCROW_V1_BYTES) throw new ClientFormatError('malformed', `escrow: version ${ESCROW_VERSION_HKDF} is ${ESCROW_V1_BYTES} bytes, got ${escrow.length}`)
+    if (escrow.length !== ESCROW_V1_BYTES)
+      throw new ClientFormatError('malformed', `escrow: version ${ESCROW_VERSION_HKDF} is ${ESCROW_V1_BYTES} bytes, got ${escrow.length}`)
     key = await escrowKeyV1(recoveryKey)
     body = escrow.subarray(1)
     aad = escrowAad(userId)
@@ -220,7 +251,13 @@ export async function openEscrow(recoveryKey: Uint8Array, userId: string, escrow
   let plain: Uint8Array
   try {
     const nonce = body.subarray(0, GCM_NONCE_BYTES)
-    plain = new Uint8Array(await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) }, await gcmKey(key, 'decrypt'), own(body.subarray(GCM_NONCE_BYTES))))
+    plain = new Uint8Array(
+      await globalThis.crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) },
+        await gcmKey(key, 'decrypt'),
+        own(body.subarray(GCM_NONCE_BYTES)),
+      ),
+    )
   } catch {
     throw new ClientFormatError('authentication', 'escrow fails to authenticate: another recovery phrase, another account, or altered bytes')
   }

@@ -61,7 +61,11 @@ export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, p
     derivatives: point.derivatives.map((d) => ({ ...d, sealed: toBase64(d.sealed) })),
   })
   const nonce = randomBytes(GCM_NONCE_BYTES)
-  const sealed = await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) }, await resumeKey(masterKey, 'encrypt'), own(utf8(json)))
+  const sealed = await globalThis.crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) },
+    await resumeKey(masterKey, 'encrypt'),
+    own(utf8(json)),
+  )
   return concatBytes(new Uint8Array([RESUME_VERSION]), nonce, new Uint8Array(sealed))
 }
 
@@ -71,7 +75,13 @@ export async function openResumePoint(masterKey: Uint8Array, uploadId: string, s
   let json: Uint8Array
   try {
     const nonce = sealed.subarray(1, 1 + GCM_NONCE_BYTES)
-    json = new Uint8Array(await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) }, await resumeKey(masterKey, 'decrypt'), own(sealed.subarray(1 + GCM_NONCE_BYTES))))
+    json = new Uint8Array(
+      await globalThis.crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) },
+        await resumeKey(masterKey, 'decrypt'),
+        own(sealed.subarray(1 + GCM_NONCE_BYTES)),
+      ),
+    )
   } catch {
     throw new ClientFormatError('authentication', 'resume point fails to authenticate: another account or upload session, or altered bytes')
   }
@@ -88,6 +98,7 @@ export async function openResumePoint(masterKey: Uint8Array, uploadId: string, s
     salt: fromBase64(raw.salt),
     derivatives: raw.derivatives.map((d) => ({ ...d, sealed: fromBase64(d.sealed) })),
   }
-  if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || (point.contentHash !== null && point.contentHash.length !== 32)) throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
+  if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || (point.contentHash !== null && point.contentHash.length !== 32))
+    throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
   return point
 }

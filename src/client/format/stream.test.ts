@@ -20,7 +20,10 @@ function split(stream: Uint8Array): { header: Uint8Array; chunks: Uint8Array[] }
 }
 
 async function failure(promise: Promise<unknown>): Promise<{ code: FormatErrorCode; message: string }> {
-  const error = await promise.then(() => null, (e: unknown) => e)
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(ClientFormatError)
   return { code: (error as ClientFormatError).code, message: (error as Error).message }
 }
@@ -67,7 +70,10 @@ describe('STREAM over AES-256-GCM', () => {
 
   it('refuses a stream whose last chunk is dropped (cut at a chunk boundary): truncated', async () => {
     const { header, chunks } = split(await encryptBytes(fileKey, plaintext, options))
-    expect(await failure(decryptBytes(fileKey, cat(header, chunks[0]!, chunks[1]!)))).toMatchObject({ code: 'truncated', message: expect.stringMatching(/not the last/) })
+    expect(await failure(decryptBytes(fileKey, cat(header, chunks[0]!, chunks[1]!)))).toMatchObject({
+      code: 'truncated',
+      message: expect.stringMatching(/not the last/),
+    })
     expect((await failure(decryptBytes(fileKey, cat(header, chunks[0]!)))).code).toBe('truncated')
     expect((await failure(decryptBytes(fileKey, header))).code).toBe('truncated')
     expect((await failure(decryptBytes(fileKey, header.subarray(0, 10)))).code).toBe('truncated')
@@ -80,7 +86,10 @@ describe('STREAM over AES-256-GCM', () => {
 
   it('refuses reordered chunks', async () => {
     const { header, chunks } = split(await encryptBytes(fileKey, plaintext, options))
-    expect(await failure(decryptBytes(fileKey, cat(header, chunks[1]!, chunks[0]!, chunks[2]!)))).toMatchObject({ code: 'authentication', message: expect.stringMatching(/chunk 0/) })
+    expect(await failure(decryptBytes(fileKey, cat(header, chunks[1]!, chunks[0]!, chunks[2]!)))).toMatchObject({
+      code: 'authentication',
+      message: expect.stringMatching(/chunk 0/),
+    })
   })
 
   it('refuses a chunk appended after the last: trailing-data', async () => {
@@ -132,7 +141,7 @@ describe('file-key wrapping', () => {
 })
 
 describe('continuing a stream (firstChunk)', () => {
-  it('gives the stream\'s own chunks from chunk i on, and needs the stream\'s salt', async () => {
+  it("gives the stream's own chunks from chunk i on, and needs the stream's salt", async () => {
     const salt = new Uint8Array(16).fill(7)
     const whole = await encryptBytes(fileKey, plaintext, { ...options, salt })
     for (const first of [1, 2]) {

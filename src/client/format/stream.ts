@@ -140,7 +140,9 @@ export async function* encryptStream(fileKey: Uint8Array, plaintext: Source, opt
   const key = await streamKey(fileKey, header, 'encrypt')
   const seal = async (chunk: Uint8Array<ArrayBuffer>, index: number, last: boolean): Promise<Uint8Array> => {
     if (index >= MAX_CHUNKS || (index === MAX_CHUNKS - 1 && !last)) throw new ClientFormatError('limit', `a stream holds at most ${MAX_CHUNKS} chunks`)
-    return new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: chunkNonce(index, last), additionalData: own(headerBytes) }, key, chunk))
+    return new Uint8Array(
+      await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: chunkNonce(index, last), additionalData: own(headerBytes) }, key, chunk),
+    )
   }
   let index = options.firstChunk ?? 0
   if (!Number.isInteger(index) || index < 0) throw new TypeError('firstChunk: a chunk index')
@@ -161,7 +163,11 @@ export async function* encryptStream(fileKey: Uint8Array, plaintext: Source, opt
  * authenticate at its place (wrong key, altered, reordered or from another stream), `malformed`
  * for a header that is not v1. `expected`, when given, must match the header (role, chunk size).
  */
-export async function* decryptStream(fileKey: Uint8Array, ciphertext: Source, expected: Partial<Pick<StreamHeader, 'role' | 'chunkSize'>> = {}): AsyncGenerator<Uint8Array> {
+export async function* decryptStream(
+  fileKey: Uint8Array,
+  ciphertext: Source,
+  expected: Partial<Pick<StreamHeader, 'role' | 'chunkSize'>> = {},
+): AsyncGenerator<Uint8Array> {
   const pending = new ByteQueue()
   let header: StreamHeader | null = null
   let headerBytes: Uint8Array<ArrayBuffer> = new Uint8Array(0)
@@ -181,8 +187,10 @@ export async function* decryptStream(fileKey: Uint8Array, ciphertext: Source, ex
       if (pending.length < HEADER_BYTES) continue
       headerBytes = pending.take(HEADER_BYTES)
       header = decodeHeader(headerBytes)
-      if (expected.role !== undefined && expected.role !== header.role) throw new ClientFormatError('malformed', `stream header: role ${header.role}, expected ${expected.role}`)
-      if (expected.chunkSize !== undefined && expected.chunkSize !== header.chunkSize) throw new ClientFormatError('malformed', `stream header: chunk size ${header.chunkSize}, expected ${expected.chunkSize}`)
+      if (expected.role !== undefined && expected.role !== header.role)
+        throw new ClientFormatError('malformed', `stream header: role ${header.role}, expected ${expected.role}`)
+      if (expected.chunkSize !== undefined && expected.chunkSize !== header.chunkSize)
+        throw new ClientFormatError('malformed', `stream header: chunk size ${header.chunkSize}, expected ${expected.chunkSize}`)
       key = await streamKey(fileKey, header, 'decrypt')
     }
     // A full chunk followed by more bytes is not the last.
@@ -203,8 +211,12 @@ export async function* decryptStream(fileKey: Uint8Array, ciphertext: Source, ex
   const sealed = pending.take(pending.length)
   const plain = await open(sealed, true)
   if (plain === null) {
-    if (sealed.length === sealedSize() && (await open(sealed, false)) !== null) throw new ClientFormatError('truncated', `stream ends after chunk ${index}, which is not the last`)
-    throw new ClientFormatError('authentication', `last chunk (${index}) fails to authenticate: altered, cut short, reordered, from another stream, or a wrong key`)
+    if (sealed.length === sealedSize() && (await open(sealed, false)) !== null)
+      throw new ClientFormatError('truncated', `stream ends after chunk ${index}, which is not the last`)
+    throw new ClientFormatError(
+      'authentication',
+      `last chunk (${index}) fails to authenticate: altered, cut short, reordered, from another stream, or a wrong key`,
+    )
   }
   if (plain.length === 0 && index > 0) throw new ClientFormatError('malformed', 'an empty last chunk follows other chunks (v1 seals a full last chunk instead)')
   yield plain
@@ -222,6 +234,10 @@ export function encryptBytes(fileKey: Uint8Array, plaintext: Uint8Array, options
 }
 
 /** decryptStream over bytes in memory. */
-export function decryptBytes(fileKey: Uint8Array, ciphertext: Uint8Array, expected: Partial<Pick<StreamHeader, 'role' | 'chunkSize'>> = {}): Promise<Uint8Array> {
+export function decryptBytes(
+  fileKey: Uint8Array,
+  ciphertext: Uint8Array,
+  expected: Partial<Pick<StreamHeader, 'role' | 'chunkSize'>> = {},
+): Promise<Uint8Array> {
   return collect(decryptStream(fileKey, [ciphertext], expected))
 }

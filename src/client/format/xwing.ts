@@ -26,7 +26,10 @@ export function generateXWingKeyPair(seed: Uint8Array = randomBytes(XWING_SEED_B
 }
 
 /** A 32-byte shared secret and its 1120-byte ciphertext for the holder of `publicKey` (`randomness` for test vectors only). */
-export function xwingEncapsulate(publicKey: Uint8Array, randomness: Uint8Array = randomBytes(XWING_ENCAPSULATION_RANDOMNESS_BYTES)): { cipherText: Uint8Array; sharedSecret: Uint8Array } {
+export function xwingEncapsulate(
+  publicKey: Uint8Array,
+  randomness: Uint8Array = randomBytes(XWING_ENCAPSULATION_RANDOMNESS_BYTES),
+): { cipherText: Uint8Array; sharedSecret: Uint8Array } {
   if (publicKey.length !== XWING_PUBLIC_KEY_BYTES) throw new TypeError(`X-Wing public key: expected ${XWING_PUBLIC_KEY_BYTES} bytes`)
   const { cipherText, sharedSecret } = xwing.encapsulate(publicKey, randomness)
   return { cipherText, sharedSecret }

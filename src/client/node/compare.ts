@@ -6,5 +6,6 @@ import type { LocalFile } from '../compare.ts'
 import { walkMedia } from './walk.ts'
 
 export async function* localFiles(root: string): AsyncGenerator<LocalFile> {
-  for await (const walked of walkMedia(root)) yield { path: walked.path, size: walked.size, modified: walked.modified, open: () => createReadStream(walked.file) }
+  for await (const walked of walkMedia(root))
+    yield { path: walked.path, size: walked.size, modified: walked.modified, open: () => createReadStream(walked.file) }
 }

@@ -43,14 +43,31 @@ const envelope = buildEnvelope({
   timestamp: '2026-01-01T00:00:00.000Z',
 })
 
-const verifiers: Record<string, HybridVerifier> = { 'the SDK (noble)': hybridVerify, 'node:crypto (nativeVerify)': nativeVerify, 'WebCrypto (webCryptoHybridVerify)': webCryptoHybridVerify }
+const verifiers: Record<string, HybridVerifier> = {
+  'the SDK (noble)': hybridVerify,
+  'node:crypto (nativeVerify)': nativeVerify,
+  'WebCrypto (webCryptoHybridVerify)': webCryptoHybridVerify,
+}
 
 /** What each way of reading answers: the envelope read, or the error's message. */
 async function readings(manifest: Uint8Array, publicKey: Uint8Array): Promise<Record<string, unknown>> {
-  const answer = (run: () => unknown) => Promise.resolve().then(run).then((read) => (read as { envelope: unknown }).envelope, (error: unknown) => (error as Error).message)
+  const answer = (run: () => unknown) =>
+    Promise.resolve()
+      .then(run)
+      .then(
+        (read) => (read as { envelope: unknown }).envelope,
+        (error: unknown) => (error as Error).message,
+      )
   return {
     readManifest: await answer(() => readManifest(manifest, publicKey)),
-    ...Object.fromEntries(await Promise.all(Object.entries(verifiers).map(async ([name, verify]) => [`readManifestWith, ${name}`, await answer(() => readManifestWith(manifest, publicKey, verify))]))),
+    ...Object.fromEntries(
+      await Promise.all(
+        Object.entries(verifiers).map(async ([name, verify]) => [
+          `readManifestWith, ${name}`,
+          await answer(() => readManifestWith(manifest, publicKey, verify)),
+        ]),
+      ),
+    ),
   }
 }
 
@@ -59,7 +76,10 @@ describe('nativeVerify and the SDK agree on manifests', () => {
     expect(Buffer.from(native.publicKey).equals(Buffer.from(portable.publicKey))).toBe(true)
   })
 
-  for (const [signer, identity] of [['the SDK', portable], ['node:crypto', native]] as const) {
+  for (const [signer, identity] of [
+    ['the SDK', portable],
+    ['node:crypto', native],
+  ] as const) {
     describe(`signed by ${signer}`, () => {
       it('accept it under the signer’s key, every way, with the same envelope', async () => {
         const { manifestCbor } = await signManifest(identity, envelope)
@@ -85,7 +105,9 @@ describe('nativeVerify and the SDK agree on manifests', () => {
         ]
         for (const [name, manifest, key] of cases) {
           const read = await readings(manifest, key)
-          expect(read, name).toEqual(Object.fromEntries(Object.keys(read).map((way) => [way, 'manifest: the signature does not verify under this identity key'])))
+          expect(read, name).toEqual(
+            Object.fromEntries(Object.keys(read).map((way) => [way, 'manifest: the signature does not verify under this identity key'])),
+          )
         }
       })
     })
@@ -116,9 +138,13 @@ describe('nativeArgon2id', () => {
     ['the smallest memory', { memoryKiB: 8, passes: 1, lanes: 1 }],
     ['two lanes', { memoryKiB: 1024, passes: 2, lanes: 2 }],
     ['four lanes, memory not a multiple of 4 p', { memoryKiB: 1030, passes: 3, lanes: 4 }],
-  ])('gives the same 32 bytes as @noble/hashes (%s)', async (_name, params) => {
-    const native = await nativeArgon2id(password, salt, params)
-    expect(native).toHaveLength(32)
-    expect(native).toEqual(await portableArgon2id(password, salt, params))
-  }, 60_000)
+  ])(
+    'gives the same 32 bytes as @noble/hashes (%s)',
+    async (_name, params) => {
+      const native = await nativeArgon2id(password, salt, params)
+      expect(native).toHaveLength(32)
+      expect(native).toEqual(await portableArgon2id(password, salt, params))
+    },
+    60_000,
+  )
 })

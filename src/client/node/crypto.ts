@@ -47,8 +47,12 @@ export const nativeVerify: HybridVerifier = cachingHybridVerifier(4)
  */
 export const nativeArgon2id: Argon2id = (password, salt, params) =>
   new Promise((resolve, reject) => {
-    argon2('argon2id', { message: password, nonce: salt, memory: params.memoryKiB, passes: params.passes, parallelism: params.lanes, tagLength: KEY_BYTES }, (error, key) => {
-      if (error) reject(error)
-      else resolve(new Uint8Array(key))
-    })
+    argon2(
+      'argon2id',
+      { message: password, nonce: salt, memory: params.memoryKiB, passes: params.passes, parallelism: params.lanes, tagLength: KEY_BYTES },
+      (error, key) => {
+        if (error) reject(error)
+        else resolve(new Uint8Array(key))
+      },
+    )
   })

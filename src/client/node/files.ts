@@ -9,8 +9,19 @@ import { IN_MEMORY_FILE_MAX, memorySource, type FileSource, type RestoredFile } 
 import type { RestoreWriter } from '../restore.ts'
 
 const TYPES: Record<string, string> = {
-  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.gif': 'image/gif', '.webp': 'image/webp', '.heic': 'image/heic', '.heif': 'image/heif',
-  '.avif': 'image/avif', '.tif': 'image/tiff', '.tiff': 'image/tiff', '.dng': 'image/x-adobe-dng', '.mp4': 'video/mp4', '.mov': 'video/quicktime',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.heic': 'image/heic',
+  '.heif': 'image/heif',
+  '.avif': 'image/avif',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.dng': 'image/x-adobe-dng',
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
 }
 
 /** What a file being restored is called until it is whole and verified (a crash can leave one; the next restore removes it). */

@@ -26,11 +26,24 @@ async function checked(relative: string, content = 'photo bytes'): Promise<{ pla
   const file = path.join(root, ...relative.split('/'))
   await writeFile(file, content)
   const info = await stat(file)
-  const entry: FreeUpFile = { path: relative, file, size: info.size, reason: null, details: [], assetId: 'a', contentHash: 'h', identity: { dev: info.dev, ino: info.ino, size: info.size, modified: Math.floor(info.mtimeMs) } }
+  const entry: FreeUpFile = {
+    path: relative,
+    file,
+    size: info.size,
+    reason: null,
+    details: [],
+    assetId: 'a',
+    contentHash: 'h',
+    identity: { dev: info.dev, ino: info.ino, size: info.size, modified: Math.floor(info.mtimeMs) },
+  }
   return { plan: { root, files: [entry] }, file: entry }
 }
 
-const present = (file: string): Promise<boolean> => stat(file).then(() => true, () => false)
+const present = (file: string): Promise<boolean> =>
+  stat(file).then(
+    () => true,
+    () => false,
+  )
 
 describe('freeFile', () => {
   it('deletes the file that was checked', async () => {
@@ -93,6 +106,11 @@ describe('openFreedLog', () => {
     await log.append({ path: 'b.jpg', size: 2 })
     await log.close()
     expect((await stat(file)).mode & 0o777).toBe(0o600)
-    expect((await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))).toEqual([{ old: true }, { path: 'a.jpg', size: 1 }, { path: 'b.jpg', size: 2 }])
+    expect(
+      (await readFile(file, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ old: true }, { path: 'a.jpg', size: 1 }, { path: 'b.jpg', size: 2 }])
   })
 })

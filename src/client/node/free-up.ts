@@ -50,7 +50,7 @@ export const KEEP_TEXT: Record<KeepReason, string> = {
   corrupt: 'a blob is corrupt on the server',
   not_durable: 'not durable on the server',
   receipt: 'custody receipt missing or invalid',
-  deep_pending: 'not checked yet (the server\'s deep-check budget is spent); run again later',
+  deep_pending: "not checked yet (the server's deep-check budget is spent); run again later",
 }
 
 /** How long a deep check's "intact" counts for free-up: a day. */
@@ -150,7 +150,13 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       continue
     }
     if (record.size !== walked.size || record.modified !== walked.modified) {
-      keep('changed', [`backed up with ${record.size} bytes and mtime ${record.modified === null ? 'unknown' : new Date(record.modified).toISOString()}; now ${walked.size} bytes, ${new Date(walked.modified).toISOString()}`], record.assetId)
+      keep(
+        'changed',
+        [
+          `backed up with ${record.size} bytes and mtime ${record.modified === null ? 'unknown' : new Date(record.modified).toISOString()}; now ${walked.size} bytes, ${new Date(walked.modified).toISOString()}`,
+        ],
+        record.assetId,
+      )
       continue
     }
     const hashed = await hashFile(walked.file)
@@ -167,20 +173,34 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       continue
     }
     pending.push({ index: files.length, assetId: record.assetId })
-    files.push({ path: walked.path, file: walked.file, size: walked.size, reason: null, details: [], assetId: record.assetId, contentHash: hashed.hash, identity: hashed })
+    files.push({
+      path: walked.path,
+      file: walked.file,
+      size: walked.size,
+      reason: null,
+      details: [],
+      assetId: record.assetId,
+      contentHash: hashed.hash,
+      identity: hashed,
+    })
   }
   if (pending.length > 0) {
     const now = options.now ?? Date.now
     const started = now()
-    const reports = await verifyAssets(library, albumId, pending.map((p) => p.assetId), {
-      deep: true,
-      download: options.download === true,
-      concurrency: options.concurrency ?? 4,
-      recentlyIntact: (hash) => {
-        const at = state.deepCheckedAt(hash)
-        return at !== null && started - at < DEEP_CHECK_VALID_MS
+    const reports = await verifyAssets(
+      library,
+      albumId,
+      pending.map((p) => p.assetId),
+      {
+        deep: true,
+        download: options.download === true,
+        concurrency: options.concurrency ?? 4,
+        recentlyIntact: (hash) => {
+          const at = state.deepCheckedAt(hash)
+          return at !== null && started - at < DEEP_CHECK_VALID_MS
+        },
       },
-    })
+    )
     for (const report of reports) state.rememberDeepCheck(report.intact, started)
     const byId = new Map(reports.map((report) => [report.assetId, report]))
     for (const { index, assetId } of pending) {
@@ -190,7 +210,10 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       else {
         const reason = reasonOf(report)
         if (reason !== null) {
-          const details = [...report.problems, ...(report.deepPending > 0 ? [`${report.deepPending} of ${report.blobs} blobs not re-hashed by the server yet`] : [])]
+          const details = [
+            ...report.problems,
+            ...(report.deepPending > 0 ? [`${report.deepPending} of ${report.blobs} blobs not re-hashed by the server yet`] : []),
+          ]
           files[index] = { ...file, reason, details }
         }
       }

@@ -104,7 +104,13 @@ async function derive(file: MediaInput, format: ImageFormat, width: number, heig
   const pixels = (): Sharp => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
   const encode = async (kind: Derivative['kind'], image: Sharp): Promise<Derivative> => {
     const encoded = await image.webp(WEBP).toBuffer({ resolveWithObject: true })
-    return { kind, type: DERIVATIVE_TYPE, width: encoded.info.width, height: encoded.info.height, bytes: new Uint8Array(encoded.data.buffer, encoded.data.byteOffset, encoded.data.length) }
+    return {
+      kind,
+      type: DERIVATIVE_TYPE,
+      width: encoded.info.width,
+      height: encoded.info.height,
+      bytes: new Uint8Array(encoded.data.buffer, encoded.data.byteOffset, encoded.data.length),
+    }
   }
   const thumbnail = await encode('thumbnail', pixels().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }))
   return withPreview ? [thumbnail, await encode('preview', pixels())] : [thumbnail]
@@ -149,12 +155,17 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
   if (format === null) return { captured: null, width: null, height: null, location: null, derivatives: [] }
-  const metadata: Metadata | null = await input(file).metadata().catch(() => null)
+  const metadata: Metadata | null = await input(file)
+    .metadata()
+    .catch(() => null)
   let derived: { width: number; height: number; derivatives: Derivative[] } | null = null
   if (metadata !== null) {
     // autoOrient: the dimensions once EXIF orientation is applied.
     const { width, height } = metadata.autoOrient
-    derived = await derive(file, format, width, height).then((derivatives) => ({ width, height, derivatives }), () => null)
+    derived = await derive(file, format, width, height).then(
+      (derivatives) => ({ width, height, derivatives }),
+      () => null,
+    )
   }
   // What sharp found in the header; when sharp could not read even that (HEIC: the prebuilt
   // libvips has no HEVC decoder), exifr reads the head of the file itself.

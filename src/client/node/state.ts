@@ -83,14 +83,19 @@ export function openSyncState(file: string): SqliteSyncState {
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;')
   const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('backed_up')").all() as { name: string }[]).map((row) => row.name))
   // A store made before the local index knew identities and keyed hashes gains their columns.
-  if (columns.size > 0 && !columns.has('identity')) db.exec('ALTER TABLE backed_up ADD COLUMN identity TEXT; ALTER TABLE backed_up ADD COLUMN content_mac TEXT;')
+  if (columns.size > 0 && !columns.has('identity'))
+    db.exec('ALTER TABLE backed_up ADD COLUMN identity TEXT; ALTER TABLE backed_up ADD COLUMN content_mac TEXT;')
   db.exec(SCHEMA)
   // A pending upload of a file no run came back to: its session expired long ago (a day, by default).
   db.prepare('DELETE FROM pending_uploads WHERE saved_at < ?').run(Date.now() - PENDING_UPLOAD_KEPT_MS)
   // A record without an identity (made before identities were kept) matches on path, size and mtime alone, once: the match records the identity.
-  const known = db.prepare('SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)')
+  const known = db.prepare(
+    'SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)',
+  )
   const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
-  const moved = db.prepare('SELECT path, asset_id, content_hash, content_mac FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1')
+  const moved = db.prepare(
+    'SELECT path, asset_id, content_hash, content_mac FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1',
+  )
   const shared = db.prepare('SELECT COUNT(*) AS n FROM backed_up WHERE album_id = ? AND asset_id = ? AND path <> ?')
   const sharedPaths = (albumId: string, assetId: string, path: string): number => (shared.get(albumId, assetId, path) as { n: number }).n
   const remember = db.prepare(
@@ -109,14 +114,34 @@ export function openSyncState(file: string): SqliteSyncState {
   )
   const dropPending = db.prepare('DELETE FROM pending_uploads WHERE album_id = ? AND path = ?')
   const deepAt = db.prepare('SELECT checked_at FROM deep_checked WHERE blob_hash = ?')
-  const deepSeen = db.prepare('INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at')
+  const deepSeen = db.prepare(
+    'INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at',
+  )
   const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at, identity, content_mac FROM backed_up WHERE album_id = ? AND path = ?')
-  type Row = { size: number; modified: number | null; content_hash: string; asset_id: string; recorded_at: number; identity: string | null; content_mac: string | null }
+  type Row = {
+    size: number
+    modified: number | null
+    content_hash: string
+    asset_id: string
+    recorded_at: number
+    identity: string | null
+    content_mac: string | null
+  }
   const backedUpFile = (albumId: string, path: string): BackedUpFile | null => {
     const row = record.get(albumId, path) as Row | undefined
     return row === undefined
       ? null
-      : { albumId, path, size: row.size, modified: row.modified, contentHash: row.content_hash, assetId: row.asset_id, recordedAt: row.recorded_at, identity: row.identity, contentMac: row.content_mac }
+      : {
+          albumId,
+          path,
+          size: row.size,
+          modified: row.modified,
+          contentHash: row.content_hash,
+          assetId: row.asset_id,
+          recordedAt: row.recorded_at,
+          identity: row.identity,
+          contentMac: row.content_mac,
+        }
   }
   return {
     async knownAsset(albumId, path, size, modified, identity) {
@@ -129,8 +154,18 @@ export function openSyncState(file: string): SqliteSyncState {
       return file === null ? null : { ...file, sharedPaths: sharedPaths(albumId, file.assetId, path) }
     },
     async movedFile(albumId, path, identity, size, modified) {
-      const row = moved.get(albumId, identity, size, modified, path) as { path: string; asset_id: string; content_hash: string; content_mac: string | null } | undefined
-      return row === undefined ? null : { path: row.path, assetId: row.asset_id, contentHash: row.content_hash, contentMac: row.content_mac, sharedPaths: sharedPaths(albumId, row.asset_id, row.path) }
+      const row = moved.get(albumId, identity, size, modified, path) as
+        | { path: string; asset_id: string; content_hash: string; content_mac: string | null }
+        | undefined
+      return row === undefined
+        ? null
+        : {
+            path: row.path,
+            assetId: row.asset_id,
+            contentHash: row.content_hash,
+            contentMac: row.content_mac,
+            sharedPaths: sharedPaths(albumId, row.asset_id, row.path),
+          }
     },
     async remember(entry) {
       remember.run(entry.albumId, entry.path, entry.size, entry.modified, entry.contentHash, entry.assetId, Date.now(), entry.identity, entry.contentMac)
@@ -145,8 +180,12 @@ export function openSyncState(file: string): SqliteSyncState {
       return (open.all() as { upload_id: string }[]).map((row) => row.upload_id)
     },
     async pendingUpload(albumId, path) {
-      const row = pending.get(albumId, path) as { size: number; modified: number | null; identity: string | null; upload_id: string; sealed: Uint8Array } | undefined
-      return row === undefined ? null : { size: row.size, modified: row.modified, identity: row.identity, uploadId: row.upload_id, sealed: new Uint8Array(row.sealed) }
+      const row = pending.get(albumId, path) as
+        | { size: number; modified: number | null; identity: string | null; upload_id: string; sealed: Uint8Array }
+        | undefined
+      return row === undefined
+        ? null
+        : { size: row.size, modified: row.modified, identity: row.identity, uploadId: row.upload_id, sealed: new Uint8Array(row.sealed) }
     },
     async savePendingUpload(albumId, path, upload) {
       savePending.run(albumId, path, upload.size, upload.modified, upload.identity, upload.uploadId, upload.sealed, Date.now())

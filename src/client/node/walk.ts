@@ -58,11 +58,15 @@ export async function walkedFile(root: string, relative: string): Promise<Walked
  * (node/media.ts). A file of at most `inMemoryMax` bytes is read once, and `describe` is given
  * its bytes rather than its path (node/files.ts fileSource).
  */
-export function candidateOf(walked: WalkedFile, options: { describe?: (file: string | Uint8Array, type: string) => Promise<MediaFacts>; inMemoryMax?: number } = {}): Candidate {
+export function candidateOf(
+  walked: WalkedFile,
+  options: { describe?: (file: string | Uint8Array, type: string) => Promise<MediaFacts>; inMemoryMax?: number } = {},
+): Candidate {
   const type = mediaTypeOf(walked.file)
   let loaded: Promise<DiskFileSource> | undefined
   // Once per candidate: a retry, and the description, use the same read.
-  const source = (): Promise<DiskFileSource> => (loaded ??= fileSource(walked.file, { name: walked.path, ...(options.inMemoryMax === undefined ? {} : { inMemoryMax: options.inMemoryMax }) }))
+  const source = (): Promise<DiskFileSource> =>
+    (loaded ??= fileSource(walked.file, { name: walked.path, ...(options.inMemoryMax === undefined ? {} : { inMemoryMax: options.inMemoryMax }) }))
   const describe = options.describe
   return {
     path: walked.path,

@@ -20,7 +20,12 @@ const PURGE_BATCH = 500
 const PURGE_PAGE = 100
 
 /** The deletion's one transaction; false when the account was deleted already (nothing recorded twice). */
-async function markDeleted(tx: AccountDeletionStore & ModerationStore, userId: string, now: number, by: { readonly actor: EventActor; readonly reason: string | null }): Promise<boolean> {
+async function markDeleted(
+  tx: AccountDeletionStore & ModerationStore,
+  userId: string,
+  now: number,
+  by: { readonly actor: EventActor; readonly reason: string | null },
+): Promise<boolean> {
   if (!(await tx.markAccountDeleted(userId, now))) return false
   await tx.appendModerationEvent(userId, { action: 'account_deleted', assetId: null, reason: by.reason, at: now, actor: by.actor })
   return true
@@ -66,7 +71,8 @@ export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: str
   const erase = (tx: Store, now: number) => markDeleted(tx, caller.userId, now, { actor: 'owner', reason: null })
   const factor = await deps.storage.findSecondFactor(caller.userId)
   if (factor?.status === 'active') {
-    if (totpCode === undefined) throw new AppError('error.auth.second_factor_required', 'This account has a second factor: send a code from it (totp_code) with the deletion')
+    if (totpCode === undefined)
+      throw new AppError('error.auth.second_factor_required', 'This account has a second factor: send a code from it (totp_code) with the deletion')
     if ((await spendCode(deps, caller.userId, activeFactorCodes(factor), totpCode, meta, erase)) === null) {
       throw new AppError('error.totp.invalid_code', 'The code is wrong, expired or already used')
     }
@@ -81,7 +87,13 @@ export async function deleteOwnAccount(deps: Deps, caller: Caller, totpCode: str
  * An operator deletes an account (404 when there is none). Idempotent: an account deleted
  * already answers its record again, with nothing recorded twice, and its purge is run again.
  */
-export async function deleteAccountAsOperator(deps: Deps, userId: string, reason: string | null, actor: OperatorActor, log: AuditLog = deps.log): Promise<ModerationRecord> {
+export async function deleteAccountAsOperator(
+  deps: Deps,
+  userId: string,
+  reason: string | null,
+  actor: OperatorActor,
+  log: AuditLog = deps.log,
+): Promise<ModerationRecord> {
   const now = deps.clock.now()
   const deleted = await deps.storage.transaction(async (tx) => {
     if ((await tx.findAccount(userId)) === undefined) throw new AppError('error.not_found', 'No such account')

@@ -1,6 +1,13 @@
 import { timestamp } from '../../contract/common.ts'
 import {
-  AlbumIdParams, AlbumListResponse, FeedQuery, FeedResponse, IntentQuery, ProvisionAlbumRequest, ProvisionAlbumResponse, UpgradePhaseResponse,
+  AlbumIdParams,
+  AlbumListResponse,
+  FeedQuery,
+  FeedResponse,
+  IntentQuery,
+  ProvisionAlbumRequest,
+  ProvisionAlbumResponse,
+  UpgradePhaseResponse,
 } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
@@ -44,7 +51,14 @@ export function albumsRoutes(app: App, deps: Deps): void {
   app.route({
     method: 'GET',
     url: '/v1/albums',
-    ...operation({ operationId: 'listAlbums', summary: 'The account’s albums, oldest first', tags, auth: 'bearer', responses: { 200: AlbumListResponse }, described: { 200: 'The account’s albums, oldest first' } }),
+    ...operation({
+      operationId: 'listAlbums',
+      summary: 'The account’s albums, oldest first',
+      tags,
+      auth: 'bearer',
+      responses: { 200: AlbumListResponse },
+      described: { 200: 'The account’s albums, oldest first' },
+    }),
     handler: async (request) => ({ albums: (await listAlbums(deps, requireCaller(request))).map(albumView) }),
   })
 
@@ -90,7 +104,8 @@ export function albumsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'startUpgrade',
       summary: 'Start the upgrade ceremony with a CBOR intent (intent_id, to_protocol_version)',
-      description: 'Writes and new upload sessions are refused until the ceremony is committed, aborted or its window passes. Repeating the live intent_id is idempotent.',
+      description:
+        'Writes and new upload sessions are refused until the ceremony is committed, aborted or its window passes. Repeating the live intent_id is idempotent.',
       tags,
       auth: 'bearer',
       accepts: CBOR_MEDIA,
@@ -134,6 +149,7 @@ export function albumsRoutes(app: App, deps: Deps): void {
       described: { 200: 'The ceremony is committed; the album is pinned to the new protocol version' },
       errors: ['error.account.suspended', 'error.not_found', 'error.upgrade.in_flight', 'error.upgrade.not_quiescent'],
     }),
-    handler: async (request) => phaseResponse(await commitUpgrade(deps, requireCaller(request), request.params.album_id, request.query.intent_id, request.body as Buffer)),
+    handler: async (request) =>
+      phaseResponse(await commitUpgrade(deps, requireCaller(request), request.params.album_id, request.query.intent_id, request.body as Buffer)),
   })
 }

@@ -19,7 +19,12 @@ export async function ownAlbum(store: AlbumStore, caller: Caller, albumId: strin
 /** Created once per id; a repeat by the same account writes nothing. */
 export async function provisionAlbum(deps: Deps, caller: Caller, albumId: string): Promise<{ album: Album; created: boolean }> {
   ensureNotSuspended(caller)
-  const outcome = await deps.storage.provisionAlbum({ albumId, ownerId: caller.userId, protocolVersion: deps.config.protocol.current, createdAt: deps.clock.now() })
+  const outcome = await deps.storage.provisionAlbum({
+    albumId,
+    ownerId: caller.userId,
+    protocolVersion: deps.config.protocol.current,
+    createdAt: deps.clock.now(),
+  })
   if (outcome === 'taken') throw new AppError('error.album.id_unavailable', 'This album id is provisioned by another account; generate a new one')
   return { album: await ownAlbum(deps.storage, caller, albumId), created: outcome === 'created' }
 }

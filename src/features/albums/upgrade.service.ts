@@ -61,7 +61,8 @@ export async function startUpgrade(deps: Deps, caller: Caller, albumId: string, 
         throw inFlightConflict('Another upgrade ceremony is in flight on this album')
       case 'start': {
         // The same intent never produces two forks: a committed one is spent.
-        if (await tx.isCommittedIntent(albumId, intent.intentId)) throw inFlightConflict('This intent_id was already committed on this album; propose a new intent')
+        if (await tx.isCommittedIntent(albumId, intent.intentId))
+          throw inFlightConflict('This intent_id was already committed on this album; propose a new intent')
         if (!acceptableTarget(intent.toVersion, album.protocolVersion, deps.config.protocol.max)) {
           throw new AppError('error.request.invalid', `to_protocol_version must be later than ${album.protocolVersion} and at most ${deps.config.protocol.max}`)
         }
@@ -94,7 +95,8 @@ export async function commitUpgrade(deps: Deps, caller: Caller, albumId: string,
     const album = await lockedAlbum(tx, albumId)
     const live = liveCeremony(album.upgrade, now)
     const decision = decideCommit(live, intentId, await tx.countInFlight(albumId, now))
-    if (decision === 'not_quiescent') throw new AppError('error.upgrade.not_quiescent', 'Upload sessions are still in flight against this album; wait until in_flight is 0')
+    if (decision === 'not_quiescent')
+      throw new AppError('error.upgrade.not_quiescent', 'Upload sessions are still in flight against this album; wait until in_flight is 0')
     if (decision === 'conflict' || live === null) throw inFlightConflict('No live upgrade ceremony has this intent_id')
     await tx.commitUpgrade(albumId, { intentId, fromVersion: album.protocolVersion, toVersion: live.toVersion, tombstone, committedAt: now })
     return phase(tx, albumId, null, now)

@@ -1,6 +1,13 @@
 import {
-  ChangePasswordRequest, LoginRequest, ReauthenticateRequest, ReauthenticateResponse, RefreshRequest, RegisterRequest,
-  SecondFactorChallenge, TokenResponse, VerifyLoginRequest,
+  ChangePasswordRequest,
+  LoginRequest,
+  ReauthenticateRequest,
+  ReauthenticateResponse,
+  RefreshRequest,
+  RegisterRequest,
+  SecondFactorChallenge,
+  TokenResponse,
+  VerifyLoginRequest,
 } from '../../contract/auth.ts'
 import { NoContent, timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
@@ -45,7 +52,10 @@ export function authRoutes(app: App, deps: Deps): void {
       accepts: JSON_MEDIA,
       body: LoginRequest,
       responses: { 200: TokenResponse, 202: SecondFactorChallenge },
-      described: { 200: 'Signed in: the new session’s tokens', 202: 'The password is right and the account has a second factor: finish with verifyLogin before the challenge expires' },
+      described: {
+        200: 'Signed in: the new session’s tokens',
+        202: 'The password is right and the account has a second factor: finish with verifyLogin before the challenge expires',
+      },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked'],
     }),
     handler: async (request, reply) => {
@@ -122,7 +132,9 @@ export function authRoutes(app: App, deps: Deps): void {
       described: { 200: 'The session’s authenticated_at is now' },
       errors: ['error.auth.invalid_credentials', 'error.auth.account_locked', 'error.not_found'],
     }),
-    handler: async (request) => ({ authenticated_at: timestamp(await reauthenticate(deps, requireCaller(request), request.body.password, requestMeta(request))) }),
+    handler: async (request) => ({
+      authenticated_at: timestamp(await reauthenticate(deps, requireCaller(request), request.body.password, requestMeta(request))),
+    }),
   })
 
   app.route({

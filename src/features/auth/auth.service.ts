@@ -37,7 +37,15 @@ export function advisoryOf(body: { cohort_hash?: unknown; device_id?: unknown })
  * epoch read together with the credential it proved: if every session of the account is
  * ended meanwhile, this one is born dead instead of surviving the race.
  */
-async function openLineage(tx: SessionStore, deps: Deps, userId: string, epoch: number, now: number, meta: RequestMeta, advisory: Advisory): Promise<IssuedTokens> {
+async function openLineage(
+  tx: SessionStore,
+  deps: Deps,
+  userId: string,
+  epoch: number,
+  now: number,
+  meta: RequestMeta,
+  advisory: Advisory,
+): Promise<IssuedTokens> {
   const tokens = { accessToken: newToken('access'), refreshToken: newToken('refresh') }
   const lifetimes = sessionLifetimes(now, deps.config.tokens.accessTtlS, deps.config.tokens.refreshTtlS)
   await tx.openSession({
@@ -102,7 +110,8 @@ async function checkPassword(deps: Deps, account: Account, password: string, met
   const subject = signInSubject(account.emailKey)
   const lockedUntil = await reservePasswordCheck(deps, subject)
   if (await deps.passwords.verify(account.passwordHash, password)) return subject
-  if (lockedUntil !== null) await deps.storage.recordSecurityEvent(account.userId, { kind: 'password_lockout', at: deps.clock.now(), until: lockedUntil, ...meta })
+  if (lockedUntil !== null)
+    await deps.storage.recordSecurityEvent(account.userId, { kind: 'password_lockout', at: deps.clock.now(), until: lockedUntil, ...meta })
   throw invalidCredentials()
 }
 

@@ -54,7 +54,8 @@ export interface BackupProgress {
 /** Refuses a destination that holds anything: a backup never mixes with, or overwrites, another. */
 export async function prepareEmptyFolder(folder: string, what: string): Promise<void> {
   const present = await entriesOf(folder)
-  if (present.length > 0) throw new BackupError(`${what} ${folder} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', ...' : ''})`)
+  if (present.length > 0)
+    throw new BackupError(`${what} ${folder} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', ...' : ''})`)
   await mkdir(folder, { recursive: true })
 }
 
@@ -82,7 +83,10 @@ async function holdingRemovals<T>(deps: Deps, reason: string, work: () => Promis
   try {
     const result = await work()
     await renew()
-    if (lapsed) throw new BackupError('the hold on blob removal lapsed while copying (the process stalled or the database was away for more than 10 minutes): files may be missing; take the backup again')
+    if (lapsed)
+      throw new BackupError(
+        'the hold on blob removal lapsed while copying (the process stalled or the database was away for more than 10 minutes): files may be missing; take the backup again',
+      )
     return result
   } finally {
     clearInterval(timer)
@@ -122,15 +126,19 @@ async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNull
     const held = new Set(
       (
         copy
-          .prepare('select distinct b.hash from blobs b join albums a on a.owner_id = b.owner_id join album_ops o on o.album_id = a.album_id and o.manifest_hash = b.hash')
+          .prepare(
+            'select distinct b.hash from blobs b join albums a on a.owner_id = b.owner_id join album_ops o on o.album_id = a.album_id and o.manifest_hash = b.hash',
+          )
           .all() as Array<{ hash: string }>
       ).map((row) => row.hash),
     )
-    named = (copy.prepare('select hash, max(size) as size from blobs group by hash order by hash').all() as Array<{ hash: string; size: number | bigint }>).map((row) => ({
-      hash: row.hash,
-      size: Number(row.size),
-      inDatabase: held.has(row.hash),
-    }))
+    named = (copy.prepare('select hash, max(size) as size from blobs group by hash order by hash').all() as Array<{ hash: string; size: number | bigint }>).map(
+      (row) => ({
+        hash: row.hash,
+        size: Number(row.size),
+        inDatabase: held.has(row.hash),
+      }),
+    )
   } finally {
     copy.close()
   }
@@ -151,10 +159,17 @@ async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNull
 async function dumpPostgres(deps: Deps, dest: string): Promise<NonNullable<BackupManifest['database']>> {
   if (deps.config.database.engine !== 'postgres') throw new Error('not PostgreSQL')
   const schema = (await deps.storage.currentSchema()).name
-  if (schema === null) throw new BackupError('the database has no schema to dump (is DATABASE_URL the server\'s?)')
+  if (schema === null) throw new BackupError("the database has no schema to dump (is DATABASE_URL the server's?)")
   const partial = path.join(dest, `${POSTGRES_DUMP}.part`)
   // One snapshot of Coffer's schema, in the custom format pg_restore reads.
-  await runTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--schema=${schema}`, `--file=${partial}`, `--dbname=${deps.config.database.url}`])
+  await runTool('pg_dump', [
+    '--format=custom',
+    '--no-owner',
+    '--no-privileges',
+    `--schema=${schema}`,
+    `--file=${partial}`,
+    `--dbname=${deps.config.database.url}`,
+  ])
   const final = path.join(dest, POSTGRES_DUMP)
   const copied = await copyDurably(partial, final)
   await rm(partial)
@@ -171,7 +186,8 @@ export interface BackupOptions {
 
 export async function backup(deps: Deps, dest: string, options: BackupOptions): Promise<BackupManifest> {
   const engine = deps.config.database.engine
-  if (options.blobsOnly && engine === 'sqlite') throw new BackupError('--blobs-only is for PostgreSQL (pg_dump); on SQLite, coffer backup copies the database and its blobs together')
+  if (options.blobsOnly && engine === 'sqlite')
+    throw new BackupError('--blobs-only is for PostgreSQL (pg_dump); on SQLite, coffer backup copies the database and its blobs together')
   await prepareEmptyFolder(dest, 'the destination')
   const createdAt = new Date().toISOString()
   return holdingRemovals(deps, `coffer backup to ${dest} (${hostname()} pid ${process.pid})`, async () => {
@@ -226,7 +242,16 @@ export async function backup(deps: Deps, dest: string, options: BackupOptions): 
     const secretKey = await exists(keyFile)
     if (secretKey) await copyDurably(keyFile, path.join(dest, SECRET_KEY_FILE))
 
-    const manifest: BackupManifest = { format: FORMAT, created_at: createdAt, engine, database, blobs: { count, bytes }, secret_key: secretKey, missing: missing.sort(), corrupt: corrupt.sort() }
+    const manifest: BackupManifest = {
+      format: FORMAT,
+      created_at: createdAt,
+      engine,
+      database,
+      blobs: { count, bytes },
+      secret_key: secretKey,
+      missing: missing.sort(),
+      corrupt: corrupt.sort(),
+    }
     // Written last: a folder without it is an unfinished backup.
     const partial = path.join(dest, `${MANIFEST}.part`)
     await writeFile(partial, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600, flush: true })

@@ -38,17 +38,26 @@ async function readManifest(src: string): Promise<BackupManifest> {
 
 async function refuseUnlessEmpty(folder: string, what: string): Promise<void> {
   const present = await entriesOf(folder)
-  if (present.length > 0) throw new BackupError(`restore needs an empty ${what}: ${folder} holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', ...' : ''}`)
+  if (present.length > 0)
+    throw new BackupError(`restore needs an empty ${what}: ${folder} holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', ...' : ''}`)
 }
 
-async function restorePostgres(storage: Storage, config: Config & { database: { engine: 'postgres' } }, src: string, database: NonNullable<BackupManifest['database']>): Promise<void> {
+async function restorePostgres(
+  storage: Storage,
+  config: Config & { database: { engine: 'postgres' } },
+  src: string,
+  database: NonNullable<BackupManifest['database']>,
+): Promise<void> {
   const wanted = database.schema ?? 'public'
   let schema = await storage.currentSchema()
   if (schema.name === null) {
     await storage.createSchema(wanted)
     schema = await storage.currentSchema()
   }
-  if (schema.name !== wanted) throw new BackupError(`the backup is of schema ${wanted}, DATABASE_URL works in ${schema.name ?? 'no schema'}: restore into a database whose search_path is ${wanted}`)
+  if (schema.name !== wanted)
+    throw new BackupError(
+      `the backup is of schema ${wanted}, DATABASE_URL works in ${schema.name ?? 'no schema'}: restore into a database whose search_path is ${wanted}`,
+    )
   if (schema.tables > 0) throw new BackupError(`restore needs an empty database: schema ${wanted} already holds ${schema.tables} tables`)
   const dump = path.join(src, database.file)
   if ((await sha256OfFile(dump)) !== database.sha256) throw new BackupError(`${dump} does not match the manifest's SHA-256: the backup is damaged`)
@@ -57,7 +66,15 @@ async function restorePostgres(storage: Storage, config: Config & { database: { 
   const scratch = await mkdtemp(path.join(tmpdir(), 'coffer-restore-'))
   try {
     await writeFile(path.join(scratch, 'list'), list.join('\n'))
-    await runTool('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--use-list=${path.join(scratch, 'list')}`, `--dbname=${config.database.url}`, dump])
+    await runTool('pg_restore', [
+      '--no-owner',
+      '--no-privileges',
+      '--exit-on-error',
+      '--single-transaction',
+      `--use-list=${path.join(scratch, 'list')}`,
+      `--dbname=${config.database.url}`,
+      dump,
+    ])
   } finally {
     await rm(scratch, { recursive: true, force: true })
   }
@@ -67,10 +84,15 @@ async function restorePostgres(storage: Storage, config: Config & { database: { 
  * `postgres` opens the PostgreSQL storage (only PostgreSQL needs it before the copy: opening
  * SQLite would create the very file being restored).
  */
-export async function restore(config: Config, src: string, options: { postgres: () => Storage; progress?: (done: { count: number; bytes: number; total: number }) => void }): Promise<RestoreOutcome> {
+export async function restore(
+  config: Config,
+  src: string,
+  options: { postgres: () => Storage; progress?: (done: { count: number; bytes: number; total: number }) => void },
+): Promise<RestoreOutcome> {
   const { progress } = options
   const manifest = await readManifest(src)
-  if (manifest.engine !== config.database.engine) throw new BackupError(`the backup is of a ${manifest.engine} server, DATABASE_URL is ${config.database.engine}`)
+  if (manifest.engine !== config.database.engine)
+    throw new BackupError(`the backup is of a ${manifest.engine} server, DATABASE_URL is ${config.database.engine}`)
   await refuseUnlessEmpty(config.dataDir, 'data folder')
   await refuseUnlessEmpty(config.blobDir, 'blob folder')
 

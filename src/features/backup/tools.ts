@@ -11,7 +11,9 @@ export function runTool(command: string, args: readonly string[]): Promise<strin
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
     child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? new BackupError(`${command} was not found on PATH: install the PostgreSQL client tools of the server's version`) : error),
+      reject(
+        error.code === 'ENOENT' ? new BackupError(`${command} was not found on PATH: install the PostgreSQL client tools of the server's version`) : error,
+      ),
     )
     child.on('close', (code) => {
       if (code === 0) resolve(stdout)

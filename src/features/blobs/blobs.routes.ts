@@ -44,7 +44,10 @@ export function blobsRoutes(app: App, deps: Deps): void {
       const presign = deps.blobs.presignedDownload
       if (deps.config.blobDownload === 'redirect' && presign !== undefined && blob.inStore) {
         // The URL is a credential for a few minutes: a 307 is never cached (response-headers.ts).
-        return reply.code(307).header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S)).send()
+        return reply
+          .code(307)
+          .header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S))
+          .send()
       }
       const range = parseRange(request.headers.range, blob.size)
       if (range.kind === 'unsatisfiable') {

@@ -17,7 +17,11 @@ const BATCH_READS = 8
  * `inStore` is false for a provenance blob, whose bytes the database holds (decision 0038): no
  * object of the bucket has them, so they come through this server in the redirect mode too.
  */
-export async function downloadableBlob(deps: Deps, caller: Caller, hash: string): Promise<{ size: number; inStore: boolean; open: (range?: ByteRange) => Promise<Readable> }> {
+export async function downloadableBlob(
+  deps: Deps,
+  caller: Caller,
+  hash: string,
+): Promise<{ size: number; inStore: boolean; open: (range?: ByteRange) => Promise<Readable> }> {
   const blob = (await deps.storage.findLiveBlobs(caller.userId, [hash])).get(hash)
   if (blob === undefined) throw new AppError('error.not_found', 'No live asset of this account references that blob')
   if (blob.withheld) throw new AppError('error.moderation.taken_down', 'The asset holding this blob was taken down')
@@ -32,7 +36,10 @@ export async function downloadableBlob(deps: Deps, caller: Caller, hash: string)
  * never a wrong answer.
  */
 async function heldBytes(deps: Deps, caller: Caller, hashes: readonly string[], live: ReadonlyMap<string, LiveBlob>): Promise<Map<string, Buffer>> {
-  const held = await deps.storage.heldManifests(hashes.filter((hash) => live.get(hash)?.provenance === true), caller.userId)
+  const held = await deps.storage.heldManifests(
+    hashes.filter((hash) => live.get(hash)?.provenance === true),
+    caller.userId,
+  )
   for (const [hash, bytes] of held) {
     const size = live.get(hash)?.size
     if (size !== bytes.length) throw new Error(`blob ${hash}: the database holds ${bytes.length} bytes, not the ${size} recorded`)
@@ -52,7 +59,14 @@ export async function downloadBlobBatch(deps: Deps, caller: Caller, hashes: read
   const live = await deps.storage.findLiveBlobs(caller.userId, hashes)
   const decisions = decideBatch(hashes, live, deps.config.blobBatchMaxBytes)
   const served = decisions.flatMap((decision) => (decision.status === 200 ? [decision] : []))
-  const bytes = new Map<string, Uint8Array>(await heldBytes(deps, caller, served.map((decision) => decision.hash), live))
+  const bytes = new Map<string, Uint8Array>(
+    await heldBytes(
+      deps,
+      caller,
+      served.map((decision) => decision.hash),
+      live,
+    ),
+  )
   const fromStore = served.filter((decision) => !bytes.has(decision.hash))
   let next = 0
   let failed = false
@@ -71,7 +85,9 @@ export async function downloadBlobBatch(deps: Deps, caller: Caller, hashes: read
   await Promise.all(Array.from({ length: Math.min(BATCH_READS, fromStore.length) }, reader))
   return encodeCanonicalPieces(
     decisions.map((decision) =>
-      decision.status === 200 ? { hash: decision.hash, status: 200, bytes: bytes.get(decision.hash) } : { hash: decision.hash, status: decision.status, code: decision.code },
+      decision.status === 200
+        ? { hash: decision.hash, status: 200, bytes: bytes.get(decision.hash) }
+        : { hash: decision.hash, status: decision.status, code: decision.code },
     ),
   )
 }

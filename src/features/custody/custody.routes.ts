@@ -16,7 +16,8 @@ export function custodyRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'verifyStorage',
       summary: 'Does the server durably hold these blobs? (before the client stops holding them)',
-      description: 'Verdicts in request order, blobs in declaration order. With `deep`, bytes are re-read and re-hashed within the per-account budget (past it: rate_limited). Writes nothing but the budget.',
+      description:
+        'Verdicts in request order, blobs in declaration order. With `deep`, bytes are re-read and re-hashed within the per-account budget (past it: rate_limited). Writes nothing but the budget.',
       tags,
       auth: 'bearer',
       accepts: JSON_MEDIA,

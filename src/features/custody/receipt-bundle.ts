@@ -32,7 +32,13 @@ const ROLE_ORDER = { original: 0, derivative: 1, metadata: 2, provenance: 3 } as
  * (`sign` makes its hybrid signature). received_at is `now`, or the last receipt's time if `now`
  * is behind it: it never goes backwards along the chain.
  */
-export async function signBundle(sign: (message: Uint8Array) => Buffer | Promise<Buffer>, serverId: string, bundle: CustodyBundle, after: ChainTip, now: number): Promise<SignedBundle> {
+export async function signBundle(
+  sign: (message: Uint8Array) => Buffer | Promise<Buffer>,
+  serverId: string,
+  bundle: CustodyBundle,
+  after: ChainTip,
+  now: number,
+): Promise<SignedBundle> {
   const keyId = after.activeKeyId
   if (keyId === null) throw new Error('no active attestation key: the server did not finish starting up')
   const receivedAt = Math.max(now, after.lastReceivedAt ?? 0)

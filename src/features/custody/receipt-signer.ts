@@ -58,7 +58,13 @@ interface Waiting {
 
 /** A receipt_cbor came back as a Uint8Array (structured clone): a Buffer over the same bytes, as storage expects. */
 function withBuffers(signed: SignedBundle): SignedBundle {
-  return { ...signed, receipts: signed.receipts.map((receipt) => ({ ...receipt, receiptCbor: Buffer.from(receipt.receiptCbor.buffer, receipt.receiptCbor.byteOffset, receipt.receiptCbor.byteLength) })) }
+  return {
+    ...signed,
+    receipts: signed.receipts.map((receipt) => ({
+      ...receipt,
+      receiptCbor: Buffer.from(receipt.receiptCbor.buffer, receipt.receiptCbor.byteOffset, receipt.receiptCbor.byteLength),
+    })),
+  }
 }
 
 function workerSigner(): ReceiptSigner {

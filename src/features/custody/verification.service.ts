@@ -30,13 +30,19 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
   }
   const allHashes = [...new Set(request.assets.flatMap((asset) => asset.blob_hashes))]
   const [custody, owned, indexed] = await Promise.all([
-    deps.storage.assetCustody(caller.userId, request.assets.map((asset) => asset.asset_id)),
+    deps.storage.assetCustody(
+      caller.userId,
+      request.assets.map((asset) => asset.asset_id),
+    ),
     deps.storage.ownedBlobHashes(caller.userId, allHashes),
     deps.storage.liveReferencedHashes(caller.userId, allHashes),
   ])
   const sizes = new Map(await Promise.all([...owned].map(async (hash) => [hash, await deps.blobs.size(hash)] as const)))
   // No file: a provenance blob's bytes are held in the database (decision 0038).
-  const inDatabase = await deps.storage.heldManifests([...owned].filter((hash) => sizes.get(hash) === null), caller.userId)
+  const inDatabase = await deps.storage.heldManifests(
+    [...owned].filter((hash) => sizes.get(hash) === null),
+    caller.userId,
+  )
   for (const [hash, bytes] of inDatabase) sizes.set(hash, bytes.length)
   const scanned = new Map<string, DeepResult>()
 
@@ -60,7 +66,16 @@ export async function verifyStorage(deps: Deps, caller: Caller, request: Static<
           if (deep !== 'rate_limited') scanned.set(hash, deep)
         }
       }
-      blobs.push({ hash, ...blobVerdict({ role: held.roles.get(hash) ?? null, stored, indexed: indexed.has(hash), withheld: held.takenDown, ...(deep === undefined ? {} : { deep }) }) })
+      blobs.push({
+        hash,
+        ...blobVerdict({
+          role: held.roles.get(hash) ?? null,
+          stored,
+          indexed: indexed.has(hash),
+          withheld: held.takenDown,
+          ...(deep === undefined ? {} : { deep }),
+        }),
+      })
     }
     verdicts.push({ assetId: asset.asset_id, durable: held !== undefined && isDurable(blobs), blobs, checkedAt: deps.clock.now() })
   }

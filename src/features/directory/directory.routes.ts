@@ -22,7 +22,14 @@ export function directoryRoutes(app: App, deps: Deps): void {
       reads: ['X-Service-Identity-Key'],
       responses: { 200: PublishDirectoryResponse },
       described: { 200: 'The directory is stored (and the identity key bound, on a first publish)' },
-      errors: ['error.account.suspended', 'error.directory.malformed', 'error.directory.identity_key_invalid', 'error.directory.identity_key_mismatch', 'error.directory.version_conflict', 'error.auth.reauthentication_required'],
+      errors: [
+        'error.account.suspended',
+        'error.directory.malformed',
+        'error.directory.identity_key_invalid',
+        'error.directory.identity_key_mismatch',
+        'error.directory.version_conflict',
+        'error.auth.reauthentication_required',
+      ],
     }),
     handler: async (request) => {
       const header = request.headers[IDENTITY_KEY_HEADER]

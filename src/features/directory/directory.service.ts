@@ -16,7 +16,10 @@ export { DIRECTORY_MAX_BYTES } from '../../contract/devices.ts'
 function identityKeyOf(header: string | undefined): Buffer {
   const key = header === undefined ? null : Buffer.from(header, 'base64')
   if (key === null || key.toString('base64') !== header || parseHybridPublicKey(key) === null) {
-    throw new AppError('error.directory.identity_key_invalid', 'X-Service-Identity-Key must be standard base64 of the 1984-byte hybrid public key (Ed25519 | ML-DSA-65)')
+    throw new AppError(
+      'error.directory.identity_key_invalid',
+      'X-Service-Identity-Key must be standard base64 of the 1984-byte hybrid public key (Ed25519 | ML-DSA-65)',
+    )
   }
   return key
 }
@@ -26,7 +29,10 @@ function directoryOf(body: Buffer): Directory {
   const fields = readTopLevelFields(body, ['directory_version'])
   const version = fields === null ? null : unsignedField(fields, 'directory_version')
   if (version === null) {
-    throw new AppError('error.directory.malformed', 'The body must be one CBOR item whose top level is a map with an unsigned integer under "directory_version"')
+    throw new AppError(
+      'error.directory.malformed',
+      'The body must be one CBOR item whose top level is a map with an unsigned integer under "directory_version"',
+    )
   }
   return { version, body, etag: `"${createHash('sha256').update(body).digest('hex')}"` }
 }

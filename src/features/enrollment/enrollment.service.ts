@@ -73,7 +73,8 @@ export async function relayPayload(deps: Deps, channelId: string, direction: Rel
   // Mailbox writes do not wait for the disk (decision 0025): a ceremony that loses a message starts over.
   const outcome = await deps.storage.appendToMailbox(hashToken(channelId), direction, payload, deps.clock.now(), MAILBOX_MAX_PAYLOADS)
   if (outcome === 'no_channel') throw channelNotFound()
-  if (outcome === 'full') throw new AppError('error.enroll.mailbox_full', `The ${direction} mailbox already holds ${MAILBOX_MAX_PAYLOADS} payloads; let the other side drain it`)
+  if (outcome === 'full')
+    throw new AppError('error.enroll.mailbox_full', `The ${direction} mailbox already holds ${MAILBOX_MAX_PAYLOADS} payloads; let the other side drain it`)
 }
 
 export async function drainMailbox(deps: Deps, channelId: string, direction: RelayDirection): Promise<string[]> {

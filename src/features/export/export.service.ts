@@ -37,7 +37,11 @@ async function reserveExport(deps: Deps, userId: string, now: number): Promise<v
   if ((await deps.storage.reserveAttempt('export', userId, now, { maxFailures: maxPerWindow, windowMs: windowS * 1000 })) !== undefined) return
   // The window may have ended between the two statements: then retry at once.
   const retryAfterS = budgetBlockedForS(await deps.storage.findAttemptBudget('export', userId), now, maxPerWindow) ?? 1
-  throw new AppError('error.rate_limited', `This account has started the ${maxPerWindow} exports its ${windowS}-second window allows; the next may start in ${retryAfterS} seconds`, { retryAfterS })
+  throw new AppError(
+    'error.rate_limited',
+    `This account has started the ${maxPerWindow} exports its ${windowS}-second window allows; the next may start in ${retryAfterS} seconds`,
+    { retryAfterS },
+  )
 }
 
 /** An object's members without its braces, to be continued by members written later. */

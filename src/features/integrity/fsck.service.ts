@@ -77,7 +77,10 @@ async function checkNamedBlobs(deps: Deps, options: FsckOptions, problem: (line:
       if (size === null) missing.push(row.hash)
       else if (size !== row.maxSize) problem(`blob ${row.hash}: ${where} has ${size} bytes, its rows say ${row.maxSize}`)
       else if (options.deep) {
-        const actual = heldBytes === undefined ? await deps.blobs.sha256(row.hash).catch((error: Error) => `unreadable (${error.message})`) : createHash('sha256').update(heldBytes).digest('hex')
+        const actual =
+          heldBytes === undefined
+            ? await deps.blobs.sha256(row.hash).catch((error: Error) => `unreadable (${error.message})`)
+            : createHash('sha256').update(heldBytes).digest('hex')
         if (actual !== row.hash) problem(`blob ${row.hash}: ${where}'s SHA-256 is ${actual}`)
       }
     }

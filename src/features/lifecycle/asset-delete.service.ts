@@ -38,7 +38,13 @@ function ensureDeletable(envelope: Envelope, asset: Asset | undefined, now: numb
  * Deletes the asset `fileId` of the album. `validate` checks the request body's shape; it runs
  * after the album check, as on the ops operation.
  */
-export function deleteAsset(deps: Deps, caller: Caller, albumId: string, fileId: string, validate: () => Static<typeof AssetDeleteRequest>): Promise<OpOutcome> {
+export function deleteAsset(
+  deps: Deps,
+  caller: Caller,
+  albumId: string,
+  fileId: string,
+  validate: () => Static<typeof AssetDeleteRequest>,
+): Promise<OpOutcome> {
   return lifecycleWrite(deps, caller, albumId, {
     decode: () => decodeDeletion(validate(), albumId, fileId, caller),
     async check({ envelope }, _album, now) {

@@ -36,9 +36,13 @@ export function checkEnvelopeShape(envelope: Envelope, albumId: string, callerId
 export function checkEnvelopeProtocol(deps: Deps, envelope: Envelope, album: Album): void {
   const verdict = checkProtocol(envelope.protocol_version, deps.config.protocol, album.protocolVersion)
   if (!verdict.accepted) {
-    throw new AppError('error.protocol.out_of_range', `protocol_version ${envelope.protocol_version} is outside ${verdict.protocolMin}..${verdict.protocolMax} for this album`, {
-      extensions: { protocol_min: verdict.protocolMin, protocol_max: verdict.protocolMax },
-    })
+    throw new AppError(
+      'error.protocol.out_of_range',
+      `protocol_version ${envelope.protocol_version} is outside ${verdict.protocolMin}..${verdict.protocolMax} for this album`,
+      {
+        extensions: { protocol_min: verdict.protocolMin, protocol_max: verdict.protocolMax },
+      },
+    )
   }
 }
 

@@ -27,9 +27,19 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       deferredBody: OpRequest,
       responses: { 200: OpResponse },
       described: { 200: 'The manifest is applied (or was already: `replayed`), with its feed position' },
-      errors: ['error.account.suspended', 'error.not_found', 'error.protocol.out_of_range', 'error.upgrade.in_flight', 'error.op.bundle_incomplete', 'error.op.stale_revival', 'error.storage.full', 'error.storage.failing'],
+      errors: [
+        'error.account.suspended',
+        'error.not_found',
+        'error.protocol.out_of_range',
+        'error.upgrade.in_flight',
+        'error.op.bundle_incomplete',
+        'error.op.stale_revival',
+        'error.storage.full',
+        'error.storage.failing',
+      ],
     }),
-    handler: async (request) => opResponse(await applyLifecycleManifest(deps, requireCaller(request), request.params.album_id, () => validateBody(OpRequest, request.body))),
+    handler: async (request) =>
+      opResponse(await applyLifecycleManifest(deps, requireCaller(request), request.params.album_id, () => validateBody(OpRequest, request.body))),
   })
 
   app.route({
@@ -47,9 +57,18 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       deferredBody: AssetDeleteRequest,
       responses: { 200: OpResponse },
       described: { 200: 'The asset is deleted (or was already, by this manifest: `replayed`), with the feed position of its delete' },
-      errors: ['error.account.suspended', 'error.not_found', 'error.protocol.out_of_range', 'error.upgrade.in_flight', 'error.op.stale_revival', 'error.asset.retained'],
+      errors: [
+        'error.account.suspended',
+        'error.not_found',
+        'error.protocol.out_of_range',
+        'error.upgrade.in_flight',
+        'error.op.stale_revival',
+        'error.asset.retained',
+      ],
     }),
     handler: async (request) =>
-      opResponse(await deleteAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id, () => validateBody(AssetDeleteRequest, request.body))),
+      opResponse(
+        await deleteAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id, () => validateBody(AssetDeleteRequest, request.body)),
+      ),
   })
 }

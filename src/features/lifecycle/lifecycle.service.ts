@@ -15,7 +15,18 @@ import type { ChainSlot, CustodyBundle } from '../custody/receipts.ts'
 import type { Caller } from '../context.ts'
 import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
-import { appliedOutcome, decodeManifest, ensureChain, feedEntry, lifecycleWrite, lockForWrite, refuseInvalid, sha256, staleRevival, type OpOutcome } from './write.ts'
+import {
+  appliedOutcome,
+  decodeManifest,
+  ensureChain,
+  feedEntry,
+  lifecycleWrite,
+  lockForWrite,
+  refuseInvalid,
+  sha256,
+  staleRevival,
+  type OpOutcome,
+} from './write.ts'
 
 /** Bytes the write stores as blobs besides the uploaded ones. */
 interface ExtraBlob {
@@ -44,10 +55,12 @@ function decodeRequest(body: Static<typeof OpRequest>, albumId: string, caller: 
 async function findBundle(deps: Deps, caller: Caller, albumId: string, envelope: Envelope, metadata: Buffer | null, now: number): Promise<UploadSession> {
   const sessions = await deps.storage.findOpenSessionsForOriginal(caller.userId, albumId, envelope.ciphertext_hash, now)
   if (sessions.length === 0) throw bundleIncomplete('No open upload session of this album has ciphertext_hash as its original')
-  const missing = await Promise.all(sessions.map(async (candidate) => {
-    const present = await presentBlobs(deps, caller.userId, candidate.blobs)
-    return candidate.blobs.filter((blob) => !present.has(blob.hash)).map((blob) => blob.hash)
-  }))
+  const missing = await Promise.all(
+    sessions.map(async (candidate) => {
+      const present = await presentBlobs(deps, caller.userId, candidate.blobs)
+      return candidate.blobs.filter((blob) => !present.has(blob.hash)).map((blob) => blob.hash)
+    }),
+  )
   const complete = sessions.filter((_, i) => missing[i]?.length === 0)
   if (complete.length === 0) {
     const lacking = missing[0] ?? []
@@ -58,7 +71,8 @@ async function findBundle(deps: Deps, caller: Caller, albumId: string, envelope:
   if ((metadata === null) !== (envelope.metadata_blob_hash === null)) {
     throw bundleIncomplete('metadata_blob must be present exactly when metadata_blob_hash is non-null')
   }
-  if (metadata !== null && sha256(metadata) !== envelope.metadata_blob_hash) throw bundleIncomplete('The SHA-256 of metadata_blob differs from metadata_blob_hash')
+  if (metadata !== null && sha256(metadata) !== envelope.metadata_blob_hash)
+    throw bundleIncomplete('The SHA-256 of metadata_blob differs from metadata_blob_hash')
   return session
 }
 
@@ -66,12 +80,26 @@ async function findBundle(deps: Deps, caller: Caller, albumId: string, envelope:
 function bundleRefs(session: UploadSession, extras: readonly ExtraBlob[]): AssetBlobRef[] {
   return [
     ...session.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, size: blob.size })),
-    ...extras.filter((extra) => !session.blobs.some((blob) => blob.hash === extra.hash)).map((extra) => ({ hash: extra.hash, role: extra.role, size: extra.bytes.length })),
+    ...extras
+      .filter((extra) => !session.blobs.some((blob) => blob.hash === extra.hash))
+      .map((extra) => ({ hash: extra.hash, role: extra.role, size: extra.bytes.length })),
   ]
 }
 
 /** The write's transaction; `takeSlot` answers the write's chain slot, ready (see storeAndApply). */
-async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, session: UploadSession, extras: readonly ExtraBlob[], bundle: CustodyBundle, takeSlot: (tx: Store) => Promise<ChainSlot>, now: number): Promise<OpOutcome> {
+async function writeAndIndex(
+  tx: Store,
+  caller: Caller,
+  album: Album,
+  envelope: Envelope,
+  manifest: Buffer,
+  manifestHash: string,
+  session: UploadSession,
+  extras: readonly ExtraBlob[],
+  bundle: CustodyBundle,
+  takeSlot: (tx: Store) => Promise<ChainSlot>,
+  now: number,
+): Promise<OpOutcome> {
   // Under the album lock the checks that a racing write could invalidate are made again.
   const replay = await lockForWrite(tx, album.albumId, manifestHash, now)
   if (replay !== undefined) return replay
@@ -80,7 +108,11 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
   if (!(await tx.closeUploadSession(session.uploadId, now))) throw bundleIncomplete('The upload session was closed meanwhile')
 
   const syncSeq = await tx.takeSyncSeq(album.albumId)
-  await tx.recordOwnedBlobs(caller.userId, extras.map((extra) => ({ hash: extra.hash, size: extra.bytes.length })), now)
+  await tx.recordOwnedBlobs(
+    caller.userId,
+    extras.map((extra) => ({ hash: extra.hash, size: extra.bytes.length })),
+    now,
+  )
   // A retention floor only rises: a later manifest cannot release what an earlier one promised to keep.
   const claimed = envelope.retention_until === null ? null : Date.parse(envelope.retention_until)
   const retentionUntil = claimed === null ? (asset?.retentionUntil ?? null) : Math.max(claimed, asset?.retentionUntil ?? claimed)
@@ -102,7 +134,10 @@ async function writeAndIndex(tx: Store, caller: Caller, album: Album, envelope: 
 
 /** Puts the metadata bytes in the blob store (before the transaction: no fsync inside it). */
 async function storeExtras(deps: Deps, caller: Caller, extras: readonly ExtraBlob[]): Promise<void> {
-  const owned = await deps.storage.ownedBlobHashes(caller.userId, extras.map((extra) => extra.hash))
+  const owned = await deps.storage.ownedBlobHashes(
+    caller.userId,
+    extras.map((extra) => extra.hash),
+  )
   for (const extra of extras) {
     if (owned.has(extra.hash) && (await deps.blobs.size(extra.hash)) === extra.bytes.length) continue
     const outcome = await deps.blobs.put(extra.hash, extra.bytes.length, [extra.bytes])
@@ -115,7 +150,10 @@ async function storeExtras(deps: Deps, caller: Caller, extras: readonly ExtraBlo
  * another writer has rewritten them since (their modification time moved past `storedAt`).
  */
 async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], storedAt: number): Promise<void> {
-  const owned = await deps.storage.blobHashesStillNeeded(extras.map((extra) => extra.hash), deps.clock.now())
+  const owned = await deps.storage.blobHashesStillNeeded(
+    extras.map((extra) => extra.hash),
+    deps.clock.now(),
+  )
   for (const extra of extras) if (!owned.has(extra.hash)) await deps.blobs.remove(extra.hash, storedAt)
 }
 
@@ -133,16 +171,31 @@ export function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: stri
       ensureChain(envelope, await deps.storage.findAsset(envelope.file_id))
       return session
     },
-    apply: ({ envelope, manifest, metadata, manifestHash }, session, album, now) => storeAndApply(deps, caller, album, envelope, manifest, manifestHash, metadata, session, now),
+    apply: ({ envelope, manifest, metadata, manifestHash }, session, album, now) =>
+      storeAndApply(deps, caller, album, envelope, manifest, manifestHash, metadata, session, now),
   })
 }
 
 /** The writes: the metadata blob's bytes first (no fsync inside the transaction), then the transaction. */
-async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope: Envelope, manifest: Buffer, manifestHash: string, metadata: Buffer | null, session: UploadSession, now: number): Promise<OpOutcome> {
-  const filed: ExtraBlob[] = metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' }]
+async function storeAndApply(
+  deps: Deps,
+  caller: Caller,
+  album: Album,
+  envelope: Envelope,
+  manifest: Buffer,
+  manifestHash: string,
+  metadata: Buffer | null,
+  session: UploadSession,
+  now: number,
+): Promise<OpOutcome> {
+  const filed: ExtraBlob[] =
+    metadata === null || envelope.metadata_blob_hash === null ? [] : [{ hash: envelope.metadata_blob_hash, bytes: metadata, role: 'metadata' }]
   const extras: ExtraBlob[] = [...filed, { hash: manifestHash, bytes: manifest, role: 'provenance' }]
   // Declared on the session before their bytes are stored: a collection running meanwhile keeps them.
-  await deps.storage.declareExtras(session.uploadId, filed.map((extra) => extra.hash))
+  await deps.storage.declareExtras(
+    session.uploadId,
+    filed.map((extra) => extra.hash),
+  )
   const bundle: CustodyBundle = { assetId: envelope.file_id, uploadId: session.uploadId, blobs: bundleRefs(session, extras), envelopeHash: manifestHash }
   let slot: ChainSlot | undefined
   const takeSlot = async (store: Store) => {
@@ -161,7 +214,9 @@ async function storeAndApply(deps: Deps, caller: Caller, album: Album, envelope:
     // inside the transaction (see writeAndIndex); its signing still overlaps the earlier writes'
     // appends and commits.
     if (deps.storage.engine === 'sqlite') await takeSlot(deps.storage)
-    const outcome = await deps.storage.transaction((tx) => writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now))
+    const outcome = await deps.storage.transaction((tx) =>
+      writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now),
+    )
     slot?.end(true)
     return outcome
   } catch (error) {

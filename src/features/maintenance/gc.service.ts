@@ -21,7 +21,10 @@ export async function collectGarbage(deps: Deps): Promise<{ rows: number; files:
     const queued = await deps.storage.queuedReclaims(after, RECLAIM_BATCH)
     // Wall clock, as file modification times are: a file rewritten after this is kept.
     const decidedAt = Date.now()
-    const stillNeeded = await deps.storage.blobHashesStillNeeded(queued.map((entry) => entry.hash), deps.clock.now())
+    const stillNeeded = await deps.storage.blobHashesStillNeeded(
+      queued.map((entry) => entry.hash),
+      deps.clock.now(),
+    )
     // Asked after deciding, before removing: a backup whose hold began later snapshots the
     // database later, when no row names what this batch removes (it was unneeded already, and a
     // new row for it would come with a new file, which remove leaves alone). A hold that began

@@ -49,7 +49,8 @@ export function startSweeping(deps: Deps, log: { info(o: object, m: string): voi
   const timer = setInterval(() => {
     const pass = maintain(deps).then(
       (done) => {
-        if (Object.values(done.deleted).some((n) => n > 0) || done.purgedAccounts > 0 || done.garbage.rows > 0 || done.partUploads > 0 || done.leftovers > 0) log.info(done, 'maintenance removed expired rows and garbage')
+        if (Object.values(done.deleted).some((n) => n > 0) || done.purgedAccounts > 0 || done.garbage.rows > 0 || done.partUploads > 0 || done.leftovers > 0)
+          log.info(done, 'maintenance removed expired rows and garbage')
       },
       (error: unknown) => log.error({ err: error }, 'maintenance failed'),
     )

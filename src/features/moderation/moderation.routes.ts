@@ -1,4 +1,12 @@
-import { AdminAccountResponse, AdminAccountsQuery, AdminAccountsResponse, AdminUserParams, AssetIdParams, ModerationReason, ModerationRecordResponse } from '../../contract/custody.ts'
+import {
+  AdminAccountResponse,
+  AdminAccountsQuery,
+  AdminAccountsResponse,
+  AdminUserParams,
+  AssetIdParams,
+  ModerationReason,
+  ModerationRecordResponse,
+} from '../../contract/custody.ts'
 import type { Deps } from '../../deps.ts'
 import type { ModerationAction } from '../../domain/moderation.ts'
 import { requireCaller } from '../../http/bearer.ts'
@@ -85,7 +93,8 @@ export function moderationRoutes(app: App, deps: Deps): void {
       method: 'POST',
       url: `/v1/admin/accounts/:user_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AdminUserParams }),
-      handler: async (request) => moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body), 'admin_token', request.log)),
+      handler: async (request) =>
+        moderationRecordView(await moderate(deps, action, { userId: request.params.user_id }, reasonOf(request.body), 'admin_token', request.log)),
     })
   }
   app.route({
@@ -100,14 +109,16 @@ export function moderationRoutes(app: App, deps: Deps): void {
       params: AdminUserParams,
       errors: ['error.not_found'],
     }),
-    handler: async (request) => moderationRecordView(await deleteAccountAsOperator(deps, request.params.user_id, reasonOf(request.body), 'admin_token', request.log)),
+    handler: async (request) =>
+      moderationRecordView(await deleteAccountAsOperator(deps, request.params.user_id, reasonOf(request.body), 'admin_token', request.log)),
   })
   for (const [path, action, summary] of assetActions) {
     app.route({
       method: 'POST',
       url: `/v1/admin/assets/:asset_id/${path}`,
       ...operation({ ...common, operationId: `admin_${action}`, summary, params: AssetIdParams }),
-      handler: async (request) => moderationRecordView(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body), 'admin_token', request.log)),
+      handler: async (request) =>
+        moderationRecordView(await moderate(deps, action, { assetId: request.params.asset_id }, reasonOf(request.body), 'admin_token', request.log)),
     })
   }
 }

@@ -68,7 +68,11 @@ async function targetOf(store: Store, target: ModerationTarget): Promise<{ userI
   }
   const asset = await store.findModeratedAsset(target.assetId)
   if (asset === undefined) throw new AppError('error.not_found', 'No such asset')
-  return { userId: asset.ownerId, assetId: asset.assetId, facts: { suspended: false, secondFactor: false, deleted: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null } }
+  return {
+    userId: asset.ownerId,
+    assetId: asset.assetId,
+    facts: { suspended: false, secondFactor: false, deleted: false, takenDown: asset.takenDownAt !== null, legalHold: asset.legalHoldAt !== null },
+  }
 }
 
 /**
@@ -124,7 +128,10 @@ export async function moderate(
 export type AuditLog = Pick<Deps['log'], 'info'>
 
 /** The audit line of an operator action that took effect (docs/operations.md, "The operator's log"). */
-export function auditOperatorAction(log: AuditLog, entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null }): void {
+export function auditOperatorAction(
+  log: AuditLog,
+  entry: { actor: OperatorActor; action: string; userId: string; assetId: string | null; reason: string | null },
+): void {
   log.info({ audit: 'operator_action', ...entry }, 'operator action')
 }
 

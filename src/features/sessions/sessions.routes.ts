@@ -5,7 +5,14 @@ import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
 import {
-  cohortView, issueRevokeChallenge, listDevices, listSecurityEvents, revokeAllSessions, revokeSession, securityEventView, sessionView,
+  cohortView,
+  issueRevokeChallenge,
+  listDevices,
+  listSecurityEvents,
+  revokeAllSessions,
+  revokeSession,
+  securityEventView,
+  sessionView,
 } from './sessions.service.ts'
 
 const tags = ['Accounts and sessions']
@@ -35,7 +42,8 @@ export function sessionsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'listSecurityEvents',
       summary: 'Attacks on the account: sign-in locked by wrong passwords, codes refused after too many wrong ones',
-      description: 'Kept for SECURITY_EVENT_RETENTION_S. An event names the request that set it off; sign in from a known place and change the password when one is not yours.',
+      description:
+        'Kept for SECURITY_EVENT_RETENTION_S. An event names the request that set it off; sign in from a known place and change the password when one is not yours.',
       tags,
       auth: 'bearer',
       responses: { 200: SecurityEventsResponse },
@@ -87,7 +95,8 @@ export function sessionsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'revokeAllSessions',
       summary: 'End every session of the account, proved with the identity key (no bearer)',
-      description: 'The challenge is burned by this call whatever its outcome. `revoked` counts the sessions actually removed, the one that asked for the challenge included.',
+      description:
+        'The challenge is burned by this call whatever its outcome. `revoked` counts the sessions actually removed, the one that asked for the challenge included.',
       tags,
       auth: 'none',
       accepts: JSON_MEDIA,

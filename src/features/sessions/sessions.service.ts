@@ -18,10 +18,7 @@ export interface Devices {
 }
 
 export async function listDevices(deps: Deps, caller: Caller): Promise<Devices> {
-  const [sessions, cohorts] = await Promise.all([
-    deps.storage.listLiveSessions(caller.userId, deps.clock.now()),
-    deps.storage.listCohorts(caller.userId),
-  ])
+  const [sessions, cohorts] = await Promise.all([deps.storage.listLiveSessions(caller.userId, deps.clock.now()), deps.storage.listCohorts(caller.userId)])
   return { sessions, cohorts }
 }
 

@@ -43,7 +43,13 @@ export function totpRoutes(app: App, deps: Deps): void {
       errors: ['error.totp.nothing_pending', 'error.totp.invalid_code', 'error.rate_limited'],
     }),
     handler: async (request, reply) => {
-      const codes = await confirmTotpEnrollment(deps, requireCaller(request), request.body.totp_code, requestMeta(request), prefersRepresentation(request.headers))
+      const codes = await confirmTotpEnrollment(
+        deps,
+        requireCaller(request),
+        request.body.totp_code,
+        requestMeta(request),
+        prefersRepresentation(request.headers),
+      )
       if (codes === null) return noContent(reply)
       return reply.header('preference-applied', REPRESENTATION_APPLIED).send({ recovery_codes: codes })
     },

@@ -7,7 +7,12 @@ import { isTotpCode, matchTotpStep, newTotpSecret, provisioningUri } from '../..
 import type { Deps } from '../../deps.ts'
 import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
 import {
-  confirmEnrollment, disableSecondFactor, renewRecoveryCodes, startEnrollment, type SecondFactorRefusal, type SecondFactorState,
+  confirmEnrollment,
+  disableSecondFactor,
+  renewRecoveryCodes,
+  startEnrollment,
+  type SecondFactorRefusal,
+  type SecondFactorState,
   type Transition,
 } from '../../domain/second-factor.ts'
 import { isFresh } from '../../domain/session.ts'
@@ -100,12 +105,15 @@ export async function spendCode<T>(
   const now = deps.clock.now()
   const budget = await reserveCodeAttempt(deps, userId, now)
   const claim = codeClaim(deps, userId, factor, code, meta, now)
-  const applied = claim === null ? null : await deps.storage.transaction(async (tx) => {
-    if (!(await claim(tx))) return null
-    const result = await apply(tx, now)
-    await tx.releaseAttempt('second_factor', userId)
-    return { result }
-  })
+  const applied =
+    claim === null
+      ? null
+      : await deps.storage.transaction(async (tx) => {
+          if (!(await claim(tx))) return null
+          const result = await apply(tx, now)
+          await tx.releaseAttempt('second_factor', userId)
+          return { result }
+        })
   if (applied !== null) return applied.result
   if (budget.failures >= deps.config.secondFactor.maxFailures) {
     await deps.storage.recordSecurityEvent(userId, { kind: 'second_factor_lockout', at: now, until: budget.windowEndsAt, ...meta })

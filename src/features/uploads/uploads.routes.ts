@@ -7,7 +7,16 @@ import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { storageFault } from '../../http/problem.ts'
 import { JSON_MEDIA, OCTET_MEDIA, noContent, operation, type App } from '../../http/route.ts'
-import { abortUploadSession, openUploadSession, putBlob, putBlobPart, uploadSessionStatus, UPLOAD_PART_MIN_BYTES, type PartRange, type SessionView } from './uploads.service.ts'
+import {
+  abortUploadSession,
+  openUploadSession,
+  putBlob,
+  putBlobPart,
+  uploadSessionStatus,
+  UPLOAD_PART_MIN_BYTES,
+  type PartRange,
+  type SessionView,
+} from './uploads.service.ts'
 
 const tags = ['Uploads']
 
@@ -16,7 +25,13 @@ function sessionResponse(view: SessionView) {
     upload_id: view.session.uploadId,
     album_id: view.session.albumId,
     expires_at: timestamp(view.session.expiresAt),
-    blobs: view.session.blobs.map((blob) => ({ hash: blob.hash, role: blob.role, size: blob.size, present: view.present.has(blob.hash), received: view.received.get(blob.hash) ?? 0 })),
+    blobs: view.session.blobs.map((blob) => ({
+      hash: blob.hash,
+      role: blob.role,
+      size: blob.size,
+      present: view.present.has(blob.hash),
+      received: view.received.get(blob.hash) ?? 0,
+    })),
   }
 }
 
@@ -40,7 +55,11 @@ function parseContentRange(header: string): PartRange {
 function parseDigest(name: 'Content-Digest' | 'Repr-Digest', header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined
   // A dictionary of structured fields; a byte sequence is :base64: (RFC 8941).
-  const members = [header].flat().join(',').split(',').map((member) => member.trim().split(';')[0]?.trim() ?? '')
+  const members = [header]
+    .flat()
+    .join(',')
+    .split(',')
+    .map((member) => member.trim().split(';')[0]?.trim() ?? '')
   const sha256 = members.filter((member) => member.toLowerCase().startsWith('sha-256=')).at(-1)
   if (sha256 === undefined) throw malformed(`${name} must name a sha-256`)
   const value = /^:([A-Za-z0-9+/]{43}=):$/.exec(sha256.slice('sha-256='.length))?.[1]
@@ -56,14 +75,23 @@ export function uploadsRoutes(app: App, deps: Deps): void {
     ...operation({
       operationId: 'openUploadSession',
       summary: 'Open an upload session for one bundle; `present` marks the bytes the server already holds for you',
-      description: 'Refused with 507 when the account already has MAX_OPEN_UPLOADS open sessions, or when the blobs it would add (declared, neither stored nor declared already) would take its stored plus declared bytes above ACCOUNT_QUOTA_BYTES; nothing is stored then.',
+      description:
+        'Refused with 507 when the account already has MAX_OPEN_UPLOADS open sessions, or when the blobs it would add (declared, neither stored nor declared already) would take its stored plus declared bytes above ACCOUNT_QUOTA_BYTES; nothing is stored then.',
       tags,
       auth: 'bearer',
       accepts: JSON_MEDIA,
       body: OpenUploadRequest,
       responses: { 201: UploadSessionResponse },
       described: { 201: 'The upload session is open; send the bytes of each blob not `present`' },
-      errors: ['error.account.suspended', 'error.not_found', 'error.directory.required', 'error.upgrade.in_flight', 'error.protocol.out_of_range', 'error.quota.exceeded', 'error.quota.too_many_uploads'],
+      errors: [
+        'error.account.suspended',
+        'error.not_found',
+        'error.directory.required',
+        'error.upgrade.in_flight',
+        'error.protocol.out_of_range',
+        'error.quota.exceeded',
+        'error.quota.too_many_uploads',
+      ],
     }),
     handler: async (request, reply) => reply.code(201).send(sessionResponse(await openUploadSession(deps, requireCaller(request), request.body))),
   })
@@ -131,8 +159,17 @@ A blob named at its last part (decision 0034): the session may declare a blob un
         params: UploadBlobParams,
         reads: ['Content-Range', 'Content-Digest', 'Repr-Digest'],
         responses: { 204: NoContent },
-        described: { 204: 'The bytes are stored and durable (or already were); with Content-Range, Upload-Offset says how many bytes of the blob the server now holds' },
-        errors: ['error.account.suspended', 'error.not_found', 'error.upload.offset_mismatch', 'error.upload.hash_mismatch', 'error.storage.full', 'error.storage.failing'],
+        described: {
+          204: 'The bytes are stored and durable (or already were); with Content-Range, Upload-Offset says how many bytes of the blob the server now holds',
+        },
+        errors: [
+          'error.account.suspended',
+          'error.not_found',
+          'error.upload.offset_mismatch',
+          'error.upload.hash_mismatch',
+          'error.storage.full',
+          'error.storage.failing',
+        ],
       }),
       handler: async (request, reply) => {
         const length = request.headers['content-length']

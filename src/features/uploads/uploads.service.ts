@@ -65,8 +65,13 @@ const notFound = () => new AppError('error.not_found', 'No open upload session o
 
 /** The declared blobs the caller already stores, with the bytes really on disk. */
 export async function presentBlobs(deps: Deps, ownerId: string, blobs: readonly UploadBlob[]): Promise<Set<string>> {
-  const owned = await deps.storage.ownedBlobHashes(ownerId, blobs.map((blob) => blob.hash))
-  const onDisk = await Promise.all(blobs.filter((blob) => owned.has(blob.hash)).map(async (blob) => ((await deps.blobs.size(blob.hash)) === blob.size ? blob.hash : null)))
+  const owned = await deps.storage.ownedBlobHashes(
+    ownerId,
+    blobs.map((blob) => blob.hash),
+  )
+  const onDisk = await Promise.all(
+    blobs.filter((blob) => owned.has(blob.hash)).map(async (blob) => ((await deps.blobs.size(blob.hash)) === blob.size ? blob.hash : null)),
+  )
   return new Set(onDisk.filter((hash) => hash !== null))
 }
 
@@ -130,9 +135,13 @@ function quotaError(refusal: UploadRefusal): AppError {
   if (refusal.kind === 'too_many_uploads') {
     return new AppError('error.quota.too_many_uploads', `This account already has ${refusal.maxOpenUploads} open upload sessions; finish or abort one first`)
   }
-  return new AppError('error.quota.exceeded', `This session would add ${refusal.requestedBytes} bytes to the ${refusal.usedBytes} stored and declared; the quota is ${refusal.quotaBytes}`, {
-    extensions: { quota_bytes: refusal.quotaBytes, used_bytes: refusal.usedBytes, requested_bytes: refusal.requestedBytes },
-  })
+  return new AppError(
+    'error.quota.exceeded',
+    `This session would add ${refusal.requestedBytes} bytes to the ${refusal.usedBytes} stored and declared; the quota is ${refusal.quotaBytes}`,
+    {
+      extensions: { quota_bytes: refusal.quotaBytes, used_bytes: refusal.usedBytes, requested_bytes: refusal.requestedBytes },
+    },
+  )
 }
 
 async function ownSession(deps: Deps, caller: Caller, uploadId: string): Promise<UploadSession> {
@@ -154,7 +163,12 @@ export async function abortUploadSession(deps: Deps, caller: Caller, uploadId: s
 export type BlobReceipt = 'stored' | 'already_present'
 
 /** The declared blob `hash` of the caller's session, which must be open, and the session. */
-async function openDeclaration(deps: Deps, caller: Caller, uploadId: string, hash: string): Promise<{ readonly session: UploadSession; readonly declared: UploadBlob }> {
+async function openDeclaration(
+  deps: Deps,
+  caller: Caller,
+  uploadId: string,
+  hash: string,
+): Promise<{ readonly session: UploadSession; readonly declared: UploadBlob }> {
   const session = await ownSession(deps, caller, uploadId)
   ensureNotSuspended(caller)
   if (session.closedAt !== null || session.expiresAt <= deps.clock.now()) throw notFound()
@@ -171,7 +185,14 @@ async function recordStored(deps: Deps, caller: Caller, declared: UploadBlob): P
  * Streams one declared blob to the store, checking its SHA-256 and size on the way; bytes
  * that differ from the declaration are not kept (422).
  */
-export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash: string, bytes: AsyncIterable<Uint8Array>, announcedLength?: number): Promise<BlobReceipt> {
+export async function putBlob(
+  deps: Deps,
+  caller: Caller,
+  uploadId: string,
+  hash: string,
+  bytes: AsyncIterable<Uint8Array>,
+  announcedLength?: number,
+): Promise<BlobReceipt> {
   const { declared } = await openDeclaration(deps, caller, uploadId, hash)
   if ((await presentBlobs(deps, caller.userId, [declared])).has(hash)) return 'already_present'
   if (announcedLength !== undefined && announcedLength !== declared.size) {
@@ -184,7 +205,9 @@ export async function putBlob(deps: Deps, caller: Caller, uploadId: string, hash
 }
 
 function offsetMismatch(received: number): AppError {
-  return new AppError('error.upload.offset_mismatch', `The server holds the first ${received} bytes of this blob; send the part that starts there`, { extensions: { received } })
+  return new AppError('error.upload.offset_mismatch', `The server holds the first ${received} bytes of this blob; send the part that starts there`, {
+    extensions: { received },
+  })
 }
 
 function partMismatch(detail: string): AppError {
@@ -206,7 +229,13 @@ async function* checkedPart(bytes: AsyncIterable<Uint8Array>, length: number, sh
 }
 
 /** The recorded parts in order, then the last part: the blob's bytes. */
-async function* assembled(deps: Deps, uploadId: string, hash: string, chain: readonly UploadPart[], last: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* assembled(
+  deps: Deps,
+  uploadId: string,
+  hash: string,
+  chain: readonly UploadPart[],
+  last: AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
   for (const part of chain) yield* await deps.blobs.openPart(uploadId, hash, part.name)
   yield* last
 }
@@ -290,7 +319,8 @@ export async function putBlobPart(
   }
   // Stored and declared under `named` (by this request, or by another one ending the same blob).
   const storedAsNamed = async () =>
-    (await presentBlobs(deps, caller.userId, [named])).has(named.hash) && ((await deps.storage.findUploadSession(uploadId))?.blobs.some((blob) => blob.hash === named.hash) ?? false)
+    (await presentBlobs(deps, caller.userId, [named])).has(named.hash) &&
+    ((await deps.storage.findUploadSession(uploadId))?.blobs.some((blob) => blob.hash === named.hash) ?? false)
   let outcome: PutOutcome
   try {
     outcome = await deps.blobs.put(named.hash, declared.size, assembled(deps, uploadId, hash, chain, checkedPart(bytes, length, checks.sha256)))
@@ -301,7 +331,10 @@ export async function putBlobPart(
   }
   if (outcome.kind === 'mismatch') {
     await dropParts(deps, uploadId, hash)
-    throw new AppError('error.upload.hash_mismatch', `Nothing was kept, and the parts received so far are dropped: send the blob again from its start (${outcome.detail})`)
+    throw new AppError(
+      'error.upload.hash_mismatch',
+      `Nothing was kept, and the parts received so far are dropped: send the blob again from its start (${outcome.detail})`,
+    )
   }
   if (named.hash === hash) await recordStored(deps, caller, declared)
   else if (!(await recordRenamed(deps, caller, uploadId, hash, named))) throw notFound()

@@ -4,7 +4,19 @@ import { removeUnneededBlobs } from './garbage.ts'
 import { queueUnownedDeclarations } from './uploads.ts'
 
 /** The tables of what an account is as a person (its own rows, keyed by user id) that a deletion empties at once. */
-const personalTables = ['sessions', 'cohorts', 'secondFactors', 'totpUsedSteps', 'mfaChallenges', 'directories', 'revokeChallenges', 'enrollmentCodes', 'escrows', 'securityEvents', 'deepScanBudgets'] as const
+const personalTables = [
+  'sessions',
+  'cohorts',
+  'secondFactors',
+  'totpUsedSteps',
+  'mfaChallenges',
+  'directories',
+  'revokeChallenges',
+  'enrollmentCodes',
+  'escrows',
+  'securityEvents',
+  'deepScanBudgets',
+] as const
 
 export function accountDeletionQueries(db: Executor): AccountDeletionStore {
   return {
@@ -51,7 +63,14 @@ export function accountDeletionQueries(db: Executor): AccountDeletionStore {
         .execute()
       if (unkept.length === 0) return 0
       // Their blob references go with them (ON DELETE CASCADE); the blob rows follow in finishAccountPurge.
-      await db.deleteFrom('assets').where('assetId', 'in', unkept.map((row) => row.assetId)).execute()
+      await db
+        .deleteFrom('assets')
+        .where(
+          'assetId',
+          'in',
+          unkept.map((row) => row.assetId),
+        )
+        .execute()
       return unkept.length
     },
 

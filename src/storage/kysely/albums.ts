@@ -5,16 +5,21 @@ import type { AlbumsTable } from './tables.ts'
 const albumColumns = ['albumId', 'ownerId', 'protocolVersion', 'createdAt', 'upgradeIntentId', 'upgradeToVersion', 'upgradeExpiresAt'] as const
 
 function albumOf(row: Pick<AlbumsTable, (typeof albumColumns)[number]>): Album {
-  const upgrade = row.upgradeIntentId !== null && row.upgradeToVersion !== null && row.upgradeExpiresAt !== null
-    ? { intentId: row.upgradeIntentId, toVersion: row.upgradeToVersion, expiresAt: row.upgradeExpiresAt }
-    : null
+  const upgrade =
+    row.upgradeIntentId !== null && row.upgradeToVersion !== null && row.upgradeExpiresAt !== null
+      ? { intentId: row.upgradeIntentId, toVersion: row.upgradeToVersion, expiresAt: row.upgradeExpiresAt }
+      : null
   return { albumId: row.albumId, ownerId: row.ownerId, protocolVersion: row.protocolVersion, createdAt: row.createdAt, upgrade }
 }
 
 export function albumQueries(db: Executor): AlbumStore {
   return {
     async provisionAlbum(album) {
-      const inserted = await db.insertInto('albums').values({ ...album, nextSyncSeq: 0 }).onConflict((oc) => oc.column('albumId').doNothing()).executeTakeFirst()
+      const inserted = await db
+        .insertInto('albums')
+        .values({ ...album, nextSyncSeq: 0 })
+        .onConflict((oc) => oc.column('albumId').doNothing())
+        .executeTakeFirst()
       if (affected(inserted) === 1) return 'created'
       const existing = await db.selectFrom('albums').select('ownerId').where('albumId', '=', album.albumId).executeTakeFirstOrThrow()
       return existing.ownerId === album.ownerId ? 'exists' : 'taken'
@@ -81,7 +86,10 @@ export function albumQueries(db: Executor): AlbumStore {
 
     async commitUpgrade(albumId, record) {
       const album = await db.selectFrom('albums').select('upgradeIntent').where('albumId', '=', albumId).executeTakeFirstOrThrow()
-      await db.insertInto('albumUpgrades').values({ albumId, ...record, intent: album.upgradeIntent ?? new Uint8Array() }).execute()
+      await db
+        .insertInto('albumUpgrades')
+        .values({ albumId, ...record, intent: album.upgradeIntent ?? new Uint8Array() })
+        .execute()
       await db
         .updateTable('albums')
         .set({ protocolVersion: record.toVersion, upgradeIntentId: null, upgradeToVersion: null, upgradeIntent: null, upgradeExpiresAt: null })

@@ -63,12 +63,16 @@ function bearerLookupSql(db: Kysely<Tables>): string {
  * PostgreSQL lookup does; run synchronously, as that connection runs every read. `read` is
  * undefined for a database in memory: then the lookup goes through Kysely to the one connection.
  */
-export function sqliteBearerLookup(db: Kysely<Tables>, read: ((sqlText: string, parameters: readonly unknown[]) => Promise<{ readonly rows: readonly unknown[] }>) | undefined): BearerLookup {
+export function sqliteBearerLookup(
+  db: Kysely<Tables>,
+  read: ((sqlText: string, parameters: readonly unknown[]) => Promise<{ readonly rows: readonly unknown[] }>) | undefined,
+): BearerLookup {
   const sqlText = bearerLookupSql(db)
   const unplugged = db.withoutPlugins()
   return (accessHash) =>
     translating(async () => {
-      const { rows } = read === undefined ? await unplugged.executeQuery<BearerRow>(CompiledQuery.raw(sqlText, [accessHash])) : await read(sqlText, [accessHash])
+      const { rows } =
+        read === undefined ? await unplugged.executeQuery<BearerRow>(CompiledQuery.raw(sqlText, [accessHash])) : await read(sqlText, [accessHash])
       return bearerSession(rows[0] as BearerRow | undefined)
     })
 }

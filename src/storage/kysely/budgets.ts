@@ -61,7 +61,13 @@ export function budgetQueries(db: Executor): PasswordFailureStore & AttemptBudge
     },
 
     async releaseAttempt(scope, subject) {
-      await db.updateTable('attemptBudgets').set((eb) => ({ failures: eb('failures', '-', 1) })).where('scope', '=', scope).where('subject', '=', subject).where('failures', '>', 0).execute()
+      await db
+        .updateTable('attemptBudgets')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('scope', '=', scope)
+        .where('subject', '=', subject)
+        .where('failures', '>', 0)
+        .execute()
       // A subject with nothing counted needs no row (a racing reservation may have counted meanwhile).
       await db.deleteFrom('attemptBudgets').where('scope', '=', scope).where('subject', '=', subject).where('failures', '=', 0).execute()
     },

@@ -58,7 +58,10 @@ describe('isConnectionFault', () => {
     const { port } = closed.address() as net.AddressInfo
     await new Promise((resolve) => closed.close(resolve))
     const client = new pg.Client({ host: '127.0.0.1', port, user: 'nobody', database: 'nothing' })
-    const error = await client.connect().then(() => undefined, (e: unknown) => e)
+    const error = await client.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect((error as NodeJS.ErrnoException).code).toBe('ECONNREFUSED')
     expect(isConnectionFault(error)).toBe(true)
   })

@@ -2,7 +2,18 @@
 // every other database error, on both engines, and turns it into the port's
 // StorageUnavailableError. Every connection, query and transaction statement passes through
 // the driver wrapped here, so no query module or service needs to know.
-import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely'
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  DatabaseIntrospector,
+  Dialect,
+  DialectAdapter,
+  Driver,
+  Kysely,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
+} from 'kysely'
 import { StorageUnavailableError } from '../port.ts'
 
 /**

@@ -33,7 +33,10 @@ export function custodyQueries(db: Executor): CustodyStore {
 
     async activateAttestationKey(key, now) {
       await db.updateTable('attestationKeys').set({ status: 'retired', notAfter: now }).where('status', '=', 'active').execute()
-      await db.insertInto('attestationKeys').values({ ...key, status: 'active', notBefore: now, notAfter: null }).execute()
+      await db
+        .insertInto('attestationKeys')
+        .values({ ...key, status: 'active', notBefore: now, notAfter: null })
+        .execute()
       await db.updateTable('receiptChain').set({ activeKeyId: key.keyId }).where('id', '=', 1).execute()
     },
 
@@ -58,14 +61,20 @@ export function custodyQueries(db: Executor): CustodyStore {
         .where('activeKeyId', '=', after.activeKeyId)
         .executeTakeFirst()
       if (affected(moved) !== 1) return false
-      await db.insertInto('receipts').values([...receipts]).execute()
+      await db
+        .insertInto('receipts')
+        .values([...receipts])
+        .execute()
       return true
     },
 
     async appendReceipts(receipts, lastReceiptHash) {
       const last = receipts.at(-1)
       if (last === undefined) return
-      await db.insertInto('receipts').values([...receipts]).execute()
+      await db
+        .insertInto('receipts')
+        .values([...receipts])
+        .execute()
       await db.updateTable('receiptChain').set({ lastSeq: last.receiptSeq, lastReceiptHash }).where('id', '=', 1).execute()
     },
 

@@ -20,9 +20,7 @@ export function directoryQueries(db: Executor): DirectoryStore {
       const result = await db
         .insertInto('directories')
         .values({ userId, ...values })
-        .onConflict((oc) =>
-          oc.column('userId').doUpdateSet(values).where('directories.directoryVersion', '<', directory.version),
-        )
+        .onConflict((oc) => oc.column('userId').doUpdateSet(values).where('directories.directoryVersion', '<', directory.version))
         .executeTakeFirst()
       if (affected(result) === 1) return { stored: true }
       const row = await db.selectFrom('directories').select('directoryVersion').where('userId', '=', userId).executeTakeFirstOrThrow()

@@ -4,7 +4,11 @@ import { affected, type Executor } from './executor.ts'
 export function enrollmentQueries(db: Executor): EnrollmentStore {
   return {
     async insertEnrollmentCode(code) {
-      const result = await db.insertInto('enrollmentCodes').values(code).onConflict((oc) => oc.doNothing()).executeTakeFirst()
+      const result = await db
+        .insertInto('enrollmentCodes')
+        .values(code)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst()
       return affected(result) === 1
     },
 
@@ -19,7 +23,10 @@ export function enrollmentQueries(db: Executor): EnrollmentStore {
     },
 
     async openChannel(channel) {
-      await db.insertInto('relayChannels').values({ ...channel, nextSeq: 0, heldToInitiator: 0, heldToEnrollee: 0 }).execute()
+      await db
+        .insertInto('relayChannels')
+        .values({ ...channel, nextSeq: 0, heldToInitiator: 0, heldToEnrollee: 0 })
+        .execute()
     },
 
     async closeChannel(channelHash, initiatorId, now) {

@@ -8,7 +8,11 @@ export function escrowQueries(db: Executor): EscrowStore {
       for (;;) {
         const replaced = await db.updateTable('escrows').set({ blob, storedAt: now }).where('userId', '=', userId).executeTakeFirst()
         if (affected(replaced) === 1) return { replaced: true }
-        const inserted = await db.insertInto('escrows').values({ userId, blob, storedAt: now }).onConflict((oc) => oc.doNothing()).executeTakeFirst()
+        const inserted = await db
+          .insertInto('escrows')
+          .values({ userId, blob, storedAt: now })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst()
         if (affected(inserted) === 1) return { replaced: false }
       }
     },

@@ -9,6 +9,11 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
-export function affected(result: { numAffectedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint; numInsertedOrUpdatedRows?: bigint | undefined }): number {
+export function affected(result: {
+  numAffectedRows?: bigint
+  numUpdatedRows?: bigint
+  numDeletedRows?: bigint
+  numInsertedOrUpdatedRows?: bigint | undefined
+}): number {
   return Number(result.numUpdatedRows ?? result.numDeletedRows ?? result.numInsertedOrUpdatedRows ?? result.numAffectedRows ?? 0n)
 }

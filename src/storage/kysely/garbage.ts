@@ -13,10 +13,19 @@ export async function removeUnneededBlobs(db: Executor, now: number, ownerId?: s
   let unneeded = db
     .deleteFrom('blobs')
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('assetBlobs').select('assetBlobs.hash').whereRef('assetBlobs.ownerId', '=', 'blobs.ownerId').whereRef('assetBlobs.hash', '=', 'blobs.hash'))),
+      not(
+        exists(
+          selectFrom('assetBlobs')
+            .select('assetBlobs.hash')
+            .whereRef('assetBlobs.ownerId', '=', 'blobs.ownerId')
+            .whereRef('assetBlobs.hash', '=', 'blobs.hash'),
+        ),
+      ),
     )
     .where(({ not, exists }) =>
-      not(exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`))),
+      not(
+        exists(openDeclarations(db, now).select('declared.hash').where(sql<boolean>`upload_sessions.owner_id = blobs.owner_id and declared.hash = blobs.hash`)),
+      ),
     )
   if (ownerId !== undefined) unneeded = unneeded.where('blobs.ownerId', '=', ownerId)
   const removed = await unneeded.returning(['ownerId', 'hash', 'size']).execute()
@@ -25,9 +34,16 @@ export async function removeUnneededBlobs(db: Executor, now: number, ownerId?: s
   // In one order on every instance, so that two collections never wait on each other.
   for (const owner of [...freedByOwner.keys()].sort()) {
     const freed = freedByOwner.get(owner) ?? 0
-    await db.updateTable('accountStorage').set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) })).where('userId', '=', owner).execute()
+    await db
+      .updateTable('accountStorage')
+      .set((eb) => ({ storedBytes: eb('storedBytes', '-', freed) }))
+      .where('userId', '=', owner)
+      .execute()
   }
-  await queueReclaims(db, removed.map((row) => row.hash))
+  await queueReclaims(
+    db,
+    removed.map((row) => row.hash),
+  )
   return removed.length
 }
 

@@ -38,7 +38,13 @@ export function integrityQueries(db: Executor): IntegrityStore {
 
     async receiptsAfter(afterSeq, limit) {
       const found = await db.selectFrom('receipts').selectAll().where('receiptSeq', '>', afterSeq).orderBy('receiptSeq').limit(limit).execute()
-      return found.map((row) => ({ ...row, receiptSeq: n(row.receiptSeq), size: n(row.size), receivedAt: n(row.receivedAt), receiptCbor: asBuffer(row.receiptCbor) }))
+      return found.map((row) => ({
+        ...row,
+        receiptSeq: n(row.receiptSeq),
+        size: n(row.size),
+        receivedAt: n(row.receivedAt),
+        receiptCbor: asBuffer(row.receiptCbor),
+      }))
     },
 
     async readReceiptChain() {
@@ -84,7 +90,13 @@ export function integrityQueries(db: Executor): IntegrityStore {
         select r.asset_id, r.hash, r.size as reference_size, b.size as blob_size from asset_blobs r
         left join blobs b on b.owner_id = r.owner_id and b.hash = r.hash
         where b.size is null or b.size <> r.size order by r.asset_id, r.hash limit ${FINDINGS_PER_KIND}`)) {
-        findings.push({ kind: 'reference_size', assetId: row.assetId, hash: row.hash, referenceSize: n(row.referenceSize), blobSize: row.blobSize === null ? null : n(row.blobSize) })
+        findings.push({
+          kind: 'reference_size',
+          assetId: row.assetId,
+          hash: row.hash,
+          referenceSize: n(row.referenceSize),
+          blobSize: row.blobSize === null ? null : n(row.blobSize),
+        })
       }
       // Every blob of every bundle was receipted (replaced bundles keep their receipts too).
       for (const row of await rows(sql<{ assetId: string; uploadId: string; hash: string; role: string }>`

@@ -38,30 +38,65 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
       const head = { chainHead, originalHash, retentionUntil, updatedAt: now }
       // Their keys are new (a sync_seq just taken): only a create that lost to an existing asset
       // could meet rows, and that write is rolled back.
-      const references = bundle.refs.map((ref) => ({ assetId, ownerId: bundle.ownerId, syncSeq: bundle.syncSeq, uploadId: bundle.uploadId, ...ref, supersededAt: null }))
+      const references = bundle.refs.map((ref) => ({
+        assetId,
+        ownerId: bundle.ownerId,
+        syncSeq: bundle.syncSeq,
+        uploadId: bundle.uploadId,
+        ...ref,
+        supersededAt: null,
+      }))
       if (engine === 'postgres') {
         // One statement, one round trip. Its WITHs see the rows as they were before it: the
         // replaced bundle's update never meets the new references (a create's finds none).
         const withAsset =
           created === null
             ? db.with('asset', (qb) => qb.updateTable('assets').set(head).where('assetId', '=', assetId).returning('assetId'))
-            : db.with('asset', (qb) => qb.insertInto('assets').values(created).onConflict((oc) => oc.doNothing()).returning('assetId'))
+            : db.with('asset', (qb) =>
+                qb
+                  .insertInto('assets')
+                  .values(created)
+                  .onConflict((oc) => oc.doNothing())
+                  .returning('assetId'),
+              )
         const row = await withAsset
           .with('superseded', (qb) => qb.updateTable('assetBlobs').set({ supersededAt: now }).where('assetId', '=', assetId).where('supersededAt', 'is', null))
-          .with('bundle', (qb) => qb.insertInto('assetBlobs').values(references).onConflict((oc) => oc.doNothing()))
+          .with('bundle', (qb) =>
+            qb
+              .insertInto('assetBlobs')
+              .values(references)
+              .onConflict((oc) => oc.doNothing()),
+          )
           .insertInto('albumOps')
           .values(op)
-          .returning((eb) => eb.selectFrom('asset').select((inner) => inner.fn.countAll<number>().as('indexed')).as('indexed'))
+          .returning((eb) =>
+            eb
+              .selectFrom('asset')
+              .select((inner) => inner.fn.countAll<number>().as('indexed'))
+              .as('indexed'),
+          )
           .executeTakeFirstOrThrow()
         return Number(row.indexed) === 1
       }
       if (created !== null) {
-        if ((await db.insertInto('assets').values(created).onConflict((oc) => oc.doNothing()).returning('assetId').executeTakeFirst()) === undefined) return false
+        if (
+          (await db
+            .insertInto('assets')
+            .values(created)
+            .onConflict((oc) => oc.doNothing())
+            .returning('assetId')
+            .executeTakeFirst()) === undefined
+        )
+          return false
       } else {
         await supersede(db, assetId, now).execute()
         await db.updateTable('assets').set(head).where('assetId', '=', assetId).execute()
       }
-      await db.insertInto('assetBlobs').values(references).onConflict((oc) => oc.doNothing()).execute()
+      await db
+        .insertInto('assetBlobs')
+        .values(references)
+        .onConflict((oc) => oc.doNothing())
+        .execute()
       await db.insertInto('albumOps').values(op).execute()
       return true
     },
@@ -79,7 +114,14 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
     },
 
     async feed(albumId, afterSeq, limit) {
-      const rows = await db.selectFrom('albumOps').select(opColumns).where('albumId', '=', albumId).where('syncSeq', '>', afterSeq).orderBy('syncSeq').limit(limit).execute()
+      const rows = await db
+        .selectFrom('albumOps')
+        .select(opColumns)
+        .where('albumId', '=', albumId)
+        .where('syncSeq', '>', afterSeq)
+        .orderBy('syncSeq')
+        .limit(limit)
+        .execute()
       return rows.map(opOf)
     },
 
@@ -97,7 +139,11 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
       // Several live assets may reference one blob: withheld only when every one is taken down.
       for (const ref of refs) {
         const seen = live.get(ref.hash)
-        live.set(ref.hash, { size: ref.size, withheld: ref.takenDownAt !== null && (seen?.withheld ?? true), provenance: ref.role === 'provenance' || (seen?.provenance ?? false) })
+        live.set(ref.hash, {
+          size: ref.size,
+          withheld: ref.takenDownAt !== null && (seen?.withheld ?? true),
+          provenance: ref.role === 'provenance' || (seen?.provenance ?? false),
+        })
       }
       return live
     },

@@ -20,7 +20,8 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
       await count('attempt_budgets', db.deleteFrom('attemptBudgets').where('windowEndsAt', '<=', now))
       await count(
         'password_failures',
-        db.deleteFrom('passwordFailures')
+        db
+          .deleteFrom('passwordFailures')
           .where('lastFailedAt', '<=', now - passwordFailureTtlMs)
           .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now)])),
       )

@@ -27,7 +27,10 @@ export function moderationQueries(db: Executor): ModerationStore {
         .where('userId', '=', userId)
         .returning('moderationSeq')
         .executeTakeFirstOrThrow()
-      await db.insertInto('moderationEvents').values({ userId, seq: moderationSeq, ...event }).execute()
+      await db
+        .insertInto('moderationEvents')
+        .values({ userId, seq: moderationSeq, ...event })
+        .execute()
     },
 
     async listModerationEvents(userId) {

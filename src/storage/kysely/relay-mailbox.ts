@@ -52,7 +52,12 @@ async function refusal(db: Executor, channelHash: string, now: number): Promise<
 }
 
 /** The drained payloads in arrival order; undefined when nothing was drained and the channel is not live. */
-async function inArrivalOrder(db: Executor, channelHash: string, now: number, drained: ReadonlyArray<{ readonly seq: number; readonly payload: string }>): Promise<string[] | undefined> {
+async function inArrivalOrder(
+  db: Executor,
+  channelHash: string,
+  now: number,
+  drained: ReadonlyArray<{ readonly seq: number; readonly payload: string }>,
+): Promise<string[] | undefined> {
   if (drained.length === 0 && (await liveChannel(db, channelHash, now).executeTakeFirst()) === undefined) return undefined
   return [...drained].sort((a, b) => a.seq - b.seq).map((m) => postedPayload(m.payload))
 }
@@ -65,7 +70,9 @@ export function postgresRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
         .with('taken', (qb) => takeSlot(qb, channelHash, direction, now, maxPayloads).where(commitWithoutFlushWait).returning(['channelHash', 'nextSeq']))
         .insertInto('relayMessages')
         .columns(['channelHash', 'seq', 'direction', 'payload'])
-        .expression((eb) => eb.selectFrom('taken').select((eb) => ['channelHash', 'nextSeq', eb.val(direction).as('direction'), eb.val(storedPayload(payload)).as('payload')]))
+        .expression((eb) =>
+          eb.selectFrom('taken').select((eb) => ['channelHash', 'nextSeq', eb.val(direction).as('direction'), eb.val(storedPayload(payload)).as('payload')]),
+        )
         .executeTakeFirst()
       return affected(appended) === 1 ? 'appended' : refusal(db, channelHash, now)
     },
@@ -79,7 +86,13 @@ export function postgresRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
         .with('counted', (qb) =>
           qb
             .updateTable('relayChannels')
-            .set((eb) => ({ [held]: eb(held, '-', eb.selectFrom('drained').select((eb) => eb.fn.countAll<number>().as('taken'))) }))
+            .set((eb) => ({
+              [held]: eb(
+                held,
+                '-',
+                eb.selectFrom('drained').select((eb) => eb.fn.countAll<number>().as('taken')),
+              ),
+            }))
             .where('channelHash', '=', channelHash)
             .where((eb) => eb.exists(eb.selectFrom('drained').select('seq')))
             .returning('channelHash'),
@@ -99,7 +112,10 @@ export function sqliteRelayMailboxes(db: Kysely<Tables>): RelayMailboxes {
       inTransaction(async (trx) => {
         const taken = await takeSlot(trx, channelHash, direction, now, maxPayloads).returning('nextSeq').executeTakeFirst()
         if (taken === undefined) return refusal(trx, channelHash, now)
-        await trx.insertInto('relayMessages').values({ channelHash, seq: taken.nextSeq, direction, payload: storedPayload(payload) }).execute()
+        await trx
+          .insertInto('relayMessages')
+          .values({ channelHash, seq: taken.nextSeq, direction, payload: storedPayload(payload) })
+          .execute()
         return 'appended'
       }),
 

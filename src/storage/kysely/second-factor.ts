@@ -34,12 +34,7 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
       const result = await db
         .insertInto('secondFactors')
         .values({ userId, status: 'pending', secretBox, updatedAt: now })
-        .onConflict((oc) =>
-          oc
-            .column('userId')
-            .doUpdateSet({ secretBox, updatedAt: now })
-            .where('secondFactors.status', '=', 'pending'),
-        )
+        .onConflict((oc) => oc.column('userId').doUpdateSet({ secretBox, updatedAt: now }).where('secondFactors.status', '=', 'pending'))
         .executeTakeFirst()
       return affected(result) === 1
     },
@@ -63,7 +58,10 @@ export function secondFactorQueries(db: Executor): SecondFactorStore {
     async replaceRecoveryCodes(userId, codeHashes, now) {
       if (!(await lockActiveFactor(db, userId))) return false
       await db.deleteFrom('recoveryCodes').where('userId', '=', userId).execute()
-      await db.insertInto('recoveryCodes').values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: now }))).execute()
+      await db
+        .insertInto('recoveryCodes')
+        .values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: now })))
+        .execute()
       return true
     },
 

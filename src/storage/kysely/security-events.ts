@@ -5,7 +5,10 @@ import type { Executor } from './executor.ts'
 export function securityEventQueries(db: Executor): SecurityEventStore {
   return {
     async recordSecurityEvent(userId, event) {
-      await db.insertInto('securityEvents').values({ eventId: randomUUID(), userId, ...event }).execute()
+      await db
+        .insertInto('securityEvents')
+        .values({ eventId: randomUUID(), userId, ...event })
+        .execute()
     },
 
     async listSecurityEvents(userId, limit) {

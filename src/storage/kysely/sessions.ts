@@ -2,9 +2,22 @@ import type { Session, SessionStore } from '../port/sessions.ts'
 import { affected, type Executor } from './executor.ts'
 
 const sessionColumns = [
-  'sessions.sessionId', 'sessions.userId', 'sessions.lineageId', 'sessions.epoch', 'sessions.accessHash', 'sessions.refreshHash',
-  'sessions.accessExpiresAt', 'sessions.refreshExpiresAt', 'sessions.createdAt', 'sessions.authenticatedAt', 'sessions.userAgent',
-  'sessions.ipAddress', 'sessions.cohortHash', 'sessions.deviceId', 'sessions.rotatedAt', 'sessions.successorId',
+  'sessions.sessionId',
+  'sessions.userId',
+  'sessions.lineageId',
+  'sessions.epoch',
+  'sessions.accessHash',
+  'sessions.refreshHash',
+  'sessions.accessExpiresAt',
+  'sessions.refreshExpiresAt',
+  'sessions.createdAt',
+  'sessions.authenticatedAt',
+  'sessions.userAgent',
+  'sessions.ipAddress',
+  'sessions.cohortHash',
+  'sessions.deviceId',
+  'sessions.rotatedAt',
+  'sessions.successorId',
   'accounts.sessionEpoch as accountEpoch',
 ] as const
 
@@ -17,9 +30,20 @@ function sessionsWithEpoch(db: Executor) {
 export function bearerLookupQuery(db: Executor, accessHash: string) {
   return sessionsWithEpoch(db)
     .select([
-      'sessions.sessionId', 'sessions.authenticatedAt', 'sessions.accessExpiresAt', 'sessions.rotatedAt', 'sessions.epoch',
-      'accounts.userId', 'accounts.email', 'accounts.emailKey', 'accounts.passwordHash', 'accounts.displayName', 'accounts.createdAt', 'accounts.sessionEpoch',
-      'accounts.suspendedAt', 'accounts.deletedAt',
+      'sessions.sessionId',
+      'sessions.authenticatedAt',
+      'sessions.accessExpiresAt',
+      'sessions.rotatedAt',
+      'sessions.epoch',
+      'accounts.userId',
+      'accounts.email',
+      'accounts.emailKey',
+      'accounts.passwordHash',
+      'accounts.displayName',
+      'accounts.createdAt',
+      'accounts.sessionEpoch',
+      'accounts.suspendedAt',
+      'accounts.deletedAt',
     ])
     .where('sessions.accessHash', '=', accessHash)
 }
@@ -27,7 +51,10 @@ export function bearerLookupQuery(db: Executor, accessHash: string) {
 export function sessionQueries(db: Executor): SessionStore {
   return {
     async openSession(session) {
-      await db.insertInto('sessions').values({ ...session, rotatedAt: null, successorId: null }).execute()
+      await db
+        .insertInto('sessions')
+        .values({ ...session, rotatedAt: null, successorId: null })
+        .execute()
     },
 
     async findSessionByRefreshHash(refreshHash): Promise<Session | undefined> {

@@ -144,7 +144,10 @@ const WRITER_CHECKPOINT_PAGES = 10_000
 
 /** Starts the checkpoint thread and leaves the writer's own checkpoints for a WAL grown far past it. */
 function checkpointThread(writer: DatabaseSync, file: string, busyTimeoutMs: number): Worker {
-  const worker = new Worker(new URL('./sqlite-checkpoint.worker.ts', import.meta.url), { name: 'sqlite-checkpoint', workerData: { file, busyTimeoutMs, intervalMs: CHECKPOINT_INTERVAL_MS } })
+  const worker = new Worker(new URL('./sqlite-checkpoint.worker.ts', import.meta.url), {
+    name: 'sqlite-checkpoint',
+    workerData: { file, busyTimeoutMs, intervalMs: CHECKPOINT_INTERVAL_MS },
+  })
   worker.unref()
   writer.exec(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`)
   return worker

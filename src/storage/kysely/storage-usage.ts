@@ -13,7 +13,9 @@ function pendingByHash(db: Executor, ownerId: string, now: number, exceptUploadI
     .where('uploadSessions.ownerId', '=', ownerId)
     .where('uploadSessions.closedAt', 'is', null)
     .where('uploadSessions.expiresAt', '>', now)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('blobs').select('blobs.hash').where('blobs.ownerId', '=', ownerId).whereRef('blobs.hash', '=', 'uploadBlobs.hash'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('blobs').select('blobs.hash').where('blobs.ownerId', '=', ownerId).whereRef('blobs.hash', '=', 'uploadBlobs.hash'))),
+    )
     .groupBy('uploadBlobs.hash')
   return exceptUploadId === null ? pending : pending.where('uploadSessions.uploadId', '<>', exceptUploadId)
 }
@@ -21,7 +23,9 @@ function pendingByHash(db: Executor, ownerId: string, now: number, exceptUploadI
 /** The usage, and with `exceptUploadId` the pending bytes without that session. */
 function readUsage(db: Executor, ownerId: string, now: number, exceptUploadId: string | null) {
   const pendingBytes = (except: string | null) =>
-    db.selectFrom(pendingByHash(db, ownerId, now, except).as('pending')).select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pending.size'), eb.lit(0)).as('bytes'))
+    db
+      .selectFrom(pendingByHash(db, ownerId, now, except).as('pending'))
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pending.size'), eb.lit(0)).as('bytes'))
   return db
     .selectNoFrom((eb) => [
       eb.fn.coalesce(eb.selectFrom('accountStorage').select('storedBytes').where('userId', '=', ownerId), eb.lit(0)).as('storedBytes'),

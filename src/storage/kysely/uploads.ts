@@ -8,14 +8,26 @@ import type { Tables } from './tables.ts'
 const sessionColumns = ['uploadId', 'ownerId', 'albumId', 'cryptoSuiteId', 'ciphertextHash', 'createdAt', 'expiresAt', 'closedAt'] as const
 
 async function withBlobs(db: Executor, session: Omit<UploadSession, 'blobs'>): Promise<UploadSession> {
-  const blobs = await db.selectFrom('uploadBlobs').select(['hash', 'role', 'size']).where('uploadId', '=', session.uploadId).orderBy('role', 'desc').orderBy('hash').execute()
+  const blobs = await db
+    .selectFrom('uploadBlobs')
+    .select(['hash', 'role', 'size'])
+    .where('uploadId', '=', session.uploadId)
+    .orderBy('role', 'desc')
+    .orderBy('hash')
+    .execute()
   return { ...session, blobs }
 }
 
 /** Every hash an upload session declares (uploaded or extra), as `declared.hash` beside `upload_sessions`. */
 function declarations(db: Executor) {
   return db
-    .selectFrom((eb) => eb.selectFrom('uploadBlobs').select(['uploadId', 'hash']).unionAll(eb.selectFrom('uploadExtras').select(['uploadId', 'hash'])).as('declared'))
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('uploadBlobs')
+        .select(['uploadId', 'hash'])
+        .unionAll(eb.selectFrom('uploadExtras').select(['uploadId', 'hash']))
+        .as('declared'),
+    )
     .innerJoin('uploadSessions', 'uploadSessions.uploadId', 'declared.uploadId')
 }
 
@@ -29,10 +41,17 @@ export function openDeclarations(db: Executor, now: number) {
  * file written whose row never followed (a crash between the two) is found again this way once
  * its session ends.
  */
-export async function queueUnownedDeclarations(db: Executor, sessions: { readonly uploadId: string } | { readonly expiredBy: number } | { readonly ownerId: string }): Promise<void> {
+export async function queueUnownedDeclarations(
+  db: Executor,
+  sessions: { readonly uploadId: string } | { readonly expiredBy: number } | { readonly ownerId: string },
+): Promise<void> {
   const unowned = declarations(db)
     .select('declared.hash')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('blobs').select('blobs.hash').whereRef('blobs.ownerId', '=', 'uploadSessions.ownerId').whereRef('blobs.hash', '=', 'declared.hash'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(selectFrom('blobs').select('blobs.hash').whereRef('blobs.ownerId', '=', 'uploadSessions.ownerId').whereRef('blobs.hash', '=', 'declared.hash')),
+      ),
+    )
   const matching =
     'uploadId' in sessions
       ? unowned.where('uploadSessions.uploadId', '=', sessions.uploadId)
@@ -40,14 +59,23 @@ export async function queueUnownedDeclarations(db: Executor, sessions: { readonl
         ? unowned.where('uploadSessions.ownerId', '=', sessions.ownerId)
         : unowned.where('uploadSessions.expiresAt', '<=', sessions.expiredBy)
   const rows = await matching.execute()
-  await queueReclaims(db, rows.map((row) => row.hash))
+  await queueReclaims(
+    db,
+    rows.map((row) => row.hash),
+  )
 }
 
 export function uploadQueries(db: Executor, engine: Engine): UploadStore {
   return {
     async insertUploadSession({ blobs, ...session }) {
-      await db.insertInto('uploadSessions').values({ ...session, closedAt: null }).execute()
-      await db.insertInto('uploadBlobs').values(blobs.map((blob) => ({ uploadId: session.uploadId, ...blob }))).execute()
+      await db
+        .insertInto('uploadSessions')
+        .values({ ...session, closedAt: null })
+        .execute()
+      await db
+        .insertInto('uploadBlobs')
+        .values(blobs.map((blob) => ({ uploadId: session.uploadId, ...blob })))
+        .execute()
     },
 
     async findUploadSession(uploadId) {
@@ -56,7 +84,12 @@ export function uploadQueries(db: Executor, engine: Engine): UploadStore {
     },
 
     async closeUploadSession(uploadId, now) {
-      const result = await db.updateTable('uploadSessions').set({ closedAt: now }).where('uploadId', '=', uploadId).where('closedAt', 'is', null).executeTakeFirst()
+      const result = await db
+        .updateTable('uploadSessions')
+        .set({ closedAt: now })
+        .where('uploadId', '=', uploadId)
+        .where('closedAt', 'is', null)
+        .executeTakeFirst()
       return affected(result) === 1
     },
 
@@ -90,7 +123,12 @@ export function uploadQueries(db: Executor, engine: Engine): UploadStore {
           .with('recorded', rows)
           .insertInto('accountStorage')
           .columns(['userId', 'storedBytes'])
-          .expression((eb) => eb.selectFrom('recorded').select((inner) => [inner.val(ownerId).as('userId'), inner.fn.sum<number>('size').as('storedBytes')]).having((inner) => inner.fn.countAll(), '>', 0))
+          .expression((eb) =>
+            eb
+              .selectFrom('recorded')
+              .select((inner) => [inner.val(ownerId).as('userId'), inner.fn.sum<number>('size').as('storedBytes')])
+              .having((inner) => inner.fn.countAll(), '>', 0),
+          )
           .onConflict(addedToCount)
           .execute()
         return
@@ -115,7 +153,9 @@ export function uploadQueries(db: Executor, engine: Engine): UploadStore {
       await db
         .insertInto('uploadExtras')
         .columns(['uploadId', 'hash'])
-        .expression((eb) => eb.selectFrom(['uploadSessions', declared]).select(['uploadSessions.uploadId', 'declared.hash']).where('uploadSessions.uploadId', '=', uploadId))
+        .expression((eb) =>
+          eb.selectFrom(['uploadSessions', declared]).select(['uploadSessions.uploadId', 'declared.hash']).where('uploadSessions.uploadId', '=', uploadId),
+        )
         .onConflict((oc) => oc.columns(['uploadId', 'hash']).doNothing())
         .execute()
     },

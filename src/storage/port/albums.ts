@@ -3,7 +3,12 @@
 
 export interface AlbumStore {
   /** Inserts unless the id exists: 'exists' when it is this owner's, 'taken' when another account's. */
-  provisionAlbum(album: { readonly albumId: string; readonly ownerId: string; readonly protocolVersion: string; readonly createdAt: number }): Promise<'created' | 'exists' | 'taken'>
+  provisionAlbum(album: {
+    readonly albumId: string
+    readonly ownerId: string
+    readonly protocolVersion: string
+    readonly createdAt: number
+  }): Promise<'created' | 'exists' | 'taken'>
   findAlbum(albumId: string): Promise<Album | undefined>
   /** The owner's albums, oldest first. */
   listAlbums(ownerId: string): Promise<Album[]>
@@ -18,7 +23,10 @@ export interface AlbumStore {
   countInFlight(albumId: string, now: number): Promise<number>
   setUpgrade(albumId: string, upgrade: (UpgradeIntent & { readonly intent: Buffer }) | null): Promise<void>
   /** Pins the album to the ceremony's version, records the ceremony with its tombstone and ends it. */
-  commitUpgrade(albumId: string, record: { readonly intentId: string; readonly fromVersion: string; readonly toVersion: string; readonly tombstone: Buffer; readonly committedAt: number }): Promise<void>
+  commitUpgrade(
+    albumId: string,
+    record: { readonly intentId: string; readonly fromVersion: string; readonly toVersion: string; readonly tombstone: Buffer; readonly committedAt: number },
+  ): Promise<void>
   /** Whether a ceremony with this intent was committed on the album (an intent is spent once committed). */
   isCommittedIntent(albumId: string, intentId: string): Promise<boolean>
   /** The next feed position of the album (call under lockAlbum). */

@@ -28,7 +28,12 @@ export interface AttemptBudgetStore {
    * conditional upsert, so racing attempts (on any instance) never get more than `maxFailures`
    * looked at. The budget after counting, or undefined when it is spent.
    */
-  reserveAttempt(scope: BudgetScope, subject: string, now: number, limit: { readonly maxFailures: number; readonly windowMs: number }): Promise<AttemptBudget | undefined>
+  reserveAttempt(
+    scope: BudgetScope,
+    subject: string,
+    now: number,
+    limit: { readonly maxFailures: number; readonly windowMs: number },
+  ): Promise<AttemptBudget | undefined>
   /** Uncounts a reserved attempt that succeeded: only refused ones count. */
   releaseAttempt(scope: BudgetScope, subject: string): Promise<void>
   findAttemptBudget(scope: BudgetScope, subject: string): Promise<AttemptBudget | undefined>

@@ -14,7 +14,11 @@ export interface DirectoryStore {
    * one statement, so of racing publishes of one version exactly one is stored. Otherwise
    * returns the version that stays stored.
    */
-  publishDirectoryIfNewer(userId: string, directory: Directory, now: number): Promise<{ readonly stored: true } | { readonly stored: false; readonly storedVersion: number }>
+  publishDirectoryIfNewer(
+    userId: string,
+    directory: Directory,
+    now: number,
+  ): Promise<{ readonly stored: true } | { readonly stored: false; readonly storedVersion: number }>
   findDirectory(userId: string): Promise<Directory | undefined>
 }
 

@@ -59,7 +59,9 @@ export interface Asset {
 /** What a create or a replace indexes (LifecycleStore.indexWrite). */
 export interface IndexedWrite {
   /** The asset's new head: a new asset (`created`), or an existing one's (`advanced`). */
-  readonly asset: { readonly created: Omit<Asset, 'deletedAt'> } | { readonly advanced: Pick<Asset, 'assetId' | 'chainHead' | 'originalHash' | 'retentionUntil'> }
+  readonly asset:
+    | { readonly created: Omit<Asset, 'deletedAt'> }
+    | { readonly advanced: Pick<Asset, 'assetId' | 'chainHead' | 'originalHash' | 'retentionUntil'> }
   readonly bundle: { readonly ownerId: string; readonly syncSeq: number; readonly uploadId: string; readonly refs: readonly AssetBlobRef[] }
   readonly op: AppliedOp
 }

@@ -20,7 +20,15 @@ export type OperatorActor = 'admin_token' | 'cli'
 /** Who recorded an event: an operator, or the owner deleting their own account. */
 export type EventActor = OperatorActor | 'owner'
 
-export type ModerationEventAction = 'suspended' | 'reinstated' | 'second_factor_reset' | 'account_deleted' | 'taken_down' | 'restored' | 'legal_hold' | 'hold_lifted'
+export type ModerationEventAction =
+  | 'suspended'
+  | 'reinstated'
+  | 'second_factor_reset'
+  | 'account_deleted'
+  | 'taken_down'
+  | 'restored'
+  | 'legal_hold'
+  | 'hold_lifted'
 
 export interface ModerationEvent {
   readonly action: ModerationEventAction

@@ -11,7 +11,13 @@ export interface RelayMailboxes {
    * Appends a payload to one mailbox of a live channel, in arrival order. Racing appends to one
    * channel are serialized on the channel row, so the mailbox bound is exact.
    */
-  appendToMailbox(channelHash: string, direction: RelayDirection, payload: string, now: number, maxPayloads: number): Promise<'appended' | 'no_channel' | 'full'>
+  appendToMailbox(
+    channelHash: string,
+    direction: RelayDirection,
+    payload: string,
+    now: number,
+    maxPayloads: number,
+  ): Promise<'appended' | 'no_channel' | 'full'>
   /** Removes and returns one mailbox's payloads in arrival order; each payload goes to exactly one drain. Undefined when the channel is not live. */
   drainMailbox(channelHash: string, direction: RelayDirection, now: number): Promise<string[] | undefined>
 }

@@ -152,8 +152,8 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
 
           <h3>Delete</h3>
           <p className="hint">
-            As the owner can: every session ends, its albums and photos are removed (except what a legal hold or a retention floor keeps), and its email is free again.
-            It cannot be undone.
+            As the owner can: every session ends, its albums and photos are removed (except what a legal hold or a retention floor keeps), and its email is free
+            again. It cannot be undone.
           </p>
           <ErrorLine error={removal.error} />
           <button type="button" className="danger" disabled={removal.busy} onClick={() => setDeleteReason('')}>
@@ -171,8 +171,8 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           onCancel={() => setResetReason(null)}
         >
           <p>
-            For an owner who lost their authenticator app, once you are sure it is them: the app is removed, every session of the account ends, and the next sign-in
-            needs the password alone. The owner sees the reset in their record.
+            For an owner who lost their authenticator app, once you are sure it is them: the app is removed, every session of the account ends, and the next
+            sign-in needs the password alone. The owner sees the reset in their record.
           </p>
         </Confirm>
       )}
@@ -186,7 +186,9 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           onConfirm={() => deleteAccount(deleteReason)}
           onCancel={() => setDeleteReason(null)}
         >
-          <p>Every album and photo of the account is removed from the server and every session ends. This cannot be undone. The record stays, with your reason.</p>
+          <p>
+            Every album and photo of the account is removed from the server and every session ends. This cannot be undone. The record stays, with your reason.
+          </p>
         </Confirm>
       )}
       {confirming && (

@@ -12,10 +12,16 @@ import { RecordEvents } from './Record.tsx'
 
 type AssetAction = 'take-down' | 'restore' | 'legal-hold' | 'lift-hold'
 
-const ACTIONS: Readonly<Record<AssetAction, { label: string; done: string; call: (admin: CofferAdmin, assetId: string, reason?: string) => Promise<ModerationRecord> }>> = {
+const ACTIONS: Readonly<
+  Record<AssetAction, { label: string; done: string; call: (admin: CofferAdmin, assetId: string, reason?: string) => Promise<ModerationRecord> }>
+> = {
   'take-down': { label: 'Take down', done: 'Asset taken down: its files are withheld.', call: (admin, id, reason) => admin.takeDown(id, reason) },
   restore: { label: 'Restore', done: 'Asset restored: its files are served again.', call: (admin, id, reason) => admin.restore(id, reason) },
-  'legal-hold': { label: 'Legal hold', done: 'Asset put under legal hold: none of its files will be deleted.', call: (admin, id, reason) => admin.legalHold(id, reason) },
+  'legal-hold': {
+    label: 'Legal hold',
+    done: 'Asset put under legal hold: none of its files will be deleted.',
+    call: (admin, id, reason) => admin.legalHold(id, reason),
+  },
   'lift-hold': { label: 'Lift hold', done: 'Legal hold lifted.', call: (admin, id, reason) => admin.liftHold(id, reason) },
 }
 
@@ -89,15 +95,23 @@ export function AssetActions({ admin, account, onAccount, onLock }: Props) {
       {owner !== null && (
         <>
           <h3>Moderation record of the asset’s owner</h3>
-          <p className="hint">{account === null ? 'Look the owner up to see the rest of the account.' : 'The asset belongs to another account than the one shown above.'}</p>
+          <p className="hint">
+            {account === null ? 'Look the owner up to see the rest of the account.' : 'The asset belongs to another account than the one shown above.'}
+          </p>
           <RecordEvents record={owner.record} />
         </>
       )}
       {confirming && (
-        <Confirm title="Take this asset down?" confirmLabel="Take down" reason={reason} onConfirm={() => act('take-down')} onCancel={() => setConfirming(false)}>
+        <Confirm
+          title="Take this asset down?"
+          confirmLabel="Take down"
+          reason={reason}
+          onConfirm={() => act('take-down')}
+          onCancel={() => setConfirming(false)}
+        >
           <p>
-            Asset <code>{assetId.trim()}</code>: its files are withheld from everyone, its owner included, and no longer count as safely stored. The
-            owner sees the takedown in their record.
+            Asset <code>{assetId.trim()}</code>: its files are withheld from everyone, its owner included, and no longer count as safely stored. The owner sees
+            the takedown in their record.
           </p>
         </Confirm>
       )}

@@ -98,7 +98,8 @@ function TokenForm({ notice, onOpen }: { notice: string | null; onOpen: (admin: 
         // Any operator request checks the token; an empty email matches no account.
         await admin.findAccounts('')
       } catch (caught) {
-        if (caught instanceof CofferProblem && caught.status === 401) throw new Error('That is not this server’s operator token. Check ADMIN_TOKEN and try again.')
+        if (caught instanceof CofferProblem && caught.status === 401)
+          throw new Error('That is not this server’s operator token. Check ADMIN_TOKEN and try again.')
         throw caught
       }
       onOpen(admin)
@@ -161,15 +162,15 @@ function Console({ admin, onLock }: { admin: CofferAdmin; onLock: Lock }) {
       <main id="main" className="operator">
         <Heading>Find an account</Heading>
         <search>
-        <form onSubmit={lookUp} className="lookup">
-          <label>
-            Account id or email
-            <input name="lookup" autoComplete="off" spellCheck={false} required value={query} onChange={(e) => setQuery(e.target.value)} />
-          </label>
-          <button type="submit" disabled={busy}>
-            {busy ? 'Looking…' : 'Look up'}
-          </button>
-        </form>
+          <form onSubmit={lookUp} className="lookup">
+            <label>
+              Account id or email
+              <input name="lookup" autoComplete="off" spellCheck={false} required value={query} onChange={(e) => setQuery(e.target.value)} />
+            </label>
+            <button type="submit" disabled={busy}>
+              {busy ? 'Looking…' : 'Look up'}
+            </button>
+          </form>
         </search>
         <ErrorLine error={error} />
         {account !== null && <AccountCard key={account.user_id} admin={admin} account={account} onChange={setAccount} onLock={onLock} />}

@@ -19,8 +19,8 @@ function SuspendedBanner() {
   if (record?.standing !== 'suspended') return null
   return (
     <div className="banner" role="status">
-      Your account is suspended{record.suspended_since === undefined ? '' : ` since ${whenText(record.suspended_since)}`}: you can see and download your photos, but not add,
-      change or delete anything. <a href={linkTo('record')}>See your moderation record</a>.
+      Your account is suspended{record.suspended_since === undefined ? '' : ` since ${whenText(record.suspended_since)}`}: you can see and download your photos,
+      but not add, change or delete anything. <a href={linkTo('record')}>See your moderation record</a>.
     </div>
   )
 }
@@ -70,13 +70,22 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   if (first === 'devices' && rest[0] === 'add') return <AddDevice />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
   const [albumId, assetId = null] = rest
-  return first === 'albums' && albumId !== undefined ? <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} /> : <Albums client={client} keys={keys} />
+  return first === 'albums' && albumId !== undefined ? (
+    <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} />
+  ) : (
+    <Albums client={client} keys={keys} />
+  )
 }
 
 function Screens() {
   const { state } = useSession()
   const route = useRoute()
-  if (state.kind === 'loading') return <p className="loading" role="status">Opening…</p>
+  if (state.kind === 'loading')
+    return (
+      <p className="loading" role="status">
+        Opening…
+      </p>
+    )
   if (state.kind === 'signed-out') return <SignIn notice={state.notice} />
   const [first = 'albums', ...rest] = route
   return (

@@ -4,7 +4,11 @@ import { useEffect, useState } from 'react'
 
 /** The current route: the fragment's path split into its parts ('' parts dropped). */
 export function currentRoute(): string[] {
-  return location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent)
+  return location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((part) => part !== '')
+    .map(decodeURIComponent)
 }
 
 export function useRoute(): string[] {

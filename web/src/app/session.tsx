@@ -88,7 +88,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
     const client = sessionClient(session, () => {
       const notice = endingHere.current === null ? REVOKED : endingHere.current.notice
-      void endedHere().then((dropped) => setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice, dropped) })))
+      void endedHere().then((dropped) =>
+        setState((now) => (now.kind === 'signed-out' ? now : { kind: 'signed-out', notice: withDroppedUploads(notice, dropped) })),
+      )
     })
     setState({ kind: 'signed-in', session, client, keys })
   }, [])
@@ -122,7 +124,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         await dropKeys()
       },
       revokeAll: async () => {
-        if (state.kind !== 'signed-in' || state.keys === null) throw new Error('This browser holds none of the account\'s keys, so it cannot prove it may sign every device out.')
+        if (state.kind !== 'signed-in' || state.keys === null)
+          throw new Error("This browser holds none of the account's keys, so it cannot prove it may sign every device out.")
         endingHere.current = { notice: REVOKED_ALL }
         try {
           await state.client.revokeAllSessions(IdentityKey.fromSeeds(state.keys.identitySeeds))

@@ -88,7 +88,19 @@ export function Modal({ title, children, onCancel }: { title: string; children: 
 }
 
 /** A modal question before an action that is hard to undo; Cancel comes first, so it has the focus when the dialog opens. */
-export function Confirm({ title, children, confirmLabel, onConfirm, onCancel }: { title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: {
+  title: string
+  children: ReactNode
+  confirmLabel: string
+  onConfirm: () => void
+  onCancel: () => void
+}) {
   return (
     <Modal title={title} onCancel={onCancel}>
       {children}
@@ -152,7 +164,19 @@ export function LoadStatus({ loaded, what }: { loaded: Loaded<unknown>; what: st
  * A second-factor code field: the authenticator app's six digits only, or (`recovery`) a recovery
  * code in their place. One input either way, so that switching keeps it (and its focus).
  */
-export function CodeField({ value, onChange, label, recovery, inputRef }: { value: string; onChange: (value: string) => void; label: string; recovery: boolean; inputRef?: Ref<HTMLInputElement> }) {
+export function CodeField({
+  value,
+  onChange,
+  label,
+  recovery,
+  inputRef,
+}: {
+  value: string
+  onChange: (value: string) => void
+  label: string
+  recovery: boolean
+  inputRef?: Ref<HTMLInputElement>
+}) {
   return (
     <label>
       {label}

@@ -34,7 +34,11 @@ export function useAccountWatch(client: CofferClient | null): AccountWatch {
     if (client === null) return
     let live = true
     // A failure is left to the next look: a refused session has already signed out (see above).
-    const look = () => void client.moderationRecord().then((record) => live && setRead({ by: client, record }), () => {})
+    const look = () =>
+      void client.moderationRecord().then(
+        (record) => live && setRead({ by: client, record }),
+        () => {},
+      )
     lookNow.current = look
     look()
     const timer = setInterval(look, POLL_MS)

@@ -33,13 +33,18 @@ export type Tile =
 class RefusedBlob extends Error {
   readonly code: string
   constructor(refusal: BlobRefusal) {
-    super(refusal.code === 'error.moderation.taken_down' ? 'This photo was taken down by the operator and cannot be shown.' : 'This photo is no longer in the album.')
+    super(
+      refusal.code === 'error.moderation.taken_down'
+        ? 'This photo was taken down by the operator and cannot be shown.'
+        : 'This photo is no longer in the album.',
+    )
     this.code = refusal.code
   }
 }
 
 /** The operator took the asset down: its blobs answer 451. */
-export const takenDown = (error: unknown): boolean => (error instanceof CofferProblem || error instanceof RefusedBlob) && error.code === 'error.moderation.taken_down'
+export const takenDown = (error: unknown): boolean =>
+  (error instanceof CofferProblem || error instanceof RefusedBlob) && error.code === 'error.moderation.taken_down'
 
 /**
  * Feed entries asked for when a visible tile's entry is no longer held: the window of positions
@@ -308,7 +313,9 @@ export class AlbumModel {
   }
 
   #openWith(entry: Entry, metadataBlob: Uint8Array): Promise<OpenedAsset> {
-    return inWorker((worker) => worker.openAsset(this.#keys, { asset_id: entry.asset_id, manifest_cbor: entry.manifest_cbor }, transfer(metadataBlob, [metadataBlob.buffer])))
+    return inWorker((worker) =>
+      worker.openAsset(this.#keys, { asset_id: entry.asset_id, manifest_cbor: entry.manifest_cbor }, transfer(metadataBlob, [metadataBlob.buffer])),
+    )
   }
 
   /** A live asset, opened (kept in the LRU). Throws a CofferProblem error.moderation.taken_down when the operator took it down. */
@@ -341,7 +348,9 @@ export class AlbumModel {
     if (toRead.length === 0) return opening
     const read = (async () => {
       const entries = await Promise.allSettled(toRead.map((assetId) => this.#entryOf(assetId)))
-      const hashes = entries.flatMap((entry) => (entry.status === 'fulfilled' && entry.value.metadata_blob_hash !== undefined ? [entry.value.metadata_blob_hash] : []))
+      const hashes = entries.flatMap((entry) =>
+        entry.status === 'fulfilled' && entry.value.metadata_blob_hash !== undefined ? [entry.value.metadata_blob_hash] : [],
+      )
       return { entries, blobs: await this.library.client.downloadBlobs(hashes) }
     })()
     toRead.forEach((assetId, i) => {

@@ -7,7 +7,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.auth.invalid_credentials': 'That email and password do not match an account. Check them and try again.',
   'error.auth.account_exists': 'An account with this email already exists. Sign in instead.',
   'error.auth.account_locked': 'Too many wrong attempts: this account is locked for a while. Try again later.',
-  'error.auth.invalid_code': 'That code is not right, or it was used already. Enter the current 6-digit code from your authenticator app, or a recovery code you have not used.',
+  'error.auth.invalid_code':
+    'That code is not right, or it was used already. Enter the current 6-digit code from your authenticator app, or a recovery code you have not used.',
   'error.auth.challenge_expired': 'The sign-in took too long. Start again with your email and password.',
   'error.auth.session_expired': 'Your session has ended. Sign in again.',
   'error.auth.unauthenticated': 'You are signed out. Sign in again.',
@@ -16,7 +17,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.totp.already_active': 'Your account already has an authenticator app. To use another one, turn the current one off first, with a code from it.',
   'error.totp.nothing_pending': 'No set-up is waiting for a code (it was confirmed, or never started). Start the set-up again.',
   'error.totp.not_enrolled': 'Your account has no authenticator app turned on, so there is nothing to turn off and no recovery codes to replace.',
-  'error.auth.proof_required': "The server did not accept this browser's proof of the account's identity key, so no session was ended. Try again; if it keeps failing, do it from the device you set the account up on.",
+  'error.auth.proof_required':
+    "The server did not accept this browser's proof of the account's identity key, so no session was ended. Try again; if it keeps failing, do it from the device you set the account up on.",
   'error.account.suspended': 'This account is suspended: you can see your moderation record, but not change anything.',
   'error.moderation.taken_down': 'This photo was taken down by the operator and cannot be shown.',
   'error.moderation.state_conflict': 'That would change nothing: it is already so. The record shows where it stands.',
@@ -33,7 +35,10 @@ const BY_CODE: Readonly<Record<string, string>> = {
 export function sentenceFor(error: unknown): string {
   if (error instanceof CofferProblem) {
     if (error.status === 429 && error.retryAfterS !== null) return `Too many attempts. Try again in ${error.retryAfterS} seconds.`
-    return BY_CODE[error.code] ?? `${error.problem.detail || error.problem.title}. Try again; if it keeps failing, tell the operator (request ${error.headers.get('x-request-id') ?? 'unknown'}).`
+    return (
+      BY_CODE[error.code] ??
+      `${error.problem.detail || error.problem.title}. Try again; if it keeps failing, tell the operator (request ${error.headers.get('x-request-id') ?? 'unknown'}).`
+    )
   }
   if (error instanceof TypeError && /fetch|network/i.test(error.message)) return 'The server cannot be reached. Check your connection and try again.'
   return error instanceof Error ? error.message : String(error)

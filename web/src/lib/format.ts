@@ -10,7 +10,9 @@ export function sizeText(bytes: number): string {
     value /= 1000
     unit++
   }
-  return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: 1 }).format(value)
+  return new Intl.NumberFormat(undefined, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: 1 }).format(
+    value,
+  )
 }
 
 const NUMBER = new Intl.NumberFormat()

@@ -118,7 +118,13 @@ export async function passwordKeyFor(userId: string, password: string, argon2id:
   const { salt, params } = kept[0].record
   const made = { key: await passwordKey(password, salt, params, argon2id), salt, params }
   for (const { name, record } of kept) {
-    if (!(await openBytes(made.key, name, record.sealed).then(() => true, () => false))) return null
+    if (
+      !(await openBytes(made.key, name, record.sealed).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return null
   }
   return made
 }

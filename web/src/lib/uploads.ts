@@ -203,7 +203,14 @@ export class Uploads {
     const now = Date.now()
     for (const [n, file] of files.entries()) {
       const id = crypto.randomUUID()
-      const facts: QueuedFacts = { albumId: this.#model.albumId, name: file.name, type: file.type, size: file.size, lastModified: file.lastModified, addedAt: now + n }
+      const facts: QueuedFacts = {
+        albumId: this.#model.albumId,
+        name: file.name,
+        type: file.type,
+        size: file.size,
+        lastModified: file.lastModified,
+        addedAt: now + n,
+      }
       const queued: Queued = { facts: await sealWithStorageKey(id, encodedValue(facts)), body: await sealedBody(id, file) }
       await set(id, queued, queue)
       this.#enqueue(id, file)

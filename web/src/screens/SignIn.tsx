@@ -54,7 +54,8 @@ export function SignIn({ notice }: { notice: string | null }) {
       }
       if (step.kind === 'code') {
         const sent = typedSecondFactorCode(code)
-        if (sent === null) throw new Error(recovery ? 'A recovery code has 10 letters and digits, like abcde-12345.' : 'Enter the 6 digits your authenticator app shows.')
+        if (sent === null)
+          throw new Error(recovery ? 'A recovery code has 10 letters and digits, like abcde-12345.' : 'Enter the 6 digits your authenticator app shows.')
         return finish(step.client, await step.client.verifyLogin(step.mfaToken, sent), step.email, step.password)
       }
       if (mode === 'register') {
@@ -167,7 +168,11 @@ export function SignIn({ notice }: { notice: string | null }) {
             onChange={(e) => setPassword(e.target.value)}
           />
         </label>
-        {mode === 'register' && <p className="hint">At least {PASSWORD_MIN} characters. It protects your account; your photos are protected by keys on your devices and your recovery phrase.</p>}
+        {mode === 'register' && (
+          <p className="hint">
+            At least {PASSWORD_MIN} characters. It protects your account; your photos are protected by keys on your devices and your recovery phrase.
+          </p>
+        )}
         <ErrorLine error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'One moment…' : mode === 'sign-in' ? 'Sign in' : 'Create account'}

@@ -51,7 +51,8 @@ async function encode(image: ImageBitmap, size: number): Promise<{ type: string;
 }
 
 const api = {
-  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> => openAsset({ ...keys, verify: webCryptoHybridVerify }, entry, metadataBlob),
+  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> =>
+    openAsset({ ...keys, verify: webCryptoHybridVerify }, entry, metadataBlob),
 
   async openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Uint8Array> {
     const bytes = await openDerivative(asset, kind, sealed)
@@ -83,7 +84,10 @@ const api = {
     try {
       const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE)) }]
       if (Math.max(image.width, image.height) > PREVIEW_SIZE) derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE)) })
-      return Comlink.transfer({ captured: when, width: image.width, height: image.height, derivatives }, derivatives.map((d) => d.bytes.buffer))
+      return Comlink.transfer(
+        { captured: when, width: image.width, height: image.height, derivatives },
+        derivatives.map((d) => d.bytes.buffer),
+      )
     } finally {
       image.close()
     }

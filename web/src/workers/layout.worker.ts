@@ -6,7 +6,10 @@ import { computeLayout, type Layout, type Sizes } from '../lib/layout.ts'
 const api = {
   layout(months: Int32Array, sizes: Sizes): Layout {
     const layout = computeLayout(months, sizes)
-    return Comlink.transfer(layout, [layout.rowTop, layout.rowItem, layout.rowSection, layout.sectionRow, layout.sectionItem, layout.sectionMonth].map((array) => array.buffer))
+    return Comlink.transfer(
+      layout,
+      [layout.rowTop, layout.rowItem, layout.rowSection, layout.sectionRow, layout.sectionItem, layout.sectionMonth].map((array) => array.buffer),
+    )
   },
 }
 

@@ -3,9 +3,18 @@
 import type { MigrationStep } from './column-types.ts'
 
 export const up: MigrationStep = async (db, types) => {
-  await db.schema.alterTable('accounts').addColumn('session_epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute()
-  await db.schema.alterTable('sessions').addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute()
-  await db.schema.alterTable('mfa_challenges').addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('session_epoch', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute()
+  await db.schema
+    .alterTable('sessions')
+    .addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute()
+  await db.schema
+    .alterTable('mfa_challenges')
+    .addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute()
   await db.schema.alterTable('accounts').addColumn('identity_key', types.bytes).execute()
 
   await db.schema
@@ -65,7 +74,12 @@ export const up: MigrationStep = async (db, types) => {
     .addColumn('stored_at', 'bigint', (c) => c.notNull())
     .execute()
 
-  for (const [table, column] of [['revoke_challenges', 'expires_at'], ['enrollment_codes', 'expires_at'], ['relay_channels', 'expires_at'], ['mfa_challenges', 'expires_at']] as const) {
+  for (const [table, column] of [
+    ['revoke_challenges', 'expires_at'],
+    ['enrollment_codes', 'expires_at'],
+    ['relay_channels', 'expires_at'],
+    ['mfa_challenges', 'expires_at'],
+  ] as const) {
     await db.schema.createIndex(`${table}_${column}`).on(table).column(column).execute()
   }
 }

@@ -22,7 +22,10 @@ export const up: MigrationStep = async (db, types) => {
     .addColumn('last_receipt_hash', 'text')
     .addColumn('active_key_id', 'text')
     .execute()
-  await db.insertInto('receipt_chain' as never).values({ id: 1, last_seq: 0, last_receipt_hash: null, active_key_id: null } as never).execute()
+  await db
+    .insertInto('receipt_chain' as never)
+    .values({ id: 1, last_seq: 0, last_receipt_hash: null, active_key_id: null } as never)
+    .execute()
 
   await db.schema
     .createTable('receipts')
@@ -49,7 +52,10 @@ export const up: MigrationStep = async (db, types) => {
     .execute()
 
   await db.schema.alterTable('accounts').addColumn('suspended_at', 'bigint').execute()
-  await db.schema.alterTable('accounts').addColumn('moderation_seq', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('moderation_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute()
   await db.schema.alterTable('assets').addColumn('taken_down_at', 'bigint').execute()
   await db.schema.alterTable('assets').addColumn('legal_hold_at', 'bigint').execute()
 

@@ -29,7 +29,9 @@ export const up: MigrationStep = async (db) => {
   for (const row of counted.rows) {
     const subject = createHash('sha256').update(row.emailKey, 'utf8').digest('hex')
     const lockedUntil = row.lockedUntil === null ? null : Number(row.lockedUntil)
-    await sql`insert into password_failures (subject, failures, last_failed_at, locked_until) values (${subject}, ${row.failedPasswordCount}, ${now}, ${lockedUntil})`.execute(db)
+    await sql`insert into password_failures (subject, failures, last_failed_at, locked_until) values (${subject}, ${row.failedPasswordCount}, ${now}, ${lockedUntil})`.execute(
+      db,
+    )
   }
   await sql`insert into password_failures (subject, failures, last_failed_at, locked_until)
     select email_hash, failures, last_failed_at, null from unknown_sign_ins

@@ -6,7 +6,10 @@ import type { MigrationStep } from './column-types.ts'
 
 export const up: MigrationStep = async (db) => {
   for (const column of ['held_to_initiator', 'held_to_enrollee'] as const) {
-    await db.schema.alterTable('relay_channels').addColumn(column, 'integer', (c) => c.notNull().defaultTo(0)).execute()
+    await db.schema
+      .alterTable('relay_channels')
+      .addColumn(column, 'integer', (c) => c.notNull().defaultTo(0))
+      .execute()
   }
   await sql`
     update relay_channels set

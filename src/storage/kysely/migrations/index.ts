@@ -46,9 +46,6 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
 export function migrationProvider(engine: Engine): MigrationProvider {
   const types = columnTypes(engine)
   return {
-    getMigrations: async () =>
-      Object.fromEntries(
-        steps.map(([name, step]): [string, Migration] => [name, { up: (db: Kysely<unknown>) => step(db, types) }]),
-      ),
+    getMigrations: async () => Object.fromEntries(steps.map(([name, step]): [string, Migration] => [name, { up: (db: Kysely<unknown>) => step(db, types) }])),
   }
 }

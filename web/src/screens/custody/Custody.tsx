@@ -47,8 +47,8 @@ function AlbumCustody({ library, albumId }: { library: Library; albumId: string 
     <main className="sections">
       <Heading>Custody of {name}</Heading>
       <p>
-        Checked in this browser: that the server stores every part of every photo, and that each custody receipt the server signed verifies against its published
-        attestation keys. A deep check also has the server re-read every part and compare it with its hash.
+        Checked in this browser: that the server stores every part of every photo, and that each custody receipt the server signed verifies against its
+        published attestation keys. A deep check also has the server re-read every part and compare it with its hash.
       </p>
       <section aria-labelledby="summary-title" className="panel">
         <h2 id="summary-title">Album</h2>

@@ -62,8 +62,8 @@ export function PhotoCustody({ library, albumId, assetId }: { library: Library; 
     <main className="sections">
       <Heading>Custody of {report?.name ?? 'a photo'}</Heading>
       <p>
-        In {album}. Checked in this browser: the server stores every part of this photo, and each custody receipt verifies against the server's attestation keys. A deep
-        check has the server re-read every part, and downloads and decrypts the photo here.
+        In {album}. Checked in this browser: the server stores every part of this photo, and each custody receipt verifies against the server's attestation
+        keys. A deep check has the server re-read every part, and downloads and decrypts the photo here.
       </p>
       <section aria-labelledby="verdict-title" className="panel">
         <h2 id="verdict-title">Verdict</h2>

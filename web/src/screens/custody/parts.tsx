@@ -28,8 +28,8 @@ export function ProblemList({ report }: { report: AssetReport }) {
       ))}
       {report.deepPending > 0 && (
         <li>
-          {countText(report.deepPending, 'part')} {report.deepPending === 1 ? 'was' : 'were'} not re-read by the server: its deep-check allowance for this hour is spent. Try the deep check again
-          later.
+          {countText(report.deepPending, 'part')} {report.deepPending === 1 ? 'was' : 'were'} not re-read by the server: its deep-check allowance for this hour
+          is spent. Try the deep check again later.
         </li>
       )}
     </ul>

@@ -48,7 +48,8 @@ export function useVerification(library: Library, albumId: string, assetId: stri
       const verifying = assetId === null ? verifyAlbum(library, albumId, options) : verifyAssets(library, albumId, [assetId], options)
       verifying.then(
         (reports) => run.current === mine && setState({ running: false, deep, reports, finishedAt: Date.now(), error: null }),
-        (error: unknown) => run.current === mine && !(error instanceof Stopped) && setState({ running: false, deep, reports: seen, finishedAt: Date.now(), error }),
+        (error: unknown) =>
+          run.current === mine && !(error instanceof Stopped) && setState({ running: false, deep, reports: seen, finishedAt: Date.now(), error }),
       )
     },
     [library, albumId, assetId],

@@ -36,7 +36,17 @@ export function AddDevice() {
       try {
         const opened = await openPairing(client, password.prompt)
         setPairing(opened)
-        setAdded(await addDeviceByPairing({ client, userId: session.userId, keys, pairing: opened, onHello: setHello, confirmSas: sas.confirmSas(Date.parse(opened.expiresAt)), signal: controller.signal }))
+        setAdded(
+          await addDeviceByPairing({
+            client,
+            userId: session.userId,
+            keys,
+            pairing: opened,
+            onHello: setHello,
+            confirmSas: sas.confirmSas(Date.parse(opened.expiresAt)),
+            signal: controller.signal,
+          }),
+        )
       } catch (caught) {
         throw explained(caught)
       } finally {
@@ -64,7 +74,8 @@ export function AddDevice() {
       {pairing === null && (
         <>
           <p>
-            This browser shows a pairing code; the new device takes it. In a browser, sign in to your account there and choose <strong>Add this browser with a code from another device</strong>; on a computer, run <code>coffer-photos join</code> with the code.
+            This browser shows a pairing code; the new device takes it. In a browser, sign in to your account there and choose{' '}
+            <strong>Add this browser with a code from another device</strong>; on a computer, run <code>coffer-photos join</code> with the code.
           </p>
           <ErrorLine error={error} />
           <button type="button" onClick={start} disabled={busy}>

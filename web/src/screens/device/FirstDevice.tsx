@@ -19,7 +19,10 @@ import { numbered } from '../../lib/numbered.ts'
 /** How many words of the phrase are asked back. */
 const CHECKED_WORDS = 3
 
-type Step = { readonly kind: 'start' } | { readonly kind: 'phrase'; readonly words: string[] } | { readonly kind: 'check'; readonly words: string[]; readonly asked: number[] }
+type Step =
+  | { readonly kind: 'start' }
+  | { readonly kind: 'phrase'; readonly words: string[] }
+  | { readonly kind: 'check'; readonly words: string[]; readonly asked: number[] }
 
 /** CHECKED_WORDS distinct word positions (0-based), in order. */
 function pickWords(): number[] {
@@ -75,20 +78,21 @@ export function FirstDevice({ resumed }: { resumed: PendingKeys | null }) {
   }
 
   if (step.kind === 'phrase') return <PhraseShown words={step.words} onWritten={() => setStep({ kind: 'check', words: step.words, asked: pickWords() })} />
-  if (step.kind === 'check') return <PhraseCheck words={step.words} asked={step.asked} onBack={() => setStep({ kind: 'phrase', words: step.words })} onChecked={finish} />
+  if (step.kind === 'check')
+    return <PhraseCheck words={step.words} asked={step.asked} onBack={() => setStep({ kind: 'phrase', words: step.words })} onChecked={finish} />
 
   return (
     <main className="narrow">
       <Heading>{resumed === null ? 'Set up this browser' : 'Finish setting up this browser'}</Heading>
       {resumed === null ? (
         <p>
-          This browser makes your account's keys: the ones that encrypt your photos. They stay on your devices; the server never sees them. Then you get a recovery phrase
-          to write down.
+          This browser makes your account's keys: the ones that encrypt your photos. They stay on your devices; the server never sees them. Then you get a
+          recovery phrase to write down.
         </p>
       ) : (
         <p>
-          Setting up stopped before your recovery phrase was checked. Continue with the same keys: you get a new recovery phrase, and any phrase shown before no longer
-          counts.
+          Setting up stopped before your recovery phrase was checked. Continue with the same keys: you get a new recovery phrase, and any phrase shown before no
+          longer counts.
         </p>
       )}
       <form onSubmit={start}>
@@ -114,8 +118,8 @@ function PhraseShown({ words, onWritten }: { words: string[]; onWritten: () => v
     <main className="narrow">
       <Heading>Your recovery phrase</Heading>
       <p>
-        Write these {words.length} words down, in order, on paper, and keep them somewhere safe away from this device. With them and your password, your photos can be
-        recovered if every device is lost. <strong>They are shown only now.</strong>
+        Write these {words.length} words down, in order, on paper, and keep them somewhere safe away from this device. With them and your password, your photos
+        can be recovered if every device is lost. <strong>They are shown only now.</strong>
       </p>
       <ol className="phrase" aria-label="Recovery phrase">
         {numbered(words).map(({ entry: word, number }) => (
@@ -142,7 +146,9 @@ function PhraseCheck({ words, asked, onBack, onChecked }: { words: string[]; ask
     void run(async () => {
       const wrong = asked.filter((position, i) => typed[i]!.trim().toLowerCase() !== words[position])
       if (wrong.length > 0) {
-        throw new Error(`${wrong.map((position) => `Word ${position + 1}`).join(' and ')} ${wrong.length === 1 ? 'is' : 'are'} not what the phrase says. Look at your written copy again, or go back to the phrase.`)
+        throw new Error(
+          `${wrong.map((position) => `Word ${position + 1}`).join(' and ')} ${wrong.length === 1 ? 'is' : 'are'} not what the phrase says. Look at your written copy again, or go back to the phrase.`,
+        )
       }
       await onChecked()
     })

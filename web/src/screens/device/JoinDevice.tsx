@@ -34,7 +34,8 @@ export function JoinDevice() {
       setWaiting(true)
       let saved: SavedKeys
       try {
-        if (!(await pairingCodeLive(client, pairingCode))) throw new Error('That pairing code is not open (mistyped, already used, or expired). Check it, or ask the other device for a new one.')
+        if (!(await pairingCodeLive(client, pairingCode)))
+          throw new Error('That pairing code is not open (mistyped, already used, or expired). Check it, or ask the other device for a new one.')
         const deadline = Date.now() + PAIRING_LIFETIME_MS
         const deviceId = crypto.randomUUID()
         const joined = await joinByPairing({
@@ -64,13 +65,23 @@ export function JoinDevice() {
     <main className="narrow">
       <Heading>Add this browser</Heading>
       <p>
-        On a device where your photos already open, choose <strong>Add a device</strong> (in a browser, next to Security; on a computer, <code>coffer-photos device add</code>
+        On a device where your photos already open, choose <strong>Add a device</strong> (in a browser, next to Security; on a computer,{' '}
+        <code>coffer-photos device add</code>
         ). It shows a pairing code: enter it here.
       </p>
       <form onSubmit={submit}>
         <label>
           Pairing code
-          <input name="pairing-code" autoComplete="off" autoCapitalize="none" spellCheck={false} required value={code} onChange={(e) => setCode(e.target.value)} disabled={busy} />
+          <input
+            name="pairing-code"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            disabled={busy}
+          />
         </label>
         <DeviceNameField value={name} onChange={setName} />
         <ErrorLine error={error} />

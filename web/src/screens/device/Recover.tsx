@@ -18,8 +18,12 @@ const WORDS = new Set(wordlist)
 
 /** The phrase's words as typed (any case, spacing, line breaks), or a sentence on what is wrong with them before anything is tried. */
 function phraseWords(text: string): string[] {
-  const words = text.toLowerCase().split(/\s+/).filter((word) => word !== '')
-  if (words.length !== RECOVERY_PHRASE_WORDS) throw new Error(`Your recovery phrase has ${RECOVERY_PHRASE_WORDS} words; this is ${words.length}. Check your written copy.`)
+  const words = text
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '')
+  if (words.length !== RECOVERY_PHRASE_WORDS)
+    throw new Error(`Your recovery phrase has ${RECOVERY_PHRASE_WORDS} words; this is ${words.length}. Check your written copy.`)
   const unknown = words.findIndex((word) => !WORDS.has(word))
   if (unknown >= 0) throw new Error(`Word ${unknown + 1}, “${words[unknown]}”, is not one of the recovery words. Check its spelling on your written copy.`)
   return words
@@ -38,7 +42,14 @@ export function Recover() {
       const words = phraseWords(phrase)
       const deviceId = crypto.randomUUID()
       try {
-        const recovered = await recoverWithPhrase({ client, userId: session.userId, deviceId, deviceName: name.trim(), phrase: words.join(' '), argon2id: workerArgon2id })
+        const recovered = await recoverWithPhrase({
+          client,
+          userId: session.userId,
+          deviceId,
+          deviceName: name.trim(),
+          phrase: words.join(' '),
+          argon2id: workerArgon2id,
+        })
         const saved = savedKeysOf(session.userId, deviceId, recovered.keys)
         await saveKeys(saved)
         keysSaved(saved)
@@ -56,7 +67,16 @@ export function Recover() {
       <form onSubmit={submit}>
         <label>
           Recovery phrase
-          <textarea name="phrase" rows={5} autoComplete="off" autoCapitalize="none" spellCheck={false} required value={phrase} onChange={(e) => setPhrase(e.target.value)} />
+          <textarea
+            name="phrase"
+            rows={5}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            value={phrase}
+            onChange={(e) => setPhrase(e.target.value)}
+          />
         </label>
         <DeviceNameField value={name} onChange={setName} />
         {busy && <SlowNote>Opening your keys with the phrase.</SlowNote>}

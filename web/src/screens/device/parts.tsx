@@ -75,21 +75,26 @@ function PasswordDialog({ onPassword, onCancel }: { onPassword: (password: strin
  */
 export function useSasQuestion(other: string): { confirmSas: (deadline: number) => ConfirmSas; question: ReactNode } {
   const [asking, setAsking] = useState<{ sas: string; answer: (same: boolean) => void } | null>(null)
-  const confirmSas = (deadline: number): ConfirmSas => (sas) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        setAsking(null)
-        reject(new EnrollmentError('expired', 'the pairing code expired before the codes were confirmed'))
-      }, Math.max(0, deadline - Date.now()))
-      setAsking({
-        sas,
-        answer: (same) => {
-          clearTimeout(timer)
-          setAsking(null)
-          resolve(same)
-        },
+  const confirmSas =
+    (deadline: number): ConfirmSas =>
+    (sas) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => {
+            setAsking(null)
+            reject(new EnrollmentError('expired', 'the pairing code expired before the codes were confirmed'))
+          },
+          Math.max(0, deadline - Date.now()),
+        )
+        setAsking({
+          sas,
+          answer: (same) => {
+            clearTimeout(timer)
+            setAsking(null)
+            resolve(same)
+          },
+        })
       })
-    })
   const question = asking === null ? null : <SasQuestion sas={asking.sas} other={other} answer={asking.answer} />
   return { confirmSas, question }
 }

@@ -30,17 +30,23 @@ function enrollmentSentence(error: EnrollmentError): string {
 export function explained(error: unknown): unknown {
   if (error instanceof EnrollmentError) return new Error(enrollmentSentence(error))
   if (error instanceof RecoveryPhraseError) {
-    return new Error(error.reason === 'wrong'
-      ? 'That recovery phrase does not open your account: it is not the phrase shown when the account was set up (the last one shown, if setup ran more than once). Nothing was changed. Check each word against your written copy.'
-      : 'These 24 words are not a recovery phrase: a word is wrong or out of place. Compare them with your written copy, in order.')
+    return new Error(
+      error.reason === 'wrong'
+        ? 'That recovery phrase does not open your account: it is not the phrase shown when the account was set up (the last one shown, if setup ran more than once). Nothing was changed. Check each word against your written copy.'
+        : 'These 24 words are not a recovery phrase: a word is wrong or out of place. Compare them with your written copy, in order.',
+    )
   }
   if (error instanceof NoEscrowError) {
-    return new Error(error.setUpStarted
-      ? 'Your account has no recovery phrase yet: setting it up did not finish on its first device. Finish it there, or add this browser from that device with a pairing code.'
-      : 'Your account was never set up on any device, so there is nothing to recover. Set this browser up as your first device instead.')
+    return new Error(
+      error.setUpStarted
+        ? 'Your account has no recovery phrase yet: setting it up did not finish on its first device. Finish it there, or add this browser from that device with a pairing code.'
+        : 'Your account was never set up on any device, so there is nothing to recover. Set this browser up as your first device instead.',
+    )
   }
   if (error instanceof AccountSetUpElsewhereError) {
-    return new Error('Your account is already set up on another device. Add this browser with a pairing code from that device, or recover with your recovery phrase.')
+    return new Error(
+      'Your account is already set up on another device. Add this browser with a pairing code from that device, or recover with your recovery phrase.',
+    )
   }
   if (error instanceof CofferProblem && error.code === 'error.auth.invalid_credentials') {
     return new Error('That is not your password, so nothing was changed. Try again.')

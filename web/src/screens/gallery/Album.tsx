@@ -45,13 +45,24 @@ const photos = (n: number): string => countText(n, 'photo')
 export function Album({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string; assetId: string | null }) {
   const library = useMemo(() => libraryOf(client, keys), [client, keys])
   const opened = useAlbum(library, albumId)
-  if (opened === null) return <p className="loading" role="status">Opening the album…</p>
+  if (opened === null)
+    return (
+      <p className="loading" role="status">
+        Opening the album…
+      </p>
+    )
   return <OpenAlbum model={opened.model} uploads={opened.uploads} assetId={assetId} />
 }
 
 function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Uploads; assetId: string | null }) {
-  const ids = useSyncExternalStore(useCallback((listener) => model.subscribe(listener), [model]), () => model.ids)
-  const items = useSyncExternalStore(useCallback((listener) => uploads.subscribe(listener), [uploads]), () => uploads.items)
+  const ids = useSyncExternalStore(
+    useCallback((listener) => model.subscribe(listener), [model]),
+    () => model.ids,
+  )
+  const items = useSyncExternalStore(
+    useCallback((listener) => uploads.subscribe(listener), [uploads]),
+    () => uploads.items,
+  )
   const [selecting, setSelecting] = useState(false)
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [dropping, setDropping] = useState(false)
@@ -124,14 +135,28 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         <button type="button" onClick={() => picker.current?.click()}>
           Add photos
         </button>
-        <input ref={picker} type="file" multiple accept="image/*,video/*" className="hidden-input" aria-label="Photos to add" tabIndex={-1} onChange={(e) => {
-          add(e.target.files)
-          e.target.value = ''
-        }} />
-        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => {
-          setSelecting(!selecting)
-          setSelected(new Set())
-        }}>
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          accept="image/*,video/*"
+          className="hidden-input"
+          aria-label="Photos to add"
+          tabIndex={-1}
+          onChange={(e) => {
+            add(e.target.files)
+            e.target.value = ''
+          }}
+        />
+        <button
+          type="button"
+          className="secondary"
+          aria-pressed={selecting}
+          onClick={() => {
+            setSelecting(!selecting)
+            setSelected(new Set())
+          }}
+        >
           {selecting ? 'Cancel selection' : 'Select'}
         </button>
         {selecting && (
@@ -141,9 +166,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         )}
         <a href={linkTo('custody', model.albumId)}>Custody of this album</a>
       </div>
-      <p className="hint">
-        {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`} Drop photos anywhere on this page to add them.
-      </p>
+      <p className="hint">{model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`} Drop photos anywhere on this page to add them.</p>
       <ErrorLine error={model.scanError} />
       <UploadPanel uploads={uploads} items={items} />
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}

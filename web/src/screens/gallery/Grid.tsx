@@ -104,7 +104,11 @@ function TileFace({ tile }: { tile: Tile }) {
     case 'failed':
       return <span className="tile-note">Cannot be opened</span>
     case 'ready':
-      return tile.thumbnail === null ? <span className="tile-note tile-name">{tile.asset.metadata.name}</span> : <img src={tile.thumbnail} alt={tile.asset.metadata.name} draggable={false} />
+      return tile.thumbnail === null ? (
+        <span className="tile-note tile-name">{tile.asset.metadata.name}</span>
+      ) : (
+        <img src={tile.thumbnail} alt={tile.asset.metadata.name} draggable={false} />
+      )
   }
 }
 
@@ -188,7 +192,21 @@ interface Drawn {
 
 const NOTHING_DRAWN: Drawn = { layout: null, first: 0, last: -1, onScreenFirst: 0, onScreenLast: -1, top: 0 }
 
-export function Grid({ source, ids, months, selecting, selected, onToggle }: { source: TileSource; ids: readonly string[]; months: Int32Array; selecting: boolean; selected: ReadonlySet<string>; onToggle: (assetId: string) => void }) {
+export function Grid({
+  source,
+  ids,
+  months,
+  selecting,
+  selected,
+  onToggle,
+}: {
+  source: TileSource
+  ids: readonly string[]
+  months: Int32Array
+  selecting: boolean
+  selected: ReadonlySet<string>
+  onToggle: (assetId: string) => void
+}) {
   const space = useRef<HTMLDivElement>(null)
   const layer = useRef<HTMLDivElement>(null)
   const width = useWidth(space)
@@ -231,14 +249,17 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
   }, [spaceTop])
 
   /** Scrolls the window so that the grid's pixel `to` is at the screen's top. */
-  const scrollToTop = useCallback((to: number) => {
-    const g = now.current.geometry
-    if (g === null) return
-    const clamped = Math.min(Math.max(to, 0), lastTop(g))
-    scrollTo({ top: spaceTop() + clamped / g.scale, behavior: 'instant' })
-    jumped.current = { scrollY, top: clamped }
-    scrolled()
-  }, [scrolled, spaceTop])
+  const scrollToTop = useCallback(
+    (to: number) => {
+      const g = now.current.geometry
+      if (g === null) return
+      const clamped = Math.min(Math.max(to, 0), lastTop(g))
+      scrollTo({ top: spaceTop() + clamped / g.scale, behavior: 'instant' })
+      jumped.current = { scrollY, top: clamped }
+      scrolled()
+    },
+    [scrolled, spaceTop],
+  )
 
   // A new layout (more photos, another width): the photo at the screen's top stays there.
   const previous = useRef<Geometry | null>(null)
@@ -292,7 +313,8 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
   /** A tile reached with Tab (not a click) is scrolled into view: the rows drawn off screen are clipped. */
   const focused = (event: React.FocusEvent) => {
     const g = now.current.geometry
-    const row = event.target instanceof HTMLElement && event.target.matches(':focus-visible') ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
+    const row =
+      event.target instanceof HTMLElement && event.target.matches(':focus-visible') ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
     if (g === null || !Number.isInteger(row)) return
     const rowTop = g.layout.rowTop[row]!
     const rowBottom = g.layout.rowTop[row + 1]!
@@ -320,9 +342,22 @@ export function Grid({ source, ids, months, selecting, selected, onToggle }: { s
       const [from, to] = itemsOf(layout, row)
       const ahead = row < shown.onScreenFirst || row > shown.onScreenLast
       rows.push(
-        <div key={row} className="grid-row" data-row={row} style={{ transform: `translateY(${y}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, height: edge, gap: GAP }}>
+        <div
+          key={row}
+          className="grid-row"
+          data-row={row}
+          style={{ transform: `translateY(${y}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, height: edge, gap: GAP }}
+        >
           {ids.slice(from, Math.min(to, ids.length)).map((assetId) => (
-            <TileView key={assetId} source={source} assetId={assetId} ahead={ahead} selecting={selecting} selected={selected.has(assetId)} onToggle={onToggle} />
+            <TileView
+              key={assetId}
+              source={source}
+              assetId={assetId}
+              ahead={ahead}
+              selecting={selecting}
+              selected={selected.has(assetId)}
+              onToggle={onToggle}
+            />
           ))}
         </div>,
       )

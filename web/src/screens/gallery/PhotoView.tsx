@@ -24,7 +24,11 @@ function useObjectUrl(blob: Blob | null): string | null {
   return url
 }
 
-type Loaded = { readonly kind: 'loading' } | { readonly kind: 'opened'; readonly asset: OpenedAsset } | { readonly kind: 'withheld' } | { readonly kind: 'failed'; readonly error: unknown }
+type Loaded =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'opened'; readonly asset: OpenedAsset }
+  | { readonly kind: 'withheld' }
+  | { readonly kind: 'failed'; readonly error: unknown }
 
 interface Props {
   readonly model: AlbumModel
@@ -124,11 +128,15 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
       </div>
       <div className="photo-body">
         <div className="photo-image">
-          {loaded.kind === 'withheld' && <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>}
+          {loaded.kind === 'withheld' && (
+            <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>
+          )}
           {loaded.kind === 'failed' && <ErrorLine error={loaded.error} />}
           {imageUrl !== null && metadata !== undefined && <img src={imageUrl} alt={metadata.name} data-full={originalUrl !== null ? 'original' : 'preview'} />}
           {loaded.kind === 'opened' && imageUrl === null && imageError === null && <p role="status">Decrypting…</p>}
-          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>}
+          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && (
+            <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>
+          )}
           <ErrorLine error={imageError} />
         </div>
         <aside className="photo-facts">
@@ -137,7 +145,9 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
               <dt>Name</dt>
               <dd data-fact="name">{metadata.name}</dd>
               <dt>Taken</dt>
-              <dd data-fact="captured">{metadata.captured === null ? 'Unknown' : <time dateTime={new Date(metadata.captured).toISOString()}>{momentText(metadata.captured)}</time>}</dd>
+              <dd data-fact="captured">
+                {metadata.captured === null ? 'Unknown' : <time dateTime={new Date(metadata.captured).toISOString()}>{momentText(metadata.captured)}</time>}
+              </dd>
               <dt>Dimensions</dt>
               <dd data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</dd>
               <dt>Size</dt>
@@ -157,7 +167,14 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
                 Replace…
               </button>
             )}
-            <input ref={replaceInput} type="file" accept="image/*,video/*" className="hidden-input" aria-label="New version of this photo" tabIndex={-1} onChange={(e) => {
+            <input
+              ref={replaceInput}
+              type="file"
+              accept="image/*,video/*"
+              className="hidden-input"
+              aria-label="New version of this photo"
+              tabIndex={-1}
+              onChange={(e) => {
                 const file = e.target.files?.[0]
                 e.target.value = ''
                 if (file !== undefined) onReplace(assetId, file)

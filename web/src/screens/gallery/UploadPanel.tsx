@@ -69,7 +69,9 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
             <label>
               <span className="upload-name">{item.name}</span>{' '}
               <span className="muted">
-                {item.state === 'sending' ? `${STAGE_TEXT[item.progress?.stage ?? 'plan']}: ${sizeText(doneOf(item))} of ${sizeText(item.size)}` : STATE_TEXT[item.state]}
+                {item.state === 'sending'
+                  ? `${STAGE_TEXT[item.progress?.stage ?? 'plan']}: ${sizeText(doneOf(item))} of ${sizeText(item.size)}`
+                  : STATE_TEXT[item.state]}
               </span>
               <progress max={Math.max(1, item.size)} value={doneOf(item)} />
             </label>
@@ -86,7 +88,9 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
       </ul>
       {(moreWaiting > 0 || moreDone > 0) && (
         <p className="muted">
-          {[moreWaiting > 0 ? `${countText(moreWaiting, 'more file')} waiting` : null, moreDone > 0 ? `${countText(moreDone, 'more file')} done` : null].filter((part) => part !== null).join(', ')}
+          {[moreWaiting > 0 ? `${countText(moreWaiting, 'more file')} waiting` : null, moreDone > 0 ? `${countText(moreDone, 'more file')} done` : null]
+            .filter((part) => part !== null)
+            .join(', ')}
         </p>
       )}
       {failed > 0 && (

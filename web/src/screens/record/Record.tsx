@@ -78,19 +78,21 @@ export function ModerationRecord() {
         <h2 id="meaning-title">What these mean</h2>
         <h3>A suspension</h3>
         <p>
-          You can still sign in, see your albums, open and download your photos, check their custody, and manage your sessions and password. You cannot add, replace or
-          delete photos, create albums, or add a device until the operator reinstates the account. Your photos stay encrypted: the operator cannot read them.
+          You can still sign in, see your albums, open and download your photos, check their custody, and manage your sessions and password. You cannot add,
+          replace or delete photos, create albums, or add a device until the operator reinstates the account. Your photos stay encrypted: the operator cannot
+          read them.
         </p>
         <h3>A takedown</h3>
         <p>
-          The photo stays in your album, but the server no longer hands out its bytes: it cannot be shown or downloaded, here or on any device. Copies you keep on your
-          own devices are not affected.
+          The photo stays in your album, but the server no longer hands out its bytes: it cannot be shown or downloaded, here or on any device. Copies you keep
+          on your own devices are not affected.
         </p>
         <h3>A legal hold</h3>
         <p>The server keeps every copy of the photo, even after you delete it, until the hold is lifted. Nothing changes in what you see.</p>
         <h3>Disagree, or want to know more?</h3>
         <p>
-          Contact the operator of this server (whoever gave you its address) and give them your account id <code>{session.userId}</code> and the date of the action.
+          Contact the operator of this server (whoever gave you its address) and give them your account id <code>{session.userId}</code> and the date of the
+          action.
         </p>
       </section>
     </main>

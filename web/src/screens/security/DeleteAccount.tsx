@@ -47,8 +47,8 @@ export function DeleteAccount() {
     <section aria-labelledby="delete-account-title">
       <h2 id="delete-account-title">Delete your account</h2>
       <p>
-        Deletes your account on the server, with every album and photo in it, every device's session and your recovery escrow: your recovery phrase then gets nothing
-        back. It cannot be undone. Download the photos you want to keep first.
+        Deletes your account on the server, with every album and photo in it, every device's session and your recovery escrow: your recovery phrase then gets
+        nothing back. It cannot be undone. Download the photos you want to keep first.
       </p>
       <form onSubmit={submit}>
         <label>

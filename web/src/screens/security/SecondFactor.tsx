@@ -20,7 +20,6 @@ function secretOf(uri: string): string {
   return secret.match(/.{1,4}/g)?.join(' ') ?? ''
 }
 
-
 /** What the person typed, as sent; a sentence when it is no code at all. */
 function codeOf(typed: string): string {
   const code = typedSecondFactorCode(typed)
@@ -35,8 +34,8 @@ function RecoveryCodes({ codes, onSaved }: { codes: readonly string[]; onSaved: 
     <section className="panel" aria-labelledby={heading}>
       <h3 id={heading}>Save your recovery codes</h3>
       <p>
-        If you lose your phone, each of these codes signs you in once in place of a code from the app. Save them now, away from this device: print them, write them
-        down or keep them in a password manager. They are not shown again.
+        If you lose your phone, each of these codes signs you in once in place of a code from the app. Save them now, away from this device: print them, write
+        them down or keep them in a password manager. They are not shown again.
       </p>
       <ul className="recovery-codes" aria-label="Recovery codes">
         {codes.map((code) => (
@@ -45,7 +44,9 @@ function RecoveryCodes({ codes, onSaved }: { codes: readonly string[]; onSaved: 
           </li>
         ))}
       </ul>
-      <p className="muted">They are not your 24-word recovery phrase: that one opens your photos on a new device; these only stand in for the authenticator app when you sign in.</p>
+      <p className="muted">
+        They are not your 24-word recovery phrase: that one opens your photos on a new device; these only stand in for the authenticator app when you sign in.
+      </p>
       <button type="button" onClick={onSaved}>
         I have saved them
       </button>

@@ -78,8 +78,8 @@ function DownloadData({ client }: { client: CofferClient }) {
       <h2 id="export-title">Your data</h2>
       <p>
         One file with everything the server holds about your account, for your records: your profile, where you are signed in, security events, your moderation
-        record, and each album's history of changes with the custody receipts of its photos. Your photos themselves are not in it: the server holds them encrypted
-        and cannot read them; open them here or restore them with coffer-photos.
+        record, and each album's history of changes with the custody receipts of its photos. Your photos themselves are not in it: the server holds them
+        encrypted and cannot read them; open them here or restore them with coffer-photos.
       </p>
       <button type="button" className="secondary" disabled={busy} onClick={download}>
         {busy ? 'Preparing your data…' : 'Download my data'}
@@ -102,8 +102,8 @@ function SignOutEverywhere({ canProve }: { canProve: boolean }) {
     <section aria-labelledby="revoke-all-title">
       <h2 id="revoke-all-title">Sign out every device</h2>
       <p>
-        Ends every session of your account at once, this browser's included: use it when a device was lost or someone else may be signed in. Each device then needs the
-        password (and code) again; their keys and your photos stay.
+        Ends every session of your account at once, this browser's included: use it when a device was lost or someone else may be signed in. Each device then
+        needs the password (and code) again; their keys and your photos stay.
       </p>
       {canProve ? (
         <button type="button" className="danger" disabled={busy} onClick={() => setAsking(true)}>
@@ -137,8 +137,8 @@ function ForgetBrowser() {
     <section aria-labelledby="forget-title">
       <h2 id="forget-title">Forget this browser</h2>
       <p>
-        Signs out and deletes this browser's keys for the account, for a shared or borrowed computer. It is then no longer one of your devices: to use your photos here
-        again you need another device to add it, or your recovery phrase. Your photos on the server and on your other devices are not touched.
+        Signs out and deletes this browser's keys for the account, for a shared or borrowed computer. It is then no longer one of your devices: to use your
+        photos here again you need another device to add it, or your recovery phrase. Your photos on the server and on your other devices are not touched.
       </p>
       <button type="button" className="danger" onClick={() => setAsking(true)}>
         Forget this browser

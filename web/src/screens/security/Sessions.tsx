@@ -72,9 +72,7 @@ export function Sessions({ client, directory }: { client: CofferClient; director
       <ErrorLine error={error} />
       {asking !== null && (
         <Confirm title="Sign out this session?" confirmLabel="Sign it out" onConfirm={() => revoke(asking)} onCancel={() => setAsking(null)}>
-          <p>
-            {describe(asking)} will be signed out at its next request. Its device keys stay: signing in again there needs only the password (and code).
-          </p>
+          <p>{describe(asking)} will be signed out at its next request. Its device keys stay: signing in again there needs only the password (and code).</p>
         </Confirm>
       )}
     </section>
@@ -91,8 +89,8 @@ export function DeviceList({ directory, thisDevice }: { directory: Loaded<Direct
       {view?.kind === 'none' && <p>The account has no device list on the server yet.</p>}
       {view?.kind === 'not-verified' && (
         <p className="error" role="alert">
-          The device list on the server is not signed by your account's identity key, so nothing in it is shown: it was changed by someone who does not hold your keys.
-          Tell the operator. ({view.why})
+          The device list on the server is not signed by your account's identity key, so nothing in it is shown: it was changed by someone who does not hold
+          your keys. Tell the operator. ({view.why})
         </p>
       )}
       {view?.kind === 'verified' && (
