@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config'
-import { libraryAliases } from './web/aliases.ts'
 
 // `npm test` runs the unit and architecture tests once, and the HTTP, concurrency, end-to-end,
 // client and browser suites on SQLite and, when TEST_DATABASE_URL is set, those whose outcome
@@ -91,8 +90,6 @@ const projects = long
     ]
 
 export default defineConfig({
-  // The web app's names for the photo library and the SDK: tests load some web/src modules.
-  resolve: { alias: libraryAliases },
   test: {
     testTimeout: 30_000,
     // Two files at a time: most of the suite waits on servers, databases and Chromium rather

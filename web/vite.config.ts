@@ -5,7 +5,6 @@
 import react from '@vitejs/plugin-react'
 import path from 'node:path'
 import { defineConfig } from 'vite'
-import { libraryAliases } from './aliases.ts'
 
 const web = import.meta.dirname
 
@@ -13,8 +12,6 @@ export default defineConfig({
   root: web,
   base: '/',
   plugins: [react()],
-  // The photo library and the SDK by name (aliases.ts), in the pages and their workers alike.
-  resolve: { alias: libraryAliases },
   build: {
     outDir: path.join(web, 'dist'),
     emptyOutDir: true,

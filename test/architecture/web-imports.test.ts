@@ -1,9 +1,10 @@
-// The web app reaches the photo library and the SDK by name, never by a path out of web/src, and
-// never reaches the CLI; every screen writes sizes, counts and times through lib/format.ts.
+// The web app reaches the photo library and the SDK by name (package.json's subpath imports,
+// #photos/* and #sdk/*, which Node, Vite, vitest and TypeScript all read), never by a path out of
+// web/src, and never reaches the CLI; every screen writes sizes, counts and times through
+// lib/format.ts.
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { LIBRARY_NAMES } from '../../web/aliases.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const WEB = path.join(ROOT, 'web/src')
@@ -30,36 +31,30 @@ const files = await Promise.all(
   }),
 )
 
-/** A tsconfig's `paths` (comments allowed in the file). */
-async function pathsOf(tsconfig: string): Promise<Record<string, string[]>> {
-  const text = (await readFile(path.join(ROOT, tsconfig), 'utf8')).replace(/^\s*\/\/.*$/gm, '')
-  return (JSON.parse(text) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths
-}
+/** The names package.json gives the libraries: `#photos/*` is src/client, `#sdk/*` src/sdk. */
+const LIBRARY_NAMES: Record<string, string> = { '#photos/': './src/client/', '#sdk/': './src/sdk/' }
+const { imports } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, string> }
 
 describe('the web app and the libraries beside it', () => {
   it('imports the photo library and the SDK by name: no relative path leaves web/src', () => {
     expect(files.length).toBeGreaterThan(40)
-    const named = files.flatMap((f) => f.imports.filter((i) => i.startsWith('@coffer/')))
+    const named = files.flatMap((f) => f.imports.filter((i) => i.startsWith('#')))
     expect(named.length).toBeGreaterThan(50)
     for (const source of files) {
       for (const imported of source.imports) {
         if (imported.startsWith('.'))
           expect(path.resolve(path.dirname(source.full), imported).startsWith(WEB + path.sep), `${source.file} imports ${imported}`).toBe(true)
-        if (imported.startsWith('@coffer/'))
+        if (imported.startsWith('#'))
           expect(
-            Object.keys(LIBRARY_NAMES).some((name) => imported.startsWith(`${name}/`)),
+            Object.keys(LIBRARY_NAMES).some((name) => imported.startsWith(name)),
             `${source.file} imports ${imported}`,
           ).toBe(true)
       }
     }
   })
 
-  it('states the same names to Vite, vitest and both tsconfig files', async () => {
-    const expected = Object.fromEntries(Object.entries(LIBRARY_NAMES).map(([name, folder]) => [`${name}/*`, [`${folder}/*`]]))
-    const relativeTo = (base: string, paths: Record<string, string[]>) =>
-      Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((t) => path.relative(ROOT, path.join(ROOT, base, t)))]))
-    expect(relativeTo('web', await pathsOf('web/tsconfig.json'))).toEqual(expected)
-    expect(relativeTo('.', await pathsOf('tsconfig.json'))).toEqual(expected)
+  it('names the photo library and the SDK in package.json, the one place Node, Vite, vitest and TypeScript read them from', () => {
+    expect(imports).toEqual(Object.fromEntries(Object.entries(LIBRARY_NAMES).map(([name, folder]) => [`${name}*`, `${folder}*`])))
   })
 
   it('writes sizes, counts and times only through lib/format.ts', () => {

@@ -3,7 +3,7 @@
 // record; suspend or reinstate it, reset its second factor, delete it. A deleted account is a
 // tombstone: its record and what a hold keeps are shown, and nothing more can be done to it.
 import { useState } from 'react'
-import type { AdminAccount, CofferAdmin } from '@coffer/sdk/admin.ts'
+import type { AdminAccount, CofferAdmin } from '#sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
 import { countText, sizeText, whenText } from '../lib/format.ts'
 import { Confirm, REASON_MAX } from './Confirm.tsx'

@@ -2,8 +2,8 @@
 // answer is the moderation record of the account that owns it: shown in the account card when
 // that is the account on screen, else on its own (the API names no owner for an asset id).
 import { useState, type FormEvent } from 'react'
-import type { AdminAccount, CofferAdmin } from '@coffer/sdk/admin.ts'
-import type { ModerationRecord } from '@coffer/sdk/client.ts'
+import type { AdminAccount, CofferAdmin } from '#sdk/admin.ts'
+import type { ModerationRecord } from '#sdk/client.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
 import { Confirm, REASON_MAX } from './Confirm.tsx'
 import { asOperator, type Lock } from './errors.ts'

@@ -2,8 +2,8 @@
 // in this page's memory only: a reload asks again), then finding an account and acting on it
 // or on an asset. Everything goes through the SDK's CofferAdmin, as a tool an operator writes.
 import { useEffect, useState, type FormEvent } from 'react'
-import { CofferAdmin, type AdminAccount } from '@coffer/sdk/admin.ts'
-import { CofferProblem, problemOf } from '@coffer/sdk/client.ts'
+import { CofferAdmin, type AdminAccount } from '#sdk/admin.ts'
+import { CofferProblem, problemOf } from '#sdk/client.ts'
 import { ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
 import { AccountCard } from './AccountCard.tsx'
 import { AssetActions } from './AssetActions.tsx'

@@ -1,5 +1,5 @@
 // A moderation record in words: what was done, when, to what, and why.
-import type { ModerationRecord } from '@coffer/sdk/client.ts'
+import type { ModerationRecord } from '#sdk/client.ts'
 import { whenText } from '../lib/format.ts'
 import { numbered } from '../lib/numbered.ts'
 

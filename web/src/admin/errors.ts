@@ -1,6 +1,6 @@
 // Failed operator requests in the operator's terms: a refused token locks the page again, an
 // unknown id says which kind of id; everything else as the rest of the app says it.
-import { CofferProblem } from '@coffer/sdk/client.ts'
+import { CofferProblem } from '#sdk/client.ts'
 
 export type Lock = (notice: string) => void
 

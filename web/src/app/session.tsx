@@ -1,8 +1,8 @@
 // The signed-in state shared by every screen: the saved session and its client, and this
 // browser's device keys once it is a device of the account.
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import type { CofferClient } from '@coffer/sdk/client.ts'
-import { IdentityKey } from '@coffer/sdk/identity.ts'
+import type { CofferClient } from '#sdk/client.ts'
+import { IdentityKey } from '#sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'

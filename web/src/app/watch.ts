@@ -6,7 +6,7 @@
 // parameter read at start (`/?poll=2#/security`: whole seconds, 1 to 3600), which tests use to
 // see a revocation quickly; docs/web.md documents it.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import type { CofferClient, ModerationRecord } from '@coffer/sdk/client.ts'
+import type { CofferClient, ModerationRecord } from '#sdk/client.ts'
 
 const DEFAULT_POLL_S = 30
 

@@ -10,10 +10,10 @@
 // first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page. Tiles
 // load in batches (docs/decisions/0029-blob-batches.md): their metadata blobs in one request,
 // then their thumbnails in one, each tile showing a placeholder until its thumbnail is drawn.
-import { toHex } from '@coffer/sdk/bytes.ts'
-import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '@coffer/sdk/client.ts'
-import { albumRecordId, STREAM_PAGE, type Library } from '@coffer/photos/albums.ts'
-import { derivativeBlob, type AssetKeys, type OpenedAsset } from '@coffer/photos/files.ts'
+import { toHex } from '#sdk/bytes.ts'
+import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
+import { albumRecordId, STREAM_PAGE, type Library } from '#photos/albums.ts'
+import { derivativeBlob, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { Lru } from './lru.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
 import { monthOf } from './format.ts'

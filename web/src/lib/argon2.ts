@@ -2,7 +2,7 @@
 // flows' `argon2id` option, and the password key's at sign-in (lib/sealed.ts). A worker per call,
 // ended after it: its memory is given back at once, and a flow needs it once or twice.
 import * as Comlink from 'comlink'
-import type { Argon2id } from '@coffer/photos/format/recovery.ts'
+import type { Argon2id } from '#photos/format/recovery.ts'
 import type { Argon2Worker } from '../workers/argon2.worker.ts'
 
 export const workerArgon2id: Argon2id = async (password, salt, params) => {

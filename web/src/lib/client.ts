@@ -6,7 +6,7 @@
 //   the same pair would present it twice and the server would end the session as stolen. A
 //   refresh runs under a Web Lock; inside it, if another tab already rotated the pair, its
 //   new pair is answered without asking the server.
-import { CofferClient, type Tokens } from '@coffer/sdk/client.ts'
+import { CofferClient, type Tokens } from '#sdk/client.ts'
 import { readSession, saveSession, type SavedSession } from './store.ts'
 
 const REFRESH_PATH = '/v1/auth/refresh'

@@ -1,7 +1,7 @@
 // Every failure the person sees is a sentence that says what happened and what to do next.
 // Problems from the server are matched by their stable code (docs/errors.md); anything else
 // (the network, a format error) by its kind.
-import { CofferProblem } from '@coffer/sdk/client.ts'
+import { CofferProblem } from '#sdk/client.ts'
 
 const BY_CODE: Readonly<Record<string, string>> = {
   'error.auth.invalid_credentials': 'That email and password do not match an account. Check them and try again.',

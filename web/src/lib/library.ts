@@ -2,10 +2,10 @@
 // this browser's device keys. The identity key (to sign with) is made from its seeds when first
 // used, once per keys object; its public half (to check manifests with) is the one the keys keep.
 // Signatures are checked with WebCrypto's Ed25519 (sdk/hybrid.ts webCryptoHybridVerify).
-import type { Library } from '@coffer/photos/albums.ts'
-import type { CofferClient } from '@coffer/sdk/client.ts'
-import { webCryptoHybridVerify } from '@coffer/sdk/hybrid.ts'
-import { IdentityKey } from '@coffer/sdk/identity.ts'
+import type { Library } from '#photos/albums.ts'
+import type { CofferClient } from '#sdk/client.ts'
+import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
+import { IdentityKey } from '#sdk/identity.ts'
 import type { SavedKeys } from './store.ts'
 
 const identities = new WeakMap<SavedKeys, IdentityKey>()

@@ -4,9 +4,9 @@
 // JSON, its byte fields as {"bytes": base64}. The keys are non-extractable CryptoKeys: the
 // sign-in's storage key (random) and the password key (argon2id of the password). Pure: no
 // IndexedDB here, so Node (the tests) seals and opens with the same code.
-import type { Argon2id, EscrowKdfParams } from '@coffer/photos/format/recovery.ts'
-import { own, randomBytes } from '@coffer/photos/format/bytes.ts'
-import { fromBase64, toBase64, utf8 } from '@coffer/sdk/bytes.ts'
+import type { Argon2id, EscrowKdfParams } from '#photos/format/recovery.ts'
+import { own, randomBytes } from '#photos/format/bytes.ts'
+import { fromBase64, toBase64, utf8 } from '#sdk/bytes.ts'
 
 export interface Sealed {
   readonly iv: Uint8Array

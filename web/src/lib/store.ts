@@ -18,8 +18,8 @@
 // A version before sealing kept 'session' and 'keys' in plain: such a session is dropped (the
 // next sign-in has the password), and such keys are sealed at their account's next sign-in.
 import { createStore, del, delMany, get, getMany, promisifyRequest, set } from 'idb-keyval'
-import type { Argon2id, EscrowKdfParams } from '@coffer/photos/format/recovery.ts'
-import type { Tokens } from '@coffer/sdk/client.ts'
+import type { Argon2id, EscrowKdfParams } from '#photos/format/recovery.ts'
+import type { Tokens } from '#sdk/client.ts'
 import { isSealed, newSalt, newStorageKey, openBytes, openValue, PASSWORD_KDF, passwordKey, sealBytes, sealValue, type Sealed } from './sealed.ts'
 
 const db = createStore('coffer', 'state')

@@ -11,9 +11,9 @@
 // name, type, size and album as one sealed record, its bytes as sealed chunks of 1 MiB in one
 // Blob. Signing out drops the queue: what it sealed could no longer be opened.
 import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
-import { replaceFile } from '@coffer/photos/edits.ts'
-import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '@coffer/photos/files.ts'
-import { backupFile } from '@coffer/photos/upload.ts'
+import { replaceFile } from '#photos/edits.ts'
+import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '#photos/files.ts'
+import { backupFile } from '#photos/upload.ts'
 import type { AlbumModel } from './album.ts'
 import { inWorker } from './pool.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'

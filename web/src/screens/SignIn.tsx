@@ -9,8 +9,8 @@ import { anonymousClient } from '../lib/client.ts'
 import { dropKeys, newPasswordKey, passwordKeyFor, resealKeys, type SavedSession } from '../lib/store.ts'
 import { useSession } from '../app/session.tsx'
 import { CodeField, ErrorLine, Heading, Notice, useAction } from '../app/ui.tsx'
-import type { CofferClient, Tokens } from '@coffer/sdk/client.ts'
-import { typedSecondFactorCode } from '@coffer/sdk/second-factor-code.ts'
+import type { CofferClient, Tokens } from '#sdk/client.ts'
+import { typedSecondFactorCode } from '#sdk/second-factor-code.ts'
 
 type Step =
   | { readonly kind: 'password' }

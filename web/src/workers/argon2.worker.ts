@@ -3,7 +3,7 @@
 // password key that seals the device keys (lib/sealed.ts). The portable implementation: the same
 // code src/client runs everywhere.
 import * as Comlink from 'comlink'
-import { portableArgon2id } from '@coffer/photos/format/recovery.ts'
+import { portableArgon2id } from '#photos/format/recovery.ts'
 
 const api = { argon2id: portableArgon2id }
 export type Argon2Worker = typeof api

@@ -5,9 +5,9 @@
 // worker of the pool takes any call.
 import * as Comlink from 'comlink'
 import exifr from 'exifr'
-import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '@coffer/photos/files.ts'
-import { webCryptoHybridVerify } from '@coffer/sdk/hybrid.ts'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '@coffer/photos/media.ts'
+import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
+import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
 export interface MadeDerivative {

@@ -5,7 +5,7 @@
 // attestation keys (signature, chain, and that it names the photo's parts by hash and size).
 // Names come from the encrypted metadata, decrypted here.
 import { useMemo, useState } from 'react'
-import type { Library } from '@coffer/photos/albums.ts'
+import type { Library } from '#photos/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { Heading } from '../../app/ui.tsx'

@@ -1,6 +1,6 @@
 // #/custody/<album>/<photo>: one photo's verdict, and its custody receipts with the keys that
 // signed them, for whoever wants to see what was checked.
-import type { Library } from '@coffer/photos/albums.ts'
+import type { Library } from '#photos/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { Heading, LoadStatus, useLoaded } from '../../app/ui.tsx'
 import { countText, whenText } from '../../lib/format.ts'

@@ -1,7 +1,7 @@
 // What the album and photo custody screens share: the album's decrypted name, the verdict in
 // words, the list of what failed, and the buttons that run the check again.
-import { albumNameOf, type Library } from '@coffer/photos/albums.ts'
-import type { AssetReport } from '@coffer/photos/verify.ts'
+import { albumNameOf, type Library } from '#photos/albums.ts'
+import type { AssetReport } from '#photos/verify.ts'
 import { ErrorLine, useLoaded } from '../../app/ui.tsx'
 import { countText } from '../../lib/format.ts'
 import type { Verification } from './verification.ts'

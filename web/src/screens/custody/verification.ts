@@ -2,8 +2,8 @@
 // window of 64 photos at a time (the library's own windows; only the small reports are kept),
 // progress as it goes, and stopped when the screen is left.
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { Library } from '@coffer/photos/albums.ts'
-import { verifyAlbum, verifyAssets, type AssetReport, type VerifyOptions } from '@coffer/photos/verify.ts'
+import type { Library } from '#photos/albums.ts'
+import { verifyAlbum, verifyAssets, type AssetReport, type VerifyOptions } from '#photos/verify.ts'
 
 export interface Verification {
   /** A check is running. */

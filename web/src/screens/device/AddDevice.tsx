@@ -3,8 +3,8 @@
 // as a QR code; once the new device answers, both show a 6-digit code, and the keys are sent
 // only when the person says they are the same.
 import { useEffect, useRef, useState } from 'react'
-import { addDeviceByPairing, openPairing, type DeviceAdded, type Pairing } from '@coffer/photos/pairing.ts'
-import type { Hello } from '@coffer/photos/format/enrollment.ts'
+import { addDeviceByPairing, openPairing, type DeviceAdded, type Pairing } from '#photos/pairing.ts'
+import type { Hello } from '#photos/format/enrollment.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { clockText } from '../../lib/format.ts'

@@ -2,7 +2,7 @@
 // setup that stopped half-way continues; otherwise the route picks the flow (#/device/setup,
 // /join, /recover), and any other route shows the choice: the first device when the account has
 // no device directory yet, else pairing with a device or the recovery phrase.
-import { fetchedDirectory } from '@coffer/photos/account.ts'
+import { fetchedDirectory } from '#photos/account.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { Heading, LoadStatus, useLoaded } from '../../app/ui.tsx'

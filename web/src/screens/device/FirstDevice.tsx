@@ -4,8 +4,8 @@
 // then do the keys become this browser's device keys. A reload in between finds the pending
 // keys and continues with them (a new phrase: the last one shown counts).
 import { useState, type FormEvent } from 'react'
-import { setUpFirstDevice } from '@coffer/photos/account.ts'
-import { RECOVERY_PHRASE_WORDS } from '@coffer/photos/format/recovery.ts'
+import { setUpFirstDevice } from '#photos/account.ts'
+import { RECOVERY_PHRASE_WORDS } from '#photos/format/recovery.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'

@@ -4,7 +4,7 @@
 // sent, checked against the account's directory and kept. A No, a Cancel or the code's expiry
 // keeps nothing.
 import { useEffect, useRef, useState, type FormEvent } from 'react'
-import { isPairingCode, joinByPairing, pairingCodeLive, PAIRING_LIFETIME_MS } from '@coffer/photos/pairing.ts'
+import { isPairingCode, joinByPairing, pairingCodeLive, PAIRING_LIFETIME_MS } from '#photos/pairing.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'

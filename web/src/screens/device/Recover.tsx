@@ -3,8 +3,8 @@
 // phrase that does not open the escrow changes nothing.
 import { useState, type FormEvent } from 'react'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
-import { recoverWithPhrase } from '@coffer/photos/account.ts'
-import { RECOVERY_PHRASE_WORDS } from '@coffer/photos/format/recovery.ts'
+import { recoverWithPhrase } from '#photos/account.ts'
+import { RECOVERY_PHRASE_WORDS } from '#photos/format/recovery.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'

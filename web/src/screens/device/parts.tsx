@@ -2,10 +2,10 @@
 // question about the 6-digit codes, the device name field, the notes while a pairing waits and
 // while argon2id runs, and the keys as this browser saves them.
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
-import type { AccountKeys, PasswordPrompt } from '@coffer/photos/account.ts'
-import { DEVICE_NAME_MAX } from '@coffer/photos/account.ts'
-import type { ConfirmSas } from '@coffer/photos/enrollment.ts'
-import { EnrollmentError } from '@coffer/photos/enrollment.ts'
+import type { AccountKeys, PasswordPrompt } from '#photos/account.ts'
+import { DEVICE_NAME_MAX } from '#photos/account.ts'
+import type { ConfirmSas } from '#photos/enrollment.ts'
+import { EnrollmentError } from '#photos/enrollment.ts'
 import { Modal } from '../../app/ui.tsx'
 import type { SavedKeys } from '../../lib/store.ts'
 

@@ -1,9 +1,9 @@
 // The account flows' failures as sentences for the device screens (web/src/lib/errors.ts has the
 // server's codes; these are src/client's own errors, kept out of it so that the operator page's
 // bundle does not take in the account flows).
-import { AccountSetUpElsewhereError, NoEscrowError, RecoveryPhraseError } from '@coffer/photos/account.ts'
-import { EnrollmentError } from '@coffer/photos/enrollment.ts'
-import { CofferProblem } from '@coffer/sdk/client.ts'
+import { AccountSetUpElsewhereError, NoEscrowError, RecoveryPhraseError } from '#photos/account.ts'
+import { EnrollmentError } from '#photos/enrollment.ts'
+import { CofferProblem } from '#sdk/client.ts'
 
 const OTHER_SAID = {
   declined: 'the person there said the codes do not match',

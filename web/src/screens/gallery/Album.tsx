@@ -2,9 +2,9 @@
 // to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
 // over the grid so that going back keeps the place.
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
-import type { Library } from '@coffer/photos/albums.ts'
-import { deleteFile } from '@coffer/photos/edits.ts'
-import type { CofferClient } from '@coffer/sdk/client.ts'
+import type { Library } from '#photos/albums.ts'
+import { deleteFile } from '#photos/edits.ts'
+import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, Heading } from '../../app/ui.tsx'
 import { AlbumModel } from '../../lib/album.ts'

@@ -1,11 +1,11 @@
 // The albums: their names, decrypted here from each album's record, and a form to make one.
 import { useEffect, useMemo, useState, type FormEvent } from 'react'
-import { namedAlbums, openAlbum, type NamedAlbum } from '@coffer/photos/albums.ts'
+import { namedAlbums, openAlbum, type NamedAlbum } from '#photos/albums.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
-import type { CofferClient } from '@coffer/sdk/client.ts'
+import type { CofferClient } from '#sdk/client.ts'
 
 const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
 

@@ -3,7 +3,7 @@
 // the browser shows; its metadata; Download (the original, decrypted here), Replace and Delete
 // (both held for their undo window by the album page) and the link to its custody.
 import { useEffect, useRef, useState } from 'react'
-import type { OpenedAsset } from '@coffer/photos/files.ts'
+import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'

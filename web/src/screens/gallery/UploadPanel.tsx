@@ -2,7 +2,7 @@
 // (src/client UploadProgress: uploadFraction of the bytes read and sent, against those its way of
 // sending needs), and the total, with a way forward for the files that failed. A long queue is
 // not a long list: the files that need the person or are moving are listed, the rest counted.
-import { uploadFraction, type UploadStage } from '@coffer/photos/files.ts'
+import { uploadFraction, type UploadStage } from '#photos/files.ts'
 import { sentenceFor } from '../../lib/errors.ts'
 import { countText, sizeText } from '../../lib/format.ts'
 import type { UploadItem, Uploads } from '../../lib/uploads.ts'

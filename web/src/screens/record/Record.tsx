@@ -1,6 +1,6 @@
 // #/record: the account's moderation record: whether it is active or suspended, every operator
 // action on it or its photos in words, and what each means for the person.
-import type { ModerationRecord as Moderation } from '@coffer/sdk/client.ts'
+import type { ModerationRecord as Moderation } from '#sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Heading } from '../../app/ui.tsx'
 import { whenText } from '../../lib/format.ts'

@@ -2,7 +2,7 @@
 // recent proof) and, when the account has a second factor, a code; then the server removes every
 // album and photo, and this browser forgets the session, the keys and the upload queue.
 import { useState, type FormEvent } from 'react'
-import { CofferProblem } from '@coffer/sdk/client.ts'
+import { CofferProblem } from '#sdk/client.ts'
 import { useSession } from '../../app/session.tsx'
 import { Confirm, ErrorLine, useAction } from '../../app/ui.tsx'
 

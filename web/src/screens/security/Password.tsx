@@ -3,7 +3,7 @@
 // sealed again under the new password's key (lib/store.ts), so that the next sign-in here opens
 // them with the new password.
 import { useState, type FormEvent } from 'react'
-import { CofferProblem, type CofferClient } from '@coffer/sdk/client.ts'
+import { CofferProblem, type CofferClient } from '#sdk/client.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { workerArgon2id } from '../../lib/argon2.ts'

@@ -3,9 +3,9 @@
 // first code; with one, how many recovery codes are left, new recovery codes (a recent password
 // proof and a code) and turning it off (a code). Recovery codes are shown once, when made.
 import { useId, useState, type FormEvent } from 'react'
-import { withFreshSignIn } from '@coffer/photos/account.ts'
-import type { CofferClient } from '@coffer/sdk/client.ts'
-import { typedSecondFactorCode } from '@coffer/sdk/second-factor-code.ts'
+import { withFreshSignIn } from '#photos/account.ts'
+import type { CofferClient } from '#sdk/client.ts'
+import { typedSecondFactorCode } from '#sdk/second-factor-code.ts'
 import { CodeField, ErrorLine, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
 import { countText } from '../../lib/format.ts'
 import { usePasswordPrompt } from '../device/parts.tsx'

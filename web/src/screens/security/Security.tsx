@@ -3,7 +3,7 @@
 // device (revoke-all, proved with this browser's identity key), forget this browser, and delete
 // the account.
 import { useState } from 'react'
-import { CofferProblem, type CofferClient, type SecurityEvents } from '@coffer/sdk/client.ts'
+import { CofferProblem, type CofferClient, type SecurityEvents } from '#sdk/client.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Confirm, ErrorLine, Heading, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
 import { sizeText, whenText } from '../../lib/format.ts'

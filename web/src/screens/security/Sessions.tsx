@@ -2,7 +2,7 @@
 // The server records no "last used": a session's created_at is when its tokens were last
 // renewed (it was in use then), authenticated_at when a password or code was last proved on it.
 import { useState } from 'react'
-import { CofferProblem, type CofferClient, type Devices } from '@coffer/sdk/client.ts'
+import { CofferProblem, type CofferClient, type Devices } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { Confirm, ErrorLine, LoadStatus, useAction, useLoaded, type Loaded } from '../../app/ui.tsx'
 import { whenText } from '../../lib/format.ts'

@@ -1,10 +1,10 @@
 // The account's device directory as this browser checks it: fetched, and read only when it is
 // signed by the identity key this browser holds (src/sdk readDirectory). A directory that does
 // not verify shows nothing of what it says.
-import { sha256Hex } from '@coffer/sdk/bytes.ts'
-import { CofferProblem, type CofferClient } from '@coffer/sdk/client.ts'
-import { readDirectory, type DeviceDirectory } from '@coffer/sdk/directory.ts'
-import { CofferInputError } from '@coffer/sdk/input-error.ts'
+import { sha256Hex } from '#sdk/bytes.ts'
+import { CofferProblem, type CofferClient } from '#sdk/client.ts'
+import { readDirectory, type DeviceDirectory } from '#sdk/directory.ts'
+import { CofferInputError } from '#sdk/input-error.ts'
 import { identityPublicKeyOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 
