@@ -613,18 +613,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     throw error
   }
   up.session = null
-  up.meter.finish(up.way)
-  if (up.pointStored) await up.options.resume?.clear()
-  return {
-    status: 'stored',
-    assetId: identity.assetId,
-    contentHash: identity.contentHash,
-    contentMac: toHex(identity.contentMac),
-    ciphertextHash: hashes.ciphertextHash,
-    sentBytes: up.sentBytes,
-    resumedBytes: up.resumedBytes,
-    reusedOriginal: up.way === 'held',
-  }
+  return ended(up, { status: 'stored', ciphertextHash: hashes.ciphertextHash, sentBytes: up.sentBytes, resumedBytes: up.resumedBytes, reusedOriginal: up.way === 'held' })
 }
 
 /** Ends the session of this round (aborted; the server forgets what it held of it). */
@@ -634,20 +623,16 @@ async function endSession(up: Upload): Promise<void> {
 }
 
 /** The album held the content (or the asset is it): nothing stored; the resume point, if any, dropped. */
-async function present(up: Upload): Promise<BackupResult> {
+function present(up: Upload): Promise<BackupResult> {
+  return ended(up, { status: 'present', ciphertextHash: null, sentBytes: 0, resumedBytes: 0, reusedOriginal: false })
+}
+
+/** The upload is over (stored, or present): its progress says done, its resume point goes, and the result names the asset. */
+async function ended(up: Upload, outcome: Omit<BackupResult, 'assetId' | 'contentHash' | 'contentMac'>): Promise<BackupResult> {
   const identity = up.identity!
-  up.meter.finish('none')
+  up.meter.finish(outcome.status === 'stored' ? up.way : 'none')
   if (up.pointStored) await up.options.resume?.clear()
-  return {
-    status: 'present',
-    assetId: identity.assetId,
-    contentHash: identity.contentHash,
-    contentMac: toHex(identity.contentMac),
-    ciphertextHash: null,
-    sentBytes: 0,
-    resumedBytes: 0,
-    reusedOriginal: false,
-  }
+  return { ...outcome, assetId: identity.assetId, contentHash: identity.contentHash, contentMac: toHex(identity.contentMac) }
 }
 
 async function albumProtocol(target: BackupTarget): Promise<string> {

@@ -3,31 +3,19 @@
 // started as a process, for the end-to-end tests.
 import { encode } from 'cborg'
 import { randomUUID } from 'node:crypto'
-import { PassThrough, Writable } from 'node:stream'
+import { PassThrough } from 'node:stream'
 import { runCoffer } from '../../src/cli/program.ts'
 import { CofferClient, sha256Hex, type OpResult } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD, uniqueEmail } from './actors.ts'
 import { ciphertext, signedManifest, type Uploader } from './albums.ts'
 import { ROOT } from './process.ts'
+import { collected } from './streams.ts'
 
 export interface Ran {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
-}
-
-/** A stream that keeps the text written to it. */
-function collected(): { stream: Writable; text: () => string } {
-  let text = ''
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: Buffer | string, _encoding, done) {
-      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
-      done()
-    },
-  })
-  return { stream, text: () => text }
 }
 
 /** Runs `coffer <args>` with `env` as its whole environment, in the checkout's root. */

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
-import { PassThrough, Writable } from 'node:stream'
+import { PassThrough } from 'node:stream'
 import { expect } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
 import { Home } from '../../src/cli/photos/home.ts'
@@ -17,6 +17,7 @@ import type { CofferClient } from '../../src/sdk/client.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { PASSWORD } from './actors.ts'
 import { ROOT } from './process.ts'
+import { collected } from './streams.ts'
 
 export const PHOTOS_CLI = path.join(ROOT, 'src/cli/photos/main.ts')
 
@@ -64,19 +65,6 @@ export interface PhotosInProcess extends StartedPhotos {
 /** The real binary in a process of its own. */
 export interface PhotosProcess extends StartedPhotos {
   readonly child: ChildProcess
-}
-
-/** A stream that keeps the text written to it. */
-function collected(): { stream: Writable; text: () => string } {
-  let text = ''
-  const stream = new Writable({
-    decodeStrings: false,
-    write(chunk: Buffer | string, _encoding, done) {
-      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8')
-      done()
-    },
-  })
-  return { stream, text: () => text }
 }
 
 /** Starts `coffer-photos <args>` in-process with COFFER_PHOTOS_HOME = `home`. */
