@@ -613,7 +613,13 @@ async function commit(up: Upload): Promise<BackupResult> {
     throw error
   }
   up.session = null
-  return ended(up, { status: 'stored', ciphertextHash: hashes.ciphertextHash, sentBytes: up.sentBytes, resumedBytes: up.resumedBytes, reusedOriginal: up.way === 'held' })
+  return ended(up, {
+    status: 'stored',
+    ciphertextHash: hashes.ciphertextHash,
+    sentBytes: up.sentBytes,
+    resumedBytes: up.resumedBytes,
+    reusedOriginal: up.way === 'held',
+  })
 }
 
 /** Ends the session of this round (aborted; the server forgets what it held of it). */

@@ -9,7 +9,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..')
 
 describe('npm run bench', () => {
   it('loads every scenario in plain Node: an unknown name is refused with the list of known ones', async () => {
-    const child = spawn(process.execPath, ['bench/run.ts', 'no-such-scenario'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['bench/run.ts', 'no-such-scenario'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
