@@ -55,6 +55,8 @@ export interface AssetReport {
   readonly deepPending: number
   /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
   readonly intact: readonly string[]
+  /** With `deep` and the download: every blob, when each was downloaded and checked here; empty otherwise. */
+  readonly checkedHere: readonly string[]
 }
 
 export interface VerifyOptions {
@@ -249,10 +251,13 @@ async function verifyWindow(
     for (const blob of blobs)
       if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
     issues.push(...problems.map((message) => ({ kind: 'receipt' as const, message })))
+    let checkedHere: string[] = []
     if (options.deep === true && options.download !== false && opened !== null) {
       try {
         for await (const _ of opened.bytes); // every chunk authenticated, the hash and size checked at the end
         for (const blob of opened.metadata.blobs) if (blob.kind !== 'original') await opened.derivative(blob.kind)
+        // The metadata and the manifest were read and checked when the file was opened.
+        checkedHere = blobs.map((blob) => blob.hash)
       } catch (error) {
         issues.push({ kind: 'download', message: `downloaded, it fails: ${(error as Error).message}` })
       }
@@ -269,6 +274,7 @@ async function verifyWindow(
       issues,
       deepPending: item.deepPending,
       intact: item.intact,
+      checkedHere,
     }
     reports.push(report)
     options.onAsset?.(report)
