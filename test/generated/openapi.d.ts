@@ -1558,7 +1558,7 @@ export interface components {
         RelayDirection: "to_initiator" | "to_enrollee";
         RelayRequest: {
             direction: components["schemas"]["RelayDirection"];
-            /** @description Opaque, at most 64 KiB of UTF-8; never inspected */
+            /** @description Opaque, at most 64 KiB of UTF-8 (U+0000 included); never inspected */
             payload: string;
         };
         RevokeAllRequest: {
