@@ -106,6 +106,7 @@ export const backup: Command = {
                   sent_bytes: event.sentBytes,
                   asset_id: event.assetId,
                   ...(event.error === undefined ? {} : { error: event.error }),
+                  ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })
                 if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
               } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
@@ -128,10 +129,13 @@ export const backup: Command = {
             `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
+            `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
+            `${summary.conflict > 0 ? `${summary.conflict} in conflict (not sent), ` : ''}` +
             `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
             `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,
         )
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
+        for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
         return summary
       } finally {
         progress.stop()
@@ -161,7 +165,7 @@ export const backup: Command = {
         }
       }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
-      return summary.stopped ? EXIT.interrupted : summary.failed > 0 ? EXIT.failed : EXIT.ok
+      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 ? EXIT.failed : EXIT.ok
     } finally {
       watcher?.close()
       state.close()
