@@ -9,7 +9,7 @@ import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
-import { candidateOf, walkMedia, type WalkedFile } from '../../client/node/walk.ts'
+import { candidateOf, walkMedia, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
@@ -74,8 +74,15 @@ export const backup: Command = {
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
-    /** One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file and a `summary`. */
-    const pass = async (files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>, totals: { files: number; bytes: number }): Promise<BackupSummary> => {
+    /**
+     * One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file
+     * and a `summary`; `unreadable` fills with the subfolders the walk of `files` could not list.
+     */
+    const pass = async (
+      files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>,
+      totals: { files: number; bytes: number },
+      unreadable: readonly UnreadableFolder[] = [],
+    ): Promise<BackupSummary> => {
       const progress = transferProgress(out, totals)
       const started = Date.now()
       const readBefore = bytesReadByProcess()
@@ -106,6 +113,7 @@ export const backup: Command = {
                   sent_bytes: event.sentBytes,
                   asset_id: event.assetId,
                   ...(event.error === undefined ? {} : { error: event.error }),
+                  ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })
                 if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
               } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
@@ -122,16 +130,20 @@ export const backup: Command = {
         const readAfter = bytesReadByProcess()
         const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
         const { sentBytes, resumedBytes, ...counts } = summary
-        out.event('summary', { ...counts, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
+        out.event('summary', { ...counts, unreadable, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
             `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
+            `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
+            `${summary.conflict > 0 ? `${summary.conflict} in conflict (not sent), ` : ''}` +
             `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
             `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,
         )
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
+        for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
+        for (const folder of unreadable) out.warn(`not backed up: ${folder.path}/: the folder cannot be read: ${folder.error}`)
         return summary
       } finally {
         progress.stop()
@@ -141,14 +153,20 @@ export const backup: Command = {
       // Watching starts before the first pass, so that nothing written during it is missed; inside
       // the try, so that whatever fails after it leaves no watch keeping the process up.
       if (values.watch === true) watcher = watchFolder(root, { quietMs: WATCH_QUIET_MS, signal })
-      // Walked twice, not held: a first walk (names and sizes only) counts for the progress.
+      // Walked twice, not held: a first walk (names and sizes only) counts for the progress; the
+      // second names the subfolders it cannot list, which are skipped (the rest is backed up).
       const totals = { files: 0, bytes: 0 }
-      for await (const file of walkMedia(root)) {
+      for await (const file of walkMedia(root, '', () => {})) {
         totals.files++
         totals.bytes += file.size
       }
       out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
-      let summary = await pass(walkMedia(root), totals)
+      const unreadable: UnreadableFolder[] = []
+      let summary = await pass(
+        walkMedia(root, '', (folder) => unreadable.push(folder)),
+        totals,
+        unreadable,
+      )
       if (watcher !== null && !summary.stopped) {
         out.say(`watching ${root} for new and changed photos; Ctrl-C to stop`)
         out.event('watching', { folder: root })
@@ -161,7 +179,7 @@ export const backup: Command = {
         }
       }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
-      return summary.stopped ? EXIT.interrupted : summary.failed > 0 ? EXIT.failed : EXIT.ok
+      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || unreadable.length > 0 ? EXIT.failed : EXIT.ok
     } finally {
       watcher?.close()
       state.close()
