@@ -5,7 +5,7 @@ import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
 import type { CommandIo, TextStream } from '../io.ts'
-import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
 import { ConfigFileError } from './home.ts'
 
 export interface Output {
@@ -32,6 +32,21 @@ export function consoleOutput(json: boolean, io: Pick<CommandIo, 'stdout' | 'std
     warn: (text) => io.stderr.write(`${text}\n`),
     progress: io.stderr,
   }
+}
+
+/**
+ * How much a command that moves files (backup, restore) says: `quiet`, only its last line (the
+ * summary) and what went wrong; `verbose`, also one line per file; `normal`, the opening line,
+ * the progress, the summary and what went wrong.
+ */
+export type Verbosity = 'quiet' | 'normal' | 'verbose'
+
+export const VERBOSITY_OPTIONS = { quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean', short: 'v' } } as const satisfies Command['options']
+
+/** --quiet, --verbose, or neither. */
+export function verbosityOf(values: Invocation['values']): Verbosity {
+  if (values.quiet === true && values.verbose === true) throw new UsageError('--quiet and --verbose do not go together')
+  return values.quiet === true ? 'quiet' : values.verbose === true ? 'verbose' : 'normal'
 }
 
 /** An error as one sentence a person understands, the stable code when there is one, and the exit code. */

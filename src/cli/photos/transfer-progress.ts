@@ -5,15 +5,17 @@
 // (a backup: src/client's UploadProgress); a restore counts whole files.
 import { SingleBar } from 'cli-progress'
 import { bytesText } from '../progress.ts'
-import type { Output } from './output.ts'
+import type { Output, Verbosity } from './output.ts'
 
 export interface TransferProgress {
   /** One file done, of `bytes` bytes: `path` (its name unless given) is no longer in flight. */
   advance(bytes: number, name: string, path?: string): void
   /** A file in flight: `bytes` of its size are done so far. */
   moving(path: string, bytes: number): void
-  /** A line above the bar (a failure, a retry). */
+  /** A warning above the bar, on stderr (a failure, a retry). */
   note(text: string): void
+  /** A line of the report above the bar, on stdout (--verbose: a file done). */
+  line(text: string): void
   stop(): void
 }
 
@@ -27,8 +29,9 @@ function durationText(seconds: number): string {
       : `${s}s`
 }
 
-export function transferProgress(out: Output, totals: { readonly files: number; readonly bytes: number }): TransferProgress {
-  if (out.json) return { advance: () => {}, moving: () => {}, note: (text) => out.warn(text), stop: () => {} }
+export function transferProgress(out: Output, totals: { readonly files: number; readonly bytes: number }, verbosity: Verbosity = 'normal'): TransferProgress {
+  if (out.json || verbosity === 'quiet')
+    return { advance: () => {}, moving: () => {}, note: (text) => out.warn(text), line: (text) => out.say(text), stop: () => {} }
   const started = Date.now()
   let files = 0
   /** Bytes of the files done, and of each file in flight so far. */
@@ -78,6 +81,10 @@ export function transferProgress(out: Output, totals: { readonly files: number; 
     note(text) {
       if (out.progress.isTTY === true) out.progress.write('\r\x1b[K')
       out.progress.write(`${text}\n`)
+    },
+    line(text) {
+      if (out.progress.isTTY === true) out.progress.write('\r\x1b[K')
+      out.say(text)
     },
     stop() {
       if (stopped) return

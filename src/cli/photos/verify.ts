@@ -64,7 +64,8 @@ export const verify: Command = {
                      here. The folder's files not in the album are counted.
   --all              with --against, compare every file
   --sample N         with --against, compare N files picked at random (default ${DEFAULT_SAMPLE})
-  --concurrency N    files checked at once (1-64, default 4)`,
+  --concurrency N    files checked at once (1-64, default 4)
+  --json             one JSON object per line on stdout: start, asset (one per file), summary`,
   options: { deep: { type: 'boolean' }, concurrency: { type: 'string' }, against: { type: 'string' }, all: { type: 'boolean' }, sample: { type: 'string' } },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
