@@ -112,6 +112,27 @@ async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {
   await page.locator('main').dispatchEvent('drop', { dataTransfer })
 }
 
+/** Starts keeping every text the page's main heading shows; the returned function reads them, in order. */
+async function recordHeadings(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    // The page's globals (this file is type-checked without the DOM's types).
+    const page = globalThis as unknown as {
+      document: { body: unknown; querySelector(selector: string): { textContent: string | null } | null }
+      MutationObserver: new (seen: () => void) => { observe(node: unknown, options: object): void }
+      headingsSeen: string[]
+    }
+    const seen: string[] = []
+    const look = (): void => {
+      const text = page.document.querySelector('main h1')?.textContent ?? null
+      if (text !== null && text !== seen.at(-1)) seen.push(text)
+    }
+    look()
+    new page.MutationObserver(look).observe(page.document.body, { subtree: true, childList: true, characterData: true })
+    page.headingsSeen = seen
+  })
+  return () => page.evaluate(() => [...(globalThis as unknown as { headingsSeen: string[] }).headingsSeen])
+}
+
 describe('the gallery', () => {
   let account: WebAccount
   let device: WatchedPage
@@ -126,9 +147,13 @@ describe('the gallery', () => {
     await openAs(page, server, account, '/#/albums')
     await poll(() => page.getByText('No albums yet').isVisible()).toBe(true)
     await page.getByLabel('New album').fill('Summer 2021')
+    const headings = await recordHeadings(page)
     await page.getByRole('button', { name: 'Create album' }).click()
     await poll(() => page.getByRole('heading', { name: 'Summer 2021' }).isVisible()).toBe(true)
     albumId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
+    // The new album is named at once: never "Album" or "Unnamed album" while its record comes back.
+    await poll(() => page.locator('.hint', { hasText: /^0 photos\./ }).isVisible()).toBe(true)
+    expect(await headings()).toEqual(['Albums', 'Summer 2021'])
 
     const requests: { url: string; headers: Record<string, string>; body: Buffer | null }[] = []
     const pending: Promise<void>[] = []
