@@ -216,6 +216,7 @@ describe('the gallery', () => {
 
     const shown = photos[4]!
     await page.getByRole('link', { name: shown.name }).click()
+    const shownId = new URL(page.url()).hash.split('/')[3]!
     const dialog = page.getByRole('dialog')
     await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
     expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
@@ -225,7 +226,7 @@ describe('the gallery', () => {
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)
     // The original replaces the preview once decrypted.
     await poll(() => dialog.locator('img[data-full=original]').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(640)
-    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${new URL(page.url()).hash.split('/')[3]}`)
+    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${shownId}`)
     await checkScreen(device, 'photo')
 
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()])
@@ -239,6 +240,8 @@ describe('the gallery', () => {
     await poll(() => dialog.getByRole('heading').textContent()).toBe(shown.name)
     await page.keyboard.press('Escape')
     await poll(() => dialog.count()).toBe(0)
+    // Focus is back on the photo's tile, not on the page.
+    await poll(() => page.locator(':focus').evaluateAll((focused) => focused.map((element) => element.getAttribute('data-asset')))).toEqual([shownId])
     expect(device.problems).toEqual([])
   }, 60_000)
 

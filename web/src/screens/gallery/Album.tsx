@@ -68,6 +68,16 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const [dropping, setDropping] = useState(false)
   const picker = useRef<HTMLInputElement>(null)
   const { toast, start, undo, dismiss } = useUndoable()
+  // The photo view closed: focus goes back to the tile of the photo it showed last, not to the page.
+  const [returnTo, setReturnTo] = useState<{ readonly assetId: string } | null>(null)
+  const viewed = useRef<string | null>(null)
+  useEffect(() => {
+    if (assetId !== null) viewed.current = assetId
+    else if (viewed.current !== null) {
+      setReturnTo({ assetId: viewed.current })
+      viewed.current = null
+    }
+  }, [assetId])
 
   const toggle = useCallback((id: string) => {
     setSelected((now) => {
@@ -170,7 +180,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       <ErrorLine error={model.scanError} />
       <UploadPanel uploads={uploads} items={items} />
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
-      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} />
+      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}
       {assetId !== null && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
