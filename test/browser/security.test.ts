@@ -13,9 +13,12 @@ import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { authenticatorFor, PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
+import { picker } from '../support/gallery.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
+/** A 1×1 PNG: a photo to add. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
 const running = serverAndBrowser({ ADMIN_TOKEN })
 const admin = () => new CofferAdmin({ baseUrl: running.server.url, adminToken: ADMIN_TOKEN })
@@ -312,6 +315,35 @@ describe('the moderation record', () => {
     await expect.poll(() => banner.isVisible()).toBe(false)
     expect(await events.first().textContent()).toContain('The operator reinstated your account')
     expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+
+  it('refuses an upload of a suspended account in a plain sentence, and turns off Add photos with the reason', async () => {
+    const { server, browser } = running
+    const account = await webAccount(server, 'web-suspended-upload')
+    const album = await openAlbum(account.library, 'Held back')
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, `/#/albums/${encodeURIComponent(album.albumId)}`)
+    const add = page.getByRole('button', { name: 'Add photos' })
+    await expect.poll(() => page.getByText('This album is empty').isVisible()).toBe(true)
+    expect(await add.isEnabled()).toBe(true)
+
+    // Suspended after the page read the record: the upload is what finds it out.
+    await admin().suspend(account.userId, 'Reports of spam')
+    await picker(page).setInputFiles({ name: 'beach.png', mimeType: 'image/png', buffer: Buffer.from(PNG_1PX, 'base64') })
+    const failed = page.locator('.uploads li[data-state=failed] .error')
+    await expect.poll(() => failed.isVisible(), { timeout: 15_000 }).toBe(true)
+    const sentence = await failed.textContent()
+    expect(sentence).toContain('Your account is suspended, so nothing can be added')
+    expect(sentence).not.toMatch(/403|error\./)
+    await expect.poll(() => add.isDisabled()).toBe(true)
+    const reason = page.locator('#adding-paused')
+    expect(await add.getAttribute('aria-describedby')).toBe('adding-paused')
+    expect(await reason.textContent()).toContain('You cannot add photos while your account is suspended')
+    expect(await reason.getByRole('link', { name: 'Your moderation record' }).getAttribute('href')).toBe('#/record')
+    expect(await page.getByRole('button', { name: 'Try the failed files again' }).isDisabled()).toBe(true)
+    await checkScreen(device, 'album-suspended')
     await device.context.close()
   })
 })
