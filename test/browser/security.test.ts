@@ -249,21 +249,28 @@ describe('the security screen', () => {
     await account.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
     server.clock.advance(THIRTY_SECONDS)
     const section = page.getByRole('region', { name: 'Delete your account' })
+    const forGood = page.getByRole('button', { name: 'Delete for good' })
     const attempt = async (password: string, code: string) => {
       await section.getByLabel('Your password').fill(password)
       await section.getByLabel('Code from your authenticator app').fill(code)
       await section.getByRole('button', { name: 'Delete account' }).click()
-      await page.getByRole('button', { name: 'Delete for good' }).click()
     }
+    // The server checks the password before "Delete for good?" is asked: a wrong one is said at once, and nothing asked.
     await attempt('this is not it at all', '')
     await expect.poll(() => section.getByRole('alert').textContent()).toContain('The password is not right, so nothing was deleted')
+    expect(await forGood.count()).toBe(0)
+    // So is a code missing on an account with a second factor.
     await attempt(PASSWORD, '')
     await expect.poll(() => section.getByRole('alert').textContent()).toContain('Your account has a second factor')
+    expect(await forGood.count()).toBe(0)
     await section.scrollIntoViewIfNeeded()
     await checkScreen(device, 'security-delete')
     expect((await admin().account(account.userId)).state).toBe('active')
 
     await attempt(PASSWORD, authenticator.codeAt(server.clock.now()))
+    await expect.poll(() => forGood.isVisible()).toBe(true)
+    expect((await admin().account(account.userId)).state).toBe('active')
+    await forGood.click()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await page.getByRole('status').textContent()).toContain('Your account is deleted')
     await expect.poll(() => storedNames(page)).toEqual([])
