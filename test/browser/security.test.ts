@@ -32,7 +32,7 @@ async function signInThroughPage(page: Page, email: string, password = PASSWORD)
 }
 
 /** The sessions list's entry for a session of another browser (Chrome, not this one). */
-const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ hasText: 'Chrome' }).filter({ hasNotText: 'This browser' })
+const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ hasText: 'Chrome' }).filter({ hasNotText: 'This device' })
 
 describe('the security screen', () => {
   it('lists sessions and the verified devices, signs out another browser, and signs out every device with the identity proof', async () => {
@@ -54,14 +54,20 @@ describe('the security screen', () => {
     await expect
       .poll(() => devices.getByRole('listitem').allTextContents())
       .toEqual([expect.stringContaining(BROWSER_DEVICE), expect.stringContaining(OTHER_DEVICE)])
-    expect(await devices.getByRole('listitem').first().textContent()).toContain('This browser')
+    expect(await devices.getByRole('listitem').first().textContent()).toContain('This device')
     const fingerprint = IdentityKey.fromSeeds(account.keys.identitySeeds).fingerprint.match(/.{4}/g)!.join(' ')
     expect(await devices.locator('code').textContent()).toBe(fingerprint)
-    // This browser (named from the directory? no: the page signs in without a device id), the
-    // registering Node session, and the second browser.
+    // This browser (its device named from this browser's keys: the page signs in without a device
+    // id), the registering Node session, and the second browser: both browsers Chrome on Linux,
+    // told apart by the device and the sign-in time.
     const sessions = page.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count()).toBe(3)
-    expect(await sessions.getByRole('listitem').filter({ hasText: 'This browser' }).getByRole('button').count()).toBe(0)
+    const current = sessions.getByRole('listitem').filter({ hasText: 'This device' })
+    expect(await current.getByRole('button').count()).toBe(0)
+    expect(await current.locator('.title').textContent()).toMatch(new RegExp(`^${BROWSER_DEVICE} \\(Chrome on Linux\\), signed in .+This device$`))
+    const titles = await sessions.locator('.title').allTextContents()
+    expect(new Set(titles).size).toBe(3)
+    expect(titles.filter((title) => /^Chrome on Linux, signed in /.test(title))).toHaveLength(1)
     await checkScreen(first, 'security')
 
     await otherBrowserSession(page).getByRole('button', { name: 'Sign out this session' }).click()
