@@ -73,6 +73,8 @@ export interface VerifyOptions {
    * receipts still are), saving the server's per-account budget for the others.
    */
   readonly recentlyIntact?: (hash: string) => boolean
+  /** Receipts asked for a page (CofferClient.assetReceipts); the server's default page unless given. */
+  readonly receiptsPageSize?: number
 }
 
 type AttestationKeys = Awaited<ReturnType<CofferClient['attestationKeys']>>
@@ -232,7 +234,11 @@ async function verifyWindow(
   await inParallel(checked, concurrency, async (item) => {
     const { entry, opened, blobs, issues } = item
     const problems: string[] = []
-    const { receipts } = await library.client.assetReceipts(entry.asset_id)
+    // Every page, checked as one chain: a link across a page boundary is checked as any other.
+    const { receipts } = await library.client.assetReceipts(
+      entry.asset_id,
+      options.receiptsPageSize === undefined ? {} : { pageSize: options.receiptsPageSize },
+    )
     const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
     // A replaced asset keeps the receipts of its earlier versions (API.md section 7): they are

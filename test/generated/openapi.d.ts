@@ -774,7 +774,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every signed custody receipt of an asset, replaced bundles included */
+        /**
+         * Every signed custody receipt of an asset, replaced bundles included, a page at a time
+         * @description Pages as the album feed does: `after` (a receipt_seq, 0 for the first page) and `limit` (1-1000, 200 by default). A page shorter than `limit` is the last; otherwise ask again with `after` set to `next_after`.
+         */
         get: operations["assetReceipts"];
         put?: never;
         post?: never;
@@ -1134,6 +1137,8 @@ export interface components {
             asset_id: string;
             /** @description receipt_seq order */
             receipts: components["schemas"]["AssetReceipt"][];
+            /** @description The last receipt’s receipt_seq, or `after` itself on an empty page: the next page’s `after` */
+            next_after: number;
         };
         /** @description CodedProblem of error.asset.retained */
         AssetRetainedProblem: {
@@ -4033,7 +4038,12 @@ export interface operations {
     };
     assetReceipts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Receipts numbered after this receipt_seq: 0, then the previous page’s next_after */
+                after?: number;
+                /** @description At most this many receipts; a shorter page is the last */
+                limit?: number;
+            };
             header?: {
                 /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
@@ -4046,7 +4056,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The asset’s receipts, oldest first */
+            /** @description A page of the asset’s receipts, oldest first */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
