@@ -296,6 +296,14 @@ describe('the moderation record', () => {
     const { assetId } = await backupFile(
       { ...account.library, albumId: album.albumId },
       { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] },
+      {
+        describe: async () => ({
+          captured: null,
+          width: 1,
+          height: 1,
+          derivatives: [{ kind: 'thumbnail', type: 'image/png', bytes: Buffer.from(PNG_1PX, 'base64') }],
+        }),
+      },
     )
     const operator = admin()
 
@@ -311,10 +319,17 @@ describe('the moderation record', () => {
     const banner = page.getByRole('status').filter({ hasText: 'Your account is suspended' })
     await expect.poll(() => banner.isVisible()).toBe(true)
     const events = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
-    expect(await events.allTextContents()).toEqual([
-      expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
-      expect.stringMatching(new RegExp(`The operator took down the photo ${assetId}: it can no longer be downloaded or shown\\..*Reason: A copyright claim`)),
-    ])
+    // Taken down, the photo is found in its album, but none of its files is handed out, its name and thumbnail neither.
+    await expect
+      .poll(() => events.allTextContents())
+      .toEqual([
+        expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
+        expect.stringMatching(
+          new RegExp(
+            `The operator took down this photo: it can no longer be downloaded or shown\\.A photo in the album “Moderated”\\. Its name and thumbnail cannot be shown.*\\(asset ${assetId}\\).*Reason: A copyright claim`,
+          ),
+        ),
+      ])
     await checkScreen(device, 'record-suspended')
 
     await page.getByRole('link', { name: 'Security' }).click()
@@ -324,9 +339,18 @@ describe('the moderation record', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Moderation record' }).isVisible()).toBe(true)
 
     await operator.reinstate(account.userId)
+    await operator.restore(assetId, 'The claim was withdrawn')
     await page.getByRole('button', { name: 'Check again' }).click()
     await expect.poll(() => banner.isVisible()).toBe(false)
-    expect(await events.first().textContent()).toContain('The operator reinstated your account')
+    expect(await events.first().textContent()).toContain('The operator restored this photo')
+    // Restored, it opens here: every event of it shows its name and thumbnail, decrypted in the page.
+    const named = events.filter({ hasText: 'flagged.jpg in the album “Moderated”' })
+    await expect.poll(() => named.count()).toBe(2)
+    expect(await named.locator('img').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth))).toEqual([
+      1, 1,
+    ])
+    expect(await events.allTextContents()).toContainEqual(expect.stringContaining('The operator reinstated your account'))
+    await checkScreen(device, 'record-photo')
     expect(device.problems).toEqual([])
     await device.context.close()
   })
