@@ -111,6 +111,12 @@ export interface BackupOptions {
    * it: true means the album already holds this content, and nothing is sent.
    */
   readonly isStored?: (assetId: string) => boolean
+  /**
+   * The asset id a new file of this content (its plaintext SHA-256) gets; its content id
+   * (format/ids.ts assetIdFor) unless given. The sync engine gives a copy or a renamed file an id
+   * of its own (namedAssetIdFor), so that every path is an asset of the album.
+   */
+  readonly assetIdOf?: (contentSha256: Uint8Array) => Promise<string>
   /** Reads capture time, dimensions and derivatives; only called when the file is sent. */
   readonly describe?: () => Promise<MediaFacts>
   /** Told once the upload session is open and once it has ended, so a store can abort sessions a crash left open. */

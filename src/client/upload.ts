@@ -393,7 +393,10 @@ async function hash(up: Upload): Promise<void> {
 
 /** The asset id (from the content, for a create), the content hash and its mac. */
 async function identify(up: Upload, hashes: Hashes): Promise<Identity> {
-  const assetId = up.lifecycle.action === 'replace' ? up.lifecycle.assetId : await assetIdFor(up.target.masterKey, up.target.albumId, hashes.content)
+  const assetId =
+    up.lifecycle.action === 'replace'
+      ? up.lifecycle.assetId
+      : await (up.options.assetIdOf?.(hashes.content) ?? assetIdFor(up.target.masterKey, up.target.albumId, hashes.content))
   return { assetId, contentHash: toHex(hashes.content), contentMac: up.derivedMac ?? (await contentMacOf(up.target.masterKey, hashes.content)) }
 }
 

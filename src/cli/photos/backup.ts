@@ -9,7 +9,7 @@ import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
-import { candidateOf, walkMedia, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
+import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
@@ -38,11 +38,18 @@ function bytesReadByProcess(): number | null {
   return rchar === undefined ? null : Number(rchar)
 }
 
+/** What a walk left out: subfolders it could not list (a failure), files not backed up by what they are (not one). */
+interface LeftOut {
+  readonly unreadable: UnreadableFolder[]
+  readonly skipped: SkippedFile[]
+}
+
 export const backup: Command = {
   usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--watch] [--json]
 
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
-  TIFF, DNG, MP4, MOV; hidden and empty files are skipped), encrypts each with a thumbnail and
+  TIFF, camera RAW such as DNG, NEF, CR2, ARW; MP4, MOV, M4V, AVI, MKV, WebM; hidden files are
+  skipped, any other file is named as not backed up), encrypts each with a thumbnail and
   a preview, and stores it in the album, reading each new photo once. What the album already
   holds is not sent again, nor the photos another album holds (only their thumbnails and
   names); files unchanged since the last run (same path, size, mtime and inode), or only moved
@@ -76,12 +83,12 @@ export const backup: Command = {
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**
      * One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file
-     * and a `summary`; `unreadable` fills with the subfolders the walk of `files` could not list.
+     * and a `summary`; `leftOut` fills with what the walk of `files` left out, which the summary names.
      */
     const pass = async (
       files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>,
       totals: { files: number; bytes: number },
-      unreadable: readonly UnreadableFolder[] = [],
+      leftOut: LeftOut = { unreadable: [], skipped: [] },
     ): Promise<BackupSummary> => {
       const progress = transferProgress(out, totals)
       const started = Date.now()
@@ -130,7 +137,8 @@ export const backup: Command = {
         const readAfter = bytesReadByProcess()
         const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
         const { sentBytes, resumedBytes, ...counts } = summary
-        out.event('summary', { ...counts, unreadable, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
+        const { unreadable, skipped } = leftOut
+        out.event('summary', { ...counts, unreadable, skipped, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
             `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
@@ -144,6 +152,7 @@ export const backup: Command = {
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
         for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
         for (const folder of unreadable) out.warn(`not backed up: ${folder.path}/: the folder cannot be read: ${folder.error}`)
+        for (const file of skipped) out.warn(`not backed up: ${file.path}: ${file.reason}`)
         return summary
       } finally {
         progress.stop()
@@ -156,16 +165,16 @@ export const backup: Command = {
       // Walked twice, not held: a first walk (names and sizes only) counts for the progress; the
       // second names the subfolders it cannot list, which are skipped (the rest is backed up).
       const totals = { files: 0, bytes: 0 }
-      for await (const file of walkMedia(root, '', () => {})) {
+      for await (const file of walkMedia(root, '', { onUnreadable: () => {} })) {
         totals.files++
         totals.bytes += file.size
       }
       out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
-      const unreadable: UnreadableFolder[] = []
+      const leftOut: LeftOut = { unreadable: [], skipped: [] }
       let summary = await pass(
-        walkMedia(root, '', (folder) => unreadable.push(folder)),
+        walkMedia(root, '', { onUnreadable: (folder) => leftOut.unreadable.push(folder), onSkipped: (file) => leftOut.skipped.push(file) }),
         totals,
-        unreadable,
+        leftOut,
       )
       if (watcher !== null && !summary.stopped) {
         out.say(`watching ${root} for new and changed photos; Ctrl-C to stop`)
@@ -179,7 +188,7 @@ export const backup: Command = {
         }
       }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
-      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || unreadable.length > 0 ? EXIT.failed : EXIT.ok
+      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || leftOut.unreadable.length > 0 ? EXIT.failed : EXIT.ok
     } finally {
       watcher?.close()
       state.close()

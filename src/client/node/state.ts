@@ -24,7 +24,6 @@ CREATE TABLE IF NOT EXISTS backed_up (
   version TEXT,
   PRIMARY KEY (album_id, path)
 ) STRICT;
-CREATE INDEX IF NOT EXISTS backed_up_by_identity ON backed_up (album_id, identity);
 CREATE INDEX IF NOT EXISTS backed_up_by_asset ON backed_up (album_id, asset_id);
 CREATE TABLE IF NOT EXISTS deep_checked (
   blob_hash TEXT PRIMARY KEY,
@@ -98,9 +97,6 @@ export function openSyncState(file: string): SqliteSyncState {
     'SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)',
   )
   const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
-  const moved = db.prepare(
-    'SELECT path, asset_id, content_hash, content_mac, version FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1',
-  )
   const shared = db.prepare('SELECT COUNT(*) AS n FROM backed_up WHERE album_id = ? AND asset_id = ? AND path <> ?')
   const sharedPaths = (albumId: string, assetId: string, path: string): number => (shared.get(albumId, assetId, path) as { n: number }).n
   const remember = db.prepare(
@@ -162,21 +158,6 @@ export function openSyncState(file: string): SqliteSyncState {
     async lastBackedUp(albumId, path) {
       const file = backedUpFile(albumId, path)
       return file === null ? null : { ...file, sharedPaths: sharedPaths(albumId, file.assetId, path) }
-    },
-    async movedFile(albumId, path, identity, size, modified) {
-      const row = moved.get(albumId, identity, size, modified, path) as
-        | { path: string; asset_id: string; content_hash: string; content_mac: string | null; version: string | null }
-        | undefined
-      return row === undefined
-        ? null
-        : {
-            path: row.path,
-            assetId: row.asset_id,
-            contentHash: row.content_hash,
-            contentMac: row.content_mac,
-            version: row.version,
-            sharedPaths: sharedPaths(albumId, row.asset_id, row.path),
-          }
     },
     async remember(entry) {
       remember.run(
