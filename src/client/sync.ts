@@ -35,6 +35,7 @@ import { feedEntries } from './albums.ts'
 import { AssetMovedOnError, replaceFile, type ReplaceTarget } from './edits.ts'
 import { contentMacOf } from './format/content.ts'
 import { assetIdFor, namedAssetIdFor } from './format/ids.ts'
+import { openOriginalKeys, sealOriginalKeys } from './format/resume.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
 import { transientFailure } from './retry.ts'
 import {
@@ -47,6 +48,7 @@ import {
   type MediaFacts,
   type ResumeStore,
   type Sha256Hasher,
+  type StoredOriginals,
   type UploadProgress,
 } from './files.ts'
 import { backupFile } from './upload.ts'
@@ -93,6 +95,11 @@ export interface SyncState {
   pendingUpload(albumId: string, path: string): Promise<PendingUpload | null>
   savePendingUpload(albumId: string, path: string, pending: PendingUpload): Promise<void>
   dropPendingUpload(albumId: string, path: string): Promise<void>
+  /** The sealed keys (format/resume.ts sealOriginalKeys) of an original this device sent under keys of its own, by its content (hex SHA-256) and chunk size, with its plaintext size. */
+  storedOriginal(contentHash: string, chunkSize: number): Promise<{ readonly size: number; readonly sealed: Uint8Array } | null>
+  rememberOriginal(contentHash: string, chunkSize: number, size: number, sealed: Uint8Array): Promise<void>
+  /** True when this device sent an original of this plaintext size under keys of its own: a large file of that size is hashed first. */
+  storesOriginalOfSize(size: number): Promise<boolean>
 }
 
 /** An upload inside a file that a later run continues (files.ts ResumeStore), and the file it was of. */
@@ -361,6 +368,24 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     return (await restoreFile(target, entry)).metadata.contentMac
   }
 
+  /** The originals this device sent under keys of their own, their keys sealed in the state store: reused in any album (decision 0030's dedup for large files). */
+  const originals: StoredOriginals = {
+    async find(content, chunkSize) {
+      const stored = await state.storedOriginal(toHex(content), chunkSize)
+      if (stored === null) return null
+      const keys = await openOriginalKeys(target.masterKey, content, stored.sealed).catch(() => null)
+      return keys === null ? null : { ...keys, size: stored.size }
+    },
+    async remember(content, chunkSize, original) {
+      await state.rememberOriginal(
+        toHex(content),
+        chunkSize,
+        original.size,
+        await sealOriginalKeys(target.masterKey, content, original.size, chunkSize, original),
+      )
+    },
+  }
+
   /** The name the album's current version of a live asset states (its metadata, signature checked), read once per run. */
   const names = new Map<string, Promise<string>>()
   const albumName = (assetId: string): Promise<string> => {
@@ -472,7 +497,8 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       try {
         const options = {
           resume,
-          hashFirst: (size: number) => sizes.has(size),
+          hashFirst: async (size: number) => sizes.has(size) || (await state.storesOriginalOfSize(size)),
+          originals,
           ...(run.onProgress === undefined ? {} : { onProgress: (progress: UploadProgress) => run.onProgress!(candidate.path, progress) }),
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id: string) => {

@@ -191,6 +191,9 @@ describe('backupAll after a delete', () => {
       pendingUpload: async () => null,
       savePendingUpload: async () => {},
       dropPendingUpload: async () => {},
+      storedOriginal: async () => null,
+      rememberOriginal: async () => {},
+      storesOriginalOfSize: async () => false,
     }
     expect(await backupAll({ target, state }, [candidate])).toMatchObject({ stored: 1 })
     await deleteFile(library, album.albumId, recorded.get('a/IMG_1.jpg')!)
@@ -309,6 +312,9 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
       pendingUpload: async () => null,
       savePendingUpload: async () => {},
       dropPendingUpload: async () => {},
+      storedOriginal: async () => null,
+      rememberOriginal: async () => {},
+      storesOriginalOfSize: async () => false,
     }
     const events: BackupEvent[] = []
     const thrown = await backupAll(
