@@ -5,12 +5,12 @@
 // that part of the file. The file key opens the photo, and the facts may hold where it was
 // taken: the point is sealed under a key derived from the master key, bound to its upload
 // session, and only the sealed bytes are stored (the state store, an unencrypted file).
-import { concatBytes, fromBase64, toBase64, utf8 } from '../../sdk/bytes.ts'
+import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../../sdk/bytes.ts'
 import { own, randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
 import type { GeoLocation } from './metadata.ts'
-import { SALT_BYTES } from './stream.ts'
+import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
 export const RESUME_KEY_INFO = 'coffer/v1/resume'
 const RESUME_VERSION = 0x01
@@ -101,4 +101,37 @@ export async function openResumePoint(masterKey: Uint8Array, uploadId: string, s
   if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || (point.contentHash !== null && point.contentHash.length !== 32))
     throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
   return point
+}
+
+/** What opens an original sent under keys of its own (files.ts StoredOriginal), as a device keeps it. */
+export interface OriginalKeys {
+  readonly ciphertextHash: string
+  readonly fileKey: Uint8Array
+  readonly salt: Uint8Array
+}
+
+/** The id a stored original's keys are sealed under in place of an upload session's: bound to its content. */
+const originalId = (contentSha256: Uint8Array): string => `original/${toHex(contentSha256)}`
+
+/**
+ * An original's keys sealed as a resume point (no facts, no derivatives) bound to its content
+ * (docs/client-format.md, "Resume points"): they open it, so they are kept only sealed.
+ */
+export function sealOriginalKeys(masterKey: Uint8Array, contentSha256: Uint8Array, size: number, chunkSize: number, keys: OriginalKeys): Promise<Uint8Array> {
+  return sealResumePoint(masterKey, originalId(contentSha256), {
+    contentHash: contentSha256,
+    ciphertextHash: keys.ciphertextHash,
+    ciphertextSize: ciphertextSize(size, chunkSize),
+    chunkSize,
+    fileKey: keys.fileKey,
+    salt: keys.salt,
+    facts: { captured: null, width: null, height: null, location: null },
+    derivatives: [],
+  })
+}
+
+/** The keys sealOriginalKeys sealed for this content; ClientFormatError when they do not open. */
+export async function openOriginalKeys(masterKey: Uint8Array, contentSha256: Uint8Array, sealed: Uint8Array): Promise<OriginalKeys> {
+  const point = await openResumePoint(masterKey, originalId(contentSha256), sealed)
+  return { ciphertextHash: point.ciphertextHash, fileKey: point.fileKey, salt: point.salt }
 }
