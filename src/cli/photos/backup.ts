@@ -185,7 +185,7 @@ export const backup: Command = {
         out.event('summary', { ...counts, unreadable, skipped, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
+            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored (in another album or at another path), their originals not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
             `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
