@@ -181,6 +181,8 @@ interface Upload {
   session: Session | null
   /** session: true once this upload's resume point is the one stored: a network failure then keeps the session for the next try. */
   pointStored: boolean
+  /** session: the resume point stored (this upload's, or the one it continues); send updates its part in flight. */
+  point: ResumePoint | null
   /** send: the ciphertext bytes this round sent (the original's, the derivatives'), and those of the original an earlier, interrupted try had sent. */
   sentBytes: number
   resumedBytes: number
@@ -360,6 +362,7 @@ async function plan(
     resumable: resumed,
     session: null,
     pointStored: resumed !== null,
+    point: null,
     sentBytes: 0,
     resumedBytes: 0,
     head: lifecycle.action === 'replace' ? lifecycle.head : null,
@@ -484,8 +487,9 @@ async function openSession(up: Upload): Promise<void> {
   }
   up.session = { uploadId: view.upload_id, declared, original, missing: new Set(view.blobs.filter((blob) => !blob.present).map((blob) => blob.hash)) }
   await options.onUploadOpened?.(view.upload_id)
-  if (up.inParts && !original.present && options.resume !== undefined && up.resumed?.uploadId !== view.upload_id) {
-    const point = {
+  if (up.resumed?.uploadId === view.upload_id) up.point = up.resumed
+  else if (up.inParts && !original.present && options.resume !== undefined) {
+    const point: ResumePoint = {
       contentHash: up.hashes?.content ?? null,
       ciphertextHash: declared,
       ciphertextSize: up.ciphertextSize,
@@ -494,8 +498,10 @@ async function openSession(up: Upload): Promise<void> {
       salt: up.salt,
       facts: up.facts!,
       derivatives: up.derivatives,
+      inFlight: null,
     }
     await options.resume.save(view.upload_id, await sealResumePoint(target.masterKey, view.upload_id, point))
+    up.point = point
     up.pointStored = true
   }
   // What the server holds decides the way: nothing of an original it holds is sent (held); one
@@ -807,6 +813,24 @@ async function* dropFirst(stream: AsyncIterable<Uint8Array>, count: number): Asy
 }
 
 /**
+ * Before a part leaves: a part an earlier try handed to the network at this place (its resume
+ * point's inFlight) may have reached anyone, so it must be the same bytes, or one key and nonce
+ * would seal two plaintexts (the file changed since, keeping its size and mtime): the upload then
+ * starts again under a new key (StaleResumePoint). This part is stored as in flight first, so
+ * that the next try can tell (decision 0049).
+ */
+async function beforePart(up: Upload, start: number, digest: string): Promise<void> {
+  const earlier = up.resumed?.inFlight
+  if (earlier?.start === start && earlier.digest !== digest)
+    throw new StaleResumePoint('the file changed since its upload was cut: the part sent then is not this one')
+  const store = up.options.resume
+  if (up.point === null || store === undefined || !up.pointStored) return
+  const uploadId = up.session!.uploadId
+  up.point = { ...up.point, inFlight: { start, digest } }
+  await store.save(uploadId, await sealResumePoint(up.target.masterKey, uploadId, up.point))
+}
+
+/**
  * Sends an original's parts to the session, each counted once the server took it. A part's
  * Content-Digest is hashed by the platform's WebCrypto (native, off the page's thread in a
  * browser; the part is whole in memory). A part the server stored though its answer was lost
@@ -825,6 +849,7 @@ async function sendParts(
   for await (const part of parts) {
     const end = part.start + part.bytes.length
     const digest = await digestSha256(part.bytes)
+    await beforePart(up, part.start, toHex(digest))
     try {
       await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, {
         digest,

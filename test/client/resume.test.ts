@@ -74,6 +74,20 @@ function cuttingClient(cutAt: number): CofferClient {
   return new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: cutting })
 }
 
+/** A client that records each part PUT (its session and first byte) and, like cuttingClient, fails the `cutAt`-th. */
+function recordingClient(cutAt: number): { client: CofferClient; parts: { uploadId: string; start: number }[] } {
+  const parts: { uploadId: string; start: number }[] = []
+  const recording: typeof fetch = async (input, init) => {
+    const range = new Headers(init?.headers).get('content-range')
+    if (init?.method === 'PUT' && range !== null) {
+      parts.push({ uploadId: /\/v1\/upload\/([^/]+)\//.exec(String(input))![1]!, start: Number(/^bytes (\d+)-/.exec(range)![1]) })
+      if (parts.length === cutAt) throw new TypeError('fetch failed (the test cut it)')
+    }
+    return fetch(input, init)
+  }
+  return { client: new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: recording }), parts }
+}
+
 async function restoredBytes(albumId: string, assetId: string): Promise<Buffer> {
   const entry = (await liveEntries(library.client, albumId)).find((e) => e.asset_id === assetId)!
   const restored = await restoreFile({ ...library, albumId }, entry)
@@ -129,6 +143,29 @@ describe('backupFile in parts', () => {
     expect(file.read).toBe(bytes.length)
     expect(store.saved).toBeNull()
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
+  it('does not continue a cut upload whose file changed in place (same size and mtime): a new session under a new key (decision 0049)', async () => {
+    const album = await openAlbum(library, 'Resume changed in place')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const before = randomBytes(20 * 1024 * 1024 + 12_345)
+    const store = memoryStore()
+    const network = recordingClient(2)
+    // The second part is handed to the network and cut: it may have left the device.
+    await expect(backupFile({ ...target, client: network.client }, streamedFile(before), { resume: store })).rejects.toThrow(/the test cut it/)
+    const cut = network.parts[1]!
+    expect(cut.start).toBeGreaterThan(0)
+    expect(store.saved?.uploadId).toBe(cut.uploadId)
+
+    // The same size and mtime (streamedFile's), other bytes: the part at the cut must not be sealed again under that key.
+    const after = randomBytes(before.length)
+    const result = await backupFile({ ...target, client: network.client }, streamedFile(after), { resume: store })
+    const again = network.parts.slice(2)
+    expect(again[0]).toMatchObject({ start: 0 })
+    expect(again.every((part) => part.uploadId !== cut.uploadId)).toBe(true)
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: 0, sentBytes: ciphertextSize(after.length) })
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(after)).toBe(true)
+    expect(store.saved).toBeNull()
   })
 
   it('finishes a one-pass upload whose last part was stored but whose write was cut: the file hashed again, nothing sent', async () => {

@@ -13,7 +13,8 @@ import type { GeoLocation } from './metadata.ts'
 import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
 export const RESUME_KEY_INFO = 'coffer/v1/resume'
-const RESUME_VERSION = 0x01
+/** 0x02: points carry `inFlight`. A 0x01 point (without it) does not open: its upload starts again (decision 0049). */
+const RESUME_VERSION = 0x02
 
 /** A derivative as it was declared in the session: its encrypted bytes are sent as they are. */
 export interface SealedDerivative {
@@ -40,6 +41,13 @@ export interface ResumePoint {
   readonly salt: Uint8Array
   readonly facts: { readonly captured: number | null; readonly width: number | null; readonly height: number | null; readonly location: GeoLocation | null }
   readonly derivatives: readonly SealedDerivative[]
+  /**
+   * The part of the original last handed to the network (its first ciphertext byte and the hex
+   * SHA-256 of its bytes), stored before it is sent; null before the first. A later run sends a
+   * part at that place only when its bytes are the same: the file changed since would otherwise
+   * seal other plaintext under the same key and nonces (decision 0049).
+   */
+  readonly inFlight: { readonly start: number; readonly digest: string } | null
 }
 
 /** AES-256-GCM key: HKDF-SHA256(master key, salt empty, "coffer/v1/resume"). */
@@ -53,12 +61,17 @@ const aad = (uploadId: string): Uint8Array<ArrayBuffer> => own(concatBytes(utf8(
 
 /** version (1) || nonce (12) || AES-256-GCM(JSON of the point). */
 export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, point: ResumePoint): Promise<Uint8Array> {
+  // The point's fields by name: a caller's object may carry more (upload.ts keeps its session beside it).
   const json = JSON.stringify({
-    ...point,
     contentHash: point.contentHash === null ? null : toBase64(point.contentHash),
+    ciphertextHash: point.ciphertextHash,
+    ciphertextSize: point.ciphertextSize,
+    chunkSize: point.chunkSize,
     fileKey: toBase64(point.fileKey),
     salt: toBase64(point.salt),
+    facts: point.facts,
     derivatives: point.derivatives.map((d) => ({ ...d, sealed: toBase64(d.sealed) })),
+    inFlight: point.inFlight,
   })
   const nonce = randomBytes(GCM_NONCE_BYTES)
   const sealed = await globalThis.crypto.subtle.encrypt(
@@ -127,6 +140,7 @@ export function sealOriginalKeys(masterKey: Uint8Array, contentSha256: Uint8Arra
     salt: keys.salt,
     facts: { captured: null, width: null, height: null, location: null },
     derivatives: [],
+    inFlight: null,
   })
 }
 
