@@ -122,6 +122,19 @@ export async function deleteFile(library: Library, albumId: string, assetId: str
   }
 }
 
+/**
+ * The asset's current version is not the one the replace was told to continue from
+ * (replaceFile's `from`): someone else wrote it since. Nothing was written.
+ */
+export class AssetMovedOnError extends Error {
+  override readonly name = 'AssetMovedOnError'
+  readonly assetId: string
+  constructor(assetId: string) {
+    super(`asset ${assetId} has a newer version in the album, written elsewhere`)
+    this.assetId = assetId
+  }
+}
+
 /** Who replaces, where: a backup target that can also check the asset's signatures. */
 export type ReplaceTarget = BackupTarget & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
 
@@ -143,15 +156,25 @@ export async function replaceFile(
     readonly currentContentHash?: string
     /** The sync_seq of the asset's latest feed entry, when known: only that entry is read. */
     readonly position?: number
+    /**
+     * The version (its original's ciphertext hash) the new one must follow: when the asset's
+     * signed head is another (someone wrote it since, before or during this upload), nothing is
+     * written and AssetMovedOnError is thrown. Any head unless given.
+     */
+    readonly from?: string
   } = {},
 ): Promise<BackupResult> {
-  const { currentContentHash, position, ...storing } = options
-  const { head } = await lastWrite(target.client, target, target.albumId, assetId, position)
+  const { currentContentHash, position, from, ...storing } = options
+  const headOf = async (at?: number): Promise<ChainHead> => {
+    const { head } = await lastWrite(target.client, target, target.albumId, assetId, at)
+    if (from !== undefined && head.originalHash !== from) throw new AssetMovedOnError(assetId)
+    return head
+  }
   return storeFile(target, source, storing, {
     action: 'replace',
     assetId,
-    head,
+    head: await headOf(position),
     ...(currentContentHash === undefined ? {} : { currentContentHash }),
-    reread: async () => (await lastWrite(target.client, target, target.albumId, assetId)).head,
+    reread: () => headOf(),
   })
 }

@@ -4,7 +4,11 @@
 // - A file this device has backed up before (same path, size, mtime and inode, recorded in the
 //   state store, the local index) whose asset the album still holds is skipped without being
 //   read; so is one moved or renamed since (its inode, size and mtime under another path).
-// - A file at a recorded path whose content changed is stored as a `replace` of its asset.
+// - A file at a recorded path whose content changed is stored as a `replace` of its asset,
+//   but only over the version this device last wrote or saw there (the index keeps it): a backup
+//   never overwrites a version written elsewhere (another device, `replace`). When the album
+//   moved on, a file unchanged here is `kept` as the album has it, and one changed on both sides
+//   is a `conflict`: named, nothing sent (decision 0047).
 // - Any other file is read and hashed; its asset id follows from its content (format/ids.ts),
 //   so content the album already holds is not sent again, whoever sent it, and a crash after
 //   the server committed an asset but before the store recorded it cannot store it twice (the
@@ -21,13 +25,25 @@
 // - Stopping (the signal) lets the files in flight finish and starts no new one.
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
-import { fromBase64 } from '../sdk/bytes.ts'
-import { statedPlaintextSize } from '../sdk/manifest.ts'
+import { equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
+import { statedOriginalHash, statedPlaintextSize } from '../sdk/manifest.ts'
 import { feedEntries } from './albums.ts'
-import { replaceFile, type ReplaceTarget } from './edits.ts'
+import { AssetMovedOnError, replaceFile, type ReplaceTarget } from './edits.ts'
+import { contentMacOf } from './format/content.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
 import { transientFailure } from './retry.ts'
-import { FileTransferError, type BackupResult, type BackupTarget, type FileSource, type MediaFacts, type ResumeStore, type UploadProgress } from './files.ts'
+import {
+  FileTransferError,
+  restoreFile,
+  Tap,
+  type BackupResult,
+  type BackupTarget,
+  type FileSource,
+  type MediaFacts,
+  type ResumeStore,
+  type Sha256Hasher,
+  type UploadProgress,
+} from './files.ts'
 import { backupFile } from './upload.ts'
 
 /** What the local index recorded of a file backed up. */
@@ -40,6 +56,8 @@ export interface IndexedFile {
   readonly contentMac: string | null
   /** How many other paths of the album the index records as the same asset (a duplicate, a hard link, a file moved from there). */
   readonly sharedPaths: number
+  /** The asset's version (its original's ciphertext hash) this device last wrote or saw at this path; null in records older than it. */
+  readonly version: string | null
 }
 
 /** What a device remembers between runs: the local index of the files it backed up, and its open upload sessions. */
@@ -62,6 +80,7 @@ export interface SyncState {
     contentHash: string
     contentMac: string | null
     assetId: string
+    version: string | null
   }): Promise<void>
   uploadOpened(uploadId: string): Promise<void>
   uploadEnded(uploadId: string): Promise<void>
@@ -100,9 +119,11 @@ export interface Candidate {
  * `deleted`: the album holds this content as an asset deleted since (`coffer-photos rm`): not
  * stored again, so that a backup does not undo a deletion. `replaced`: a file backed up before
  * whose content changed, stored as a new version of its asset. `unchanged` includes a file
- * moved or renamed since (the index knows it by its identity).
+ * moved or renamed since (the index knows it by its identity). `kept`: the album holds a newer
+ * version written elsewhere and the file did not change here: nothing sent. `conflict`: both
+ * changed: nothing sent, the file named (BackupSummary.conflicts).
  */
-export type FileOutcome = 'stored' | 'replaced' | 'present' | 'unchanged' | 'deleted' | 'failed'
+export type FileOutcome = 'stored' | 'replaced' | 'present' | 'unchanged' | 'kept' | 'conflict' | 'deleted' | 'failed'
 
 export type BackupEvent =
   | { readonly type: 'start'; readonly files: number; readonly bytes: number; readonly abortedUploads: number }
@@ -114,6 +135,8 @@ export type BackupEvent =
       readonly sentBytes: number
       readonly assetId: string | null
       readonly error?: string
+      /** Why a file is `kept` or a `conflict`. */
+      readonly reason?: string
     }
   | { readonly type: 'retry'; readonly path: string; readonly attempt: number; readonly error: string }
 
@@ -124,6 +147,10 @@ export interface BackupSummary {
   readonly replaced: number
   readonly present: number
   readonly unchanged: number
+  /** Files unchanged here whose album version was written elsewhere since: the album's is kept. */
+  readonly kept: number
+  /** Files changed here whose album version was written elsewhere since too: nothing sent (conflicts names them). */
+  readonly conflict: number
   /** Files whose content the album holds as a deleted asset: not stored again. */
   readonly deleted: number
   readonly failed: number
@@ -136,6 +163,7 @@ export interface BackupSummary {
   /** True when the signal stopped the run before every file was seen. */
   readonly stopped: boolean
   readonly failures: readonly { readonly path: string; readonly error: string }[]
+  readonly conflicts: readonly { readonly path: string; readonly reason: string }[]
 }
 
 export interface BackupRun {
@@ -173,6 +201,8 @@ export interface AlbumView {
    * holds its content; any other is read once and sent as it is read.
    */
   readonly sizes: Set<number>
+  /** Each live asset's current version, its original's ciphertext hash as its latest write states it (a hint: replaceFile checks it signed). */
+  readonly versions: Map<string, string>
   catchUp(client: BackupTarget['client']): Promise<void>
 }
 
@@ -184,12 +214,16 @@ export function albumView(albumId: string): AlbumView {
     deleted: new Set(),
     positions: new Map(),
     sizes: new Set(),
+    versions: new Map(),
     async catchUp(client) {
       for await (const entry of feedEntries(client, albumId, { after: through })) {
         through = entry.sync_seq
         view.positions.set(entry.asset_id, entry.sync_seq)
-        const size = statedPlaintextSize(fromBase64(entry.manifest_cbor))
+        const manifest = fromBase64(entry.manifest_cbor)
+        const size = statedPlaintextSize(manifest)
         if (size !== null) view.sizes.add(size)
+        const version = statedOriginalHash(manifest)
+        if (version !== null) view.versions.set(entry.asset_id, version)
         if (entry.action === 'delete') {
           view.live.delete(entry.asset_id)
           view.deleted.add(entry.asset_id)
@@ -217,6 +251,25 @@ export function fatalCause(error: unknown): unknown {
   return null
 }
 
+/** Why a file is `kept` or a `conflict` (the file event's reason, the summary's conflicts). */
+const KEPT = 'the album holds a newer version, written elsewhere; kept'
+const CONFLICT = 'changed here and in the album (a newer version written elsewhere): nothing sent; choose one with `replace` or `restore`'
+
+/** True when AssetMovedOnError is in `error`'s cause chain: a replace found a newer version than the one it was to follow. */
+function movedOnDuringUpload(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) if (at instanceof AssetMovedOnError) return true
+  return false
+}
+
+/** The plaintext's SHA-256: told by a source held in memory, else read once. */
+async function contentHashOf(source: FileSource, hasher?: Sha256Hasher): Promise<Uint8Array> {
+  const told = await source.digest?.()
+  if (told !== undefined) return told
+  const tap = new Tap(hasher)
+  for await (const _ of tap.through(source.open()));
+  return tap.digest()
+}
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Backs up every candidate into the run's album; see the top of this file. */
@@ -232,7 +285,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   const view = run.view ?? albumView(target.albumId)
   if (view.albumId !== target.albumId) throw new TypeError(`the album view is of album ${view.albumId}, not ${target.albumId}`)
   await view.catchUp(target.client)
-  const { live, deleted, positions, sizes } = view
+  const { live, deleted, positions, sizes, versions } = view
   emit({ type: 'start', files: run.totals?.files ?? 0, bytes: run.totals?.bytes ?? 0, abortedUploads })
   const totals = {
     files: 0,
@@ -241,6 +294,8 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     replaced: 0,
     present: 0,
     unchanged: 0,
+    kept: 0,
+    conflict: 0,
     deleted: 0,
     failed: 0,
     deduplicated: 0,
@@ -249,12 +304,21 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     resumedBytes: 0,
   }
   const failures: { path: string; error: string }[] = []
+  const conflicts: { path: string; reason: string }[] = []
   let fatalError: unknown = null
   const iterator = (Symbol.asyncIterator in candidates ? candidates[Symbol.asyncIterator]() : candidates[Symbol.iterator]()) as
     | AsyncIterator<Candidate>
     | Iterator<Candidate>
 
-  const finish = (candidate: Candidate, outcome: FileOutcome, assetId: string | null, sentBytes: number, error?: string, result?: BackupResult): void => {
+  /** Finishes a file: `error` for a failed one, `reason` for one kept or in conflict, `result` for one uploaded. */
+  const finish = (
+    candidate: Candidate,
+    outcome: FileOutcome,
+    assetId: string | null,
+    sentBytes: number,
+    told: { readonly error?: string; readonly reason?: string; readonly result?: BackupResult } = {},
+  ): void => {
+    const { error, reason, result } = told
     totals.files++
     if (result?.reusedOriginal === true) totals.deduplicated++
     if (result !== undefined && result.resumedBytes > 0) {
@@ -265,12 +329,35 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     totals[outcome]++
     totals.sentBytes += sentBytes
     if (error !== undefined) failures.push({ path: candidate.path, error })
-    emit({ type: 'file', path: candidate.path, outcome, size: candidate.size, sentBytes, assetId, ...(error === undefined ? {} : { error }) })
+    if (outcome === 'conflict' && reason !== undefined) conflicts.push({ path: candidate.path, reason })
+    emit({
+      type: 'file',
+      path: candidate.path,
+      outcome,
+      size: candidate.size,
+      sentBytes,
+      assetId,
+      ...(error === undefined ? {} : { error }),
+      ...(reason === undefined ? {} : { reason }),
+    })
+  }
+
+  /** True when the album's current version of `seen`'s asset is not the one this device last wrote or saw at its path: written elsewhere since. */
+  const movedOn = (seen: IndexedFile): boolean => {
+    const current = versions.get(seen.assetId)
+    return seen.version !== null && current !== undefined && current !== seen.version
+  }
+
+  /** The content mac the album's current version of a live asset states (its metadata, signature checked); undefined when it states none. */
+  const albumContentMac = async (assetId: string): Promise<Uint8Array | undefined> => {
+    const entry = (await target.client.feed(target.albumId, positions.get(assetId)! - 1, 1)).entries[0]
+    if (entry?.asset_id !== assetId) return undefined
+    return (await restoreFile(target, entry)).metadata.contentMac
   }
 
   const one = async (candidate: Candidate): Promise<void> => {
     const identity = candidate.identity ?? null
-    const record = (assetId: string, contentHash: string, contentMac: string | null) =>
+    const record = (assetId: string, contentHash: string, contentMac: string | null, version: string | null) =>
       state.remember({
         albumId: target.albumId,
         path: candidate.path,
@@ -280,14 +367,19 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         contentHash,
         contentMac,
         assetId,
+        version,
       })
     const known = await state.knownAsset(target.albumId, candidate.path, candidate.size, candidate.modified, identity)
-    if (known !== null && live.has(known)) return finish(candidate, 'unchanged', known, 0)
+    if (known !== null && live.has(known)) {
+      const seen = await state.lastBackedUp(target.albumId, candidate.path)
+      if (seen !== null && seen.assetId === known && movedOn(seen)) return finish(candidate, 'kept', known, 0, { reason: KEPT })
+      return finish(candidate, 'unchanged', known, 0)
+    }
     if (known !== null && deleted.has(known)) return finish(candidate, 'deleted', known, 0)
     // Moved or renamed: the same file (identity, size, mtime) under a new path is not read again.
     const moved = identity === null ? null : await state.movedFile(target.albumId, candidate.path, identity, candidate.size, candidate.modified)
     if (moved !== null && live.has(moved.assetId)) {
-      await record(moved.assetId, moved.contentHash, moved.contentMac)
+      await record(moved.assetId, moved.contentHash, moved.contentMac, moved.version)
       return finish(candidate, 'unchanged', moved.assetId, 0)
     }
     // Changed since this device backed it up: a new version of the same asset, unless another
@@ -295,6 +387,26 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     // album must keep it, and the new content is stored as an asset of its own.
     const before = await state.lastBackedUp(target.albumId, candidate.path)
     const changed = before !== null && live.has(before.assetId) && before.sharedPaths === 0 ? before : null
+    /**
+     * A file changed here (size, mtime or inode) whose asset the album holds in a version written
+     * elsewhere since: nothing is sent, its content decides. The content this device last backed
+     * up (only touched) is `kept`; the album's current content (the same edit made there, e.g.
+     * `replace` with this very file) is recorded as that version, `unchanged`; any other is a `conflict`.
+     */
+    const settle = async (seen: IndexedFile, source: FileSource): Promise<void> => {
+      const content = await contentHashOf(source, target.sha256)
+      if (toHex(content) === seen.contentHash) {
+        await record(seen.assetId, seen.contentHash, seen.contentMac, seen.version)
+        return finish(candidate, 'kept', seen.assetId, 0, { reason: KEPT })
+      }
+      const mac = await contentMacOf(target.masterKey, content)
+      const inAlbum = await albumContentMac(seen.assetId)
+      if (inAlbum !== undefined && equalBytes(mac, inAlbum)) {
+        await record(seen.assetId, toHex(content), toHex(mac), versions.get(seen.assetId) ?? null)
+        return finish(candidate, 'unchanged', seen.assetId, 0)
+      }
+      return finish(candidate, 'conflict', seen.assetId, 0, { reason: CONFLICT })
+    }
     // An upload of this path that did not finish continues, unless the file changed since.
     const resume: ResumeStore = {
       async load() {
@@ -323,6 +435,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
           },
         }
         const source = await candidate.source()
+        if (changed !== null && movedOn(changed)) return await settle(changed, source)
         const result =
           changed === null
             ? await backupFile(target, source, { ...options, isStored: (assetId) => live.has(assetId) || deleted.has(assetId) })
@@ -330,9 +443,11 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
                 ...options,
                 currentContentHash: changed.contentHash,
                 position: positions.get(changed.assetId)!,
+                ...(changed.version === null ? {} : { from: changed.version }),
               })
         if (uploadId !== null) await state.uploadEnded(uploadId)
-        await record(result.assetId, result.contentHash, result.contentMac)
+        if (result.ciphertextHash !== null) versions.set(result.assetId, result.ciphertextHash)
+        await record(result.assetId, result.contentHash, result.contentMac, versions.get(result.assetId) ?? null)
         live.add(result.assetId)
         const outcome: FileOutcome =
           result.status === 'present'
@@ -344,9 +459,11 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
             : changed !== null
               ? 'replaced'
               : 'stored'
-        return finish(candidate, outcome, result.assetId, result.sentBytes, undefined, result)
+        return finish(candidate, outcome, result.assetId, result.sentBytes, { result })
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
+        // Written elsewhere while this run read the album: the same as found before the upload.
+        if (movedOnDuringUpload(error)) return finish(candidate, 'conflict', changed?.assetId ?? null, 0, { reason: CONFLICT })
         const stop = fatalCause(error)
         if (stop !== null) {
           fatalError ??= stop
@@ -354,7 +471,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         }
         const message = (error as Error)?.message ?? String(error)
         if (!transientFailure(error) || attempt >= attempts || run.signal?.aborted === true) {
-          return finish(candidate, 'failed', error instanceof FileTransferError ? error.assetId : null, 0, message)
+          return finish(candidate, 'failed', error instanceof FileTransferError ? error.assetId : null, 0, { error: message })
         }
         emit({ type: 'retry', path: candidate.path, attempt, error: message })
         await pause(Math.min(30_000, 1000 * 2 ** (attempt - 1)))
@@ -372,5 +489,5 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   await Promise.all(Array.from({ length: Math.max(1, run.concurrency ?? 4) }, worker))
   if (fatalError !== null) throw fatalError
   const stopped = run.signal?.aborted === true && (await iterator.next()).done !== true
-  return { ...totals, stopped, failures }
+  return { ...totals, stopped, failures, conflicts }
 }

@@ -55,6 +55,8 @@ export interface AssetReport {
   readonly deepPending: number
   /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
   readonly intact: readonly string[]
+  /** With `deep` and the download: every blob, when each was downloaded and checked here; empty otherwise. */
+  readonly checkedHere: readonly string[]
 }
 
 export interface VerifyOptions {
@@ -75,6 +77,8 @@ export interface VerifyOptions {
    * receipts still are), saving the server's per-account budget for the others.
    */
   readonly recentlyIntact?: (hash: string) => boolean
+  /** Receipts asked for a page (CofferClient.assetReceipts); the server's default page unless given. */
+  readonly receiptsPageSize?: number
 }
 
 type AttestationKeys = Awaited<ReturnType<CofferClient['attestationKeys']>>
@@ -238,7 +242,11 @@ async function verifyWindow(
   await inParallel(checked, concurrency, async (item) => {
     const { entry, opened, blobs, issues } = item
     const problems: string[] = []
-    const { receipts } = await library.client.assetReceipts(entry.asset_id)
+    // Every page, checked as one chain: a link across a page boundary is checked as any other.
+    const { receipts } = await library.client.assetReceipts(
+      entry.asset_id,
+      options.receiptsPageSize === undefined ? {} : { pageSize: options.receiptsPageSize },
+    )
     const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
     // A replaced asset keeps the receipts of its earlier versions (API.md section 7): they are
@@ -257,6 +265,7 @@ async function verifyWindow(
     for (const blob of blobs)
       if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
     issues.push(...problems.map((message) => ({ kind: 'receipt' as const, message })))
+    let checkedHere: string[] = []
     if (options.deep === true && options.download !== false && opened !== null) {
       try {
         let downloaded = 0
@@ -266,6 +275,8 @@ async function verifyWindow(
           options.onDownloaded?.({ assetId: entry.asset_id, name: opened.metadata.name }, downloaded)
         }
         for (const blob of opened.metadata.blobs) if (blob.kind !== 'original') await opened.derivative(blob.kind)
+        // The metadata and the manifest were read and checked when the file was opened.
+        checkedHere = blobs.map((blob) => blob.hash)
       } catch (error) {
         issues.push({ kind: 'download', message: `downloaded, it fails: ${(error as Error).message}` })
       }
@@ -282,6 +293,7 @@ async function verifyWindow(
       issues,
       deepPending: item.deepPending,
       intact: item.intact,
+      checkedHere,
     }
     reports.push(report)
     options.onAsset?.(report)

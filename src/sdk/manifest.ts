@@ -203,18 +203,34 @@ export async function readManifestWith(manifestCbor: Uint8Array, publicKey: Uint
   return acceptManifest(manifestCbor, parsed, await verify(publicKey, contextSigningBytes(MANIFEST_CONTEXT, parsed.body), parsed.sig))
 }
 
+/** A field of a manifest's envelope, its signature NOT checked (statedPlaintextSize, statedOriginalHash); undefined when unreadable. */
+function statedField(manifestCbor: Uint8Array, field: string): unknown {
+  try {
+    return (parseManifest(manifestCbor).fields.envelope as Record<string, unknown> | null)?.[field]
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The plaintext size a `create` or `replace` manifest states, its signature NOT checked: a hint
  * only (the sync engine's guess whether an album may hold a file's content), never a fact to act
  * on without the checked read. Null for a manifest that states none (a delete, another layout).
  */
 export function statedPlaintextSize(manifestCbor: Uint8Array): number | null {
-  try {
-    const size = (parseManifest(manifestCbor).fields.envelope as { plaintext_size?: unknown } | null)?.plaintext_size
-    return typeof size === 'number' && Number.isSafeInteger(size) ? size : null
-  } catch {
-    return null
-  }
+  const size = statedField(manifestCbor, 'plaintext_size')
+  return typeof size === 'number' && Number.isSafeInteger(size) ? size : null
+}
+
+/**
+ * The original (its ciphertext hash) a `create` or `replace` manifest states, its signature NOT
+ * checked: which version of an asset the album holds, as a hint (the sync engine's guess whether
+ * the album moved on since this device last wrote; a replace then checks it on the signed read).
+ * Null for a manifest that states none.
+ */
+export function statedOriginalHash(manifestCbor: Uint8Array): string | null {
+  const hash = statedField(manifestCbor, 'ciphertext_hash')
+  return typeof hash === 'string' ? hash : null
 }
 
 /** The last applied write of an asset, as a delete needs it: its envelope and its hash (the chain head). */

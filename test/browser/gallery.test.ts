@@ -112,6 +112,27 @@ async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {
   await page.locator('main').dispatchEvent('drop', { dataTransfer })
 }
 
+/** Starts keeping every text the page's main heading shows; the returned function reads them, in order. */
+async function recordHeadings(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    // The page's globals (this file is type-checked without the DOM's types).
+    const page = globalThis as unknown as {
+      document: { body: unknown; querySelector(selector: string): { textContent: string | null } | null }
+      MutationObserver: new (seen: () => void) => { observe(node: unknown, options: object): void }
+      headingsSeen: string[]
+    }
+    const seen: string[] = []
+    const look = (): void => {
+      const text = page.document.querySelector('main h1')?.textContent ?? null
+      if (text !== null && text !== seen.at(-1)) seen.push(text)
+    }
+    look()
+    new page.MutationObserver(look).observe(page.document.body, { subtree: true, childList: true, characterData: true })
+    page.headingsSeen = seen
+  })
+  return () => page.evaluate(() => [...(globalThis as unknown as { headingsSeen: string[] }).headingsSeen])
+}
+
 describe('the gallery', () => {
   let account: WebAccount
   let device: WatchedPage
@@ -126,9 +147,13 @@ describe('the gallery', () => {
     await openAs(page, server, account, '/#/albums')
     await poll(() => page.getByText('No albums yet').isVisible()).toBe(true)
     await page.getByLabel('New album').fill('Summer 2021')
+    const headings = await recordHeadings(page)
     await page.getByRole('button', { name: 'Create album' }).click()
     await poll(() => page.getByRole('heading', { name: 'Summer 2021' }).isVisible()).toBe(true)
     albumId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
+    // The new album is named at once: never "Album" or "Unnamed album" while its record comes back.
+    await poll(() => page.locator('.hint', { hasText: /^0 photos\./ }).isVisible()).toBe(true)
+    expect(await headings()).toEqual(['Albums', 'Summer 2021'])
 
     const requests: { url: string; headers: Record<string, string>; body: Buffer | null }[] = []
     const pending: Promise<void>[] = []
@@ -191,6 +216,7 @@ describe('the gallery', () => {
 
     const shown = photos[4]!
     await page.getByRole('link', { name: shown.name }).click()
+    const shownId = new URL(page.url()).hash.split('/')[3]!
     const dialog = page.getByRole('dialog')
     await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
     expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
@@ -200,7 +226,7 @@ describe('the gallery', () => {
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)
     // The original replaces the preview once decrypted.
     await poll(() => dialog.locator('img[data-full=original]').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(640)
-    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${new URL(page.url()).hash.split('/')[3]}`)
+    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${shownId}`)
     await checkScreen(device, 'photo')
 
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()])
@@ -214,6 +240,8 @@ describe('the gallery', () => {
     await poll(() => dialog.getByRole('heading').textContent()).toBe(shown.name)
     await page.keyboard.press('Escape')
     await poll(() => dialog.count()).toBe(0)
+    // Focus is back on the photo's tile, not on the page.
+    await poll(() => page.locator(':focus').evaluateAll((focused) => focused.map((element) => element.getAttribute('data-asset')))).toEqual([shownId])
     expect(device.problems).toEqual([])
   }, 60_000)
 

@@ -281,3 +281,57 @@ describe('what the server refuses or asks for', { timeout: CLI_TIMEOUT }, () => 
     }
   })
 })
+
+describe('a backup after a version written elsewhere (decision 0047)', { timeout: CLI_TIMEOUT }, () => {
+  const FAMILY = 'Family'
+  let family: string
+  const restoredBytes = async (name: string): Promise<string> => {
+    const dest = newDest()
+    expectOk(await photos(first, ['restore', FAMILY, dest]))
+    return sha256(await readFile(path.join(dest, name)))
+  }
+  const backupFamily = () => photos(first, ['backup', family, '--album', FAMILY, '--json'])
+  const fileEvent = (run: { stdout: string }, name: string) => events(run).find((e) => e.event === 'file' && e.path === name)
+
+  beforeAll(async () => {
+    family = path.join(work, 'lib')
+    for (let i = 0; i < 3; i++) await writePhoto(path.join(family, 'Family 2023', `IMG_001${i}.jpg`), { format: 'jpeg', width: 96, height: 64, seed: 700 + i })
+    expectOk(await photos(first, ['backup', family, '--album', FAMILY]))
+  })
+
+  it('replace, then a routine backup: the album keeps the replaced version, and the backup says why', async () => {
+    const edit = path.join(work, 'edits', 'x.jpg')
+    await writePhoto(edit, { format: 'jpeg', width: 80, height: 80, seed: 7010 })
+    expectOk(await photos(first, ['replace', FAMILY, 'Family 2023/IMG_0010.jpg', edit]))
+    // The other device replaces another photo.
+    const theirs = path.join(work, 'edits', 'theirs.jpg')
+    await writePhoto(theirs, { format: 'jpeg', width: 72, height: 72, seed: 7011 })
+    expectOk(await photos(second, ['replace', FAMILY, 'Family 2023/IMG_0011.jpg', theirs]))
+    for (let run = 0; run < 2; run++) {
+      const backup = await backupFamily()
+      expectOk(backup)
+      expect(events(backup).find((e) => e.event === 'summary')).toMatchObject({ stored: 0, replaced: 0, kept: 2, conflict: 0, sent_bytes: 0 })
+      for (const name of ['Family 2023/IMG_0010.jpg', 'Family 2023/IMG_0011.jpg'])
+        expect(fileEvent(backup, name)).toMatchObject({ outcome: 'kept', reason: expect.stringMatching(/newer version/) })
+    }
+    const said = await photos(first, ['backup', family, '--album', FAMILY])
+    expectOk(said)
+    expect(said.stdout).toMatch(/2 kept as the album has them \(a newer version written elsewhere\)/)
+    expect(await restoredBytes('Family 2023/IMG_0010.jpg')).toBe(sha256(await readFile(edit)))
+    expect(await restoredBytes('Family 2023/IMG_0011.jpg')).toBe(sha256(await readFile(theirs)))
+  })
+
+  it('changed here and in the album: a conflict by name, nothing sent, exit 1; the album keeps its version', async () => {
+    const name = 'Family 2023/IMG_0010.jpg'
+    const inAlbum = await restoredBytes(name)
+    await writePhoto(path.join(family, name), { format: 'jpeg', width: 90, height: 60, seed: 7020 })
+    const backup = await backupFamily()
+    expect(backup.code).toBe(1)
+    const summary = events(backup).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ stored: 0, replaced: 0, conflict: 1, failed: 0, sent_bytes: 0 })
+    expect(summary.conflicts).toEqual([{ path: name, reason: expect.stringMatching(/changed here and in the album/) }])
+    expect(fileEvent(backup, name)).toMatchObject({ outcome: 'conflict' })
+    expect(backup.stderr).toContain(`conflict: ${name}: changed here and in the album`)
+    expect(await restoredBytes(name)).toBe(inAlbum)
+  })
+})

@@ -10,7 +10,7 @@ import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
-import { candidateOf, walkMedia, type WalkedFile } from '../../client/node/walk.ts'
+import { candidateOf, walkMedia, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
@@ -102,7 +102,8 @@ export const backup: Command = {
     const verbosity = verbosityOf(values)
     const wanted = patternsOf(values)
     if (values['dry-run'] === true && values.watch === true) throw new UsageError('--dry-run and --watch do not go together')
-    const walk = (): AsyncIterable<WalkedFile> => filtered(walkMedia(root), wanted)
+    /** The folder's files the patterns take; a subfolder that cannot be listed is told to `onUnreadable` (and skipped). */
+    const walk = (onUnreadable: (folder: UnreadableFolder) => void = () => {}): AsyncIterable<WalkedFile> => filtered(walkMedia(root, '', onUnreadable), wanted)
     const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const albumGiven = typeof values.album === 'string' ? values.album : path.basename(root)
@@ -116,8 +117,15 @@ export const backup: Command = {
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
-    /** One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file and a `summary`. */
-    const pass = async (files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>, totals: { files: number; bytes: number }): Promise<BackupSummary> => {
+    /**
+     * One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file
+     * and a `summary`; `unreadable` fills with the subfolders the walk of `files` could not list.
+     */
+    const pass = async (
+      files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>,
+      totals: { files: number; bytes: number },
+      unreadable: readonly UnreadableFolder[] = [],
+    ): Promise<BackupSummary> => {
       const progress = transferProgress(out, totals, { verbosity })
       const started = Date.now()
       const readBefore = bytesReadByProcess()
@@ -142,7 +150,7 @@ export const backup: Command = {
               } else if (event.type === 'file') {
                 progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
                   path: event.path,
-                  skipped: event.outcome === 'unchanged' || event.outcome === 'deleted',
+                  skipped: event.outcome === 'unchanged' || event.outcome === 'kept' || event.outcome === 'deleted',
                 })
                 if (verbosity === 'verbose') out.say(`${event.outcome}  ${event.path}  (${bytesText(event.size)})`)
                 out.event('file', {
@@ -152,6 +160,7 @@ export const backup: Command = {
                   sent_bytes: event.sentBytes,
                   asset_id: event.assetId,
                   ...(event.error === undefined ? {} : { error: event.error }),
+                  ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })
                 if (event.outcome === 'failed') out.warn(`coffer-photos: ${event.error}`)
               } else out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
@@ -168,16 +177,20 @@ export const backup: Command = {
         const readAfter = bytesReadByProcess()
         const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
         const { sentBytes, resumedBytes, ...counts } = summary
-        out.event('summary', { ...counts, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
+        out.event('summary', { ...counts, unreadable, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
             `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
+            `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
+            `${summary.conflict > 0 ? `${summary.conflict} in conflict (not sent), ` : ''}` +
             `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
             `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,
         )
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
+        for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
+        for (const folder of unreadable) out.warn(`not backed up: ${folder.path}/: the folder cannot be read: ${folder.error}`)
         return summary
       } finally {
         progress.stop()
@@ -187,14 +200,20 @@ export const backup: Command = {
       // Watching starts before the first pass, so that nothing written during it is missed; inside
       // the try, so that whatever fails after it leaves no watch keeping the process up.
       if (values.watch === true) watcher = watchFolder(root, { quietMs: WATCH_QUIET_MS, signal })
-      // Walked twice, not held: a first walk (names and sizes only) counts for the progress.
+      // Walked twice, not held: a first walk (names and sizes only) counts for the progress; the
+      // second names the subfolders it cannot list, which are skipped (the rest is backed up).
       const totals = { files: 0, bytes: 0 }
       for await (const file of walk()) {
         totals.files++
         totals.bytes += file.size
       }
       if (verbosity !== 'quiet') out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
-      let summary = await pass(walk(), totals)
+      const unreadable: UnreadableFolder[] = []
+      let summary = await pass(
+        walk((folder) => unreadable.push(folder)),
+        totals,
+        unreadable,
+      )
       if (watcher !== null && !summary.stopped) {
         out.say(`watching ${root} for new and changed photos; Ctrl-C to stop`)
         out.event('watching', { folder: root })
@@ -207,7 +226,7 @@ export const backup: Command = {
         }
       }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
-      return summary.stopped ? EXIT.interrupted : summary.failed > 0 ? EXIT.failed : EXIT.ok
+      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || unreadable.length > 0 ? EXIT.failed : EXIT.ok
     } finally {
       watcher?.close()
       state.close()

@@ -135,18 +135,8 @@ export const replace: Command = {
       }).finally(async () => {
         if (uploadId !== null) await state.uploadEnded(uploadId)
       })
-      // What the next backup of the folder finds at this name is this content, stored as this asset.
-      // The identity is the backed-up file's, not <file>'s: left for the next backup to learn.
-      await state.remember({
-        albumId: album.albumId,
-        path: target.name,
-        size: source.size,
-        modified: source.modified,
-        identity: null,
-        contentHash: result.contentHash,
-        contentMac: result.contentMac,
-        assetId: target.assetId,
-      })
+      // Nothing is recorded of the backed-up folder's file: the next backup finds the album moved
+      // on, and keeps this version (or records it, when that file is this one: decision 0047).
       out.event('replaced', { name: target.name, asset_id: target.assetId, size: source.size, sent_bytes: result.sentBytes })
       out.say(`replaced ${target.name} in album "${album.name}" with ${local} (${bytesText(source.size)})`)
       return EXIT.ok

@@ -2,13 +2,15 @@
 // verification of every asset and every custody receipt checked here (src/client/verify.ts);
 // with --against, a sample of the album's files (or all) decrypted and compared byte for byte
 // with the local originals (src/client/compare.ts). Exit 1 when anything is not durable, not
-// verified, or differs.
+// verified, or differs. What --deep found intact (re-hashed by the server, or downloaded and
+// checked here) is remembered in the local state, and counts for free-up for a day.
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { findAlbum, namedAlbums, type NamedAlbum } from '../../client/albums.ts'
 import { compareWithLocal, type ComparedFile, type ComparisonOutcome } from '../../client/compare.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { localFiles } from '../../client/node/compare.ts'
+import { openSyncState } from '../../client/node/state.ts'
 import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
@@ -35,6 +37,16 @@ const plural = (count: number, word: string): string => `${count} ${word}${count
 
 /** The outcomes of a pair compared byte for byte (the progress counts them). */
 const COMPARED: ReadonlySet<ComparisonOutcome> = new Set(['match', 'differs', 'failed'])
+
+/** Remembers the blobs a deep verification found intact, for free-up (src/client/node/free-up.ts). */
+function rememberDeepChecks(home: string, reports: readonly AssetReport[], at: number): void {
+  const state = openSyncState(path.join(home, 'state.sqlite'))
+  try {
+    for (const report of reports) state.rememberDeepCheck([...report.intact, ...report.checkedHere], at)
+  } finally {
+    state.close()
+  }
+}
 
 export const verify: Command = {
   usage: `usage: coffer-photos verify [<album>] [--deep] [--against <folder> [--all | --sample N]] [--concurrency N] [--json]
@@ -68,7 +80,8 @@ export const verify: Command = {
     const sample = all ? undefined : countOption(values.sample, 'sample', DEFAULT_SAMPLE, SAMPLE_MAX)
     const against = typeof values.against === 'string' ? resolvePath(values.against) : null
     if (against !== null && !(await stat(against).catch(() => null))?.isDirectory()) throw new UsageError(`${values.against} is not a folder`)
-    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const library = libraryOf(account)
     const folderAlbum = async (folder: string): Promise<NamedAlbum> => {
       const album = await findAlbum(library, path.basename(folder))
       if (album === null)
@@ -93,6 +106,7 @@ export const verify: Command = {
       const label = album.name ?? album.albumId
       // --deep downloads every file: its progress is drawn as it goes.
       const deepProgress: { bar: TransferProgress | null } = { bar: null }
+      const started = Date.now()
       const reports = await verifyAlbum(library, album.albumId, {
         deep,
         concurrency,
@@ -122,6 +136,7 @@ export const verify: Command = {
         },
       })
       deepProgress.bar?.stop()
+      if (deep) rememberDeepChecks(account.home, reports, started)
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
       const photos = reports.filter((r) => !r.record)

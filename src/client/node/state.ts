@@ -21,6 +21,7 @@ CREATE TABLE IF NOT EXISTS backed_up (
   recorded_at INTEGER NOT NULL,
   identity TEXT,
   content_mac TEXT,
+  version TEXT,
   PRIMARY KEY (album_id, path)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS backed_up_by_identity ON backed_up (album_id, identity);
@@ -64,6 +65,8 @@ export interface BackedUpFile {
   readonly identity: string | null
   /** The content's keyed hash (format/content.ts), hex; null in records older than it. */
   readonly contentMac: string | null
+  /** The asset's version (its original's ciphertext hash) this device last wrote or saw at this path; null in records older than it. */
+  readonly version: string | null
 }
 
 export interface SqliteSyncState extends SyncState {
@@ -85,6 +88,8 @@ export function openSyncState(file: string): SqliteSyncState {
   // A store made before the local index knew identities and keyed hashes gains their columns.
   if (columns.size > 0 && !columns.has('identity'))
     db.exec('ALTER TABLE backed_up ADD COLUMN identity TEXT; ALTER TABLE backed_up ADD COLUMN content_mac TEXT;')
+  // ... and the version it saw (decision 0047): null, any version, until the next write or match records it.
+  if (columns.size > 0 && !columns.has('version')) db.exec('ALTER TABLE backed_up ADD COLUMN version TEXT;')
   db.exec(SCHEMA)
   // A pending upload of a file no run came back to: its session expired long ago (a day, by default).
   db.prepare('DELETE FROM pending_uploads WHERE saved_at < ?').run(Date.now() - PENDING_UPLOAD_KEPT_MS)
@@ -94,14 +99,15 @@ export function openSyncState(file: string): SqliteSyncState {
   )
   const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
   const moved = db.prepare(
-    'SELECT path, asset_id, content_hash, content_mac FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1',
+    'SELECT path, asset_id, content_hash, content_mac, version FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1',
   )
   const shared = db.prepare('SELECT COUNT(*) AS n FROM backed_up WHERE album_id = ? AND asset_id = ? AND path <> ?')
   const sharedPaths = (albumId: string, assetId: string, path: string): number => (shared.get(albumId, assetId, path) as { n: number }).n
   const remember = db.prepare(
-    `INSERT INTO backed_up (album_id, path, size, modified, content_hash, asset_id, recorded_at, identity, content_mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO backed_up (album_id, path, size, modified, content_hash, asset_id, recorded_at, identity, content_mac, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (album_id, path) DO UPDATE SET size = excluded.size, modified = excluded.modified, content_hash = excluded.content_hash,
-       asset_id = excluded.asset_id, recorded_at = excluded.recorded_at, identity = excluded.identity, content_mac = excluded.content_mac`,
+       asset_id = excluded.asset_id, recorded_at = excluded.recorded_at, identity = excluded.identity, content_mac = excluded.content_mac,
+       version = excluded.version`,
   )
   const opened = db.prepare('INSERT OR IGNORE INTO open_uploads (upload_id, opened_at) VALUES (?, ?)')
   const ended = db.prepare('DELETE FROM open_uploads WHERE upload_id = ?')
@@ -117,7 +123,9 @@ export function openSyncState(file: string): SqliteSyncState {
   const deepSeen = db.prepare(
     'INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at',
   )
-  const record = db.prepare('SELECT size, modified, content_hash, asset_id, recorded_at, identity, content_mac FROM backed_up WHERE album_id = ? AND path = ?')
+  const record = db.prepare(
+    'SELECT size, modified, content_hash, asset_id, recorded_at, identity, content_mac, version FROM backed_up WHERE album_id = ? AND path = ?',
+  )
   type Row = {
     size: number
     modified: number | null
@@ -126,6 +134,7 @@ export function openSyncState(file: string): SqliteSyncState {
     recorded_at: number
     identity: string | null
     content_mac: string | null
+    version: string | null
   }
   const backedUpFile = (albumId: string, path: string): BackedUpFile | null => {
     const row = record.get(albumId, path) as Row | undefined
@@ -141,6 +150,7 @@ export function openSyncState(file: string): SqliteSyncState {
           recordedAt: row.recorded_at,
           identity: row.identity,
           contentMac: row.content_mac,
+          version: row.version,
         }
   }
   return {
@@ -155,7 +165,7 @@ export function openSyncState(file: string): SqliteSyncState {
     },
     async movedFile(albumId, path, identity, size, modified) {
       const row = moved.get(albumId, identity, size, modified, path) as
-        | { path: string; asset_id: string; content_hash: string; content_mac: string | null }
+        | { path: string; asset_id: string; content_hash: string; content_mac: string | null; version: string | null }
         | undefined
       return row === undefined
         ? null
@@ -164,11 +174,23 @@ export function openSyncState(file: string): SqliteSyncState {
             assetId: row.asset_id,
             contentHash: row.content_hash,
             contentMac: row.content_mac,
+            version: row.version,
             sharedPaths: sharedPaths(albumId, row.asset_id, row.path),
           }
     },
     async remember(entry) {
-      remember.run(entry.albumId, entry.path, entry.size, entry.modified, entry.contentHash, entry.assetId, Date.now(), entry.identity, entry.contentMac)
+      remember.run(
+        entry.albumId,
+        entry.path,
+        entry.size,
+        entry.modified,
+        entry.contentHash,
+        entry.assetId,
+        Date.now(),
+        entry.identity,
+        entry.contentMac,
+        entry.version,
+      )
     },
     async uploadOpened(uploadId) {
       opened.run(uploadId, Date.now())

@@ -2,7 +2,8 @@
 // mediaTypeOf knows them), in a stable order (names sorted, folders as they come), hidden
 // files and folders and empty files skipped (".name": system files, our own partial restores), symbolic links
 // not followed (a link can loop or leave the folder). Streams: a library of any size is walked
-// without listing it all in memory.
+// without listing it all in memory. A subfolder that cannot be listed (permissions, a failing
+// disk) is skipped and told to the caller, who names it: the rest of the folder is still walked.
 import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaFacts } from '../files.ts'
@@ -21,18 +22,56 @@ export interface WalkedFile {
 
 export const BACKED_UP_TYPES = /^(image\/(jpeg|png|gif|webp|heic|heif|avif|tiff|x-adobe-dng)|video\/(mp4|quicktime))$/
 
-export async function* walkMedia(root: string, relative = ''): AsyncGenerator<WalkedFile> {
-  const folder = path.join(root, relative)
-  const names: { name: string; isDirectory: boolean; isFile: boolean }[] = []
+/** A subfolder the walk could not list (relative to the root, "/" between names), and why. */
+export interface UnreadableFolder {
+  readonly path: string
+  readonly error: string
+}
+
+/**
+ * The photos and videos under `root`/`relative`. The folder itself must be listable (it throws
+ * otherwise); a subfolder that is not is skipped and given to `onUnreadable`, or, without it,
+ * ends the walk with its error.
+ */
+export async function* walkMedia(root: string, relative = '', onUnreadable?: (folder: UnreadableFolder) => void): AsyncGenerator<WalkedFile> {
+  yield* walkListed(root, relative, await listing(path.join(root, relative)), onUnreadable)
+}
+
+interface Entry {
+  readonly name: string
+  readonly isDirectory: boolean
+  readonly isFile: boolean
+}
+
+/** A folder's entries, hidden ones left out, sorted by name. */
+async function listing(folder: string): Promise<Entry[]> {
+  const entries: Entry[] = []
   for await (const entry of await opendir(folder)) {
     if (entry.name.startsWith('.')) continue
-    names.push({ name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() })
+    entries.push({ name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() })
   }
-  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  for (const entry of names) {
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+async function* walkListed(
+  root: string,
+  relative: string,
+  entries: readonly Entry[],
+  onUnreadable: ((folder: UnreadableFolder) => void) | undefined,
+): AsyncGenerator<WalkedFile> {
+  for (const entry of entries) {
     const child = relative === '' ? entry.name : `${relative}/${entry.name}`
-    if (entry.isDirectory) yield* walkMedia(root, child)
-    else if (entry.isFile) {
+    if (entry.isDirectory) {
+      let inner: Entry[]
+      try {
+        inner = await listing(path.join(root, child))
+      } catch (error) {
+        if (onUnreadable === undefined) throw error
+        onUnreadable({ path: child, error: (error as Error).message })
+        continue
+      }
+      yield* walkListed(root, child, inner, onUnreadable)
+    } else if (entry.isFile) {
       const walked = await walkedFile(root, child)
       if (walked !== null) yield walked
     }
