@@ -86,17 +86,25 @@ export const restore: Command = {
         signal,
         onEvent: ({ name, assetId, outcome, size, error }) => {
           if (error !== undefined) out.warn(`coffer-photos: ${error}`)
-          progress.advance(size, name ?? `asset ${assetId}`, { skipped: outcome === 'unchanged' })
+          if (outcome === 'kept' && name !== null)
+            out.warn(
+              `coffer-photos: kept your file ${path.join(dest, name)}: it differs from the album's; the album's is not restored (--overwrite replaces it)`,
+            )
+          progress.advance(size, name ?? `asset ${assetId}`, { skipped: outcome === 'unchanged' || outcome === 'kept' })
           if (verbosity === 'verbose') out.say(`${outcome}  ${name ?? `asset ${assetId}`}  (${bytesText(size)})`)
           out.event('file', { path: name, outcome, size, asset_id: assetId, ...(error === undefined ? {} : { error }) })
         },
       })
       progress.stop()
-      const { restored, unchanged, failed, stopped } = summary
-      out.event('summary', { restored, unchanged, failed, files: plan.files, stopped })
-      out.say(`${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ${failed} failed, of ${plan.files} files`)
+      const { restored, unchanged, kept, failed, stopped } = summary
+      out.event('summary', { restored, unchanged, kept, failed, files: plan.files, stopped })
+      out.say(
+        `${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ` +
+          `${kept > 0 ? `${kept} not restored: a different file of yours is at its name and was kept (--overwrite replaces them), ` : ''}` +
+          `${failed} failed, of ${plan.files} files`,
+      )
       for (const failure of summary.failures) out.warn(`failed: ${failure.error}`)
-      return stopped ? EXIT.interrupted : failed > 0 ? EXIT.failed : EXIT.ok
+      return stopped ? EXIT.interrupted : failed > 0 || kept > 0 ? EXIT.failed : EXIT.ok
     } finally {
       progress.stop()
     }
