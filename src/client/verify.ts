@@ -63,6 +63,10 @@ export interface VerifyOptions {
   readonly deep?: boolean
   /** Told as each asset's report is complete. */
   readonly onAsset?: (report: AssetReport) => void
+  /** Told once what will be checked: the assets, and the plaintext bytes of their originals (what `deep` downloads). */
+  readonly onPlanned?: (assets: number, bytes: number) => void
+  /** With `deep`: told, as an asset's original is downloaded, how many of its plaintext bytes have come so far. */
+  readonly onDownloaded?: (file: { readonly assetId: string; readonly name: string }, bytes: number) => void
   /** Assets checked at once (receipts, downloads); 4 unless given. */
   readonly concurrency?: number
   /** With `deep`, also download and decrypt every blob here; true unless given. */
@@ -185,6 +189,10 @@ async function verifyWindow(
     checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0, intact: [] })
   })
   checked.sort((a, b) => a.entry.sync_seq - b.entry.sync_seq)
+  options.onPlanned?.(
+    checked.length,
+    checked.reduce((sum, c) => sum + (c.opened?.metadata.size ?? 0), 0),
+  )
 
   // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
   // deep check found intact recently (options.recentlyIntact) is asked without: the server's
@@ -260,7 +268,12 @@ async function verifyWindow(
     let checkedHere: string[] = []
     if (options.deep === true && options.download !== false && opened !== null) {
       try {
-        for await (const _ of opened.bytes); // every chunk authenticated, the hash and size checked at the end
+        let downloaded = 0
+        // Every chunk authenticated, the hash and size checked at the end.
+        for await (const chunk of opened.bytes) {
+          downloaded += chunk.length
+          options.onDownloaded?.({ assetId: entry.asset_id, name: opened.metadata.name }, downloaded)
+        }
         for (const blob of opened.metadata.blobs) if (blob.kind !== 'original') await opened.derivative(blob.kind)
         // The metadata and the manifest were read and checked when the file was opened.
         checkedHere = blobs.map((blob) => blob.hash)

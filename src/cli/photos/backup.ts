@@ -133,7 +133,7 @@ export const backup: Command = {
       totals: { files: number; bytes: number },
       leftOut: LeftOut = { unreadable: [], skipped: [] },
     ): Promise<BackupSummary> => {
-      const progress = transferProgress(out, totals, verbosity)
+      const progress = transferProgress(out, totals, { verbosity })
       const started = Date.now()
       const readBefore = bytesReadByProcess()
       try {
@@ -155,8 +155,11 @@ export const backup: Command = {
                   aborted_uploads: event.abortedUploads,
                 })
               } else if (event.type === 'file') {
-                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, event.path)
-                if (verbosity === 'verbose') progress.line(`${event.outcome}  ${event.path}  (${bytesText(event.size)})`)
+                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
+                  path: event.path,
+                  skipped: event.outcome === 'unchanged' || event.outcome === 'kept' || event.outcome === 'deleted',
+                })
+                if (verbosity === 'verbose') out.say(`${event.outcome}  ${event.path}  (${bytesText(event.size)})`)
                 out.event('file', {
                   path: event.path,
                   outcome: event.outcome,
@@ -166,8 +169,8 @@ export const backup: Command = {
                   ...(event.error === undefined ? {} : { error: event.error }),
                   ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })
-                if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
-              } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+                if (event.outcome === 'failed') out.warn(`coffer-photos: ${event.error}`)
+              } else out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
             },
             // The bar moves within each file as the library reads and sends it.
             onProgress: (path, upload) => progress.moving(path, uploadFraction(upload) * upload.size),

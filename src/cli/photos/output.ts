@@ -18,19 +18,45 @@ export interface Output {
   warn(text: string): void
   /** Where live progress is drawn (stderr): rewritten in place when it is a terminal. */
   readonly progress: TextStream
+  /**
+   * Shows `line` (a progress line on a terminal) until the answered function is called: until
+   * then, each line said or warned (a retry of the client library's too) clears it first and
+   * has it drawn again after, so that it lands on a line of its own.
+   */
+  live(line: LiveLine): () => void
+}
+
+/** A line drawn in place at the bottom of a terminal. */
+export interface LiveLine {
+  /** Clears it; answers whether anything was shown. */
+  clear(): boolean
+  /** Draws it again, as it was. */
+  redraw(): void
 }
 
 export function consoleOutput(json: boolean, io: Pick<CommandIo, 'stdout' | 'stderr'>): Output {
+  let shown: LiveLine | null = null
+  const above = (write: () => void): void => {
+    const cleared = shown?.clear() === true
+    write()
+    if (cleared) shown?.redraw()
+  }
   return {
     json,
     say: (text) => {
-      if (!json) io.stdout.write(`${text}\n`)
+      if (!json) above(() => io.stdout.write(`${text}\n`))
     },
     event: (name, fields) => {
       if (json) io.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`)
     },
-    warn: (text) => io.stderr.write(`${text}\n`),
+    warn: (text) => above(() => io.stderr.write(`${text}\n`)),
     progress: io.stderr,
+    live(line) {
+      shown = line
+      return () => {
+        if (shown === line) shown = null
+      }
+    },
   }
 }
 

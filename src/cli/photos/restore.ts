@@ -15,6 +15,16 @@ import { countOption, libraryOf, namedAlbum } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
+/** `bytes` as they pass, the count so far told to `tell` after each piece. */
+async function* counted(bytes: AsyncIterable<Uint8Array>, tell: (soFar: number) => void): AsyncGenerator<Uint8Array> {
+  let soFar = 0
+  for await (const piece of bytes) {
+    soFar += piece.length
+    tell(soFar)
+    yield piece
+  }
+}
+
 /** Removes the partial files an interrupted restore left (hidden, ending in PARTIAL_SUFFIX). */
 async function removePartials(folder: string): Promise<number> {
   let removed = 0
@@ -61,27 +71,40 @@ export const restore: Command = {
     const plan = await planAlbum(library, album.albumId)
     if (verbosity !== 'quiet') out.say(`restoring ${plan.files} files (${bytesText(plan.bytes)}) from album "${album.name}" into ${dest}`)
     out.event('start', { album: album.name, album_id: album.albumId, files: plan.files, bytes: plan.bytes })
-    const progress = transferProgress(out, plan, verbosity)
+    const progress = transferProgress(out, plan, { verbosity, skippedWord: 'already there' })
+    const writer = restoreInto(dest, { overwrite: values.overwrite === true })
     try {
       const summary = await restoreAll({
         library,
         plan,
-        write: restoreInto(dest, { overwrite: values.overwrite === true }),
+        // The bar moves with each chunk written, not only when a file ends.
+        write: (file, name) => {
+          const bytes = counted(file.bytes, (written) => progress.moving(name, written))
+          return writer({ ...file, bytes, derivative: (kind) => file.derivative(kind) }, name)
+        },
         concurrency,
         signal,
         onEvent: ({ name, assetId, outcome, size, error }) => {
-          if (error !== undefined) progress.note(`coffer-photos: ${error}`)
-          progress.advance(size, name ?? `asset ${assetId}`)
-          if (verbosity === 'verbose') progress.line(`${outcome}  ${name ?? `asset ${assetId}`}  (${bytesText(size)})`)
+          if (error !== undefined) out.warn(`coffer-photos: ${error}`)
+          if (outcome === 'kept' && name !== null)
+            out.warn(
+              `coffer-photos: kept your file ${path.join(dest, name)}: it differs from the album's; the album's is not restored (--overwrite replaces it)`,
+            )
+          progress.advance(size, name ?? `asset ${assetId}`, { skipped: outcome === 'unchanged' || outcome === 'kept' })
+          if (verbosity === 'verbose') out.say(`${outcome}  ${name ?? `asset ${assetId}`}  (${bytesText(size)})`)
           out.event('file', { path: name, outcome, size, asset_id: assetId, ...(error === undefined ? {} : { error }) })
         },
       })
       progress.stop()
-      const { restored, unchanged, failed, stopped } = summary
-      out.event('summary', { restored, unchanged, failed, files: plan.files, stopped })
-      out.say(`${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ${failed} failed, of ${plan.files} files`)
+      const { restored, unchanged, kept, failed, stopped } = summary
+      out.event('summary', { restored, unchanged, kept, failed, files: plan.files, stopped })
+      out.say(
+        `${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ` +
+          `${kept > 0 ? `${kept} not restored: a different file of yours is at its name and was kept (--overwrite replaces them), ` : ''}` +
+          `${failed} failed, of ${plan.files} files`,
+      )
       for (const failure of summary.failures) out.warn(`failed: ${failure.error}`)
-      return stopped ? EXIT.interrupted : failed > 0 ? EXIT.failed : EXIT.ok
+      return stopped ? EXIT.interrupted : failed > 0 || kept > 0 ? EXIT.failed : EXIT.ok
     } finally {
       progress.stop()
     }

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { findAlbum, namedAlbums, type NamedAlbum } from '../../client/albums.ts'
-import { compareWithLocal, type ComparedFile } from '../../client/compare.ts'
+import { compareWithLocal, type ComparedFile, type ComparisonOutcome } from '../../client/compare.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { localFiles } from '../../client/node/compare.ts'
 import { openSyncState } from '../../client/node/state.ts'
@@ -15,6 +15,7 @@ import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
+import { transferProgress, type TransferProgress } from './transfer-progress.ts'
 
 /**
  * Files compared with --against unless told (decision 0033): a fixed number, not a share, so
@@ -33,6 +34,9 @@ const SHOWN: Partial<Record<ComparedFile['outcome'], (file: ComparedFile, where:
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
+
+/** The outcomes of a pair compared byte for byte (the progress counts them). */
+const COMPARED: ReadonlySet<ComparisonOutcome> = new Set(['match', 'differs', 'failed'])
 
 /** Remembers the blobs a deep verification found intact, for free-up (src/client/node/free-up.ts). */
 function rememberDeepChecks(home: string, reports: readonly AssetReport[], at: number): void {
@@ -100,11 +104,22 @@ export const verify: Command = {
     let stopped = false
     for (const album of albums) {
       const label = album.name ?? album.albumId
+      // --deep downloads every file: its progress is drawn as it goes.
+      const deepProgress: { bar: TransferProgress | null } = { bar: null }
       const started = Date.now()
       const reports = await verifyAlbum(library, album.albumId, {
         deep,
         concurrency,
+        ...(deep
+          ? {
+              onPlanned: (assets: number, bytes: number) => {
+                deepProgress.bar = transferProgress(out, { files: assets, bytes })
+              },
+              onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.bar?.moving(file.assetId, bytes, file.name),
+            }
+          : {}),
         onAsset: (report: AssetReport) => {
+          deepProgress.bar?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
           out.event('asset', {
             album: album.name,
             asset_id: report.assetId,
@@ -120,6 +135,7 @@ export const verify: Command = {
             out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
         },
       })
+      deepProgress.bar?.stop()
       if (deep) rememberDeepChecks(account.home, reports, started)
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
@@ -141,11 +157,17 @@ export const verify: Command = {
         )
       if (against === null) continue
 
+      const compareProgress: { bar: TransferProgress | null } = { bar: null }
       const compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
         ...(sample === undefined ? {} : { sample }),
         concurrency,
         signal,
+        onPicked: (files, bytes) => {
+          compareProgress.bar = transferProgress(out, { files, bytes })
+        },
+        onCompared: (file, bytes) => compareProgress.bar?.moving(file.assetId, bytes, file.name),
         onFile: (file) => {
+          if (COMPARED.has(file.outcome) && file.assetId !== null) compareProgress.bar?.advance(file.size, file.path, { path: file.assetId })
           out.event('file', {
             album: album.name,
             path: file.path,
@@ -159,6 +181,7 @@ export const verify: Command = {
           if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
         },
       })
+      compareProgress.bar?.stop()
       out.event('comparison', {
         album: album.name,
         folder: against,
