@@ -150,8 +150,13 @@ describe('batch downloads in flight', () => {
       await gate
       return take(...args)
     })
-    const connections = () => new Promise<number>((resolve, reject) => busy.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
-    const outgoing = request(new URL(`${busy.url}/v1/blobs/batch`), { method: 'POST', agent: false, headers: { ...bearer(member), 'content-type': 'application/json' } })
+    const connections = () =>
+      new Promise<number>((resolve, reject) => busy.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+    const outgoing = request(new URL(`${busy.url}/v1/blobs/batch`), {
+      method: 'POST',
+      agent: false,
+      headers: { ...bearer(member), 'content-type': 'application/json' },
+    })
     outgoing.on('error', () => {})
     outgoing.end(JSON.stringify({ hashes: [hash] }))
     await waiting
