@@ -55,6 +55,8 @@ export interface Config {
   readonly blobDownload: 'stream' | 'redirect'
   /** Most blob bytes one batch download answers (POST /v1/blobs/batch); the rest answer 413 in it. */
   readonly blobBatchMaxBytes: number
+  /** Batch downloads in flight at once: per account on every instance together (429 past it), and per process (503). */
+  readonly batchDownloads: { readonly perAccount: number; readonly perProcess: number }
   readonly cryptoSuites: readonly number[]
   readonly uploadSessionTtlS: number
   readonly maxBlobBytes: number
@@ -279,6 +281,10 @@ export function loadConfig(env: Env = process.env): Config {
     blobBucket: bucket,
     blobDownload: blobDownload(env, bucket),
     blobBatchMaxBytes: integer(env, 'BLOB_BATCH_MAX_BYTES', 8 * 1024 * 1024, 1),
+    batchDownloads: {
+      perAccount: integer(env, 'BATCH_DOWNLOADS_PER_ACCOUNT', 4, 1, 64),
+      perProcess: integer(env, 'BATCH_DOWNLOADS_PER_PROCESS', 16, 1),
+    },
     cryptoSuites: integerList(env, 'CRYPTO_SUITES', [1]),
     uploadSessionTtlS: integer(env, 'UPLOAD_SESSION_TTL_S', 86_400, 1),
     // A bucket publishes a blob with one CopyObject, which S3 allows up to 5 GiB.

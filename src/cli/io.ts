@@ -6,6 +6,8 @@
 /** An output stream as a command writes to it: text, and whether a terminal shows it. */
 export interface TextStream extends NodeJS.WritableStream {
   readonly isTTY?: boolean
+  /** A terminal's width in characters. */
+  readonly columns?: number
 }
 
 /** Standard input: a terminal or not; destroyed once read, so that it keeps no process alive. */

@@ -89,6 +89,10 @@ export interface CompareOptions {
   readonly signal?: AbortSignal
   /** Told of every file with something to say: each one compared, changed, missing or not in the album. */
   readonly onFile?: (file: ComparedFile) => void
+  /** Told once the pairs to compare are picked: how many, and the bytes of their local files. */
+  readonly onPicked?: (files: number, bytes: number) => void
+  /** Told, as a pair is compared, how many bytes of the stored original have been read so far. */
+  readonly onCompared?: (file: { readonly assetId: string; readonly name: string }, bytes: number) => void
   /** Uniform in [0, 1), for the sample; Math.random unless given. */
   readonly random?: () => number
 }
@@ -177,6 +181,20 @@ export async function firstDifference(stored: Bytes, local: Bytes): Promise<{ re
   }
 }
 
+/** `bytes` of `file` as they pass, the count so far told to `tell` (when given). */
+async function* counted(
+  bytes: AsyncIterable<Uint8Array>,
+  file: { readonly assetId: string; readonly name: string },
+  tell: CompareOptions['onCompared'],
+): AsyncGenerator<Uint8Array> {
+  let count = 0
+  for await (const piece of bytes) {
+    count += piece.length
+    tell?.({ assetId: file.assetId, name: file.name }, count)
+    yield piece
+  }
+}
+
 /** Picks `count` of `items` at random, in their order. */
 function sampleOf<T>(items: readonly T[], count: number, random: () => number): T[] {
   if (count >= items.length) return [...items]
@@ -242,13 +260,17 @@ export async function compareWithLocal(
 
   const picked = sampleOf(comparable, options.sample ?? comparable.length, options.random ?? Math.random)
   const pairOf = new Map(picked.map((pair) => [pair.asset.assetId, pair]))
+  options.onPicked?.(
+    picked.length,
+    picked.reduce((sum, pair) => sum + pair.file.size, 0),
+  )
   const compare = async (entry: Parameters<typeof restoreFile>[1]): Promise<void> => {
     if (options.signal?.aborted === true) return
     const { asset, file } = pairOf.get(entry.asset_id)!
     const result = { path: asset.name, assetId: asset.assetId, size: file.size }
     try {
       const opened = await restoreFile({ ...library, albumId }, entry)
-      const { offset, bytes } = await firstDifference(opened.bytes, file.open())
+      const { offset, bytes } = await firstDifference(counted(opened.bytes, asset, options.onCompared), file.open())
       counts.bytes += bytes
       if (offset === null) tell({ ...result, outcome: 'match' })
       else

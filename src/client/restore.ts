@@ -9,8 +9,8 @@
 // - Failures are per file: a file that cannot be opened (its manifest, metadata or key) or
 //   written is reported and the run goes on. What every other file would meet too (401 session
 //   ended, 403 suspended: the server's CofferProblem is thrown, not the FileTransferError around
-//   it) and a failure to read the feed stop the run and are thrown, once the files in flight
-//   have finished.
+//   it; a full disk: DiskFullError, naming the first file that found no room) and a failure to
+//   read the feed stop the run and are thrown, once the files in flight have finished.
 // - Stopping (the signal): no new file is taken, the files in flight finish.
 // - The writer is a port: node/files.ts restoreInto writes into a folder; a browser can write
 //   to a folder handle or an archive.
@@ -18,7 +18,8 @@ import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './a
 import type { RestoredFile } from './files.ts'
 import { fatalCause } from './sync.ts'
 
-export type RestoreOutcome = 'restored' | 'unchanged' | 'failed'
+/** `kept`: a different file is already at its name (the writer keeps it): this one is not restored. */
+export type RestoreOutcome = 'restored' | 'unchanged' | 'kept' | 'failed'
 
 /** One file done: `name` is the name it was given, null when it could not be opened (its metadata unread). */
 export interface RestoreEvent {
@@ -36,6 +37,7 @@ export interface RestoreSummary {
   readonly files: number
   readonly restored: number
   readonly unchanged: number
+  readonly kept: number
   readonly failed: number
   /** True when the signal stopped the run before every planned file was taken. */
   readonly stopped: boolean
@@ -43,11 +45,36 @@ export interface RestoreSummary {
 }
 
 /**
- * Puts one opened file in place under `name`: 'restored', or 'unchanged' when an identical file
- * is already there. Throws to fail this file (the run goes on). It reads `file.bytes` at most
- * once, and keeps nothing under `name` unless they end without throwing.
+ * Puts one opened file in place under `name`: 'restored', 'unchanged' when an identical file is
+ * already there, or 'kept' when a different one is (and stays). Throws to fail this file (the run
+ * goes on; a full disk stops it: DiskFullError). It reads `file.bytes` at most once, and keeps
+ * nothing under `name` unless they end without throwing.
  */
-export type RestoreWriter = (file: RestoredFile, name: string) => Promise<'restored' | 'unchanged'>
+export type RestoreWriter = (file: RestoredFile, name: string) => Promise<'restored' | 'unchanged' | 'kept'>
+
+/**
+ * The writer found no room (ENOSPC, or EDQUOT: the quota spent): every next file would fail the
+ * same way, so the run stops at the first, naming it. `code` is the system's.
+ */
+export class DiskFullError extends Error {
+  override readonly name = 'DiskFullError'
+  readonly code: string
+  readonly fileName: string
+
+  constructor(fileName: string, code: string, options?: ErrorOptions) {
+    super(`no space left to write ${fileName} (${code}); the files restored before it are kept: make room and run again to continue`, options)
+    this.code = code
+    this.fileName = fileName
+  }
+}
+
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT'])
+
+/** The system's code when `error` says the disk is full, else null. */
+function diskFull(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && DISK_FULL.has(code) ? code : null
+}
 
 export interface RestoreRun {
   readonly library: Library
@@ -83,7 +110,7 @@ export function uniqueName(name: string, assetId: string, taken: Set<string>): s
 export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
   const concurrency = Math.max(1, run.concurrency ?? 4)
   const emit = run.onEvent ?? (() => {})
-  const counts = { restored: 0, unchanged: 0, failed: 0 }
+  const counts = { restored: 0, unchanged: 0, kept: 0, failed: 0 }
   const failures: { name: string | null; assetId: string; error: string }[] = []
   let stopError: unknown = null
   let exhausted = false
@@ -127,7 +154,8 @@ export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
       try {
         finish(name, assetId, file.metadata.size, await run.write(file, name))
       } catch (caught) {
-        const stop = fatalCause(caught)
+        const full = diskFull(caught)
+        const stop = full === null ? fatalCause(caught) : new DiskFullError(name, full, { cause: caught })
         if (stop !== null) {
           stopError ??= stop
           return

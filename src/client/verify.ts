@@ -55,12 +55,18 @@ export interface AssetReport {
   readonly deepPending: number
   /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
   readonly intact: readonly string[]
+  /** With `deep` and the download: every blob, when each was downloaded and checked here; empty otherwise. */
+  readonly checkedHere: readonly string[]
 }
 
 export interface VerifyOptions {
   readonly deep?: boolean
   /** Told as each asset's report is complete. */
   readonly onAsset?: (report: AssetReport) => void
+  /** Told once what will be checked: the assets, and the plaintext bytes of their originals (what `deep` downloads). */
+  readonly onPlanned?: (assets: number, bytes: number) => void
+  /** With `deep`: told, as an asset's original is downloaded, how many of its plaintext bytes have come so far. */
+  readonly onDownloaded?: (file: { readonly assetId: string; readonly name: string }, bytes: number) => void
   /** Assets checked at once (receipts, downloads); 4 unless given. */
   readonly concurrency?: number
   /** With `deep`, also download and decrypt every blob here; true unless given. */
@@ -71,6 +77,8 @@ export interface VerifyOptions {
    * receipts still are), saving the server's per-account budget for the others.
    */
   readonly recentlyIntact?: (hash: string) => boolean
+  /** Receipts asked for a page (CofferClient.assetReceipts); the server's default page unless given. */
+  readonly receiptsPageSize?: number
 }
 
 type AttestationKeys = Awaited<ReturnType<CofferClient['attestationKeys']>>
@@ -181,6 +189,10 @@ async function verifyWindow(
     checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0, intact: [] })
   })
   checked.sort((a, b) => a.entry.sync_seq - b.entry.sync_seq)
+  options.onPlanned?.(
+    checked.length,
+    checked.reduce((sum, c) => sum + (c.opened?.metadata.size ?? 0), 0),
+  )
 
   // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
   // deep check found intact recently (options.recentlyIntact) is asked without: the server's
@@ -230,7 +242,11 @@ async function verifyWindow(
   await inParallel(checked, concurrency, async (item) => {
     const { entry, opened, blobs, issues } = item
     const problems: string[] = []
-    const { receipts } = await library.client.assetReceipts(entry.asset_id)
+    // Every page, checked as one chain: a link across a page boundary is checked as any other.
+    const { receipts } = await library.client.assetReceipts(
+      entry.asset_id,
+      options.receiptsPageSize === undefined ? {} : { pageSize: options.receiptsPageSize },
+    )
     const check = await verifyReceipts(receipts, keys, entry.asset_id, library.verify)
     problems.push(...check.problems)
     // A replaced asset keeps the receipts of its earlier versions (API.md section 7): they are
@@ -249,10 +265,18 @@ async function verifyWindow(
     for (const blob of blobs)
       if (!receipts.some((r) => r.ciphertext_hash === blob.hash)) problems.push(`the ${blob.role} blob ${blob.hash.slice(0, 12)}… has no custody receipt`)
     issues.push(...problems.map((message) => ({ kind: 'receipt' as const, message })))
+    let checkedHere: string[] = []
     if (options.deep === true && options.download !== false && opened !== null) {
       try {
-        for await (const _ of opened.bytes); // every chunk authenticated, the hash and size checked at the end
+        let downloaded = 0
+        // Every chunk authenticated, the hash and size checked at the end.
+        for await (const chunk of opened.bytes) {
+          downloaded += chunk.length
+          options.onDownloaded?.({ assetId: entry.asset_id, name: opened.metadata.name }, downloaded)
+        }
         for (const blob of opened.metadata.blobs) if (blob.kind !== 'original') await opened.derivative(blob.kind)
+        // The metadata and the manifest were read and checked when the file was opened.
+        checkedHere = blobs.map((blob) => blob.hash)
       } catch (error) {
         issues.push({ kind: 'download', message: `downloaded, it fails: ${(error as Error).message}` })
       }
@@ -269,6 +293,7 @@ async function verifyWindow(
       issues,
       deepPending: item.deepPending,
       intact: item.intact,
+      checkedHere,
     }
     reports.push(report)
     options.onAsset?.(report)

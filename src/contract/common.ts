@@ -4,6 +4,12 @@ import { UUID_PATTERN } from './constants.ts'
 /** RFC 3339 UTC with `Z`, millisecond precision. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' })
 
+/**
+ * The annotation of a string the server keeps as sent and never reads as text (a relay payload):
+ * it may hold U+0000, which every other string a client sends refuses (decision 0044).
+ */
+export const OPAQUE_STRING = 'x-opaque'
+
 export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'Canonical UUID: lowercase, hyphenated' })
 
 /**

@@ -3,7 +3,7 @@
 // operator's view of an account (issue 17, docs/decisions/0006-custody-moderation.md).
 import Type from 'typebox'
 import { Hash } from './albums.ts'
-import { Timestamp, Uuid } from './common.ts'
+import { Timestamp, Uuid, WholeNumber } from './common.ts'
 
 export const AssetVerifyRequest = Type.Object(
   {
@@ -57,7 +57,17 @@ export const AssetReceipt = Type.Object({
   receipt_cbor: Type.String({ description: 'Standard base64 of the canonical CBOR map {"body", "sig"}: this is the receipt, the other fields read it' }),
 })
 
-export const AssetReceiptsResponse = Type.Object({ asset_id: Type.String(), receipts: Type.Array(AssetReceipt, { description: 'receipt_seq order' }) })
+/** Paged as the feed is (API.md section 6): `after` a receipt_seq, `limit` 1-1000. */
+export const AssetReceiptsQuery = Type.Object({
+  after: WholeNumber({ default: 0, description: 'Receipts numbered after this receipt_seq: 0, then the previous page’s next_after' }),
+  limit: WholeNumber({ minimum: 1, maximum: 1000, default: 200, description: 'At most this many receipts; a shorter page is the last' }),
+})
+
+export const AssetReceiptsResponse = Type.Object({
+  asset_id: Type.String(),
+  receipts: Type.Array(AssetReceipt, { description: 'receipt_seq order' }),
+  next_after: Type.Integer({ description: 'The last receipt’s receipt_seq, or `after` itself on an empty page: the next page’s `after`' }),
+})
 
 export const AttestationKey = Type.Object({
   key_id: Type.String(),
@@ -101,7 +111,10 @@ export const AdminUserParams = Type.Object({ user_id: Uuid })
 
 export const AccountUsage = Type.Object({
   bytes: Type.Integer({ description: 'Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage)' }),
-  assets: Type.Integer({ description: 'Its live assets: created and not deleted (taken-down ones included)' }),
+  assets: Type.Integer({
+    description:
+      'Its live assets: created and not deleted (taken-down ones included). An asset is what a client stores as one, which the server cannot look into: each photo or video, and with the photo library each album’s record too (59 photos in 2 albums are 61 assets)',
+  }),
 })
 
 export const SecondFactorStatus = Type.Object({

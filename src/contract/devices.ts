@@ -1,7 +1,7 @@
 // Wire shapes of the identity key, device directory, revoke-all and the enrollment relay
 // (SPEC.md "Directory publication", "Device enrollment", "Tokens and challenges").
 import Type from 'typebox'
-import { Timestamp, Uuid } from './common.ts'
+import { OPAQUE_STRING, Timestamp, Uuid } from './common.ts'
 
 /** 32 random bytes, base64url without padding: a channel id. */
 export const CapabilityId = Type.String({
@@ -49,7 +49,10 @@ export const ChannelResponse = Type.Object({ channel_id: CapabilityId, expires_a
 export const RelayDirection = Type.Union([Type.Literal('to_initiator'), Type.Literal('to_enrollee')])
 
 export const RelayRequest = Type.Object(
-  { direction: RelayDirection, payload: Type.String({ description: 'Opaque, at most 64 KiB of UTF-8; never inspected' }) },
+  {
+    direction: RelayDirection,
+    payload: Type.String({ description: 'Opaque, at most 64 KiB of UTF-8 (U+0000 included); never inspected', [OPAQUE_STRING]: true }),
+  },
   { additionalProperties: false },
 )
 

@@ -8,6 +8,7 @@ describe('advisoryCohortHash', () => {
     ['x'.repeat(128), 'x'.repeat(128)],
     ['x'.repeat(129), null],
     ['', null],
+    ['a\u0000b', null],
     [42, null],
     [null, null],
     [undefined, null],

@@ -129,6 +129,15 @@ export interface DownloadedBlobs {
   readonly refused: Map<string, BlobRefusal>
 }
 
+/** The answers to a batch download that mean "the same request, a little later". */
+const BATCH_BUSY_CODES: ReadonlySet<string> = new Set(['error.batch.too_many', 'error.batch.server_busy'])
+
+/** Tries of one batch request while the server answers it busy, the first included. */
+const BATCH_BUSY_TRIES = 10
+
+/** Receipts `assetReceipts` asks for a page: the server's default page. */
+export const RECEIPTS_PAGE_SIZE = 200
+
 /** One item of a batch answer as the server encodes it (POST /v1/blobs/batch). */
 type BatchItem =
   | { readonly hash: string; readonly status: 200; readonly bytes: Uint8Array }
@@ -732,14 +741,31 @@ export class CofferClient {
     return result
   }
 
-  /** One batch request, its answer checked to be one item per hash in the order asked. */
+  /**
+   * One batch request, its answer checked to be one item per hash in the order asked. While the
+   * account or the server has as many batches in flight as it allows (429 `error.batch.too_many`,
+   * 503 `error.batch.server_busy`), it is asked again after Retry-After, up to BATCH_BUSY_TRIES
+   * times in all: a batch is a read, and the wait is the server's own estimate.
+   */
   async #blobBatch(hashes: readonly string[]): Promise<BatchItem[]> {
-    const response = await this.#request({ method: 'POST', path: '/v1/blobs/batch', json: { hashes }, bearer: true })
+    const response = await this.#batchRequest(hashes)
     const items = decodeStrict(new Uint8Array(await response.arrayBuffer()))
     if (!Array.isArray(items) || items.length !== hashes.length || !items.every((item, i) => isBatchItem(item) && item.hash === hashes[i])) {
       throw new Error('the batch answer does not match the hashes asked for')
     }
     return items as BatchItem[]
+  }
+
+  async #batchRequest(hashes: readonly string[]): Promise<Response> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await this.#request({ method: 'POST', path: '/v1/blobs/batch', json: { hashes }, bearer: true })
+      } catch (error) {
+        const busy = error instanceof CofferProblem && BATCH_BUSY_CODES.has(error.code) && error.retryAfterS !== null
+        if (!busy || tried >= BATCH_BUSY_TRIES) throw error
+        await new Promise((resolve) => setTimeout(resolve, (error.retryAfterS ?? 0) * 1000))
+      }
+    }
   }
 
   /** A blob larger than a batch's whole budget, by the single download; its refusal is recorded as a batch's would be. */
@@ -818,8 +844,31 @@ export class CofferClient {
     return this.#json({ method: 'POST', path: '/v1/storage/verify', json: request, bearer: true })
   }
 
-  assetReceipts(assetId: string): Promise<AssetReceipts> {
-    return this.#json({ method: 'GET', path: `/v1/assets/${encodeURIComponent(assetId)}/receipts`, bearer: true })
+  /**
+   * One page of an asset's receipts: those numbered after `after` (a receipt_seq, 0 for the
+   * first page), at most `limit` (1-1000; the server's 200 unless given). A shorter page is the last.
+   */
+  assetReceiptsPage(assetId: string, after = 0, limit?: number): Promise<AssetReceipts> {
+    const query = `after=${after}${limit === undefined ? '' : `&limit=${limit}`}`
+    return this.#json({ method: 'GET', path: `/v1/assets/${encodeURIComponent(assetId)}/receipts?${query}`, bearer: true })
+  }
+
+  /**
+   * Every receipt of an asset, replaced bundles included, in receipt_seq order: page after page
+   * of `pageSize` (RECEIPTS_PAGE_SIZE unless given) until a shorter one, each asked for after the
+   * last receipt received (not after what the server says is next, so it cannot skip any). The
+   * whole list is what `verifyReceipts` checks as one chain.
+   */
+  async assetReceipts(assetId: string, options: { readonly pageSize?: number } = {}): Promise<AssetReceipts> {
+    const pageSize = options.pageSize ?? RECEIPTS_PAGE_SIZE
+    const receipts: AssetReceipts['receipts'] = []
+    for (let after = 0; ; ) {
+      const page = await this.assetReceiptsPage(assetId, after, pageSize)
+      receipts.push(...page.receipts)
+      const last = page.receipts.at(-1)
+      if (last === undefined || page.receipts.length < pageSize) return { asset_id: page.asset_id, receipts, next_after: last?.receipt_seq ?? after }
+      after = last.receipt_seq
+    }
   }
 
   /** The keys that sign receipts (no credential needed). Check receipts with `verifyReceipts` (sdk/receipts.ts). */

@@ -9,6 +9,7 @@
 import type { AccountDeletionStore } from './port/account-deletion.ts'
 import type { AccountStore } from './port/accounts.ts'
 import type { AlbumStore } from './port/albums.ts'
+import type { BatchDownloadSlotStore } from './port/batch-downloads.ts'
 import type { AttemptBudgetStore, PasswordFailureStore } from './port/budgets.ts'
 import type { CustodyStore } from './port/custody.ts'
 import type { DirectoryStore } from './port/directory.ts'
@@ -34,6 +35,7 @@ export interface Store
   extends AccountStore,
     PasswordFailureStore,
     AttemptBudgetStore,
+    BatchDownloadSlotStore,
     SecurityEventStore,
     SessionStore,
     SecondFactorStore,

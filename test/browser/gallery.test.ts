@@ -112,6 +112,27 @@ async function dropFiles(page: Page, photos: readonly Photo[]): Promise<void> {
   await page.locator('main').dispatchEvent('drop', { dataTransfer })
 }
 
+/** Starts keeping every text the page's main heading shows; the returned function reads them, in order. */
+async function recordHeadings(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    // The page's globals (this file is type-checked without the DOM's types).
+    const page = globalThis as unknown as {
+      document: { body: unknown; querySelector(selector: string): { textContent: string | null } | null }
+      MutationObserver: new (seen: () => void) => { observe(node: unknown, options: object): void }
+      headingsSeen: string[]
+    }
+    const seen: string[] = []
+    const look = (): void => {
+      const text = page.document.querySelector('main h1')?.textContent ?? null
+      if (text !== null && text !== seen.at(-1)) seen.push(text)
+    }
+    look()
+    new page.MutationObserver(look).observe(page.document.body, { subtree: true, childList: true, characterData: true })
+    page.headingsSeen = seen
+  })
+  return () => page.evaluate(() => [...(globalThis as unknown as { headingsSeen: string[] }).headingsSeen])
+}
+
 describe('the gallery', () => {
   let account: WebAccount
   let device: WatchedPage
@@ -126,9 +147,13 @@ describe('the gallery', () => {
     await openAs(page, server, account, '/#/albums')
     await poll(() => page.getByText('No albums yet').isVisible()).toBe(true)
     await page.getByLabel('New album').fill('Summer 2021')
+    const headings = await recordHeadings(page)
     await page.getByRole('button', { name: 'Create album' }).click()
     await poll(() => page.getByRole('heading', { name: 'Summer 2021' }).isVisible()).toBe(true)
     albumId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
+    // The new album is named at once: never "Album" or "Unnamed album" while its record comes back.
+    await poll(() => page.locator('.hint', { hasText: /^0 photos\./ }).isVisible()).toBe(true)
+    expect(await headings()).toEqual(['Albums', 'Summer 2021'])
 
     const requests: { url: string; headers: Record<string, string>; body: Buffer | null }[] = []
     const pending: Promise<void>[] = []
@@ -191,6 +216,7 @@ describe('the gallery', () => {
 
     const shown = photos[4]!
     await page.getByRole('link', { name: shown.name }).click()
+    const shownId = new URL(page.url()).hash.split('/')[3]!
     const dialog = page.getByRole('dialog')
     await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
     expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
@@ -200,7 +226,7 @@ describe('the gallery', () => {
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)
     // The original replaces the preview once decrypted.
     await poll(() => dialog.locator('img[data-full=original]').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(640)
-    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${new URL(page.url()).hash.split('/')[3]}`)
+    expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${shownId}`)
     await checkScreen(device, 'photo')
 
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()])
@@ -214,6 +240,8 @@ describe('the gallery', () => {
     await poll(() => dialog.getByRole('heading').textContent()).toBe(shown.name)
     await page.keyboard.press('Escape')
     await poll(() => dialog.count()).toBe(0)
+    // Focus is back on the photo's tile, not on the page.
+    await poll(() => page.locator(':focus').evaluateAll((focused) => focused.map((element) => element.getAttribute('data-asset')))).toEqual([shownId])
     expect(device.problems).toEqual([])
   }, 60_000)
 
@@ -276,6 +304,49 @@ describe('the gallery', () => {
     expect(device.problems).toEqual([])
   }, 90_000)
 
+  it('ends the upload session a reload left before its commit, so the file sent again is paired with its own thumbnail', async () => {
+    const { page } = device
+    const cut = await photo(104)
+    // Page 1 sends every blob; its commit never reaches the server, and the page is reloaded.
+    const sessions: string[] = []
+    const onRequest = (request: { url(): string }) => {
+      const upload = /\/v1\/upload\/([^/]+)\/blobs\//.exec(request.url())?.[1]
+      if (upload !== undefined && !sessions.includes(upload)) sessions.push(upload)
+    }
+    page.on('request', onRequest)
+    let commitHeld!: () => void
+    const held = new Promise<void>((resolve) => {
+      commitHeld = resolve
+    })
+    // The first commit is held, never answered (the reload cancels it); the reloaded page's goes on.
+    let commits = 0
+    await page.route('**/v1/albums/*/ops', async (route) => {
+      if (commits++ === 0) return commitHeld()
+      await route.continue()
+    })
+    await picker(page).setInputFiles(cut.file)
+    await held
+    expect(sessions).toHaveLength(1)
+    const left = sessions[0]!
+    // Open at the server, every blob of it stored: a manifest of the same original could be paired with it.
+    expect((await account.library.client.uploadSessionStatus(left)).blobs.every((blob) => blob.present)).toBe(true)
+    expect((await server.deps.storage.findUploadSession(left))?.closedAt).toBeNull()
+    await page.reload()
+    await poll(async () => (await decryptedThumbnails(page)).includes(cut.name), 30_000)
+      .toBe(true)
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; the page shows ${await uploadsAndTiles(page)}`, { cause: error })
+      })
+    page.off('request', onRequest)
+    await page.unrouteAll({ behavior: 'ignoreErrors' })
+    expect(commits).toBe(2)
+    // The reloaded page ended the session it found before sending the file again in a new one.
+    expect(sessions).toHaveLength(2)
+    expect((await server.deps.storage.findUploadSession(left))?.closedAt).toEqual(expect.any(Number))
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(25)
+    expect(device.problems).toEqual([])
+  }, 60_000)
+
   it('deletes with an undo window: undone, nothing is sent; not undone, the photos are gone here and for every device', async () => {
     const { page } = device
     const kept = photos[1]!
@@ -296,7 +367,7 @@ describe('the gallery', () => {
     const names = await decryptedThumbnails(page)
     for (const p of gone) expect(names).not.toContain(p.name)
     expect(names).toContain(kept.name)
-    expect(await liveAssetIds(account.library, albumId)).toHaveLength(22)
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(23)
     expect(device.problems).toEqual([])
   }, 60_000)
 

@@ -13,9 +13,12 @@ import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { authenticatorFor, PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
+import { picker } from '../support/gallery.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
+/** A 1×1 PNG: a photo to add. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
 const running = serverAndBrowser({ ADMIN_TOKEN })
 const admin = () => new CofferAdmin({ baseUrl: running.server.url, adminToken: ADMIN_TOKEN })
@@ -29,7 +32,7 @@ async function signInThroughPage(page: Page, email: string, password = PASSWORD)
 }
 
 /** The sessions list's entry for a session of another browser (Chrome, not this one). */
-const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ hasText: 'Chrome' }).filter({ hasNotText: 'This browser' })
+const otherBrowserSession = (page: Page) => page.getByRole('listitem').filter({ hasText: 'Chrome' }).filter({ hasNotText: 'This device' })
 
 describe('the security screen', () => {
   it('lists sessions and the verified devices, signs out another browser, and signs out every device with the identity proof', async () => {
@@ -51,14 +54,20 @@ describe('the security screen', () => {
     await expect
       .poll(() => devices.getByRole('listitem').allTextContents())
       .toEqual([expect.stringContaining(BROWSER_DEVICE), expect.stringContaining(OTHER_DEVICE)])
-    expect(await devices.getByRole('listitem').first().textContent()).toContain('This browser')
+    expect(await devices.getByRole('listitem').first().textContent()).toContain('This device')
     const fingerprint = IdentityKey.fromSeeds(account.keys.identitySeeds).fingerprint.match(/.{4}/g)!.join(' ')
     expect(await devices.locator('code').textContent()).toBe(fingerprint)
-    // This browser (named from the directory? no: the page signs in without a device id), the
-    // registering Node session, and the second browser.
+    // This browser (its device named from this browser's keys: the page signs in without a device
+    // id), the registering Node session, and the second browser: both browsers Chrome on Linux,
+    // told apart by the device and the sign-in time.
     const sessions = page.getByRole('region', { name: 'Where you are signed in' })
     await expect.poll(() => sessions.getByRole('listitem').count()).toBe(3)
-    expect(await sessions.getByRole('listitem').filter({ hasText: 'This browser' }).getByRole('button').count()).toBe(0)
+    const current = sessions.getByRole('listitem').filter({ hasText: 'This device' })
+    expect(await current.getByRole('button').count()).toBe(0)
+    expect(await current.locator('.title').textContent()).toMatch(new RegExp(`^${BROWSER_DEVICE} \\(Chrome on Linux\\), signed in .+This device$`))
+    const titles = await sessions.locator('.title').allTextContents()
+    expect(new Set(titles).size).toBe(3)
+    expect(titles.filter((title) => /^Chrome on Linux, signed in /.test(title))).toHaveLength(1)
     await checkScreen(first, 'security')
 
     await otherBrowserSession(page).getByRole('button', { name: 'Sign out this session' }).click()
@@ -246,21 +255,28 @@ describe('the security screen', () => {
     await account.client.confirmTotpEnrollment(authenticator.codeAt(server.clock.now()))
     server.clock.advance(THIRTY_SECONDS)
     const section = page.getByRole('region', { name: 'Delete your account' })
+    const forGood = page.getByRole('button', { name: 'Delete for good' })
     const attempt = async (password: string, code: string) => {
       await section.getByLabel('Your password').fill(password)
       await section.getByLabel('Code from your authenticator app').fill(code)
       await section.getByRole('button', { name: 'Delete account' }).click()
-      await page.getByRole('button', { name: 'Delete for good' }).click()
     }
+    // The server checks the password before "Delete for good?" is asked: a wrong one is said at once, and nothing asked.
     await attempt('this is not it at all', '')
     await expect.poll(() => section.getByRole('alert').textContent()).toContain('The password is not right, so nothing was deleted')
+    expect(await forGood.count()).toBe(0)
+    // So is a code missing on an account with a second factor.
     await attempt(PASSWORD, '')
     await expect.poll(() => section.getByRole('alert').textContent()).toContain('Your account has a second factor')
+    expect(await forGood.count()).toBe(0)
     await section.scrollIntoViewIfNeeded()
     await checkScreen(device, 'security-delete')
     expect((await admin().account(account.userId)).state).toBe('active')
 
     await attempt(PASSWORD, authenticator.codeAt(server.clock.now()))
+    await expect.poll(() => forGood.isVisible()).toBe(true)
+    expect((await admin().account(account.userId)).state).toBe('active')
+    await forGood.click()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await page.getByRole('status').textContent()).toContain('Your account is deleted')
     await expect.poll(() => storedNames(page)).toEqual([])
@@ -280,6 +296,14 @@ describe('the moderation record', () => {
     const { assetId } = await backupFile(
       { ...account.library, albumId: album.albumId },
       { name: 'flagged.jpg', size: photo.length, type: 'image/jpeg', modified: null, open: () => [photo] },
+      {
+        describe: async () => ({
+          captured: null,
+          width: 1,
+          height: 1,
+          derivatives: [{ kind: 'thumbnail', type: 'image/png', bytes: Buffer.from(PNG_1PX, 'base64') }],
+        }),
+      },
     )
     const operator = admin()
 
@@ -295,10 +319,17 @@ describe('the moderation record', () => {
     const banner = page.getByRole('status').filter({ hasText: 'Your account is suspended' })
     await expect.poll(() => banner.isVisible()).toBe(true)
     const events = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
-    expect(await events.allTextContents()).toEqual([
-      expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
-      expect.stringMatching(new RegExp(`The operator took down the photo ${assetId}: it can no longer be downloaded or shown\\..*Reason: A copyright claim`)),
-    ])
+    // Taken down, the photo is found in its album, but none of its files is handed out, its name and thumbnail neither.
+    await expect
+      .poll(() => events.allTextContents())
+      .toEqual([
+        expect.stringMatching(/The operator suspended your account\..*Reason: Reports of spam/),
+        expect.stringMatching(
+          new RegExp(
+            `The operator took down this photo: it can no longer be downloaded or shown\\.A photo in the album “Moderated”\\. Its name and thumbnail cannot be shown.*\\(asset ${assetId}\\).*Reason: A copyright claim`,
+          ),
+        ),
+      ])
     await checkScreen(device, 'record-suspended')
 
     await page.getByRole('link', { name: 'Security' }).click()
@@ -308,10 +339,48 @@ describe('the moderation record', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Moderation record' }).isVisible()).toBe(true)
 
     await operator.reinstate(account.userId)
+    await operator.restore(assetId, 'The claim was withdrawn')
     await page.getByRole('button', { name: 'Check again' }).click()
     await expect.poll(() => banner.isVisible()).toBe(false)
-    expect(await events.first().textContent()).toContain('The operator reinstated your account')
+    expect(await events.first().textContent()).toContain('The operator restored this photo')
+    // Restored, it opens here: every event of it shows its name and thumbnail, decrypted in the page.
+    const named = events.filter({ hasText: 'flagged.jpg in the album “Moderated”' })
+    await expect.poll(() => named.count()).toBe(2)
+    expect(await named.locator('img').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth))).toEqual([
+      1, 1,
+    ])
+    expect(await events.allTextContents()).toContainEqual(expect.stringContaining('The operator reinstated your account'))
+    await checkScreen(device, 'record-photo')
     expect(device.problems).toEqual([])
+    await device.context.close()
+  })
+
+  it('refuses an upload of a suspended account in a plain sentence, and turns off Add photos with the reason', async () => {
+    const { server, browser } = running
+    const account = await webAccount(server, 'web-suspended-upload')
+    const album = await openAlbum(account.library, 'Held back')
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, `/#/albums/${encodeURIComponent(album.albumId)}`)
+    const add = page.getByRole('button', { name: 'Add photos' })
+    await expect.poll(() => page.getByText('This album is empty').isVisible()).toBe(true)
+    expect(await add.isEnabled()).toBe(true)
+
+    // Suspended after the page read the record: the upload is what finds it out.
+    await admin().suspend(account.userId, 'Reports of spam')
+    await picker(page).setInputFiles({ name: 'beach.png', mimeType: 'image/png', buffer: Buffer.from(PNG_1PX, 'base64') })
+    const failed = page.locator('.uploads li[data-state=failed] .error')
+    await expect.poll(() => failed.isVisible(), { timeout: 15_000 }).toBe(true)
+    const sentence = await failed.textContent()
+    expect(sentence).toContain('Your account is suspended, so nothing can be added')
+    expect(sentence).not.toMatch(/403|error\./)
+    await expect.poll(() => add.isDisabled()).toBe(true)
+    const reason = page.locator('#adding-paused')
+    expect(await add.getAttribute('aria-describedby')).toBe('adding-paused')
+    expect(await reason.textContent()).toContain('You cannot add photos while your account is suspended')
+    expect(await reason.getByRole('link', { name: 'Your moderation record' }).getAttribute('href')).toBe('#/record')
+    expect(await page.getByRole('button', { name: 'Try the failed files again' }).isDisabled()).toBe(true)
+    await checkScreen(device, 'album-suspended')
     await device.context.close()
   })
 })

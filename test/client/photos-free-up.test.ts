@@ -4,13 +4,17 @@
 // Kept, with the reason, while the rest is freed: a file whose blob was damaged on the server
 // (a byte flipped on its disk), a file changed after the backup (its size; or its bytes with
 // size and mtime put back), a file never backed up. A server whose deep-scan budget is spent
-// keeps every file as "not checked yet".
+// keeps every file as "not checked yet", unless `verify --deep` checked them here; and the rest of
+// a folder goes on a complete sample, not when a sampled file is lost on the server.
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumFiles, findAlbum, type Library } from '../../src/client/albums.ts'
+import { planFreeUp, sampleOf } from '../../src/client/node/free-up.ts'
+import { openSyncState } from '../../src/client/node/state.ts'
+import { verifyAssets } from '../../src/client/verify.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
 import { accountLibrary, events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
@@ -228,6 +232,58 @@ describe("coffer-photos free-up with the server's deep-scan budget spent", { tim
     expectOk(human)
     expect(human.stdout).toMatch(/not checked yet .*run again later/)
     expect(await exists(path.join(home, 'freed.log'))).toBe(false)
+  })
+
+  it('frees every file a deep verify downloaded and checked here', async () => {
+    const { home } = await setUpHome(small)
+    const folder = path.join(work, 'Verified')
+    const files = await generateLibrary(folder, { count: 3, seed: 6 })
+    expectOk(await photos(home, ['backup', folder, '--json']))
+    const verify = await photos(home, ['verify', 'Verified', '--deep', '--json'])
+    expectOk(verify)
+    expect(events(verify).find((e) => e.event === 'summary')).toMatchObject({ failed: 0 })
+    const act = await photos(home, ['free-up', folder, '--yes', '--json'])
+    expectOk(act)
+    expect(summaryOf(act)).toMatchObject({ freed: files.length, kept: 0 })
+    expect(fileEvents(act).map((e) => e.checked_by)).toEqual(files.map(() => 'itself'))
+  })
+
+  it('frees the rest of a folder on a complete sample, and not when a sampled file is lost on the server', async () => {
+    const { home, email } = await setUpHome(small)
+    const folder = path.join(work, 'Sampled')
+    const files = await generateLibrary(folder, { count: 8, seed: 7 })
+    expectOk(await photos(home, ['backup', folder, '--json']))
+    const library = await libraryOf(small, home, email)
+    const album = (await findAlbum(library, 'Sampled'))!
+    const state = openSyncState(path.join(home, 'state.sqlite'))
+    try {
+      const idOf = new Map(files.map((f) => [f.path, state.backedUpFile(album.albumId, f.path)!.assetId]))
+      const sample = sampleOf([...idOf.values()], library.masterKey, album.albumId, 3)
+      expect(sample.size).toBe(3)
+      // The sample checked here earlier (downloaded and decrypted, as verify --deep does); the server checks nothing.
+      const checked = await verifyAssets(library, album.albumId, sample, { deep: true })
+      for (const report of checked) state.rememberDeepCheck(report.checkedHere, Date.now())
+
+      const plan = await planFreeUp({ library, albumId: album.albumId, folder, state, sampleFiles: 3 })
+      const byPath = new Map(plan.files.map((f) => [f.path, f]))
+      for (const [file, id] of idOf) {
+        expect(byPath.get(file)?.reason, file).toBeNull()
+        expect(byPath.get(file)?.checkedBy, file).toBe(sample.has(id) ? 'itself' : 'sample')
+      }
+
+      // A sampled file's original lost on the server's disk: the rest no longer goes on the sample.
+      const [lostPath] = [...idOf].find(([, id]) => sample.has(id))!
+      let hash: string | null = null
+      for await (const file of albumFiles(library, album.albumId)) if (file.metadata.name === lostPath) hash = file.envelope.ciphertext_hash
+      await unlink(path.join(small.deps.config.blobDir, hash!.slice(0, 2), hash!.slice(2, 4), hash!))
+      const again = await planFreeUp({ library, albumId: album.albumId, folder, state, sampleFiles: 3 })
+      for (const file of again.files) {
+        const expected = file.path === lostPath ? 'not_durable' : sample.has(idOf.get(file.path)!) ? null : 'sample_failed'
+        expect(file.reason, file.path).toBe(expected)
+      }
+    } finally {
+      state.close()
+    }
   })
 })
 

@@ -183,9 +183,11 @@ describe('restoreAll', () => {
     }
 
     await writeFile(path.join(dest, 'c.jpg'), 'someone else’s file')
-    const again = await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest) })
-    expect(again).toMatchObject({ restored: 0, unchanged: 2, failed: 2 })
-    expect(again.failures.map((f) => f.name)).toEqual(expect.arrayContaining([null, 'c.jpg']))
+    const kept: RestoreEvent[] = []
+    const again = await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest), onEvent: (event) => kept.push(event) })
+    expect(again).toMatchObject({ restored: 0, unchanged: 2, kept: 1, failed: 1 })
+    expect(again.failures.map((f) => f.name)).toEqual([null])
+    expect(kept.filter((e) => e.outcome === 'kept').map((e) => e.name)).toEqual(['c.jpg'])
     expect(await readFile(path.join(dest, 'c.jpg'), 'utf8')).toBe('someone else’s file')
     const overwritten = await restoreAll({ library, plan: await planAlbum(library, albumId), write: restoreInto(dest, { overwrite: true }) })
     expect(overwritten).toMatchObject({ restored: 1, unchanged: 2, failed: 1 })

@@ -11,6 +11,7 @@ import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts
 import { deleteFile } from '../../src/client/edits.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { verifyAlbum } from '../../src/client/verify.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
 import { photoLibrary } from '../support/albums.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { folderOf } from '../support/blobs.ts'
@@ -95,5 +96,31 @@ describe('verifyAlbum', () => {
     expect(reports.map((r) => r.assetId)).toEqual(live)
     expect(seen.sort()).toEqual([...live].sort())
     expect(reports.filter((r) => r.problems.length > 0).map((r) => r.name)).toEqual(['photo-69.jpg'])
+  })
+
+  it('checks the receipts of every page as one chain, and notices a receipt a server leaves out at a page boundary', async () => {
+    const { albumId, stored } = await albumWith('Verify pages', 1)
+    // Four receipts a photo and three the album record, two a page: a page boundary falls
+    // between the photo's thumbnail and metadata receipts, and before the record's provenance one.
+    const paged = await verifyAlbum(library, albumId, { receiptsPageSize: 2 })
+    expect(paged.map((r) => [r.record, r.receipts, r.problems])).toEqual([
+      [true, 3, []],
+      [false, 4, []],
+    ])
+    // A server that drops the first receipt of every page after the first.
+    const dropping: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      const url = new URL(String(input))
+      if (!url.pathname.endsWith('/receipts') || url.searchParams.get('after') === '0') return response
+      const body = (await response.json()) as { receipts: unknown[] }
+      return Response.json({ ...body, receipts: body.receipts.slice(1) })
+    }
+    const lying = { ...library, client: new CofferClient({ baseUrl: server.url, now: server.clock.now, tokens: library.client.tokens, fetch: dropping }) }
+    const reports = await verifyAlbum(lying, albumId, { receiptsPageSize: 2 })
+    expect(reports.map((r) => [r.record, r.receipts, r.problems])).toEqual([
+      [true, 2, [expect.stringMatching(/^the provenance blob .* has no custody receipt$/)]],
+      [false, 3, [expect.stringMatching(/^the metadata blob .* has no custody receipt$/)]],
+    ])
+    expect(reports[1]!.assetId).toBe(stored[0]!.assetId)
   })
 })

@@ -738,7 +738,7 @@ export interface paths {
         put?: never;
         /**
          * Download many blobs of your live assets in one request (a screen of thumbnails)
-         * @description Up to 100 distinct hashes, each answered exactly as `GET /v1/blobs/{hash}` would decide it, in one CBOR answer. A hash no live asset of yours references answers 404 `error.not_found` whoever else stores it; one whose assets were taken down answers 451 `error.moderation.taken_down`. Of the blobs it may serve, the batch carries only as many bytes as `BLOB_BATCH_MAX_BYTES` (8 MiB by default) holds, in request order; each blob past it answers 413 `error.request.too_large`: ask for it in a next batch, or alone with `GET /v1/blobs/{hash}` when it is larger than the whole budget. The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`.
+         * @description Up to 100 distinct hashes, each answered exactly as `GET /v1/blobs/{hash}` would decide it, in one CBOR answer. A hash no live asset of yours references answers 404 `error.not_found` whoever else stores it; one whose assets were taken down answers 451 `error.moderation.taken_down`. Of the blobs it may serve, the batch carries only as many bytes as `BLOB_BATCH_MAX_BYTES` (8 MiB by default) holds, in request order; each blob past it answers 413 `error.request.too_large`: ask for it in a next batch, or alone with `GET /v1/blobs/{hash}` when it is larger than the whole budget. The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`. An account has at most `BATCH_DOWNLOADS_PER_ACCOUNT` (4 by default) batches in flight on all instances together, the next answers 429 `error.batch.too_many`; a server at most `BATCH_DOWNLOADS_PER_PROCESS` (16), the next answers 503 `error.batch.server_busy`; both with `Retry-After`.
          */
         post: operations["downloadBlobBatch"];
         delete?: never;
@@ -774,7 +774,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every signed custody receipt of an asset, replaced bundles included */
+        /**
+         * Every signed custody receipt of an asset, replaced bundles included, a page at a time
+         * @description Pages as the album feed does: `after` (a receipt_seq, 0 for the first page) and `limit` (1-1000, 200 by default). A page shorter than `limit` is the last; otherwise ask again with `after` set to `next_after`.
+         */
         get: operations["assetReceipts"];
         put?: never;
         post?: never;
@@ -1065,7 +1068,7 @@ export interface components {
         AccountUsage: {
             /** @description Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage) */
             bytes: number;
-            /** @description Its live assets: created and not deleted (taken-down ones included) */
+            /** @description Its live assets: created and not deleted (taken-down ones included). An asset is what a client stores as one, which the server cannot look into: each photo or video, and with the photo library each album’s record too (59 photos in 2 albums are 61 assets) */
             assets: number;
         };
         AdminAccountResponse: {
@@ -1134,6 +1137,8 @@ export interface components {
             asset_id: string;
             /** @description receipt_seq order */
             receipts: components["schemas"]["AssetReceipt"][];
+            /** @description The last receipt’s receipt_seq, or `after` itself on an empty page: the next page’s `after` */
+            next_after: number;
         };
         /** @description CodedProblem of error.asset.retained */
         AssetRetainedProblem: {
@@ -1558,7 +1563,7 @@ export interface components {
         RelayDirection: "to_initiator" | "to_enrollee";
         RelayRequest: {
             direction: components["schemas"]["RelayDirection"];
-            /** @description Opaque, at most 64 KiB of UTF-8; never inspected */
+            /** @description Opaque, at most 64 KiB of UTF-8 (U+0000 included); never inspected */
             payload: string;
         };
         RevokeAllRequest: {
@@ -1841,6 +1846,16 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CodedProblem"];
+            };
+        };
+        /** @description `error.batch.too_many` */
+        "error.batch.too_many": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -3971,8 +3986,19 @@ export interface operations {
             413: components["responses"]["error.request.too_large"];
             415: components["responses"]["error.request.unsupported_media_type"];
             422: components["responses"]["error.request.invalid"];
+            429: components["responses"]["error.batch.too_many"];
             500: components["responses"]["error.internal"];
-            503: components["responses"]["error.unavailable"];
+            /** @description `error.unavailable`, `error.batch.server_busy` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
         };
     };
     verifyStorage: {
@@ -4012,7 +4038,12 @@ export interface operations {
     };
     assetReceipts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Receipts numbered after this receipt_seq: 0, then the previous page’s next_after */
+                after?: number;
+                /** @description At most this many receipts; a shorter page is the last */
+                limit?: number;
+            };
             header?: {
                 /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
                 "X-Request-Id"?: components["parameters"]["X-Request-Id"];
@@ -4025,7 +4056,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The asset’s receipts, oldest first */
+            /** @description A page of the asset’s receipts, oldest first */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -8,7 +8,7 @@ import { decode, encode, rfc8949EncodeOptions } from 'cborg'
 import { createHash, createPublicKey, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
-import { sha256Hex, type AssetReceipts, type AttestationKeys } from '../../src/sdk/client.ts'
+import { CofferClient, sha256Hex, type AssetReceipts, type AttestationKeys } from '../../src/sdk/client.ts'
 import { verifyReceipts, type ReceiptView } from '../../src/sdk/receipts.ts'
 import { raw, problemOf } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
@@ -372,6 +372,71 @@ describe('an asset’s receipt list', () => {
     const anonymous = await raw(server, 'GET', `/v1/assets/${asset.assetId}/receipts`)
     expect(anonymous.status).toBe(401)
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer realm="coffer"/)
+  })
+})
+
+describe('an asset’s receipt list, a page at a time', () => {
+  /** An asset with three bundles (12 receipts), someone else's receipts in between. */
+  let asset: Applied
+  let all: ReceiptView[]
+  beforeAll(async () => {
+    const first = await apply(bob, await album(bob), { bundle: { derivatives: 1 } })
+    await apply(alice, await album(alice))
+    const second = await replaceOf(first, { bundle: { derivatives: 1 } })
+    await replaceOf(second, { bundle: { derivatives: 1 } })
+    asset = first
+    const whole = await raw(server, 'GET', `/v1/assets/${asset.assetId}/receipts?limit=1000`, { headers: bearer(bob) })
+    all = (whole.json as AssetReceipts).receipts
+    expect(all).toHaveLength(12)
+  })
+
+  const page = async (query: string) => raw(server, 'GET', `/v1/assets/${asset.assetId}/receipts?${query}`, { headers: bearer(bob) })
+
+  it('pages in receipt_seq order after `after`, each page at most `limit`, next_after the last receipt_seq: every receipt once', async () => {
+    const walked: ReceiptView[] = []
+    const sizes: number[] = []
+    for (let after = 0; ; ) {
+      const answer = await page(`after=${after}&limit=5`)
+      expect(answer.status, answer.text).toBe(200)
+      const body = answer.json as AssetReceipts
+      expect(body.asset_id).toBe(asset.assetId)
+      sizes.push(body.receipts.length)
+      walked.push(...body.receipts)
+      expect(body.next_after).toBe(body.receipts.at(-1)?.receipt_seq ?? after)
+      if (body.receipts.length < 5) break
+      after = body.next_after
+    }
+    expect(sizes).toEqual([5, 5, 2])
+    expect(walked).toEqual(all)
+  })
+
+  it('answers an empty page, next_after = after, past the last receipt; 200 receipts when no limit is given', async () => {
+    const last = all.at(-1)!.receipt_seq
+    expect((await page(`after=${last}`)).json).toEqual({ asset_id: asset.assetId, receipts: [], next_after: last })
+    expect(((await page('')).json as AssetReceipts).receipts).toEqual(all) // fewer than the default page
+  })
+
+  it.each([['after=abc'], ['after=-1'], ['after=1.5'], ['limit=0'], ['limit=1001'], ['limit=x']])('answers 400 to %s', async (query) => {
+    const answer = await page(query)
+    expect([answer.status, answer.json?.code], answer.text).toEqual([400, 'error.request.malformed'])
+  })
+
+  it('the SDK walks every page (a small page size), asking after the last receipt it got', async () => {
+    const asked: string[] = []
+    const counting = new CofferClient({
+      baseUrl: server.url,
+      now: server.clock.now,
+      tokens: bob.client.tokens,
+      fetch: async (input, init) => {
+        asked.push(new URL(String(input)).search)
+        return fetch(input, init)
+      },
+    })
+    const walked = await counting.assetReceipts(asset.assetId, { pageSize: 4 })
+    expect(walked.receipts).toEqual(all)
+    const seqs = all.map((r) => r.receipt_seq)
+    expect(asked).toEqual([`?after=0&limit=4`, `?after=${seqs[3]}&limit=4`, `?after=${seqs[7]}&limit=4`, `?after=${seqs[11]}&limit=4`])
+    expect(await verifyReceipts(walked.receipts, await bob.client.attestationKeys(), asset.assetId)).toEqual({ valid: true, problems: [] })
   })
 })
 

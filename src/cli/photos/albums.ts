@@ -6,10 +6,23 @@ import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { libraryOf, namedAlbum } from './library.ts'
 
+/** `header` and `rows` as lines of columns two spaces apart, each as wide as its widest cell; the columns at `rightAligned` (sizes) aligned right. */
+function columns(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
+  const widths = header.map((title, at) => Math.max(title.length, ...rows.map((row) => row[at]!.length)))
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, at) => (rightAligned.includes(at) ? cell.padStart(widths[at]!) : cell.padEnd(widths[at]!)))
+      .join('  ')
+      .trimEnd(),
+  )
+}
+
 export const albums: Command = {
   usage: `usage: coffer-photos albums [--json]
 
-  Lists the account's albums by name (decrypted here), with the number of files in each.`,
+  Lists the account's albums by name (decrypted here), with the number of files in each.
+
+  --json   one JSON object per line on stdout: album (one per album)`,
   options: {},
   async run({ positionals, out, signal, home }) {
     if (positionals.length > 0) throw new UsageError('albums takes no arguments')
@@ -35,7 +48,10 @@ export const ls: Command = {
   usage: `usage: coffer-photos ls <album> [--json]
 
   Lists the album's files by name (with their subfolder): size, type, dimensions, and the capture
-  time (or, without one, the modification time), decrypted here.`,
+  time (or, without one, the modification time), decrypted here; one file a line, in columns
+  under a header, and a last line with the count and the total size.
+
+  --json   one JSON object per line on stdout: file (one per file)`,
   options: {},
   async run({ positionals, out, signal, home }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
@@ -44,11 +60,10 @@ export const ls: Command = {
     const files = [] // what is listed, not the opened files (their streams and keys)
     for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, metadata: file.metadata })
     files.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
-    let count = 0
     let bytes = 0
+    const rows: string[][] = []
     for (const file of files) {
       const { name, size, type, captured, modified, width, height } = file.metadata
-      count++
       bytes += size
       out.event('file', {
         name,
@@ -62,11 +77,16 @@ export const ls: Command = {
         derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
       })
       const when = captured ?? modified
-      out.say(
-        `${name}  ${bytesText(size)}  ${type}${width !== null && height !== null ? `  ${width}×${height}` : ''}${when === null ? '' : `  ${new Date(when).toISOString().slice(0, 19).replace('T', ' ')}`}`,
-      )
+      rows.push([
+        name,
+        bytesText(size),
+        type,
+        width !== null && height !== null ? `${width}×${height}` : '',
+        when === null ? '' : new Date(when).toISOString().slice(0, 19).replace('T', ' '),
+      ])
     }
-    out.say(`${count} file${count === 1 ? '' : 's'}, ${bytesText(bytes)}`)
+    if (rows.length > 0) for (const line of columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN (UTC)'], rows, [1])) out.say(line)
+    out.say(`${files.length} file${files.length === 1 ? '' : 's'}, ${bytesText(bytes)}`)
     return EXIT.ok
   },
 }

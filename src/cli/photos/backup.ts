@@ -9,14 +9,17 @@ import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
-import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
+import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
+import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
-import { EXIT, UsageError, type Command } from './command.ts'
+import { EXIT, UsageError, type Command, type Invocation } from './command.ts'
+import { dryRunBackup } from './backup-dry-run.ts'
 import { countOption, libraryOf } from './library.ts'
+import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
 /** How long the folder must be quiet before a --watch batch is backed up: a copy or an editor's save has ended. */
@@ -38,6 +41,17 @@ function bytesReadByProcess(): number | null {
   return rchar === undefined ? null : Number(rchar)
 }
 
+/** The files --include and --exclude keep. */
+function patternsOf(values: Invocation['values']): PathFilter {
+  const list = (value: Invocation['values'][string]): readonly string[] => (Array.isArray(value) ? value : [])
+  try {
+    return pathFilter(list(values.include), list(values.exclude))
+  } catch (error) {
+    if (error instanceof PatternError) throw new UsageError(`--include, --exclude: ${error.message}`)
+    throw error
+  }
+}
+
 /** What a walk left out: subfolders it could not list (a failure), files not backed up by what they are (not one). */
 interface LeftOut {
   readonly unreadable: UnreadableFolder[]
@@ -45,7 +59,8 @@ interface LeftOut {
 }
 
 export const backup: Command = {
-  usage: `usage: coffer-photos backup <folder> [--album NAME] [--concurrency N] [--location] [--watch] [--json]
+  usage: `usage: coffer-photos backup <folder> [--album NAME] [--include GLOB]... [--exclude GLOB]... [--dry-run]
+                            [--concurrency N] [--location] [--watch] [--quiet | --verbose] [--json]
 
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
   TIFF, camera RAW such as DNG, NEF, CR2, ARW; MP4, MOV, M4V, AVI, MKV, WebM; hidden files are
@@ -58,14 +73,32 @@ export const backup: Command = {
   again to continue.
 
   --album NAME       the album (made when it does not exist); default: the folder's name
+  --include GLOB     back up only the files that match (repeatable: any of them); a GLOB
+                     with a "/" is matched against the path in <folder> ("2024/**"), one
+                     without against the file's name at any depth ("*.heic"); * ? [] {} **
+  --exclude GLOB     leave out the files that match (repeatable), as --include; it wins over it
+  --dry-run          say what would be uploaded and what skipped (from the local index and the
+                     album), reading no file and sending or writing nothing
   --concurrency N    files in flight at once (1-64, default 4)
   --location         keep the GPS position from the photos' EXIF (encrypted like the rest); off by default
   --watch            after the backup, keep watching the folder: new and changed photos are
                      backed up as they appear (once the folder has been quiet for a second);
                      Ctrl-C stops (exit 130, as for any command stopped so)
+  -q, --quiet        print only the summary line and what went wrong (no progress)
+  -v, --verbose      also print one line per file (what was done with it)
   --json             one JSON object per line on stdout: start, file (one per file), summary;
-                     with --watch, watching, then start, file and summary again for each batch`,
-  options: { album: { type: 'string' }, concurrency: { type: 'string' }, location: { type: 'boolean' }, watch: { type: 'boolean' } },
+                     with --watch, watching, then start, file and summary again for each batch;
+                     with --dry-run, file (path, size, outcome) and summary`,
+  options: {
+    album: { type: 'string' },
+    include: { type: 'string', multiple: true },
+    exclude: { type: 'string', multiple: true },
+    'dry-run': { type: 'boolean' },
+    concurrency: { type: 'string' },
+    location: { type: 'boolean' },
+    watch: { type: 'boolean' },
+    ...VERBOSITY_OPTIONS,
+  },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('backup takes one folder')
@@ -73,9 +106,19 @@ export const backup: Command = {
     if (!(await stat(root).catch(() => null))?.isDirectory()) throw new UsageError(`${folder} is not a folder`)
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const location = values.location === true
+    const verbosity = verbosityOf(values)
+    const wanted = patternsOf(values)
+    if (values['dry-run'] === true && values.watch === true) throw new UsageError('--dry-run and --watch do not go together')
+    /** The folder's files the patterns take; what the walk leaves out is told to `report` (an unlistable subfolder: skipped). */
+    const walk = (report: WalkReport = { onUnreadable: () => {} }): AsyncIterable<WalkedFile> => filtered(walkMedia(root, '', report), wanted)
     const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
-    const album = await openAlbum(library, typeof values.album === 'string' ? values.album : path.basename(root))
+    const albumGiven = typeof values.album === 'string' ? values.album : path.basename(root)
+    if (values['dry-run'] === true) {
+      await dryRunBackup({ library, album: albumGiven, files: walk(), stateFile: path.join(account.home, 'state.sqlite'), out, verbosity })
+      return EXIT.ok
+    }
+    const album = await openAlbum(library, albumGiven)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     let watcher: FolderWatch | null = null
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
@@ -90,7 +133,7 @@ export const backup: Command = {
       totals: { files: number; bytes: number },
       leftOut: LeftOut = { unreadable: [], skipped: [] },
     ): Promise<BackupSummary> => {
-      const progress = transferProgress(out, totals)
+      const progress = transferProgress(out, totals, { verbosity })
       const started = Date.now()
       const readBefore = bytesReadByProcess()
       try {
@@ -112,7 +155,11 @@ export const backup: Command = {
                   aborted_uploads: event.abortedUploads,
                 })
               } else if (event.type === 'file') {
-                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, event.path)
+                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
+                  path: event.path,
+                  skipped: event.outcome === 'unchanged' || event.outcome === 'kept' || event.outcome === 'deleted',
+                })
+                if (verbosity === 'verbose') out.say(`${event.outcome}  ${event.path}  (${bytesText(event.size)})`)
                 out.event('file', {
                   path: event.path,
                   outcome: event.outcome,
@@ -122,8 +169,8 @@ export const backup: Command = {
                   ...(event.error === undefined ? {} : { error: event.error }),
                   ...(event.reason === undefined ? {} : { reason: event.reason }),
                 })
-                if (event.outcome === 'failed') progress.note(`coffer-photos: ${event.error}`)
-              } else progress.note(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+                if (event.outcome === 'failed') out.warn(`coffer-photos: ${event.error}`)
+              } else out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
             },
             // The bar moves within each file as the library reads and sends it.
             onProgress: (path, upload) => progress.moving(path, uploadFraction(upload) * upload.size),
@@ -141,7 +188,7 @@ export const backup: Command = {
         out.event('summary', { ...counts, unreadable, skipped, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
+            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored (in another album or at another path), their originals not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
             `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
@@ -165,14 +212,14 @@ export const backup: Command = {
       // Walked twice, not held: a first walk (names and sizes only) counts for the progress; the
       // second names the subfolders it cannot list, which are skipped (the rest is backed up).
       const totals = { files: 0, bytes: 0 }
-      for await (const file of walkMedia(root, '', { onUnreadable: () => {} })) {
+      for await (const file of walk()) {
         totals.files++
         totals.bytes += file.size
       }
-      out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
+      if (verbosity !== 'quiet') out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
       const leftOut: LeftOut = { unreadable: [], skipped: [] }
       let summary = await pass(
-        walkMedia(root, '', { onUnreadable: (folder) => leftOut.unreadable.push(folder), onSkipped: (file) => leftOut.skipped.push(file) }),
+        walk({ onUnreadable: (folder) => leftOut.unreadable.push(folder), onSkipped: (file) => void (wanted(file.path) && leftOut.skipped.push(file)) }),
         totals,
         leftOut,
       )
@@ -181,7 +228,7 @@ export const backup: Command = {
         out.event('watching', { folder: root })
         for (let paths = await watcher.next(); paths !== null; paths = await watcher.next()) {
           const changed: WalkedFile[] = []
-          for await (const file of changedFiles(root, paths)) changed.push(file)
+          for await (const file of filtered(changedFiles(root, paths), wanted)) changed.push(file)
           if (changed.length === 0) continue
           summary = await pass(changed, { files: changed.length, bytes: changed.reduce((sum, file) => sum + file.size, 0) })
           if (summary.stopped) break

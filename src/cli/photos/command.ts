@@ -28,7 +28,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 
 export interface Invocation {
   readonly positionals: readonly string[]
-  readonly values: Readonly<Record<string, string | boolean | undefined>>
+  /** Each option's value: a string, true for a flag, every value given of a `multiple` option. */
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>
   readonly out: Output
   /** Aborted on Ctrl-C (SIGINT) or SIGTERM: stop starting new work and return. */
   readonly signal: AbortSignal

@@ -29,10 +29,12 @@ export const freeUp: Command = {
       modification time, and its bytes, read again now, hash to what was backed up);
     - the server holds every blob of it (original, thumbnails, metadata, manifest) stored,
       indexed and retrievable;
-    - the server's deep check re-read every blob and found it intact, in this run or in one
-      of the last 24 hours (the server checks a limited amount per hour; what it has not
-      checked yet is kept: run again later);
-    - its custody receipts verify here (signature, chain, one for every blob).
+    - its custody receipts verify here (signature, chain, one for every blob);
+    - its bytes were checked: the server's deep check re-read every blob and found it intact,
+      or \`verify --deep\` (or --download) downloaded and checked it here, in this run or in
+      the last 24 hours; or, in a folder of more than 64 files, a random sample of 64 of them
+      was so checked, all intact, and nothing was found corrupt. The server checks a limited
+      amount per hour; what neither it nor the sample reached yet is kept: run again later.
   Every other file is kept, with the reason. Symbolic links are not followed, nothing outside
   <folder> is touched, and a file is checked again right before it is deleted. Each deleted
   file is recorded in freed.log in the config folder. \`coffer-photos restore\` gets them back.
@@ -73,6 +75,7 @@ export const freeUp: Command = {
           size: file.size,
           asset_id: file.assetId,
           freeable: reason === null,
+          checked_by: reason === null ? file.checkedBy : null,
           reason,
           reason_text: reason === null ? null : KEEP_TEXT[reason],
           details,
@@ -83,6 +86,8 @@ export const freeUp: Command = {
         for (const detail of file.details) out.say(`        ${detail}`)
       }
       const freeableBytes = freeable.reduce((sum, f) => sum + f.size, 0)
+      const onSample = freeable.filter((f) => f.checkedBy === 'sample').length
+      const sampleLine = onSample > 0 ? ` (${onSample} of them on the random sample checked for them)` : ''
       const failing = kept.filter((f) => FAILING.has(f.reason!)).length
       const counts = Object.fromEntries([...new Set(kept.map((f) => f.reason!))].map((reason) => [reason, kept.filter((f) => f.reason === reason).length]))
       const keptLine =
@@ -98,12 +103,13 @@ export const freeUp: Command = {
           files: plan.files.length,
           freeable: freeable.length,
           freeable_bytes: freeableBytes,
+          freeable_on_sample: onSample,
           freed: 0,
           freed_bytes: 0,
           kept: kept.length,
           kept_by_reason: counts,
         })
-        out.say(`dry run: ${plural(freeable.length, 'file')} (${bytesText(freeableBytes)}) can be freed from ${plan.root}${keptLine}`)
+        out.say(`dry run: ${plural(freeable.length, 'file')} (${bytesText(freeableBytes)}) can be freed from ${plan.root}${sampleLine}${keptLine}`)
         if (freeable.length > 0) out.say('run again with --yes to delete them')
         return failing > 0 ? EXIT.failed : EXIT.ok
       }
@@ -156,6 +162,7 @@ export const freeUp: Command = {
         files: plan.files.length,
         freeable: freeable.length,
         freeable_bytes: freeableBytes,
+        freeable_on_sample: onSample,
         freed,
         freed_bytes: freedBytes,
         kept: kept.length + changed + failed,

@@ -3,7 +3,7 @@
 import { findAlbum, type Library, type NamedAlbum } from '../../client/albums.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import type { Account } from './account.ts'
-import { UsageError } from './command.ts'
+import { UsageError, type Invocation } from './command.ts'
 
 export function libraryOf(account: Account): Library {
   return {
@@ -27,7 +27,7 @@ export async function namedAlbum(library: Library, name: string | undefined): Pr
 }
 
 /** A whole number option from 1 to `max` (e.g. --concurrency, up to 64), or `fallback` when not given. */
-export function countOption(value: string | boolean | undefined, option: string, fallback: number, max = 64): number {
+export function countOption(value: Invocation['values'][string], option: string, fallback: number, max = 64): number {
   if (value === undefined) return fallback
   const count = Number(value)
   if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > max)

@@ -121,7 +121,7 @@ export async function signIn(options: SignInOptions): Promise<SignedIn> {
 
 export const login: Command = {
   usage: [
-    'usage: coffer-photos login <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--register]',
+    'usage: coffer-photos login <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--register] [--json]',
     '',
     'Logs in to the Coffer server at <server-url> and keeps the session in the config folder.',
     'Whatever is not given is asked for when stdin is a terminal (the password is never shown).',

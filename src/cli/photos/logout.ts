@@ -5,7 +5,7 @@ import { EXIT, Interrupted, type Command } from './command.ts'
 
 export const logout: Command = {
   usage: [
-    'usage: coffer-photos logout [--forget-keys [--yes]]',
+    'usage: coffer-photos logout [--forget-keys [--yes]] [--json]',
     '',
     "Ends the session on the server and removes its tokens from the config folder. The account's",
     'keys stay, so `coffer-photos login` is all it takes to continue on this device.',

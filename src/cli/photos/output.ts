@@ -5,7 +5,7 @@ import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
 import type { CommandIo, TextStream } from '../io.ts'
-import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type ExitCode } from './command.ts'
+import { EXIT, Interrupted, Refused, SetupNeeded, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
 import { ConfigFileError } from './home.ts'
 
 export interface Output {
@@ -18,20 +18,61 @@ export interface Output {
   warn(text: string): void
   /** Where live progress is drawn (stderr): rewritten in place when it is a terminal. */
   readonly progress: TextStream
+  /**
+   * Shows `line` (a progress line on a terminal) until the answered function is called: until
+   * then, each line said or warned (a retry of the client library's too) clears it first and
+   * has it drawn again after, so that it lands on a line of its own.
+   */
+  live(line: LiveLine): () => void
+}
+
+/** A line drawn in place at the bottom of a terminal. */
+export interface LiveLine {
+  /** Clears it; answers whether anything was shown. */
+  clear(): boolean
+  /** Draws it again, as it was. */
+  redraw(): void
 }
 
 export function consoleOutput(json: boolean, io: Pick<CommandIo, 'stdout' | 'stderr'>): Output {
+  let shown: LiveLine | null = null
+  const above = (write: () => void): void => {
+    const cleared = shown?.clear() === true
+    write()
+    if (cleared) shown?.redraw()
+  }
   return {
     json,
     say: (text) => {
-      if (!json) io.stdout.write(`${text}\n`)
+      if (!json) above(() => io.stdout.write(`${text}\n`))
     },
     event: (name, fields) => {
       if (json) io.stdout.write(`${JSON.stringify({ event: name, ...fields })}\n`)
     },
-    warn: (text) => io.stderr.write(`${text}\n`),
+    warn: (text) => above(() => io.stderr.write(`${text}\n`)),
     progress: io.stderr,
+    live(line) {
+      shown = line
+      return () => {
+        if (shown === line) shown = null
+      }
+    },
   }
+}
+
+/**
+ * How much a command that moves files (backup, restore) says: `quiet`, only its last line (the
+ * summary) and what went wrong; `verbose`, also one line per file; `normal`, the opening line,
+ * the progress, the summary and what went wrong.
+ */
+export type Verbosity = 'quiet' | 'normal' | 'verbose'
+
+export const VERBOSITY_OPTIONS = { quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean', short: 'v' } } as const satisfies Command['options']
+
+/** --quiet, --verbose, or neither. */
+export function verbosityOf(values: Invocation['values']): Verbosity {
+  if (values.quiet === true && values.verbose === true) throw new UsageError('--quiet and --verbose do not go together')
+  return values.quiet === true ? 'quiet' : values.verbose === true ? 'verbose' : 'normal'
 }
 
 /** An error as one sentence a person understands, the stable code when there is one, and the exit code. */

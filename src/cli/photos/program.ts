@@ -3,6 +3,7 @@
 // reads the command line, runs one, and turns what went wrong into one sentence and an exit code.
 // It touches no process-wide state: main.ts runs it on the process's streams and signals, and the
 // tests run it in-process on streams of their own.
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { CommandIo } from '../io.ts'
@@ -14,10 +15,16 @@ import { Prompts } from './prompts.ts'
 
 const GLOBAL_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const
 
+/** The version of the package this program is part of: what `coffer-photos --version` prints. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+}
+
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 8)
   return [
     'usage: coffer-photos <command> [arguments] [--json] [--help]',
+    '       coffer-photos --version',
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
@@ -89,6 +96,10 @@ async function run(args: readonly string[], io: CommandIo, signal: AbortSignal):
     io.stdout.write(`${overview()}\n`)
     return name === undefined ? EXIT.usage : EXIT.ok
   }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`coffer-photos ${packageVersion()}\n`)
+    return EXIT.ok
+  }
   const listed = COMMANDS.find((c) => c.name === name)
   if (listed === undefined) {
     io.stderr.write(`coffer-photos: no command "${name}"\n\n${overview()}\n`)
@@ -111,7 +122,7 @@ async function run(args: readonly string[], io: CommandIo, signal: AbortSignal):
   try {
     const code = await command.run({
       positionals: parsed.positionals,
-      values: parsed.values as Record<string, string | boolean | undefined>,
+      values: parsed.values as Record<string, string | boolean | string[] | undefined>,
       out,
       signal,
       home,

@@ -82,7 +82,7 @@ function phrasePrompt(given: string | undefined, prompts: Prompts, out: Output, 
 
 export const recover: Command = {
   usage: [
-    'usage: coffer-photos recover <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--phrase-stdin] [--device-name NAME]',
+    'usage: coffer-photos recover <server-url> [--email EMAIL] [--password-stdin] [--totp-code CODE] [--phrase-stdin] [--device-name NAME] [--json]',
     '',
     'On a new device, when no set-up device is at hand: signs in to <server-url> as `login` does,',
     "asks for the 24-word recovery phrase that setup showed, opens the account's recovery escrow",

@@ -12,7 +12,18 @@ import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
+import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
+
+/** `bytes` as they pass, the count so far told to `tell` after each piece. */
+async function* counted(bytes: AsyncIterable<Uint8Array>, tell: (soFar: number) => void): AsyncGenerator<Uint8Array> {
+  let soFar = 0
+  for await (const piece of bytes) {
+    soFar += piece.length
+    tell(soFar)
+    yield piece
+  }
+}
 
 /** Removes the partial files an interrupted restore left (hidden, ending in PARTIAL_SUFFIX). */
 async function removePartials(folder: string): Promise<number> {
@@ -29,7 +40,7 @@ async function removePartials(folder: string): Promise<number> {
 }
 
 export const restore: Command = {
-  usage: `usage: coffer-photos restore <album> <dest> [--overwrite] [--concurrency N] [--json]
+  usage: `usage: coffer-photos restore <album> <dest> [--overwrite] [--concurrency N] [--quiet | --verbose] [--json]
 
   Downloads every file of the album, checks its hash, decrypts it and writes it into <dest>
   under its name and subfolder with its modification time. A file appears under its name only
@@ -40,11 +51,14 @@ export const restore: Command = {
   --overwrite        replace a different file already at a file's name (by default it is kept
                      and that file is reported as not restored)
   --concurrency N    files in flight at once (1-64, default 4)
+  -q, --quiet        print only the summary line and what went wrong (no progress)
+  -v, --verbose      also print one line per file (what was done with it)
   --json             one JSON object per line on stdout: start, file (one per file), summary`,
-  options: { overwrite: { type: 'boolean' }, concurrency: { type: 'string' } },
+  options: { overwrite: { type: 'boolean' }, concurrency: { type: 'string' }, ...VERBOSITY_OPTIONS },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
+    const verbosity = verbosityOf(values)
     const dest = resolvePath(positionals[1]!)
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
@@ -55,28 +69,42 @@ export const restore: Command = {
     // Planned from the feed (no file opened), then opened a window at a time: memory holds the
     // window, not the album (src/client/restore.ts). Files the album gains meanwhile wait for the next run.
     const plan = await planAlbum(library, album.albumId)
-    out.say(`restoring ${plan.files} files (${bytesText(plan.bytes)}) from album "${album.name}" into ${dest}`)
+    if (verbosity !== 'quiet') out.say(`restoring ${plan.files} files (${bytesText(plan.bytes)}) from album "${album.name}" into ${dest}`)
     out.event('start', { album: album.name, album_id: album.albumId, files: plan.files, bytes: plan.bytes })
-    const progress = transferProgress(out, plan)
+    const progress = transferProgress(out, plan, { verbosity, skippedWord: 'already there' })
+    const writer = restoreInto(dest, { overwrite: values.overwrite === true })
     try {
       const summary = await restoreAll({
         library,
         plan,
-        write: restoreInto(dest, { overwrite: values.overwrite === true }),
+        // The bar moves with each chunk written, not only when a file ends.
+        write: (file, name) => {
+          const bytes = counted(file.bytes, (written) => progress.moving(name, written))
+          return writer({ ...file, bytes, derivative: (kind) => file.derivative(kind) }, name)
+        },
         concurrency,
         signal,
         onEvent: ({ name, assetId, outcome, size, error }) => {
-          if (error !== undefined) progress.note(`coffer-photos: ${error}`)
-          progress.advance(size, name ?? `asset ${assetId}`)
+          if (error !== undefined) out.warn(`coffer-photos: ${error}`)
+          if (outcome === 'kept' && name !== null)
+            out.warn(
+              `coffer-photos: kept your file ${path.join(dest, name)}: it differs from the album's; the album's is not restored (--overwrite replaces it)`,
+            )
+          progress.advance(size, name ?? `asset ${assetId}`, { skipped: outcome === 'unchanged' || outcome === 'kept' })
+          if (verbosity === 'verbose') out.say(`${outcome}  ${name ?? `asset ${assetId}`}  (${bytesText(size)})`)
           out.event('file', { path: name, outcome, size, asset_id: assetId, ...(error === undefined ? {} : { error }) })
         },
       })
       progress.stop()
-      const { restored, unchanged, failed, stopped } = summary
-      out.event('summary', { restored, unchanged, failed, files: plan.files, stopped })
-      out.say(`${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ${failed} failed, of ${plan.files} files`)
+      const { restored, unchanged, kept, failed, stopped } = summary
+      out.event('summary', { restored, unchanged, kept, failed, files: plan.files, stopped })
+      out.say(
+        `${stopped ? 'stopped: ' : ''}${restored} restored, ${unchanged} already there, ` +
+          `${kept > 0 ? `${kept} not restored: a different file of yours is at its name and was kept (--overwrite replaces them), ` : ''}` +
+          `${failed} failed, of ${plan.files} files`,
+      )
       for (const failure of summary.failures) out.warn(`failed: ${failure.error}`)
-      return stopped ? EXIT.interrupted : failed > 0 ? EXIT.failed : EXIT.ok
+      return stopped ? EXIT.interrupted : failed > 0 || kept > 0 ? EXIT.failed : EXIT.ok
     } finally {
       progress.stop()
     }

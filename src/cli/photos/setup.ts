@@ -15,7 +15,7 @@ import { IdentityKey } from '../../sdk/identity.ts'
 import { AccountSetUpElsewhereError, DEVICE_NAME_MAX, setUpFirstDevice } from '../../client/account.ts'
 import { nativeArgon2id } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
-import { EXIT, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
+import { EXIT, Interrupted, SetupNeeded, UsageError, type Command, type Invocation } from './command.ts'
 import { accountKeys, savedKeys } from './home.ts'
 import { passwordPrompt } from './reauth.ts'
 
@@ -50,7 +50,7 @@ function phraseLines(phrase: string): string[] {
 
 export const setup: Command = {
   usage: [
-    'usage: coffer-photos setup [--device-name NAME] [--password-stdin] [--yes]',
+    'usage: coffer-photos setup [--device-name NAME] [--password-stdin] [--yes] [--json]',
     '',
     "On the account's first device: makes the master key, the identity key, this device's",
     'encryption key and a recovery key; publishes the signed device directory; stores the',
@@ -106,7 +106,7 @@ export const setup: Command = {
     out.say('')
     out.event('recovery_phrase', { phrase })
     if (!(await prompts.confirmed(yes, { message: 'Have you written down the recovery phrase?', signal }))) {
-      throw new SetupNeeded('setup is not finished: run `coffer-photos setup` again when you can write down the recovery phrase (it will show a new one)')
+      throw new Interrupted('setup is not finished: run `coffer-photos setup` again when you can write down the recovery phrase (it will show a new one)')
     }
     home.saveKeys(savedKeys(set.keys, 'complete'))
     out.say(`Set up ${account.email} on ${account.server}: this device is "${deviceName}" (${account.device_id}), identity key ${set.identityFingerprint}.`)

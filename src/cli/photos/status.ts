@@ -40,7 +40,7 @@ const SESSION_TEXT = { active: 'active (the server takes it)', ended: 'ended: re
 
 export const status: Command = {
   usage: [
-    'usage: coffer-photos status [--json]',
+    'usage: coffer-photos status [--offline] [--json]',
     '',
     'Shows the server, the account, this device and whether it is set up, from the config folder,',
     "and asks the server whether it still takes this device's session (a session revoked from",

@@ -2,17 +2,20 @@
 // verification of every asset and every custody receipt checked here (src/client/verify.ts);
 // with --against, a sample of the album's files (or all) decrypted and compared byte for byte
 // with the local originals (src/client/compare.ts). Exit 1 when anything is not durable, not
-// verified, or differs.
+// verified, or differs. What --deep found intact (re-hashed by the server, or downloaded and
+// checked here) is remembered in the local state, and counts for free-up for a day.
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { findAlbum, namedAlbums, type NamedAlbum } from '../../client/albums.ts'
-import { compareWithLocal, type ComparedFile } from '../../client/compare.ts'
+import { compareWithLocal, type ComparedFile, type ComparisonOutcome } from '../../client/compare.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { localFiles } from '../../client/node/compare.ts'
+import { openSyncState } from '../../client/node/state.ts'
 import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { countOption, libraryOf, namedAlbum } from './library.ts'
+import { transferProgress, type TransferProgress } from './transfer-progress.ts'
 
 /**
  * Files compared with --against unless told (decision 0033): a fixed number, not a share, so
@@ -31,6 +34,19 @@ const SHOWN: Partial<Record<ComparedFile['outcome'], (file: ComparedFile, where:
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
+
+/** The outcomes of a pair compared byte for byte (the progress counts them). */
+const COMPARED: ReadonlySet<ComparisonOutcome> = new Set(['match', 'differs', 'failed'])
+
+/** Remembers the blobs a deep verification found intact, for free-up (src/client/node/free-up.ts). */
+function rememberDeepChecks(home: string, reports: readonly AssetReport[], at: number): void {
+  const state = openSyncState(path.join(home, 'state.sqlite'))
+  try {
+    for (const report of reports) state.rememberDeepCheck([...report.intact, ...report.checkedHere], at)
+  } finally {
+    state.close()
+  }
+}
 
 export const verify: Command = {
   usage: `usage: coffer-photos verify [<album>] [--deep] [--against <folder> [--all | --sample N]] [--concurrency N] [--json]
@@ -52,7 +68,8 @@ export const verify: Command = {
                      here. The folder's files not in the album are counted.
   --all              with --against, compare every file
   --sample N         with --against, compare N files picked at random (default ${DEFAULT_SAMPLE})
-  --concurrency N    files checked at once (1-64, default 4)`,
+  --concurrency N    files checked at once (1-64, default 4)
+  --json             one JSON object per line on stdout: start, asset (one per file), summary`,
   options: { deep: { type: 'boolean' }, concurrency: { type: 'string' }, against: { type: 'string' }, all: { type: 'boolean' }, sample: { type: 'string' } },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length > 1) throw new UsageError('verify takes at most one album name')
@@ -63,7 +80,8 @@ export const verify: Command = {
     const sample = all ? undefined : countOption(values.sample, 'sample', DEFAULT_SAMPLE, SAMPLE_MAX)
     const against = typeof values.against === 'string' ? resolvePath(values.against) : null
     if (against !== null && !(await stat(against).catch(() => null))?.isDirectory()) throw new UsageError(`${values.against} is not a folder`)
-    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const library = libraryOf(account)
     const folderAlbum = async (folder: string): Promise<NamedAlbum> => {
       const album = await findAlbum(library, path.basename(folder))
       if (album === null)
@@ -86,10 +104,22 @@ export const verify: Command = {
     let stopped = false
     for (const album of albums) {
       const label = album.name ?? album.albumId
+      // --deep downloads every file: its progress is drawn as it goes.
+      const deepProgress: { bar: TransferProgress | null } = { bar: null }
+      const started = Date.now()
       const reports = await verifyAlbum(library, album.albumId, {
         deep,
         concurrency,
+        ...(deep
+          ? {
+              onPlanned: (assets: number, bytes: number) => {
+                deepProgress.bar = transferProgress(out, { files: assets, bytes })
+              },
+              onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.bar?.moving(file.assetId, bytes, file.name),
+            }
+          : {}),
         onAsset: (report: AssetReport) => {
+          deepProgress.bar?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
           out.event('asset', {
             album: album.name,
             asset_id: report.assetId,
@@ -105,6 +135,8 @@ export const verify: Command = {
             out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
         },
       })
+      deepProgress.bar?.stop()
+      if (deep) rememberDeepChecks(account.home, reports, started)
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
       const photos = reports.filter((r) => !r.record)
@@ -125,11 +157,17 @@ export const verify: Command = {
         )
       if (against === null) continue
 
+      const compareProgress: { bar: TransferProgress | null } = { bar: null }
       const compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
         ...(sample === undefined ? {} : { sample }),
         concurrency,
         signal,
+        onPicked: (files, bytes) => {
+          compareProgress.bar = transferProgress(out, { files, bytes })
+        },
+        onCompared: (file, bytes) => compareProgress.bar?.moving(file.assetId, bytes, file.name),
         onFile: (file) => {
+          if (COMPARED.has(file.outcome) && file.assetId !== null) compareProgress.bar?.advance(file.size, file.path, { path: file.assetId })
           out.event('file', {
             album: album.name,
             path: file.path,
@@ -143,6 +181,7 @@ export const verify: Command = {
           if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
         },
       })
+      compareProgress.bar?.stop()
       out.event('comparison', {
         album: album.name,
         folder: against,

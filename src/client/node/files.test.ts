@@ -3,7 +3,7 @@
 // today's dates lands up to about 0.1 µs either side of the millisecond, so about one file in
 // a hundred came back a millisecond early and a second restore refused it as "a different
 // file". Many random times are tried, because any one of them passes by luck most of the time.
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -52,7 +52,21 @@ function restoredAt(name: string, modified: number): RestoredFile {
   }
 }
 
+/** This process's umask, from the kernel (process.umask() without an argument is deprecated). */
+async function umask(): Promise<number> {
+  const status = await readFile('/proc/self/status', 'utf8')
+  return Number.parseInt(/^Umask:\s*([0-7]+)$/m.exec(status)![1]!, 8)
+}
+
 describe('writeRestored', () => {
+  it('gives a restored file the mode of any file the person makes (0666 less the umask), and its folders 0777 less it', async () => {
+    const mask = await umask()
+    expect(mask & 0o066).not.toBe(0o066) // else a file made 0600 would pass too
+    const written = await writeRestored(restoredAt('trip/day-1/photo.jpg', 1_700_000_000_000), folder)
+    expect((await stat(written)).mode & 0o777).toBe(0o666 & ~mask)
+    expect((await stat(path.dirname(written))).mode & 0o777).toBe(0o777 & ~mask)
+  })
+
   it(`keeps the recorded millisecond of ${TIMES} random modification times, and a second restore finds each file unchanged`, async () => {
     const wrong: string[] = []
     const again: string[] = []

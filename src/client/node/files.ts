@@ -104,7 +104,8 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
   const parent = path.dirname(final)
   await mkdir(parent, { recursive: true })
   const temp = path.join(parent, `.${path.basename(final).slice(0, 200)}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`)
-  const handle = await open(temp, 'wx', 0o600)
+  // 0o666 and the umask, as for any file a program writes: restored photos are as readable as the person's other files.
+  const handle = await open(temp, 'wx', 0o666)
   let renamed = false
   try {
     for await (const chunk of restored.bytes) await handle.write(chunk)
@@ -136,15 +137,15 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
 
 /**
  * restoreAll's writer into `folder`: a file already there with the same size and modification
- * time is kept ('unchanged'); a different one is kept too and this file fails, unless
- * `overwrite`; otherwise writeRestored.
+ * time is left as it is ('unchanged'); a different one is kept too and this file is not restored
+ * ('kept'), unless `overwrite`; otherwise writeRestored.
  */
 export function restoreInto(folder: string, options: { overwrite?: boolean } = {}): RestoreWriter {
   return async (file, name) => {
     const final = path.join(folder, ...safeRelativePath(name))
     const existing = await stat(final).catch(() => null)
     if (existing?.isFile() && existing.size === file.metadata.size && Math.floor(existing.mtimeMs) === file.metadata.modified) return 'unchanged'
-    if (existing !== null && options.overwrite !== true) throw new Error(`a different file is already at ${final}; move it, or run with --overwrite`)
+    if (existing !== null && options.overwrite !== true) return 'kept'
     await writeRestored(file, folder, { name })
     return 'restored'
   }

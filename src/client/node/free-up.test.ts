@@ -1,11 +1,11 @@
 // free-up's last step on its own (free-up.ts freeFile, openFreedLog): a file is deleted only when
 // it is still the file that was checked, a regular file in a folder under the root; the log is
-// private and appended to.
+// private and appended to. And the sample the rest of a folder may be freed on (sampleOf).
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { freeFile, openFreedLog, type FreeUpFile, type FreeUpPlan } from './free-up.ts'
+import { freeFile, openFreedLog, sampleOf, type FreeUpFile, type FreeUpPlan } from './free-up.ts'
 
 let root: string
 let outside: string
@@ -31,6 +31,7 @@ async function checked(relative: string, content = 'photo bytes'): Promise<{ pla
     file,
     size: info.size,
     reason: null,
+    checkedBy: 'itself',
     details: [],
     assetId: 'a',
     contentHash: 'h',
@@ -112,5 +113,28 @@ describe('openFreedLog', () => {
         .split('\n')
         .map((line) => JSON.parse(line)),
     ).toEqual([{ old: true }, { path: 'a.jpg', size: 1 }, { path: 'b.jpg', size: 2 }])
+  })
+})
+
+describe('sampleOf', () => {
+  const ids = Array.from({ length: 200 }, (_, i) => `asset-${i}`)
+  const key = new Uint8Array(32).fill(7)
+
+  it('picks the given number, the same on every run, whatever the order it is given', () => {
+    const sample = sampleOf(ids, key, 'album', 64)
+    expect(sample.size).toBe(64)
+    for (const id of sample) expect(ids).toContain(id)
+    expect(sampleOf([...ids].reverse(), key, 'album', 64)).toEqual(sample)
+  })
+
+  it('takes every file when there are fewer than the sample', () => {
+    expect(sampleOf(ids.slice(0, 10), key, 'album', 64)).toEqual(new Set(ids.slice(0, 10)))
+  })
+
+  it('is another for another key or album, and not the first ids given', () => {
+    const sample = sampleOf(ids, key, 'album', 64)
+    expect(sampleOf(ids, new Uint8Array(32).fill(8), 'album', 64)).not.toEqual(sample)
+    expect(sampleOf(ids, key, 'other album', 64)).not.toEqual(sample)
+    expect(sample).not.toEqual(new Set(ids.slice(0, 64)))
   })
 })

@@ -1,24 +1,28 @@
-// Freeing local space (docs/photos.md "free-up", decision 0017): which files of a folder this
-// device may delete because the album holds them safely, and deleting them. A file is freed only
-// when every one of these holds:
+// Freeing local space (docs/photos.md "free-up", decisions 0017 and 0054): which files of a
+// folder this device may delete because the album holds them safely, and deleting them. A file is
+// freed only when every one of these holds:
 //   1. this device recorded it (state.ts) as backed up to the album, and it is unchanged since:
 //      the same size and mtime, and its bytes, read again now, hash to the plaintext SHA-256
 //      recorded (and that hash gives the asset id recorded), and that asset is this very path
 //      with this size (its metadata's name: restore brings it back here);
 //   2. its asset is live in the album and the server calls it durable: every blob (original,
 //      derivatives, metadata, manifest) stored, indexed and retrievable;
-//   3. the server's deep scan re-hashed every blob and found it intact, in this run or within the
-//      last DEEP_CHECK_VALID_MS (remembered in state.ts, so that a dry run and the --yes after it
-//      do not spend the server's budget twice; storage and receipts are checked every run); a
-//      blob its budget did not reach is "not checked yet": kept, run again later;
-//   4. its custody receipts verify here, offline (../verify.ts verifyAssets).
+//   3. its custody receipts verify here, offline (../verify.ts verifyAssets);
+//   4. its bytes were checked: every blob re-hashed intact by the server's deep scan, or
+//      downloaded and checked here (verify --deep, free-up --download), in this run or within the
+//      last DEEP_CHECK_VALID_MS (remembered in state.ts); or, for a folder of more than
+//      SAMPLE_FILES files, a random sample of SAMPLE_FILES of them was so checked, every
+//      one intact, and no blob of the run was found corrupt. The server's deep-scan budget is a
+//      gigabyte an hour by default; the sample lets a 400 GB folder be freed in a day while the
+//      server re-reads a fraction of it (the trade: a server losing a share of what it holds is
+//      caught, one blob lost alone may not be: docs/photos.md).
 // Deleting: never a symbolic link, never outside the folder (the folder's real path is fixed at
 // the start; each file's parent must still resolve under it), and only the very file that was
 // hashed (same device, inode, size and mtime, checked right before the unlink). Each freed file
 // is appended to a log (one JSON line, written with an fsync) after it is gone.
 import { constants } from 'node:fs'
 import { lstat, open, realpath, unlink, type FileHandle } from 'node:fs/promises'
-import { createHash } from 'node:crypto'
+import { createHash, createHmac, hkdfSync } from 'node:crypto'
 import path from 'node:path'
 import { fromHex } from '../../sdk/bytes.ts'
 import type { Library } from '../albums.ts'
@@ -41,8 +45,10 @@ export type KeepReason =
   | 'not_durable'
   /** A custody receipt is missing or does not verify. */
   | 'receipt'
-  /** The server's deep-scan budget did not reach every blob: not checked yet. */
+  /** Neither a deep check of every blob nor a complete sample: not checked yet. */
   | 'deep_pending'
+  /** Not checked itself, and a file of the sample was found wrong: not freed on the sample. */
+  | 'sample_failed'
 
 export const KEEP_TEXT: Record<KeepReason, string> = {
   not_backed_up: 'not backed up from this device',
@@ -52,10 +58,30 @@ export const KEEP_TEXT: Record<KeepReason, string> = {
   not_durable: 'not durable on the server',
   receipt: 'custody receipt missing or invalid',
   deep_pending: "not checked yet (the server's deep-check budget is spent); run again later",
+  sample_failed: 'not checked itself, and a file of the sample checked for it is not intact',
 }
 
 /** How long a deep check's "intact" counts for free-up: a day. */
 export const DEEP_CHECK_VALID_MS = 24 * 60 * 60 * 1000
+
+/** Files of a folder checked in full, picked at random, before the rest may be freed on them. */
+export const SAMPLE_FILES = 64
+
+/** How a freed file's bytes were checked: itself (a deep check of every blob), or the sample. */
+export type CheckedBy = 'itself' | 'sample'
+
+/**
+ * The sample of `assetIds`: the `size` whose keyed rank is lowest. The key comes from the
+ * account's master key, so the server cannot tell the sample before it is asked about it; the
+ * rank is fixed, so successive runs share their sample (what one run's budget did not reach, the
+ * next completes) until its files are freed and others take their place.
+ */
+export function sampleOf(assetIds: readonly string[], masterKey: Uint8Array, albumId: string, size = SAMPLE_FILES): Set<string> {
+  const key = Buffer.from(hkdfSync('sha256', masterKey, new Uint8Array(0), 'coffer/v1/free-up-sample', 32))
+  const rank = (assetId: string): string => createHmac('sha256', key).update(`${albumId}\n${assetId}`).digest('hex')
+  const ranked = assetIds.map((assetId) => ({ assetId, rank: rank(assetId) })).sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+  return new Set(ranked.slice(0, size).map((r) => r.assetId))
+}
 
 export interface FreeUpFile {
   /** Relative to the folder, "/" between names. */
@@ -65,6 +91,8 @@ export interface FreeUpFile {
   readonly size: number
   /** Null when it is freed. */
   readonly reason: KeepReason | null
+  /** For a freed file: how its bytes were checked; null when kept. */
+  readonly checkedBy: CheckedBy | null
   /** What was found, one sentence each (empty when freed or for the local reasons' plain cases). */
   readonly details: readonly string[]
   readonly assetId: string | null
@@ -90,6 +118,8 @@ export interface PlanOptions {
   readonly download?: boolean
   /** The time, for the deep checks' validity; Date.now unless given. */
   readonly now?: () => number
+  /** The sample's size; SAMPLE_FILES unless given. */
+  readonly sampleFiles?: number
 }
 
 interface Hashed {
@@ -123,6 +153,9 @@ async function hashFile(file: string): Promise<Hashed | null> {
 
 const ORDER: readonly KeepReason[] = ['corrupt', 'not_durable', 'receipt', 'deep_pending']
 
+/** Blobs of the report neither the server's deep scan nor a download here checked. */
+const uncheckedBlobs = (report: AssetReport): number => (report.checkedHere.length === report.blobs ? 0 : report.deepPending)
+
 /** The reason a report keeps its file, or null when it may be freed. */
 function reasonOf(report: AssetReport): KeepReason | null {
   const found = new Set<KeepReason>()
@@ -131,7 +164,7 @@ function reasonOf(report: AssetReport): KeepReason | null {
     else if (issue.kind === 'not_durable' || issue.kind === 'unreadable') found.add('not_durable')
     else found.add('receipt')
   }
-  if (report.deepPending > 0) found.add('deep_pending')
+  if (uncheckedBlobs(report) > 0) found.add('deep_pending')
   return ORDER.find((reason) => found.has(reason)) ?? null
 }
 
@@ -144,7 +177,7 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
   for await (const walked of walkMedia(root)) {
     if (options.signal?.aborted === true) break
     const keep = (reason: KeepReason, details: string[] = [], assetId: string | null = null): void =>
-      void files.push({ path: walked.path, file: walked.file, size: walked.size, reason, details, assetId, contentHash: null, identity: null })
+      void files.push({ path: walked.path, file: walked.file, size: walked.size, reason, checkedBy: null, details, assetId, contentHash: null, identity: null })
     const record = state.backedUpFile(albumId, walked.path)
     if (record === null) {
       keep('not_backed_up')
@@ -181,6 +214,7 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       file: walked.file,
       size: walked.size,
       reason: null,
+      checkedBy: 'itself',
       details: [],
       assetId: record.assetId,
       contentHash: hashed.hash,
@@ -190,39 +224,70 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
   if (pending.length > 0) {
     const now = options.now ?? Date.now
     const started = now()
-    const reports = await verifyAssets(
-      library,
-      albumId,
+    const sampleSize = options.sampleFiles ?? SAMPLE_FILES
+    const sample = sampleOf(
       pending.map((p) => p.assetId),
-      {
-        deep: true,
-        download: options.download === true,
-        concurrency: options.concurrency ?? 4,
-        recentlyIntact: (hash) => {
-          const at = state.deepCheckedAt(hash)
-          return at !== null && started - at < DEEP_CHECK_VALID_MS
-        },
-      },
+      library.masterKey,
+      albumId,
+      sampleSize,
     )
-    for (const report of reports) state.rememberDeepCheck(report.intact, started)
+    const verifyOptions = {
+      deep: true,
+      download: options.download === true,
+      concurrency: options.concurrency ?? 4,
+      recentlyIntact: (hash: string) => {
+        const at = state.deepCheckedAt(hash)
+        return at !== null && started - at < DEEP_CHECK_VALID_MS
+      },
+    }
+    // The sample first, so that the server's deep-scan budget goes to it before the rest.
+    const reports = [
+      ...(await verifyAssets(library, albumId, sample, verifyOptions)),
+      ...(pending.length > sample.size
+        ? await verifyAssets(
+            library,
+            albumId,
+            pending.map((p) => p.assetId).filter((id) => !sample.has(id)),
+            verifyOptions,
+          )
+        : []),
+    ]
+    for (const report of reports) state.rememberDeepCheck([...report.intact, ...report.checkedHere], started)
     const byId = new Map(reports.map((report) => [report.assetId, report]))
+    const sampleReports = [...sample].map((id) => byId.get(id))
+    const sampleChecked = sampleReports.filter((report) => report !== undefined && reasonOf(report) === null).length
+    const corruptSeen = reports.some((report) => reasonOf(report) === 'corrupt')
+    const sampleHolds = pending.length > sampleSize && sampleChecked === sample.size && !corruptSeen
+    const sampleWrong = sampleReports.some((report) => report === undefined || (reasonOf(report) ?? 'deep_pending') !== 'deep_pending') || corruptSeen
     for (const { index, assetId } of pending) {
       const report = byId.get(assetId)
       const file = files[index]!
-      if (report === undefined) files[index] = { ...file, reason: 'not_in_album', details: ['its asset is not live in the album (deleted, or never stored)'] }
-      // Restore brings an asset back under its own name: this very path must be it (decision 0048).
-      else if (report.name !== null && (report.name !== file.path || report.size !== file.size))
-        files[index] = { ...file, reason: 'not_backed_up', details: [`the album holds its content as "${report.name}", not at this path`] }
-      else {
-        const reason = reasonOf(report)
-        if (reason !== null) {
-          const details = [
-            ...report.problems,
-            ...(report.deepPending > 0 ? [`${report.deepPending} of ${report.blobs} blobs not re-hashed by the server yet`] : []),
-          ]
-          files[index] = { ...file, reason, details }
-        }
+      if (report === undefined) {
+        files[index] = { ...file, reason: 'not_in_album', checkedBy: null, details: ['its asset is not live in the album (deleted, or never stored)'] }
+        continue
       }
+      // Restore brings an asset back under its own name: this very path must be it (decision 0048).
+      if (report.name !== null && (report.name !== file.path || report.size !== file.size)) {
+        files[index] = { ...file, reason: 'not_backed_up', checkedBy: null, details: [`the album holds its content as "${report.name}", not at this path`] }
+        continue
+      }
+      const reason = reasonOf(report)
+      if (reason === null) continue
+      const pendingDetail = `${uncheckedBlobs(report)} of ${report.blobs} blobs not re-hashed by the server yet`
+      if (reason !== 'deep_pending') files[index] = { ...file, reason, checkedBy: null, details: report.problems }
+      else if (sampleHolds) files[index] = { ...file, checkedBy: 'sample' }
+      else if (pending.length > sampleSize && sampleWrong)
+        files[index] = { ...file, reason: 'sample_failed', checkedBy: null, details: [pendingDetail, 'a file of the sample is not intact (listed with it)'] }
+      else
+        files[index] = {
+          ...file,
+          reason,
+          checkedBy: null,
+          details: [
+            pendingDetail,
+            ...(pending.length > sampleSize ? [`${sampleChecked} of the sample's ${sample.size} files checked so far; the rest are freed once they are`] : []),
+          ],
+        }
     }
   }
   return { root, files }

@@ -7,12 +7,14 @@ import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { noneMatchHits, parseRange } from '../../http/range.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import { ProcessBatchSlots, takeBatchSlot } from './batch-slots.ts'
 import { downloadableBlob, downloadBlobBatch } from './blobs.service.ts'
 
 /** How long a presigned download URL works (BLOB_DOWNLOAD=redirect). */
 const PRESIGNED_DOWNLOAD_TTL_S = 300
 
 export function blobsRoutes(app: App, deps: Deps): void {
+  const batchSlots = new ProcessBatchSlots(deps.config.batchDownloads.perProcess)
   app.route({
     method: 'GET',
     url: '/v1/blobs/:hash',
@@ -77,11 +79,14 @@ export function blobsRoutes(app: App, deps: Deps): void {
         `Up to ${BLOB_BATCH_MAX_HASHES} distinct hashes, each answered exactly as \`GET /v1/blobs/{hash}\` would decide it, in one CBOR answer. ` +
         'A hash no live asset of yours references answers 404 `error.not_found` whoever else stores it; one whose assets were taken down answers 451 `error.moderation.taken_down`. ' +
         'Of the blobs it may serve, the batch carries only as many bytes as `BLOB_BATCH_MAX_BYTES` (8 MiB by default) holds, in request order; each blob past it answers 413 `error.request.too_large`: ask for it in a next batch, or alone with `GET /v1/blobs/{hash}` when it is larger than the whole budget. ' +
-        'The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`.',
+        'The bytes always come through this server, also with `BLOB_DOWNLOAD=redirect`. ' +
+        'An account has at most `BATCH_DOWNLOADS_PER_ACCOUNT` (4 by default) batches in flight on all instances together, the next answers 429 `error.batch.too_many`; ' +
+        'a server at most `BATCH_DOWNLOADS_PER_PROCESS` (16), the next answers 503 `error.batch.server_busy`; both with `Retry-After`.',
       tags: ['Albums'],
       auth: 'bearer',
       accepts: JSON_MEDIA,
       body: BlobBatchRequest,
+      errors: ['error.batch.too_many', 'error.batch.server_busy'],
       responses: {},
       described: {},
       binaryResponse: {
@@ -93,7 +98,14 @@ export function blobsRoutes(app: App, deps: Deps): void {
       },
     }),
     handler: async (request, reply) => {
-      const pieces = await downloadBlobBatch(deps, requireCaller(request), request.body.hashes)
+      const caller = requireCaller(request)
+      const release = await takeBatchSlot(deps, batchSlots, caller)
+      // The slots are held until the answer is sent or the client goes, whichever comes first:
+      // until then its bytes are in memory. A release that fails leaves the slot to its lease.
+      reply.raw.once('close', () => {
+        release().catch((error: unknown) => request.log.warn({ cause: (error as Error).message }, 'batch download slot not released'))
+      })
+      const pieces = await downloadBlobBatch(deps, caller, request.body.hashes)
       const length = pieces.reduce((total, piece) => total + piece.length, 0)
       return reply.type('application/cbor').header('content-length', length).send(Readable.from(pieces))
     },

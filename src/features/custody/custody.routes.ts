@@ -1,4 +1,11 @@
-import { AssetIdParams, AssetReceiptsResponse, AttestationKeysDocument, StorageVerifyRequest, StorageVerifyResponse } from '../../contract/custody.ts'
+import {
+  AssetIdParams,
+  AssetReceiptsQuery,
+  AssetReceiptsResponse,
+  AttestationKeysDocument,
+  StorageVerifyRequest,
+  StorageVerifyResponse,
+} from '../../contract/custody.ts'
 import { timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
@@ -40,18 +47,23 @@ export function custodyRoutes(app: App, deps: Deps): void {
     url: '/v1/assets/:asset_id/receipts',
     ...operation({
       operationId: 'assetReceipts',
-      summary: 'Every signed custody receipt of an asset, replaced bundles included',
+      summary: 'Every signed custody receipt of an asset, replaced bundles included, a page at a time',
+      description:
+        'Pages as the album feed does: `after` (a receipt_seq, 0 for the first page) and `limit` (1-1000, 200 by default). ' +
+        'A page shorter than `limit` is the last; otherwise ask again with `after` set to `next_after`.',
       tags,
       auth: 'bearer',
       params: AssetIdParams,
+      querystring: AssetReceiptsQuery,
       responses: { 200: AssetReceiptsResponse },
-      described: { 200: 'The asset’s receipts, oldest first' },
+      described: { 200: 'A page of the asset’s receipts, oldest first' },
       errors: ['error.not_found'],
     }),
-    handler: async (request) => ({
-      asset_id: request.params.asset_id,
-      receipts: (await assetReceipts(deps, requireCaller(request), request.params.asset_id)).map(receiptView),
-    }),
+    handler: async (request) => {
+      const { after, limit } = request.query
+      const receipts = await assetReceipts(deps, requireCaller(request), request.params.asset_id, { after, limit })
+      return { asset_id: request.params.asset_id, receipts: receipts.map(receiptView), next_after: receipts.at(-1)?.receiptSeq ?? after }
+    },
   })
 
   app.route({

@@ -126,11 +126,11 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   }
 }
 
-/** Every receipt of an asset of the caller (another account's asset answers as unknown). */
-export async function assetReceipts(deps: Deps, caller: Caller, assetId: string): Promise<Receipt[]> {
+/** A page of the receipts of an asset of the caller, numbered after `after` (another account's asset answers as unknown). */
+export async function assetReceipts(deps: Deps, caller: Caller, assetId: string, page: { readonly after: number; readonly limit: number }): Promise<Receipt[]> {
   const asset = await deps.storage.findAsset(assetId)
   if (asset === undefined || asset.ownerId !== caller.userId) throw new AppError('error.not_found', 'No asset of this account has that id')
-  return deps.storage.listReceipts(assetId)
+  return deps.storage.listReceipts(assetId, page.after, page.limit)
 }
 
 /** A receipt as the wire shows it (GET /v1/assets/{asset_id}/receipts), which is what the SDK verifies. */

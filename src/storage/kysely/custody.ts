@@ -78,8 +78,15 @@ export function custodyQueries(db: Executor): CustodyStore {
       await db.updateTable('receiptChain').set({ lastSeq: last.receiptSeq, lastReceiptHash }).where('id', '=', 1).execute()
     },
 
-    async listReceipts(assetId) {
-      const rows = await db.selectFrom('receipts').selectAll().where('assetId', '=', assetId).orderBy('receiptSeq').execute()
+    async listReceipts(assetId, after, limit) {
+      const rows = await db
+        .selectFrom('receipts')
+        .selectAll()
+        .where('assetId', '=', assetId)
+        .where('receiptSeq', '>', after)
+        .orderBy('receiptSeq')
+        .limit(limit)
+        .execute()
       return rows.map(receiptOf)
     },
 

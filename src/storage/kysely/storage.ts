@@ -5,6 +5,7 @@ import { accountDeletionQueries } from './account-deletion.ts'
 import { accountQueries } from './accounts.ts'
 import { postgresBearerLookup, sqliteBearerLookup, type BearerLookup } from './bearer-lookup.ts'
 import { albumQueries } from './albums.ts'
+import { batchDownloadQueries } from './batch-downloads.ts'
 import { budgetQueries } from './budgets.ts'
 import { translatingConnectionFaults } from './connection-faults.ts'
 import { custodyQueries } from './custody.ts'
@@ -34,6 +35,7 @@ function store(db: Executor, engine: Engine): Store {
     ...accountQueries(db),
     ...accountDeletionQueries(db),
     ...budgetQueries(db),
+    ...batchDownloadQueries(db),
     ...securityEventQueries(db),
     ...sessionQueries(db),
     ...secondFactorQueries(db),

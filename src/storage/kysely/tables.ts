@@ -135,6 +135,16 @@ export interface RelayMessagesTable {
 }
 
 /** A windowed budget of attempts (for example refused redemptions per client address). */
+export interface BatchDownloadSlotsTable {
+  userId: string
+  /** 0 to the per-account cap less one. */
+  slot: number
+  /** The batch holding it, so that only its own release frees it. */
+  holder: string
+  /** When a holder that never released it (a killed process) stops holding it. */
+  expiresAt: number
+}
+
 export interface AttemptBudgetsTable {
   scope: string
   subject: string
@@ -374,6 +384,7 @@ export interface Tables {
   relayChannels: RelayChannelsTable
   relayMessages: RelayMessagesTable
   attemptBudgets: AttemptBudgetsTable
+  batchDownloadSlots: BatchDownloadSlotsTable
   escrows: EscrowsTable
   albums: AlbumsTable
   albumUpgrades: AlbumUpgradesTable

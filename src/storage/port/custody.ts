@@ -20,8 +20,11 @@ export interface CustodyStore {
    * appends. False, writing nothing, when the head or the active key has changed.
    */
   appendReceiptsAfter(after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
-  /** Every receipt ever issued for the asset, replaced bundles included, in receipt_seq order. */
-  listReceipts(assetId: string): Promise<Receipt[]>
+  /**
+   * A page of the receipts ever issued for the asset, replaced bundles included, in receipt_seq
+   * order: those numbered after `after`, at most `limit` of them (one index range).
+   */
+  listReceipts(assetId: string, after: number, limit: number): Promise<Receipt[]>
   /**
    * A page of the receipts of an album's assets numbered at most `throughSeq`, in (asset_id,
    * receipt_seq) order, after `after` (null: from the start), at most `limit` of them: each

@@ -26,8 +26,11 @@ interface SessionApi {
   forgetBrowser(): Promise<void>
   /** Ends every session of the account, this one too, with the proof of this browser's identity key. */
   revokeAll(): Promise<void>
-  /** Proves the password again, deletes the account (with a code when it has a second factor), and forgets it here. */
-  deleteAccount(password: string, totpCode: string | undefined): Promise<void>
+  /**
+   * Deletes the account (with a code when it has a second factor) and forgets it here. The
+   * server wants a recent password proof: reauthenticate first (DeleteAccount.tsx does).
+   */
+  deleteAccount(totpCode: string | undefined): Promise<void>
   /** The account's moderation record, kept fresh while signed in (watch.ts). */
   readonly watch: AccountWatch
 }
@@ -133,9 +136,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
           endingHere.current = null
         }
       },
-      deleteAccount: async (password, totpCode) => {
+      deleteAccount: async (totpCode) => {
         if (state.kind !== 'signed-in') return
-        await state.client.reauthenticate(password)
         endingHere.current = { notice: DELETED }
         try {
           // The client forgets its tokens: the session ends here as for any other ending (open()).

@@ -25,7 +25,7 @@ createRoot(document.getElementById('root')!).render(
     <main>
       <h1>Grid lab</h1>
       <p className="hint">{countText(count, 'synthetic photo')}.</p>
-      <Grid source={source} ids={ids} months={months} selecting={false} selected={none} onToggle={() => {}} />
+      <Grid source={source} ids={ids} months={months} selecting={false} selected={none} onToggle={() => {}} returnTo={null} />
     </main>
   </StrictMode>,
 )

@@ -93,6 +93,17 @@ function thumbnailHashOf(asset: OpenedAsset): string | null {
   return thumbnail === undefined ? null : toHex(thumbnail.hash)
 }
 
+/**
+ * The names of the albums made in this page, by id: the album opens under its name at once,
+ * before its record comes back from the server and is decrypted.
+ */
+const namesMadeHere = new Map<string, string>()
+
+/** Remembers the name of an album this page just made (the next AlbumModel of it starts with it). */
+export function albumMadeHere(albumId: string, name: string): void {
+  namesMadeHere.set(albumId, name)
+}
+
 export class AlbumModel {
   readonly albumId: string
   readonly library: Library
@@ -106,7 +117,9 @@ export class AlbumModel {
   #ids: readonly string[] = []
   #months = new Int32Array(0)
   readonly #hidden = new Set<string>()
-  #name: string | null | undefined = undefined
+  #name: string | null | undefined
+  /** The scan met the album's record: its name is being read or was read. */
+  #recordSeen = false
   #scanned = false
   #scanning: Promise<void> = Promise.resolve()
   #scanError: unknown = null
@@ -144,6 +157,7 @@ export class AlbumModel {
     this.albumId = albumId
     this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey }
     this.#recordId = albumRecordId(library.masterKey, albumId)
+    this.#name = namesMadeHere.get(albumId)
   }
 
   // --- the album's order ----------------------------------------------------------------
@@ -207,7 +221,8 @@ export class AlbumModel {
           this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
           this.#monthOf.delete(entry.asset_id)
           if (entry.asset_id === recordId) {
-            if (entry.action !== 'delete') void this.#readName(entry)
+            this.#recordSeen = entry.action !== 'delete'
+            if (this.#recordSeen) void this.#readName(entry)
           } else if (entry.action !== 'delete') {
             this.#order.set(entry.asset_id, entry.sync_seq)
             this.#monthOf.set(entry.asset_id, monthOf(entry.applied_at))
@@ -222,7 +237,8 @@ export class AlbumModel {
         await this.#tilesLoaded()
         if (this.#closed) return
       }
-      if (this.#name === undefined) this.#name = null
+      // No record: no name. A record met is still being read (its reader sets the name).
+      if (!this.#recordSeen) this.#name = null
       this.#scanned = true
     } catch (error) {
       this.#scanError = error

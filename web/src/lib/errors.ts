@@ -19,7 +19,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.totp.not_enrolled': 'Your account has no authenticator app turned on, so there is nothing to turn off and no recovery codes to replace.',
   'error.auth.proof_required':
     "The server did not accept this browser's proof of the account's identity key, so no session was ended. Try again; if it keeps failing, do it from the device you set the account up on.",
-  'error.account.suspended': 'This account is suspended: you can see your moderation record, but not change anything.',
+  'error.account.suspended':
+    'Your account is suspended, so nothing can be added, changed or deleted; your photos can still be seen and downloaded. Your moderation record says why; to ask about it, contact the operator of this server.',
   'error.moderation.taken_down': 'This photo was taken down by the operator and cannot be shown.',
   'error.moderation.state_conflict': 'That would change nothing: it is already so. The record shows where it stands.',
   'error.rate_limited': 'Too many attempts in a short time. Wait a moment and try again.',
@@ -31,8 +32,15 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.enroll.channel_not_found': 'The pairing has ended on the other device. Start again.',
 }
 
+/** The server's problem behind an error: the error itself, or its cause (the library wraps a refused upload in a FileTransferError). */
+export function problemOf(error: unknown): CofferProblem | null {
+  for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) if (at instanceof CofferProblem) return at
+  return null
+}
+
 /** A sentence for any error, for the screen. */
-export function sentenceFor(error: unknown): string {
+export function sentenceFor(caught: unknown): string {
+  const error = problemOf(caught) ?? caught
   if (error instanceof CofferProblem) {
     if (error.status === 429 && error.retryAfterS !== null) return `Too many attempts. Try again in ${error.retryAfterS} seconds.`
     return (

@@ -21,6 +21,7 @@ import { up as assetsByAlbum } from './0015-assets-by-album.ts'
 import { up as recoveryCodes } from './0016-recovery-codes.ts'
 import { up as uploadParts } from './0017-upload-parts.ts'
 import { up as relayMailboxCounts } from './0018-relay-mailbox-counts.ts'
+import { up as batchDownloadSlots } from './0019-batch-download-slots.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -41,6 +42,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0016-recovery-codes', recoveryCodes],
   ['0017-upload-parts', uploadParts],
   ['0018-relay-mailbox-counts', relayMailboxCounts],
+  ['0019-batch-download-slots', batchDownloadSlots],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -6,8 +6,10 @@ import type { Library } from '#photos/albums.ts'
 import { deleteFile } from '#photos/edits.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
+import { useSession } from '../../app/session.tsx'
 import { ErrorLine, Heading } from '../../app/ui.tsx'
 import { AlbumModel } from '../../lib/album.ts'
+import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
@@ -68,6 +70,24 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const [dropping, setDropping] = useState(false)
   const picker = useRef<HTMLInputElement>(null)
   const { toast, start, undo, dismiss } = useUndoable()
+  const { watch } = useSession()
+  const suspended = watch.record?.standing === 'suspended'
+  // An upload refused for a suspension the page did not know of yet: read the record now (the banner, the disabled button).
+  const refusedAsSuspended = items.some((item) => item.state === 'failed' && problemOf(item.error)?.code === 'error.account.suspended')
+  const refreshRecord = watch.refresh
+  useEffect(() => {
+    if (refusedAsSuspended) refreshRecord()
+  }, [refusedAsSuspended, refreshRecord])
+  // The photo view closed: focus goes back to the tile of the photo it showed last, not to the page.
+  const [returnTo, setReturnTo] = useState<{ readonly assetId: string } | null>(null)
+  const viewed = useRef<string | null>(null)
+  useEffect(() => {
+    if (assetId !== null) viewed.current = assetId
+    else if (viewed.current !== null) {
+      setReturnTo({ assetId: viewed.current })
+      viewed.current = null
+    }
+  }, [assetId])
 
   const toggle = useCallback((id: string) => {
     setSelected((now) => {
@@ -109,7 +129,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     })
 
   const add = (files: FileList | null) => {
-    if (files !== null && files.length > 0) void uploads.add([...files])
+    if (!suspended && files !== null && files.length > 0) void uploads.add([...files])
   }
 
   const dragOver = (event: DragEvent) => {
@@ -132,7 +152,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       </p>
       <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
       <div className="toolbar">
-        <button type="button" onClick={() => picker.current?.click()}>
+        <button type="button" disabled={suspended} aria-describedby={suspended ? 'adding-paused' : undefined} onClick={() => picker.current?.click()}>
           Add photos
         </button>
         <input
@@ -166,11 +186,20 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         )}
         <a href={linkTo('custody', model.albumId)}>Custody of this album</a>
       </div>
-      <p className="hint">{model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`} Drop photos anywhere on this page to add them.</p>
+      {suspended && (
+        <p id="adding-paused" className="notice">
+          You cannot add photos while your account is suspended. <a href={linkTo('record')}>Your moderation record</a> says why; to ask about it, contact the
+          operator of this server.
+        </p>
+      )}
+      <p className="hint">
+        {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`}
+        {suspended ? '' : ' Drop photos anywhere on this page to add them.'}
+      </p>
       <ErrorLine error={model.scanError} />
-      <UploadPanel uploads={uploads} items={items} />
+      <UploadPanel uploads={uploads} items={items} suspended={suspended} />
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
-      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} />
+      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}
       {assetId !== null && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />

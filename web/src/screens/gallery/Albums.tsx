@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { namedAlbums, openAlbum, type NamedAlbum } from '#photos/albums.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
+import { albumMadeHere } from '../../lib/album.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import type { CofferClient } from '#sdk/client.ts'
@@ -25,6 +26,7 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
     event.preventDefault()
     void create.run(async () => {
       const album = await openAlbum(library, name)
+      if (album.name !== null) albumMadeHere(album.albumId, album.name)
       navigate('albums', album.albumId)
     })
   }

@@ -199,6 +199,7 @@ export function Grid({
   selecting,
   selected,
   onToggle,
+  returnTo,
 }: {
   source: TileSource
   ids: readonly string[]
@@ -206,6 +207,8 @@ export function Grid({
   selecting: boolean
   selected: ReadonlySet<string>
   onToggle: (assetId: string) => void
+  /** The photo whose tile takes the focus back (the photo view closed over it); a new object each time. */
+  returnTo: { readonly assetId: string } | null
 }) {
   const space = useRef<HTMLDivElement>(null)
   const layer = useRef<HTMLDivElement>(null)
@@ -224,8 +227,10 @@ export function Grid({
    * there the grid stays at the pixel asked for.
    */
   const jumped = useRef<{ scrollY: number; top: number } | null>(null)
-  const now = useRef({ geometry, drawn })
-  now.current = { geometry, drawn }
+  const now = useRef({ geometry, drawn, ids })
+  now.current = { geometry, drawn, ids }
+  /** The tile to focus once it is drawn (returnTo). */
+  const focusing = useRef<string | null>(null)
 
   /** Where the grid's space begins in the page. */
   const spaceTop = useCallback((): number => (space.current?.getBoundingClientRect().top ?? 0) + scrollY, [])
@@ -321,6 +326,23 @@ export function Grid({
     if (rowTop < top.current) scrollToTop(rowTop - HEADING)
     else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
   }
+
+  // The photo view closed: its photo's row is brought on screen, and its tile focused once drawn (below).
+  useLayoutEffect(() => {
+    const { geometry: g, ids: shownIds } = now.current
+    const item = returnTo === null ? -1 : shownIds.indexOf(returnTo.assetId)
+    if (returnTo === null || g === null || item < 0) return
+    focusing.current = returnTo.assetId
+    const row = rowOfItem(g.layout, item)
+    const rowTop = g.layout.rowTop[row]!
+    if (rowTop < top.current || g.layout.rowTop[row + 1]! > top.current + g.screen) scrollToTop(rowTop - HEADING)
+  }, [returnTo, scrollToTop])
+  useLayoutEffect(() => {
+    const tile = focusing.current === null ? null : layer.current?.querySelector<HTMLElement>(`[data-asset="${CSS.escape(focusing.current)}"]`)
+    if (tile === null || tile === undefined) return
+    focusing.current = null
+    tile.focus({ preventScroll: true })
+  })
 
   const shown = drawn.layout === layout ? drawn : NOTHING_DRAWN
   // The layer is moved by scrolled() between draws, so its place is set here, not as a prop React would think unchanged.

@@ -46,7 +46,8 @@ function listedOf(items: readonly UploadItem[]): { listed: UploadItem[]; moreWai
   return { listed, moreWaiting: waiting.length - shownWaiting.size, moreDone: done.length - shownDone.size }
 }
 
-export function UploadPanel({ uploads, items }: { uploads: Uploads; items: readonly UploadItem[] }) {
+/** `suspended`: the account is suspended, so trying again would be refused too. */
+export function UploadPanel({ uploads, items, suspended }: { uploads: Uploads; items: readonly UploadItem[]; suspended: boolean }) {
   if (items.length === 0) return null
   const total = items.reduce((sum, item) => sum + item.size, 0)
   const done = items.reduce((sum, item) => sum + doneOf(item), 0)
@@ -94,7 +95,7 @@ export function UploadPanel({ uploads, items }: { uploads: Uploads; items: reado
         </p>
       )}
       {failed > 0 && (
-        <button type="button" onClick={() => uploads.retry()}>
+        <button type="button" disabled={suspended} onClick={() => uploads.retry()}>
           Try the failed files again
         </button>
       )}

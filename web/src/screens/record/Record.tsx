@@ -1,15 +1,20 @@
 // #/record: the account's moderation record: whether it is active or suspended, every operator
-// action on it or its photos in words, and what each means for the person.
+// action on it or its photos in words, and what each means for the person. A photo it names is
+// shown by its name and thumbnail, found in the albums and opened here (lib/record-photos.ts).
+import { useEffect, useMemo, useState } from 'react'
 import type { ModerationRecord as Moderation } from '#sdk/client.ts'
+import { linkTo } from '../../app/router.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
-import { Heading } from '../../app/ui.tsx'
+import { Heading, LoadStatus, useLoaded, type Loaded } from '../../app/ui.tsx'
 import { whenText } from '../../lib/format.ts'
+import { libraryOf } from '../../lib/library.ts'
 import { newestFirst } from '../../lib/numbered.ts'
+import { recordPhotos, type RecordPhoto } from '../../lib/record-photos.ts'
 
 type Event = Moderation['events'][number]
 
 function eventText(event: Event): string {
-  const photo = event.asset_id === undefined ? 'a photo' : `the photo ${event.asset_id}`
+  const photo = event.asset_id === undefined ? 'a photo' : 'this photo'
   switch (event.action) {
     case 'suspended':
       return 'The operator suspended your account.'
@@ -31,10 +36,70 @@ function eventText(event: Event): string {
   }
 }
 
+/** A thumbnail's object URL while shown. */
+function Thumbnail({ blob }: { blob: Blob }) {
+  const [url, setUrl] = useState<string | null>(null)
+  useEffect(() => {
+    const made = URL.createObjectURL(blob)
+    setUrl(made)
+    return () => URL.revokeObjectURL(made)
+  }, [blob])
+  return url === null ? null : <img className="record-thumbnail" src={url} alt="" />
+}
+
+const inAlbum = (albumName: string | null): string => (albumName === null ? 'in an album with no name' : `in the album “${albumName}”`)
+
+/** Which photo an event names: its thumbnail and name, or in words why they cannot be shown. */
+function PhotoOfEvent({ photo, assetId }: { photo: RecordPhoto | undefined; assetId: string }) {
+  const id = <span className="muted">(asset {assetId})</span>
+  if (photo === undefined) return null // loading, or it failed: LoadStatus says which
+  switch (photo.kind) {
+    case 'opened':
+      return (
+        <p className="record-photo">
+          {photo.thumbnail !== null && <Thumbnail blob={photo.thumbnail} />}
+          <span>
+            <strong>{photo.name}</strong> {inAlbum(photo.albumName)} {id}
+          </span>
+        </p>
+      )
+    case 'withheld':
+      return (
+        <p>
+          A photo {inAlbum(photo.albumName)}. Its name and thumbnail cannot be shown: while it is taken down, the server hands out none of its files, to this
+          device either. {id}
+        </p>
+      )
+    case 'failed':
+      return (
+        <p>
+          A photo {inAlbum(photo.albumName)}, which did not open here (its files are missing or damaged). {id}
+        </p>
+      )
+    case 'missing':
+      return <p>This photo is not in any of your albums now (it was deleted), so its name cannot be shown. {id}</p>
+  }
+}
+
+/** The photos the record names, found and opened here; none when this browser holds no keys to open them with. */
+function useRecordPhotos(record: Moderation | null): Loaded<Map<string, RecordPhoto>> | null {
+  const { client, keys } = useSignedIn()
+  const ids = useMemo(() => [...new Set(record?.events.flatMap((event) => (event.asset_id === undefined ? [] : [event.asset_id])) ?? [])].sort(), [record])
+  const key = ids.join(' ')
+  // Read again when the record gains an event (a photo restored opens again).
+  const events = record?.events.length ?? 0
+  const photos = useLoaded(
+    async () => (keys === null || key === '' ? new Map<string, RecordPhoto>() : recordPhotos(libraryOf(client, keys), key.split(' '))),
+    [client, keys, key, events],
+  )
+  return keys === null ? null : photos
+}
+
 export function ModerationRecord() {
   const { session } = useSignedIn()
   const { watch } = useSession()
   const record = watch.record
+  const photos = useRecordPhotos(record)
   return (
     <main className="sections">
       <Heading>Moderation record</Heading>
@@ -61,6 +126,15 @@ export function ModerationRecord() {
                 {newestFirst(record.events).map(({ entry: event, number }) => (
                   <li key={number}>
                     <p className="title">{eventText(event)}</p>
+                    {event.asset_id !== undefined &&
+                      (photos === null ? (
+                        <p className="muted">
+                          Photo {event.asset_id}: this browser is not a device of your account, so it cannot open the photo to show its name.{' '}
+                          <a href={linkTo('albums')}>Set it up as one</a>.
+                        </p>
+                      ) : (
+                        <PhotoOfEvent photo={photos.value?.get(event.asset_id)} assetId={event.asset_id} />
+                      ))}
                     <p className="muted">
                       {whenText(event.at)} · {event.reason === undefined ? 'No reason could be given.' : `Reason: ${event.reason}`}
                     </p>
@@ -68,6 +142,7 @@ export function ModerationRecord() {
                 ))}
               </ol>
             )}
+            {photos !== null && <LoadStatus loaded={photos} what="the photos it names, from your albums" />}
             <button type="button" className="secondary" onClick={watch.refresh}>
               Check again
             </button>

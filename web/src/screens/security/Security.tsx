@@ -160,7 +160,7 @@ export function Security() {
   return (
     <main className="sections">
       <Heading>Security</Heading>
-      <Sessions key={round} client={client} directory={directory.value} />
+      <Sessions key={round} client={client} directory={directory.value} thisDevice={keys?.deviceId ?? null} />
       <DeviceList directory={directory} thisDevice={keys?.deviceId ?? null} />
       <SecondFactor client={client} />
       <PasswordChange client={client} onChanged={() => setRound((n) => n + 1)} />

@@ -1,11 +1,13 @@
 // The account's sessions (where it is signed in) and its devices (the signed directory).
 // The server records no "last used": a session's created_at is when its tokens were last
 // renewed (it was in use then), authenticated_at when a password or code was last proved on it.
+// Two browsers of one kind are told apart by their device's name (when the session has one), the
+// app, and the sign-in time to the second; should all of that match, by the session's id.
 import { useState } from 'react'
 import { CofferProblem, type CofferClient, type Devices } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { Confirm, ErrorLine, LoadStatus, useAction, useLoaded, type Loaded } from '../../app/ui.tsx'
-import { whenText } from '../../lib/format.ts'
+import { momentText, whenText } from '../../lib/format.ts'
 import { appText } from '../../lib/user-agent.ts'
 import type { DirectoryView } from './directory.ts'
 
@@ -16,13 +18,30 @@ function deviceNames(directory: DirectoryView | undefined): Map<string, string> 
   return new Map(directory.directory.devices.flatMap((device) => (device.name === undefined ? [] : [[device.device_id, device.name] as const])))
 }
 
-export function Sessions({ client, directory }: { client: CofferClient; directory: DirectoryView | undefined }) {
+/** Each session's name on this screen: "Kitchen laptop (Chrome on Linux), signed in 2 Dec 2026, 14:02:07", unique among `sessions`. */
+function sessionNames(sessions: readonly Session[], devices: ReadonlyMap<string, string>, thisDevice: string | null): Map<string, string> {
+  const plain = new Map(
+    sessions.map((session) => {
+      const app = appText(session.user_agent)
+      // A browser signs in without naming its device: the current session's is this browser's.
+      const deviceId = session.device_id ?? (session.current ? thisDevice : null)
+      const device = deviceId === null ? undefined : devices.get(deviceId)
+      const who = device === undefined || device === app ? app : `${device} (${app})`
+      return [session.session_id, `${who}, signed in ${momentText(session.authenticated_at)}`] as const
+    }),
+  )
+  const uses = new Map<string, number>()
+  for (const name of plain.values()) uses.set(name, (uses.get(name) ?? 0) + 1)
+  return new Map([...plain].map(([id, name]) => [id, uses.get(name)! > 1 ? `${name} (session ${id.slice(0, 8)})` : name]))
+}
+
+export function Sessions({ client, directory, thisDevice }: { client: CofferClient; directory: DirectoryView | undefined; thisDevice: string | null }) {
   const sessions = useLoaded(() => client.listSessions(), [client])
   const [asking, setAsking] = useState<Session | null>(null)
   const [done, setDone] = useState<string | null>(null)
   const { busy, error, run } = useAction()
-  const names = deviceNames(directory)
-  const describe = (session: Session): string => (session.device_id !== null ? names.get(session.device_id) : undefined) ?? appText(session.user_agent)
+  const names = sessionNames(sessions.value?.sessions ?? [], deviceNames(directory), thisDevice)
+  const describe = (session: Session): string => names.get(session.session_id) ?? appText(session.user_agent)
 
   const revoke = (session: Session) =>
     void run(async () => {
@@ -49,10 +68,10 @@ export function Sessions({ client, directory }: { client: CofferClient; director
             <li key={session.session_id}>
               <p className="title">
                 {describe(session)}
-                {session.current && <span className="badge">This browser</span>}
+                {session.current && <span className="badge">This device</span>}
               </p>
               <p className="muted">
-                Signed in {whenText(session.authenticated_at)} · last renewed {whenText(session.created_at)}
+                Last renewed {whenText(session.created_at)}
                 {session.ip_address !== null && <> · from {session.ip_address}</>}
               </p>
               {!session.current && (
@@ -103,7 +122,7 @@ export function DeviceList({ directory, thisDevice }: { directory: Loaded<Direct
               <li key={device.device_id}>
                 <p className="title">
                   {device.name ?? 'A device with no name'}
-                  {device.device_id === thisDevice && <span className="badge">This browser</span>}
+                  {device.device_id === thisDevice && <span className="badge">This device</span>}
                 </p>
                 <p className="muted">
                   {device.added_at === undefined ? 'Date added not recorded' : `Added ${whenText(device.added_at)}`} · device {device.device_id.slice(0, 8)}

@@ -1,0 +1,172 @@
+// coffer-photos' conventions as users of restic and rclone expect them (docs/photos.md,
+// decision 0050): --version; every option a command parses shown in its --help; "no" at
+// setup's question exits 130 as the exit code table says; `ls` in columns under a header;
+// backup's --include/--exclude, --dry-run (nothing sent, nothing written), --quiet and --verbose.
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { COMMANDS } from '../../src/cli/photos/commands.ts'
+import { Home } from '../../src/cli/photos/home.ts'
+import { PASSWORD, uniqueEmail } from '../support/actors.ts'
+import { writePhoto } from '../support/photos.ts'
+import { events, expectOk, onTerminal, photos } from '../support/photos-cli.ts'
+import { ROOT } from '../support/process.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let work: string
+
+beforeAll(async () => {
+  server = await startServer()
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-conventions-'))
+}, 60_000)
+afterAll(async () => {
+  await server?.close()
+  await rm(work, { recursive: true, force: true })
+})
+
+let homes = 0
+async function registeredHome(): Promise<string> {
+  const home = path.join(work, `home-${++homes}`)
+  expectOk(await photos(home, ['login', server.url, '--register', '--email', uniqueEmail('conventions'), '--password-stdin'], { stdin: `${PASSWORD}\n` }))
+  return home
+}
+async function setUpHome(): Promise<string> {
+  const home = await registeredHome()
+  expectOk(await photos(home, ['setup', '--yes', '--json']))
+  return home
+}
+
+let folders = 0
+/** A folder of small photos at `paths` (relative, "/" between names). */
+async function folderOf(paths: readonly string[]): Promise<string> {
+  const folder = path.join(work, `folder-${++folders}`)
+  await Promise.all(paths.map((at, seed) => writePhoto(path.join(folder, at), { format: at.endsWith('.png') ? 'png' : 'jpeg', width: 64, height: 48, seed })))
+  return folder
+}
+
+const fileEvents = (stdout: string) => events({ stdout }).filter((e) => e.event === 'file')
+
+describe('coffer-photos conventions', { timeout: 120_000 }, () => {
+  it('--version prints the version of the package, exit 0', async () => {
+    const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    const run = await photos(path.join(work, 'no-home'), ['--version'])
+    expectOk(run)
+    expect(run.stdout).toBe(`coffer-photos ${version}\n`)
+  })
+
+  it("every command's --help shows each option it parses, in its usage line and in its list of options", async () => {
+    for (const listed of COMMANDS) {
+      const command = await listed.load()
+      const run = await photos(path.join(work, 'no-home'), [listed.name, '--help'])
+      expectOk(run)
+      const [synopsis = '', ...rest] = run.stdout.split('\n\n')
+      const body = rest.join('\n\n')
+      for (const option of [...Object.keys(command.options), 'json']) {
+        expect(synopsis, `${listed.name}: --${option} in the usage line`).toMatch(new RegExp(`--${option}\\b`))
+        expect(body, `${listed.name}: --${option} in the options`).toMatch(new RegExp(`^ +(-\\w, )?--${option}\\b`, 'm'))
+      }
+    }
+  })
+
+  // util-linux's `script` runs the command on a pseudo-terminal (Debian: bsdutils, essential).
+  it('"no" at setup\'s question exits 130, as the exit code table says, and setup is not finished', async () => {
+    const home = await registeredHome()
+    const declined = onTerminal(home, ['setup'])
+    await declined.waitFor(/Have you written down the recovery phrase\?/)
+    declined.type('\r')
+    expect(await declined.done).toBe(130)
+    expect(declined.text()).toMatch(/setup is not finished/)
+    expect(new Home(home).readKeys()?.state).toBe('pending')
+  })
+
+  it('ls prints its files in columns under a header', async () => {
+    const home = await setUpHome()
+    const folder = await folderOf(['a.jpg', 'sub/a-much-longer-name.png'])
+    expectOk(await photos(home, ['backup', folder, '--album', 'Columns']))
+    const run = await photos(home, ['ls', 'Columns'])
+    expectOk(run)
+    const lines = run.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN/)
+    expect(lines.slice(1, 3).map((line) => line.split(/ {2,}/).slice(0, 4))).toEqual([
+      ['a.jpg', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/jpeg', '64×48'],
+      ['sub/a-much-longer-name.png', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/png', '64×48'],
+    ])
+    // Each column starts where its header does; sizes end where theirs does.
+    const at = (title: string) => lines[0]!.indexOf(title)
+    for (const line of lines.slice(1, 3)) {
+      expect(line.indexOf('image/')).toBe(at('TYPE'))
+      expect(line[at('SIZE') + 'SIZE'.length - 1]).toBe('B')
+    }
+    expect(lines[3]).toMatch(/^2 files, /)
+  })
+
+  it('backup --include and --exclude choose the files by their path in the folder', async () => {
+    const home = await setUpHome()
+    const folder = await folderOf(['2024/a.jpg', '2024/b.png', '2024/deep/c.jpg', '2023/d.jpg', 'e.jpg'])
+    const run = await photos(home, ['backup', folder, '--album', 'Chosen', '--include', '2024/**', '--include', 'e.jpg', '--exclude', '*.png', '--json'])
+    expectOk(run)
+    expect(
+      fileEvents(run.stdout)
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['2024/a.jpg', '2024/deep/c.jpg', 'e.jpg'])
+    const bad = await photos(home, ['backup', folder, '--exclude', ''])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--include, --exclude: a pattern cannot be empty/)
+  })
+
+  it('backup --dry-run says what it would upload and skip, and sends and writes nothing', async () => {
+    const home = await setUpHome()
+    const folder = await folderOf(['a.jpg', 'b.jpg', 'c.jpg'])
+    const first = await photos(home, ['backup', folder, '--album', 'Trial', '--dry-run', '--json'])
+    expectOk(first)
+    expect(fileEvents(first.stdout).map((e) => [e.path, e.outcome])).toEqual([
+      ['a.jpg', 'new'],
+      ['b.jpg', 'new'],
+      ['c.jpg', 'new'],
+    ])
+    expect(events(first).at(-1)).toMatchObject({ event: 'summary', dry_run: true, album_exists: false, upload: 3, unchanged: 0 })
+    // Nothing on the server, not even the album; no local index made.
+    const albums = await photos(home, ['albums', '--json'])
+    expectOk(albums)
+    expect(events(albums)).toEqual([])
+    expect(existsSync(path.join(home, 'state.sqlite'))).toBe(false)
+
+    expectOk(await photos(home, ['backup', folder, '--album', 'Trial', '--exclude', 'c.jpg']))
+    await writePhoto(path.join(folder, 'a.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 99 })
+    await utimes(path.join(folder, 'a.jpg'), new Date(), new Date(Date.now() + 5000))
+    const before = await readFile(path.join(home, 'state.sqlite'))
+    const second = await photos(home, ['backup', folder, '--album', 'Trial', '--dry-run'])
+    expectOk(second)
+    expect(second.stdout).toMatch(/^would upload as a new version {2}a\.jpg/m)
+    expect(second.stdout).toMatch(/^would upload {2}c\.jpg/m)
+    expect(second.stdout).not.toMatch(/b\.jpg/) // skipped files are listed with --verbose only
+    expect(second.stdout).toMatch(/would upload 2 files .*1 of them as new versions.*skip 1 unchanged/)
+    expect(await readFile(path.join(home, 'state.sqlite'))).toEqual(before)
+    const listed = await photos(home, ['ls', 'Trial', '--json'])
+    expect(fileEvents(listed.stdout).map((e) => e.name)).toEqual(['a.jpg', 'b.jpg'])
+  })
+
+  it('backup --quiet prints only the summary line; --verbose one line per file too; not both', async () => {
+    const home = await setUpHome()
+    const folder = await folderOf(['a.jpg', 'b.jpg'])
+    const quiet = await photos(home, ['backup', folder, '--album', 'Loud', '--quiet'])
+    expectOk(quiet)
+    expect(quiet.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^2 of 2 files .* 2 stored/)])
+    expect(quiet.stderr).toBe('')
+    await writeFile(path.join(folder, 'c.jpg'), await readFile(path.join(folder, 'a.jpg')))
+    const verbose = await photos(home, ['backup', folder, '--album', 'Loud', '-v'])
+    expectOk(verbose)
+    expect(verbose.stdout).toMatch(/^unchanged {2}a\.jpg {2}\(/m)
+    expect(verbose.stdout).toMatch(/^unchanged {2}b\.jpg {2}\(/m)
+    // A copy at another path is an asset of its own (decision 0048), its original not sent again.
+    expect(verbose.stdout).toMatch(/^stored {2}c\.jpg {2}\(/m)
+    expect(verbose.stdout).toMatch(/1 already stored \(in another album or at another path\)/)
+    const both = await photos(home, ['backup', folder, '-q', '-v'])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toMatch(/--quiet and --verbose do not go together/)
+  })
+})
