@@ -51,7 +51,7 @@ import {
   type StoredOriginals,
   type UploadProgress,
 } from './files.ts'
-import { backupFile } from './upload.ts'
+import { backupFile, causedBy } from './upload.ts'
 
 /** What the local index recorded of a file backed up. */
 export interface IndexedFile {
@@ -267,12 +267,6 @@ const EMPTY_SHA256 = sha256(new Uint8Array(0))
 /** Why a file is `kept` or a `conflict` (the file event's reason, the summary's conflicts). */
 const KEPT = 'the album holds a newer version, written elsewhere; kept'
 const CONFLICT = 'changed here and in the album (a newer version written elsewhere): nothing sent; choose one with `replace` or `restore`'
-
-/** True when AssetMovedOnError is in `error`'s cause chain: a replace found a newer version than the one it was to follow. */
-function movedOnDuringUpload(error: unknown): boolean {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) if (at instanceof AssetMovedOnError) return true
-  return false
-}
 
 /** The plaintext's SHA-256: told by a source held in memory, else read once. */
 async function contentHashOf(source: FileSource, hasher?: Sha256Hasher): Promise<Uint8Array> {
@@ -539,7 +533,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         // Written elsewhere while this run read the album: the same as found before the upload.
-        if (movedOnDuringUpload(error)) return finish(candidate, 'conflict', changed?.assetId ?? null, 0, { reason: CONFLICT })
+        if (causedBy(error, AssetMovedOnError)) return finish(candidate, 'conflict', changed?.assetId ?? null, 0, { reason: CONFLICT })
         const stop = fatalCause(error)
         if (stop !== null) {
           fatalError ??= stop

@@ -725,7 +725,7 @@ class StaleResumePoint extends Error {
 }
 
 /** True when an error of `kind` is in `error`'s cause chain. */
-function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
+export function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = (at as Error).cause, depth++) if (at instanceof kind) return true
   return false
 }

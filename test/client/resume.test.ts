@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
-import { restoreFile, type FileSource, type ResumeStore } from '../../src/client/files.ts'
+import { restoreFile, type FileSource, type ResumeStore, type StoredOriginal, type StoredOriginals } from '../../src/client/files.ts'
 import { backupFile, partEnd } from '../../src/client/upload.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
@@ -210,6 +210,52 @@ describe('backupFile in parts', () => {
     expect(file.read).toBe(bytes.length - firstChunk * DEFAULT_CHUNK_SIZE)
     expect(store.saved).toBeNull()
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
+  it("names a stored original it is told of, and when the server no longer holds it, sends the file under keys of its own, never that original's", async () => {
+    const album = await openAlbum(library, 'Stored originals')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const remembered: StoredOriginal[] = []
+    const originals = (known: StoredOriginal | null): StoredOriginals => ({
+      find: async () => known,
+      remember: async (_content, _chunkSize, original) => void remembered.push(original),
+    })
+    const first = await backupFile(target, streamedFile(bytes), { originals: originals(null) })
+    expect(remembered).toEqual([expect.objectContaining({ ciphertextHash: first.ciphertextHash, size: bytes.length })])
+
+    // Another file of that content, hashed first: it names the stored original, nothing of it sent.
+    const copy = await backupFile(
+      target,
+      { ...streamedFile(bytes), name: 'copy.mp4' },
+      {
+        originals: originals(remembered[0]!),
+        hashFirst: () => true,
+        assetIdOf: async () => crypto.randomUUID(),
+      },
+    )
+    expect(copy).toMatchObject({ status: 'stored', reusedOriginal: true, ciphertextHash: first.ciphertextHash })
+    expect(copy.sentBytes).toBeLessThan(64 * 1024)
+    expect((await restoredBytes(album.albumId, copy.assetId)).equals(bytes)).toBe(true)
+
+    // An original the server does not hold (its keys known here): the upload starts again under new keys.
+    const gone = { ...remembered[0]!, ciphertextHash: randomBytes(32).toString('hex') }
+    const network = recordingClient(0)
+    const again = await backupFile(
+      { ...target, client: network.client },
+      { ...streamedFile(bytes), name: 'again.mp4' },
+      {
+        originals: originals(gone),
+        hashFirst: () => true,
+        assetIdOf: async () => crypto.randomUUID(),
+      },
+    )
+    expect(again).toMatchObject({ status: 'stored', reusedOriginal: false, sentBytes: expect.any(Number) })
+    // Not those keys: under them the same bytes would have made the first upload's original again.
+    expect([gone.ciphertextHash, first.ciphertextHash]).not.toContain(again.ciphertextHash)
+    expect(network.parts[0]).toMatchObject({ start: 0 })
+    expect(remembered.map((original) => original.ciphertextHash)).toEqual([first.ciphertextHash, again.ciphertextHash])
+    expect((await restoredBytes(album.albumId, again.assetId)).equals(bytes)).toBe(true)
   })
 
   it('sends the file from the start when the resumed session has ended, or the point does not open', async () => {
