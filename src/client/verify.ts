@@ -53,6 +53,8 @@ export interface AssetReport {
   readonly issues: readonly AssetIssue[]
   /** With `deep`: the blobs the server's deep scan did not reach (its per-account budget spent, verdict rate_limited); 0 otherwise. */
   readonly deepPending: number
+  /** The keyed hash of the content of the asset's current version (its metadata's), hex; null when not recorded (metadata version 1) or unreadable. */
+  readonly contentMac: string | null
   /** With `deep`: the blobs the server's deep scan re-hashed in this run and found intact. */
   readonly intact: readonly string[]
   /** With `deep` and the download: every blob, when each was downloaded and checked here; empty otherwise. */
@@ -63,8 +65,6 @@ export interface VerifyOptions {
   readonly deep?: boolean
   /** Told as each asset's report is complete. */
   readonly onAsset?: (report: AssetReport) => void
-  /** Told once what will be checked: the assets, and the plaintext bytes of their originals (what `deep` downloads). */
-  readonly onPlanned?: (assets: number, bytes: number) => void
   /** With `deep`: told, as an asset's original is downloaded, how many of its plaintext bytes have come so far. */
   readonly onDownloaded?: (file: { readonly assetId: string; readonly name: string }, bytes: number) => void
   /** Assets checked at once (receipts, downloads); 4 unless given. */
@@ -189,10 +189,6 @@ async function verifyWindow(
     checked.push({ entry, opened, blobs: opened === null ? [] : expectedBlobs(entry, opened), issues, deepPending: 0, intact: [] })
   })
   checked.sort((a, b) => a.entry.sync_seq - b.entry.sync_seq)
-  options.onPlanned?.(
-    checked.length,
-    checked.reduce((sum, c) => sum + (c.opened?.metadata.size ?? 0), 0),
-  )
 
   // The server's verdicts, in requests within its limits. With `deep`, an asset whose every blob a
   // deep check found intact recently (options.recentlyIntact) is asked without: the server's
@@ -287,6 +283,7 @@ async function verifyWindow(
       size: opened?.metadata.size ?? null,
       modified: opened?.metadata.modified ?? null,
       record: opened?.metadata.type === ALBUM_RECORD_TYPE,
+      contentMac: opened?.metadata.contentMac === undefined ? null : toHex(opened.metadata.contentMac),
       blobs: blobs.length,
       receipts: receipts.length,
       problems: issues.map((issue) => issue.message),

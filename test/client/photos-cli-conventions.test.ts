@@ -148,6 +148,12 @@ describe('coffer-photos conventions', { timeout: 120_000 }, () => {
     expect(await readFile(path.join(home, 'state.sqlite'))).toEqual(before)
     const listed = await photos(home, ['ls', 'Trial', '--json'])
     expect(fileEvents(listed.stdout).map((e) => e.name)).toEqual(['a.jpg', 'b.jpg'])
+
+    // A newer version of b.jpg's photo written elsewhere: the backup would keep it, and so says the dry run.
+    await writePhoto(path.join(work, 'b-elsewhere.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 98 })
+    expectOk(await photos(home, ['replace', 'Trial', 'b.jpg', path.join(work, 'b-elsewhere.jpg')]))
+    const third = await photos(home, ['backup', folder, '--album', 'Trial', '--dry-run', '--json'])
+    expect(fileEvents(third.stdout).find((e) => e.path === 'b.jpg')).toMatchObject({ outcome: 'kept' })
   })
 
   it('backup --quiet prints only the summary line; --verbose one line per file too; not both', async () => {

@@ -175,7 +175,7 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     const human = await photos(home, ['free-up', folder, '--album', 'Mixed album'])
     expect(human.stdout).toContain(`kept  ${damaged!.path}: a blob is corrupt on the server`)
     expect(human.stdout).toContain(`kept  ${grown!.path}: changed since it was backed up`)
-    expect(human.stdout).toContain('kept  new/IMG_NEW.jpg: not backed up from this device')
+    expect(human.stdout).toContain('kept  new/IMG_NEW.jpg: never backed up from this device to this album; run backup first')
 
     const act = await photos(home, ['free-up', folder, '--album', 'Mixed album', '--yes', '--json'])
     expect(act.code, act.stderr).toBe(1)

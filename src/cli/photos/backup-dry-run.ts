@@ -17,6 +17,8 @@ const OUTCOME: Record<PlannedOutcome, { readonly text: string; readonly listed: 
   changed: { text: 'would upload as a new version', listed: true },
   unchanged: { text: 'unchanged, skipped', listed: false },
   deleted: { text: 'deleted from the album, skipped', listed: false },
+  kept: { text: 'the album holds a newer version written elsewhere, skipped', listed: false },
+  conflict: { text: 'changed here and in the album: would be compared, nothing sent', listed: true },
 }
 
 export async function dryRunBackup(options: {
@@ -40,6 +42,8 @@ export async function dryRunBackup(options: {
     changed: { files: 0, bytes: 0 },
     unchanged: { files: 0, bytes: 0 },
     deleted: { files: 0, bytes: 0 },
+    kept: { files: 0, bytes: 0 },
+    conflict: { files: 0, bytes: 0 },
   }
   try {
     if (verbosity !== 'quiet') out.say(`dry run: nothing is sent or written; album "${name}"${album === null ? ' (would be made)' : ''}`)
@@ -54,7 +58,7 @@ export async function dryRunBackup(options: {
   } finally {
     index?.close()
   }
-  const { new: fresh, changed, unchanged, deleted } = counts
+  const { new: fresh, changed, unchanged, deleted, kept, conflict } = counts
   out.event('summary', {
     dry_run: true,
     album: name,
@@ -65,9 +69,12 @@ export async function dryRunBackup(options: {
     replace_bytes: changed.bytes,
     unchanged: unchanged.files,
     deleted: deleted.files,
+    kept: kept.files,
+    conflict: conflict.files,
   })
   out.say(
     `dry run: would upload ${fresh.files + changed.files} files (${bytesText(fresh.bytes + changed.bytes)}; ${changed.files} of them as new versions, ` +
-      `new ones not sent when the album already holds their content), skip ${unchanged.files} unchanged and ${deleted.files} deleted from the album`,
+      `new ones not sent when the album already holds their content), skip ${unchanged.files} unchanged and ${deleted.files} deleted from the album` +
+      `${kept.files + conflict.files > 0 ? `; ${kept.files + conflict.files} hold a newer version in the album, written elsewhere (nothing sent)` : ''}`,
   )
 }

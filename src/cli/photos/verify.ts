@@ -6,7 +6,7 @@
 // checked here) is remembered in the local state, and counts for free-up for a day.
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { findAlbum, namedAlbums, type NamedAlbum } from '../../client/albums.ts'
+import { findAlbum, namedAlbums, planAlbum, type NamedAlbum } from '../../client/albums.ts'
 import { compareWithLocal, type ComparedFile, type ComparisonOutcome } from '../../client/compare.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { localFiles } from '../../client/node/compare.ts'
@@ -104,22 +104,17 @@ export const verify: Command = {
     let stopped = false
     for (const album of albums) {
       const label = album.name ?? album.albumId
-      // --deep downloads every file: its progress is drawn as it goes.
-      const deepProgress: { bar: TransferProgress | null } = { bar: null }
+      // --deep downloads every file: its progress is drawn as it goes, against the album's files and bytes (from its feed).
+      const deepProgress = deep ? transferProgress(out, await planAlbum(library, album.albumId)) : null
       const started = Date.now()
       const reports = await verifyAlbum(library, album.albumId, {
         deep,
         concurrency,
-        ...(deep
-          ? {
-              onPlanned: (assets: number, bytes: number) => {
-                deepProgress.bar = transferProgress(out, { files: assets, bytes })
-              },
-              onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.bar?.moving(file.assetId, bytes, file.name),
-            }
-          : {}),
+        ...(deepProgress === null
+          ? {}
+          : { onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.moving(file.assetId, bytes, file.name) }),
         onAsset: (report: AssetReport) => {
-          deepProgress.bar?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
+          if (!report.record) deepProgress?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
           out.event('asset', {
             album: album.name,
             asset_id: report.assetId,
@@ -135,7 +130,7 @@ export const verify: Command = {
             out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
         },
       })
-      deepProgress.bar?.stop()
+      deepProgress?.stop()
       if (deep) rememberDeepChecks(account.home, reports, started)
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)

@@ -24,8 +24,9 @@ import { constants } from 'node:fs'
 import { lstat, open, realpath, unlink, type FileHandle } from 'node:fs/promises'
 import { createHash, createHmac, hkdfSync } from 'node:crypto'
 import path from 'node:path'
-import { fromHex } from '../../sdk/bytes.ts'
+import { fromHex, toHex } from '../../sdk/bytes.ts'
 import type { Library } from '../albums.ts'
+import { contentMacOf } from '../format/content.ts'
 import { assetIdFor, namedAssetIdFor } from '../format/ids.ts'
 import { verifyAssets, type AssetReport } from '../verify.ts'
 import type { SqliteSyncState } from './state.ts'
@@ -35,6 +36,8 @@ import { walkMedia } from './walk.ts'
 export type KeepReason =
   /** This device has no record of backing it up to the album. */
   | 'not_backed_up'
+  /** Backed up from here as a new version of a photo, and the album's current version of that photo is other content (written elsewhere since), or cannot be matched. */
+  | 'newer_in_album'
   /** Its size, mtime or content differs from what was backed up. */
   | 'changed'
   /** Its asset is not (any more) in the album. */
@@ -51,7 +54,8 @@ export type KeepReason =
   | 'sample_failed'
 
 export const KEEP_TEXT: Record<KeepReason, string> = {
-  not_backed_up: 'not backed up from this device',
+  not_backed_up: 'never backed up from this device to this album; run backup first',
+  newer_in_album: 'backed up from here as a version of a photo the album now holds in another version',
   changed: 'changed since it was backed up',
   not_in_album: 'not in the album',
   corrupt: 'a blob is corrupt on the server',
@@ -173,7 +177,8 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
   const { library, albumId, state } = options
   const root = await realpath(options.folder)
   const files: FreeUpFile[] = []
-  const pending: { readonly index: number; readonly assetId: string }[] = []
+  /** `version`: the content's keyed hash that the asset's current version must have, for a file backed up as a new version; null when the asset is its content's own. */
+  const pending: { readonly index: number; readonly assetId: string; readonly version: string | null }[] = []
   for await (const walked of walkMedia(root)) {
     if (options.signal?.aborted === true) break
     const keep = (reason: KeepReason, details: string[] = [], assetId: string | null = null): void =>
@@ -202,13 +207,13 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       keep('changed', ['its content no longer hashes to what was backed up (same size and mtime)'], record.assetId)
       continue
     }
+    // The asset its content names (at this path, for a copy: decision 0048); or, for a file backed
+    // up as a new version of a photo (edited, backed up again), another: its asset's current
+    // version must then be this content.
     const content = fromHex(hashed.hash)
-    const ids = [await assetIdFor(library.masterKey, albumId, content), await namedAssetIdFor(library.masterKey, albumId, content, walked.path)]
-    if (!ids.includes(record.assetId)) {
-      keep('not_backed_up', ['the asset recorded for it is not the one its content gives'], record.assetId)
-      continue
-    }
-    pending.push({ index: files.length, assetId: record.assetId })
+    const named = [await assetIdFor(library.masterKey, albumId, content), await namedAssetIdFor(library.masterKey, albumId, content, walked.path)]
+    const version = named.includes(record.assetId) ? null : toHex(await contentMacOf(library.masterKey, content))
+    pending.push({ index: files.length, assetId: record.assetId, version })
     files.push({
       path: walked.path,
       file: walked.file,
@@ -259,7 +264,7 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
     const corruptSeen = reports.some((report) => reasonOf(report) === 'corrupt')
     const sampleHolds = pending.length > sampleSize && sampleChecked === sample.size && !corruptSeen
     const sampleWrong = sampleReports.some((report) => report === undefined || (reasonOf(report) ?? 'deep_pending') !== 'deep_pending') || corruptSeen
-    for (const { index, assetId } of pending) {
+    for (const { index, assetId, version } of pending) {
       const report = byId.get(assetId)
       const file = files[index]!
       if (report === undefined) {
@@ -269,6 +274,14 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       // Restore brings an asset back under its own name: this very path must be it (decision 0048).
       if (report.name !== null && (report.name !== file.path || report.size !== file.size)) {
         files[index] = { ...file, reason: 'not_backed_up', checkedBy: null, details: [`the album holds its content as "${report.name}", not at this path`] }
+        continue
+      }
+      if (version !== null && report.contentMac !== version) {
+        const detail =
+          report.contentMac === null
+            ? "the album's current version of the photo records no content hash to match this file with"
+            : "the album's current version of the photo is other content (replaced elsewhere since)"
+        files[index] = { ...file, reason: 'newer_in_album', checkedBy: null, details: [detail] }
         continue
       }
       const reason = reasonOf(report)
