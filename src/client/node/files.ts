@@ -2,7 +2,7 @@
 // and a sink that keeps nothing under a restored file's final name until it is whole and
 // verified (written to a temporary name in the same folder, fsynced, then renamed).
 import { randomBytes } from 'node:crypto'
-import { createReadStream } from 'node:fs'
+import { createReadStream, type BigIntStats } from 'node:fs'
 import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import { IN_MEMORY_FILE_MAX, memorySource, type FileSource, type RestoredFile } from '../files.ts'
@@ -60,6 +60,12 @@ export interface DiskFileSource extends FileSource {
 }
 
 /**
+ * A file's modification time in whole milliseconds, as backup records it: from the nanoseconds,
+ * exactly (the double `mtimeMs` of a plain stat can fall a hair under a whole millisecond).
+ */
+export const modifiedMs = (info: BigIntStats): number => Number(info.mtimeMs)
+
+/**
  * A file on disk as a FileSource: its name, size and modification time (whole ms) from stat.
  * A file of at most `inMemoryMax` bytes is read once, whole (docs/client-library.md, "One pass
  * over each file"): its hash, both encryption passes and its derivatives then come from memory,
@@ -67,17 +73,19 @@ export interface DiskFileSource extends FileSource {
  * A larger one is streamed from disk on each pass.
  */
 export async function fileSource(file: string, options: { type?: string; name?: string; inMemoryMax?: number } = {}): Promise<DiskFileSource> {
-  const info = await stat(file)
+  const info = await stat(file, { bigint: true })
   if (!info.isFile()) throw new Error(`${file}: not a regular file`)
   const described = { name: options.name ?? path.basename(file), type: options.type ?? mediaTypeOf(file) }
-  if (info.size > (options.inMemoryMax ?? 0)) {
-    return { ...described, size: info.size, modified: Math.floor(info.mtimeMs), bytes: null, open: (start = 0) => createReadStream(file, { start }) }
+  const size = Number(info.size)
+  const modified = modifiedMs(info)
+  if (size > (options.inMemoryMax ?? 0)) {
+    return { ...described, size, modified, bytes: null, open: (start = 0) => createReadStream(file, { start }) }
   }
   const bytes = await readFile(file)
-  const after = await stat(file)
+  const after = await stat(file, { bigint: true })
   // Modified while being read: the bytes may be a mix of two versions.
-  if (after.size !== bytes.length || after.mtimeMs !== info.mtimeMs) throw new Error(`${file}: changed while being read`)
-  return { ...memorySource(bytes, { ...described, modified: Math.floor(info.mtimeMs) }), bytes }
+  if (after.size !== info.size || Number(after.size) !== bytes.length || after.mtimeNs !== info.mtimeNs) throw new Error(`${file}: changed while being read`)
+  return { ...memorySource(bytes, { ...described, modified }), bytes }
 }
 
 /**
@@ -143,8 +151,8 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
 export function restoreInto(folder: string, options: { overwrite?: boolean } = {}): RestoreWriter {
   return async (file, name) => {
     const final = path.join(folder, ...safeRelativePath(name))
-    const existing = await stat(final).catch(() => null)
-    if (existing?.isFile() && existing.size === file.metadata.size && Math.floor(existing.mtimeMs) === file.metadata.modified) return 'unchanged'
+    const existing = await stat(final, { bigint: true }).catch(() => null)
+    if (existing?.isFile() && Number(existing.size) === file.metadata.size && modifiedMs(existing) === file.metadata.modified) return 'unchanged'
     if (existing !== null && options.overwrite !== true) return 'kept'
     await writeRestored(file, folder, { name })
     return 'restored'

@@ -30,6 +30,7 @@ import { contentMacOf } from '../format/content.ts'
 import { assetIdFor, namedAssetIdFor } from '../format/ids.ts'
 import { verifyAssets, type AssetReport } from '../verify.ts'
 import type { SqliteSyncState } from './state.ts'
+import { modifiedMs } from './files.ts'
 import { walkMedia } from './walk.ts'
 
 /** Why a file is kept, most telling first when there are several. */
@@ -143,13 +144,13 @@ async function hashFile(file: string): Promise<Hashed | null> {
     return null
   }
   try {
-    const before = await handle.stat()
+    const before = await handle.stat({ bigint: true })
     if (!before.isFile()) return null
     const digest = createHash('sha256')
     for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) digest.update(chunk as Buffer)
-    const after = await handle.stat()
-    if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) return null
-    return { hash: digest.digest('hex'), dev: after.dev, ino: after.ino, size: after.size, modified: Math.floor(after.mtimeMs) }
+    const after = await handle.stat({ bigint: true })
+    if (after.size !== before.size || after.mtimeNs !== before.mtimeNs) return null
+    return { hash: digest.digest('hex'), dev: Number(after.dev), ino: Number(after.ino), size: Number(after.size), modified: modifiedMs(after) }
   } finally {
     await handle.close()
   }
@@ -178,7 +179,7 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
   const root = await realpath(options.folder)
   const files: FreeUpFile[] = []
   /** `version`: the content's keyed hash that the asset's current version must have, for a file backed up as a new version; null when the asset is its content's own. */
-  const pending: { readonly index: number; readonly assetId: string; readonly version: string | null }[] = []
+  const pending: { readonly index: number; readonly assetId: string; readonly byContent: boolean; readonly contentMac: string }[] = []
   for await (const walked of walkMedia(root)) {
     if (options.signal?.aborted === true) break
     const keep = (reason: KeepReason, details: string[] = [], assetId: string | null = null): void =>
@@ -208,12 +209,16 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       continue
     }
     // The asset its content names (at this path, for a copy: decision 0048); or, for a file backed
-    // up as a new version of a photo (edited, backed up again), another: its asset's current
-    // version must then be this content.
+    // up as a new version of a photo (edited, backed up again), another. Either way the album's
+    // current version of it must be this content.
     const content = fromHex(hashed.hash)
     const named = [await assetIdFor(library.masterKey, albumId, content), await namedAssetIdFor(library.masterKey, albumId, content, walked.path)]
-    const version = named.includes(record.assetId) ? null : toHex(await contentMacOf(library.masterKey, content))
-    pending.push({ index: files.length, assetId: record.assetId, version })
+    pending.push({
+      index: files.length,
+      assetId: record.assetId,
+      byContent: named.includes(record.assetId),
+      contentMac: toHex(await contentMacOf(library.masterKey, content)),
+    })
     files.push({
       path: walked.path,
       file: walked.file,
@@ -264,24 +269,25 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
     const corruptSeen = reports.some((report) => reasonOf(report) === 'corrupt')
     const sampleHolds = pending.length > sampleSize && sampleChecked === sample.size && !corruptSeen
     const sampleWrong = sampleReports.some((report) => report === undefined || (reasonOf(report) ?? 'deep_pending') !== 'deep_pending') || corruptSeen
-    for (const { index, assetId, version } of pending) {
+    for (const { index, assetId, byContent, contentMac } of pending) {
       const report = byId.get(assetId)
       const file = files[index]!
       if (report === undefined) {
         files[index] = { ...file, reason: 'not_in_album', checkedBy: null, details: ['its asset is not live in the album (deleted, or never stored)'] }
         continue
       }
-      // Restore brings an asset back under its own name: this very path must be it (decision 0048).
-      if (report.name !== null && (report.name !== file.path || report.size !== file.size)) {
-        files[index] = { ...file, reason: 'not_backed_up', checkedBy: null, details: [`the album holds its content as "${report.name}", not at this path`] }
-        continue
-      }
-      if (version !== null && report.contentMac !== version) {
+      // Metadata without a content mac (written before it) is trusted for the asset its content names.
+      if (report.contentMac === null ? !byContent : report.contentMac !== contentMac) {
         const detail =
           report.contentMac === null
             ? "the album's current version of the photo records no content hash to match this file with"
             : "the album's current version of the photo is other content (replaced elsewhere since)"
         files[index] = { ...file, reason: 'newer_in_album', checkedBy: null, details: [detail] }
+        continue
+      }
+      // Restore brings an asset back under its own name: this very path must be it (decision 0048).
+      if (report.name !== null && (report.name !== file.path || report.size !== file.size)) {
+        files[index] = { ...file, reason: 'not_backed_up', checkedBy: null, details: [`the album holds its content as "${report.name}", not at this path`] }
         continue
       }
       const reason = reasonOf(report)
@@ -320,10 +326,10 @@ export async function freeFile(plan: FreeUpPlan, file: FreeUpFile): Promise<Free
   }
   try {
     if ((await realpath(expectedParent)) !== expectedParent) return { freed: false, reason: 'changed', detail: 'its folder is now a link elsewhere' }
-    const now = await lstat(file.file)
+    const now = await lstat(file.file, { bigint: true })
     const id = file.identity
     if (!now.isFile()) return { freed: false, reason: 'changed', detail: 'it is no longer a regular file' }
-    if (now.dev !== id.dev || now.ino !== id.ino || now.size !== id.size || Math.floor(now.mtimeMs) !== id.modified) {
+    if (Number(now.dev) !== id.dev || Number(now.ino) !== id.ino || Number(now.size) !== id.size || modifiedMs(now) !== id.modified) {
       return { freed: false, reason: 'changed', detail: 'it changed after it was checked' }
     }
     await unlink(file.file)

@@ -10,7 +10,7 @@ import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaFacts } from '../files.ts'
 import type { Candidate } from '../sync.ts'
-import { fileSource, mediaTypeOf, type DiskFileSource } from './files.ts'
+import { fileSource, mediaTypeOf, modifiedMs, type DiskFileSource } from './files.ts'
 
 export interface WalkedFile {
   /** Relative to the root, "/" between names. */
@@ -102,7 +102,7 @@ export async function walkedFile(root: string, relative: string): Promise<Walked
   const file = path.join(root, ...relative.split('/'))
   const info = await lstat(file, { bigint: true }).catch(() => null)
   if (info === null || !info.isFile()) return null
-  return { path: relative, file, size: Number(info.size), modified: Number(info.mtimeMs), identity: `${info.dev}:${info.ino}` }
+  return { path: relative, file, size: Number(info.size), modified: modifiedMs(info), identity: `${info.dev}:${info.ino}` }
 }
 
 /**
