@@ -112,6 +112,24 @@ describe('EXPORTS_PER_WINDOW and EXPORT_WINDOW_S', () => {
   })
 })
 
+describe('BATCH_DOWNLOADS_PER_ACCOUNT and BATCH_DOWNLOADS_PER_PROCESS', () => {
+  it('default to 4 batch downloads in flight per account and 16 per process', () => {
+    expect(loadConfig({}).batchDownloads).toEqual({ perAccount: 4, perProcess: 16 })
+    expect(loadConfig({ BATCH_DOWNLOADS_PER_ACCOUNT: '64', BATCH_DOWNLOADS_PER_PROCESS: '100' }).batchDownloads).toEqual({ perAccount: 64, perProcess: 100 })
+  })
+
+  it.each([
+    ['BATCH_DOWNLOADS_PER_ACCOUNT', '0', 'must be between 1 and 64, got 0'],
+    // Each slot number is one statement when the account's slots are all taken.
+    ['BATCH_DOWNLOADS_PER_ACCOUNT', '65', 'must be between 1 and 64, got 65'],
+    ['BATCH_DOWNLOADS_PER_PROCESS', '0', 'must be between 1 and 9007199254740991, got 0'],
+  ])('refuses %s=%s naming it', (variable, value, why) => {
+    const error = configError({ [variable]: value })
+    expect(error.variable).toBe(variable)
+    expect(error.message).toBe(`${variable}: ${why}`)
+  })
+})
+
 describe('the blob store', () => {
   it('is the folder when BLOB_STORE_URL is unset, and downloads stream', () => {
     const config = loadConfig({ DATA_DIR: '/srv/coffer' })

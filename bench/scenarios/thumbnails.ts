@@ -92,7 +92,8 @@ export const thumbnails: Scenario = {
   name: 'thumbnails',
   summary: `${THUMBNAILS} thumbnails of ${THUMBNAIL_BYTES / 1024} KiB fetched in one batch and in batches of ${SMALL_BATCH}; ceiling: ${CEILING}, ${BROWSER_PARALLEL} in flight (coffer sqlite)`,
   async run(context) {
-    const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info' })
+    // As many batches in flight as the browser sends (the per-account cap is 4 by default, decision 0045).
+    const sqlite = await startCoffer(context, { engine: 'sqlite', logLevel: 'info', env: { BATCH_DOWNLOADS_PER_ACCOUNT: String(BROWSER_PARALLEL) } })
     const member = await uploader(sqlite)
     const hashes = await thumbnailsOf(member)
     const contenders = [
