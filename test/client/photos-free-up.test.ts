@@ -207,6 +207,28 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     expect(summaryOf(act)).toMatchObject({ files: 0, freed: 0 })
     for (const f of files) expect(await exists(path.join(outside, f.path))).toBe(true)
   })
+
+  it("keeps a copy recorded as another name's photo (a record from before each path was its own, decision 0048): restore would not bring it back there", async () => {
+    const { home, email } = await setUpHome(server)
+    const folder = path.join(work, 'Copied')
+    const [original] = await generateLibrary(folder, { count: 1, seed: 43 })
+    expectOk(await photos(home, ['backup', folder]))
+    const copy = path.join(folder, `copy-${path.basename(original!.path)}`)
+    await writeFile(copy, await readFile(path.join(folder, original!.path)))
+    const albumId = (await findAlbum(await libraryOf(server, home, email), 'Copied'))!.albumId
+    const state = openSyncState(path.join(home, 'state.sqlite'))
+    try {
+      const recorded = state.backedUpFile(albumId, original!.path)!
+      const info = await stat(copy)
+      await state.remember({ ...recorded, path: path.basename(copy), size: info.size, modified: Math.floor(info.mtimeMs), identity: null })
+    } finally {
+      state.close()
+    }
+    const act = await photos(home, ['free-up', folder, '--yes', '--json'])
+    expect(reasons(act)).toMatchObject({ [original!.path]: null, [path.basename(copy)]: 'not_backed_up' })
+    expect(await exists(copy)).toBe(true)
+    expect(await exists(path.join(folder, original!.path))).toBe(false)
+  })
 })
 
 describe("coffer-photos free-up with the server's deep-scan budget spent", { timeout: 300_000 }, () => {
