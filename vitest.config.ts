@@ -46,6 +46,7 @@ const engineNeutral = [
   'test/http/errors.every-path.test.ts',
   'test/http/errors.pre-route.test.ts',
   'test/http/headers.security.test.ts',
+  'test/http/logs.abort.test.ts',
   'test/http/logs.access.test.ts',
   'test/http/logs.secrets.test.ts',
   'test/http/numbers.bounds.test.ts',

@@ -6,16 +6,15 @@ import type { AlbumView, Candidate, IndexedFile, SyncState } from './sync.ts'
 
 /**
  * `new`: read, and sent unless the album holds its content; `changed`: its content changed since
- * this device backed it up: stored as a new version; `unchanged`: backed up before (or moved
- * within the folder since), not read; `deleted`: deleted from the album (`rm`), not stored again;
- * `kept`: unchanged here, and the album holds a newer version written elsewhere: not read;
- * `conflict`: changed here and in the album (a newer version written elsewhere): read and
- * compared, nothing sent (decision 0047).
+ * this device backed it up: stored as a new version; `unchanged`: backed up before, not read;
+ * `deleted`: deleted from the album (`rm`), not stored again; `kept`: unchanged here, and the
+ * album holds a newer version written elsewhere: not read; `conflict`: changed here and in the
+ * album (a newer version written elsewhere): read and compared, nothing sent (decision 0047).
  */
 export type PlannedOutcome = 'new' | 'changed' | 'unchanged' | 'deleted' | 'kept' | 'conflict'
 
 /** What of the local index the plan reads (null: none yet, every file is new to it). */
-export type IndexReader = Pick<SyncState, 'knownAsset' | 'movedFile' | 'lastBackedUp'> | null
+export type IndexReader = Pick<SyncState, 'knownAsset' | 'lastBackedUp'> | null
 
 export async function plannedOutcome(
   index: IndexReader,
@@ -35,8 +34,6 @@ export async function plannedOutcome(
     return seen !== null && seen.assetId === known && movedOn(seen) ? 'kept' : 'unchanged'
   }
   if (known !== null && view.deleted.has(known)) return 'deleted'
-  const moved = identity === null ? null : await index.movedFile(view.albumId, file.path, identity, file.size, file.modified)
-  if (moved !== null && view.live.has(moved.assetId)) return 'unchanged'
   const before = await index.lastBackedUp(view.albumId, file.path)
   // Another path of the album is that asset too: the new content is stored as an asset of its own.
   if (before === null || !view.live.has(before.assetId) || before.sharedPaths > 0) return 'new'

@@ -111,6 +111,12 @@ export interface BackupOptions {
    * it: true means the album already holds this content, and nothing is sent.
    */
   readonly isStored?: (assetId: string) => boolean
+  /**
+   * The asset id a new file of this content (its plaintext SHA-256) gets; its content id
+   * (format/ids.ts assetIdFor) unless given. The sync engine gives a copy or a renamed file an id
+   * of its own (namedAssetIdFor), so that every path is an asset of the album.
+   */
+  readonly assetIdOf?: (contentSha256: Uint8Array) => Promise<string>
   /** Reads capture time, dimensions and derivatives; only called when the file is sent. */
   readonly describe?: () => Promise<MediaFacts>
   /** Told once the upload session is open and once it has ended, so a store can abort sessions a crash left open. */
@@ -130,7 +136,14 @@ export interface BackupOptions {
    * is read once, encrypted and sent as it is read, and identified at its end: content the album
    * already holds is then found after it was sent, and not stored.
    */
-  readonly hashFirst?: (plaintextSize: number) => boolean
+  readonly hashFirst?: (plaintextSize: number) => boolean | Promise<boolean>
+  /**
+   * The originals this device stored under keys of their own (a large file sent as it is read),
+   * by content: a file of the same content, hashed first, names that original (its key and salt
+   * wrapped in this album's metadata) and sends nothing of it, in any album (decision 0030 does
+   * this for files held in memory). None unless given.
+   */
+  readonly originals?: StoredOriginals
   /**
    * Told where the upload of this file is, as it goes: each stage as it begins, and the bytes as
    * they are read, encrypted and sent (several times per MiB: draw at most a few times a second).
@@ -265,6 +278,21 @@ export interface ResumeStore {
   load(): Promise<{ readonly uploadId: string; readonly sealed: Uint8Array } | null>
   save(uploadId: string, sealed: Uint8Array): Promise<void>
   clear(): Promise<void>
+}
+
+/** An encrypted original the account stores, and what opens it: its file key and stream salt (secret). */
+export interface StoredOriginal {
+  /** Hex SHA-256 of the encrypted original (its blob's name), and its plaintext's size. */
+  readonly ciphertextHash: string
+  readonly size: number
+  readonly fileKey: Uint8Array
+  readonly salt: Uint8Array
+}
+
+/** Where a device keeps its StoredOriginal of each content it sent (node/state.ts keeps them sealed). */
+export interface StoredOriginals {
+  find(contentSha256: Uint8Array, chunkSize: number): Promise<StoredOriginal | null>
+  remember(contentSha256: Uint8Array, chunkSize: number, original: StoredOriginal): Promise<void>
 }
 
 /** Where to restore from. */

@@ -3,7 +3,10 @@
 //
 // - A file this device has backed up before (same path, size, mtime and inode, recorded in the
 //   state store, the local index) whose asset the album still holds is skipped without being
-//   read; so is one moved or renamed since (its inode, size and mtime under another path).
+//   read.
+// - Every path is an asset of its own, named by it (decision 0048): a copy of content the album
+//   holds under another name, or a file renamed since, gets an id of its own (namedAssetIdFor)
+//   and its own metadata; its original, stored already, is not sent again (content keys).
 // - A file at a recorded path whose content changed is stored as a `replace` of its asset,
 //   but only over the version this device last wrote or saw there (the index keeps it): a backup
 //   never overwrites a version written elsewhere (another device, `replace`). When the album
@@ -25,11 +28,14 @@
 // - Stopping (the signal) lets the files in flight finish and starts no new one.
 // The state store is a port: node/state.ts keeps it in node:sqlite; a browser can keep it in
 // IndexedDB.
+import { sha256 } from '@noble/hashes/sha2.js'
 import { equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import { statedOriginalHash, statedPlaintextSize } from '../sdk/manifest.ts'
 import { feedEntries } from './albums.ts'
 import { AssetMovedOnError, replaceFile, type ReplaceTarget } from './edits.ts'
 import { contentMacOf } from './format/content.ts'
+import { assetIdFor, namedAssetIdFor } from './format/ids.ts'
+import { openOriginalKeys, sealOriginalKeys } from './format/resume.ts'
 import { ProtocolUnsupportedError } from './protocol.ts'
 import { transientFailure } from './retry.ts'
 import {
@@ -42,9 +48,10 @@ import {
   type MediaFacts,
   type ResumeStore,
   type Sha256Hasher,
+  type StoredOriginals,
   type UploadProgress,
 } from './files.ts'
-import { backupFile } from './upload.ts'
+import { backupFile, causedBy } from './upload.ts'
 
 /** What the local index recorded of a file backed up. */
 export interface IndexedFile {
@@ -69,8 +76,6 @@ export interface SyncState {
   knownAsset(albumId: string, path: string, size: number, modified: number | null, identity: string | null): Promise<string | null>
   /** What this device last backed up at this path of the album, whatever the file is now. */
   lastBackedUp(albumId: string, path: string): Promise<IndexedFile | null>
-  /** A file with this identity, size and mtime backed up to the album under another path: moved or renamed since. */
-  movedFile(albumId: string, path: string, identity: string, size: number, modified: number | null): Promise<IndexedFile | null>
   remember(entry: {
     albumId: string
     path: string
@@ -90,6 +95,11 @@ export interface SyncState {
   pendingUpload(albumId: string, path: string): Promise<PendingUpload | null>
   savePendingUpload(albumId: string, path: string, pending: PendingUpload): Promise<void>
   dropPendingUpload(albumId: string, path: string): Promise<void>
+  /** The sealed keys (format/resume.ts sealOriginalKeys) of an original this device sent under keys of its own, by its content (hex SHA-256) and chunk size, with its plaintext size. */
+  storedOriginal(contentHash: string, chunkSize: number): Promise<{ readonly size: number; readonly sealed: Uint8Array } | null>
+  rememberOriginal(contentHash: string, chunkSize: number, size: number, sealed: Uint8Array): Promise<void>
+  /** True when this device sent an original of this plaintext size under keys of its own: a large file of that size is hashed first. */
+  storesOriginalOfSize(size: number): Promise<boolean>
 }
 
 /** An upload inside a file that a later run continues (files.ts ResumeStore), and the file it was of. */
@@ -251,15 +261,12 @@ export function fatalCause(error: unknown): unknown {
   return null
 }
 
+/** SHA-256 of no bytes: the content id of empty content is the album's record (albums.ts). */
+const EMPTY_SHA256 = sha256(new Uint8Array(0))
+
 /** Why a file is `kept` or a `conflict` (the file event's reason, the summary's conflicts). */
 const KEPT = 'the album holds a newer version, written elsewhere; kept'
 const CONFLICT = 'changed here and in the album (a newer version written elsewhere): nothing sent; choose one with `replace` or `restore`'
-
-/** True when AssetMovedOnError is in `error`'s cause chain: a replace found a newer version than the one it was to follow. */
-function movedOnDuringUpload(error: unknown): boolean {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) if (at instanceof AssetMovedOnError) return true
-  return false
-}
 
 /** The plaintext's SHA-256: told by a source held in memory, else read once. */
 async function contentHashOf(source: FileSource, hasher?: Sha256Hasher): Promise<Uint8Array> {
@@ -355,6 +362,70 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     return (await restoreFile(target, entry)).metadata.contentMac
   }
 
+  /** The originals this device sent under keys of their own, their keys sealed in the state store: reused in any album (decision 0030's dedup for large files). */
+  const originals: StoredOriginals = {
+    async find(content, chunkSize) {
+      const stored = await state.storedOriginal(toHex(content), chunkSize)
+      if (stored === null) return null
+      const keys = await openOriginalKeys(target.masterKey, content, stored.sealed).catch(() => null)
+      return keys === null ? null : { ...keys, size: stored.size }
+    },
+    async remember(content, chunkSize, original) {
+      await state.rememberOriginal(
+        toHex(content),
+        chunkSize,
+        original.size,
+        await sealOriginalKeys(target.masterKey, content, original.size, chunkSize, original),
+      )
+    },
+  }
+
+  /** The name the album's current version of a live asset states (its metadata, signature checked), read once per run. */
+  const names = new Map<string, Promise<string>>()
+  const albumName = (assetId: string): Promise<string> => {
+    let name = names.get(assetId)
+    if (name === undefined) {
+      name = (async () => {
+        const entry = (await target.client.feed(target.albumId, positions.get(assetId)! - 1, 1)).entries[0]
+        if (entry?.asset_id !== assetId) throw new Error(`the feed has no entry of asset ${assetId} where it was`)
+        return (await restoreFile(target, entry)).metadata.name
+      })()
+      names.set(assetId, name)
+      name.catch(() => names.delete(assetId)) // a failure is not kept: the next file asks again
+    }
+    return name
+  }
+  /**
+   * Which path of this run claimed a content id the album did not hold yet, and when its file is
+   * done: another path of that content waits for it, as the server takes one upload session of
+   * an original per album at a time (it finds the session by the original's hash).
+   */
+  const claimed = new Map<string, { readonly path: string; readonly done: Promise<void> }>()
+  const release = new Map<string, () => void>()
+  /**
+   * The asset id of the file at `path` with this content: its content id, unless that names
+   * another file (a copy or the place a file was renamed from, in the album or earlier in this
+   * run) or the album's record (empty content); then one of its own, from its name.
+   */
+  const assetIdOf = async (path: string, content: Uint8Array): Promise<string> => {
+    const [byContent, named] = await Promise.all([
+      assetIdFor(target.masterKey, target.albumId, content),
+      namedAssetIdFor(target.masterKey, target.albumId, content, path),
+    ])
+    if (equalBytes(content, EMPTY_SHA256) || live.has(named) || deleted.has(named)) return named
+    const holder = claimed.get(byContent)
+    if (holder !== undefined && holder.path === path) return byContent
+    if (holder !== undefined) {
+      await holder.done
+      return named
+    }
+    if (!live.has(byContent)) {
+      claimed.set(byContent, { path, done: new Promise((resolve) => release.set(path, resolve)) })
+      return byContent
+    }
+    return (await albumName(byContent)) === path ? byContent : named
+  }
+
   const one = async (candidate: Candidate): Promise<void> => {
     const identity = candidate.identity ?? null
     const record = (assetId: string, contentHash: string, contentMac: string | null, version: string | null) =>
@@ -376,12 +447,6 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       return finish(candidate, 'unchanged', known, 0)
     }
     if (known !== null && deleted.has(known)) return finish(candidate, 'deleted', known, 0)
-    // Moved or renamed: the same file (identity, size, mtime) under a new path is not read again.
-    const moved = identity === null ? null : await state.movedFile(target.albumId, candidate.path, identity, candidate.size, candidate.modified)
-    if (moved !== null && live.has(moved.assetId)) {
-      await record(moved.assetId, moved.contentHash, moved.contentMac, moved.version)
-      return finish(candidate, 'unchanged', moved.assetId, 0)
-    }
     // Changed since this device backed it up: a new version of the same asset, unless another
     // path is that asset too (a duplicate, a hard link, the place a file was moved from): then the
     // album must keep it, and the new content is stored as an asset of its own.
@@ -426,7 +491,8 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       try {
         const options = {
           resume,
-          hashFirst: (size: number) => sizes.has(size),
+          hashFirst: async (size: number) => sizes.has(size) || (await state.storesOriginalOfSize(size)),
+          originals,
           ...(run.onProgress === undefined ? {} : { onProgress: (progress: UploadProgress) => run.onProgress!(candidate.path, progress) }),
           ...(candidate.describe === undefined ? {} : { describe: () => candidate.describe!() }),
           onUploadOpened: async (id: string) => {
@@ -438,7 +504,11 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
         if (changed !== null && movedOn(changed)) return await settle(changed, source)
         const result =
           changed === null
-            ? await backupFile(target, source, { ...options, isStored: (assetId) => live.has(assetId) || deleted.has(assetId) })
+            ? await backupFile(target, source, {
+                ...options,
+                isStored: (assetId) => live.has(assetId) || deleted.has(assetId),
+                assetIdOf: (content) => assetIdOf(candidate.path, content),
+              })
             : await replaceFile(target, changed.assetId, source, {
                 ...options,
                 currentContentHash: changed.contentHash,
@@ -463,7 +533,7 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
       } catch (error) {
         if (uploadId !== null) await state.uploadEnded(uploadId) // backupFile aborted it
         // Written elsewhere while this run read the album: the same as found before the upload.
-        if (movedOnDuringUpload(error)) return finish(candidate, 'conflict', changed?.assetId ?? null, 0, { reason: CONFLICT })
+        if (causedBy(error, AssetMovedOnError)) return finish(candidate, 'conflict', changed?.assetId ?? null, 0, { reason: CONFLICT })
         const stop = fatalCause(error)
         if (stop !== null) {
           fatalError ??= stop
@@ -483,7 +553,12 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     while (run.signal?.aborted !== true && fatalError === null) {
       const next = await iterator.next()
       if (next.done === true) return
-      await one(next.value)
+      try {
+        await one(next.value)
+      } finally {
+        release.get(next.value.path)?.()
+        release.delete(next.value.path)
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, run.concurrency ?? 4) }, worker))

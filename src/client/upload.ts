@@ -58,6 +58,7 @@ import {
   type FileSource,
   type MediaFacts,
   type ResumeStore,
+  type StoredOriginals,
   type TransferTotals,
   type UploadProgress,
   type UploadStage,
@@ -99,6 +100,8 @@ export async function storeFile(target: BackupTarget, source: FileSource, option
   try {
     return await runStages(await plan(target, source, options, lifecycle, resumed, meter))
   } catch (error) {
+    if (causedBy(error, OriginalGone))
+      return runStages(await plan(target, source, { ...options, originals: forgetful(options.originals!) }, lifecycle, null, meter))
     if (resumed === null || !uploadRefused(error)) throw error
     return runStages(await plan(target, source, options, lifecycle, null, meter))
   }
@@ -154,8 +157,11 @@ interface Upload {
   readonly knownContent: Uint8Array | undefined
   /** plan: the content mac, when the keys follow from the content. */
   readonly derivedMac: Uint8Array | null
-  readonly fileKey: Uint8Array
-  readonly salt: Uint8Array
+  /** plan, or hash when the content's original is stored already (BackupOptions.originals): what encrypts the original. */
+  fileKey: Uint8Array
+  salt: Uint8Array
+  /** hash: true when the keys and hashes are a stored original's: the server must hold it, nothing is encrypted with them. */
+  reusesOriginal: boolean
   /** plan (a one-pass file, until its last part): the name the session declares the original under. */
   readonly provisionalName: string | null
   /** plan, then session: how the original goes. */
@@ -175,6 +181,8 @@ interface Upload {
   session: Session | null
   /** session: true once this upload's resume point is the one stored: a network failure then keeps the session for the next try. */
   pointStored: boolean
+  /** session: the resume point stored (this upload's, or the one it continues); send updates its part in flight. */
+  point: ResumePoint | null
   /** send: the ciphertext bytes this round sent (the original's, the derivatives'), and those of the original an earlier, interrupted try had sent. */
   sentBytes: number
   resumedBytes: number
@@ -326,7 +334,7 @@ async function plan(
   const hashes = resumed !== null && resumed.contentHash !== null ? { content: resumed.contentHash, ciphertextHash: resumed.ciphertextHash } : null
   // Read once, sent as it is read: a large file streamed from disk whose hashes are not known,
   // unless the caller asks for them first (the album may hold it).
-  const onePass = resumed !== null ? resumed.contentHash === null : knownContent === undefined && inParts && options.hashFirst?.(source.size) !== true
+  const onePass = resumed !== null ? resumed.contentHash === null : knownContent === undefined && inParts && (await options.hashFirst?.(source.size)) !== true
   const up: Upload = {
     target,
     source,
@@ -342,6 +350,7 @@ async function plan(
     derivedMac: derived?.contentMac ?? null,
     fileKey: resumed?.fileKey ?? derived?.fileKey ?? generateFileKey(),
     salt: resumed?.salt ?? derived?.salt ?? randomBytes(SALT_BYTES),
+    reusesOriginal: false,
     provisionalName: hashes === null && onePass ? (resumed?.ciphertextHash ?? toHex(randomBytes(32))) : null,
     // Until a session says what the server holds: in one pass, or hashed first and sent whole or in parts.
     way: onePass ? 'one-pass' : inParts ? 'parts' : 'whole',
@@ -353,6 +362,7 @@ async function plan(
     resumable: resumed,
     session: null,
     pointStored: resumed !== null,
+    point: null,
     sentBytes: 0,
     resumedBytes: 0,
     head: lifecycle.action === 'replace' ? lifecycle.head : null,
@@ -387,13 +397,24 @@ async function hash(up: Upload): Promise<void> {
     if (up.knownContent !== undefined && !equalBytes(plain.digest(), up.knownContent))
       throw new Error('the source changed while being read (its bytes are not the ones it hashed)')
     up.hashes = { content: up.knownContent ?? plain.digest(), ciphertextHash: toHex(cipher.digest()) }
+    // Sent before under keys of its own: that original is this one (pass 1's bytes were only hashed).
+    const stored = up.knownContent === undefined ? await up.options.originals?.find(up.hashes.content, up.chunkSize) : null
+    if (stored !== null && stored !== undefined) {
+      up.fileKey = stored.fileKey
+      up.salt = stored.salt
+      up.hashes = { content: up.hashes.content, ciphertextHash: stored.ciphertextHash }
+      up.reusesOriginal = true
+    }
   }
   if (up.hashes !== null) up.identity = await identify(up, up.hashes)
 }
 
 /** The asset id (from the content, for a create), the content hash and its mac. */
 async function identify(up: Upload, hashes: Hashes): Promise<Identity> {
-  const assetId = up.lifecycle.action === 'replace' ? up.lifecycle.assetId : await assetIdFor(up.target.masterKey, up.target.albumId, hashes.content)
+  const assetId =
+    up.lifecycle.action === 'replace'
+      ? up.lifecycle.assetId
+      : await (up.options.assetIdOf?.(hashes.content) ?? assetIdFor(up.target.masterKey, up.target.albumId, hashes.content))
   return { assetId, contentHash: toHex(hashes.content), contentMac: up.derivedMac ?? (await contentMacOf(up.target.masterKey, hashes.content)) }
 }
 
@@ -459,10 +480,16 @@ async function openSession(up: Upload): Promise<void> {
       ],
     }))
   const original = view.blobs.find((blob) => blob.role === 'original')!
+  // A stored original's keys never encrypt: when the server no longer holds it, start again with keys of this upload's own.
+  if (up.reusesOriginal && !original.present) {
+    await target.client.abortUploadSession(view.upload_id).catch(() => {})
+    throw new OriginalGone('the original stored before is not on the server any more')
+  }
   up.session = { uploadId: view.upload_id, declared, original, missing: new Set(view.blobs.filter((blob) => !blob.present).map((blob) => blob.hash)) }
   await options.onUploadOpened?.(view.upload_id)
-  if (up.inParts && !original.present && options.resume !== undefined && up.resumed?.uploadId !== view.upload_id) {
-    const point = {
+  if (up.resumed?.uploadId === view.upload_id) up.point = up.resumed
+  else if (up.inParts && !original.present && options.resume !== undefined) {
+    const point: ResumePoint = {
       contentHash: up.hashes?.content ?? null,
       ciphertextHash: declared,
       ciphertextSize: up.ciphertextSize,
@@ -471,8 +498,10 @@ async function openSession(up: Upload): Promise<void> {
       salt: up.salt,
       facts: up.facts!,
       derivatives: up.derivatives,
+      inFlight: null,
     }
     await options.resume.save(view.upload_id, await sealResumePoint(target.masterKey, view.upload_id, point))
+    up.point = point
     up.pointStored = true
   }
   // What the server holds decides the way: nothing of an original it holds is sent (held); one
@@ -613,6 +642,14 @@ async function commit(up: Upload): Promise<BackupResult> {
     throw error
   }
   up.session = null
+  // An original encrypted under keys of its own: another file of its content can name it (decision 0030 for the rest).
+  if (up.knownContent === undefined && !up.reusesOriginal && up.way !== 'held')
+    await up.options.originals?.remember(hashes.content, up.chunkSize, {
+      ciphertextHash: hashes.ciphertextHash,
+      size: source.size,
+      fileKey: up.fileKey,
+      salt: up.salt,
+    })
   return ended(up, {
     status: 'stored',
     ciphertextHash: hashes.ciphertextHash,
@@ -674,9 +711,23 @@ async function resumedUpload(target: BackupTarget, source: FileSource, store: Re
   return null
 }
 
+/** `originals` that finds none: what an upload whose stored original is gone starts again with (the new one is remembered). */
+const forgetful = (originals: StoredOriginals): StoredOriginals => ({ find: async () => null, remember: (...args) => originals.remember(...args) })
+
+/** A stored original (BackupOptions.originals) the server no longer holds. storeFile starts again without it. */
+class OriginalGone extends Error {
+  override readonly name = 'OriginalGone'
+}
+
 /** A resume point that no longer holds: the file is not what the interrupted upload sent. storeFile starts it again. */
 class StaleResumePoint extends Error {
   override readonly name = 'StaleResumePoint'
+}
+
+/** True when an error of `kind` is in `error`'s cause chain. */
+export function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = (at as Error).cause, depth++) if (at instanceof kind) return true
+  return false
 }
 
 /** An answer saying the upload cannot go on as it was: its session ended, or the server refused the bytes sent from a resume point. */
@@ -762,6 +813,24 @@ async function* dropFirst(stream: AsyncIterable<Uint8Array>, count: number): Asy
 }
 
 /**
+ * Before a part leaves: a part an earlier try handed to the network at this place (its resume
+ * point's inFlight) may have reached anyone, so it must be the same bytes, or one key and nonce
+ * would seal two plaintexts (the file changed since, keeping its size and mtime): the upload then
+ * starts again under a new key (StaleResumePoint). This part is stored as in flight first, so
+ * that the next try can tell (decision 0049).
+ */
+async function beforePart(up: Upload, start: number, digest: string): Promise<void> {
+  const earlier = up.resumed?.inFlight
+  if (earlier?.start === start && earlier.digest !== digest)
+    throw new StaleResumePoint('the file changed since its upload was cut: the part sent then is not this one')
+  const store = up.options.resume
+  if (up.point === null || store === undefined || !up.pointStored) return
+  const uploadId = up.session!.uploadId
+  up.point = { ...up.point, inFlight: { start, digest } }
+  await store.save(uploadId, await sealResumePoint(up.target.masterKey, uploadId, up.point))
+}
+
+/**
  * Sends an original's parts to the session, each counted once the server took it. A part's
  * Content-Digest is hashed by the platform's WebCrypto (native, off the page's thread in a
  * browser; the part is whole in memory). A part the server stored though its answer was lost
@@ -780,6 +849,7 @@ async function sendParts(
   for await (const part of parts) {
     const end = part.start + part.bytes.length
     const digest = await digestSha256(part.bytes)
+    await beforePart(up, part.start, toHex(digest))
     try {
       await client.putBlobPart(uploadId, hash, part.start, total, part.bytes, {
         digest,

@@ -111,7 +111,10 @@ export const AdminUserParams = Type.Object({ user_id: Uuid })
 
 export const AccountUsage = Type.Object({
   bytes: Type.Integer({ description: 'Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage)' }),
-  assets: Type.Integer({ description: 'Its live assets: created and not deleted (taken-down ones included)' }),
+  assets: Type.Integer({
+    description:
+      'Its live assets: created and not deleted (taken-down ones included). An asset is what a client stores as one, which the server cannot look into: each photo or video, and with the photo library each album’s record too (59 photos in 2 albums are 61 assets)',
+  }),
 })
 
 export const SecondFactorStatus = Type.Object({

@@ -4,6 +4,7 @@
 // (test/http/logs.secrets.test.ts reads every line a full account life writes).
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
 import type { LogLevel } from '../config.ts'
 
 // Explicit paths only: a wildcard path makes the redactor walk every key of every line.
@@ -55,6 +56,28 @@ export function registerRequestLog(app: FastifyInstance): void {
     accessLine(request.log, request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     done()
   })
+}
+
+/** The requests whose abort is logged already: the parser and the handler may both see it. */
+const abortsLogged = new WeakSet<IncomingMessage>()
+
+/**
+ * A request its client gave up on before sending all of it (a reload, a closed tab, a cut
+ * network): not the server's fault nor a malformed request, so one info line, no stack, once
+ * per request however many places notice it. `fields` say where it was noticed.
+ */
+export function logClientAbort(log: Pick<Logger, 'info'>, request: IncomingMessage, fields: Record<string, unknown>): void {
+  if (abortsLogged.has(request)) return
+  abortsLogged.add(request)
+  log.info(fields, 'request aborted by the client')
+}
+
+/** What a read of a request's body fails with when its client went away mid-body. */
+const ABORT_CODES: ReadonlySet<string | undefined> = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'])
+
+/** Whether `error` is the client leaving before the whole request arrived. */
+export function abortedByClient(error: Error & { code?: string }, request: IncomingMessage): boolean {
+  return !request.complete && (ABORT_CODES.has(error.code) || error.message === 'aborted')
 }
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {

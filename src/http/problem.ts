@@ -1,12 +1,13 @@
 // Every error leaves as application/problem+json from the one catalog (API.md section 1):
 // 400 parse, 413 size, 415 media type, 422 schema, 503 when the database cannot be reached,
-// 500 without internals. Expected outcomes are not logged, client mistakes and an unreachable
-// database at warn, faults at error with the request id.
+// 500 without internals. Expected outcomes are not logged, a client that went away mid-request
+// at info, client mistakes and an unreachable database at warn, faults at error with the request id.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorCatalog, problemType, type ErrorCode } from '../contract/errors.ts'
 import { AppError } from '../errors.ts'
 import { BlobStoreUnavailableError } from '../blob-store/port.ts'
 import { StorageUnavailableError } from '../storage/port.ts'
+import { abortedByClient, logClientAbort } from './logging.ts'
 
 export const PROBLEM_MEDIA = 'application/problem+json'
 
@@ -121,6 +122,11 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     // Not a fault of this server: the operation may succeed once the database answers again.
     request.log.warn({ code: 'error.unavailable', cause: error.message }, 'database unavailable')
     return sendProblem(request, reply, unavailable('The database cannot be reached or the connection to it was lost; try again after Retry-After seconds'))
+  }
+  if (abortedByClient(error, request.raw)) {
+    // Nobody is left to read an answer; the one sent is for the access log's status.
+    logClientAbort(request.log, request.raw, { cause: error.code ?? error.name })
+    return sendProblem(request, reply, new AppError('error.request.malformed', 'The client closed the request before sending all of it'))
   }
   const mapped = frameworkError(error)
   if (mapped) {

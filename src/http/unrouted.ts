@@ -9,6 +9,7 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { errorCatalog } from '../contract/errors.ts'
 import { AppError } from '../errors.ts'
+import { logClientAbort } from './logging.ts'
 import { answerError, PROBLEM_MEDIA, problemDocument } from './problem.ts'
 import { requestId } from './request-id.ts'
 import { UNROUTED_HEADERS } from './response-headers.ts'
@@ -55,7 +56,13 @@ function answerParserError(this: FastifyInstance, error: Error & { code?: string
   // log line (API.md: every response carries X-Request-Id).
   const request = latest !== undefined && !latest.req.complete ? latest.req : undefined
   const id = request === undefined ? randomUUID() : requestId(request)
-  this.log.warn({ request_id: id, code: refusal.code, cause: error.code, remoteAddress: socket.remoteAddress }, 'request refused')
+  // The connection ended inside a request's body: its client went away (a reload) or stopped
+  // sending; it is still answered below if it reads on.
+  if (error.code === 'HPE_INVALID_EOF_STATE' && request !== undefined) {
+    logClientAbort(this.log, request, { request_id: id, cause: error.code, remoteAddress: socket.remoteAddress })
+  } else {
+    this.log.warn({ request_id: id, code: refusal.code, cause: error.code, remoteAddress: socket.remoteAddress }, 'request refused')
+  }
   // Never splice an answer into a response already going out, nor answer a request twice.
   const answered = latest !== undefined && (request === undefined ? !latest.writableFinished : latest.headersSent)
   if (!socket.writable || answered) return void socket.destroy()

@@ -57,7 +57,7 @@ describe('the operator page', () => {
     const card = page.getByRole('region', { name: alice.email })
     await expect.poll(() => card.isVisible()).toBe(true)
     const facts = await card.locator('.facts').textContent()
-    for (const fact of [alice.userId, 'Active', 'in 1 asset', 'Second factorOff']) expect(facts).toContain(fact)
+    for (const fact of [alice.userId, 'Active', 'in 1 asset (photos, videos and album records)', 'Second factorOff']) expect(facts).toContain(fact)
     expect(await card.textContent()).toContain('No moderation events')
     expect(await card.getByRole('button', { name: 'Reset second factor' }).count()).toBe(0)
     await checkScreen(device, 'admin-account')

@@ -304,6 +304,49 @@ describe('the gallery', () => {
     expect(device.problems).toEqual([])
   }, 90_000)
 
+  it('ends the upload session a reload left before its commit, so the file sent again is paired with its own thumbnail', async () => {
+    const { page } = device
+    const cut = await photo(104)
+    // Page 1 sends every blob; its commit never reaches the server, and the page is reloaded.
+    const sessions: string[] = []
+    const onRequest = (request: { url(): string }) => {
+      const upload = /\/v1\/upload\/([^/]+)\/blobs\//.exec(request.url())?.[1]
+      if (upload !== undefined && !sessions.includes(upload)) sessions.push(upload)
+    }
+    page.on('request', onRequest)
+    let commitHeld!: () => void
+    const held = new Promise<void>((resolve) => {
+      commitHeld = resolve
+    })
+    // The first commit is held, never answered (the reload cancels it); the reloaded page's goes on.
+    let commits = 0
+    await page.route('**/v1/albums/*/ops', async (route) => {
+      if (commits++ === 0) return commitHeld()
+      await route.continue()
+    })
+    await picker(page).setInputFiles(cut.file)
+    await held
+    expect(sessions).toHaveLength(1)
+    const left = sessions[0]!
+    // Open at the server, every blob of it stored: a manifest of the same original could be paired with it.
+    expect((await account.library.client.uploadSessionStatus(left)).blobs.every((blob) => blob.present)).toBe(true)
+    expect((await server.deps.storage.findUploadSession(left))?.closedAt).toBeNull()
+    await page.reload()
+    await poll(async () => (await decryptedThumbnails(page)).includes(cut.name), 30_000)
+      .toBe(true)
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; the page shows ${await uploadsAndTiles(page)}`, { cause: error })
+      })
+    page.off('request', onRequest)
+    await page.unrouteAll({ behavior: 'ignoreErrors' })
+    expect(commits).toBe(2)
+    // The reloaded page ended the session it found before sending the file again in a new one.
+    expect(sessions).toHaveLength(2)
+    expect((await server.deps.storage.findUploadSession(left))?.closedAt).toEqual(expect.any(Number))
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(25)
+    expect(device.problems).toEqual([])
+  }, 60_000)
+
   it('deletes with an undo window: undone, nothing is sent; not undone, the photos are gone here and for every device', async () => {
     const { page } = device
     const kept = photos[1]!
@@ -324,7 +367,7 @@ describe('the gallery', () => {
     const names = await decryptedThumbnails(page)
     for (const p of gone) expect(names).not.toContain(p.name)
     expect(names).toContain(kept.name)
-    expect(await liveAssetIds(account.library, albumId)).toHaveLength(22)
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(23)
     expect(device.problems).toEqual([])
   }, 60_000)
 

@@ -184,7 +184,6 @@ describe('backupAll after a delete', () => {
     const state: SyncState = {
       knownAsset: async (_album, path) => recorded.get(path) ?? null,
       lastBackedUp: async () => null,
-      movedFile: async () => null,
       remember: async (entry) => void recorded.set(entry.path, entry.assetId),
       uploadOpened: async () => {},
       uploadEnded: async () => {},
@@ -192,6 +191,9 @@ describe('backupAll after a delete', () => {
       pendingUpload: async () => null,
       savePendingUpload: async () => {},
       dropPendingUpload: async () => {},
+      storedOriginal: async () => null,
+      rememberOriginal: async () => {},
+      storesOriginalOfSize: async () => false,
     }
     expect(await backupAll({ target, state }, [candidate])).toMatchObject({ stored: 1 })
     await deleteFile(library, album.albumId, recorded.get('a/IMG_1.jpg')!)
@@ -303,7 +305,6 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
     const state: SyncState = {
       knownAsset: async () => null,
       lastBackedUp: async () => null,
-      movedFile: async () => null,
       remember: async () => {},
       uploadOpened: async () => {},
       uploadEnded: async () => {},
@@ -311,6 +312,9 @@ describe('protocol versions (426) and the upgrade ceremony', () => {
       pendingUpload: async () => null,
       savePendingUpload: async () => {},
       dropPendingUpload: async () => {},
+      storedOriginal: async () => null,
+      rememberOriginal: async () => {},
+      storesOriginalOfSize: async () => false,
     }
     const events: BackupEvent[] = []
     const thrown = await backupAll(

@@ -168,7 +168,9 @@ describe('coffer-photos conventions', { timeout: 120_000 }, () => {
     expectOk(verbose)
     expect(verbose.stdout).toMatch(/^unchanged {2}a\.jpg {2}\(/m)
     expect(verbose.stdout).toMatch(/^unchanged {2}b\.jpg {2}\(/m)
-    expect(verbose.stdout).toMatch(/^present {2}c\.jpg {2}\(/m)
+    // A copy at another path is an asset of its own (decision 0048), its original not sent again.
+    expect(verbose.stdout).toMatch(/^stored {2}c\.jpg {2}\(/m)
+    expect(verbose.stdout).toMatch(/1 already stored \(in another album or at another path\)/)
     const both = await photos(home, ['backup', folder, '-q', '-v'])
     expect(both.code).toBe(2)
     expect(both.stderr).toMatch(/--quiet and --verbose do not go together/)

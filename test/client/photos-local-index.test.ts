@@ -5,8 +5,8 @@
 //   reported in the summary): the hash, both encryption passes and the derivatives come from
 //   one read;
 // - a second run over the unchanged folder reads no file content (path, size, mtime and inode
-//   decide); a moved file is not read either; a touched one sends nothing; a changed one is
-//   stored as a new version of its asset;
+//   decide); a moved file is stored under its new name, its original not sent again; a touched
+//   one sends nothing; a changed one is stored as a new version of its asset;
 // - the same photos in another folder, backed up into another album, are stored once: only
 //   their derivatives and metadata are sent, and their metadata carry the same keyed hash;
 // - `--watch` backs up what appears in the folder, and a changed file as a new version.
@@ -104,7 +104,7 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     expect(unchangedRead).toBeLessThan(bytes * 0.05)
   })
 
-  it('a moved file is not read, a touched one sends nothing, a changed one is a new version of its asset', async () => {
+  it('a moved file is stored under its new name without its original, a touched one sends nothing, a changed one is a new version of its asset', async () => {
     const lib = await library()
     const before = await filesOf(lib, ALBUM)
     const [moved, touched, changed] = generated.filter((file) => file.type === 'image/jpeg')
@@ -113,15 +113,16 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     const changedSize = await writePhoto(path.join(folder, changed!.path), { format: 'jpeg', width: 800, height: 600, seed: 99 })
 
     const summary = await backup(folder, ALBUM)
-    expect(summary).toMatchObject({ files: FILES, unchanged: FILES - 1, replaced: 1, stored: 0, present: 0, failed: 0 })
-    // Beyond what an unchanged run reads: the touched file and the changed one, once each; not the moved one.
-    expect((summary.read_bytes as number) - unchangedRead).toBeLessThan(1.1 * (touched!.size + changedSize))
+    // The moved file is an asset of its own under its new name (restore brings it back there), its original the one stored.
+    expect(summary).toMatchObject({ files: FILES, unchanged: FILES - 2, replaced: 1, stored: 1, deduplicated: 1, present: 0, failed: 0 })
+    // Beyond what an unchanged run reads: the moved, the touched and the changed file, once each.
+    expect((summary.read_bytes as number) - unchangedRead).toBeLessThan(1.1 * (moved!.size + touched!.size + changedSize))
 
     const album = await findAlbum(lib, ALBUM)
     const feed = (await lib.client.feed(album!.albumId, 0, 1000)).entries
     const replaced = feed.filter((entry) => entry.action === 'replace')
     expect(replaced.map((entry) => entry.asset_id)).toEqual([before.get(changed!.path)!.assetId])
-    expect(await liveEntries(lib.client, album!.albumId)).toHaveLength(FILES + 1) // no new asset
+    expect(await liveEntries(lib.client, album!.albumId)).toHaveLength(FILES + 2) // the moved file's
     const after = await filesOf(lib, ALBUM)
     expect(after.get(changed!.path)!.metadata.size).toBe(changedSize)
     expect(after.get(touched!.path)!.envelope.ciphertext_hash).toBe(before.get(touched!.path)!.envelope.ciphertext_hash)
@@ -143,7 +144,7 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     const usedBefore = (await lib.client.storageUsage()).stored_bytes
 
     const summary = await backup(copies, 'Copies')
-    expect(summary).toMatchObject({ files: FILES + 1, stored: FILES, present: 1, deduplicated: FILES, failed: 0 })
+    expect(summary).toMatchObject({ files: FILES + 1, stored: FILES + 1, present: 0, deduplicated: FILES + 1, failed: 0 })
     const copiedBytes = (summary.bytes as number) - one.size
     expect(summary.sent_bytes as number).toBeLessThan(copiedBytes / 2) // the originals are not sent
     expect((await lib.client.storageUsage()).stored_bytes - usedBefore).toBeLessThan(copiedBytes / 2)
@@ -159,12 +160,12 @@ describe('coffer-photos backup: one pass, the local index, private dedup', { tim
     }
     expect((await stat(path.join(copies, one.path))).size).toBe(one.size)
 
-    // The duplicate changes: its asset is the other name's too, so the new content is a photo of
-    // its own, and the other name keeps its version.
+    // The duplicate changes: it is a photo of its own (its name's), a new version of it; the other
+    // name keeps its version.
     const duplicate = path.join(copies, `same-as-${one.path}`)
     await writePhoto(duplicate, { format: 'jpeg', width: 640, height: 480, seed: 77 })
     await utimes(duplicate, new Date(), new Date(Date.now() + 60_000))
-    expect(await backup(copies, 'Copies')).toMatchObject({ stored: 1, replaced: 0, unchanged: FILES, failed: 0 })
+    expect(await backup(copies, 'Copies')).toMatchObject({ stored: 0, replaced: 1, unchanged: FILES, failed: 0 })
     const after = await filesOf(lib, 'Copies')
     expect(after.get(one.path)!.envelope.ciphertext_hash).toBe(second.get(one.path)!.envelope.ciphertext_hash)
     expect(after.get(`same-as-${one.path}`)!.metadata.size).toBe((await stat(duplicate)).size)

@@ -5,7 +5,8 @@
 // file once (the process's own I/O counter, in the summary), and the album's copy is the file
 // byte for byte (`verify --against --all`). A file changed since its upload was cut starts
 // again, read once. A copy of a video the album holds (its size is one the album's writes state)
-// is hashed first and not sent. PHOTOS_RESUME_MIB
+// is hashed first and its original not sent; nor are the videos' originals when they go into a
+// second album (the device keeps their keys, sealed). PHOTOS_RESUME_MIB
 // sets the video's size (100 MiB unless given), PHOTOS_RESUME_KILL_PARTS how many parts the
 // server holds when the command is killed (1 unless given; docs/benchmarks.md reports 1000 MiB, 60).
 import { randomBytes } from 'node:crypto'
@@ -109,10 +110,24 @@ describe('coffer-photos backup: resume inside a file', { timeout: 600_000 }, () 
     expect(verify.code, verify.stdout + verify.stderr).toBe(0)
   })
 
-  it('hashes a copy of a video the album holds before sending: its size is one the album states, and nothing is sent', async () => {
+  it('hashes a copy of a video the album holds before sending (its size is one the album states): stored under its own name, its original not sent', async () => {
     await cp(path.join(folder, 'long.mp4'), path.join(folder, 'copy.mp4'))
     const summary = await backup()
-    expect(summary).toMatchObject({ present: 1, unchanged: 2, stored: 0, sent_bytes: 0, failed: 0 })
+    expect(summary).toMatchObject({ present: 0, unchanged: 2, stored: 1, deduplicated: 1, failed: 0 })
+    expect(summary.sent_bytes as number).toBeLessThan(64 * 1024)
     expect(summary.read_bytes as number).toBeLessThan(1.05 * SIZE)
+  })
+
+  it('the same videos in another album are stored once: the stored bytes grow by their metadata only (decision 0030)', async () => {
+    const library = await accountLibrary(home, new CofferClient({ baseUrl: server.url }), email)
+    const before = (await library.client.storageUsage()).stored_bytes
+    const run = await spawnPhotos(home, ['backup', folder, '--album', 'Other videos', '--json']).done
+    expect(run.code, run.stderr).toBe(0)
+    const summary = events(run).find((e) => e.event === 'summary')!
+    expect(summary).toMatchObject({ stored: 3, deduplicated: 3, failed: 0 })
+    expect(summary.sent_bytes as number).toBeLessThan(64 * 1024)
+    expect((await library.client.storageUsage()).stored_bytes - before).toBeLessThan(64 * 1024)
+    const verify = await photos(home, ['verify', 'Other videos', '--against', folder, '--all', '--json'])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
   })
 })

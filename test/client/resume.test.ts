@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
-import { restoreFile, type FileSource, type ResumeStore } from '../../src/client/files.ts'
+import { restoreFile, type FileSource, type ResumeStore, type StoredOriginal, type StoredOriginals } from '../../src/client/files.ts'
 import { backupFile, partEnd } from '../../src/client/upload.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
@@ -74,6 +74,20 @@ function cuttingClient(cutAt: number): CofferClient {
   return new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: cutting })
 }
 
+/** A client that records each part PUT (its session and first byte) and, like cuttingClient, fails the `cutAt`-th. */
+function recordingClient(cutAt: number): { client: CofferClient; parts: { uploadId: string; start: number }[] } {
+  const parts: { uploadId: string; start: number }[] = []
+  const recording: typeof fetch = async (input, init) => {
+    const range = new Headers(init?.headers).get('content-range')
+    if (init?.method === 'PUT' && range !== null) {
+      parts.push({ uploadId: /\/v1\/upload\/([^/]+)\//.exec(String(input))![1]!, start: Number(/^bytes (\d+)-/.exec(range)![1]) })
+      if (parts.length === cutAt) throw new TypeError('fetch failed (the test cut it)')
+    }
+    return fetch(input, init)
+  }
+  return { client: new CofferClient({ baseUrl: library.client.baseUrl, tokens: library.client.tokens, fetch: recording }), parts }
+}
+
 async function restoredBytes(albumId: string, assetId: string): Promise<Buffer> {
   const entry = (await liveEntries(library.client, albumId)).find((e) => e.asset_id === assetId)!
   const restored = await restoreFile({ ...library, albumId }, entry)
@@ -131,6 +145,29 @@ describe('backupFile in parts', () => {
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
   })
 
+  it('does not continue a cut upload whose file changed in place (same size and mtime): a new session under a new key (decision 0049)', async () => {
+    const album = await openAlbum(library, 'Resume changed in place')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const before = randomBytes(20 * 1024 * 1024 + 12_345)
+    const store = memoryStore()
+    const network = recordingClient(2)
+    // The second part is handed to the network and cut: it may have left the device.
+    await expect(backupFile({ ...target, client: network.client }, streamedFile(before), { resume: store })).rejects.toThrow(/the test cut it/)
+    const cut = network.parts[1]!
+    expect(cut.start).toBeGreaterThan(0)
+    expect(store.saved?.uploadId).toBe(cut.uploadId)
+
+    // The same size and mtime (streamedFile's), other bytes: the part at the cut must not be sealed again under that key.
+    const after = randomBytes(before.length)
+    const result = await backupFile({ ...target, client: network.client }, streamedFile(after), { resume: store })
+    const again = network.parts.slice(2)
+    expect(again[0]).toMatchObject({ start: 0 })
+    expect(again.every((part) => part.uploadId !== cut.uploadId)).toBe(true)
+    expect(result).toMatchObject({ status: 'stored', resumedBytes: 0, sentBytes: ciphertextSize(after.length) })
+    expect((await restoredBytes(album.albumId, result.assetId)).equals(after)).toBe(true)
+    expect(store.saved).toBeNull()
+  })
+
   it('finishes a one-pass upload whose last part was stored but whose write was cut: the file hashed again, nothing sent', async () => {
     const album = await openAlbum(library, 'Resume after the last part')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
@@ -173,6 +210,52 @@ describe('backupFile in parts', () => {
     expect(file.read).toBe(bytes.length - firstChunk * DEFAULT_CHUNK_SIZE)
     expect(store.saved).toBeNull()
     expect((await restoredBytes(album.albumId, result.assetId)).equals(bytes)).toBe(true)
+  })
+
+  it("names a stored original it is told of, and when the server no longer holds it, sends the file under keys of its own, never that original's", async () => {
+    const album = await openAlbum(library, 'Stored originals')
+    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const remembered: StoredOriginal[] = []
+    const originals = (known: StoredOriginal | null): StoredOriginals => ({
+      find: async () => known,
+      remember: async (_content, _chunkSize, original) => void remembered.push(original),
+    })
+    const first = await backupFile(target, streamedFile(bytes), { originals: originals(null) })
+    expect(remembered).toEqual([expect.objectContaining({ ciphertextHash: first.ciphertextHash, size: bytes.length })])
+
+    // Another file of that content, hashed first: it names the stored original, nothing of it sent.
+    const copy = await backupFile(
+      target,
+      { ...streamedFile(bytes), name: 'copy.mp4' },
+      {
+        originals: originals(remembered[0]!),
+        hashFirst: () => true,
+        assetIdOf: async () => crypto.randomUUID(),
+      },
+    )
+    expect(copy).toMatchObject({ status: 'stored', reusedOriginal: true, ciphertextHash: first.ciphertextHash })
+    expect(copy.sentBytes).toBeLessThan(64 * 1024)
+    expect((await restoredBytes(album.albumId, copy.assetId)).equals(bytes)).toBe(true)
+
+    // An original the server does not hold (its keys known here): the upload starts again under new keys.
+    const gone = { ...remembered[0]!, ciphertextHash: randomBytes(32).toString('hex') }
+    const network = recordingClient(0)
+    const again = await backupFile(
+      { ...target, client: network.client },
+      { ...streamedFile(bytes), name: 'again.mp4' },
+      {
+        originals: originals(gone),
+        hashFirst: () => true,
+        assetIdOf: async () => crypto.randomUUID(),
+      },
+    )
+    expect(again).toMatchObject({ status: 'stored', reusedOriginal: false, sentBytes: expect.any(Number) })
+    // Not those keys: under them the same bytes would have made the first upload's original again.
+    expect([gone.ciphertextHash, first.ciphertextHash]).not.toContain(again.ciphertextHash)
+    expect(network.parts[0]).toMatchObject({ start: 0 })
+    expect(remembered.map((original) => original.ciphertextHash)).toEqual([first.ciphertextHash, again.ciphertextHash])
+    expect((await restoredBytes(album.albumId, again.assetId)).equals(bytes)).toBe(true)
   })
 
   it('sends the file from the start when the resumed session has ended, or the point does not open', async () => {

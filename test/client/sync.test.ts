@@ -39,7 +39,6 @@ async function folderOf(count: number): Promise<string> {
   }
   await writeFile(path.join(root, 'notes.txt'), 'not a photo')
   await writeFile(path.join(root, '.hidden.jpg'), randomBytes(10))
-  await writeFile(path.join(root, 'empty.jpg'), '')
   return root
 }
 

@@ -1068,7 +1068,7 @@ export interface components {
         AccountUsage: {
             /** @description Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage) */
             bytes: number;
-            /** @description Its live assets: created and not deleted (taken-down ones included) */
+            /** @description Its live assets: created and not deleted (taken-down ones included). An asset is what a client stores as one, which the server cannot look into: each photo or video, and with the photo library each album’s record too (59 photos in 2 albums are 61 assets) */
             assets: number;
         };
         AdminAccountResponse: {

@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferAdmin, type AdminAccount } from '../../src/sdk/admin.ts'
 import { CofferProblem } from '../../src/sdk/client.ts'
 import { authenticatorFor, raw, registered } from '../support/actors.ts'
-import { album, uploader, type Uploader } from '../support/albums.ts'
+import { liveEntries, openAlbum } from '../../src/client/albums.ts'
+import { deleteFile } from '../../src/client/edits.ts'
+import { backupFile } from '../../src/client/upload.ts'
+import { album, photoLibrary, uploader, type Uploader } from '../support/albums.ts'
 import { deletionFor, openBundle, writeFor } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -76,6 +79,24 @@ describe('finding an account', () => {
     const deletion = await deletionFor(member, { albumId, fileId: first.assetId, head: first.head, original: first.original })
     await member.client.deleteAsset(albumId, first.assetId, deletion.request)
     expect((await admin.account(member.userId)).usage.assets).toBe(1)
+  })
+
+  it('counts assets as stored, not photos: a photo library of 3 photos in 2 albums is 5 assets, each album’s record one of them', async () => {
+    const library = await photoLibrary(server, 'library')
+    const photo = (i: number) => {
+      const bytes = randomBytes(2000 + i)
+      return { name: `photo-${i}.jpg`, size: bytes.length, type: 'image/jpeg', modified: 0, open: () => [bytes] }
+    }
+    const holidays = await openAlbum(library, 'Holidays')
+    const family = await openAlbum(library, 'Family')
+    const stored = []
+    for (const [i, target] of [holidays, holidays, family].entries()) stored.push(await backupFile({ ...library, albumId: target.albumId }, photo(i)))
+    const records = await Promise.all([holidays, family].map(async ({ albumId }) => (await liveEntries(library.client, albumId)).length))
+    expect(records).toEqual([3, 2]) // each album's feed: its photos and its record
+    expect((await admin.account(library.userId)).usage.assets).toBe(5)
+    // A deleted photo is not counted; the server cannot tell a photo from an album record (both are encrypted).
+    await deleteFile(library, holidays.albumId, stored[0]!.assetId)
+    expect((await admin.account(library.userId)).usage.assets).toBe(4)
   })
 
   it('shows the second factor once enrollment is confirmed, not while it is pending, with its recovery codes left', async () => {

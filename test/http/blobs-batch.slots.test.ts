@@ -3,6 +3,7 @@
 // both with Retry-After; a slot whose holder died is free again after its lease; and the SDK
 // waits out Retry-After and asks again.
 import { randomUUID } from 'node:crypto'
+import { request } from 'node:http'
 import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BATCH_SLOT_LEASE_MS } from '../../src/features/blobs/batch-slots.ts'
@@ -97,9 +98,9 @@ function first<T>(answers: ReadonlyArray<Promise<T>>, count: number): Promise<T[
 }
 
 /** Resolves once every slot of the account is free again (the releases run as answers close). */
-async function slotsFreed(userId: string): Promise<void> {
+async function slotsFreed(userId: string, target = server): Promise<void> {
   for (;;) {
-    const rows = await readRows(server.database, `select slot from batch_download_slots where user_id = '${userId}'`)
+    const rows = await readRows(target.database, `select slot from batch_download_slots where user_id = '${userId}'`)
     if (rows.length === 0) return
     await new Promise((resolve) => setImmediate(resolve))
   }
@@ -131,6 +132,45 @@ describe('batch downloads in flight', () => {
     store.open()
     expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200, 200])
     expect((await batch(b.member, b.hash, busy)).status).toBe(200)
+  })
+
+  it('a batch whose client goes while it waits for its slots frees them: the process cap is not worn down', async () => {
+    const { member, hash } = await withAsset('gone', busy)
+    const take = busy.deps.storage.takeBatchDownloadSlot.bind(busy.deps.storage)
+    let entered!: () => void
+    const waiting = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let proceed!: () => void
+    const gate = new Promise<void>((resolve) => {
+      proceed = resolve
+    })
+    vi.spyOn(busy.deps.storage, 'takeBatchDownloadSlot').mockImplementationOnce(async (...args) => {
+      entered()
+      await gate
+      return take(...args)
+    })
+    const connections = () =>
+      new Promise<number>((resolve, reject) => busy.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+    const outgoing = request(new URL(`${busy.url}/v1/blobs/batch`), {
+      method: 'POST',
+      agent: false,
+      headers: { ...bearer(member), 'content-type': 'application/json' },
+    })
+    outgoing.on('error', () => {})
+    outgoing.end(JSON.stringify({ hashes: [hash] }))
+    await waiting
+    const open = await connections()
+    outgoing.destroy()
+    while ((await connections()) >= open) await new Promise((resolve) => setImmediate(resolve))
+    proceed()
+    await slotsFreed(member.userId, busy)
+    // All of the process's slots are there: as many batches as it allows are served at once.
+    const store = slowStore(busy)
+    const held = Array.from({ length: PER_PROCESS }, () => batch(member, hash, busy))
+    await store.reading(PER_PROCESS)
+    store.open()
+    expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200, 200])
   })
 
   it('are counted in the database: slots another instance holds count, and a dead holder’s are free after the lease', async () => {

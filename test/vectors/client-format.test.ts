@@ -1,20 +1,24 @@
 // Pins client format v1 (docs/client-format.md): test/vectors/client-format-v1.json holds fixed
 // keys, nonces, salts and inputs with their bytes. src/client/format must reproduce them, and an
 // independent implementation written from the document (@noble/ciphers AES-GCM, @noble/hashes
-// HKDF and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing, BIP-39 words counted out by
-// hand, argon2id of node:crypto) must make and open them.
+// HKDF, HMAC and SHA-3, ML-KEM-768 and X25519 composed by hand into X-Wing, BIP-39 words counted
+// out by hand, argon2id of node:crypto) must make and open them: a wrong byte in the file fails.
 import { argon2Sync } from 'node:crypto'
+import { decode as decodeCbor, encode as encodeCbor, rfc8949EncodeOptions } from 'cborg'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { gcm } from '@noble/ciphers/aes.js'
-import { x25519 } from '@noble/curves/ed25519.js'
+import { ed25519, x25519 } from '@noble/curves/ed25519.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
+import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { sha3_256, shake256 } from '@noble/hashes/sha3.js'
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
+import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
@@ -30,6 +34,9 @@ import {
   type Argon2id,
 } from '../../src/client/format/recovery.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
+import { signDirectory } from '../../src/sdk/directory.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { buildAssetDeletion, buildLifecycleWrite } from '../../src/sdk/manifest.ts'
 
 interface Vectors {
   keys: {
@@ -49,6 +56,17 @@ interface Vectors {
     wrap_nonce: string
     salt: string
     blob: string
+  }
+  metadata_v2: {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac'> & { blobs: { kind: string; hash: string; size: number; type: string }[]; content_mac: string }
+    cbor: string
+    wrap_nonce: string
+    salt: string
+    blob: string
+  }
+  content_keys: {
+    content_key: string
+    cases: { plaintext: string; plaintext_sha256: string; chunk_size: number; content_mac: string; file_key: string; salt: string; ciphertext: string }[]
   }
   xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
   recovery: {
@@ -74,6 +92,12 @@ const uuid = (text: string): Uint8Array => bytes(text.replaceAll('-', ''))
 const { keys } = vectors
 const ids = { albumId: keys.album_id, fileId: keys.file_id }
 const metadataValue: AssetMetadata = { ...vectors.metadata.value, blobs: vectors.metadata.value.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })) }
+const { content_mac: contentMacHex, ...metadataV2Fields } = vectors.metadata_v2.value
+const metadataV2Value: AssetMetadata = {
+  ...metadataV2Fields,
+  blobs: metadataV2Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+  contentMac: bytes(contentMacHex),
+}
 
 /** The format, written again from docs/client-format.md on other libraries. */
 const independent = {
@@ -109,6 +133,29 @@ const independent = {
     const count = Math.max(1, Math.ceil(body.length / sealed))
     const parts = Array.from({ length: count }, (_, i) => gcm(key, this.nonce(i, i === count - 1), header).decrypt(body.subarray(i * sealed, (i + 1) * sealed)))
     return cat(...parts)
+  },
+  contentKey: (master: Uint8Array) => hkdf(sha256, master, new Uint8Array(0), ascii('coffer/v1/content'), 32),
+  /** The content mac, the original's file key and its stream salt (docs/client-format.md, "Content keys"). */
+  contentKeys(master: Uint8Array, plaintext: Uint8Array, chunkSize: number) {
+    const key = this.contentKey(master)
+    const mac = hmac(sha256, key, sha256(plaintext))
+    return {
+      mac,
+      fileKey: hkdf(sha256, key, mac, ascii('coffer/v1/content/file-key'), 32),
+      salt: hkdf(sha256, key, mac, cat(ascii('coffer/v1/content/salt'), Uint8Array.of(0), u32(chunkSize)), 16),
+    }
+  },
+  /** The identity key's signature over UTF-8 context || 0x00 || body: Ed25519 (64) || ML-DSA-65 (3309), both verifying. */
+  signedBy(publicKey: Uint8Array, context: string, body: Uint8Array, sig: Uint8Array) {
+    expect([publicKey.length, sig.length]).toEqual([1984, 3373])
+    const message = cat(ascii(context), Uint8Array.of(0), body)
+    return ed25519.verify(sig.subarray(0, 64), message, publicKey.subarray(0, 32)) && ml_dsa65.verify(sig.subarray(64), message, publicKey.subarray(32))
+  },
+  /** Canonical CBOR read as the document says: decoded, and the same bytes when encoded again in RFC 8949 order. */
+  canonical(cbor: Uint8Array): Record<string, unknown> {
+    const value = decodeCbor(cbor) as Record<string, unknown>
+    expect(hex(encodeCbor(value, rfc8949EncodeOptions))).toBe(hex(cbor))
+    return value
   },
   xwingLabel: bytes('5c2e2f2f5e5c'),
   xwingKeys(seed: Uint8Array) {
@@ -219,6 +266,150 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     const cbor = independent.decrypt(fileKey, stream)
     expect(hex(cbor)).toBe(vectors.metadata.cbor)
     expect(decodeCanonical(cbor)).toEqual({ v: 1, ...metadataValue })
+  })
+
+  it('metadata blob v2 (content_mac): this implementation seals exactly its bytes and opens them', async () => {
+    const albumKey = bytes(keys.album_key)
+    const v2 = vectors.metadata_v2
+    expect(hex(encodeMetadata(metadataV2Value))).toBe(v2.cbor)
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataV2Value, { wrapNonce: bytes(v2.wrap_nonce), salt: bytes(v2.salt) })
+    expect(hex(blob)).toBe(v2.blob)
+    expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV2Value)
+  })
+
+  it('metadata blob v2: an independent implementation opens it into the documented CBOR map, v 2 with content_mac', () => {
+    const blob = bytes(vectors.metadata_v2.blob)
+    const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
+    const cbor = independent.decrypt(fileKey, blob.subarray(61))
+    expect(hex(cbor)).toBe(vectors.metadata_v2.cbor)
+    const { contentMac, ...rest } = metadataV2Value
+    expect(decodeCanonical(cbor)).toEqual({ v: 2, content_mac: contentMac, ...rest })
+    // The mac is the one "Content keys" derives for the content the metadata describes.
+    expect(hex(contentMac!)).toBe(vectors.content_keys.cases[0]!.content_mac)
+  })
+
+  it('content keys: this implementation derives the content key, mac, file key and salt, and encrypts the original to the vector', async () => {
+    const master = bytes(keys.master_key)
+    expect(hex(await contentKey(master))).toBe(vectors.content_keys.content_key)
+    for (const vector of vectors.content_keys.cases) {
+      expect(hex(sha256(bytes(vector.plaintext)))).toBe(vector.plaintext_sha256)
+      const derived = await contentKeys(master, bytes(vector.plaintext_sha256), vector.chunk_size)
+      expect([hex(derived.contentMac), hex(derived.fileKey), hex(derived.salt)]).toEqual([vector.content_mac, vector.file_key, vector.salt])
+      const options = { role: 'original' as const, chunkSize: vector.chunk_size, salt: derived.salt }
+      expect(hex(await encryptBytes(derived.fileKey, bytes(vector.plaintext), options))).toBe(vector.ciphertext)
+    }
+  })
+
+  it('content keys: an independent implementation (HKDF and HMAC of @noble/hashes) derives the same and encrypts to the same bytes', () => {
+    const master = bytes(keys.master_key)
+    expect(hex(independent.contentKey(master))).toBe(vectors.content_keys.content_key)
+    expect(new Set(vectors.content_keys.cases.map((vector) => vector.chunk_size)).size).toBe(2)
+    for (const vector of vectors.content_keys.cases) {
+      const derived = independent.contentKeys(master, bytes(vector.plaintext), vector.chunk_size)
+      expect([hex(derived.mac), hex(derived.fileKey), hex(derived.salt)]).toEqual([vector.content_mac, vector.file_key, vector.salt])
+      expect(hex(independent.encrypt(derived.fileKey, 'original', vector.chunk_size, derived.salt, bytes(vector.plaintext)))).toBe(vector.ciphertext)
+      expect(hex(independent.decrypt(derived.fileKey, bytes(vector.ciphertext)))).toBe(vector.plaintext)
+    }
+  })
+
+  describe('manifests and the device directory: an independent reader of the SDK layout the document gives', () => {
+    const identity = IdentityKey.fromSeeds(bytes(vectors.recovery.identity_seeds))
+    const envelopeKeys = [
+      'action',
+      'album_id',
+      'amk_version',
+      'chunk_size',
+      'client_version',
+      'created_by_device',
+      'created_by_user',
+      'crypto_suite_id',
+      'ciphertext_hash',
+      'file_id',
+      'key_mode',
+      'metadata_blob_hash',
+      'original_blob_hash',
+      'plaintext_size',
+      'prior_provenance_hash',
+      'protocol_version',
+      'retention_until',
+      'timestamp',
+    ].sort()
+    const envelope = {
+      crypto_suite_id: 1,
+      protocol_version: '2026-01-01',
+      album_id: keys.album_id,
+      file_id: keys.file_id,
+      amk_version: 1,
+      ciphertext_hash: 'c0'.repeat(32),
+      plaintext_size: 40,
+      chunk_size: 65_536,
+      key_mode: 'wrapped' as const,
+      created_by_user: vectors.recovery.user_id,
+      created_by_device: '22222222-3333-4444-8555-666666666666',
+      client_version: 'coffer-client/1',
+      action: 'create' as const,
+    }
+
+    it('a create: {body, sig}; body {envelope} with every field, nulls explicit; signed over "coffer/manifest/v1" 0x00 body', async () => {
+      const metadata = bytes(vectors.metadata_v2.blob)
+      const { manifestCbor } = await buildLifecycleWrite(identity, { envelope, metadata })
+      const outer = independent.canonical(manifestCbor)
+      expect(Object.keys(outer).sort()).toEqual(['body', 'sig'])
+      const body = outer.body as Uint8Array
+      expect(independent.signedBy(identity.publicKey, 'coffer/manifest/v1', body, outer.sig as Uint8Array)).toBe(true)
+      expect(independent.signedBy(identity.publicKey, 'coffer/device-directory/v1', body, outer.sig as Uint8Array)).toBe(false)
+      const fields = independent.canonical(body)
+      expect(Object.keys(fields)).toEqual(['envelope'])
+      const written = fields.envelope as Record<string, unknown>
+      expect(Object.keys(written).sort()).toEqual(envelopeKeys)
+      expect(written).toMatchObject({
+        ...envelope,
+        metadata_blob_hash: hex(sha256(metadata)),
+        original_blob_hash: null,
+        prior_provenance_hash: null,
+        retention_until: null,
+      })
+      expect(written.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+    })
+
+    it("a delete: the last write's fields, its original named twice, no metadata, chained to its hash", async () => {
+      const last = await buildLifecycleWrite(identity, { envelope, metadata: bytes(vectors.metadata.blob) })
+      const { manifestCbor } = await buildAssetDeletion(identity, {
+        last: { envelope: last.envelope, manifestHash: last.manifestHash },
+        created_by_device: envelope.created_by_device,
+        client_version: 'coffer-client/1',
+      })
+      const outer = independent.canonical(manifestCbor)
+      expect(independent.signedBy(identity.publicKey, 'coffer/manifest/v1', outer.body as Uint8Array, outer.sig as Uint8Array)).toBe(true)
+      const written = independent.canonical(outer.body as Uint8Array).envelope as Record<string, unknown>
+      expect(Object.keys(written).sort()).toEqual(envelopeKeys)
+      expect(written).toMatchObject({
+        action: 'delete',
+        ciphertext_hash: envelope.ciphertext_hash,
+        original_blob_hash: envelope.ciphertext_hash,
+        metadata_blob_hash: null,
+        prior_provenance_hash: hex(sha256(last.manifestCbor)),
+        retention_until: null,
+      })
+    })
+
+    it('a directory: {directory_version, body, sig}, the version signed inside the body, absent fields left out', async () => {
+      const devices = [
+        { device_id: envelope.created_by_device, public_key: identity.publicKey, encryption_key: bytes(vectors.xwing.public_key), name: 'Laptop' },
+        { device_id: '33333333-4444-4555-8666-777777777777', public_key: identity.publicKey, added_at: '2026-03-01T14:02:11.000Z' },
+      ]
+      const signed = await signDirectory(identity, { version: 7, devices })
+      const outer = independent.canonical(signed)
+      expect(Object.keys(outer).sort()).toEqual(['body', 'directory_version', 'sig'])
+      expect(outer.directory_version).toBe(7)
+      const body = outer.body as Uint8Array
+      expect(independent.signedBy(identity.publicKey, 'coffer/device-directory/v1', body, outer.sig as Uint8Array)).toBe(true)
+      const fields = independent.canonical(body)
+      expect(Object.keys(fields).sort()).toEqual(['devices', 'directory_version'])
+      expect(fields.directory_version).toBe(7)
+      expect(fields.devices).toEqual(devices)
+      expect(Object.keys((fields.devices as object[])[1]!).sort()).toEqual(['added_at', 'device_id', 'public_key'])
+    })
   })
 
   it('X-Wing: both the library and a composition of ML-KEM-768, X25519 and SHA3-256 give the vector', () => {

@@ -4,6 +4,8 @@
 // client-format.test.ts checks the file against this implementation and an independent one.
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import {
@@ -61,6 +63,32 @@ const metadataSalt = pattern(16, 0xb0)
 const metadataWrapNonce = pattern(12, 0x90)
 const metadataBlob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadata, { wrapNonce: metadataWrapNonce, salt: metadataSalt })
 
+// Content keys: an original whose plaintext is known first is encrypted under keys that follow
+// from it; at two chunk sizes (the salt depends on it), each with the original's stream.
+const contentCases = await Promise.all(
+  [
+    { plaintext: pattern(40, 0x30), chunkSize: 16 },
+    { plaintext: pattern(40, 0x30), chunkSize: 65_536 },
+  ].map(async ({ plaintext, chunkSize }) => {
+    const derived = await contentKeys(masterKey, sha256(plaintext), chunkSize)
+    return {
+      plaintext: hex(plaintext),
+      plaintext_sha256: hex(sha256(plaintext)),
+      chunk_size: chunkSize,
+      content_mac: hex(derived.contentMac),
+      file_key: hex(derived.fileKey),
+      salt: hex(derived.salt),
+      ciphertext: hex(await encryptBytes(derived.fileKey, plaintext, { role: 'original', chunkSize, salt: derived.salt })),
+    }
+  }),
+)
+
+// Metadata version 2: the same metadata with the content mac of the first content case.
+const metadataV2: AssetMetadata = { ...metadata, contentMac: Uint8Array.from(Buffer.from(contentCases[0]!.content_mac, 'hex')) }
+const metadataV2Salt = pattern(16, 0xb8)
+const metadataV2WrapNonce = pattern(12, 0x98)
+const metadataV2Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV2, { wrapNonce: metadataV2WrapNonce, salt: metadataV2Salt })
+
 const xwingSeed = pattern(32, 0x07)
 const xwingRandomness = pattern(64, 0x33)
 const pair = generateXWingKeyPair(xwingSeed)
@@ -95,6 +123,17 @@ const vectors = {
     wrap_nonce: hex(metadataWrapNonce),
     salt: hex(metadataSalt),
     blob: hex(metadataBlob),
+  },
+  metadata_v2: {
+    value: { ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })), content_mac: contentCases[0]!.content_mac },
+    cbor: hex(encodeMetadata(metadataV2)),
+    wrap_nonce: hex(metadataV2WrapNonce),
+    salt: hex(metadataV2Salt),
+    blob: hex(metadataV2Blob),
+  },
+  content_keys: {
+    content_key: hex(await contentKey(masterKey)),
+    cases: contentCases,
   },
   xwing: {
     seed: hex(xwingSeed),

@@ -1,8 +1,8 @@
 // Client format v1 ids (docs/client-format.md, "Ids"), recomputed here with node:crypto's HKDF
 // and HMAC, independently of format/ids.ts (which uses WebCrypto).
-import { createHmac, hkdfSync } from 'node:crypto'
+import { createHash, createHmac, hkdfSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { albumIdFor, albumName, assetIdFor } from '../../src/client/format/ids.ts'
+import { albumIdFor, albumName, assetIdFor, namedAssetIdFor } from '../../src/client/format/ids.ts'
 
 const master = Uint8Array.from({ length: 32 }, (_, i) => i)
 
@@ -39,6 +39,18 @@ describe('client format v1 ids', () => {
         content,
       ),
     ).not.toBe(id)
+  })
+
+  it('names the asset of a content under one name by the asset id of SHA-256 of the label, the content hash and the name', async () => {
+    const albumId = '0b6e1a2c-3d4e-4f50-8a6b-7c8d9e0f1a2b'
+    const content = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)
+    const id = await namedAssetIdFor(master, albumId, content, 'trip/IMG_0001 copy.jpg')
+    const named = createHash('sha256')
+      .update(Buffer.concat([Buffer.from('coffer/v1/asset-id/named'), Buffer.from([0]), Buffer.from(content), Buffer.from('trip/IMG_0001 copy.jpg')]))
+      .digest()
+    expect(id).toBe(independentId('coffer/v1/asset-id', Buffer.concat([Buffer.from(albumId.replaceAll('-', ''), 'hex'), named])))
+    expect(await namedAssetIdFor(master, albumId, content, 'trip/IMG_0001.jpg')).not.toBe(id)
+    expect(await assetIdFor(master, albumId, content)).not.toBe(id)
   })
 
   it('refuses an empty album name and a content hash that is not 32 bytes', async () => {

@@ -10,7 +10,7 @@ import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
-import { candidateOf, walkMedia, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
+import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
 import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
@@ -52,12 +52,19 @@ function patternsOf(values: Invocation['values']): PathFilter {
   }
 }
 
+/** What a walk left out: subfolders it could not list (a failure), files not backed up by what they are (not one). */
+interface LeftOut {
+  readonly unreadable: UnreadableFolder[]
+  readonly skipped: SkippedFile[]
+}
+
 export const backup: Command = {
   usage: `usage: coffer-photos backup <folder> [--album NAME] [--include GLOB]... [--exclude GLOB]... [--dry-run]
                             [--concurrency N] [--location] [--watch] [--quiet | --verbose] [--json]
 
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
-  TIFF, DNG, MP4, MOV; hidden and empty files are skipped), encrypts each with a thumbnail and
+  TIFF, camera RAW such as DNG, NEF, CR2, ARW; MP4, MOV, M4V, AVI, MKV, WebM; hidden files are
+  skipped, any other file is named as not backed up), encrypts each with a thumbnail and
   a preview, and stores it in the album, reading each new photo once. What the album already
   holds is not sent again, nor the photos another album holds (only their thumbnails and
   names); files unchanged since the last run (same path, size, mtime and inode), or only moved
@@ -102,8 +109,8 @@ export const backup: Command = {
     const verbosity = verbosityOf(values)
     const wanted = patternsOf(values)
     if (values['dry-run'] === true && values.watch === true) throw new UsageError('--dry-run and --watch do not go together')
-    /** The folder's files the patterns take; a subfolder that cannot be listed is told to `onUnreadable` (and skipped). */
-    const walk = (onUnreadable: (folder: UnreadableFolder) => void = () => {}): AsyncIterable<WalkedFile> => filtered(walkMedia(root, '', onUnreadable), wanted)
+    /** The folder's files the patterns take; what the walk leaves out is told to `report` (an unlistable subfolder: skipped). */
+    const walk = (report: WalkReport = { onUnreadable: () => {} }): AsyncIterable<WalkedFile> => filtered(walkMedia(root, '', report), wanted)
     const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const albumGiven = typeof values.album === 'string' ? values.album : path.basename(root)
@@ -119,12 +126,12 @@ export const backup: Command = {
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**
      * One backup run over `files` (`totals` counts them), reported as a `start`, a `file` per file
-     * and a `summary`; `unreadable` fills with the subfolders the walk of `files` could not list.
+     * and a `summary`; `leftOut` fills with what the walk of `files` left out, which the summary names.
      */
     const pass = async (
       files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>,
       totals: { files: number; bytes: number },
-      unreadable: readonly UnreadableFolder[] = [],
+      leftOut: LeftOut = { unreadable: [], skipped: [] },
     ): Promise<BackupSummary> => {
       const progress = transferProgress(out, totals, { verbosity })
       const started = Date.now()
@@ -177,10 +184,11 @@ export const backup: Command = {
         const readAfter = bytesReadByProcess()
         const readBytes = readBefore === null || readAfter === null ? null : readAfter - readBefore
         const { sentBytes, resumedBytes, ...counts } = summary
-        out.event('summary', { ...counts, unreadable, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
+        const { unreadable, skipped } = leftOut
+        out.event('summary', { ...counts, unreadable, skipped, sent_bytes: sentBytes, resumed_bytes: resumedBytes, read_bytes: readBytes, seconds })
         out.say(
           `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} files (${bytesText(summary.bytes)}) in ${seconds.toFixed(1)} s: ` +
-            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored in another album, not sent again` : ''}` +
+            `${summary.stored} stored (${bytesText(summary.sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already stored (in another album or at another path), their originals not sent again` : ''}` +
             `${summary.resumed > 0 ? `; ${summary.resumed} continued where an interrupted upload stopped, ${bytesText(summary.resumedBytes)} not sent again` : ''}), ` +
             `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${summary.present} already in the album, ${summary.unchanged} unchanged, ` +
             `${summary.kept > 0 ? `${summary.kept} kept as the album has them (a newer version written elsewhere), ` : ''}` +
@@ -191,6 +199,7 @@ export const backup: Command = {
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
         for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
         for (const folder of unreadable) out.warn(`not backed up: ${folder.path}/: the folder cannot be read: ${folder.error}`)
+        for (const file of skipped) out.warn(`not backed up: ${file.path}: ${file.reason}`)
         return summary
       } finally {
         progress.stop()
@@ -208,11 +217,11 @@ export const backup: Command = {
         totals.bytes += file.size
       }
       if (verbosity !== 'quiet') out.say(`backing up ${totals.files} files (${bytesText(totals.bytes)}) from ${root} to album "${album.name}"`)
-      const unreadable: UnreadableFolder[] = []
+      const leftOut: LeftOut = { unreadable: [], skipped: [] }
       let summary = await pass(
-        walk((folder) => unreadable.push(folder)),
+        walk({ onUnreadable: (folder) => leftOut.unreadable.push(folder), onSkipped: (file) => void (wanted(file.path) && leftOut.skipped.push(file)) }),
         totals,
-        unreadable,
+        leftOut,
       )
       if (watcher !== null && !summary.stopped) {
         out.say(`watching ${root} for new and changed photos; Ctrl-C to stop`)
@@ -226,7 +235,7 @@ export const backup: Command = {
         }
       }
       if (summary.stopped) out.warn('coffer-photos: stopped; run the same command again to continue')
-      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || unreadable.length > 0 ? EXIT.failed : EXIT.ok
+      return summary.stopped ? EXIT.interrupted : summary.failed > 0 || summary.conflict > 0 || leftOut.unreadable.length > 0 ? EXIT.failed : EXIT.ok
     } finally {
       watcher?.close()
       state.close()

@@ -6,12 +6,13 @@
 // device's own record can never store a file twice. The server learns only what it would
 // anyway: that one account sent the same bytes to the same album again.
 import { concatBytes, toHex, utf8 } from '../../sdk/bytes.ts'
-import { own, uuidBytes } from './bytes.ts'
+import { digestSha256, own, uuidBytes } from './bytes.ts'
 import { hkdfSha256, KEY_BYTES } from './keys.ts'
 
 export const ID_KEY_INFO = 'coffer/v1/ids'
 const ALBUM_LABEL = 'coffer/v1/album-id'
 const ASSET_LABEL = 'coffer/v1/asset-id'
+const NAMED_LABEL = 'coffer/v1/asset-id/named'
 
 async function hmacSha256(key: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
   const subtle = globalThis.crypto.subtle
@@ -49,4 +50,16 @@ export async function albumIdFor(masterKey: Uint8Array, name: string): Promise<s
 export async function assetIdFor(masterKey: Uint8Array, albumId: string, contentSha256: Uint8Array): Promise<string> {
   if (contentSha256.length !== 32) throw new TypeError('content hash: expected 32 bytes (SHA-256 of the plaintext)')
   return uuidV8(await hmacSha256(await idKey(masterKey), concatBytes(utf8(ASSET_LABEL), new Uint8Array([0]), uuidBytes(albumId), contentSha256)))
+}
+
+/**
+ * The asset id of a file's content under one name, for a file whose content id (assetIdFor)
+ * names another file of the album (a copy, a renamed file) or the album's record (empty
+ * content): assetIdFor of SHA-256("coffer/v1/asset-id/named" 0x00 plaintext SHA-256 (32) UTF-8
+ * name). The same content under the same name again names the same asset.
+ */
+export async function namedAssetIdFor(masterKey: Uint8Array, albumId: string, contentSha256: Uint8Array, name: string): Promise<string> {
+  if (contentSha256.length !== 32) throw new TypeError('content hash: expected 32 bytes (SHA-256 of the plaintext)')
+  const named = await digestSha256(concatBytes(utf8(NAMED_LABEL), new Uint8Array([0]), contentSha256, utf8(name)))
+  return assetIdFor(masterKey, albumId, named)
 }

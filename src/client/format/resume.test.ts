@@ -15,6 +15,7 @@ const point: ResumePoint = {
   salt: new Uint8Array(16).fill(3),
   facts: { captured: 1_700_000_000_000, width: 4000, height: 3000, location: { latitude: 48.8584, longitude: 2.2945 } },
   derivatives: [{ kind: 'thumbnail', type: 'image/webp', size: 1234, hash: 'cd'.repeat(32), sealed: new Uint8Array(1290).fill(9) }],
+  inFlight: { start: 8_388_636, digest: 'ef'.repeat(32) },
 }
 
 describe('resume points', () => {

@@ -5,15 +5,16 @@
 // that part of the file. The file key opens the photo, and the facts may hold where it was
 // taken: the point is sealed under a key derived from the master key, bound to its upload
 // session, and only the sealed bytes are stored (the state store, an unencrypted file).
-import { concatBytes, fromBase64, toBase64, utf8 } from '../../sdk/bytes.ts'
+import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../../sdk/bytes.ts'
 import { own, randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
 import type { GeoLocation } from './metadata.ts'
-import { SALT_BYTES } from './stream.ts'
+import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
 export const RESUME_KEY_INFO = 'coffer/v1/resume'
-const RESUME_VERSION = 0x01
+/** 0x02: points carry `inFlight`. A 0x01 point (without it) does not open: its upload starts again (decision 0049). */
+const RESUME_VERSION = 0x02
 
 /** A derivative as it was declared in the session: its encrypted bytes are sent as they are. */
 export interface SealedDerivative {
@@ -40,6 +41,13 @@ export interface ResumePoint {
   readonly salt: Uint8Array
   readonly facts: { readonly captured: number | null; readonly width: number | null; readonly height: number | null; readonly location: GeoLocation | null }
   readonly derivatives: readonly SealedDerivative[]
+  /**
+   * The part of the original last handed to the network (its first ciphertext byte and the hex
+   * SHA-256 of its bytes), stored before it is sent; null before the first. A later run sends a
+   * part at that place only when its bytes are the same: the file changed since would otherwise
+   * seal other plaintext under the same key and nonces (decision 0049).
+   */
+  readonly inFlight: { readonly start: number; readonly digest: string } | null
 }
 
 /** AES-256-GCM key: HKDF-SHA256(master key, salt empty, "coffer/v1/resume"). */
@@ -53,12 +61,17 @@ const aad = (uploadId: string): Uint8Array<ArrayBuffer> => own(concatBytes(utf8(
 
 /** version (1) || nonce (12) || AES-256-GCM(JSON of the point). */
 export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, point: ResumePoint): Promise<Uint8Array> {
+  // The point's fields by name: a caller's object may carry more (upload.ts keeps its session beside it).
   const json = JSON.stringify({
-    ...point,
     contentHash: point.contentHash === null ? null : toBase64(point.contentHash),
+    ciphertextHash: point.ciphertextHash,
+    ciphertextSize: point.ciphertextSize,
+    chunkSize: point.chunkSize,
     fileKey: toBase64(point.fileKey),
     salt: toBase64(point.salt),
+    facts: point.facts,
     derivatives: point.derivatives.map((d) => ({ ...d, sealed: toBase64(d.sealed) })),
+    inFlight: point.inFlight,
   })
   const nonce = randomBytes(GCM_NONCE_BYTES)
   const sealed = await globalThis.crypto.subtle.encrypt(
@@ -101,4 +114,38 @@ export async function openResumePoint(masterKey: Uint8Array, uploadId: string, s
   if (point.fileKey.length !== KEY_BYTES || point.salt.length !== SALT_BYTES || (point.contentHash !== null && point.contentHash.length !== 32))
     throw new ClientFormatError('malformed', 'resume point: a key, salt or hash of the wrong size')
   return point
+}
+
+/** What opens an original sent under keys of its own (files.ts StoredOriginal), as a device keeps it. */
+export interface OriginalKeys {
+  readonly ciphertextHash: string
+  readonly fileKey: Uint8Array
+  readonly salt: Uint8Array
+}
+
+/** The id a stored original's keys are sealed under in place of an upload session's: bound to its content. */
+const originalId = (contentSha256: Uint8Array): string => `original/${toHex(contentSha256)}`
+
+/**
+ * An original's keys sealed as a resume point (no facts, no derivatives) bound to its content
+ * (docs/client-format.md, "Resume points"): they open it, so they are kept only sealed.
+ */
+export function sealOriginalKeys(masterKey: Uint8Array, contentSha256: Uint8Array, size: number, chunkSize: number, keys: OriginalKeys): Promise<Uint8Array> {
+  return sealResumePoint(masterKey, originalId(contentSha256), {
+    contentHash: contentSha256,
+    ciphertextHash: keys.ciphertextHash,
+    ciphertextSize: ciphertextSize(size, chunkSize),
+    chunkSize,
+    fileKey: keys.fileKey,
+    salt: keys.salt,
+    facts: { captured: null, width: null, height: null, location: null },
+    derivatives: [],
+    inFlight: null,
+  })
+}
+
+/** The keys sealOriginalKeys sealed for this content; ClientFormatError when they do not open. */
+export async function openOriginalKeys(masterKey: Uint8Array, contentSha256: Uint8Array, sealed: Uint8Array): Promise<OriginalKeys> {
+  const point = await openResumePoint(masterKey, originalId(contentSha256), sealed)
+  return { ciphertextHash: point.ciphertextHash, fileKey: point.fileKey, salt: point.salt }
 }

@@ -20,8 +20,24 @@ const TYPES: Record<string, string> = {
   '.tif': 'image/tiff',
   '.tiff': 'image/tiff',
   '.dng': 'image/x-adobe-dng',
+  // Camera RAW: backed up as they are (no derivatives: node/media.ts decodes none of them).
+  '.nef': 'image/x-nikon-nef',
+  '.nrw': 'image/x-nikon-nrw',
+  '.cr2': 'image/x-canon-cr2',
+  '.cr3': 'image/x-canon-cr3',
+  '.arw': 'image/x-sony-arw',
+  '.orf': 'image/x-olympus-orf',
+  '.rw2': 'image/x-panasonic-rw2',
+  '.raf': 'image/x-fuji-raf',
+  '.pef': 'image/x-pentax-pef',
   '.mp4': 'video/mp4',
   '.mov': 'video/quicktime',
+  '.m4v': 'video/x-m4v',
+  '.avi': 'video/x-msvideo',
+  '.mkv': 'video/x-matroska',
+  '.webm': 'video/webm',
+  '.3gp': 'video/3gpp',
+  '.mts': 'video/mp2t',
 }
 
 /** What a file being restored is called until it is whole and verified (a crash can leave one; the next restore removes it). */

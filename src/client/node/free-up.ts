@@ -3,7 +3,8 @@
 // freed only when every one of these holds:
 //   1. this device recorded it (state.ts) as backed up to the album, and it is unchanged since:
 //      the same size and mtime, and its bytes, read again now, hash to the plaintext SHA-256
-//      recorded (and that hash gives the asset id recorded);
+//      recorded (and that hash gives the asset id recorded), and that asset is this very path
+//      with this size (its metadata's name: restore brings it back here);
 //   2. its asset is live in the album and the server calls it durable: every blob (original,
 //      derivatives, metadata, manifest) stored, indexed and retrievable;
 //   3. its custody receipts verify here, offline (../verify.ts verifyAssets);
@@ -26,7 +27,7 @@ import path from 'node:path'
 import { fromHex, toHex } from '../../sdk/bytes.ts'
 import type { Library } from '../albums.ts'
 import { contentMacOf } from '../format/content.ts'
-import { assetIdFor } from '../format/ids.ts'
+import { assetIdFor, namedAssetIdFor } from '../format/ids.ts'
 import { verifyAssets, type AssetReport } from '../verify.ts'
 import type { SqliteSyncState } from './state.ts'
 import { walkMedia } from './walk.ts'
@@ -206,12 +207,12 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       keep('changed', ['its content no longer hashes to what was backed up (same size and mtime)'], record.assetId)
       continue
     }
-    // A file backed up as a new version of a photo (edited, backed up again) is not the asset its
-    // content names: its asset's current version must then be this content.
-    const version =
-      (await assetIdFor(library.masterKey, albumId, fromHex(hashed.hash))) === record.assetId
-        ? null
-        : toHex(await contentMacOf(library.masterKey, fromHex(hashed.hash)))
+    // The asset its content names (at this path, for a copy: decision 0048); or, for a file backed
+    // up as a new version of a photo (edited, backed up again), another: its asset's current
+    // version must then be this content.
+    const content = fromHex(hashed.hash)
+    const named = [await assetIdFor(library.masterKey, albumId, content), await namedAssetIdFor(library.masterKey, albumId, content, walked.path)]
+    const version = named.includes(record.assetId) ? null : toHex(await contentMacOf(library.masterKey, content))
     pending.push({ index: files.length, assetId: record.assetId, version })
     files.push({
       path: walked.path,
@@ -268,6 +269,11 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
       const file = files[index]!
       if (report === undefined) {
         files[index] = { ...file, reason: 'not_in_album', checkedBy: null, details: ['its asset is not live in the album (deleted, or never stored)'] }
+        continue
+      }
+      // Restore brings an asset back under its own name: this very path must be it (decision 0048).
+      if (report.name !== null && (report.name !== file.path || report.size !== file.size)) {
+        files[index] = { ...file, reason: 'not_backed_up', checkedBy: null, details: [`the album holds its content as "${report.name}", not at this path`] }
         continue
       }
       if (version !== null && report.contentMac !== version) {

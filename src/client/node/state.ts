@@ -1,6 +1,7 @@
 // The sync engine's state store (../sync.ts SyncState) in a node:sqlite database: which file
-// this device backed up as which asset, which upload sessions are open, and the resume points
-// (sealed) of uploads inside a file that a later run continues. Every write is its
+// this device backed up as which asset, which upload sessions are open, the resume points
+// (sealed) of uploads inside a file that a later run continues, and the keys (sealed) of the
+// originals it sent under keys of their own, which another file of that content reuses. Every write is its
 // own committed statement, so a crash or kill of the process loses at most the file in flight,
 // which the next run then finds by its content. WAL at synchronous=NORMAL: a power loss may also
 // lose the last few commits, which costs the same (the files are found again by content; an
@@ -24,12 +25,19 @@ CREATE TABLE IF NOT EXISTS backed_up (
   version TEXT,
   PRIMARY KEY (album_id, path)
 ) STRICT;
-CREATE INDEX IF NOT EXISTS backed_up_by_identity ON backed_up (album_id, identity);
 CREATE INDEX IF NOT EXISTS backed_up_by_asset ON backed_up (album_id, asset_id);
 CREATE TABLE IF NOT EXISTS deep_checked (
   blob_hash TEXT PRIMARY KEY,
   checked_at INTEGER NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS stored_originals (
+  content_hash TEXT NOT NULL,
+  chunk_size INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  sealed BLOB NOT NULL,
+  PRIMARY KEY (content_hash, chunk_size)
+) STRICT;
+CREATE INDEX IF NOT EXISTS stored_originals_by_size ON stored_originals (size);
 CREATE TABLE IF NOT EXISTS open_uploads (
   upload_id TEXT PRIMARY KEY,
   opened_at INTEGER NOT NULL
@@ -98,9 +106,6 @@ export function openSyncState(file: string): SqliteSyncState {
     'SELECT asset_id, identity FROM backed_up WHERE album_id = ? AND path = ? AND size = ? AND modified IS ? AND (identity IS ? OR identity IS NULL)',
   )
   const learnIdentity = db.prepare('UPDATE backed_up SET identity = ? WHERE album_id = ? AND path = ?')
-  const moved = db.prepare(
-    'SELECT path, asset_id, content_hash, content_mac, version FROM backed_up WHERE album_id = ? AND identity = ? AND size = ? AND modified IS ? AND path <> ? LIMIT 1',
-  )
   const shared = db.prepare('SELECT COUNT(*) AS n FROM backed_up WHERE album_id = ? AND asset_id = ? AND path <> ?')
   const sharedPaths = (albumId: string, assetId: string, path: string): number => (shared.get(albumId, assetId, path) as { n: number }).n
   const remember = db.prepare(
@@ -119,6 +124,12 @@ export function openSyncState(file: string): SqliteSyncState {
        upload_id = excluded.upload_id, sealed = excluded.sealed, saved_at = excluded.saved_at`,
   )
   const dropPending = db.prepare('DELETE FROM pending_uploads WHERE album_id = ? AND path = ?')
+  const original = db.prepare('SELECT size, sealed FROM stored_originals WHERE content_hash = ? AND chunk_size = ?')
+  const keepOriginal = db.prepare(
+    `INSERT INTO stored_originals (content_hash, chunk_size, size, sealed) VALUES (?, ?, ?, ?)
+     ON CONFLICT (content_hash, chunk_size) DO UPDATE SET size = excluded.size, sealed = excluded.sealed`,
+  )
+  const originalOfSize = db.prepare('SELECT 1 FROM stored_originals WHERE size = ? LIMIT 1')
   const deepAt = db.prepare('SELECT checked_at FROM deep_checked WHERE blob_hash = ?')
   const deepSeen = db.prepare(
     'INSERT INTO deep_checked (blob_hash, checked_at) VALUES (?, ?) ON CONFLICT (blob_hash) DO UPDATE SET checked_at = excluded.checked_at',
@@ -163,21 +174,6 @@ export function openSyncState(file: string): SqliteSyncState {
       const file = backedUpFile(albumId, path)
       return file === null ? null : { ...file, sharedPaths: sharedPaths(albumId, file.assetId, path) }
     },
-    async movedFile(albumId, path, identity, size, modified) {
-      const row = moved.get(albumId, identity, size, modified, path) as
-        | { path: string; asset_id: string; content_hash: string; content_mac: string | null; version: string | null }
-        | undefined
-      return row === undefined
-        ? null
-        : {
-            path: row.path,
-            assetId: row.asset_id,
-            contentHash: row.content_hash,
-            contentMac: row.content_mac,
-            version: row.version,
-            sharedPaths: sharedPaths(albumId, row.asset_id, row.path),
-          }
-    },
     async remember(entry) {
       remember.run(
         entry.albumId,
@@ -214,6 +210,16 @@ export function openSyncState(file: string): SqliteSyncState {
     },
     async dropPendingUpload(albumId, path) {
       dropPending.run(albumId, path)
+    },
+    async storedOriginal(contentHash, chunkSize) {
+      const row = original.get(contentHash, chunkSize) as { size: number; sealed: Uint8Array } | undefined
+      return row === undefined ? null : { size: row.size, sealed: new Uint8Array(row.sealed) }
+    },
+    async rememberOriginal(contentHash, chunkSize, size, sealed) {
+      keepOriginal.run(contentHash, chunkSize, size, sealed)
+    },
+    async storesOriginalOfSize(size) {
+      return originalOfSize.get(size) !== undefined
     },
     backedUpFile,
     deepCheckedAt(blobHash) {

@@ -1,9 +1,11 @@
 // Walking a folder for the files to back up: photos and videos by extension (node/files.ts
-// mediaTypeOf knows them), in a stable order (names sorted, folders as they come), hidden
-// files and folders and empty files skipped (".name": system files, our own partial restores), symbolic links
-// not followed (a link can loop or leave the folder). Streams: a library of any size is walked
-// without listing it all in memory. A subfolder that cannot be listed (permissions, a failing
-// disk) is skipped and told to the caller, who names it: the rest of the folder is still walked.
+// mediaTypeOf knows them, camera RAW and the common video containers among them; an empty one
+// too), in a stable order (names sorted, folders as they come), hidden files and folders skipped
+// (".name": system files, our own partial restores), symbolic links not followed (a link can loop
+// or leave the folder). Streams: a library of any size is walked without listing it all in
+// memory. What it skips that a person may expect backed up (a file not a photo or video, a link)
+// and a subfolder that cannot be listed (permissions, a failing disk) are told to the caller, who
+// names them (decision 0048): the rest of the folder is still walked.
 import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaFacts } from '../files.ts'
@@ -20,7 +22,8 @@ export interface WalkedFile {
   readonly identity: string
 }
 
-export const BACKED_UP_TYPES = /^(image\/(jpeg|png|gif|webp|heic|heif|avif|tiff|x-adobe-dng)|video\/(mp4|quicktime))$/
+/** What node/files.ts mediaTypeOf names a photo or video: every such file is backed up, whatever its format. */
+export const BACKED_UP_TYPES = /^(image|video)\//
 
 /** A subfolder the walk could not list (relative to the root, "/" between names), and why. */
 export interface UnreadableFolder {
@@ -28,19 +31,32 @@ export interface UnreadableFolder {
   readonly error: string
 }
 
+/** A file the walk leaves out (relative to the root, "/" between names), and why. */
+export interface SkippedFile {
+  readonly path: string
+  readonly reason: string
+}
+
+export interface WalkReport {
+  /** A subfolder that cannot be listed: skipped. Without it, the walk ends with its error. */
+  readonly onUnreadable?: (folder: UnreadableFolder) => void
+  /** A file that is not backed up: not a photo or video by its name, a symbolic link, not a regular file. */
+  readonly onSkipped?: (file: SkippedFile) => void
+}
+
 /**
  * The photos and videos under `root`/`relative`. The folder itself must be listable (it throws
- * otherwise); a subfolder that is not is skipped and given to `onUnreadable`, or, without it,
- * ends the walk with its error.
+ * otherwise); what else the walk meets and leaves out goes to `report`.
  */
-export async function* walkMedia(root: string, relative = '', onUnreadable?: (folder: UnreadableFolder) => void): AsyncGenerator<WalkedFile> {
-  yield* walkListed(root, relative, await listing(path.join(root, relative)), onUnreadable)
+export async function* walkMedia(root: string, relative = '', report: WalkReport = {}): AsyncGenerator<WalkedFile> {
+  yield* walkListed(root, relative, await listing(path.join(root, relative)), report)
 }
 
 interface Entry {
   readonly name: string
   readonly isDirectory: boolean
   readonly isFile: boolean
+  readonly isLink: boolean
 }
 
 /** A folder's entries, hidden ones left out, sorted by name. */
@@ -48,17 +64,12 @@ async function listing(folder: string): Promise<Entry[]> {
   const entries: Entry[] = []
   for await (const entry of await opendir(folder)) {
     if (entry.name.startsWith('.')) continue
-    entries.push({ name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() })
+    entries.push({ name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile(), isLink: entry.isSymbolicLink() })
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-async function* walkListed(
-  root: string,
-  relative: string,
-  entries: readonly Entry[],
-  onUnreadable: ((folder: UnreadableFolder) => void) | undefined,
-): AsyncGenerator<WalkedFile> {
+async function* walkListed(root: string, relative: string, entries: readonly Entry[], report: WalkReport): AsyncGenerator<WalkedFile> {
   for (const entry of entries) {
     const child = relative === '' ? entry.name : `${relative}/${entry.name}`
     if (entry.isDirectory) {
@@ -66,12 +77,15 @@ async function* walkListed(
       try {
         inner = await listing(path.join(root, child))
       } catch (error) {
-        if (onUnreadable === undefined) throw error
-        onUnreadable({ path: child, error: (error as Error).message })
+        if (report.onUnreadable === undefined) throw error
+        report.onUnreadable({ path: child, error: (error as Error).message })
         continue
       }
-      yield* walkListed(root, child, inner, onUnreadable)
-    } else if (entry.isFile) {
+      yield* walkListed(root, child, inner, report)
+    } else if (entry.isLink) report.onSkipped?.({ path: child, reason: 'a symbolic link (not followed)' })
+    else if (!entry.isFile) report.onSkipped?.({ path: child, reason: 'not a regular file' })
+    else if (!BACKED_UP_TYPES.test(mediaTypeOf(child))) report.onSkipped?.({ path: child, reason: 'not a photo or video (by its name)' })
+    else {
       const walked = await walkedFile(root, child)
       if (walked !== null) yield walked
     }
@@ -80,15 +94,14 @@ async function* walkListed(
 
 /**
  * The file at `relative` (to the root, "/" between names) as the walk finds it, or null when the
- * walk skips it: not a photo or video by its name, empty, a link, not a file, gone. Hidden
- * folders on the way are the caller's to skip (walkMedia never enters them).
+ * walk skips it: not a photo or video by its name, a link, not a file, gone. Hidden folders on
+ * the way are the caller's to skip (walkMedia never enters them).
  */
 export async function walkedFile(root: string, relative: string): Promise<WalkedFile | null> {
   if (!BACKED_UP_TYPES.test(mediaTypeOf(relative)) || path.posix.basename(relative).startsWith('.')) return null
   const file = path.join(root, ...relative.split('/'))
   const info = await lstat(file, { bigint: true }).catch(() => null)
-  // Empty: not a photo; and the empty content names the album's own record (albums.ts).
-  if (info === null || !info.isFile() || info.size === 0n) return null
+  if (info === null || !info.isFile()) return null
   return { path: relative, file, size: Number(info.size), modified: Number(info.mtimeMs), identity: `${info.dev}:${info.ino}` }
 }
 

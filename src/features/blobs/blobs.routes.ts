@@ -102,9 +102,12 @@ export function blobsRoutes(app: App, deps: Deps): void {
       const release = await takeBatchSlot(deps, batchSlots, caller)
       // The slots are held until the answer is sent or the client goes, whichever comes first:
       // until then its bytes are in memory. A release that fails leaves the slot to its lease.
-      reply.raw.once('close', () => {
+      const released = () => {
         release().catch((error: unknown) => request.log.warn({ cause: (error as Error).message }, 'batch download slot not released'))
-      })
+      }
+      // A client gone while the slots were being taken has closed the response already.
+      if (reply.raw.closed) released()
+      else reply.raw.once('close', released)
       const pieces = await downloadBlobBatch(deps, caller, request.body.hashes)
       const length = pieces.reduce((total, piece) => total + piece.length, 0)
       return reply.type('application/cbor').header('content-length', length).send(Readable.from(pieces))

@@ -5,6 +5,7 @@ import { OpenUploadRequest, UploadBlobParams, UploadIdParams, UploadSessionRespo
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
+import { logClientAbort } from '../../http/logging.ts'
 import { storageFault } from '../../http/problem.ts'
 import { JSON_MEDIA, OCTET_MEDIA, noContent, operation, type App } from '../../http/route.ts'
 import {
@@ -196,6 +197,7 @@ A blob named at its last part (decision 0034): the session may declare a blob un
           // told apart first.
           const storeFailed = error instanceof AppError || error instanceof BlobStoreUnavailableError || storageFault(error as Error) !== null
           if (request.raw.destroyed && !storeFailed) {
+            logClientAbort(request.log, request.raw, { cause: (error as Error & { code?: string }).code ?? (error as Error).name })
             throw new AppError('error.request.malformed', 'The upload was interrupted; nothing was kept')
           }
           throw error

@@ -99,7 +99,8 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
         </dd>
         <dt>Storage</dt>
         <dd>
-          {sizeText(bytes)} in {countText(assets, 'asset')}
+          {/* The server cannot tell a photo from an album's record: both are encrypted assets. */}
+          {sizeText(bytes)} in {countText(assets, 'asset')} (photos, videos and album records)
         </dd>
         <dt>Second factor</dt>
         <dd>{account.second_factor.enabled ? `On (authenticator app), ${recoveryCodesText(account.second_factor.recovery_codes_remaining)}` : 'Off'}</dd>

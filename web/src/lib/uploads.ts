@@ -10,7 +10,15 @@
 // The queue is sealed under the sign-in's storage key (lib/store.ts; decision 0031): a file's
 // name, type, size and album as one sealed record, its bytes as sealed chunks of 1 MiB in one
 // Blob. Signing out drops the queue: what it sealed could no longer be opened.
-import { clear, createStore, del, entries, keys, set } from 'idb-keyval'
+//
+// Each file's upload session is kept with it (sealed) once open. A page closed or reloaded
+// mid-upload leaves that session open at the server, its blobs perhaps all sent; the same file
+// sent again declares the same original (its keys follow from its content), and the server pairs
+// a manifest with the newest complete open session of that original (a tie broken at random):
+// the new manifest could get the old session's thumbnail, which its metadata does not name, and
+// the photo would not open. So a file's session left by an earlier page is ended before the file
+// is sent again.
+import { clear, createStore, del, entries, get, keys, set } from 'idb-keyval'
 import { replaceFile } from '#photos/edits.ts'
 import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '#photos/files.ts'
 import { backupFile } from '#photos/upload.ts'
@@ -36,6 +44,8 @@ interface Queued {
   readonly facts: Sealed
   /** The file's bytes: chunks of CHUNK bytes (the last one shorter), each its nonce then its ciphertext. */
   readonly body: Blob
+  /** The id of the upload session its last try opened, sealed (absent before any). */
+  readonly session?: Sealed
 }
 
 const CHUNK = 1 << 20
@@ -43,6 +53,7 @@ const NONCE_BYTES = 12
 const TAG_BYTES = 16
 
 const chunkName = (id: string, index: number): string => `${id}/${index}`
+const sessionName = (id: string): string => `${id}/session`
 
 /** The file's bytes sealed chunk by chunk: never more than a chunk of plaintext in memory at once. */
 async function sealedBody(id: string, file: File): Promise<Blob> {
@@ -255,14 +266,32 @@ export class Uploads {
     }
   }
 
+  /** Ends the upload session an earlier try of this file left open (a page closed or reloaded), if any: see the top of the file. */
+  async #endLeftSession(id: string): Promise<void> {
+    const queued = await get<Queued>(id, queue)
+    if (queued?.session === undefined) return
+    const uploadId = await openWithStorageKey(sessionName(id), queued.session)
+    // Already ended (committed, aborted or expired): the server answers 404, which is as good.
+    if (uploadId !== null) await this.#model.library.client.abortUploadSession(new TextDecoder().decode(uploadId)).catch(() => {})
+    await set(id, { facts: queued.facts, body: queued.body }, queue)
+  }
+
+  /** Keeps the id of the session this try opened with the queued file. */
+  async #sessionOpened(id: string, uploadId: string): Promise<void> {
+    const queued = await get<Queued>(id, queue)
+    if (queued !== undefined) await set(id, { ...queued, session: await sealWithStorageKey(sessionName(id), new TextEncoder().encode(uploadId)) }, queue)
+  }
+
   async #send(id: string): Promise<void> {
     const file = this.#files.get(id)!
     const target = { ...this.#model.library, albumId: this.#model.albumId }
     let stage: UploadProgress['stage'] | null = null
     try {
+      await this.#endLeftSession(id)
       const { source, describe } = await sending(file)
       const result = await backupFile(target, source, {
         isStored: (assetId) => this.#model.holds(assetId),
+        onUploadOpened: (uploadId) => this.#sessionOpened(id, uploadId),
         describe,
         // A new stage is drawn at once, the bytes within one ten times a second at most.
         onProgress: (progress) => {
