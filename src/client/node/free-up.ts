@@ -143,13 +143,15 @@ async function hashFile(file: string): Promise<Hashed | null> {
     return null
   }
   try {
-    const before = await handle.stat()
+    // bigint: whole milliseconds as the walk reads them (walk.ts); a float mtimeMs rounds a time a
+    // hair under its millisecond up to it, and the file would never match its record.
+    const before = await handle.stat({ bigint: true })
     if (!before.isFile()) return null
     const digest = createHash('sha256')
     for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) digest.update(chunk as Buffer)
-    const after = await handle.stat()
-    if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) return null
-    return { hash: digest.digest('hex'), dev: after.dev, ino: after.ino, size: after.size, modified: Math.floor(after.mtimeMs) }
+    const after = await handle.stat({ bigint: true })
+    if (after.size !== before.size || after.mtimeNs !== before.mtimeNs) return null
+    return { hash: digest.digest('hex'), dev: Number(after.dev), ino: Number(after.ino), size: Number(after.size), modified: Number(after.mtimeMs) }
   } finally {
     await handle.close()
   }
@@ -329,10 +331,10 @@ export async function freeFile(plan: FreeUpPlan, file: FreeUpFile): Promise<Free
   }
   try {
     if ((await realpath(expectedParent)) !== expectedParent) return { freed: false, reason: 'changed', detail: 'its folder is now a link elsewhere' }
-    const now = await lstat(file.file)
+    const now = await lstat(file.file, { bigint: true })
     const id = file.identity
     if (!now.isFile()) return { freed: false, reason: 'changed', detail: 'it is no longer a regular file' }
-    if (now.dev !== id.dev || now.ino !== id.ino || now.size !== id.size || Math.floor(now.mtimeMs) !== id.modified) {
+    if (Number(now.dev) !== id.dev || Number(now.ino) !== id.ino || Number(now.size) !== id.size || Number(now.mtimeMs) !== id.modified) {
       return { freed: false, reason: 'changed', detail: 'it changed after it was checked' }
     }
     await unlink(file.file)
