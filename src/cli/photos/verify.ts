@@ -107,30 +107,34 @@ export const verify: Command = {
       // --deep downloads every file: its progress is drawn as it goes, against the album's files and bytes (from its feed).
       const deepProgress = deep ? transferProgress(out, await planAlbum(library, album.albumId)) : null
       const started = Date.now()
-      const reports = await verifyAlbum(library, album.albumId, {
-        deep,
-        concurrency,
-        ...(deepProgress === null
-          ? {}
-          : { onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.moving(file.assetId, bytes, file.name) }),
-        onAsset: (report: AssetReport) => {
-          if (!report.record) deepProgress?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
-          out.event('asset', {
-            album: album.name,
-            asset_id: report.assetId,
-            name: report.name,
-            record: report.record,
-            blobs: report.blobs,
-            receipts: report.receipts,
-            ok: report.problems.length === 0,
-            problems: report.problems,
-            deep_pending: report.deepPending,
-          })
-          for (const problem of report.problems)
-            out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
-        },
-      })
-      deepProgress?.stop()
+      let reports: AssetReport[]
+      try {
+        reports = await verifyAlbum(library, album.albumId, {
+          deep,
+          concurrency,
+          ...(deepProgress === null
+            ? {}
+            : { onDownloaded: (file: { assetId: string; name: string }, bytes: number) => deepProgress.moving(file.assetId, bytes, file.name) }),
+          onAsset: (report: AssetReport) => {
+            if (!report.record) deepProgress?.advance(report.size ?? 0, report.name ?? `asset ${report.assetId}`, { path: report.assetId })
+            out.event('asset', {
+              album: album.name,
+              asset_id: report.assetId,
+              name: report.name,
+              record: report.record,
+              blobs: report.blobs,
+              receipts: report.receipts,
+              ok: report.problems.length === 0,
+              problems: report.problems,
+              deep_pending: report.deepPending,
+            })
+            for (const problem of report.problems)
+              out.say(`NOT VERIFIED  ${label}/${report.record ? '(album record)' : (report.name ?? `asset ${report.assetId}`)}: ${problem}`)
+          },
+        })
+      } finally {
+        deepProgress?.stop() // also when it fails: the error's line then starts on a clean line
+      }
       if (deep) rememberDeepChecks(account.home, reports, started)
       const failing = reports.filter((r) => r.problems.length > 0).length
       const receipts = reports.reduce((sum, r) => sum + r.receipts, 0)
@@ -153,30 +157,34 @@ export const verify: Command = {
       if (against === null) continue
 
       const compareProgress: { bar: TransferProgress | null } = { bar: null }
-      const compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
-        ...(sample === undefined ? {} : { sample }),
-        concurrency,
-        signal,
-        onPicked: (files, bytes) => {
-          compareProgress.bar = transferProgress(out, { files, bytes })
-        },
-        onCompared: (file, bytes) => compareProgress.bar?.moving(file.assetId, bytes, file.name),
-        onFile: (file) => {
-          if (COMPARED.has(file.outcome) && file.assetId !== null) compareProgress.bar?.advance(file.size, file.path, { path: file.assetId })
-          out.event('file', {
-            album: album.name,
-            path: file.path,
-            asset_id: file.assetId,
-            outcome: file.outcome,
-            size: file.size,
-            ...(file.offset === undefined ? {} : { offset: file.offset }),
-            ...(file.detail === undefined ? {} : { detail: file.detail }),
-          })
-          const shown = SHOWN[file.outcome]
-          if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
-        },
-      })
-      compareProgress.bar?.stop()
+      let compared: Awaited<ReturnType<typeof compareWithLocal>>
+      try {
+        compared = await compareWithLocal(library, album.albumId, reports, localFiles(against), {
+          ...(sample === undefined ? {} : { sample }),
+          concurrency,
+          signal,
+          onPicked: (files, bytes) => {
+            compareProgress.bar = transferProgress(out, { files, bytes })
+          },
+          onCompared: (file, bytes) => compareProgress.bar?.moving(file.assetId, bytes, file.name),
+          onFile: (file) => {
+            if (COMPARED.has(file.outcome) && file.assetId !== null) compareProgress.bar?.advance(file.size, file.path, { path: file.assetId })
+            out.event('file', {
+              album: album.name,
+              path: file.path,
+              asset_id: file.assetId,
+              outcome: file.outcome,
+              size: file.size,
+              ...(file.offset === undefined ? {} : { offset: file.offset }),
+              ...(file.detail === undefined ? {} : { detail: file.detail }),
+            })
+            const shown = SHOWN[file.outcome]
+            if (shown !== undefined) out.say(shown(file, `${label}/${file.path}`, against))
+          },
+        })
+      } finally {
+        compareProgress.bar?.stop()
+      }
       out.event('comparison', {
         album: album.name,
         folder: against,

@@ -178,8 +178,11 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
   const { library, albumId, state } = options
   const root = await realpath(options.folder)
   const files: FreeUpFile[] = []
-  /** `version`: the content's keyed hash that the asset's current version must have, for a file backed up as a new version; null when the asset is its content's own. */
-  const pending: { readonly index: number; readonly assetId: string; readonly byContent: boolean; readonly contentMac: string }[] = []
+  /**
+   * `contentMac`: the file's keyed content hash, which the asset's current version must state;
+   * `newVersion`: the asset is not the one the content names (the file was backed up as a new version of it).
+   */
+  const pending: { readonly index: number; readonly assetId: string; readonly contentMac: string; readonly newVersion: boolean }[] = []
   for await (const walked of walkMedia(root)) {
     if (options.signal?.aborted === true) break
     const keep = (reason: KeepReason, details: string[] = [], assetId: string | null = null): void =>
@@ -216,8 +219,8 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
     pending.push({
       index: files.length,
       assetId: record.assetId,
-      byContent: named.includes(record.assetId),
       contentMac: toHex(await contentMacOf(library.masterKey, content)),
+      newVersion: !named.includes(record.assetId),
     })
     files.push({
       path: walked.path,
@@ -269,15 +272,16 @@ export async function planFreeUp(options: PlanOptions): Promise<FreeUpPlan> {
     const corruptSeen = reports.some((report) => reasonOf(report) === 'corrupt')
     const sampleHolds = pending.length > sampleSize && sampleChecked === sample.size && !corruptSeen
     const sampleWrong = sampleReports.some((report) => report === undefined || (reasonOf(report) ?? 'deep_pending') !== 'deep_pending') || corruptSeen
-    for (const { index, assetId, byContent, contentMac } of pending) {
+    for (const { index, assetId, contentMac, newVersion } of pending) {
       const report = byId.get(assetId)
       const file = files[index]!
       if (report === undefined) {
         files[index] = { ...file, reason: 'not_in_album', checkedBy: null, details: ['its asset is not live in the album (deleted, or never stored)'] }
         continue
       }
-      // Metadata without a content mac (written before it) is trusted for the asset its content names.
-      if (report.contentMac === null ? !byContent : report.contentMac !== contentMac) {
+      // The album's current version of the photo must be this content (a metadata of version 1
+      // states none: then only an asset its content names can be matched).
+      if (report.contentMac === null ? newVersion : report.contentMac !== contentMac) {
         const detail =
           report.contentMac === null
             ? "the album's current version of the photo records no content hash to match this file with"
