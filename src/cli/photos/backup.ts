@@ -67,9 +67,9 @@ export const backup: Command = {
   skipped, any other file is named as not backed up), encrypts each with a thumbnail and
   a preview, and stores it in the album, reading each new photo once. What the album already
   holds is not sent again, nor the photos another album holds (only their thumbnails and
-  names); files unchanged since the last run (same path, size, mtime and inode), or only moved
-  within the folder, are not even read; a file whose content changed is stored as a new
-  version of the same photo. Ctrl-C stops after the files in flight; run the same command
+  names); files unchanged since the last run (same path, size, mtime and inode) are not even
+  read; a file whose content changed is stored as a new version of the same photo, unless the
+  album holds a newer version written elsewhere (then it is kept, or named as a conflict). Ctrl-C stops after the files in flight; run the same command
   again to continue.
 
   --album NAME       the album (made when it does not exist); default: the folder's name

@@ -64,7 +64,9 @@ export const freeUp: Command = {
     if (album === null) throw new UsageError(`there is no album "${albumName(name)}" (\`coffer-photos albums\` lists them; name it with --album)`)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     try {
-      out.say(`checking ${root} against album "${album.name}" (the server re-reads every blob it has not checked in the last day: this can take a while)`)
+      out.say(
+        `checking ${root} against album "${album.name}" (every blob not checked in the last day is re-read by the server, or a random sample of them: this can take a while)`,
+      )
       const plan = await planFreeUp({ library, albumId: album.albumId, folder: root, state, concurrency, signal, download: values.download === true })
       if (signal.aborted) return EXIT.interrupted
       const freeable = plan.files.filter((f) => f.reason === null)
