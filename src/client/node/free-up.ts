@@ -1,4 +1,4 @@
-// Freeing local space (docs/photos.md "free-up", decisions 0017 and 0054): which files of a
+// Freeing local space (docs/photos.md "free-up", decisions 0017 and 0052): which files of a
 // folder this device may delete because the album holds them safely, and deleting them. A file is
 // freed only when every one of these holds:
 //   1. this device recorded it (state.ts) as backed up to the album, and it is unchanged since:
