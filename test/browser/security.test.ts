@@ -2,18 +2,24 @@
 // another browser and watch it sign out; revoke all), TOTP set up through the QR screen and used
 // to sign in, its recovery codes (shown once, used to sign in, made anew behind the password),
 // password change, security events, forgetting the browser, deleting the account, and the
-// moderation record with the suspension banner after an operator action. Each screen passes axe.
+// moderation record with the suspension banner after an operator action, and a photo taken down
+// named by what this browser kept of it (its photo index). Each screen passes axe.
 import { randomUUID } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { openAlbum } from '../../src/client/albums.ts'
+import { describeMedia } from '../../src/client/node/media.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { authenticatorFor, PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
-import { picker } from '../support/gallery.ts'
+import { decryptedThumbnails, picker, type Img } from '../support/gallery.ts'
+import { writePhoto } from '../support/photos.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
 
 const ADMIN_TOKEN = 'admin-token-for-the-security-screens-test'
@@ -29,6 +35,33 @@ async function signInThroughPage(page: Page, email: string, password = PASSWORD)
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+/**
+ * The records of the page's photo index (web/src/lib/photo-index.ts: its directory and one per
+ * photo), all sealed; 0 when it has none. Never makes the database: the app makes it, with its store.
+ */
+function photoIndexRecords(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        type Request<T> = { result: T; error: unknown; transaction: { abort(): void }; onsuccess: (() => void) | null; onerror: (() => void) | null }
+        type Database = { transaction(store: string): { objectStore(name: string): { count(): Request<number> } }; close(): void }
+        const open = (
+          globalThis as unknown as { indexedDB: { open(name: string): Request<Database> & { onupgradeneeded: (() => void) | null } } }
+        ).indexedDB.open('coffer-photo-index')
+        open.onupgradeneeded = () => open.transaction.abort() // not made yet: left to the app
+        open.onerror = () => resolve(0)
+        open.onsuccess = () => {
+          const count = open.result.transaction('photos').objectStore('photos').count()
+          count.onsuccess = () => {
+            open.result.close()
+            resolve(count.result)
+          }
+          count.onerror = () => reject(count.error)
+        }
+      }),
+  )
 }
 
 /** The sessions list's entry for a session of another browser (Chrome, not this one). */
@@ -346,9 +379,10 @@ describe('the moderation record', () => {
     // Restored, it opens here: every event of it shows its name and thumbnail, decrypted in the page.
     const named = events.filter({ hasText: 'flagged.jpg in the album “Moderated”' })
     await expect.poll(() => named.count()).toBe(2)
-    expect(await named.locator('img').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth))).toEqual([
-      1, 1,
-    ])
+    // Polled: each img is drawn once its object URL is made (an effect), and decoded after.
+    await expect
+      .poll(() => named.locator('img').evaluateAll((images) => images.map((image) => (image as unknown as { naturalWidth: number }).naturalWidth)))
+      .toEqual([1, 1])
     expect(await events.allTextContents()).toContainEqual(expect.stringContaining('The operator reinstated your account'))
     await checkScreen(device, 'record-photo')
     expect(device.problems).toEqual([])
@@ -383,4 +417,64 @@ describe('the moderation record', () => {
     await checkScreen(device, 'album-suspended')
     await device.context.close()
   })
+
+  it('names a photo taken down by the name and thumbnail this browser kept when it showed it, until a sign-out drops them', async () => {
+    const { server, browser } = running
+    const account = await webAccount(server, 'web-record-kept')
+    const album = await openAlbum(account.library, 'Harbour')
+    const folder = await mkdtemp(path.join(tmpdir(), 'coffer-record-kept-'))
+    const file = path.join(folder, 'harbour-at-dusk.jpg')
+    await writePhoto(file, { format: 'jpeg', width: 1200, height: 800, seed: 5301 })
+    const bytes = new Uint8Array(await readFile(file))
+    const { assetId } = await backupFile(
+      { ...account.library, albumId: album.albumId, protocolVersion: album.protocolVersion },
+      { name: 'harbour-at-dusk.jpg', size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] },
+      { describe: () => describeMedia(bytes, 'image/jpeg') },
+    )
+
+    // Shown in the gallery: the page keeps its name and thumbnail in the photo index, sealed, a moment later.
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await openAs(page, server, account, `/#/albums/${encodeURIComponent(album.albumId)}`)
+    await expect.poll(() => decryptedThumbnails(page)).toEqual(['harbour-at-dusk.jpg'])
+    await expect.poll(() => photoIndexRecords(page)).toBe(2) // the directory and the photo's record
+
+    // Taken down, none of its files is handed out; the record, read after a reload (from IndexedDB,
+    // not the page's memory), names it from what this browser kept.
+    await admin().takeDown(assetId, 'A copyright claim')
+    await page.goto('/#/record')
+    await page.reload()
+    const event = page.getByRole('region', { name: 'What the operator did' }).getByRole('listitem')
+    await expect.poll(() => event.textContent()).toMatch(/The operator took down this photo/)
+    await expect
+      .poll(() => event.textContent())
+      .toMatch(
+        new RegExp(
+          `harbour-at-dusk\\.jpg in the album “Harbour” \\(asset ${assetId}\\)Taken down: its files are withheld; shown from what this browser kept\\..*Reason: A copyright claim`,
+        ),
+      )
+    const thumbnail = event.locator('img.record-thumbnail')
+    await expect
+      .poll(() => thumbnail.evaluate((img) => ({ blob: (img as unknown as Img).src.startsWith('blob:'), width: (img as unknown as Img).naturalWidth })))
+      .toEqual({ blob: true, width: 512 })
+    await checkScreen(device, 'record-kept')
+    await page.setViewportSize({ width: 390, height: 800 })
+    await event.scrollIntoViewIfNeeded()
+    await checkScreen(device, 'record-kept-phone')
+
+    // Signing out drops the index; signed in again, the photo is known by its album only.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
+    expect(await photoIndexRecords(page)).toBe(0)
+    await signInThroughPage(page, account.email)
+    await expect.poll(() => page.getByRole('heading', { name: 'Moderation record' }).isVisible()).toBe(true)
+    await expect
+      .poll(() => event.textContent())
+      .toMatch(new RegExp(`A photo in the album “Harbour”\\. Its name and thumbnail cannot be shown.*\\(asset ${assetId}\\)`))
+    expect(await event.textContent()).not.toContain('harbour-at-dusk')
+    expect(await event.locator('img').count()).toBe(0)
+    expect(device.problems).toEqual([])
+    await device.context.close()
+    await rm(folder, { recursive: true })
+  }, 60_000)
 })

@@ -1,7 +1,8 @@
 // What the web app keeps in the browser is ciphertext (docs/decisions/0031-browser-storage-encrypted.md).
 // One Chromium profile on disk: a browser whose session and device keys an earlier version kept
 // in plain (the session is dropped) signs in through the page (the keys are sealed then),
-// uploads photos (one left in the queue, its upload held), and shows their thumbnails. Then every IndexedDB database and store,
+// uploads photos (one left in the queue, its upload held), and shows their thumbnails (which the
+// photo index then keeps, decision 0053). Then every IndexedDB database and store,
 // localStorage, sessionStorage and Cache Storage, read from the page, and every file of the
 // profile, read from disk, are searched for what must never be there in plain: the device's
 // keys, the photos' bytes, a decrypted thumbnail's bytes, the files' names, the email, the
@@ -237,6 +238,9 @@ describe('the browser keeps only ciphertext', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Cove 2031' }).isVisible()).toBe(true)
     await picker(page).setInputFiles(photos.slice(0, 2).map((p) => p.file))
     await expect.poll(async () => (await decryptedThumbnails(page)).length, { timeout: 30_000 }).toBe(2)
+    // The photo index (decision 0053) keeps both, sealed, a moment later: its directory and a record each.
+    const indexed = async () => (await pageStorage(page)).filter((k) => k.where.startsWith('indexedDB coffer-photo-index/')).length
+    await expect.poll(indexed).toBe(3)
     // The third stays queued: its upload is held.
     await page.route('**/v1/upload**', () => {})
     await picker(page).setInputFiles(photos[2]!.file)
@@ -286,6 +290,7 @@ describe('the browser keeps only ciphertext', () => {
     expect(await page.getByRole('status').textContent()).toContain('One photo waiting to upload was dropped')
     expect(await storedNames(page)).toEqual(['keys'])
     expect((await pageStorage(page)).filter((k) => k.where.startsWith('indexedDB coffer-uploads/'))).toEqual([])
+    expect(await indexed()).toBe(0)
     expect(await plaintextInPage(page, needles)).toEqual([])
     const record = await storedSealedKeys(page)
     const withPassword = async (password: string) => passwordKey(password, record.salt, record.params, nativeArgon2id)

@@ -6,6 +6,7 @@ import { IdentityKey } from '#sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { dropPhotoIndex } from '../lib/photo-index.ts'
 import { dropQueuedUploads } from '../lib/uploads.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
 
@@ -20,7 +21,7 @@ interface SessionApi {
   signedIn(session: SavedSession, passwordKey: PasswordKey): Promise<void>
   /** The browser became a device (setup, add this browser, recover). */
   keysSaved(keys: SavedKeys): void
-  /** Ends the session on the server (when it still answers) and here, with the upload queue; keeps the device keys, sealed under the password. */
+  /** Ends the session on the server (when it still answers) and here, with the upload queue and the photo index; keeps the device keys, sealed under the password. */
   signOut(notice?: string): Promise<void>
   /** Signs out and removes this browser's device keys. */
   forgetBrowser(): Promise<void>
@@ -57,13 +58,14 @@ const DELETED = 'Your account is deleted, with every album and photo in it. This
 let ending: Promise<number> | null = null
 
 /**
- * Drops the sign-in here: the session, its keys, and the upload queue they sealed; answers how
- * many uploads were dropped. A sign-out runs it and so does the client's end of its tokens
- * (open()): both are given the one run in flight, so both tell the same count.
+ * Drops the sign-in here: the session, its keys, and the upload queue and photo index they
+ * sealed; answers how many uploads were dropped. A sign-out runs it and so does the client's end
+ * of its tokens (open()): both are given the one run in flight, so both tell the same count.
  */
 function endedHere(): Promise<number> {
   ending ??= (async () => {
     await dropSession()
+    await dropPhotoIndex()
     return dropQueuedUploads()
   })().finally(() => (ending = null))
   return ending
@@ -117,6 +119,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return {
       state,
       signedIn: async (session, passwordKey) => {
+        // Whatever an earlier sign-in (perhaps of another account) left of the index no longer opens: it goes.
+        await dropPhotoIndex()
         await startSignIn(session, passwordKey)
         await open(session)
       },
@@ -145,7 +149,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploads()])
+        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex()])
       },
       watch,
     }

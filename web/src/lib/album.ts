@@ -10,11 +10,14 @@
 // first: its tiles top to bottom, then the rows drawn ahead, then the feed's next page. Tiles
 // load in batches (docs/decisions/0029-blob-batches.md): their metadata blobs in one request,
 // then their thumbnails in one, each tile showing a placeholder until its thumbnail is drawn.
+// Each photo opened with its thumbnail is handed to the photo index (lib/photo-index.ts), which
+// keeps its name and thumbnail sealed for the moderation record, should it be taken down.
 import { toHex } from '#sdk/bytes.ts'
 import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
 import { albumRecordId, STREAM_PAGE, type Library } from '#photos/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { Lru } from './lru.ts'
+import { rememberPhoto } from './photo-index.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
 import { monthOf } from './format.ts'
 
@@ -386,8 +389,20 @@ export class AlbumModel {
   /** A derivative's plaintext ("thumbnail", "preview"), decrypted in a worker; null when the asset has none. */
   async derivative(asset: OpenedAsset, kind: string): Promise<Blob | null> {
     const blob = derivativeBlob(asset, kind)
-    if (blob === undefined) return null
-    return this.#openDerivative(asset, kind, await this.library.client.downloadBlob(toHex(blob.hash)))
+    if (blob === undefined) {
+      if (kind === 'thumbnail') this.#seen(asset, null)
+      return null
+    }
+    const opened = await this.#openDerivative(asset, kind, await this.library.client.downloadBlob(toHex(blob.hash)))
+    if (kind === 'thumbnail') this.#seen(asset, opened)
+    return opened
+  }
+
+  /** A photo opened here with its thumbnail (null: it has none), for the photo index. */
+  #seen(asset: OpenedAsset, thumbnail: Blob | null): void {
+    if (this.#closed) return
+    const version = asset.envelope.metadata_blob_hash
+    if (typeof version === 'string') rememberPhoto({ assetId: asset.assetId, albumId: this.albumId, version, name: asset.metadata.name, thumbnail })
   }
 
   async #openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Blob> {
@@ -477,7 +492,10 @@ export class AlbumModel {
         try {
           const asset = await opening
           const hash = thumbnailHashOf(asset)
-          if (hash === null) return this.#show(assetId, key, { kind: 'ready', asset, thumbnail: null })
+          if (hash === null) {
+            this.#seen(asset, null)
+            return this.#show(assetId, key, { kind: 'ready', asset, thumbnail: null })
+          }
           waiting.set(assetId, { asset, hash })
           this.#show(assetId, key, { kind: 'opened', asset })
         } catch (error) {
@@ -498,6 +516,7 @@ export class AlbumModel {
         const key = batch.get(assetId)!
         try {
           const thumbnail = await this.#openDerivative(asset, 'thumbnail', blobOf(thumbnails, hash))
+          this.#seen(asset, thumbnail)
           if (!this.#closed) this.#show(assetId, key, { kind: 'ready', asset, thumbnail: URL.createObjectURL(thumbnail) })
         } catch (error) {
           this.#show(assetId, key, failedTile(error))

@@ -2,7 +2,11 @@
 // (lib/sealed.ts; docs/decisions/0031-browser-storage-encrypted.md):
 // - 'storage-key': the sign-in's storage key, a random non-extractable AES-GCM key made at
 //   sign-in and deleted at sign-out. It seals the session's token pair with the account it
-//   belongs to ('session'), and the upload queue (lib/uploads.ts).
+//   belongs to ('session'), the upload queue (lib/uploads.ts), and the photo index (the name and
+//   thumbnail of the photos this browser opened, for the moderation record: lib/photo-index.ts,
+//   decision 0053). Those two are in databases of their own; sealed under this key, they no
+//   longer open after a sign-out, and both are dropped then (app/session.tsx), the index also
+//   at "forget this browser" and at every sign-in.
 // - 'password-key': the password key of the sign-in (argon2id of the password typed at sign-in,
 //   non-extractable), deleted at sign-out with the storage key. It seals the device's keys.
 // - 'keys': once the browser is a device of the account, the device's keys sealed under the

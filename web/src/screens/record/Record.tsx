@@ -1,6 +1,7 @@
 // #/record: the account's moderation record: whether it is active or suspended, every operator
 // action on it or its photos in words, and what each means for the person. A photo it names is
-// shown by its name and thumbnail, found in the albums and opened here (lib/record-photos.ts).
+// shown by its name and thumbnail, found in the albums and opened here (lib/record-photos.ts);
+// while it is taken down, by those this browser kept when it last opened it, if it did.
 import { useEffect, useMemo, useState } from 'react'
 import type { ModerationRecord as Moderation } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
@@ -60,6 +61,17 @@ function PhotoOfEvent({ photo, assetId }: { photo: RecordPhoto | undefined; asse
           {photo.thumbnail !== null && <Thumbnail blob={photo.thumbnail} />}
           <span>
             <strong>{photo.name}</strong> {inAlbum(photo.albumName)} {id}
+          </span>
+        </p>
+      )
+    case 'remembered':
+      return (
+        <p className="record-photo">
+          {photo.thumbnail !== null && <Thumbnail blob={photo.thumbnail} />}
+          <span>
+            <strong>{photo.name}</strong> {inAlbum(photo.albumName)} {id}
+            <br />
+            <span className="muted">Taken down: its files are withheld; shown from what this browser kept.</span>
           </span>
         </p>
       )
@@ -160,7 +172,8 @@ export function ModerationRecord() {
         <h3>A takedown</h3>
         <p>
           The photo stays in your album, but the server no longer hands out its bytes: it cannot be shown or downloaded, here or on any device. Copies you keep
-          on your own devices are not affected.
+          on your own devices are not affected. This page can still show its name and thumbnail if this browser showed the photo before: it keeps those of the
+          photos it shows, encrypted, until you sign out.
         </p>
         <h3>A legal hold</h3>
         <p>The server keeps every copy of the photo, even after you delete it, until the hold is lifted. Nothing changes in what you see.</p>
