@@ -11,7 +11,7 @@ import { readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { deriveAlbumKey } from './format/keys.ts'
-import { openMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
+import { openMetadata, type AssetMetadata, type BlobEntry, type CapturedSource, type GeoLocation } from './format/metadata.ts'
 import { decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
@@ -77,7 +77,14 @@ export interface DerivativeSource {
 
 /** What the device reads from the file itself beyond its bytes (node/media.ts describeMedia). */
 export interface MediaFacts {
+  /** Capture time from EXIF or GPS (taken.ts capturedFromTags), ms since the epoch, or null. */
   readonly captured: number | null
+  /**
+   * The tag it came from (the metadata's captured_source, version 3); null when `captured` is.
+   * Both describers (node/media.ts, the web app's worker) give it; a capture time given without
+   * one is written as metadata version 2 (its source unknown, read as `exif`).
+   */
+  readonly capturedSource?: CapturedSource | null
   readonly width: number | null
   readonly height: number | null
   /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */

@@ -68,7 +68,16 @@ export {
   type PlannedAsset,
   type PlannedFile,
 } from './albums.ts'
-export { restoreAll, uniqueName, type RestoreEvent, type RestoreOutcome, type RestoreRun, type RestoreSummary, type RestoreWriter } from './restore.ts'
+export {
+  datedName,
+  restoreAll,
+  uniqueName,
+  type RestoreEvent,
+  type RestoreOutcome,
+  type RestoreRun,
+  type RestoreSummary,
+  type RestoreWriter,
+} from './restore.ts'
 export { verifyAlbum, verifyAssets, type AssetIssue, type AssetReport, type IssueKind, type VerifyOptions } from './verify.ts'
 export {
   compareWithLocal,
@@ -85,7 +94,18 @@ export { retryingFetch, transientFailure, type RetryOptions } from './retry.ts'
 export { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 export { deriveAlbumKey, generateFileKey, generateMasterKey, unwrapFileKey, wrapFileKey, type FileKeyIds } from './format/keys.ts'
 export { ciphertextSize, decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, type StreamRole } from './format/stream.ts'
-export { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type BlobEntry, type GeoLocation } from './format/metadata.ts'
+export {
+  CAPTURED_SOURCES,
+  decodeMetadata,
+  encodeMetadata,
+  openMetadata,
+  sealMetadata,
+  type AssetMetadata,
+  type BlobEntry,
+  type CapturedSource,
+  type GeoLocation,
+} from './format/metadata.ts'
+export { capturedFromTags, dateTaken, fileNameDate, metadataTaken, TAKEN_TAGS, type Taken, type TakenFacts, type TakenSource } from './taken.ts'
 export { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
 export {
   ESCROW_KDF_DEFAULTS,

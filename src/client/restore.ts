@@ -2,8 +2,9 @@
 // (albums.ts planAlbum) opened a window at a time (openPlanned) and handed to a writer, several
 // at a time, so that memory holds the window and not the album.
 //
-// - Names: each file gets its metadata name, and a second file of the same name (different
-//   content) gets its asset id's start before the extension ("IMG.jpg", "IMG (1a2b3c4d).jpg").
+// - Names: each file gets its metadata name (or the name a layout gives it: datedName puts it in
+//   a YYYY/MM folder), and a second file of the same name (different content) gets its asset
+//   id's start before the extension ("IMG.jpg", "IMG (1a2b3c4d).jpg").
 //   Names are given in feed order as the files come out of openPlanned, one at a time, so the
 //   same album gives the same names whatever the concurrency.
 // - Failures are per file: a file that cannot be opened (its manifest, metadata or key) or
@@ -17,6 +18,7 @@
 import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './albums.ts'
 import type { RestoredFile } from './files.ts'
 import { fatalCause } from './sync.ts'
+import { metadataTaken, takenMonthPath } from './taken.ts'
 
 /** `kept`: a different file is already at its name (the writer keeps it): this one is not restored. */
 export type RestoreOutcome = 'restored' | 'unchanged' | 'kept' | 'failed'
@@ -86,6 +88,8 @@ export interface RestoreRun {
   readonly ahead?: number
   readonly signal?: AbortSignal
   readonly onEvent?: (event: RestoreEvent) => void
+  /** The name (a relative path, "/" between plain names) a file is restored under, before uniqueName: its metadata name unless given. */
+  readonly nameOf?: (file: RestoredFile) => string
 }
 
 /** The file's extension as path.posix.extname gives it: from the last "." of its last segment, unless that starts it. */
@@ -106,6 +110,15 @@ export function uniqueName(name: string, assetId: string, taken: Set<string>): s
   return chosen
 }
 
+/**
+ * The date layout's name of a file: "YYYY/MM/" of the date it was taken (taken.ts, in UTC, as
+ * `coffer-photos ls` shows it), then its name without its subfolder.
+ */
+export function datedName(file: Pick<RestoredFile, 'metadata' | 'envelope'>, now: number = Date.now()): string {
+  const { name } = file.metadata
+  return `${takenMonthPath(metadataTaken(file.metadata, file.envelope.timestamp, now).at)}/${name.slice(name.lastIndexOf('/') + 1)}`
+}
+
 /** Restores every file of the plan with `write`; see the top of this file. */
 export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
   const concurrency = Math.max(1, run.concurrency ?? 4)
@@ -115,10 +128,11 @@ export async function restoreAll(run: RestoreRun): Promise<RestoreSummary> {
   let stopError: unknown = null
   let exhausted = false
   const taken = new Set<string>()
+  const nameOf = run.nameOf ?? ((file: RestoredFile) => file.metadata.name)
   // Names are given here, in the order openPlanned yields, before any writer sees the file.
   const files = (async function* (): AsyncGenerator<PlannedFile & { readonly name: string | null }, void> {
     for await (const planned of openPlanned(run.library, run.plan, { ahead: run.ahead ?? concurrency + 4 })) {
-      yield planned.file === undefined ? { ...planned, name: null } : { ...planned, name: uniqueName(planned.file.metadata.name, planned.assetId, taken) }
+      yield planned.file === undefined ? { ...planned, name: null } : { ...planned, name: uniqueName(nameOf(planned.file), planned.assetId, taken) }
     }
   })()
 

@@ -427,7 +427,7 @@ function alreadyStored(up: Upload): boolean {
   )
 }
 
-const NO_FACTS: MediaFacts = { captured: null, width: null, height: null, derivatives: [] }
+const NO_FACTS: MediaFacts = { captured: null, capturedSource: null, width: null, height: null, derivatives: [] }
 
 /** describe: what the file says of itself and its derivatives, sealed under the file key; a resume point's as they were. */
 async function describe(up: Upload): Promise<void> {
@@ -437,7 +437,13 @@ async function describe(up: Upload): Promise<void> {
     up.derivatives = up.resumed.derivatives
   } else {
     const media = (await up.options.describe?.()) ?? NO_FACTS
-    up.facts = { captured: media.captured, width: media.width, height: media.height, location: media.location ?? null }
+    up.facts = {
+      captured: media.captured,
+      ...(media.capturedSource === undefined ? {} : { capturedSource: media.capturedSource }),
+      width: media.width,
+      height: media.height,
+      location: media.location ?? null,
+    }
     up.derivatives = await Promise.all(
       media.derivatives.map(async (d) => {
         const sealed = await encryptBytes(up.fileKey, d.bytes, { role: 'derivative' })
@@ -577,6 +583,16 @@ async function sendDerivatives(up: Upload): Promise<void> {
   }
 }
 
+/**
+ * The metadata's capturedSource (version 3): null without a capture time. A capture time whose
+ * source is not known (a resume point sealed before version 3, a describe that names none) is
+ * written as version 2, as it was read: a reader takes it as `exif`.
+ */
+function capturedSourceOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'capturedSource'> {
+  if (facts.captured === null) return { capturedSource: null }
+  return facts.capturedSource === undefined || facts.capturedSource === null ? {} : { capturedSource: facts.capturedSource }
+}
+
 /** commit: the metadata blob and the signed manifest, applied; a replace whose asset moved on continues from its new head, once. */
 async function commit(up: Upload): Promise<BackupResult> {
   const { target, source, lifecycle } = up
@@ -589,6 +605,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     type: source.type,
     modified: source.modified,
     captured: up.facts!.captured,
+    ...capturedSourceOf(up.facts!),
     width: up.facts!.width,
     height: up.facts!.height,
     ...(up.facts!.location === null ? {} : { location: up.facts!.location }),

@@ -193,7 +193,14 @@ describe('the gallery', () => {
     const first = entries.find((e) => e.action === 'create' && e.asset_id !== entries[0]!.asset_id)!
     const opened = await restoreFile({ ...account.library, albumId }, first)
     const source = photos.find((p) => p.name === opened.metadata.name)!
-    expect(opened.metadata).toMatchObject({ type: 'image/jpeg', size: source.bytes.length, width: 640, height: 480, captured: source.captured.getTime() })
+    expect(opened.metadata).toMatchObject({
+      type: 'image/jpeg',
+      size: source.bytes.length,
+      width: 640,
+      height: 480,
+      captured: source.captured.getTime(),
+      capturedSource: 'exif-original', // metadata version 3, the fields coffer-photos writes
+    })
     expect(opened.metadata.location).toBeUndefined()
     expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([
       ['original', 'image/jpeg'],
@@ -220,7 +227,9 @@ describe('the gallery', () => {
     const dialog = page.getByRole('dialog')
     await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
     expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
-    expect(await dialog.locator('[data-fact=captured] time').getAttribute('datetime')).toBe(shown.captured.toISOString())
+    // The date taken and where it came from (src/client/taken.ts).
+    expect(await dialog.locator('[data-fact=taken] time').getAttribute('datetime')).toBe(shown.captured.toISOString())
+    expect(await dialog.locator('[data-fact=taken]').textContent()).toMatch(/ · from the camera \(EXIF\)$/)
     expect(await dialog.locator('[data-fact=type]').textContent()).toBe('image/jpeg')
     // Decimal, as file managers show sizes (web/src/lib/format.ts), in the browser's language (en-US here).
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)

@@ -1,5 +1,6 @@
 // describeMedia on photos generated here (test/support/photos.ts): dimensions as displayed,
-// capture time from EXIF and its offset, GPS only when asked for, WebP derivatives of the
+// capture time from EXIF and its offset (or the GPS clock) and which tag gave it, the GPS
+// position only when asked for, WebP derivatives of the
 // documented sizes with orientation applied and no metadata, and files that are not images
 // that decode (a video, a RAW, a corrupt JPEG) giving no derivatives rather than an error.
 import exifr from 'exifr'
@@ -11,7 +12,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { exifTime } from '../../src/client/media.ts'
+import { exifTime } from '../../src/client/taken.ts'
 import { describeMedia, type MediaDescription } from '../../src/client/node/media.ts'
 import { generateLibrary, writeOpaque, writePhoto } from '../support/photos.ts'
 
@@ -30,6 +31,26 @@ beforeAll(async () => {
   await writePhoto(at('undated.jpg'), { format: 'jpeg', width: 640, height: 480, seed: 5 })
   await writePhoto(at('tiny.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 9, captured, gps: eiffelTower })
   await writePhoto(at('still.gif'), { format: 'gif', width: 200, height: 150, seed: 6 })
+  // The other sources of a capture time (src/client/taken.ts), one each.
+  const small = { format: 'jpeg', width: 64, height: 48 } as const
+  await writePhoto(at('digitized.jpg'), { ...small, seed: 10, moreExif: { IFD2: { DateTimeDigitized: '2019:07:04 12:34:56', OffsetTimeDigitized: '+02:00' } } })
+  await writePhoto(at('saved.jpg'), { ...small, seed: 11, moreExif: { IFD0: { DateTime: '2018:03:02 01:02:03' } } })
+  await writePhoto(at('gps-dated.jpg'), {
+    ...small,
+    seed: 12,
+    gps: sydney,
+    moreExif: { IFD3: { GPSDateStamp: '2017:12:31', GPSTimeStamp: '23/1 59/1 305/10' } },
+  })
+  await writePhoto(at('every-date.jpg'), {
+    ...small,
+    seed: 13,
+    captured,
+    moreExif: {
+      IFD0: { DateTime: '2023:01:01 00:00:00' },
+      IFD2: { DateTimeDigitized: '2022:01:01 00:00:00' },
+      IFD3: { GPSDateStamp: '2021:01:01', GPSTimeStamp: '0/1 0/1 0/1' },
+    },
+  })
   await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3a6' } })
     .tiff()
     .toFile(at('scan.tif'))
@@ -56,6 +77,26 @@ describe('describeMedia', () => {
     expect([large.width, large.height]).toEqual([3000, 2000])
     expect(large.captured).toBe(captured.getTime())
     expect((await describeMedia(at('medium.webp'), 'image/webp')).captured).toBe(captured.getTime())
+  })
+
+  it('says which tag the capture time came from: DateTimeOriginal first, then CreateDate, ModifyDate, the GPS date and time', async () => {
+    const source = async (name: string, options: { location?: boolean } = {}) => {
+      const { captured, capturedSource } = await describeMedia(at(name), 'image/jpeg', options)
+      return { captured, capturedSource }
+    }
+    expect(await source('large.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original' })
+    expect(await source('every-date.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original' })
+    expect(await source('digitized.jpg')).toEqual({ captured: Date.UTC(2019, 6, 4, 10, 34, 56), capturedSource: 'exif-digitized' })
+    expect(await source('saved.jpg')).toEqual({ captured: Date.UTC(2018, 2, 2, 1, 2, 3), capturedSource: 'exif-modified' })
+    expect(await source('undated.jpg')).toEqual({ captured: null, capturedSource: null })
+  })
+
+  it('reads the GPS date and time without the location opt-in, and never the location without it', async () => {
+    const gpsDated = await describeMedia(at('gps-dated.jpg'), 'image/jpeg')
+    expect([gpsDated.captured, gpsDated.capturedSource, gpsDated.location]).toEqual([Date.UTC(2017, 11, 31, 23, 59, 30, 500), 'gps', null])
+    const optedIn = await describeMedia(at('gps-dated.jpg'), 'image/jpeg', { location: true })
+    expect([optedIn.captured, optedIn.capturedSource]).toEqual([Date.UTC(2017, 11, 31, 23, 59, 30, 500), 'gps'])
+    expect(optedIn.location?.latitude).toBeCloseTo(sydney.latitude, 6)
   })
 
   it('reads a capture time without an offset as UTC, and gives null without one', async () => {
@@ -121,18 +162,26 @@ describe('describeMedia', () => {
 
   it('describes a video, a RAW-like TIFF and a truncated JPEG without derivatives or dimensions, and without throwing', async () => {
     const none = { width: null, height: null, location: null, derivatives: [] }
-    expect(await describeMedia(at('clip.mp4'), 'video/mp4', { location: true })).toEqual({ captured: null, ...none })
+    const undated = { captured: null, capturedSource: null, ...none }
+    expect(await describeMedia(at('clip.mp4'), 'video/mp4', { location: true })).toEqual(undated)
     // TIFF's magic under another media type is taken for a camera RAW file.
-    expect(await describeMedia(at('scan.tif'), 'image/x-adobe-dng')).toEqual({ captured: null, ...none })
+    expect(await describeMedia(at('scan.tif'), 'image/x-adobe-dng')).toEqual(undated)
     // The header and its EXIF are intact: the capture time is still read.
-    expect(await describeMedia(at('truncated.jpg'), 'image/jpeg')).toEqual({ captured: captured.getTime(), ...none })
-    expect(await describeMedia(at('clip.mp4'), 'image/jpeg')).toEqual({ captured: null, ...none }) // the bytes decide, not the name
+    expect(await describeMedia(at('truncated.jpg'), 'image/jpeg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original', ...none })
+    expect(await describeMedia(at('clip.mp4'), 'image/jpeg')).toEqual(undated) // the bytes decide, not the name
   })
 
   it('reads no more than the head of a huge file that is not an image', async () => {
     const before = process.memoryUsage().rss
     const started = performance.now()
-    expect(await describeMedia(at('huge.mov'), 'video/quicktime')).toEqual({ captured: null, width: null, height: null, location: null, derivatives: [] })
+    expect(await describeMedia(at('huge.mov'), 'video/quicktime')).toEqual({
+      captured: null,
+      capturedSource: null,
+      width: null,
+      height: null,
+      location: null,
+      derivatives: [],
+    })
     expect(performance.now() - started).toBeLessThan(1000)
     expect(process.memoryUsage().rss - before).toBeLessThan(256 * 2 ** 20) // reading it whole would take 4 GiB
   })

@@ -1,7 +1,8 @@
 // coffer-photos' conventions as users of restic and rclone expect them (docs/photos.md,
 // decision 0050): --version; every option a command parses shown in its --help; "no" at
-// setup's question exits 130 as the exit code table says; `ls` in columns under a header;
-// backup's --include/--exclude, --dry-run (nothing sent, nothing written), --quiet and --verbose.
+// setup's question exits 130 as the exit code table says; `ls` in columns under a header, by
+// month; backup's --include/--exclude, --dry-run (nothing sent, nothing written), --quiet and
+// --verbose.
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -82,25 +83,31 @@ describe('coffer-photos conventions', { timeout: 120_000 }, () => {
     expect(new Home(home).readKeys()?.state).toBe('pending')
   })
 
-  it('ls prints its files in columns under a header', async () => {
+  it('ls prints its files in columns under a header, under a heading for their month', async () => {
     const home = await setUpHome()
     const folder = await folderOf(['a.jpg', 'sub/a-much-longer-name.png'])
+    // No EXIF date and none in their names: both are dated by their modification time, the same.
+    const may = new Date(Date.UTC(2024, 4, 1, 12))
+    for (const name of ['a.jpg', 'sub/a-much-longer-name.png']) await utimes(path.join(folder, name), may, may)
     expectOk(await photos(home, ['backup', folder, '--album', 'Columns']))
     const run = await photos(home, ['ls', 'Columns'])
     expectOk(run)
     const lines = run.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN/)
-    expect(lines.slice(1, 3).map((line) => line.split(/ {2,}/).slice(0, 4))).toEqual([
-      ['a.jpg', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/jpeg', '64×48'],
-      ['sub/a-much-longer-name.png', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/png', '64×48'],
+    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN \(UTC\) +FROM$/)
+    expect(lines.slice(1, 3)).toEqual(['', 'May 2024'])
+    expect(lines.slice(3, 5).map((line) => line.split(/ {2,}/))).toEqual([
+      ['a.jpg', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/jpeg', '64×48', '2024-05-01 12:00:00', 'file-modified'],
+      ['sub/a-much-longer-name.png', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/png', '64×48', '2024-05-01 12:00:00', 'file-modified'],
     ])
     // Each column starts where its header does; sizes end where theirs does.
     const at = (title: string) => lines[0]!.indexOf(title)
-    for (const line of lines.slice(1, 3)) {
+    for (const line of lines.slice(3, 5)) {
       expect(line.indexOf('image/')).toBe(at('TYPE'))
       expect(line[at('SIZE') + 'SIZE'.length - 1]).toBe('B')
+      expect(line.indexOf('2024-05-01')).toBe(at('TAKEN'))
+      expect(line.indexOf('file-modified')).toBe(at('FROM'))
     }
-    expect(lines[3]).toMatch(/^2 files, /)
+    expect(lines.slice(5)).toEqual(['', expect.stringMatching(/^2 files, /)])
   })
 
   it('backup --include and --exclude choose the files by their path in the folder', async () => {
@@ -147,7 +154,11 @@ describe('coffer-photos conventions', { timeout: 120_000 }, () => {
     expect(second.stdout).toMatch(/would upload 2 files .*1 of them as new versions.*skip 1 unchanged/)
     expect(await readFile(path.join(home, 'state.sqlite'))).toEqual(before)
     const listed = await photos(home, ['ls', 'Trial', '--json'])
-    expect(fileEvents(listed.stdout).map((e) => e.name)).toEqual(['a.jpg', 'b.jpg'])
+    expect(
+      fileEvents(listed.stdout)
+        .map((e) => e.name)
+        .sort(), // ls orders by date taken: here their modification times, a moment apart
+    ).toEqual(['a.jpg', 'b.jpg'])
 
     // A newer version of b.jpg's photo written elsewhere: the backup would keep it, and so says the dry run.
     await writePhoto(path.join(work, 'b-elsewhere.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 98 })

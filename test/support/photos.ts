@@ -26,6 +26,8 @@ export interface PhotoOptions {
   readonly orientation?: number
   /** EXIF Make and Model; "Coffer" and "Test photo" unless given. */
   readonly camera?: { readonly make: string; readonly model: string }
+  /** More tags as written, by IFD (0: the image's, 2: EXIF's, 3: GPS'), e.g. { IFD0: { DateTime: '2019:07:04 12:00:00' } }. */
+  readonly moreExif?: { readonly IFD0?: Record<string, string>; readonly IFD2?: Record<string, string>; readonly IFD3?: Record<string, string> }
 }
 
 /** Noise bits per channel: about a third of a byte per pixel as a quality-85 JPEG. */
@@ -105,6 +107,12 @@ function exifOf(options: PhotoOptions): Exif {
       GPSLongitudeRef: longitude < 0 ? 'W' : 'E',
       GPSLongitude: exifDegrees(longitude),
     }
+  }
+  const more = options.moreExif
+  if (more !== undefined) {
+    Object.assign(exif.IFD0, more.IFD0)
+    Object.assign(exif.IFD2, more.IFD2)
+    if (more.IFD3 !== undefined) exif.IFD3 = { ...exif.IFD3, ...more.IFD3 }
   }
   return exif
 }

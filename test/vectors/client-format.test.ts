@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
-import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
+import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type CapturedSource } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
 import {
@@ -64,6 +64,17 @@ interface Vectors {
     salt: string
     blob: string
   }
+  metadata_v3: {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource'> & {
+      blobs: { kind: string; hash: string; size: number; type: string }[]
+      content_mac: string
+      captured_source: CapturedSource | null
+    }
+    cbor: string
+    wrap_nonce: string
+    salt: string
+    blob: string
+  }
   content_keys: {
     content_key: string
     cases: { plaintext: string; plaintext_sha256: string; chunk_size: number; content_mac: string; file_key: string; salt: string; ciphertext: string }[]
@@ -97,6 +108,13 @@ const metadataV2Value: AssetMetadata = {
   ...metadataV2Fields,
   blobs: metadataV2Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
   contentMac: bytes(contentMacHex),
+}
+const { content_mac: v3MacHex, captured_source: v3Source, ...metadataV3Fields } = vectors.metadata_v3.value
+const metadataV3Value: AssetMetadata = {
+  ...metadataV3Fields,
+  blobs: metadataV3Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+  contentMac: bytes(v3MacHex),
+  capturedSource: v3Source,
 }
 
 /** The format, written again from docs/client-format.md on other libraries. */
@@ -286,6 +304,25 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect(decodeCanonical(cbor)).toEqual({ v: 2, content_mac: contentMac, ...rest })
     // The mac is the one "Content keys" derives for the content the metadata describes.
     expect(hex(contentMac!)).toBe(vectors.content_keys.cases[0]!.content_mac)
+  })
+
+  it('metadata blob v3 (captured_source): this implementation seals exactly its bytes and opens them', async () => {
+    const albumKey = bytes(keys.album_key)
+    const v3 = vectors.metadata_v3
+    expect(hex(encodeMetadata(metadataV3Value))).toBe(v3.cbor)
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataV3Value, { wrapNonce: bytes(v3.wrap_nonce), salt: bytes(v3.salt) })
+    expect(hex(blob)).toBe(v3.blob)
+    expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV3Value)
+  })
+
+  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac and captured_source', () => {
+    const blob = bytes(vectors.metadata_v3.blob)
+    const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
+    const cbor = independent.decrypt(fileKey, blob.subarray(61))
+    expect(hex(cbor)).toBe(vectors.metadata_v3.cbor)
+    const { contentMac, capturedSource, ...rest } = metadataV3Value
+    expect(decodeCanonical(cbor)).toEqual({ v: 3, content_mac: contentMac, captured_source: capturedSource, ...rest })
+    expect(capturedSource).toBe('exif-original')
   })
 
   it('content keys: this implementation derives the content key, mac, file key and salt, and encrypts the original to the vector', async () => {

@@ -89,6 +89,12 @@ const metadataV2Salt = pattern(16, 0xb8)
 const metadataV2WrapNonce = pattern(12, 0x98)
 const metadataV2Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV2, { wrapNonce: metadataV2WrapNonce, salt: metadataV2Salt })
 
+// Metadata version 3: version 2's with the source of its capture time.
+const metadataV3: AssetMetadata = { ...metadataV2, capturedSource: 'exif-original' }
+const metadataV3Salt = pattern(16, 0xbc)
+const metadataV3WrapNonce = pattern(12, 0x9c)
+const metadataV3Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV3, { wrapNonce: metadataV3WrapNonce, salt: metadataV3Salt })
+
 const xwingSeed = pattern(32, 0x07)
 const xwingRandomness = pattern(64, 0x33)
 const pair = generateXWingKeyPair(xwingSeed)
@@ -130,6 +136,18 @@ const vectors = {
     wrap_nonce: hex(metadataV2WrapNonce),
     salt: hex(metadataV2Salt),
     blob: hex(metadataV2Blob),
+  },
+  metadata_v3: {
+    value: {
+      ...metadata,
+      blobs: metadata.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
+      content_mac: contentCases[0]!.content_mac,
+      captured_source: metadataV3.capturedSource,
+    },
+    cbor: hex(encodeMetadata(metadataV3)),
+    wrap_nonce: hex(metadataV3WrapNonce),
+    salt: hex(metadataV3Salt),
+    blob: hex(metadataV3Blob),
   },
   content_keys: {
     content_key: hex(await contentKey(masterKey)),

@@ -1,6 +1,7 @@
 // `coffer-photos albums` and `coffer-photos ls <album>`: what the account stores, read from the
 // feed and decrypted on this device.
 import { albumFiles, livePositions, namedAlbums } from '../../client/albums.ts'
+import { metadataTaken } from '../../client/taken.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
@@ -44,31 +45,47 @@ export const albums: Command = {
   },
 }
 
+const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' })
+
 export const ls: Command = {
   usage: `usage: coffer-photos ls <album> [--json]
 
-  Lists the album's files by name (with their subfolder): size, type, dimensions, and the capture
-  time (or, without one, the modification time), decrypted here; one file a line, in columns
-  under a header, and a last line with the count and the total size.
+  Lists the album's files, decrypted here, newest first by the date each was taken, under a
+  heading for each month ("July 2019", in UTC): one file a line in columns under a header (name
+  with its subfolder, size, type, dimensions, the date taken in UTC, and FROM: where that date
+  came from), and a last line with the count and the total size. The date taken is the first
+  of: EXIF DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate
+  (exif-modified), the GPS date and time (gps), a date in the file's name (file-name), its
+  modification time at backup (file-modified), its upload time (uploaded); \`exif\` for a file
+  backed up before coffer-photos recorded which EXIF date it read.
 
-  --json   one JSON object per line on stdout: file (one per file)`,
+  --json   one JSON object per line on stdout: file (one per file, in the same order), with
+           taken (ISO 8601, UTC) and taken_source`,
   options: {},
   async run({ positionals, out, signal, home }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
+    const now = Date.now()
     const files = [] // what is listed, not the opened files (their streams and keys)
-    for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, metadata: file.metadata })
-    files.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+    for await (const file of albumFiles(library, album.albumId))
+      files.push({ assetId: file.assetId, metadata: file.metadata, taken: metadataTaken(file.metadata, file.envelope.timestamp, now) })
+    // Newest first; a name, then an asset id, settles a tie, so that the order is the same every time.
+    const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+    files.sort((a, b) => b.taken.at - a.taken.at || byName(a.metadata.name, b.metadata.name) || byName(a.assetId, b.assetId))
     let bytes = 0
     const rows: string[][] = []
+    const months: { readonly heading: string; readonly rows: number }[] = []
     for (const file of files) {
       const { name, size, type, captured, modified, width, height } = file.metadata
+      const taken = new Date(file.taken.at).toISOString()
       bytes += size
       out.event('file', {
         name,
         size,
         type,
+        taken,
+        taken_source: file.taken.source,
         captured,
         modified,
         width,
@@ -76,16 +93,29 @@ export const ls: Command = {
         asset_id: file.assetId,
         derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
       })
-      const when = captured ?? modified
       rows.push([
         name,
         bytesText(size),
         type,
         width !== null && height !== null ? `${width}×${height}` : '',
-        when === null ? '' : new Date(when).toISOString().slice(0, 19).replace('T', ' '),
+        taken.slice(0, 19).replace('T', ' '),
+        file.taken.source,
       ])
+      const heading = MONTH.format(file.taken.at)
+      if (months.at(-1)?.heading === heading) months.push({ heading, rows: months.pop()!.rows + 1 })
+      else months.push({ heading, rows: 1 })
     }
-    if (rows.length > 0) for (const line of columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN (UTC)'], rows, [1])) out.say(line)
+    if (rows.length > 0) {
+      // One header over every month, so that the columns line up down the whole list.
+      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN (UTC)', 'FROM'], rows, [1])
+      out.say(header!)
+      for (const month of months) {
+        out.say('')
+        out.say(month.heading)
+        for (const line of lines.splice(0, month.rows)) out.say(line)
+      }
+      out.say('')
+    }
     out.say(`${files.length} file${files.length === 1 ? '' : 's'}, ${bytesText(bytes)}`)
     return EXIT.ok
   },

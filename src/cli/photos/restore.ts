@@ -1,13 +1,15 @@
 // `coffer-photos restore <album> <dest>`: every file of the album back into a folder, each
-// decrypted, checked against its hash and written under its name (and subfolder) only once
-// whole and verified (src/client/node/files.ts writeRestored). Resumable: a file already there
+// decrypted, checked against its hash and written under its name (and subfolder; or, with
+// --layout date, in a YYYY/MM folder of the date it was taken) only once whole and verified
+// (src/client/node/files.ts writeRestored). Resumable: a file already there
 // with the same size and modification time is kept as it is; what a crash left half-written
 // is removed.
 import { mkdir, opendir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { planAlbum } from '../../client/albums.ts'
 import { PARTIAL_SUFFIX, restoreInto } from '../../client/node/files.ts'
-import { restoreAll } from '../../client/restore.ts'
+import type { RestoredFile } from '../../client/files.ts'
+import { datedName, restoreAll } from '../../client/restore.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
@@ -40,7 +42,7 @@ async function removePartials(folder: string): Promise<number> {
 }
 
 export const restore: Command = {
-  usage: `usage: coffer-photos restore <album> <dest> [--overwrite] [--concurrency N] [--quiet | --verbose] [--json]
+  usage: `usage: coffer-photos restore <album> <dest> [--layout path|date] [--overwrite] [--concurrency N] [--quiet | --verbose] [--json]
 
   Downloads every file of the album, checks its hash, decrypts it and writes it into <dest>
   under its name and subfolder with its modification time. A file appears under its name only
@@ -48,16 +50,21 @@ export const restore: Command = {
   in its place. Run it again to continue: files already there with the same size and
   modification time are kept, and files the album gained since the last run are restored.
 
+  --layout L         where each file goes: \`path\` (default), under its name and subfolder as
+                     backed up; \`date\`, into a YYYY/MM folder of the date it was taken (UTC,
+                     as \`ls\` shows it) under its name without its subfolder
   --overwrite        replace a different file already at a file's name (by default it is kept
                      and that file is reported as not restored)
   --concurrency N    files in flight at once (1-64, default 4)
   -q, --quiet        print only the summary line and what went wrong (no progress)
   -v, --verbose      also print one line per file (what was done with it)
   --json             one JSON object per line on stdout: start, file (one per file), summary`,
-  options: { overwrite: { type: 'boolean' }, concurrency: { type: 'string' }, ...VERBOSITY_OPTIONS },
+  options: { layout: { type: 'string' }, overwrite: { type: 'boolean' }, concurrency: { type: 'string' }, ...VERBOSITY_OPTIONS },
   async run({ positionals, values, out, signal, home, resolvePath }) {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
+    const layout = values.layout ?? 'path'
+    if (layout !== 'path' && layout !== 'date') throw new UsageError('--layout takes path or date')
     const verbosity = verbosityOf(values)
     const dest = resolvePath(positionals[1]!)
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
@@ -84,6 +91,7 @@ export const restore: Command = {
         },
         concurrency,
         signal,
+        ...(layout === 'date' ? { nameOf: (file: RestoredFile) => datedName(file) } : {}),
         onEvent: ({ name, assetId, outcome, size, error }) => {
           if (error !== undefined) out.warn(`coffer-photos: ${error}`)
           if (outcome === 'kept' && name !== null)

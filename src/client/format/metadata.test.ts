@@ -85,3 +85,38 @@ describe('metadata location', () => {
     expect(decodeMetadata(encodeCanonical({ ...stored, location: [900_000_000, -1_800_000_000] })).location).toEqual({ latitude: 90, longitude: -180 })
   })
 })
+
+describe('metadata version 3', () => {
+  const mac = new Uint8Array(32).fill(9)
+  const v3: AssetMetadata = { ...metadata, contentMac: mac, capturedSource: 'exif-digitized' }
+  const stored = { ...metadata, v: 3, content_mac: mac, captured_source: 'exif-digitized', blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+
+  it('carries where the capture time came from, null without one; versions 1 and 2 are still written and read', () => {
+    expect(decodeCanonical(encodeMetadata(v3))).toEqual(stored)
+    expect(decodeMetadata(encodeMetadata(v3))).toEqual(v3)
+    const undated = { ...v3, captured: null, capturedSource: null }
+    expect(decodeMetadata(encodeMetadata(undated))).toEqual(undated)
+    const { capturedSource: _source, ...v2 } = v3
+    expect((decodeCanonical(encodeMetadata(v2)) as { v: number }).v).toBe(2)
+    expect(decodeMetadata(encodeMetadata(v2))).toEqual(v2)
+  })
+
+  it('refuses an unknown source, a source without a capture time or none with one, and either key in the wrong version', () => {
+    for (const [bad, problem] of [
+      [{ ...stored, captured_source: 'exif' }, /captured_source: one of exif-original, exif-digitized, exif-modified, gps, or null/],
+      [{ ...stored, captured_source: 'file-name' }, /captured_source: one of/],
+      [{ ...stored, captured_source: null }, /captured_source: null exactly when captured is null/],
+      [{ ...stored, captured: null }, /captured_source: null exactly when captured is null/],
+      [{ ...stored, v: 2 }, /keys: expected .*content_mac/],
+      [{ ...stored, v: 4 }, /v: expected 1, 2 or 3/],
+      [(({ captured_source: _source, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_source, content_mac/],
+    ] as const) {
+      expect(
+        () => decodeMetadata(encodeCanonical(bad)),
+        JSON.stringify(bad, (_key, value) => (value instanceof Uint8Array ? '…' : value)),
+      ).toThrow(problem)
+    }
+    expect(() => encodeMetadata({ ...metadata, capturedSource: 'gps' })).toThrow(/keys: expected .*\(v 1\)/) // a source needs version 3, which has content_mac
+    expect(() => encodeMetadata({ ...v3, captured: null })).toThrow(/captured_source: null exactly when captured is null/)
+  })
+})

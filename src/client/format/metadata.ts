@@ -1,15 +1,25 @@
 // The metadata blob of client format v1 (docs/client-format.md, "Metadata blob"): the file key
 // wrapped under the album key, then a metadata stream (STREAM, role metadata, under the file
-// key) of canonical CBOR naming the file and which blob is which. Re-wrapping under a new album
-// key rewrites the first 61 bytes only.
+// key) of canonical CBOR naming the file and which blob is which (metadata version 3; 1 and 2
+// are read). Re-wrapping under a new album key rewrites the first 61 bytes only.
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { concatBytes } from '../../sdk/bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } from './keys.ts'
 import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 
-/** Version 2 adds `content_mac` (required in it); version 1, written before it, has none. */
-export const METADATA_VERSION = 2
+/**
+ * Version 3 adds `captured_source`; version 2 added `content_mac` (required in 2 and 3); version
+ * 1, written before it, has neither. A writer writes 3; a reader takes all three.
+ */
+export const METADATA_VERSION = 3
+
+/**
+ * Where `captured` came from (`captured_source`, version 3): a date read from the file itself at
+ * backup, in the order src/client/taken.ts tries them (docs/client-format.md, "Date taken").
+ */
+export const CAPTURED_SOURCES = ['exif-original', 'exif-digitized', 'exif-modified', 'gps'] as const
+export type CapturedSource = (typeof CAPTURED_SOURCES)[number]
 
 /** One encrypted blob of the asset: the original or a derivative. */
 export interface BlobEntry {
@@ -32,8 +42,13 @@ export interface AssetMetadata {
   readonly type: string
   /** Modification time: milliseconds since the Unix epoch (UTC), or null when unknown. */
   readonly modified: number | null
-  /** Capture time (e.g. EXIF DateTimeOriginal): milliseconds since the Unix epoch (UTC), or null. */
+  /** Capture time read from the file (EXIF or GPS): milliseconds since the Unix epoch (UTC), or null. */
   readonly captured: number | null
+  /**
+   * Which tag `captured` came from, null exactly when it is null: written as version 3; absent
+   * in versions 1 and 2, written before it (their `captured` is EXIF DateTimeOriginal or CreateDate).
+   */
+  readonly capturedSource?: CapturedSource | null
   /** Pixel dimensions of the original, or null (not an image or video). */
   readonly width: number | null
   readonly height: number | null
@@ -54,6 +69,8 @@ export interface GeoLocation {
 const LOCATION_UNITS_PER_DEGREE = 1e7
 
 const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
+/** The keys a version adds to REQUIRED_KEYS. */
+const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_source', 'content_mac'] }
 const OPTIONAL_KEYS = ['location']
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 
@@ -66,11 +83,11 @@ const isLocation = (value: unknown): boolean => Array.isArray(value) && value.le
 function problems(metadata: Record<string, unknown>): string[] {
   const found: string[] = []
   const keys = Object.keys(metadata).sort()
-  const required = metadata.v === 1 ? REQUIRED_KEYS : [...REQUIRED_KEYS, 'content_mac'].sort()
+  const required = [...REQUIRED_KEYS, ...(VERSION_KEYS[metadata.v as number] ?? VERSION_KEYS[METADATA_VERSION]!)].sort()
   const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || OPTIONAL_KEYS.includes(key))
   if (!wellKeyed)
     found.push(`keys: expected ${required.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
-  if (metadata.v !== undefined && metadata.v !== 1 && metadata.v !== METADATA_VERSION) found.push(`v: expected 1 or ${METADATA_VERSION}`)
+  if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2 or 3')
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
@@ -79,6 +96,11 @@ function problems(metadata: Record<string, unknown>): string[] {
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
+  if ('captured_source' in metadata) {
+    const source = metadata.captured_source
+    if (source !== null && !CAPTURED_SOURCES.includes(source as CapturedSource)) found.push(`captured_source: one of ${CAPTURED_SOURCES.join(', ')}, or null`)
+    else if ((source === null) !== (metadata.captured === null)) found.push('captured_source: null exactly when captured is null')
+  }
   if ('location' in metadata && !isLocation(metadata.location))
     found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
   const blobs = metadata.blobs
@@ -106,10 +128,15 @@ function problems(metadata: Record<string, unknown>): string[] {
 // NaN stays NaN, so problems() refuses it with the out-of-range values.
 const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS_PER_DEGREE)
 
-/** The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every problem. */
+/**
+ * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
+ * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
+ * (what a backup writes), 2 with `contentMac` alone (a capture time whose source is not known:
+ * an upload resumed from a point sealed before version 3), 1 with neither (the test vectors).
+ */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
   const value = {
-    v: metadata.contentMac === undefined ? 1 : METADATA_VERSION,
+    v: metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION,
     name: metadata.name,
     size: metadata.size,
     type: metadata.type,
@@ -119,6 +146,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     height: metadata.height,
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
+    ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     blobs: metadata.blobs.map((blob) => ({ kind: blob.kind, hash: blob.hash, size: blob.size, type: blob.type })),
   }
   const found = problems(value)
@@ -142,11 +170,18 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     v: _version,
     location,
     content_mac: contentMac,
+    captured_source: capturedSource,
     ...metadata
-  } = value as Omit<AssetMetadata, 'location' | 'contentMac'> & { v: number; location?: [number, number]; content_mac?: Uint8Array }
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource'> & {
+    v: number
+    location?: [number, number]
+    content_mac?: Uint8Array
+    captured_source?: CapturedSource | null
+  }
   return {
     ...metadata,
     ...(contentMac === undefined ? {} : { contentMac }),
+    ...(capturedSource === undefined ? {} : { capturedSource }),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }

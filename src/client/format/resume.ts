@@ -9,7 +9,7 @@ import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../../sdk/bytes.
 import { own, randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
-import type { GeoLocation } from './metadata.ts'
+import type { CapturedSource, GeoLocation } from './metadata.ts'
 import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
 export const RESUME_KEY_INFO = 'coffer/v1/resume'
@@ -39,7 +39,14 @@ export interface ResumePoint {
   readonly chunkSize: number
   readonly fileKey: Uint8Array
   readonly salt: Uint8Array
-  readonly facts: { readonly captured: number | null; readonly width: number | null; readonly height: number | null; readonly location: GeoLocation | null }
+  readonly facts: {
+    readonly captured: number | null
+    /** Absent in a point sealed before metadata version 3: its file is finished as version 2. */
+    readonly capturedSource?: CapturedSource | null
+    readonly width: number | null
+    readonly height: number | null
+    readonly location: GeoLocation | null
+  }
   readonly derivatives: readonly SealedDerivative[]
   /**
    * The part of the original last handed to the network (its first ciphertext byte and the hex

@@ -1,7 +1,7 @@
 // What the client learns from a photo before backing it up (docs/client-library.md, "Derivatives
-// and EXIF"): its dimensions, capture time and (only when the user opted in) location, and the
-// derivatives a viewer shows instead of the original, all made here with sharp (libvips) and
-// exifr. Node-only: sharp is native code.
+// and EXIF"): its dimensions, capture time (EXIF or GPS: taken.ts) and (only when the user opted
+// in) location, and the derivatives a viewer shows instead of the original, all made here with
+// sharp (libvips) and exifr. Node-only: sharp is native code.
 //
 // Bounded work: the file's first bytes decide whether it is an image at all, so a video or any
 // other file is never handed to a decoder and never read beyond its head; sharp refuses inputs
@@ -11,7 +11,9 @@
 import exifr from 'exifr'
 import { open } from 'node:fs/promises'
 import sharp, { type Metadata, type Sharp } from 'sharp'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
+import type { CapturedSource } from '../format/metadata.ts'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
+import { capturedFromTags, TAKEN_TAGS } from '../taken.ts'
 
 /** A derivative's bytes as encoded (WebP, orientation applied, no metadata at all). */
 export interface Derivative {
@@ -23,8 +25,10 @@ export interface Derivative {
 }
 
 export interface MediaDescription {
-  /** EXIF capture time, ms since the Unix epoch, or null. */
+  /** Capture time from EXIF or GPS (taken.ts capturedFromTags), ms since the Unix epoch, or null. */
   readonly captured: number | null
+  /** The tag it came from; null exactly when `captured` is. */
+  readonly capturedSource: CapturedSource | null
   /** The original's dimensions as displayed (EXIF orientation applied); null unless it decoded. */
   readonly width: number | null
   readonly height: number | null
@@ -119,10 +123,12 @@ async function derive(file: MediaInput, format: ImageFormat, width: number, heig
 const GPS_TAGS = ['GPSLatitude', 'GPSLatitudeRef', 'GPSLongitude', 'GPSLongitudeRef']
 // Raw values: exifr's revived dates would be in the machine's time zone. Two objects made once:
 // exifr keeps every options object it is given in a Map for good, so one per call would leak.
-const EXIF_OPTIONS = { pick: EXIF_TIME_TAGS, gps: false, reviveValues: false }
-const EXIF_WITH_GPS_OPTIONS = { pick: [...EXIF_TIME_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
+// A pick is all exifr reads: without `location`, the GPS IFD is read for its date and time
+// (TAKEN_TAGS) and its position tags are neither picked nor parsed.
+const EXIF_OPTIONS = { pick: TAKEN_TAGS, reviveValues: false }
+const EXIF_WITH_GPS_OPTIONS = { pick: [...TAKEN_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
 
-/** The EXIF fields used here; GPS only when `location` (otherwise its IFD is not even read). */
+/** The EXIF fields used here; the GPS position only when `location`. */
 async function readExif(source: Uint8Array | string, location: boolean): Promise<Record<string, unknown>> {
   try {
     const tags: unknown = await exifr.parse(source, location ? EXIF_WITH_GPS_OPTIONS : EXIF_OPTIONS)
@@ -145,8 +151,8 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 }
 
 /**
- * Describes one file for backup: capture time, dimensions, location when `options.location`
- * (GPS is opt-in: otherwise it is not even parsed) and derivatives, from its path or from its
+ * Describes one file for backup: capture time and its source, dimensions, location when
+ * `options.location` (opt-in: otherwise the GPS position is not even parsed) and derivatives, from its path or from its
  * bytes when they are already in memory (read once: nothing here reads the file again). `type` is the file's media
  * type (e.g. from mediaTypeOf). Throws only when the file cannot be read (missing, a folder,
  * no permission); content sharp or exifr cannot read gives nulls and no derivatives.
@@ -154,7 +160,7 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 export async function describeMedia(file: MediaInput, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
-  if (format === null) return { captured: null, width: null, height: null, location: null, derivatives: [] }
+  if (format === null) return { captured: null, capturedSource: null, width: null, height: null, location: null, derivatives: [] }
   const metadata: Metadata | null = await input(file)
     .metadata()
     .catch(() => null)
@@ -170,8 +176,10 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
   // What sharp found in the header; when sharp could not read even that (HEIC: the prebuilt
   // libvips has no HEVC decoder), exifr reads the head of the file itself.
   const tags = metadata === null ? await readExif(file, location) : metadata.exif === undefined ? {} : await readExif(tiffOf(metadata.exif), location)
+  const captured = capturedFromTags(tags)
   return {
-    captured: exifCaptured(tags),
+    captured: captured?.at ?? null,
+    capturedSource: captured?.source ?? null,
     width: derived?.width ?? null,
     height: derived?.height ?? null,
     location: location ? locationOf(tags) : null,

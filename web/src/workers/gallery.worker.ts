@@ -7,7 +7,9 @@ import * as Comlink from 'comlink'
 import exifr from 'exifr'
 import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, EXIF_TIME_TAGS, exifCaptured, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
+import type { CapturedSource } from '#photos/format/metadata.ts'
+import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
+import { capturedFromTags, TAKEN_TAGS } from '#photos/taken.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
 export interface MadeDerivative {
@@ -18,22 +20,27 @@ export interface MadeDerivative {
 
 export interface Described {
   readonly captured: number | null
+  readonly capturedSource: CapturedSource | null
   readonly width: number | null
   readonly height: number | null
   readonly derivatives: MadeDerivative[]
 }
 
-// Made once: exifr keeps every options object it is given (node/media.ts says the same). GPS is
-// neither picked nor parsed: the web app never records a location.
-const EXIF_OPTIONS = { pick: EXIF_TIME_TAGS, gps: false, reviveValues: false }
+// Made once: exifr keeps every options object it is given (node/media.ts says the same). A pick
+// is all exifr reads: the GPS IFD is read for its date and time (TAKEN_TAGS), and its position
+// is neither picked nor parsed: the web app never records a location.
+const EXIF_OPTIONS = { pick: TAKEN_TAGS, reviveValues: false }
 
-async function captured(file: Blob): Promise<number | null> {
+/** The capture time and its source, from EXIF or GPS as node/media.ts reads them (taken.ts). */
+async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'capturedSource'>> {
+  let tags: unknown
   try {
-    const tags: unknown = await exifr.parse(file, EXIF_OPTIONS)
-    return typeof tags === 'object' && tags !== null ? exifCaptured(tags as Record<string, unknown>) : null
+    tags = await exifr.parse(file, EXIF_OPTIONS)
   } catch {
-    return null // no EXIF, or EXIF exifr cannot read: the photo is still backed up
+    tags = null // no EXIF, or EXIF exifr cannot read: the photo is still backed up
   }
+  const found = typeof tags === 'object' && tags !== null ? capturedFromTags(tags as Record<string, unknown>) : null
+  return { captured: found?.at ?? null, capturedSource: found?.source ?? null }
 }
 
 /** The image scaled to fit `size` (never up), encoded as DERIVATIVE_TYPE, or JPEG where the browser cannot encode it. */
@@ -65,27 +72,27 @@ const api = {
   },
 
   /**
-   * What backupFile's describe answers for a file: its capture time (EXIF), its dimensions as
-   * shown (EXIF orientation applied) and a thumbnail and, when it is larger than one, a preview,
-   * at the sizes node/media.ts makes them. A file the browser cannot decode as an image (a
+   * What backupFile's describe answers for a file: its capture time and its source (EXIF, GPS),
+   * its dimensions as shown (EXIF orientation applied) and a thumbnail and, when it is larger than
+   * one, a preview, at the sizes node/media.ts makes them. A file the browser cannot decode as an image (a
    * video, HEIC in most browsers) gets no dimensions and no derivatives.
    */
   async describe(file: Blob): Promise<Described> {
     // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
     // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
-    if (file.type.startsWith('video/')) return { captured: null, width: null, height: null, derivatives: [] }
+    if (file.type.startsWith('video/')) return { captured: null, capturedSource: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
     let image: ImageBitmap
     try {
       image = await createImageBitmap(file, { imageOrientation: 'from-image' })
     } catch {
-      return { captured: when, width: null, height: null, derivatives: [] }
+      return { ...when, width: null, height: null, derivatives: [] }
     }
     try {
       const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE)) }]
       if (Math.max(image.width, image.height) > PREVIEW_SIZE) derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE)) })
       return Comlink.transfer(
-        { captured: when, width: image.width, height: image.height, derivatives },
+        { ...when, width: image.width, height: image.height, derivatives },
         derivatives.map((d) => d.bytes.buffer),
       )
     } finally {

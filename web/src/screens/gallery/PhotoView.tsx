@@ -8,9 +8,22 @@ import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { momentText, sizeText } from '../../lib/format.ts'
+import { metadataTaken, type TakenSource } from '#photos/taken.ts'
 
 /** Media types every browser the app supports draws in an img. */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
+
+/** Where a date taken came from, in words (src/client/taken.ts, the order they are tried in). */
+const TAKEN_FROM: Record<TakenSource, string> = {
+  'exif-original': 'from the camera (EXIF)',
+  exif: 'from the camera (EXIF)',
+  'exif-digitized': 'from the camera (EXIF, digitized)',
+  'exif-modified': 'from EXIF (when the file was last saved)',
+  gps: 'from the GPS clock',
+  'file-name': 'from the file name',
+  'file-modified': "from the file's modification time",
+  uploaded: 'upload time',
+}
 
 /** An object URL for a Blob, revoked when it changes or the view closes. */
 function useObjectUrl(blob: Blob | null): string | null {
@@ -101,6 +114,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
   const next = model.neighbour(assetId, 1)
   const asset = loaded.kind === 'opened' ? loaded.asset : null
   const metadata = asset?.metadata
+  const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
   const imageUrl = originalUrl ?? shownUrl
 
   const save = () =>
@@ -144,10 +158,14 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
             <dl>
               <dt>Name</dt>
               <dd data-fact="name">{metadata.name}</dd>
-              <dt>Taken</dt>
-              <dd data-fact="captured">
-                {metadata.captured === null ? 'Unknown' : <time dateTime={new Date(metadata.captured).toISOString()}>{momentText(metadata.captured)}</time>}
-              </dd>
+              {taken !== null && (
+                <>
+                  <dt>Date taken</dt>
+                  <dd data-fact="taken" data-source={taken.source}>
+                    <time dateTime={new Date(taken.at).toISOString()}>{momentText(taken.at)}</time> · {TAKEN_FROM[taken.source]}
+                  </dd>
+                </>
+              )}
               <dt>Dimensions</dt>
               <dd data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</dd>
               <dt>Size</dt>
