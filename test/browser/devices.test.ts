@@ -30,7 +30,8 @@ const SLOW = { timeout: 60_000 }
 
 const choiceHeading = (page: Page) => page.getByRole('heading', { name: 'Make this browser one of your devices' })
 /** What a browser with device keys shows: the gallery's album list. */
-const deviceHeading = (page: Page) => page.getByRole('heading', { name: 'Albums', exact: true })
+/** The first screen of a device of the account: Photos. */
+const deviceHeading = (page: Page) => page.getByRole('heading', { name: 'Photos', exact: true })
 
 /** What the whole file shares: one account, set up by the first browser, joined by the others. */
 const account = { email: uniqueEmail('web-devices'), userId: '', identity: null as IdentityKey | null, phrase: '', first: null as WatchedPage | null }
@@ -202,8 +203,9 @@ describe('the device screens', () => {
     await expect.poll(() => first.page.getByRole('heading', { name: 'Shared' }).isVisible()).toBe(true)
     await picker(first.page).setInputFiles(files)
     await expect.poll(async () => (await decryptedThumbnails(first.page)).length, SLOW).toBe(2)
+    await second.page.goto('/#/albums')
     await second.page.reload()
-    await second.page.getByRole('link', { name: 'Shared' }).click()
+    await second.page.getByRole('link', { name: 'Shared', exact: true }).click()
     await expect.poll(async () => (await decryptedThumbnails(second.page)).sort(), SLOW).toEqual(names)
     await rm(folder, { recursive: true, force: true })
     await first.page.goto('/#/devices/add')

@@ -231,8 +231,9 @@ describe('the browser keeps only ciphertext', () => {
     await page.reload()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await storedNames(page)).toEqual(['keys'])
-    await signIn(page, account, page.getByRole('heading', { name: 'Albums', exact: true }))
+    await signIn(page, account, page.getByRole('heading', { name: 'Photos', exact: true }))
 
+    await page.goto('/#/albums')
     await page.getByLabel('New album').fill('Cove 2031')
     await page.getByRole('button', { name: 'Create album' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Cove 2031' }).isVisible()).toBe(true)

@@ -8,6 +8,7 @@ import { ModerationRecord } from '../screens/record/Record.tsx'
 import { Security } from '../screens/security/Security.tsx'
 import { Album } from '../screens/gallery/Album.tsx'
 import { Albums } from '../screens/gallery/Albums.tsx'
+import { Photos } from '../screens/gallery/Photos.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
 import { whenText } from '../lib/format.ts'
 import { linkTo, useRoute } from './router.ts'
@@ -28,6 +29,7 @@ function SuspendedBanner() {
 function Frame({ children, current }: { children: ReactNode; current: string }) {
   const { state, signOut } = useSession()
   const links: [string[], string][] = [
+    [['photos'], 'Photos'],
     [['albums'], 'Albums'],
     [['security'], 'Security'],
     [['record'], 'Moderation record'],
@@ -40,7 +42,7 @@ function Frame({ children, current }: { children: ReactNode; current: string }) 
         Skip to content
       </a>
       <header className="bar">
-        <a className="brand" href={linkTo('albums')}>
+        <a className="brand" href={linkTo('photos')}>
           Coffer Photos
         </a>
         <nav aria-label="Main">
@@ -70,11 +72,13 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   if (first === 'devices' && rest[0] === 'add') return <AddDevice />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
   const [albumId, assetId = null] = rest
-  return first === 'albums' && albumId !== undefined ? (
-    <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} />
-  ) : (
-    <Albums client={client} keys={keys} />
-  )
+  if (first === 'albums')
+    return albumId !== undefined ? (
+      <Album key={albumId} client={client} keys={keys} albumId={albumId} assetId={assetId} />
+    ) : (
+      <Albums client={client} keys={keys} />
+    )
+  return <Photos client={client} keys={keys} albumId={albumId ?? null} assetId={assetId} />
 }
 
 function Screens() {
@@ -87,7 +91,7 @@ function Screens() {
       </p>
     )
   if (state.kind === 'signed-out') return <SignIn notice={state.notice} />
-  const [first = 'albums', ...rest] = route
+  const [first = 'photos', ...rest] = route
   return (
     <Frame current={first}>
       <Screen first={first} rest={rest} />

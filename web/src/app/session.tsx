@@ -6,6 +6,7 @@ import { IdentityKey } from '#sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { dropDateIndex } from '../lib/date-index.ts'
 import { dropPhotoIndex } from '../lib/photo-index.ts'
 import { dropQueuedUploads } from '../lib/uploads.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
@@ -59,13 +60,13 @@ let ending: Promise<number> | null = null
 
 /**
  * Drops the sign-in here: the session, its keys, and the upload queue and photo index they
- * sealed; answers how many uploads were dropped. A sign-out runs it and so does the client's end
+ * sealed, and the date index; answers how many uploads were dropped. A sign-out runs it and so does the client's end
  * of its tokens (open()): both are given the one run in flight, so both tell the same count.
  */
 function endedHere(): Promise<number> {
   ending ??= (async () => {
     await dropSession()
-    await dropPhotoIndex()
+    await Promise.all([dropPhotoIndex(), dropDateIndex()])
     return dropQueuedUploads()
   })().finally(() => (ending = null))
   return ending
@@ -120,7 +121,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       state,
       signedIn: async (session, passwordKey) => {
         // Whatever an earlier sign-in (perhaps of another account) left of the index no longer opens: it goes.
-        await dropPhotoIndex()
+        await Promise.all([dropPhotoIndex(), dropDateIndex()])
         await startSignIn(session, passwordKey)
         await open(session)
       },
@@ -149,7 +150,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex()])
+        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex()])
       },
       watch,
     }

@@ -21,7 +21,24 @@ import { rememberPhoto } from './photo-index.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
 import { monthOf } from './format.ts'
 
-type Entry = Feed['entries'][number]
+export type Entry = Feed['entries'][number]
+
+/** How an album starts when its order is already known (the Photos screen's date index, lib/timeline.ts), and who reads its feed pages. */
+export interface AlbumStart {
+  /** The feed position the known order is current to: the scan reads on from there. */
+  readonly through: number
+  /** Each live asset's latest feed position, in feed order. */
+  readonly positions: Iterable<readonly [assetId: string, seq: number]>
+}
+
+export interface AlbumOptions {
+  readonly start?: AlbumStart
+  /**
+   * Told each feed page's entries of photos (the album's record left out) once the order holds
+   * them, before the next page is read; the scan waits for it. `through`: the page's last position.
+   */
+  readonly onPage?: (entries: readonly Entry[], through: number) => Promise<void>
+}
 
 export type Tile =
   | { readonly kind: 'loading' }
@@ -128,6 +145,7 @@ export class AlbumModel {
   #scanError: unknown = null
   #closed = false
   readonly #listeners = new Set<() => void>()
+  readonly #onPage: AlbumOptions['onPage']
 
   readonly #entries = new Lru<string, Entry>(ENTRIES_HELD)
   readonly #pages = new Map<number, Promise<void>>()
@@ -154,13 +172,21 @@ export class AlbumModel {
   /** Told when the last tile in flight settled with none left waiting (the scan's next page). */
   readonly #whenIdle = new Set<() => void>()
 
-  constructor(library: Library, albumId: string) {
+  constructor(library: Library, albumId: string, options: AlbumOptions = {}) {
     warmPool() // the workers load while the feed's first page is read
     this.library = library
     this.albumId = albumId
     this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey }
     this.#recordId = albumRecordId(library.masterKey, albumId)
     this.#name = namesMadeHere.get(albumId)
+    this.#onPage = options.onPage
+    if (options.start !== undefined) {
+      this.#through = options.start.through
+      for (const [assetId, seq] of options.start.positions) this.#order.set(assetId, seq)
+      // The record was met before `through` (its name is not read: what starts this way shows none).
+      this.#recordSeen = true
+      this.#changed()
+    }
   }
 
   // --- the album's order ----------------------------------------------------------------
@@ -232,6 +258,11 @@ export class AlbumModel {
             this.#entries.set(entry.asset_id, entry)
           }
         }
+        if (this.#onPage !== undefined && page.entries.length > 0)
+          await this.#onPage(
+            page.entries.filter((entry) => entry.asset_id !== recordId),
+            page.next_after,
+          )
         this.#scanError = null
         if (page.entries.length === 0 || page.next_after === this.#through) break
         this.#through = page.next_after
@@ -384,6 +415,30 @@ export class AlbumModel {
       opening.set(assetId, opened)
     })
     return opening
+  }
+
+  /**
+   * Feed entries of live assets opened together (the Photos screen reading dates): their
+   * metadata blobs in one batch (the SDK splits past 100), opened in the workers side by side,
+   * and kept in the LRU as opened() keeps them when they are the asset's latest entry.
+   */
+  async openEntries(entries: readonly Entry[]): Promise<PromiseSettledResult<OpenedAsset>[]> {
+    const held = entries.map((entry) => this.#opened.get(`${entry.asset_id}@${entry.sync_seq}`))
+    const hashes = entries.flatMap((entry, i) => (held[i] === undefined && entry.metadata_blob_hash !== undefined ? [entry.metadata_blob_hash] : []))
+    const blobs = hashes.length === 0 ? null : await this.library.client.downloadBlobs(hashes)
+    return Promise.allSettled(
+      entries.map((entry, i) => {
+        const kept = held[i]
+        if (kept !== undefined) return kept
+        const opening = (async () => this.#openWith(entry, blobOf(blobs!, metadataHashOf(entry))))()
+        const key = `${entry.asset_id}@${entry.sync_seq}`
+        if (this.#order.get(entry.asset_id) === entry.sync_seq) {
+          opening.catch(() => this.#opened.delete(key))
+          this.#opened.set(key, opening)
+        }
+        return opening
+      }),
+    )
   }
 
   /** A derivative's plaintext ("thumbnail", "preview"), decrypted in a worker; null when the asset has none. */

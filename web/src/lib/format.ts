@@ -63,3 +63,26 @@ const MONTH_SHORT = new Intl.DateTimeFormat(undefined, { month: 'short', timeZon
 
 /** A month of monthOf as "Mar" (the scrubber's labels within one year). */
 export const monthShortText = (month: number): string => (month < 0 ? 'Undated' : MONTH_SHORT.format(Date.UTC(yearOf(month), month % 12, 15)))
+
+const DAY_MS = 86_400_000
+
+/** A day as one number, days since 1 January 1970, of a time in the browser's time zone. */
+export function dayOf(time: number): number {
+  const date = new Date(time)
+  return Math.floor(Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / DAY_MS)
+}
+
+/** The day of a wall-clock time written as if it were UTC (taken.ts `local`). */
+export const dayOfWallClock = (local: number): number => Math.floor(local / DAY_MS)
+
+/** The month (monthOf's numbering) of a day of dayOf. */
+export function monthOfDay(day: number): number {
+  const date = new Date(day * DAY_MS)
+  return date.getUTCFullYear() * 12 + date.getUTCMonth()
+}
+
+const DAY = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' })
+const DAY_WITH_YEAR = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
+
+/** A day of dayOf as "Sat 4 Jul" (the Photos screen's day headings, under their month's); with its year when asked. */
+export const dayText = (day: number, withYear = false): string => (withYear ? DAY_WITH_YEAR : DAY).format(day * DAY_MS)

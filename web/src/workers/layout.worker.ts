@@ -4,11 +4,13 @@ import * as Comlink from 'comlink'
 import { computeLayout, type Layout, type Sizes } from '../lib/layout.ts'
 
 const api = {
-  layout(months: Int32Array, sizes: Sizes): Layout {
-    const layout = computeLayout(months, sizes)
+  layout(months: Int32Array, sizes: Sizes, days?: Int32Array): Layout {
+    const layout = computeLayout(months, sizes, days)
     return Comlink.transfer(
       layout,
-      [layout.rowTop, layout.rowItem, layout.rowSection, layout.sectionRow, layout.sectionItem, layout.sectionMonth].map((array) => array.buffer),
+      [layout.rowTop, layout.rowItem, layout.rowSection, layout.sectionRow, layout.sectionItem, layout.sectionMonth, layout.sectionDay].map(
+        (array) => array.buffer,
+      ),
     )
   },
 }

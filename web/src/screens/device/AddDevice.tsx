@@ -102,7 +102,7 @@ export function AddDevice() {
       {sas.question}
       {password.dialog}
       <p>
-        <a href={linkTo('albums')}>Back to your albums</a>
+        <a href={linkTo('photos')}>Back to your photos</a>
       </p>
     </main>
   )

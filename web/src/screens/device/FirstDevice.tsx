@@ -74,7 +74,7 @@ export function FirstDevice({ resumed }: { resumed: PendingKeys | null }) {
   const finish = async () => {
     if (pending === null) return
     keysSaved(await completePendingKeys(pending))
-    navigate('albums')
+    navigate('photos')
   }
 
   if (step.kind === 'phrase') return <PhraseShown words={step.words} onWritten={() => setStep({ kind: 'check', words: step.words, asked: pickWords() })} />

@@ -57,7 +57,7 @@ export function JoinDevice() {
         stop.current = null
       }
       keysSaved(saved)
-      navigate('albums')
+      navigate('photos')
     })
   }
 

@@ -53,7 +53,7 @@ export function Recover() {
         const saved = savedKeysOf(session.userId, deviceId, recovered.keys)
         await saveKeys(saved)
         keysSaved(saved)
-        navigate('albums')
+        navigate('photos')
       } catch (caught) {
         throw explained(caught)
       }

@@ -11,15 +11,17 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import { linkTo } from '../../app/router.ts'
 import type { Tile } from '../../lib/album.ts'
 import { sentenceFor } from '../../lib/errors.ts'
-import { heightOf, isHeading, itemsOf, rowAt, rowOfItem, rowsOf, type Layout, type Sizes } from '../../lib/layout.ts'
-import { monthShortText, monthText, yearOf } from '../../lib/format.ts'
+import { heightOf, isHeading, itemsOf, NO_DAY, rowAt, rowOfItem, rowsOf, startsMonth, type Layout, type Sizes } from '../../lib/layout.ts'
+import { dayText, monthShortText, monthText, yearOf } from '../../lib/format.ts'
 import type { LayoutWorker } from '../../workers/layout.worker.ts'
 
 /** Smallest tile edge, in CSS pixels: three columns at phone width, eight at 1280. */
 const MIN_TILE = 120
 const GAP = 4
-/** A month's heading row. */
+/** A month's heading row (a day's, grouped by day). */
 const HEADING = 40
+/** Grouped by day, a month's first day: the month's heading above the day's. */
+const MONTH_AND_DAY = 76
 /** The tallest the grid's scroll space gets: well under Chromium's 16,777,216 px, with room for the page around it. */
 export const SCROLL_CAP = 8_000_000
 /** Rows drawn beyond the screen on each side. */
@@ -36,11 +38,13 @@ const PAGE = 0.875
 /** The scrubber's labels at least this far apart, in CSS pixels. */
 const LABEL_GAP = 22
 
-/** What the grid reads of an album: AlbumModel, or the grid lab's synthetic source (web/src/lab). */
+/** What the grid reads of an album: AlbumModel, the Photos screen's timeline (lib/timeline.ts), or the grid lab's synthetic source (web/src/lab). */
 export interface TileSource {
   readonly albumId: string
   tile(assetId: string): Tile
   watch(assetId: string, listener: (tile: Tile) => void, ahead?: boolean): () => void
+  /** Where a tile leads; the album's photo view (#/albums/<album>/<photo>) unless given. */
+  hrefOf?(assetId: string): string
 }
 
 function useWidth(ref: React.RefObject<HTMLElement | null>): number {
@@ -68,19 +72,21 @@ function useViewportHeight(): number {
 
 let layoutWorker: Comlink.Remote<LayoutWorker> | null = null
 
-/** The layout of `months` at `sizes`, from the layout worker (its own: a layout never waits behind a decryption); the last one until the next arrives. */
-function useLayout(months: Int32Array, { columns, rowHeight, headingHeight }: Sizes): Layout | null {
+/** The layout of `months` (and `days`) at `sizes`, from the layout worker (its own: a layout never waits behind a decryption); the last one until the next arrives. */
+function useLayout(months: Int32Array, days: Int32Array | undefined, { columns, rowHeight, headingHeight, monthHeadingHeight }: Sizes): Layout | null {
   const [layout, setLayout] = useState<Layout | null>(null)
   useEffect(() => {
     let current = true
     layoutWorker ??= Comlink.wrap<LayoutWorker>(new Worker(new URL('../../workers/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' }))
-    void layoutWorker.layout(months, { columns, rowHeight, headingHeight }).then((next) => {
-      if (current) setLayout(next)
-    })
+    void layoutWorker
+      .layout(months, { columns, rowHeight, headingHeight, ...(monthHeadingHeight === undefined ? {} : { monthHeadingHeight }) }, days)
+      .then((next) => {
+        if (current) setLayout(next)
+      })
     return () => {
       current = false
     }
-  }, [months, columns, rowHeight, headingHeight])
+  }, [months, days, columns, rowHeight, headingHeight, monthHeadingHeight])
   return layout
 }
 
@@ -152,7 +158,13 @@ const TileView = memo(function TileView({ source, assetId, ahead, selecting, sel
     )
   }
   return (
-    <a className={className} title={reason} href={linkTo('albums', source.albumId, assetId)} aria-label={labelOf(tile)} data-asset={assetId}>
+    <a
+      className={className}
+      title={reason}
+      href={source.hrefOf?.(assetId) ?? linkTo('albums', source.albumId, assetId)}
+      aria-label={labelOf(tile)}
+      data-asset={assetId}
+    >
       <TileFace tile={tile} />
     </a>
   )
@@ -196,6 +208,7 @@ export function Grid({
   source,
   ids,
   months,
+  days,
   selecting,
   selected,
   onToggle,
@@ -204,6 +217,8 @@ export function Grid({
   source: TileSource
   ids: readonly string[]
   months: Int32Array
+  /** Each photo's day (lib/format.ts dayOf): grouped by day under month headings; by month when absent. */
+  days?: Int32Array
   selecting: boolean
   selected: ReadonlySet<string>
   onToggle: (assetId: string) => void
@@ -216,7 +231,7 @@ export function Grid({
   const screen = useViewportHeight()
   const columns = Math.max(3, Math.floor((width + GAP) / (MIN_TILE + GAP)))
   const edge = width > 0 ? (width - GAP * (columns - 1)) / columns : MIN_TILE
-  const layout = useLayout(months, { columns, rowHeight: edge + GAP, headingHeight: HEADING })
+  const layout = useLayout(months, days, { columns, rowHeight: edge + GAP, headingHeight: HEADING, monthHeadingHeight: MONTH_AND_DAY })
   const geometry = useMemo(() => (layout === null ? null : geometryOf(layout, screen)), [layout, screen])
   const [drawn, setDrawn] = useState(NOTHING_DRAWN)
   /** The grid's pixel at the screen's top, as of the last scroll. */
@@ -354,11 +369,26 @@ export function Grid({
     for (let row = shown.first; row <= shown.last; row++) {
       const y = layout.rowTop[row]! - shown.top
       if (isHeading(layout, row)) {
-        rows.push(
-          <h2 key={row} className="grid-month" data-row={row} style={{ transform: `translateY(${y}px)`, height: HEADING }}>
-            {monthText(layout.sectionMonth[layout.rowSection[row]!]!)}
-          </h2>,
-        )
+        const section = layout.rowSection[row]!
+        const day = layout.sectionDay[section]!
+        const month = monthText(layout.sectionMonth[section]!)
+        if (day === NO_DAY)
+          rows.push(
+            <h2 key={row} className="grid-month" data-row={row} style={{ transform: `translateY(${y}px)`, height: HEADING }}>
+              {month}
+            </h2>,
+          )
+        else {
+          const first = startsMonth(layout, section)
+          rows.push(
+            <div key={row} className="grid-day" data-row={row} style={{ transform: `translateY(${y}px)`, height: first ? MONTH_AND_DAY : HEADING }}>
+              {first && <h2 className="grid-month-title">{month}</h2>}
+              <h3 className="grid-day-title" data-day={day}>
+                {dayText(day)}
+              </h3>
+            </div>,
+          )
+        }
         continue
       }
       const [from, to] = itemsOf(layout, row)
@@ -411,7 +441,14 @@ interface Label {
   readonly at: number
 }
 
-function labelsOf(g: Geometry, track: number): Label[] {
+/** The sections that start a month (every section, grouped by month; a month's first day, grouped by day). */
+function monthStartsOf(layout: Layout): Int32Array {
+  const starts: number[] = []
+  for (let s = 0; s < layout.sectionMonth.length; s++) if (startsMonth(layout, s)) starts.push(s)
+  return Int32Array.from(starts)
+}
+
+function labelsOf(g: Geometry, track: number, monthStarts: Int32Array): Label[] {
   const { layout } = g
   const months = layout.sectionMonth
   const end = lastTop(g)
@@ -419,8 +456,9 @@ function labelsOf(g: Geometry, track: number): Label[] {
   const years = yearOf(months[0]!) !== yearOf(months[months.length - 1]!)
   const labels: Label[] = []
   let lastAt = -Infinity
-  for (let section = 0; section < months.length; section++) {
-    if (years && section > 0 && yearOf(months[section]!) === yearOf(months[section - 1]!)) continue
+  for (let m = 0; m < monthStarts.length; m++) {
+    const section = monthStarts[m]!
+    if (years && m > 0 && yearOf(months[section]!) === yearOf(months[monthStarts[m - 1]!]!)) continue
     const at = Math.min(1, layout.rowTop[layout.sectionRow[section]!]! / end)
     if ((at - lastAt) * track < LABEL_GAP) continue
     labels.push({ text: years ? String(yearOf(months[section]!)) : monthShortText(months[section]!), at })
@@ -437,13 +475,18 @@ function labelsOf(g: Geometry, track: number): Label[] {
 function Scrubber({ geometry: g, top, height, scrollToTop }: { geometry: Geometry; top: number; height: number; scrollToTop: (to: number) => void }) {
   const { layout } = g
   const end = lastTop(g)
-  const labels = useMemo(() => labelsOf(g, height), [g, height])
-  const sections = layout.sectionMonth.length
-  const section = layout.rowSection[rowAt(layout, top)] ?? 0
-  const month = layout.sectionMonth[section] ?? -1
+  const monthStarts = useMemo(() => monthStartsOf(layout), [layout])
+  const labels = useMemo(() => labelsOf(g, height, monthStarts), [g, height, monthStarts])
+  // The scrubber goes by month: `section` is the index of the month at the screen's top among monthStarts.
+  const sections = monthStarts.length
+  const atTop = layout.rowSection[rowAt(layout, top)] ?? 0
+  let section = 0
+  while (section + 1 < sections && monthStarts[section + 1]! <= atTop) section++
+  const month = layout.sectionMonth[monthStarts[section] ?? 0] ?? -1
+  const monthOfStart = (s: number): number => layout.sectionMonth[monthStarts[s]!]!
   const [dragging, setDragging] = useState(false)
 
-  const sectionTop = (s: number): number => layout.rowTop[layout.sectionRow[s]!]!
+  const sectionTop = (s: number): number => layout.rowTop[layout.sectionRow[monthStarts[s]!]!]!
   const toPoint = (event: React.PointerEvent) => {
     const box = event.currentTarget.getBoundingClientRect()
     scrollToTop((Math.min(Math.max(event.clientY - box.top, 0), box.height) / box.height) * end)
@@ -452,7 +495,7 @@ function Scrubber({ geometry: g, top, height, scrollToTop }: { geometry: Geometr
     const yearStart = (from: number, step: -1 | 1): number => {
       let s = from
       do s += step
-      while (s > 0 && s < sections - 1 && yearOf(layout.sectionMonth[s]!) === yearOf(layout.sectionMonth[s - 1]!))
+      while (s > 0 && s < sections - 1 && yearOf(monthOfStart(s)) === yearOf(monthOfStart(s - 1)))
       return Math.min(Math.max(s, 0), sections - 1)
     }
     /** Where a key takes the grid: the next or previous month, year, the start or the end. */

@@ -4,7 +4,7 @@
 // (both held for their undo window by the album page) and the link to its custody.
 import { useEffect, useRef, useState } from 'react'
 import type { OpenedAsset } from '#photos/files.ts'
-import { linkTo, navigate } from '../../app/router.ts'
+import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { momentText, sizeText } from '../../lib/format.ts'
@@ -43,14 +43,31 @@ type Loaded =
   | { readonly kind: 'withheld' }
   | { readonly kind: 'failed'; readonly error: unknown }
 
+/** Where the view sits: over its album's grid (the default), or over the Photos screen. */
+export interface PhotoPlace {
+  /** The link Escape and the back button go to. */
+  readonly back: string
+  readonly backLabel: string
+  readonly linkOf: (assetId: string) => string
+  readonly neighbour: (assetId: string, step: -1 | 1) => string | null
+}
+
 interface Props {
   readonly model: AlbumModel
   readonly assetId: string
-  readonly onDelete: (assetIds: readonly string[]) => void
-  readonly onReplace: (assetId: string, file: File) => void
+  /** Delete and Replace; absent, the view offers neither and links to the photo in its album. */
+  readonly onDelete?: (assetIds: readonly string[]) => void
+  readonly onReplace?: (assetId: string, file: File) => void
+  readonly place?: PhotoPlace
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
+export function PhotoView({ model, assetId, onDelete, onReplace, place: given }: Props) {
+  const place: PhotoPlace = given ?? {
+    back: linkTo('albums', model.albumId),
+    backLabel: 'Back to the album',
+    linkOf: (id) => linkTo('albums', model.albumId, id),
+    neighbour: (id, step) => model.neighbour(id, step),
+  }
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' })
   const [shown, setShown] = useState<Blob | null>(null)
   const [original, setOriginal] = useState<Blob | null>(null)
@@ -60,7 +77,9 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
   const download = useAction()
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
-  const close = () => navigate('albums', model.albumId)
+  const close = () => {
+    location.hash = place.back
+  }
 
   useEffect(() => {
     let live = true
@@ -102,16 +121,16 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
       if (event.target instanceof HTMLInputElement) return
       if (event.key === 'Escape') close()
       else if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
-        const next = model.neighbour(assetId, event.key === 'ArrowLeft' ? -1 : 1)
-        if (next !== null) navigate('albums', model.albumId, next)
+        const next = place.neighbour(assetId, event.key === 'ArrowLeft' ? -1 : 1)
+        if (next !== null) location.hash = place.linkOf(next)
       }
     }
     addEventListener('keydown', keys)
     return () => removeEventListener('keydown', keys)
   })
 
-  const previous = model.neighbour(assetId, -1)
-  const next = model.neighbour(assetId, 1)
+  const previous = place.neighbour(assetId, -1)
+  const next = place.neighbour(assetId, 1)
   const asset = loaded.kind === 'opened' ? loaded.asset : null
   const metadata = asset?.metadata
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
@@ -137,7 +156,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
           {metadata?.name ?? (loaded.kind === 'withheld' ? 'Withheld photo' : 'Photo')}
         </h2>
         <button type="button" className="secondary" onClick={close}>
-          Back to the album
+          {place.backLabel}
         </button>
       </div>
       <div className="photo-body">
@@ -180,37 +199,42 @@ export function PhotoView({ model, assetId, onDelete, onReplace }: Props) {
                 {download.busy ? 'Decrypting…' : 'Download'}
               </button>
             )}
-            {asset !== null && (
+            {asset !== null && onReplace !== undefined && (
               <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
                 Replace…
               </button>
             )}
-            <input
-              ref={replaceInput}
-              type="file"
-              accept="image/*,video/*"
-              className="hidden-input"
-              aria-label="New version of this photo"
-              tabIndex={-1}
-              onChange={(e) => {
-                const file = e.target.files?.[0]
-                e.target.value = ''
-                if (file !== undefined) onReplace(assetId, file)
-              }}
-            />
-            <button type="button" className="danger" onClick={() => onDelete([assetId])}>
-              Delete
-            </button>
+            {onReplace !== undefined && (
+              <input
+                ref={replaceInput}
+                type="file"
+                accept="image/*,video/*"
+                className="hidden-input"
+                aria-label="New version of this photo"
+                tabIndex={-1}
+                onChange={(e) => {
+                  const file = e.target.files?.[0]
+                  e.target.value = ''
+                  if (file !== undefined) onReplace(assetId, file)
+                }}
+              />
+            )}
+            {onDelete !== undefined && (
+              <button type="button" className="danger" onClick={() => onDelete([assetId])}>
+                Delete
+              </button>
+            )}
+            {onDelete === undefined && <a href={linkTo('albums', model.albumId, assetId)}>In its album</a>}
           </div>
           <ErrorLine error={download.error} />
           <p>
             <a href={linkTo('custody', model.albumId, assetId)}>Custody</a> <span className="muted">(where and how safely the server keeps it)</span>
           </p>
           <nav className="photo-nav" aria-label="Photos">
-            {previous !== null ? <a href={linkTo('albums', model.albumId, previous)}>← Previous</a> : <span />}
-            {next !== null ? <a href={linkTo('albums', model.albumId, next)}>Next →</a> : <span />}
+            {previous !== null ? <a href={place.linkOf(previous)}>← Previous</a> : <span />}
+            {next !== null ? <a href={place.linkOf(next)}>Next →</a> : <span />}
           </nav>
-          <p className="hint">Arrow keys: previous and next. Escape: back to the album.</p>
+          <p className="hint">Arrow keys: previous and next. Escape: {place.backLabel.toLowerCase()}.</p>
         </aside>
       </div>
     </div>

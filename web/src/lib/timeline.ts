@@ -1,0 +1,313 @@
+// The Photos screen's timeline (docs/decisions/0055-date-index-sealed-in-browser.md): every live
+// photo of every album of the account, newest first by date taken (src/client/taken.ts), each
+// with its day and month, as a TileSource the grid draws (Grid.tsx).
+//
+// Each album is an AlbumModel (lib/album.ts): it reads the album's feed and loads the tiles, in
+// batches per album. The dates come from the date index (lib/date-index.ts): an album the index
+// knows starts from it (its photos' positions and dates, the feed read on from where the index
+// is current to), so a second opening orders everything at once and opens only what changed
+// since. What the index lacks (a new or replaced photo) has its metadata opened here, a feed
+// page at a time in the gallery's workers (AlbumModel.openEntries), which also keeps them for
+// the tiles; the index is written as the dates come in, and once all are read.
+import { metadataTaken, type Taken } from '#photos/taken.ts'
+import type { Library } from '#photos/albums.ts'
+import { linkTo } from '../app/router.ts'
+import { AlbumModel, type Entry, type Tile } from './album.ts'
+import { readDateIndex, writeDateIndex } from './date-index.ts'
+import { AlbumDates, type DatedPhoto } from './date-index-records.ts'
+import { dayOf, monthOfDay } from './format.ts'
+import { byDateTaken, dayOfTaken, type Placed } from './timeline-order.ts'
+
+/** Metadata opened together while reading dates: about what the batch endpoint serves in one request. */
+const OPEN_BATCH = 100
+/** The order is made again at most this often while dates come in. */
+const REORDER_MS = 300
+/** While dates come in, the index is written at most this often. */
+const WRITE_MS = 5000
+
+const LOADING: Tile = { kind: 'loading' }
+
+/** The wall clock of a date taken, when taken.ts gives one (`local`, with the offset the photo states). */
+const localOf = (taken: Taken): number | null => (taken as Taken & { readonly local?: number | null }).local ?? null
+
+interface TimelineAlbum {
+  readonly model: AlbumModel
+  readonly dates: AlbumDates
+  /** Photos whose metadata did not open (withheld, refused): placed at their upload time, read again at the next opening. */
+  readonly unread: Map<string, Placed>
+}
+
+export interface Progress {
+  /** Dates read (metadata opened) in this opening. */
+  readonly read: number
+  /** Photos found without a date in the index so far, those read included. */
+  readonly toRead: number
+}
+
+export class Timeline {
+  /** TileSource's: the timeline has no album of its own (tiles lead through hrefOf). */
+  readonly albumId = ''
+  readonly library: Library
+  readonly #albums = new Map<string, TimelineAlbum>()
+  /** Each photo's album. */
+  readonly #albumOf = new Map<string, string>()
+  #ids: readonly string[] = []
+  #months = new Int32Array(0)
+  #days = new Int32Array(0)
+  #read = 0
+  #toRead = 0
+  #progress: Progress = { read: 0, toRead: 0 }
+  #opened = false
+  #done = false
+  #error: unknown = null
+  #closed = false
+  #reorderTimer: ReturnType<typeof setTimeout> | null = null
+  #lastReorder = 0
+  #lastWrite = 0
+  #refreshing: Promise<void> = Promise.resolve()
+  readonly #listeners = new Set<() => void>()
+
+  constructor(library: Library) {
+    this.library = library
+  }
+
+  /** The photos, newest first. */
+  get ids(): readonly string[] {
+    return this.#ids
+  }
+
+  /** Each photo's month (lib/format.ts monthOf's numbering), same index as ids. */
+  get months(): Int32Array {
+    return this.#months
+  }
+
+  /** Each photo's day (lib/format.ts dayOf), same index as ids. */
+  get days(): Int32Array {
+    return this.#days
+  }
+
+  get progress(): Progress {
+    return this.#progress
+  }
+
+  /** True once the index was read (what it knows is in ids). */
+  get opened(): boolean {
+    return this.#opened
+  }
+
+  /** True once every album's feed was read and every date found. */
+  get done(): boolean {
+    return this.#done
+  }
+
+  get error(): unknown {
+    return this.#error
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #tell(): void {
+    for (const listener of this.#listeners) listener()
+  }
+
+  /** Reads the index, shows what it knows, then reads every album's feed on from there. */
+  open(): Promise<void> {
+    this.#refreshing = this.#refreshing.then(async () => {
+      try {
+        const [{ albums }, kept] = await Promise.all([this.library.client.listAlbums(), readDateIndex()])
+        if (this.#closed) return
+        for (const { album_id: albumId } of albums) if (!this.#albums.has(albumId)) this.#add(albumId, kept.get(albumId))
+        this.#reorder()
+        this.#opened = true
+        this.#tell()
+        await this.#readAll(new Set(albums.map((album) => album.album_id)))
+      } catch (error) {
+        this.#error = error
+        this.#tell()
+      }
+    })
+    return this.#refreshing
+  }
+
+  /** Reads what every album's feed gained since (new albums too). */
+  refresh(): Promise<void> {
+    this.#refreshing = this.#refreshing.then(async () => {
+      try {
+        const { albums } = await this.library.client.listAlbums()
+        if (this.#closed) return
+        for (const { album_id: albumId } of albums) if (!this.#albums.has(albumId)) this.#add(albumId, undefined)
+        await this.#readAll(new Set(albums.map((album) => album.album_id)))
+      } catch (error) {
+        this.#error = error
+        this.#tell()
+      }
+    })
+    return this.#refreshing
+  }
+
+  #add(albumId: string, kept: AlbumDates | undefined): void {
+    const dates = kept ?? new AlbumDates()
+    const unread = new Map<string, Placed>()
+    const positions = function* (): Iterable<readonly [string, number]> {
+      for (const photo of dates.photos()) yield [photo.assetId, photo.seq]
+    }
+    const model = new AlbumModel(this.library, albumId, {
+      ...(kept === undefined ? {} : { start: { through: kept.through, positions: positions() } }),
+      onPage: (entries, through) => this.#page(albumId, entries, through),
+    })
+    for (const photo of dates.photos()) this.#albumOf.set(photo.assetId, albumId)
+    this.#albums.set(albumId, { model, dates, unread })
+  }
+
+  async #readAll(live: ReadonlySet<string>): Promise<void> {
+    for (const [albumId, album] of this.#albums) {
+      if (live.has(albumId)) continue
+      // An album gone from the account (deleted on another device): its photos go.
+      for (const photo of album.dates.photos()) this.#albumOf.delete(photo.assetId)
+      for (const assetId of album.unread.keys()) this.#albumOf.delete(assetId)
+      album.model.close()
+      this.#albums.delete(albumId)
+    }
+    // Two albums at a time: one's metadata decrypts while the other's feed is read.
+    const queue = [...this.#albums.values()]
+    const next = async (): Promise<void> => {
+      for (let album = queue.shift(); album !== undefined && !this.#closed; album = queue.shift()) {
+        await album.model.refresh()
+        if (album.model.scanError !== null) this.#error = album.model.scanError
+      }
+    }
+    await Promise.all([next(), next()])
+    if (this.#closed) return
+    this.#done = true
+    this.#reorder()
+    this.#tell()
+    await this.#write(live)
+  }
+
+  /** A feed page of an album: deleted photos go, those the index holds at this version move, the others have their dates read. */
+  async #page(albumId: string, entries: readonly Entry[], through: number): Promise<void> {
+    const album = this.#albums.get(albumId)
+    if (album === undefined || this.#closed) return
+    const { dates, model, unread } = album
+    const toOpen: Entry[] = []
+    for (const entry of entries) {
+      unread.delete(entry.asset_id)
+      if (entry.action === 'delete') {
+        dates.remove(entry.asset_id)
+        this.#albumOf.delete(entry.asset_id)
+        continue
+      }
+      this.#albumOf.set(entry.asset_id, albumId)
+      const held = dates.get(entry.asset_id)
+      if (held !== undefined && held.version === (entry.metadata_blob_hash ?? '')) dates.put({ ...held, seq: entry.sync_seq })
+      else {
+        // Placed at its upload time until its date is read (shown among the photos found so far).
+        unread.set(entry.asset_id, { assetId: entry.asset_id, day: dayOf(Date.parse(entry.applied_at)), at: Date.parse(entry.applied_at) })
+        toOpen.push(entry)
+      }
+    }
+    this.#toRead += toOpen.length
+    this.#changed()
+    for (let i = 0; i < toOpen.length && !this.#closed; i += OPEN_BATCH) {
+      const batch = toOpen.slice(i, i + OPEN_BATCH)
+      const opened = await model.openEntries(batch)
+      batch.forEach((entry, k) => {
+        const result = opened[k]!
+        if (result.status === 'rejected') return // left unread: placed at its upload time, read again next time
+        const taken = metadataTaken(result.value.metadata, result.value.envelope.timestamp)
+        unread.delete(entry.asset_id)
+        dates.put({
+          assetId: entry.asset_id,
+          seq: entry.sync_seq,
+          version: entry.metadata_blob_hash ?? '',
+          at: taken.at,
+          local: localOf(taken),
+          source: taken.source,
+        } satisfies DatedPhoto)
+      })
+      this.#read += batch.length
+      this.#changed()
+    }
+    dates.through = through
+    if (!this.#closed && performance.now() - this.#lastWrite > WRITE_MS) await this.#write(null)
+  }
+
+  async #write(live: ReadonlySet<string> | null): Promise<void> {
+    this.#lastWrite = performance.now()
+    const albums = new Map([...this.#albums].map(([albumId, album]) => [albumId, album.dates] as const))
+    // A write that fails (signed out meanwhile, the storage full) loses what it carried: those dates are read again next time.
+    await writeDateIndex(albums, live).catch(() => {})
+  }
+
+  /** The order is made again soon (at most every REORDER_MS while dates come in). */
+  #changed(): void {
+    this.#progress = { read: this.#read, toRead: this.#toRead }
+    if (this.#reorderTimer !== null) return
+    const wait = Math.max(0, this.#lastReorder + REORDER_MS - performance.now())
+    this.#reorderTimer = setTimeout(() => {
+      this.#reorderTimer = null
+      if (this.#closed) return
+      this.#reorder()
+      this.#tell()
+    }, wait)
+  }
+
+  /** Every photo placed, newest first. */
+  #reorder(): void {
+    this.#lastReorder = performance.now()
+    const placed: Placed[] = []
+    for (const { dates, unread } of this.#albums.values()) {
+      for (const photo of dates.photos()) placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
+      for (const photo of unread.values()) placed.push(photo)
+    }
+    placed.sort(byDateTaken)
+    this.#ids = placed.map((photo) => photo.assetId)
+    this.#days = Int32Array.from(placed, (photo) => photo.day)
+    this.#months = this.#days.map(monthOfDay)
+  }
+
+  /** The album a photo is in, or undefined. */
+  albumOf(assetId: string): string | undefined {
+    return this.#albumOf.get(assetId)
+  }
+
+  /** The album's model (its photo view opens through it). */
+  modelOf(albumId: string): AlbumModel | undefined {
+    return this.#albums.get(albumId)?.model
+  }
+
+  /** The photo before or after this one on the timeline, or null at either end. */
+  neighbour(assetId: string, step: -1 | 1): string | null {
+    const index = this.#ids.indexOf(assetId)
+    return index < 0 ? null : (this.#ids[index + step] ?? null)
+  }
+
+  // --- TileSource ---------------------------------------------------------------------------
+
+  tile(assetId: string): Tile {
+    const albumId = this.#albumOf.get(assetId)
+    return albumId === undefined ? LOADING : (this.#albums.get(albumId)?.model.tile(assetId) ?? LOADING)
+  }
+
+  watch(assetId: string, listener: (tile: Tile) => void, ahead = false): () => void {
+    const albumId = this.#albumOf.get(assetId)
+    const model = albumId === undefined ? undefined : this.#albums.get(albumId)?.model
+    return model === undefined ? () => {} : model.watch(assetId, listener, ahead)
+  }
+
+  hrefOf(assetId: string): string {
+    const albumId = this.#albumOf.get(assetId)
+    return albumId === undefined ? linkTo('photos') : linkTo('photos', albumId, assetId)
+  }
+
+  /** Ends the timeline: every album's model closed, nothing more read. */
+  close(): void {
+    this.#closed = true
+    if (this.#reorderTimer !== null) clearTimeout(this.#reorderTimer)
+    for (const { model } of this.#albums.values()) model.close()
+    this.#listeners.clear()
+  }
+}
