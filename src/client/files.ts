@@ -81,10 +81,16 @@ export interface MediaFacts {
   readonly captured: number | null
   /**
    * The tag it came from (the metadata's captured_source, version 3); null when `captured` is.
-   * Both describers (node/media.ts, the web app's worker) give it; a capture time given without
-   * one is written as metadata version 2 (its source unknown, read as `exif`).
+   * Both describers (node/media.ts, the web app's worker) give it and `capturedOffset`; a capture
+   * time given without either is written as metadata version 2 (its source unknown, read as
+   * `exif`, floating).
    */
   readonly capturedSource?: CapturedSource | null
+  /**
+   * Minutes east of UTC of the wall clock where it was taken (the metadata's captured_offset,
+   * version 3): null for a time stated without an offset, and when `captured` is null.
+   */
+  readonly capturedOffset?: number | null
   readonly width: number | null
   readonly height: number | null
   /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */

@@ -105,7 +105,23 @@ export {
   type CapturedSource,
   type GeoLocation,
 } from './format/metadata.ts'
-export { capturedFromTags, dateTaken, fileNameDate, metadataTaken, TAKEN_TAGS, type Taken, type TakenFacts, type TakenSource } from './taken.ts'
+export {
+  capturedFromTags,
+  dateTaken,
+  fileNameDate,
+  localZone,
+  metadataTaken,
+  TAKEN_TAGS,
+  takenIso,
+  viewerZoned,
+  zoneOffset,
+  type Captured,
+  type Taken,
+  type TakenFacts,
+  type TakenOptions,
+  type TakenSource,
+  type ZoneOffset,
+} from './taken.ts'
 export { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
 export {
   ESCROW_KDF_DEFAULTS,

@@ -18,7 +18,7 @@
 import { openPlanned, type AlbumPlan, type Library, type PlannedFile } from './albums.ts'
 import type { RestoredFile } from './files.ts'
 import { fatalCause } from './sync.ts'
-import { metadataTaken, takenMonthPath } from './taken.ts'
+import { metadataTaken, takenMonthPath, type TakenOptions } from './taken.ts'
 
 /** `kept`: a different file is already at its name (the writer keeps it): this one is not restored. */
 export type RestoreOutcome = 'restored' | 'unchanged' | 'kept' | 'failed'
@@ -111,12 +111,13 @@ export function uniqueName(name: string, assetId: string, taken: Set<string>): s
 }
 
 /**
- * The date layout's name of a file: "YYYY/MM/" of the date it was taken (taken.ts, in UTC, as
+ * The date layout's name of a file: "YYYY/MM/" of the date it was taken (taken.ts: the wall
+ * clock where it was taken, a modification or upload time in the viewer's `zone`, as
  * `coffer-photos ls` shows it), then its name without its subfolder.
  */
-export function datedName(file: Pick<RestoredFile, 'metadata' | 'envelope'>, now: number = Date.now()): string {
+export function datedName(file: Pick<RestoredFile, 'metadata' | 'envelope'>, options: TakenOptions = {}): string {
   const { name } = file.metadata
-  return `${takenMonthPath(metadataTaken(file.metadata, file.envelope.timestamp, now).at)}/${name.slice(name.lastIndexOf('/') + 1)}`
+  return `${takenMonthPath(metadataTaken(file.metadata, file.envelope.timestamp, options).local)}/${name.slice(name.lastIndexOf('/') + 1)}`
 }
 
 /** Restores every file of the plan with `write`; see the top of this file. */

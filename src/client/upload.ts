@@ -427,7 +427,7 @@ function alreadyStored(up: Upload): boolean {
   )
 }
 
-const NO_FACTS: MediaFacts = { captured: null, capturedSource: null, width: null, height: null, derivatives: [] }
+const NO_FACTS: MediaFacts = { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, derivatives: [] }
 
 /** describe: what the file says of itself and its derivatives, sealed under the file key; a resume point's as they were. */
 async function describe(up: Upload): Promise<void> {
@@ -440,6 +440,7 @@ async function describe(up: Upload): Promise<void> {
     up.facts = {
       captured: media.captured,
       ...(media.capturedSource === undefined ? {} : { capturedSource: media.capturedSource }),
+      ...(media.capturedOffset === undefined ? {} : { capturedOffset: media.capturedOffset }),
       width: media.width,
       height: media.height,
       location: media.location ?? null,
@@ -584,13 +585,15 @@ async function sendDerivatives(up: Upload): Promise<void> {
 }
 
 /**
- * The metadata's capturedSource (version 3): null without a capture time. A capture time whose
- * source is not known (a resume point sealed before version 3, a describe that names none) is
- * written as version 2, as it was read: a reader takes it as `exif`.
+ * The metadata's capturedSource and capturedOffset (version 3): both null without a capture time.
+ * A capture time whose source or offset is not known (a resume point sealed before version 3, a
+ * describe that names neither) is written as version 2, as it was read: a reader takes it as
+ * `exif`, a floating time.
  */
-function capturedSourceOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'capturedSource'> {
-  if (facts.captured === null) return { capturedSource: null }
-  return facts.capturedSource === undefined || facts.capturedSource === null ? {} : { capturedSource: facts.capturedSource }
+function capturedSourceOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'capturedSource' | 'capturedOffset'> {
+  if (facts.captured === null) return { capturedSource: null, capturedOffset: null }
+  if (facts.capturedSource === undefined || facts.capturedSource === null || facts.capturedOffset === undefined) return {}
+  return { capturedSource: facts.capturedSource, capturedOffset: facts.capturedOffset }
 }
 
 /** commit: the metadata blob and the signed manifest, applied; a replace whose asset moved on continues from its new head, once. */

@@ -26,6 +26,9 @@ const ADMIN_TOKEN = 'gallery-test-admin-token-0123456789'
  */
 const MANY = Number(process.env.GALLERY_ASSETS ?? 200)
 const CAMERA = { make: 'Zyxwarr Optics', model: 'QK-7731 Mark IV' }
+/** The cameras' clocks are at -07:00; the browser is in Tokyo (+09:00): the photo view shows the camera's clock, not Tokyo's. */
+const CAMERA_OFFSET = -420
+const BROWSER_ZONE = 'Asia/Tokyo'
 
 let server: TestServer
 let browser: Browser
@@ -63,7 +66,7 @@ interface Photo {
   readonly file: string
   readonly bytes: Buffer
   readonly captured: Date
-  /** The EXIF DateTimeOriginal as written (UTC offset 0). */
+  /** The EXIF DateTimeOriginal as written (the wall clock at CAMERA_OFFSET). */
   readonly exifTime: string
 }
 
@@ -76,11 +79,11 @@ async function photo(n: number, size: { width: number; height: number } = { widt
     ...size,
     seed: 7000 + n,
     captured,
-    utcOffsetMinutes: 0,
+    utcOffsetMinutes: CAMERA_OFFSET,
     camera: CAMERA,
     gps: { latitude: 48.8582602, longitude: 2.2944991 },
   })
-  const exifTime = captured.toISOString().slice(0, 19).replace('T', ' ').replace(/-/g, ':')
+  const exifTime = new Date(captured.getTime() + CAMERA_OFFSET * 60_000).toISOString().slice(0, 19).replace('T', ' ').replace(/-/g, ':')
   return { name, file, bytes: await readFile(file), captured, exifTime }
 }
 
@@ -141,7 +144,7 @@ describe('the gallery', () => {
 
   it('lists no albums, makes one, and uploads 20 photos through the picker without the server seeing a byte, a name or an EXIF value of them', async () => {
     account = await webAccount(server, 'gallery')
-    device = await openDevice(browser, server.url)
+    device = await openDevice(browser, server.url, { timezoneId: BROWSER_ZONE })
     const { page } = device
     for (let n = 1; n <= 21; n++) photos.push(await photo(n))
     await openAs(page, server, account, '/#/albums')
@@ -200,6 +203,7 @@ describe('the gallery', () => {
       height: 480,
       captured: source.captured.getTime(),
       capturedSource: 'exif-original', // metadata version 3, the fields coffer-photos writes
+      capturedOffset: CAMERA_OFFSET,
     })
     expect(opened.metadata.location).toBeUndefined()
     expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([
@@ -227,9 +231,13 @@ describe('the gallery', () => {
     const dialog = page.getByRole('dialog')
     await poll(() => dialog.locator('[data-fact=dimensions]').textContent()).toBe('640 × 480')
     expect(await dialog.getByRole('heading').textContent()).toBe(shown.name)
-    // The date taken and where it came from (src/client/taken.ts).
-    expect(await dialog.locator('[data-fact=taken] time').getAttribute('datetime')).toBe(shown.captured.toISOString())
-    expect(await dialog.locator('[data-fact=taken]').textContent()).toMatch(/ · from the camera \(EXIF\)$/)
+    // The date taken at the camera's clock, with its offset, and where it came from (src/client/taken.ts), not in the browser's zone.
+    const cameraClock = shown.exifTime.replace(/^(\d{4}):(\d{2}):(\d{2}) /, '$1-$2-$3T')
+    expect(await dialog.locator('[data-fact=taken] time').getAttribute('datetime')).toBe(`${cameraClock}-07:00`)
+    const inWords = (timeZone: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium', timeZone }).format(shown.captured)
+    expect(await dialog.locator('[data-fact=taken]').textContent()).toBe(`${inWords('Etc/GMT+7')} UTC\u221207:00 · from the camera (EXIF)`)
+    expect(inWords('Etc/GMT+7')).not.toBe(inWords(BROWSER_ZONE))
+    expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(BROWSER_ZONE)
     expect(await dialog.locator('[data-fact=type]').textContent()).toBe('image/jpeg')
     // Decimal, as file managers show sizes (web/src/lib/format.ts), in the browser's language (en-US here).
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)

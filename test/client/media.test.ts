@@ -79,21 +79,29 @@ describe('describeMedia', () => {
     expect((await describeMedia(at('medium.webp'), 'image/webp')).captured).toBe(captured.getTime())
   })
 
-  it('says which tag the capture time came from: DateTimeOriginal first, then CreateDate, ModifyDate, the GPS date and time', async () => {
+  it('says which tag the capture time came from (DateTimeOriginal first, then CreateDate, ModifyDate, the GPS date and time) and its offset', async () => {
     const source = async (name: string, options: { location?: boolean } = {}) => {
-      const { captured, capturedSource } = await describeMedia(at(name), 'image/jpeg', options)
-      return { captured, capturedSource }
+      const { captured, capturedSource, capturedOffset } = await describeMedia(at(name), 'image/jpeg', options)
+      return { captured, capturedSource, capturedOffset }
     }
-    expect(await source('large.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original' })
-    expect(await source('every-date.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original' })
-    expect(await source('digitized.jpg')).toEqual({ captured: Date.UTC(2019, 6, 4, 10, 34, 56), capturedSource: 'exif-digitized' })
-    expect(await source('saved.jpg')).toEqual({ captured: Date.UTC(2018, 2, 2, 1, 2, 3), capturedSource: 'exif-modified' })
-    expect(await source('undated.jpg')).toEqual({ captured: null, capturedSource: null })
+    expect(await source('large.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original', capturedOffset: 120 })
+    expect(await source('every-date.jpg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original', capturedOffset: 0 })
+    expect(await source('digitized.jpg')).toEqual({ captured: Date.UTC(2019, 6, 4, 10, 34, 56), capturedSource: 'exif-digitized', capturedOffset: 120 })
+    // No OffsetTime: a floating wall clock.
+    expect(await source('saved.jpg')).toEqual({ captured: Date.UTC(2018, 2, 2, 1, 2, 3), capturedSource: 'exif-modified', capturedOffset: null })
+    expect(await source('undated.jpg')).toEqual({ captured: null, capturedSource: null, capturedOffset: null })
+    expect((await describeMedia(at('medium.webp'), 'image/webp')).capturedOffset).toBe(-330)
   })
 
   it('reads the GPS date and time without the location opt-in, and never the location without it', async () => {
     const gpsDated = await describeMedia(at('gps-dated.jpg'), 'image/jpeg')
-    expect([gpsDated.captured, gpsDated.capturedSource, gpsDated.location]).toEqual([Date.UTC(2017, 11, 31, 23, 59, 30, 500), 'gps', null])
+    // The GPS clock is UTC: offset 0 (no EXIF offset tag names the camera's zone).
+    expect([gpsDated.captured, gpsDated.capturedSource, gpsDated.capturedOffset, gpsDated.location]).toEqual([
+      Date.UTC(2017, 11, 31, 23, 59, 30, 500),
+      'gps',
+      0,
+      null,
+    ])
     const optedIn = await describeMedia(at('gps-dated.jpg'), 'image/jpeg', { location: true })
     expect([optedIn.captured, optedIn.capturedSource]).toEqual([Date.UTC(2017, 11, 31, 23, 59, 30, 500), 'gps'])
     expect(optedIn.location?.latitude).toBeCloseTo(sydney.latitude, 6)
@@ -101,7 +109,8 @@ describe('describeMedia', () => {
 
   it('reads a capture time without an offset as UTC, and gives null without one', async () => {
     // writePhoto wrote the UTC wall clock and no OffsetTimeOriginal.
-    expect((await describeMedia(at('small.png'), 'image/png')).captured).toBe(captured.getTime())
+    const floating = await describeMedia(at('small.png'), 'image/png')
+    expect([floating.captured, floating.capturedOffset]).toEqual([captured.getTime(), null])
     expect((await describeMedia(at('undated.jpg'), 'image/jpeg')).captured).toBeNull()
     expect((await describeMedia(at('still.gif'), 'image/gif')).captured).toBeNull()
   })
@@ -162,12 +171,17 @@ describe('describeMedia', () => {
 
   it('describes a video, a RAW-like TIFF and a truncated JPEG without derivatives or dimensions, and without throwing', async () => {
     const none = { width: null, height: null, location: null, derivatives: [] }
-    const undated = { captured: null, capturedSource: null, ...none }
+    const undated = { captured: null, capturedSource: null, capturedOffset: null, ...none }
     expect(await describeMedia(at('clip.mp4'), 'video/mp4', { location: true })).toEqual(undated)
     // TIFF's magic under another media type is taken for a camera RAW file.
     expect(await describeMedia(at('scan.tif'), 'image/x-adobe-dng')).toEqual(undated)
     // The header and its EXIF are intact: the capture time is still read.
-    expect(await describeMedia(at('truncated.jpg'), 'image/jpeg')).toEqual({ captured: captured.getTime(), capturedSource: 'exif-original', ...none })
+    expect(await describeMedia(at('truncated.jpg'), 'image/jpeg')).toEqual({
+      captured: captured.getTime(),
+      capturedSource: 'exif-original',
+      capturedOffset: 120,
+      ...none,
+    })
     expect(await describeMedia(at('clip.mp4'), 'image/jpeg')).toEqual(undated) // the bytes decide, not the name
   })
 
@@ -177,6 +191,7 @@ describe('describeMedia', () => {
     expect(await describeMedia(at('huge.mov'), 'video/quicktime')).toEqual({
       captured: null,
       capturedSource: null,
+      capturedOffset: null,
       width: null,
       height: null,
       location: null,

@@ -1,9 +1,11 @@
 // The date taken (issue 36, decision 0054) through coffer-photos against a real server: photos
-// with known EXIF dates from 2015 to 2024, backed up in an order that is not theirs, come out of
-// `ls` newest first under the right month headings, and `restore --layout date` puts each in
-// the YYYY/MM folder of its date; a photo without EXIF takes the date in its name, one without
-// either its modification time, and one stored by an older client (metadata version 2) the
-// capture time it recorded, without being uploaded again.
+// with known EXIF dates from 2015 to 2024 at their cameras' offsets, backed up in an order that
+// is not theirs, come out of `ls` newest first by the clock where each was taken under the right
+// month headings (one taken at 23:30 on 31 July at -07:00, 1 August in UTC, under July), and
+// `restore --layout date` puts each in the YYYY/MM folder of that clock; a photo without EXIF
+// takes the date in its name, one without either its modification time (in the viewer's time
+// zone, TZ), and one stored by an older client (metadata version 2) the capture time it
+// recorded, without being uploaded again.
 import { mkdtemp, readdir, readFile, rm, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -31,6 +33,8 @@ const DATED = [
   { name: 'c.jpg', taken: Date.UTC(2021, 11, 12, 8, 0, 0), offset: 540 },
   { name: 'j.jpg', taken: Date.UTC(2022, 1, 14, 14, 14, 14), offset: 0 },
   { name: 'e.jpg', taken: Date.UTC(2024, 9, 31, 11, 0, 0), offset: -420 },
+  // 23:30 on 31 July at -07:00: 1 August in UTC, listed under July, restored into 2019/07.
+  { name: 'k.jpg', taken: Date.UTC(2019, 7, 1, 6, 30, 0), offset: -420 },
 ]
 /** No EXIF date: the date in its name. */
 const NAMED = { name: 'IMG_20230610_081500.jpg', taken: Date.UTC(2023, 5, 10, 8, 15, 0) }
@@ -67,26 +71,53 @@ afterAll(async () => {
 })
 
 const MONTH = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' })
+/** The wall clock where it was taken, as if UTC (taken.ts Taken.local), and `taken` in ISO 8601 at that clock: with its offset, or none when floating. */
+const clock = (taken: number, offset: number | null) => {
+  const local = taken + (offset ?? 0) * 60_000
+  const hhmm = (minutes: number) => new Date(Math.abs(minutes) * 60_000).toISOString().slice(11, 16)
+  const zone = offset === null ? '' : offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${hhmm(offset)}`
+  return { local, iso: `${new Date(local).toISOString().slice(0, 19)}${zone}` }
+}
+/** The tests' runs are in UTC (TZ), unless one says otherwise: a modification time is shown in it. */
+const UTC = { env: { TZ: 'UTC' } }
 const expected = [
-  ...DATED.map(({ name, taken }) => ({ name, taken, source: 'exif-original' })),
-  { ...NAMED, source: 'file-name' },
-  { ...PLAIN, source: 'file-modified' },
-].sort((a, b) => b.taken - a.taken)
+  ...DATED.map(({ name, taken, offset }) => ({ name, taken, source: 'exif-original', ...clock(taken, offset) })),
+  { ...NAMED, source: 'file-name', ...clock(NAMED.taken, null) },
+  { ...PLAIN, source: 'file-modified', ...clock(PLAIN.taken, 0) },
+].sort((a, b) => b.local - a.local)
 
 describe('the date taken', { timeout: 120_000 }, () => {
-  it('ls --json lists the files newest first with the date taken and its source', async () => {
-    const run = await photos(home, ['ls', ALBUM, '--json'])
+  it('ls --json lists the files newest first with the date taken at the clock where each was taken, and its source', async () => {
+    const run = await photos(home, ['ls', ALBUM, '--json'], UTC)
     expectOk(run)
     const files = events(run).filter((e) => e.event === 'file')
-    expect(files.map((e) => [e.name, e.taken, e.taken_source])).toEqual(expected.map((e) => [e.name, new Date(e.taken).toISOString(), e.source]))
+    expect(files.map((e) => [e.name, e.taken, e.taken_source])).toEqual(expected.map((e) => [e.name, e.iso, e.source]))
+    // The examples of docs/photos.md: a stated offset, a floating wall clock (g.jpg's EXIF has no offset tag, a file name).
+    expect(files.find((e) => e.name === 'k.jpg')!.taken).toBe('2019-07-31T23:30:00-07:00')
+    expect(files.find((e) => e.name === 'g.jpg')!.taken).toBe('2020-09-09T23:15:00')
+    expect(files.find((e) => e.name === NAMED.name)!.taken).toBe('2023-06-10T08:15:00')
+    // Every one is the moment it was taken (a floating one read as UTC).
+    const moment = (taken: string) => Date.parse(/T[\d:]+$/.test(taken) ? `${taken}Z` : taken)
+    for (const file of expected) expect(moment(String(files.find((e) => e.name === file.name)!.taken)), file.name).toBe(file.taken)
   })
 
-  it('ls prints them newest first under a heading for each month, in columns under one header', async () => {
-    const run = await photos(home, ['ls', ALBUM])
+  it("shows a modification time in the viewer's time zone (TZ), and a photo's own clock whatever the zone", async () => {
+    const run = await photos(home, ['ls', ALBUM, '--json'], { env: { TZ: 'America/New_York' } })
+    expectOk(run)
+    const files = events(run).filter((e) => e.event === 'file')
+    const taken = (name: string) => files.find((e) => e.name === name)!.taken
+    expect(taken(PLAIN.name)).toBe('2014-08-15T08:00:00-04:00') // 12:00 UTC, in New York's summer time
+    expect(taken('k.jpg')).toBe('2019-07-31T23:30:00-07:00')
+    expect(taken(NAMED.name)).toBe('2023-06-10T08:15:00')
+    expect(files.map((e) => e.name)).toEqual(expected.map((e) => e.name))
+  })
+
+  it('ls prints them newest first under a heading for each month of the clock where each was taken, in columns under one header', async () => {
+    const run = await photos(home, ['ls', ALBUM], UTC)
     expectOk(run)
     const lines = run.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN \(UTC\) +FROM$/)
-    expect(lines.at(-1)).toMatch(/^12 files, /)
+    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN +FROM$/)
+    expect(lines.at(-1)).toMatch(/^13 files, /)
     // Below the header: each month a blank line, its heading, its files; a blank line before the total.
     const months: { heading: string; names: string[] }[] = []
     for (const line of lines.slice(1, -2)) {
@@ -96,51 +127,55 @@ describe('the date taken', { timeout: 120_000 }, () => {
     }
     const wanted: { heading: string; names: string[] }[] = []
     for (const file of expected) {
-      const heading = MONTH.format(file.taken)
+      const heading = MONTH.format(file.local)
       if (wanted.at(-1)?.heading === heading) wanted.at(-1)!.names.push(file.name)
       else wanted.push({ heading, names: [file.name] })
     }
     expect(months).toEqual(wanted)
     expect(months.map((m) => m.heading).slice(0, 3)).toEqual(['October 2024', 'June 2023', 'February 2022'])
-    expect(months.find((m) => m.heading === 'July 2019')!.names).toEqual(['trip/a.jpg', 'a.jpg'])
+    // k.jpg, 1 August in UTC, is July's newest: 23:30 on the 31st where it was taken.
+    expect(months.find((m) => m.heading === 'July 2019')!.names).toEqual(['k.jpg', 'trip/a.jpg', 'a.jpg'])
+    expect(months.some((m) => m.heading === 'August 2019')).toBe(false)
     // Every file's line starts its columns where the header does.
     const header = lines[0]!
     for (const file of expected) {
       const line = lines.find((l) => l.startsWith(`${file.name}  `))!
       expect(line.indexOf('image/jpeg')).toBe(header.indexOf('TYPE'))
-      expect(line.slice(header.indexOf('TAKEN'))).toBe(`${new Date(file.taken).toISOString().slice(0, 19).replace('T', ' ')}  ${file.source}`)
+      expect(line.slice(header.indexOf('TAKEN'))).toBe(`${new Date(file.local).toISOString().slice(0, 19).replace('T', ' ')}  ${file.source}`)
     }
   })
 
   it('restore --layout date writes each file into the YYYY/MM folder of its date, a second of the same name beside it; again, nothing to do', async () => {
     const dest = path.join(work, 'by-date')
-    const run = await photos(home, ['restore', ALBUM, dest, '--layout', 'date', '--json'])
+    const run = await photos(home, ['restore', ALBUM, dest, '--layout', 'date', '--json'], UTC)
     expectOk(run)
     const restored = events(run).filter((e) => e.event === 'file')
-    expect(restored.map((e) => e.outcome)).toEqual(Array(12).fill('restored'))
+    expect(restored.map((e) => e.outcome)).toEqual(Array(13).fill('restored'))
     const paths = restored.map((e) => String(e.path))
     // trip/a.jpg lands beside a.jpg (July 2019 both): the first in the album's order keeps the name, as restore names any two files of one name.
     const collided = paths.find((at) => at.startsWith('2019/07/a ('))
     expect(collided).toMatch(/^2019\/07\/a \([0-9a-f]{8}\)\.jpg$/)
-    const dated = (name: string, taken: number) => `${new Date(taken).toISOString().slice(0, 7).replace('-', '/')}/${path.posix.basename(name)}`
+    const dated = (name: string, local: number) => `${new Date(local).toISOString().slice(0, 7).replace('-', '/')}/${path.posix.basename(name)}`
     expect(paths.filter((at) => at !== collided).sort()).toEqual(
       expected
         .filter((file) => file.name !== 'trip/a.jpg')
-        .map((file) => dated(file.name, file.taken))
+        .map((file) => dated(file.name, file.local))
         .sort(),
     )
+    expect(paths).toContain('2019/07/k.jpg')
 
     const years = (await readdir(dest)).sort()
     expect(years).toEqual(['2014', '2015', '2016', '2017', '2018', '2019', '2020', '2021', '2022', '2023', '2024'])
-    expect((await readdir(path.join(dest, '2019', '07'))).sort()).toEqual(['a.jpg', collided!.slice('2019/07/'.length)].sort())
+    expect((await readdir(path.join(dest, '2019'))).sort()).toEqual(['07'])
+    expect((await readdir(path.join(dest, '2019', '07'))).sort()).toEqual(['a.jpg', collided!.slice('2019/07/'.length), 'k.jpg'].sort())
     // Byte for byte the files backed up (a.jpg was backed up before trip/a.jpg).
     expect(Buffer.compare(await readFile(path.join(dest, '2019', '07', 'a.jpg')), await readFile(path.join(folder, 'a.jpg')))).toBe(0)
     expect(Buffer.compare(await readFile(path.join(dest, collided!)), await readFile(path.join(folder, 'trip', 'a.jpg')))).toBe(0)
     expect(Buffer.compare(await readFile(path.join(dest, '2023', '06', NAMED.name)), await readFile(path.join(folder, NAMED.name)))).toBe(0)
 
-    const again = await photos(home, ['restore', ALBUM, dest, '--layout', 'date', '--json'])
+    const again = await photos(home, ['restore', ALBUM, dest, '--layout', 'date', '--json'], UTC)
     expectOk(again)
-    expect(events(again).at(-1)).toMatchObject({ event: 'summary', restored: 0, unchanged: 12 })
+    expect(events(again).at(-1)).toMatchObject({ event: 'summary', restored: 0, unchanged: 13 })
   })
 
   it('restore refuses a layout it does not know', async () => {
@@ -161,9 +196,10 @@ describe('the date taken', { timeout: 120_000 }, () => {
       describe: async () => ({ captured: recorded, width: 64, height: 48, derivatives: [] }),
     })
     expect(stored.status).toBe('stored')
-    const run = await photos(home, ['ls', ALBUM, '--json'])
+    const run = await photos(home, ['ls', ALBUM, '--json'], UTC)
     expectOk(run)
     const files = events(run).filter((e) => e.event === 'file')
-    expect(files.at(-1)).toMatchObject({ name: 'older-client.jpg', taken: new Date(recorded).toISOString(), taken_source: 'exif' })
+    // Whether its writer applied an offset is not known: shown as it was stored, floating.
+    expect(files.at(-1)).toMatchObject({ name: 'older-client.jpg', taken: '2013-04-03T03:03:03', taken_source: 'exif' })
   })
 })

@@ -63,13 +63,14 @@ export interface WatchedPage {
   readonly problems: string[]
 }
 
-/** A new context (a separate browser profile) and a page in it, at phone width when asked. */
-export async function openDevice(browser: Browser, baseUrl: string, options: { phone?: boolean } = {}): Promise<WatchedPage> {
+/** A new context (a separate browser profile) and a page in it, at phone width when asked, in a time zone of its own when given one (IANA). */
+export async function openDevice(browser: Browser, baseUrl: string, options: { phone?: boolean; timezoneId?: string } = {}): Promise<WatchedPage> {
   const context = await browser.newContext({
     baseURL: baseUrl,
     viewport: options.phone === true ? { width: 390, height: 800 } : { width: 1280, height: 860 },
     acceptDownloads: true,
     reducedMotion: 'reduce',
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
   })
   // Fail a step with its locator well before the test's own timeout.
   context.setDefaultTimeout(10_000)

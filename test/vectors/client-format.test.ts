@@ -65,10 +65,11 @@ interface Vectors {
     blob: string
   }
   metadata_v3: {
-    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource'> & {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
       blobs: { kind: string; hash: string; size: number; type: string }[]
       content_mac: string
       captured_source: CapturedSource | null
+      captured_offset: number | null
     }
     cbor: string
     wrap_nonce: string
@@ -109,12 +110,13 @@ const metadataV2Value: AssetMetadata = {
   blobs: metadataV2Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
   contentMac: bytes(contentMacHex),
 }
-const { content_mac: v3MacHex, captured_source: v3Source, ...metadataV3Fields } = vectors.metadata_v3.value
+const { content_mac: v3MacHex, captured_source: v3Source, captured_offset: v3Offset, ...metadataV3Fields } = vectors.metadata_v3.value
 const metadataV3Value: AssetMetadata = {
   ...metadataV3Fields,
   blobs: metadataV3Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
   contentMac: bytes(v3MacHex),
   capturedSource: v3Source,
+  capturedOffset: v3Offset,
 }
 
 /** The format, written again from docs/client-format.md on other libraries. */
@@ -306,7 +308,7 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect(hex(contentMac!)).toBe(vectors.content_keys.cases[0]!.content_mac)
   })
 
-  it('metadata blob v3 (captured_source): this implementation seals exactly its bytes and opens them', async () => {
+  it('metadata blob v3 (captured_source, captured_offset): this implementation seals exactly its bytes and opens them', async () => {
     const albumKey = bytes(keys.album_key)
     const v3 = vectors.metadata_v3
     expect(hex(encodeMetadata(metadataV3Value))).toBe(v3.cbor)
@@ -315,14 +317,16 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV3Value)
   })
 
-  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac and captured_source', () => {
+  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source and captured_offset', () => {
     const blob = bytes(vectors.metadata_v3.blob)
     const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
     const cbor = independent.decrypt(fileKey, blob.subarray(61))
     expect(hex(cbor)).toBe(vectors.metadata_v3.cbor)
-    const { contentMac, capturedSource, ...rest } = metadataV3Value
-    expect(decodeCanonical(cbor)).toEqual({ v: 3, content_mac: contentMac, captured_source: capturedSource, ...rest })
-    expect(capturedSource).toBe('exif-original')
+    const { contentMac, capturedSource, capturedOffset, ...rest } = metadataV3Value
+    expect(decodeCanonical(cbor)).toEqual({ v: 3, content_mac: contentMac, captured_source: capturedSource, captured_offset: capturedOffset, ...rest })
+    expect([capturedSource, capturedOffset]).toEqual(['exif-original', -420])
+    // captured_offset, a negative integer, is CBOR major type 1: "captured_offset" (text of 15), then 0x39 0x01a3 (-1 - 419).
+    expect(vectors.metadata_v3.cbor).toContain(`${hex(cat(Uint8Array.of(0x6f), ascii('captured_offset')))}3901a3`)
   })
 
   it('content keys: this implementation derives the content key, mac, file key and salt, and encrypts the original to the vector', async () => {

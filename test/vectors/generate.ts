@@ -89,8 +89,9 @@ const metadataV2Salt = pattern(16, 0xb8)
 const metadataV2WrapNonce = pattern(12, 0x98)
 const metadataV2Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV2, { wrapNonce: metadataV2WrapNonce, salt: metadataV2Salt })
 
-// Metadata version 3: version 2's with the source of its capture time.
-const metadataV3: AssetMetadata = { ...metadataV2, capturedSource: 'exif-original' }
+// Metadata version 3: version 2's with the source of its capture time and its offset (-07:00: a
+// negative integer; the wall clock, 2025-12-31 16:00:00.123, is another day than in UTC).
+const metadataV3: AssetMetadata = { ...metadataV2, capturedSource: 'exif-original', capturedOffset: -420 }
 const metadataV3Salt = pattern(16, 0xbc)
 const metadataV3WrapNonce = pattern(12, 0x9c)
 const metadataV3Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV3, { wrapNonce: metadataV3WrapNonce, salt: metadataV3Salt })
@@ -143,6 +144,7 @@ const vectors = {
       blobs: metadata.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
       content_mac: contentCases[0]!.content_mac,
       captured_source: metadataV3.capturedSource,
+      captured_offset: metadataV3.capturedOffset,
     },
     cbor: hex(encodeMetadata(metadataV3)),
     wrap_nonce: hex(metadataV3WrapNonce),

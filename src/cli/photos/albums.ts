@@ -1,7 +1,7 @@
 // `coffer-photos albums` and `coffer-photos ls <album>`: what the account stores, read from the
 // feed and decrypted on this device.
 import { albumFiles, livePositions, namedAlbums } from '../../client/albums.ts'
-import { metadataTaken } from '../../client/taken.ts'
+import { metadataTaken, takenIso } from '../../client/taken.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
@@ -45,40 +45,46 @@ export const albums: Command = {
   },
 }
 
+// Of a date taken's wall clock (taken.ts Taken.local), which reads in UTC.
 const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' })
 
 export const ls: Command = {
   usage: `usage: coffer-photos ls <album> [--json]
 
   Lists the album's files, decrypted here, newest first by the date each was taken, under a
-  heading for each month ("July 2019", in UTC): one file a line in columns under a header (name
-  with its subfolder, size, type, dimensions, the date taken in UTC, and FROM: where that date
-  came from), and a last line with the count and the total size. The date taken is the first
-  of: EXIF DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate
-  (exif-modified), the GPS date and time (gps), a date in the file's name (file-name), its
-  modification time at backup (file-modified), its upload time (uploaded); \`exif\` for a file
-  backed up before coffer-photos recorded which EXIF date it read.
+  heading for each month ("July 2019"): one file a line in columns under a header (name with
+  its subfolder, size, type, dimensions, the date taken, and FROM: where that date came from),
+  and a last line with the count and the total size. The date taken is the first of: EXIF
+  DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate (exif-modified),
+  the GPS date and time (gps), a date in the file's name (file-name), its modification time at
+  backup (file-modified), its upload time (uploaded); \`exif\` for a file backed up before
+  coffer-photos recorded which EXIF date it read. Dates and months are the clock where the
+  photo was taken (the camera's, at its EXIF offset; UTC for the GPS clock without one); a
+  modification or upload time is shown in your time zone (TZ).
 
   --json   one JSON object per line on stdout: file (one per file, in the same order), with
-           taken (ISO 8601, UTC) and taken_source`,
+           taken (ISO 8601 at that clock: with its offset when known, "2019-07-31T23:30:00-07:00",
+           else without a zone, "2019-07-04T12:34:56") and taken_source`,
   options: {},
-  async run({ positionals, out, signal, home }) {
+  async run({ positionals, out, signal, home, zone }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
     const now = Date.now()
     const files = [] // what is listed, not the opened files (their streams and keys)
     for await (const file of albumFiles(library, album.albumId))
-      files.push({ assetId: file.assetId, metadata: file.metadata, taken: metadataTaken(file.metadata, file.envelope.timestamp, now) })
-    // Newest first; a name, then an asset id, settles a tie, so that the order is the same every time.
+      files.push({ assetId: file.assetId, metadata: file.metadata, taken: metadataTaken(file.metadata, file.envelope.timestamp, { now, zone }) })
+    // Newest first by the wall clock, as the months group them: a photo at 23:30 on 31 July at
+    // -07:00 is under July, below one taken at 00:30 on 1 August in Tokyo, hours before it. Then
+    // the moment, a name, then an asset id settle a tie, so that the order is the same every time.
     const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-    files.sort((a, b) => b.taken.at - a.taken.at || byName(a.metadata.name, b.metadata.name) || byName(a.assetId, b.assetId))
+    files.sort((a, b) => b.taken.local - a.taken.local || b.taken.at - a.taken.at || byName(a.metadata.name, b.metadata.name) || byName(a.assetId, b.assetId))
     let bytes = 0
     const rows: string[][] = []
     const months: { readonly heading: string; readonly rows: number }[] = []
     for (const file of files) {
-      const { name, size, type, captured, modified, width, height } = file.metadata
-      const taken = new Date(file.taken.at).toISOString()
+      const { name, size, type, captured, capturedOffset, modified, width, height } = file.metadata
+      const taken = takenIso(file.taken)
       bytes += size
       out.event('file', {
         name,
@@ -87,6 +93,7 @@ export const ls: Command = {
         taken,
         taken_source: file.taken.source,
         captured,
+        captured_offset: capturedOffset ?? null,
         modified,
         width,
         height,
@@ -98,16 +105,16 @@ export const ls: Command = {
         bytesText(size),
         type,
         width !== null && height !== null ? `${width}×${height}` : '',
-        taken.slice(0, 19).replace('T', ' '),
+        new Date(file.taken.local).toISOString().slice(0, 19).replace('T', ' '),
         file.taken.source,
       ])
-      const heading = MONTH.format(file.taken.at)
+      const heading = MONTH.format(file.taken.local)
       if (months.at(-1)?.heading === heading) months.push({ heading, rows: months.pop()!.rows + 1 })
       else months.push({ heading, rows: 1 })
     }
     if (rows.length > 0) {
       // One header over every month, so that the columns line up down the whole list.
-      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN (UTC)', 'FROM'], rows, [1])
+      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN', 'FROM'], rows, [1])
       out.say(header!)
       for (const month of months) {
         out.say('')

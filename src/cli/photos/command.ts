@@ -2,6 +2,7 @@
 // (docs/photos.md, "Exit codes"). Each command lives in its own file beside this one and is
 // listed in program.ts, which loads a command's file only when that command runs.
 import type { ParseArgsConfig } from 'node:util'
+import type { ZoneOffset } from '../../client/taken.ts'
 import type { Home } from './home.ts'
 import type { Output } from './output.ts'
 import type { Prompts } from './prompts.ts'
@@ -39,6 +40,12 @@ export interface Invocation {
   readonly prompts: Prompts
   /** A path given on the command line, made absolute from the folder the command runs in. */
   readonly resolvePath: (given: string) => string
+  /**
+   * The person's time zone, which times without a place of their own are shown in (a date taken
+   * from a modification or upload time): TZ of the run's environment when it names a zone, else
+   * this machine's.
+   */
+  readonly zone: ZoneOffset
 }
 
 export interface Command {

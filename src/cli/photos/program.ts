@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { localZone, zoneOffset } from '../../client/taken.ts'
 import type { CommandIo } from '../io.ts'
 import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
 import { COMMANDS } from './commands.ts'
@@ -128,6 +129,7 @@ async function run(args: readonly string[], io: CommandIo, signal: AbortSignal):
       home,
       prompts: new Prompts(io),
       resolvePath: (given) => path.resolve(io.cwd, given),
+      zone: (io.env.TZ ? zoneOffset(io.env.TZ) : null) ?? localZone,
     })
     return signal.aborted && code === EXIT.ok ? EXIT.interrupted : code
   } catch (error) {

@@ -51,8 +51,8 @@ export const restore: Command = {
   modification time are kept, and files the album gained since the last run are restored.
 
   --layout L         where each file goes: \`path\` (default), under its name and subfolder as
-                     backed up; \`date\`, into a YYYY/MM folder of the date it was taken (UTC,
-                     as \`ls\` shows it) under its name without its subfolder
+                     backed up; \`date\`, into a YYYY/MM folder of the date it was taken (the
+                     clock where it was taken, as \`ls\` shows it) under its name without its subfolder
   --overwrite        replace a different file already at a file's name (by default it is kept
                      and that file is reported as not restored)
   --concurrency N    files in flight at once (1-64, default 4)
@@ -60,7 +60,7 @@ export const restore: Command = {
   -v, --verbose      also print one line per file (what was done with it)
   --json             one JSON object per line on stdout: start, file (one per file), summary`,
   options: { layout: { type: 'string' }, overwrite: { type: 'boolean' }, concurrency: { type: 'string' }, ...VERBOSITY_OPTIONS },
-  async run({ positionals, values, out, signal, home, resolvePath }) {
+  async run({ positionals, values, out, signal, home, resolvePath, zone }) {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const layout = values.layout ?? 'path'
@@ -91,7 +91,7 @@ export const restore: Command = {
         },
         concurrency,
         signal,
-        ...(layout === 'date' ? { nameOf: (file: RestoredFile) => datedName(file) } : {}),
+        ...(layout === 'date' ? { nameOf: (file: RestoredFile) => datedName(file, { zone }) } : {}),
         onEvent: ({ name, assetId, outcome, size, error }) => {
           if (error !== undefined) out.warn(`coffer-photos: ${error}`)
           if (outcome === 'kept' && name !== null)

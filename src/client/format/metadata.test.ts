@@ -88,35 +88,60 @@ describe('metadata location', () => {
 
 describe('metadata version 3', () => {
   const mac = new Uint8Array(32).fill(9)
-  const v3: AssetMetadata = { ...metadata, contentMac: mac, capturedSource: 'exif-digitized' }
-  const stored = { ...metadata, v: 3, content_mac: mac, captured_source: 'exif-digitized', blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+  const v3: AssetMetadata = { ...metadata, contentMac: mac, capturedSource: 'exif-digitized', capturedOffset: -420 }
+  const stored = {
+    ...metadata,
+    v: 3,
+    content_mac: mac,
+    captured_source: 'exif-digitized',
+    captured_offset: -420,
+    blobs: metadata.blobs.map((blob) => ({ ...blob })),
+  }
 
-  it('carries where the capture time came from, null without one; versions 1 and 2 are still written and read', () => {
+  it('carries where the capture time came from and its offset, null without one; versions 1 and 2 are still written and read', () => {
     expect(decodeCanonical(encodeMetadata(v3))).toEqual(stored)
     expect(decodeMetadata(encodeMetadata(v3))).toEqual(v3)
-    const undated = { ...v3, captured: null, capturedSource: null }
+    const undated = { ...v3, captured: null, capturedSource: null, capturedOffset: null }
     expect(decodeMetadata(encodeMetadata(undated))).toEqual(undated)
-    const { capturedSource: _source, ...v2 } = v3
+    // A floating time: a wall clock without an offset, stored as if UTC.
+    const floating = { ...v3, capturedOffset: null }
+    expect(decodeMetadata(encodeMetadata(floating))).toEqual(floating)
+    for (const offset of [-1080, 0, 1080, 345]) expect(decodeMetadata(encodeMetadata({ ...v3, capturedOffset: offset })).capturedOffset).toBe(offset)
+    // -0 is written as the integer 0, not a float.
+    expect(encodeMetadata({ ...v3, capturedOffset: -0 })).toEqual(encodeMetadata({ ...v3, capturedOffset: 0 }))
+    const { capturedSource: _source, capturedOffset: _offset, ...v2 } = v3
     expect((decodeCanonical(encodeMetadata(v2)) as { v: number }).v).toBe(2)
     expect(decodeMetadata(encodeMetadata(v2))).toEqual(v2)
   })
 
-  it('refuses an unknown source, a source without a capture time or none with one, and either key in the wrong version', () => {
+  it('refuses an unknown source, a source without a capture time or none with one, an offset out of range or without a capture time, and any of these keys in the wrong version', () => {
     for (const [bad, problem] of [
       [{ ...stored, captured_source: 'exif' }, /captured_source: one of exif-original, exif-digitized, exif-modified, gps, or null/],
       [{ ...stored, captured_source: 'file-name' }, /captured_source: one of/],
       [{ ...stored, captured_source: null }, /captured_source: null exactly when captured is null/],
       [{ ...stored, captured: null }, /captured_source: null exactly when captured is null/],
+      [{ ...stored, captured: null, captured_source: null }, /captured_offset: null when captured is null/],
+      [{ ...stored, captured_offset: 1081 }, /captured_offset: an integer of minutes from -1080 to 1080, or null/],
+      [{ ...stored, captured_offset: -1081 }, /captured_offset: an integer of minutes/],
+      [{ ...stored, captured_offset: 'Z' }, /captured_offset: an integer of minutes/],
+      [{ ...stored, captured_offset: '+02:00' }, /captured_offset: an integer of minutes/],
       [{ ...stored, v: 2 }, /keys: expected .*content_mac/],
       [{ ...stored, v: 4 }, /v: expected 1, 2 or 3/],
-      [(({ captured_source: _source, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_source, content_mac/],
+      [(({ captured_source: _source, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
+      [(({ captured_offset: _offset, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
+      [(({ captured_source: _source, captured_offset: _offset, ...rest }) => ({ ...rest, v: 2, captured_offset: 0 }))(stored), /keys: expected .*\(v 2\)/],
     ] as const) {
       expect(
         () => decodeMetadata(encodeCanonical(bad)),
         JSON.stringify(bad, (_key, value) => (value instanceof Uint8Array ? '…' : value)),
       ).toThrow(problem)
     }
-    expect(() => encodeMetadata({ ...metadata, capturedSource: 'gps' })).toThrow(/keys: expected .*\(v 1\)/) // a source needs version 3, which has content_mac
+    // A float that is not a whole minute: CBOR keeps it a float.
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, captured_offset: 90.5 }))).toThrow(/captured_offset: an integer of minutes/)
+    expect(() => encodeMetadata({ ...metadata, capturedSource: 'gps', capturedOffset: 0 })).toThrow(/keys: expected .*\(v 1\)/) // a source needs version 3, which has content_mac
     expect(() => encodeMetadata({ ...v3, captured: null })).toThrow(/captured_source: null exactly when captured is null/)
+    const { capturedOffset: _offset, ...sourceOnly } = v3
+    expect(() => encodeMetadata(sourceOnly)).toThrow(/keys: expected .*captured_offset/) // version 3 needs both
+    expect(() => encodeMetadata({ ...v3, capturedOffset: 1440 })).toThrow(/captured_offset: an integer of minutes/)
   })
 })

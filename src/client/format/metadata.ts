@@ -9,8 +9,8 @@ import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } f
 import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 
 /**
- * Version 3 adds `captured_source`; version 2 added `content_mac` (required in 2 and 3); version
- * 1, written before it, has neither. A writer writes 3; a reader takes all three.
+ * Version 3 adds `captured_source` and `captured_offset`; version 2 added `content_mac` (required
+ * in 2 and 3); version 1, written before it, has none of them. A writer writes 3; a reader takes all three.
  */
 export const METADATA_VERSION = 3
 
@@ -20,6 +20,9 @@ export const METADATA_VERSION = 3
  */
 export const CAPTURED_SOURCES = ['exif-original', 'exif-digitized', 'exif-modified', 'gps'] as const
 export type CapturedSource = (typeof CAPTURED_SOURCES)[number]
+
+/** `captured_offset` spans ±18 hours, in minutes (taken.ts MAX_OFFSET_MINUTES). */
+const MAX_CAPTURED_OFFSET = 1080
 
 /** One encrypted blob of the asset: the original or a derivative. */
 export interface BlobEntry {
@@ -49,6 +52,13 @@ export interface AssetMetadata {
    * in versions 1 and 2, written before it (their `captured` is EXIF DateTimeOriginal or CreateDate).
    */
   readonly capturedSource?: CapturedSource | null
+  /**
+   * Minutes east of UTC of the wall clock where it was taken (-1080 to 1080): the offset `captured`
+   * was stated at (the EXIF offset tag; for the GPS clock 0, or the file's EXIF offset tag), null
+   * for a time stated without one (a floating wall clock, `captured` read as if UTC) and whenever
+   * `captured` is null. Written with `capturedSource`, as version 3; absent in versions 1 and 2.
+   */
+  readonly capturedOffset?: number | null
   /** Pixel dimensions of the original, or null (not an image or video). */
   readonly width: number | null
   readonly height: number | null
@@ -70,7 +80,7 @@ const LOCATION_UNITS_PER_DEGREE = 1e7
 
 const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
 /** The keys a version adds to REQUIRED_KEYS. */
-const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_source', 'content_mac'] }
+const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
 const OPTIONAL_KEYS = ['location']
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 
@@ -100,6 +110,12 @@ function problems(metadata: Record<string, unknown>): string[] {
     const source = metadata.captured_source
     if (source !== null && !CAPTURED_SOURCES.includes(source as CapturedSource)) found.push(`captured_source: one of ${CAPTURED_SOURCES.join(', ')}, or null`)
     else if ((source === null) !== (metadata.captured === null)) found.push('captured_source: null exactly when captured is null')
+  }
+  if ('captured_offset' in metadata) {
+    const offset = metadata.captured_offset
+    if (offset !== null && !(Number.isSafeInteger(offset) && Math.abs(offset as number) <= MAX_CAPTURED_OFFSET))
+      found.push(`captured_offset: an integer of minutes from -${MAX_CAPTURED_OFFSET} to ${MAX_CAPTURED_OFFSET}, or null`)
+    else if (offset !== null && metadata.captured === null) found.push('captured_offset: null when captured is null')
   }
   if ('location' in metadata && !isLocation(metadata.location))
     found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
@@ -131,8 +147,9 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
 /**
  * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
  * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
- * (what a backup writes), 2 with `contentMac` alone (a capture time whose source is not known:
- * an upload resumed from a point sealed before version 3), 1 with neither (the test vectors).
+ * (what a backup writes; `capturedOffset` is then required), 2 with `contentMac` alone (a capture
+ * time whose source is not known: an upload resumed from a point sealed before version 3), 1
+ * with neither (the test vectors).
  */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
   const value = {
@@ -147,6 +164,8 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
+    // + 0: an offset of -0 would be written as a float.
+    ...(metadata.capturedOffset === undefined ? {} : { captured_offset: metadata.capturedOffset === null ? null : metadata.capturedOffset + 0 }),
     blobs: metadata.blobs.map((blob) => ({ kind: blob.kind, hash: blob.hash, size: blob.size, type: blob.type })),
   }
   const found = problems(value)
@@ -171,17 +190,20 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     location,
     content_mac: contentMac,
     captured_source: capturedSource,
+    captured_offset: capturedOffset,
     ...metadata
-  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource'> & {
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
     v: number
     location?: [number, number]
     content_mac?: Uint8Array
     captured_source?: CapturedSource | null
+    captured_offset?: number | null
   }
   return {
     ...metadata,
     ...(contentMac === undefined ? {} : { contentMac }),
     ...(capturedSource === undefined ? {} : { capturedSource }),
+    ...(capturedOffset === undefined ? {} : { capturedOffset }),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }

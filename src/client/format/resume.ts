@@ -43,6 +43,8 @@ export interface ResumePoint {
     readonly captured: number | null
     /** Absent in a point sealed before metadata version 3: its file is finished as version 2. */
     readonly capturedSource?: CapturedSource | null
+    /** Absent in a point sealed before captured_offset: its file is finished as version 2 too. */
+    readonly capturedOffset?: number | null
     readonly width: number | null
     readonly height: number | null
     readonly location: GeoLocation | null

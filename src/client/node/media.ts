@@ -29,6 +29,8 @@ export interface MediaDescription {
   readonly captured: number | null
   /** The tag it came from; null exactly when `captured` is. */
   readonly capturedSource: CapturedSource | null
+  /** Minutes east of UTC of the wall clock where it was taken (taken.ts capturedFromTags); null without one (a floating time) or without `captured`. */
+  readonly capturedOffset: number | null
   /** The original's dimensions as displayed (EXIF orientation applied); null unless it decoded. */
   readonly width: number | null
   readonly height: number | null
@@ -160,7 +162,7 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 export async function describeMedia(file: MediaInput, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
-  if (format === null) return { captured: null, capturedSource: null, width: null, height: null, location: null, derivatives: [] }
+  if (format === null) return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, location: null, derivatives: [] }
   const metadata: Metadata | null = await input(file)
     .metadata()
     .catch(() => null)
@@ -180,6 +182,7 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
   return {
     captured: captured?.at ?? null,
     capturedSource: captured?.source ?? null,
+    capturedOffset: captured?.offset ?? null,
     width: derived?.width ?? null,
     height: derived?.height ?? null,
     location: location ? locationOf(tags) : null,

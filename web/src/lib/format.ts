@@ -35,6 +35,22 @@ const MOMENT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeSty
 /** A moment to the second (when a photo was taken), as "12 Mar 2026, 14:02:07". */
 export const momentText = (time: string | number): string => MOMENT.format(new Date(time))
 
+const WALL_CLOCK = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })
+
+/**
+ * A wall clock to the second, as "12 Mar 2026, 14:02:07": ms of that wall-clock time as if it
+ * were UTC (a date taken's `local`, src/client/taken.ts), so read in UTC whatever the browser's zone.
+ */
+export const wallClockText = (local: number): string => WALL_CLOCK.format(new Date(local))
+
+/** An offset from UTC in minutes as "UTC+02:00", "UTC−07:00" (a minus sign), "UTC+05:45"; "UTC" for 0. */
+export function utcOffsetText(minutes: number): string {
+  if (minutes === 0) return 'UTC'
+  const magnitude = Math.abs(minutes)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `UTC${minutes < 0 ? '\u2212' : '+'}${two(Math.floor(magnitude / 60))}:${two(magnitude % 60)}`
+}
+
 const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 
 /** The time of day of a moment soon (a code's expiry), as "14:02:07". */

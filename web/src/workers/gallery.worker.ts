@@ -21,6 +21,7 @@ export interface MadeDerivative {
 export interface Described {
   readonly captured: number | null
   readonly capturedSource: CapturedSource | null
+  readonly capturedOffset: number | null
   readonly width: number | null
   readonly height: number | null
   readonly derivatives: MadeDerivative[]
@@ -31,8 +32,8 @@ export interface Described {
 // is neither picked nor parsed: the web app never records a location.
 const EXIF_OPTIONS = { pick: TAKEN_TAGS, reviveValues: false }
 
-/** The capture time and its source, from EXIF or GPS as node/media.ts reads them (taken.ts). */
-async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'capturedSource'>> {
+/** The capture time, its source and its offset, from EXIF or GPS as node/media.ts reads them (taken.ts). */
+async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'capturedSource' | 'capturedOffset'>> {
   let tags: unknown
   try {
     tags = await exifr.parse(file, EXIF_OPTIONS)
@@ -40,7 +41,7 @@ async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'captu
     tags = null // no EXIF, or EXIF exifr cannot read: the photo is still backed up
   }
   const found = typeof tags === 'object' && tags !== null ? capturedFromTags(tags as Record<string, unknown>) : null
-  return { captured: found?.at ?? null, capturedSource: found?.source ?? null }
+  return { captured: found?.at ?? null, capturedSource: found?.source ?? null, capturedOffset: found?.offset ?? null }
 }
 
 /** The image scaled to fit `size` (never up), encoded as DERIVATIVE_TYPE, or JPEG where the browser cannot encode it. */
@@ -72,7 +73,7 @@ const api = {
   },
 
   /**
-   * What backupFile's describe answers for a file: its capture time and its source (EXIF, GPS),
+   * What backupFile's describe answers for a file: its capture time, its source (EXIF, GPS) and offset,
    * its dimensions as shown (EXIF orientation applied) and a thumbnail and, when it is larger than
    * one, a preview, at the sizes node/media.ts makes them. A file the browser cannot decode as an image (a
    * video, HEIC in most browsers) gets no dimensions and no derivatives.
@@ -80,7 +81,7 @@ const api = {
   async describe(file: Blob): Promise<Described> {
     // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
     // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
-    if (file.type.startsWith('video/')) return { captured: null, capturedSource: null, width: null, height: null, derivatives: [] }
+    if (file.type.startsWith('video/')) return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
     let image: ImageBitmap
     try {

@@ -7,8 +7,8 @@ import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
-import { momentText, sizeText } from '../../lib/format.ts'
-import { metadataTaken, type TakenSource } from '#photos/taken.ts'
+import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
+import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
 
 /** Media types every browser the app supports draws in an img. */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
@@ -133,6 +133,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
   const next = place.neighbour(assetId, 1)
   const asset = loaded.kind === 'opened' ? loaded.asset : null
   const metadata = asset?.metadata
+  // At the wall clock where it was taken; a modification or upload time in this browser's zone.
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
   const imageUrl = originalUrl ?? shownUrl
 
@@ -181,7 +182,10 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
                 <>
                   <dt>Date taken</dt>
                   <dd data-fact="taken" data-source={taken.source}>
-                    <time dateTime={new Date(taken.at).toISOString()}>{momentText(taken.at)}</time> · {TAKEN_FROM[taken.source]}
+                    <time dateTime={takenIso(taken)}>{wallClockText(taken.local)}</time>
+                    {/* The photo's own offset, when it states one: not the browser's zone, which a modification or upload time is shown in. */}
+                    {taken.offset !== null && !viewerZoned(taken.source) && <span className="muted"> {utcOffsetText(taken.offset)}</span>} ·{' '}
+                    {TAKEN_FROM[taken.source]}
                   </dd>
                 </>
               )}
