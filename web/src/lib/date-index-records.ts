@@ -32,7 +32,7 @@ export interface DatedPhoto {
   readonly version: string
   /** The date taken, ms since the epoch (taken.ts `at`). */
   readonly at: number
-  /** The wall-clock date taken as if it were UTC, when the photo says its offset (taken.ts `local`); null otherwise. */
+  /** The wall clock the photo was taken at, as if it were UTC (taken.ts `local`): what it is grouped by; null in none written today. */
   readonly local: number | null
   readonly source: TakenSource
 }

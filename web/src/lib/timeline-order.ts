@@ -11,7 +11,7 @@ export interface Placed {
   readonly at: number
 }
 
-/** The day a date taken falls on: the photo's own wall clock when it says one (`local`), else the browser's zone. */
+/** The day a date taken falls on: its wall clock (taken.ts `local`: the photo's own offset, a floating time as it reads, or the viewer's zone for the file's and the upload's times); `at` in the browser's zone without one. */
 export function dayOfTaken(at: number, local: number | null): number {
   return local === null ? dayOf(at) : dayOfWallClock(local)
 }

@@ -9,7 +9,7 @@
 // since. What the index lacks (a new or replaced photo) has its metadata opened here, a feed
 // page at a time in the gallery's workers (AlbumModel.openEntries), which also keeps them for
 // the tiles; the index is written as the dates come in, and once all are read.
-import { metadataTaken, type Taken } from '#photos/taken.ts'
+import { metadataTaken } from '#photos/taken.ts'
 import type { Library } from '#photos/albums.ts'
 import { linkTo } from '../app/router.ts'
 import { AlbumModel, type Entry, type Tile } from './album.ts'
@@ -26,9 +26,6 @@ const REORDER_MS = 300
 const WRITE_MS = 5000
 
 const LOADING: Tile = { kind: 'loading' }
-
-/** The wall clock of a date taken, when taken.ts gives one (`local`, with the offset the photo states). */
-const localOf = (taken: Taken): number | null => (taken as Taken & { readonly local?: number | null }).local ?? null
 
 interface TimelineAlbum {
   readonly model: AlbumModel
@@ -224,7 +221,7 @@ export class Timeline {
           seq: entry.sync_seq,
           version: entry.metadata_blob_hash ?? '',
           at: taken.at,
-          local: localOf(taken),
+          local: taken.local,
           source: taken.source,
         } satisfies DatedPhoto)
       })
