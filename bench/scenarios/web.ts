@@ -14,6 +14,12 @@
 // and the frame gaps while scrolling a page of the same height with nothing in it. Each figure
 // is the median of BENCH_WEB_ROUNDS (default 5: the figures of one load vary by a quarter on
 // this machine) fresh page loads.
+// The Photos screen (decision 0055), over BENCH_WEB_TIMELINE_PHOTOS (default 10,000) photos in
+// two albums, dated over 2015 to 2024 in shuffled order: the first screen of decrypted thumbnails
+// with the date index cold (a first opening: every date read, the screen drawn from the photos
+// found so far) and warm (a reload: the order from the index), the time until every date was read
+// on the cold opening, and the longest task scrolling the whole timeline; BENCH_WEB_TIMELINE_ROUNDS
+// (default 3) rounds, 0 to leave it out.
 import { CofferClient } from '../../src/sdk/client.ts'
 import Fastify from 'fastify'
 import sharp from 'sharp'
@@ -144,6 +150,72 @@ async function scrollWhole(page: Page): Promise<{ longestTask: number | null; lo
   return { longestTask: seen.tasks.length === 0 ? null : Math.max(...seen.tasks), longestFrame: Math.max(...seen.frames), steps }
 }
 
+/** The Photos screen says how many photos it holds once every date was read. */
+const allDatesRead = (count: number) => `document.querySelector('.reading-dates')?.textContent === '${count.toLocaleString('en-US')} photos'`
+
+/** The Photos screen's figures (see the top of this file), `rounds` fresh contexts each. */
+async function timeline(context: BenchContext, url: string, rounds: number, count: number) {
+  const host = { client: () => new CofferClient({ baseUrl: url }) }
+  const account = await webAccount(host, 'bench-timeline')
+  const images = await thumbnails()
+  const started = Date.now()
+  const step = (10 * 365.25 * 86_400_000) / count
+  const dated = (offset: number) => (n: number) => Date.UTC(2015, 0, 1) + (((n * 2 + offset) * 7919) % count) * step
+  await seedAlbum(account.library, 'Timeline A', Math.ceil(count / 2), 8, async (n) => images[n % images.length]!, dated(0))
+  await seedAlbum(account.library, 'Timeline B', Math.floor(count / 2), 8, async (n) => images[(n + 3) % images.length]!, dated(1))
+  context.log(`  timeline: seeded ${count} photos in two albums in ${((Date.now() - started) / 1000).toFixed(1)} s (not measured)`)
+  const browser = await launchChromium()
+  context.defer(() => browser.close())
+  const cold: number[] = []
+  const allRead: number[] = []
+  const warm: number[] = []
+  const tasks: (number | null)[] = []
+  for (let round = 0; round < rounds; round++) {
+    const device = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } })
+    const page = await device.newPage()
+    // Signed in on another screen, so that the Photos screen's first opening is its own navigation.
+    await openAs(page, { url }, account, '/#/security')
+    await page.evaluate(`history.replaceState(null, '', '/#/photos')`)
+    await page.reload()
+    cold.push(await whenReady(page, FIRST_SCREEN_DECRYPTED, 300_000))
+    allRead.push(await whenReady(page, allDatesRead(count), 600_000))
+    await page.waitForTimeout(1000) // the index's last write
+    await page.reload()
+    warm.push(await whenReady(page, FIRST_SCREEN_DECRYPTED))
+    const scrolled = await scrollWhole(page)
+    tasks.push(scrolled.longestTask)
+    context.log(
+      `  timeline round ${round + 1}: first screen cold ${ms(cold.at(-1)!)} (every date read at ${ms(allRead.at(-1)!)}), warm ${ms(warm.at(-1)!)}, longest task scrolling ${scrolled.longestTask === null ? 'none over 50 ms' : ms(scrolled.longestTask)} (${scrolled.steps} wheel steps)`,
+    )
+    await device.close()
+  }
+  const worstTask = tasks.some((task) => task !== null) ? Math.max(...tasks.map((task) => task ?? 0)) : null
+  const checks: Check[] = [
+    {
+      scenario: 'web',
+      name: `Photos screen, ${count} photos: first screen with the date index warm (median of ${rounds})`,
+      value: ms(median(warm)),
+      target: `<= ${FIRST_SCREEN_TARGET_MS} ms`,
+      pass: median(warm) <= FIRST_SCREEN_TARGET_MS,
+    },
+    {
+      scenario: 'web',
+      name: `Photos screen, ${count} photos: first screen cold, a first opening (median of ${rounds})`,
+      value: `${ms(median(cold))} (every date read at ${ms(median(allRead))})`,
+      target: '-',
+      pass: null,
+    },
+    {
+      scenario: 'web',
+      name: `Photos screen: longest main-thread task scrolling all ${count} (worst of ${rounds})`,
+      value: worstTask === null ? 'none over 50 ms' : ms(worstTask),
+      target: `<= ${LONGEST_TASK_TARGET_MS} ms`,
+      pass: worstTask === null || worstTask <= LONGEST_TASK_TARGET_MS,
+    },
+  ]
+  return checks
+}
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const ms = (value: number): string => `${value.toFixed(0)} ms`
 
@@ -154,6 +226,8 @@ export const web: Scenario = {
   async run(context: BenchContext) {
     const count = positiveInteger('BENCH_WEB_PHOTOS', 2000)
     const rounds = positiveInteger('BENCH_WEB_ROUNDS', 5)
+    const timelineCount = positiveInteger('BENCH_WEB_TIMELINE_PHOTOS', 10_000)
+    const timelineRounds = Number(process.env.BENCH_WEB_TIMELINE_ROUNDS ?? 3)
     buildWeb()
     const server = await startCoffer(context, { engine: 'sqlite', logLevel: 'warn' })
     const url = server.ready.url
@@ -217,7 +291,9 @@ export const web: Scenario = {
       await device.close()
     }
     const worstTask = tasks.some((task) => task !== null) ? Math.max(...tasks.map((task) => task ?? 0)) : null
+    const timelineChecks = timelineRounds > 0 ? await timeline(context, url, timelineRounds, timelineCount) : []
     const checks: Check[] = [
+      ...timelineChecks,
       {
         scenario: 'web',
         name: `first screen of decrypted thumbnails, ${count} assets (median of ${rounds})`,

@@ -26,6 +26,8 @@ export async function seedAlbum(
   count: number,
   parallel = 8,
   thumbnail?: (n: number) => Promise<Uint8Array>,
+  /** The n-th photo's date taken (as EXIF DateTimeOriginal would give it), ms since the epoch; none unless given. */
+  captured?: (n: number) => number,
 ): Promise<{ album: NamedAlbum; assetIds: string[] }> {
   const album = await openAlbum(library, name)
   const assetIds: string[] = []
@@ -38,7 +40,8 @@ export async function seedAlbum(
         { name: `swatch-${String(n).padStart(5, '0')}.webp`, size: bytes.length, type: 'image/webp', modified: null, open: () => [bytes] },
         {
           describe: async () => ({
-            captured: null,
+            captured: captured?.(n) ?? null,
+            capturedSource: captured === undefined ? null : 'exif-original',
             width: 16,
             height: 16,
             derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: (await thumbnail?.(n)) ?? bytes }],
