@@ -61,6 +61,8 @@ export class Timeline {
   #reorderTimer: ReturnType<typeof setTimeout> | null = null
   #lastReorder = 0
   #lastWrite = 0
+  /** Feed pages and albums gone seen so far: a read that saw none changed nothing. */
+  #moves = 0
   #refreshing: Promise<void> = Promise.resolve()
   readonly #listeners = new Set<() => void>()
 
@@ -160,6 +162,7 @@ export class Timeline {
   }
 
   async #readAll(live: ReadonlySet<string>): Promise<void> {
+    const movesBefore = this.#moves
     for (const [albumId, album] of this.#albums) {
       if (live.has(albumId)) continue
       // An album gone from the account (deleted on another device): its photos go.
@@ -167,6 +170,7 @@ export class Timeline {
       for (const assetId of album.unread.keys()) this.#albumOf.delete(assetId)
       album.model.close()
       this.#albums.delete(albumId)
+      this.#moves++
     }
     // Two albums at a time: one's metadata decrypts while the other's feed is read.
     const queue = [...this.#albums.values()]
@@ -178,6 +182,8 @@ export class Timeline {
     }
     await Promise.all([next(), next()])
     if (this.#closed) return
+    // A poll that found nothing new changes nothing: no new order, so no new layout and no rows drawn again mid-scroll.
+    if (this.#done && this.#moves === movesBefore) return
     this.#done = true
     this.#reorder()
     this.#tell()
@@ -188,6 +194,7 @@ export class Timeline {
   async #page(albumId: string, entries: readonly Entry[], through: number): Promise<void> {
     const album = this.#albums.get(albumId)
     if (album === undefined || this.#closed) return
+    this.#moves++
     const { dates, model, unread } = album
     const toOpen: Entry[] = []
     for (const entry of entries) {
