@@ -79,3 +79,6 @@ const MONTH_SHORT = new Intl.DateTimeFormat(undefined, { month: 'short', timeZon
 
 /** A month of monthOf as "Mar" (the scrubber's labels within one year). */
 export const monthShortText = (month: number): string => (month < 0 ? 'Undated' : MONTH_SHORT.format(Date.UTC(yearOf(month), month % 12, 15)))
+
+/** A number in this browser's language with at most `digits` decimals ("2.8", "12.2", "35"). */
+export const decimalText = (value: number, digits: number): string => new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value)
