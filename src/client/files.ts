@@ -11,7 +11,7 @@ import { readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { deriveAlbumKey } from './format/keys.ts'
-import { openMetadata, type AssetMetadata, type BlobEntry, type CapturedSource, type GeoLocation } from './format/metadata.ts'
+import { openMetadata, type AssetMetadata, type BlobEntry, type CameraFacts, type CapturedSource, type GeoLocation } from './format/metadata.ts'
 import { decryptBytes, decryptStream, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 
 /** client format v1's crypto suite (the envelope's crypto_suite_id). */
@@ -93,6 +93,8 @@ export interface MediaFacts {
   readonly capturedOffset?: number | null
   readonly width: number | null
   readonly height: number | null
+  /** Make, model, lens and exposure read from EXIF (media.ts cameraFromTags): written as the metadata's `camera` (version 3 only); null or absent when none. */
+  readonly camera?: CameraFacts | null
   /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */
   readonly location?: GeoLocation | null
   readonly derivatives: readonly DerivativeSource[]

@@ -443,6 +443,7 @@ async function describe(up: Upload): Promise<void> {
       ...(media.capturedOffset === undefined ? {} : { capturedOffset: media.capturedOffset }),
       width: media.width,
       height: media.height,
+      ...(media.camera === undefined || media.camera === null ? {} : { camera: media.camera }),
       location: media.location ?? null,
     }
     up.derivatives = await Promise.all(
@@ -596,6 +597,13 @@ function capturedSourceOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetada
   return { capturedSource: facts.capturedSource, capturedOffset: facts.capturedOffset }
 }
 
+/** The metadata's camera (version 3 only: not beside a capture time written as version 2). */
+function cameraOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'camera'> {
+  const camera = facts.camera
+  if (camera === undefined || camera === null || capturedSourceOf(facts).capturedSource === undefined) return {}
+  return { camera }
+}
+
 /** commit: the metadata blob and the signed manifest, applied; a replace whose asset moved on continues from its new head, once. */
 async function commit(up: Upload): Promise<BackupResult> {
   const { target, source, lifecycle } = up
@@ -609,6 +617,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     modified: source.modified,
     captured: up.facts!.captured,
     ...capturedSourceOf(up.facts!),
+    ...cameraOf(up.facts!),
     width: up.facts!.width,
     height: up.facts!.height,
     ...(up.facts!.location === null ? {} : { location: up.facts!.location }),

@@ -204,6 +204,7 @@ describe('the gallery', () => {
       captured: source.captured.getTime(),
       capturedSource: 'exif-original', // metadata version 3, the fields coffer-photos writes
       capturedOffset: CAMERA_OFFSET,
+      camera: CAMERA, // read from its EXIF in the browser's worker, as coffer-photos reads it
     })
     expect(opened.metadata.location).toBeUndefined()
     expect(opened.metadata.blobs.map((b) => [b.kind, b.type])).toEqual([
@@ -243,7 +244,9 @@ describe('the gallery', () => {
     expect(await dialog.locator('[data-fact=size]').textContent()).toBe(`${Number((shown.bytes.length / 1000).toFixed(1))} kB`)
     // The original replaces the preview once decrypted.
     await poll(() => dialog.locator('img[data-full=original]').evaluate((img) => (img as unknown as Img).naturalWidth)).toBe(640)
+    await dialog.getByRole('button', { name: 'More' }).click()
     expect(await dialog.getByRole('link', { name: 'Custody' }).getAttribute('href')).toBe(`#/custody/${albumId}/${shownId}`)
+    await dialog.getByRole('button', { name: 'More' }).click()
     await checkScreen(device, 'photo')
 
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()])
@@ -368,6 +371,7 @@ describe('the gallery', () => {
     const { page } = device
     const kept = photos[1]!
     await page.getByRole('link', { name: kept.name }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'More' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
     await poll(() => page.getByRole('button', { name: 'Undo' }).isVisible()).toBe(true)
     expect(await decryptedThumbnails(page)).not.toContain(kept.name)

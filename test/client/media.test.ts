@@ -1,6 +1,6 @@
 // describeMedia on photos generated here (test/support/photos.ts): dimensions as displayed,
 // capture time from EXIF and its offset (or the GPS clock) and which tag gave it, the GPS
-// position only when asked for, WebP derivatives of the
+// position only when asked for, the camera facts (make, model, lens, exposure), WebP derivatives of the
 // documented sizes with orientation applied and no metadata, and files that are not images
 // that decode (a video, a RAW, a corrupt JPEG) giving no derivatives rather than an error.
 import exifr from 'exifr'
@@ -51,6 +51,13 @@ beforeAll(async () => {
       IFD3: { GPSDateStamp: '2021:01:01', GPSTimeStamp: '0/1 0/1 0/1' },
     },
   })
+  await writePhoto(at('exposed.jpg'), {
+    ...small,
+    seed: 14,
+    camera: { make: 'Canon', model: 'Canon EOS R6' },
+    moreExif: { IFD2: { LensModel: 'RF35mm F1.8 MACRO IS STM', ExposureTime: '1/250', FNumber: '28/10', ISOSpeedRatings: '100', FocalLength: '35/1' } },
+  })
+  await writePhoto(at('long-exposure.jpg'), { ...small, seed: 15, moreExif: { IFD2: { ExposureTime: '25/10', FNumber: '0/0', ISOSpeedRatings: '0' } } })
   await sharp({ create: { width: 800, height: 600, channels: 3, background: '#3a6' } })
     .tiff()
     .toFile(at('scan.tif'))
@@ -115,6 +122,21 @@ describe('describeMedia', () => {
     expect((await describeMedia(at('still.gif'), 'image/gif')).captured).toBeNull()
   })
 
+  it('reads the camera facts: make, model, lens, exposure time as a fraction, f-number and focal length in tenths, ISO; none that the file lacks or states as 0', async () => {
+    expect((await describeMedia(at('exposed.jpg'), 'image/jpeg')).camera).toEqual({
+      make: 'Canon',
+      model: 'Canon EOS R6',
+      lens: 'RF35mm F1.8 MACRO IS STM',
+      exposureTime: [1, 250],
+      fNumberTenths: 28,
+      iso: 100,
+      focalLengthTenths: 350,
+    })
+    // writePhoto's default make and model; 2.5 s as 5/2; f/0 and ISO 0 (EXIF's "unknown") left out.
+    expect((await describeMedia(at('long-exposure.jpg'), 'image/jpeg')).camera).toEqual({ make: 'Coffer', model: 'Test photo', exposureTime: [5, 2] })
+    expect((await describeMedia(at('still.gif'), 'image/gif')).camera).toBeNull()
+  })
+
   it('makes a 512 px thumbnail and a 2048 px preview of a large photo, WebP that decodes to the sizes it states', async () => {
     const large = await describeMedia(at('large.jpg'), 'image/jpeg')
     expect(sizes(large)).toEqual(['thumbnail 512x341', 'preview 2048x1365'])
@@ -171,7 +193,7 @@ describe('describeMedia', () => {
 
   it('describes a video, a RAW-like TIFF and a truncated JPEG without derivatives or dimensions, and without throwing', async () => {
     const none = { width: null, height: null, location: null, derivatives: [] }
-    const undated = { captured: null, capturedSource: null, capturedOffset: null, ...none }
+    const undated = { captured: null, capturedSource: null, capturedOffset: null, camera: null, ...none }
     expect(await describeMedia(at('clip.mp4'), 'video/mp4', { location: true })).toEqual(undated)
     // TIFF's magic under another media type is taken for a camera RAW file.
     expect(await describeMedia(at('scan.tif'), 'image/x-adobe-dng')).toEqual(undated)
@@ -180,6 +202,7 @@ describe('describeMedia', () => {
       captured: captured.getTime(),
       capturedSource: 'exif-original',
       capturedOffset: 120,
+      camera: { make: 'Coffer', model: 'Test photo' },
       ...none,
     })
     expect(await describeMedia(at('clip.mp4'), 'image/jpeg')).toEqual(undated) // the bytes decide, not the name
@@ -192,6 +215,7 @@ describe('describeMedia', () => {
       captured: null,
       capturedSource: null,
       capturedOffset: null,
+      camera: null,
       width: null,
       height: null,
       location: null,

@@ -10,8 +10,8 @@ import { mkdtemp, readdir, readFile, rm, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findAlbum } from '../../src/client/albums.ts'
-import { memorySource } from '../../src/client/files.ts'
+import { findAlbum, liveEntries } from '../../src/client/albums.ts'
+import { memorySource, restoreFile } from '../../src/client/files.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
@@ -190,12 +190,22 @@ describe('the date taken', { timeout: 120_000 }, () => {
     const older = path.join(work, 'older-client.jpg')
     await writePhoto(older, { format: 'jpeg', width: 64, height: 48, seed: 30 })
     const source = memorySource(await readFile(older), { name: 'older-client.jpg', type: 'image/jpeg', modified: null })
-    // A describe that names no source, as before version 3: the metadata is written as version 2.
+    // A describe that names no source, as before version 3: the metadata is written as version 2, without the camera facts (version 3 only).
     const recorded = Date.UTC(2013, 3, 3, 3, 3, 3)
     const stored = await backupFile({ ...library, albumId: album.albumId }, source, {
-      describe: async () => ({ captured: recorded, width: 64, height: 48, derivatives: [] }),
+      describe: async () => ({ captured: recorded, width: 64, height: 48, camera: { make: 'Older' }, derivatives: [] }),
     })
     expect(stored.status).toBe('stored')
+    const entries = await liveEntries(library.client, album.albumId)
+    const metadataOf = async (assetId: string) =>
+      (await restoreFile({ ...library, albumId: album.albumId }, entries.find((entry) => entry.asset_id === assetId)!)).metadata
+    expect(await metadataOf(stored.assetId)).not.toHaveProperty('camera')
+    // What coffer-photos backed up carries the camera facts its EXIF states (test/support/photos.ts writes a make and model).
+    const opened = await Promise.all(
+      entries.filter((entry) => entry.asset_id !== stored.assetId).map((entry) => restoreFile({ ...library, albumId: album.albumId }, entry).catch(() => null)),
+    )
+    const dated = opened.find((file) => file?.metadata.name === 'f.jpg')!
+    expect(dated.metadata.camera).toEqual({ make: 'Coffer', model: 'Test photo' })
     const run = await photos(home, ['ls', ALBUM, '--json'], UTC)
     expectOk(run)
     const files = events(run).filter((e) => e.event === 'file')

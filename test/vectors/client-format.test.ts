@@ -65,11 +65,20 @@ interface Vectors {
     blob: string
   }
   metadata_v3: {
-    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera'> & {
       blobs: { kind: string; hash: string; size: number; type: string }[]
       content_mac: string
       captured_source: CapturedSource | null
       captured_offset: number | null
+      camera: {
+        make: string
+        model: string
+        lens: string
+        exposure_time: [number, number]
+        f_number_tenths: number
+        iso: number
+        focal_length_tenths: number
+      }
     }
     cbor: string
     wrap_nonce: string
@@ -110,13 +119,22 @@ const metadataV2Value: AssetMetadata = {
   blobs: metadataV2Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
   contentMac: bytes(contentMacHex),
 }
-const { content_mac: v3MacHex, captured_source: v3Source, captured_offset: v3Offset, ...metadataV3Fields } = vectors.metadata_v3.value
+const { content_mac: v3MacHex, captured_source: v3Source, captured_offset: v3Offset, camera: v3Camera, ...metadataV3Fields } = vectors.metadata_v3.value
 const metadataV3Value: AssetMetadata = {
   ...metadataV3Fields,
   blobs: metadataV3Fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
   contentMac: bytes(v3MacHex),
   capturedSource: v3Source,
   capturedOffset: v3Offset,
+  camera: {
+    make: v3Camera.make,
+    model: v3Camera.model,
+    lens: v3Camera.lens,
+    exposureTime: v3Camera.exposure_time,
+    fNumberTenths: v3Camera.f_number_tenths,
+    iso: v3Camera.iso,
+    focalLengthTenths: v3Camera.focal_length_tenths,
+  },
 }
 
 /** The format, written again from docs/client-format.md on other libraries. */
@@ -308,7 +326,7 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect(hex(contentMac!)).toBe(vectors.content_keys.cases[0]!.content_mac)
   })
 
-  it('metadata blob v3 (captured_source, captured_offset): this implementation seals exactly its bytes and opens them', async () => {
+  it('metadata blob v3 (captured_source, captured_offset, camera): this implementation seals exactly its bytes and opens them', async () => {
     const albumKey = bytes(keys.album_key)
     const v3 = vectors.metadata_v3
     expect(hex(encodeMetadata(metadataV3Value))).toBe(v3.cbor)
@@ -317,13 +335,31 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV3Value)
   })
 
-  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source and captured_offset', () => {
+  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source, captured_offset and camera', () => {
     const blob = bytes(vectors.metadata_v3.blob)
     const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
     const cbor = independent.decrypt(fileKey, blob.subarray(61))
     expect(hex(cbor)).toBe(vectors.metadata_v3.cbor)
-    const { contentMac, capturedSource, capturedOffset, ...rest } = metadataV3Value
-    expect(decodeCanonical(cbor)).toEqual({ v: 3, content_mac: contentMac, captured_source: capturedSource, captured_offset: capturedOffset, ...rest })
+    const { contentMac, capturedSource, capturedOffset, camera: _camera, ...rest } = metadataV3Value
+    expect(decodeCanonical(cbor)).toEqual({
+      v: 3,
+      content_mac: contentMac,
+      captured_source: capturedSource,
+      captured_offset: capturedOffset,
+      camera: vectors.metadata_v3.value.camera,
+      ...rest,
+    })
+    // The camera map's keys in canonical order (shorter first, then bytewise), its fractions and tenths as unsigned integers.
+    expect(Object.keys((decodeCanonical(cbor) as { camera: object }).camera)).toEqual([
+      'iso',
+      'lens',
+      'make',
+      'model',
+      'exposure_time',
+      'f_number_tenths',
+      'focal_length_tenths',
+    ])
+    expect(vectors.metadata_v3.value.camera).toMatchObject({ exposure_time: [1, 250], f_number_tenths: 28, focal_length_tenths: 350 })
     expect([capturedSource, capturedOffset]).toEqual(['exif-original', -420])
     // captured_offset, a negative integer, is CBOR major type 1: "captured_offset" (text of 15), then 0x39 0x01a3 (-1 - 419).
     expect(vectors.metadata_v3.cbor).toContain(`${hex(cat(Uint8Array.of(0x6f), ascii('captured_offset')))}3901a3`)

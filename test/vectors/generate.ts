@@ -90,8 +90,22 @@ const metadataV2WrapNonce = pattern(12, 0x98)
 const metadataV2Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV2, { wrapNonce: metadataV2WrapNonce, salt: metadataV2Salt })
 
 // Metadata version 3: version 2's with the source of its capture time and its offset (-07:00: a
-// negative integer; the wall clock, 2025-12-31 16:00:00.123, is another day than in UTC).
-const metadataV3: AssetMetadata = { ...metadataV2, capturedSource: 'exif-original', capturedOffset: -420 }
+// negative integer; the wall clock, 2025-12-31 16:00:00.123, is another day than in UTC), and
+// the camera facts (every field: 1/250 s, f/2.8, ISO 100, 35 mm).
+const metadataV3: AssetMetadata = {
+  ...metadataV2,
+  capturedSource: 'exif-original',
+  capturedOffset: -420,
+  camera: {
+    make: 'Canon',
+    model: 'Canon EOS R6',
+    lens: 'RF35mm F1.8 MACRO IS STM',
+    exposureTime: [1, 250],
+    fNumberTenths: 28,
+    iso: 100,
+    focalLengthTenths: 350,
+  },
+}
 const metadataV3Salt = pattern(16, 0xbc)
 const metadataV3WrapNonce = pattern(12, 0x9c)
 const metadataV3Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV3, { wrapNonce: metadataV3WrapNonce, salt: metadataV3Salt })
@@ -145,6 +159,15 @@ const vectors = {
       content_mac: contentCases[0]!.content_mac,
       captured_source: metadataV3.capturedSource,
       captured_offset: metadataV3.capturedOffset,
+      camera: {
+        make: metadataV3.camera!.make,
+        model: metadataV3.camera!.model,
+        lens: metadataV3.camera!.lens,
+        exposure_time: metadataV3.camera!.exposureTime,
+        f_number_tenths: metadataV3.camera!.fNumberTenths,
+        iso: metadataV3.camera!.iso,
+        focal_length_tenths: metadataV3.camera!.focalLengthTenths,
+      },
     },
     cbor: hex(encodeMetadata(metadataV3)),
     wrap_nonce: hex(metadataV3WrapNonce),

@@ -1,10 +1,12 @@
 // The metadata's optional location (docs/client-format.md, "Metadata blob"): integers of 1e-7
-// degree in the CBOR, degrees in and out, present only when given, refused out of range.
+// degree in the CBOR, degrees in and out, present only when given, refused out of range; version
+// 3's capture-time source and offset, and its optional camera facts.
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { ClientFormatError } from './errors.ts'
 import { generateFileKey, deriveAlbumKey } from './keys.ts'
-import { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata } from './metadata.ts'
+import { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type CameraFacts } from './metadata.ts'
+import { cameraFromTags, exposureFraction } from '../media.ts'
 
 const metadata: AssetMetadata = {
   name: 'IMG_0002.jpg',
@@ -143,5 +145,113 @@ describe('metadata version 3', () => {
     const { capturedOffset: _offset, ...sourceOnly } = v3
     expect(() => encodeMetadata(sourceOnly)).toThrow(/keys: expected .*captured_offset/) // version 3 needs both
     expect(() => encodeMetadata({ ...v3, capturedOffset: 1440 })).toThrow(/captured_offset: an integer of minutes/)
+  })
+})
+
+describe('metadata version 3: the camera facts', () => {
+  const mac = new Uint8Array(32).fill(9)
+  const camera: CameraFacts = {
+    make: 'FUJIFILM',
+    model: 'X-T5',
+    lens: 'XF23mmF1.4 R LM WR',
+    exposureTime: [1, 4000],
+    fNumberTenths: 14,
+    iso: 3200,
+    focalLengthTenths: 230,
+  }
+  const v3: AssetMetadata = { ...metadata, contentMac: mac, capturedSource: 'exif-original', capturedOffset: 60, camera }
+  const stored = {
+    ...metadata,
+    v: 3,
+    content_mac: mac,
+    captured_source: 'exif-original',
+    captured_offset: 60,
+    camera: { make: 'FUJIFILM', model: 'X-T5', lens: 'XF23mmF1.4 R LM WR', exposure_time: [1, 4000], f_number_tenths: 14, iso: 3200, focal_length_tenths: 230 },
+    blobs: metadata.blobs.map((blob) => ({ ...blob })),
+  }
+
+  it('writes the camera map with the fields known, reads them back, and leaves it out when none is', () => {
+    expect(decodeCanonical(encodeMetadata(v3))).toEqual(stored)
+    expect(decodeMetadata(encodeMetadata(v3))).toEqual(v3)
+    const some = { ...v3, camera: { model: 'iPhone 15', exposureTime: [3, 10] as const } }
+    expect((decodeCanonical(encodeMetadata(some)) as { camera: unknown }).camera).toEqual({ model: 'iPhone 15', exposure_time: [3, 10] })
+    expect(decodeMetadata(encodeMetadata(some))).toEqual(some)
+    const { camera: _camera, ...without } = v3
+    expect(decodeCanonical(encodeMetadata(without))).not.toHaveProperty('camera')
+    expect(decodeMetadata(encodeMetadata(without))).not.toHaveProperty('camera')
+  })
+
+  it('refuses a malformed camera map: empty, unknown keys, text too long or with control characters, numbers not whole, 0 or past 32 bits, a fraction not of two; and any camera before version 3', () => {
+    const long = 'x'.repeat(256)
+    for (const [camera, problem] of [
+      [{}, /camera: at least one field/],
+      [[], /camera: a map/],
+      ['Canon', /camera: a map/],
+      [{ make: 'Canon', shutter: 1 }, /camera: unknown keys shutter/],
+      [{ make: '' }, /camera.make: text of 1 to 255/],
+      [{ model: long }, /camera.model: text of 1 to 255/],
+      [{ lens: 'RF\u000035mm' }, /camera.lens: text .* without control characters/],
+      [{ lens: 'RF\n35mm' }, /camera.lens: text .* without control characters/],
+      [{ make: 7 }, /camera.make: text/],
+      [{ iso: 0 }, /camera.iso: an integer from 1 to 4294967295/],
+      [{ iso: -100 }, /camera.iso: an integer/],
+      [{ iso: 2 ** 32 }, /camera.iso: an integer/],
+      [{ f_number_tenths: 2.8 }, /camera.f_number_tenths: an integer/],
+      [{ focal_length_tenths: '350' }, /camera.focal_length_tenths: an integer/],
+      [{ exposure_time: 0.004 }, /camera.exposure_time: \[numerator, denominator\]/],
+      [{ exposure_time: [1] }, /camera.exposure_time: \[numerator, denominator\]/],
+      [{ exposure_time: [1, 250, 1] }, /camera.exposure_time/],
+      [{ exposure_time: [1, 0] }, /camera.exposure_time/],
+      [{ exposure_time: [0, 1] }, /camera.exposure_time/],
+    ] as const) {
+      expect(() => decodeMetadata(encodeCanonical({ ...stored, camera })), JSON.stringify(camera)).toThrow(ClientFormatError)
+      expect(() => decodeMetadata(encodeCanonical({ ...stored, camera })), JSON.stringify(camera)).toThrow(problem)
+    }
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 2, captured_source: undefined }))).toThrow(/keys/)
+    const { captured_source: _source, captured_offset: _offset, ...v2 } = stored
+    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected .* and optionally location \(v 2\); got .*camera/)
+    // The writer checks as the reader does: a camera beside a version 2 capture time, or a malformed one, is not written.
+    const { capturedSource: _s, capturedOffset: _o, ...asV2 } = v3
+    expect(() => encodeMetadata(asV2)).toThrow(/\(v 2\)/)
+    expect(() => encodeMetadata({ ...v3, camera: { iso: 0 } })).toThrow(/camera.iso/)
+    expect(() => encodeMetadata({ ...v3, camera: {} })).toThrow(/camera: at least one field/)
+  })
+})
+
+describe('cameraFromTags (media.ts): the camera facts from EXIF tags as exifr reads them', () => {
+  it('keeps what fits the metadata and leaves out the rest', () => {
+    expect(
+      cameraFromTags({
+        Make: 'NIKON CORPORATION\0\0',
+        Model: ' NIKON Z 6 ',
+        LensModel: 'NIKKOR Z 24-70mm f/4 S',
+        ExposureTime: 0.008,
+        FNumber: 4,
+        ISO: [400, 400],
+        FocalLength: 24.5,
+      }),
+    ).toEqual({
+      make: 'NIKON CORPORATION',
+      model: 'NIKON Z 6',
+      lens: 'NIKKOR Z 24-70mm f/4 S',
+      exposureTime: [1, 125],
+      fNumberTenths: 40,
+      iso: 400,
+      focalLengthTenths: 245,
+    })
+    expect(cameraFromTags({})).toBeNull()
+    expect(cameraFromTags({ Make: '', Model: 'x'.repeat(300), LensModel: 'a\nb', ExposureTime: 0, FNumber: Number.NaN, ISO: 0, FocalLength: -1 })).toBeNull()
+    expect(cameraFromTags({ Make: new Uint8Array(3), ISO: '100' })).toBeNull()
+  })
+
+  it('writes an exposure time as a camera states it', () => {
+    expect(exposureFraction(1 / 250)).toEqual([1, 250])
+    expect(exposureFraction(1 / 3)).toEqual([1, 3])
+    expect(exposureFraction(1 / 8000)).toEqual([1, 8000])
+    expect(exposureFraction(0.3)).toEqual([3, 10])
+    expect(exposureFraction(2.5)).toEqual([5, 2])
+    expect(exposureFraction(30)).toEqual([30, 1])
+    expect(exposureFraction(1)).toEqual([1, 1])
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e9, '1/250']) expect(exposureFraction(bad), String(bad)).toBeUndefined()
   })
 })

@@ -9,8 +9,9 @@ import { unwrapFileKey, wrapFileKey, WRAPPED_FILE_KEY_BYTES, type FileKeyIds } f
 import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 
 /**
- * Version 3 adds `captured_source` and `captured_offset`; version 2 added `content_mac` (required
- * in 2 and 3); version 1, written before it, has none of them. A writer writes 3; a reader takes all three.
+ * Version 3 adds `captured_source` and `captured_offset` (and the optional `camera`); version 2
+ * added `content_mac` (required in 2 and 3); version 1, written before it, has none of them. A
+ * writer writes 3; a reader takes all three.
  */
 export const METADATA_VERSION = 3
 
@@ -23,6 +24,31 @@ export type CapturedSource = (typeof CAPTURED_SOURCES)[number]
 
 /** `captured_offset` spans ±18 hours, in minutes (taken.ts MAX_OFFSET_MINUTES). */
 const MAX_CAPTURED_OFFSET = 1080
+
+/**
+ * What the camera recorded of the shot (EXIF), as the device read it at backup (`camera`, version
+ * 3, docs/client-format.md "Metadata blob"): each field only when the file states it, the whole
+ * map only when any is known. Numbers are whole, so that canonical CBOR writes them one way.
+ */
+export interface CameraFacts {
+  /** EXIF Make and Model (IFD0), LensModel: 1 to 255 characters, no control characters. */
+  readonly make?: string
+  readonly model?: string
+  readonly lens?: string
+  /** ExposureTime in seconds as a fraction [numerator, denominator] (1/250 s: [1, 250]). */
+  readonly exposureTime?: readonly [number, number]
+  /** FNumber times 10 (f/2.8: 28). */
+  readonly fNumberTenths?: number
+  /** ISO speed (EXIF ISOSpeedRatings, its first value). */
+  readonly iso?: number
+  /** FocalLength in tenths of a millimetre (35 mm: 350). */
+  readonly focalLengthTenths?: number
+}
+
+/** The largest number a camera fact holds: EXIF's own 32-bit unsigned width. */
+export const CAMERA_MAX = 0xffffffff
+/** The longest make, model or lens, in characters (UTF-16 code units). */
+export const CAMERA_TEXT_MAX = 255
 
 /** One encrypted blob of the asset: the original or a derivative. */
 export interface BlobEntry {
@@ -64,6 +90,8 @@ export interface AssetMetadata {
   readonly height: number | null
   /** Where the photo was taken (EXIF GPS): present only when the user opted in to recording it. */
   readonly location?: GeoLocation
+  /** What the camera recorded (EXIF make, model, lens, exposure): version 3 only, present only when any of it is known. */
+  readonly camera?: CameraFacts
   /** The content's keyed hash (content.ts): written as version 2; absent in version 1, written before it. */
   readonly contentMac?: Uint8Array
   readonly blobs: readonly BlobEntry[]
@@ -82,21 +110,61 @@ const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size'
 /** The keys a version adds to REQUIRED_KEYS. */
 const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
 const OPTIONAL_KEYS = ['location']
+/** The optional keys a version adds to OPTIONAL_KEYS. */
+const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera'] }
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
+/** The keys of `camera` (each optional, at least one present), and each one's TypeScript name. */
+const CAMERA_KEYS = {
+  exposure_time: 'exposureTime',
+  f_number_tenths: 'fNumberTenths',
+  focal_length_tenths: 'focalLengthTenths',
+  iso: 'iso',
+  lens: 'lens',
+  make: 'make',
+  model: 'model',
+} as const satisfies Record<string, keyof CameraFacts>
+const CAMERA_TEXT = ['lens', 'make', 'model'] as const
+const CAMERA_COUNTS = ['f_number_tenths', 'focal_length_tenths', 'iso'] as const
 
 const isSize = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isTime = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isSafeInteger(value))
 const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length >= 1 && value.length <= max
 const isUnits = (value: unknown, degrees: number): boolean => Number.isSafeInteger(value) && Math.abs(value as number) <= degrees * LOCATION_UNITS_PER_DEGREE
 const isLocation = (value: unknown): boolean => Array.isArray(value) && value.length === 2 && isUnits(value[0], 90) && isUnits(value[1], 180)
+// C0 and C1 controls and DEL: a make, model or lens is one line of text a screen shows as it is.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+/** A make, model or lens: 1 to CAMERA_TEXT_MAX characters, no control character. */
+export const isCameraText = (value: unknown): value is string => isText(value, CAMERA_TEXT_MAX) && !CONTROL.test(value)
+/** A camera number: a whole number from 1 to CAMERA_MAX (0 is no value: EXIF's "unknown"). */
+export const isCameraCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= CAMERA_MAX
+
+function cameraProblems(camera: unknown): string[] {
+  if (typeof camera !== 'object' || camera === null || Array.isArray(camera) || camera instanceof Uint8Array) return ['camera: a map']
+  const found: string[] = []
+  const fields = camera as Record<string, unknown>
+  const keys = Object.keys(fields)
+  if (keys.length === 0) found.push('camera: at least one field (absent when none is known)')
+  const unknown = keys.filter((key) => !(key in CAMERA_KEYS))
+  if (unknown.length > 0) found.push(`camera: unknown keys ${unknown.sort().join(', ')} (expected some of ${Object.keys(CAMERA_KEYS).join(', ')})`)
+  for (const key of CAMERA_TEXT)
+    if (key in fields && !isCameraText(fields[key])) found.push(`camera.${key}: text of 1 to ${CAMERA_TEXT_MAX} characters without control characters`)
+  for (const key of CAMERA_COUNTS) if (key in fields && !isCameraCount(fields[key])) found.push(`camera.${key}: an integer from 1 to ${CAMERA_MAX}`)
+  if ('exposure_time' in fields) {
+    const time = fields.exposure_time
+    if (!(Array.isArray(time) && time.length === 2 && isCameraCount(time[0]) && isCameraCount(time[1])))
+      found.push(`camera.exposure_time: [numerator, denominator], each an integer from 1 to ${CAMERA_MAX}`)
+  }
+  return found
+}
 
 function problems(metadata: Record<string, unknown>): string[] {
   const found: string[] = []
   const keys = Object.keys(metadata).sort()
   const required = [...REQUIRED_KEYS, ...(VERSION_KEYS[metadata.v as number] ?? VERSION_KEYS[METADATA_VERSION]!)].sort()
-  const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || OPTIONAL_KEYS.includes(key))
-  if (!wellKeyed)
-    found.push(`keys: expected ${required.join(', ')} and optionally ${OPTIONAL_KEYS.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
+  const optional = [...OPTIONAL_KEYS, ...(VERSION_OPTIONAL_KEYS[metadata.v as number] ?? VERSION_OPTIONAL_KEYS[METADATA_VERSION]!)].sort()
+  const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || optional.includes(key))
+  if (!wellKeyed) found.push(`keys: expected ${required.join(', ')} and optionally ${optional.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
   if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2 or 3')
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
@@ -119,6 +187,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   }
   if ('location' in metadata && !isLocation(metadata.location))
     found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
+  if ('camera' in metadata) found.push(...cameraProblems(metadata.camera))
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
   else {
@@ -141,13 +210,28 @@ function problems(metadata: Record<string, unknown>): string[] {
   return found
 }
 
+/** `camera` as CBOR: the fields given, by their CBOR names (undefined ones left out). */
+function cameraCbor(camera: CameraFacts): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(CAMERA_KEYS)) {
+    const value = camera[field]
+    if (value !== undefined) out[key] = Array.isArray(value) ? [...value] : value
+  }
+  return out
+}
+
+/** `camera` as read: its fields by their TypeScript names. */
+function cameraFacts(cbor: Record<string, unknown>): CameraFacts {
+  return Object.fromEntries(Object.entries(cbor).map(([key, value]) => [CAMERA_KEYS[key as keyof typeof CAMERA_KEYS], value])) as CameraFacts
+}
+
 // NaN stays NaN, so problems() refuses it with the out-of-range values.
 const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS_PER_DEGREE)
 
 /**
  * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
  * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
- * (what a backup writes; `capturedOffset` is then required), 2 with `contentMac` alone (a capture
+ * (what a backup writes; `capturedOffset` is then required; `camera` only here), 2 with `contentMac` alone (a capture
  * time whose source is not known: an upload resumed from a point sealed before version 3), 1
  * with neither (the test vectors).
  */
@@ -162,6 +246,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     width: metadata.width,
     height: metadata.height,
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
+    ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.
@@ -188,13 +273,15 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   const {
     v: _version,
     location,
+    camera,
     content_mac: contentMac,
     captured_source: capturedSource,
     captured_offset: capturedOffset,
     ...metadata
-  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera'> & {
     v: number
     location?: [number, number]
+    camera?: Record<string, unknown>
     content_mac?: Uint8Array
     captured_source?: CapturedSource | null
     captured_offset?: number | null
@@ -204,6 +291,7 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     ...(contentMac === undefined ? {} : { contentMac }),
     ...(capturedSource === undefined ? {} : { capturedSource }),
     ...(capturedOffset === undefined ? {} : { capturedOffset }),
+    ...(camera === undefined ? {} : { camera: cameraFacts(camera) }),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }

@@ -9,7 +9,7 @@ import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../../sdk/bytes.
 import { own, randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
-import type { CapturedSource, GeoLocation } from './metadata.ts'
+import type { CameraFacts, CapturedSource, GeoLocation } from './metadata.ts'
 import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
 export const RESUME_KEY_INFO = 'coffer/v1/resume'
@@ -47,6 +47,8 @@ export interface ResumePoint {
     readonly capturedOffset?: number | null
     readonly width: number | null
     readonly height: number | null
+    /** Absent in a point sealed before the camera facts (or when there are none). */
+    readonly camera?: CameraFacts | null
     readonly location: GeoLocation | null
   }
   readonly derivatives: readonly SealedDerivative[]

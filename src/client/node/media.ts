@@ -11,8 +11,8 @@
 import exifr from 'exifr'
 import { open } from 'node:fs/promises'
 import sharp, { type Metadata, type Sharp } from 'sharp'
-import type { CapturedSource } from '../format/metadata.ts'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
+import type { CameraFacts, CapturedSource } from '../format/metadata.ts'
+import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
 import { capturedFromTags, TAKEN_TAGS } from '../taken.ts'
 
 /** A derivative's bytes as encoded (WebP, orientation applied, no metadata at all). */
@@ -34,6 +34,8 @@ export interface MediaDescription {
   /** The original's dimensions as displayed (EXIF orientation applied); null unless it decoded. */
   readonly width: number | null
   readonly height: number | null
+  /** Make, model, lens and exposure from EXIF (media.ts cameraFromTags); null when the file states none. */
+  readonly camera: CameraFacts | null
   /** EXIF GPS in degrees; null unless asked for and present. */
   readonly location: { readonly latitude: number; readonly longitude: number } | null
   /** A thumbnail, then a preview when one is made; empty when the file is not an image that decodes. */
@@ -126,9 +128,9 @@ const GPS_TAGS = ['GPSLatitude', 'GPSLatitudeRef', 'GPSLongitude', 'GPSLongitude
 // Raw values: exifr's revived dates would be in the machine's time zone. Two objects made once:
 // exifr keeps every options object it is given in a Map for good, so one per call would leak.
 // A pick is all exifr reads: without `location`, the GPS IFD is read for its date and time
-// (TAKEN_TAGS) and its position tags are neither picked nor parsed.
-const EXIF_OPTIONS = { pick: TAKEN_TAGS, reviveValues: false }
-const EXIF_WITH_GPS_OPTIONS = { pick: [...TAKEN_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
+// (TAKEN_TAGS) and its position tags are neither picked nor parsed. The camera facts (CAMERA_TAGS) are read either way.
+const EXIF_OPTIONS = { pick: [...TAKEN_TAGS, ...CAMERA_TAGS], reviveValues: false }
+const EXIF_WITH_GPS_OPTIONS = { pick: [...TAKEN_TAGS, ...CAMERA_TAGS, ...GPS_TAGS], gps: true, reviveValues: false }
 
 /** The EXIF fields used here; the GPS position only when `location`. */
 async function readExif(source: Uint8Array | string, location: boolean): Promise<Record<string, unknown>> {
@@ -153,7 +155,7 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 }
 
 /**
- * Describes one file for backup: capture time and its source, dimensions, location when
+ * Describes one file for backup: capture time and its source, dimensions, camera facts, location when
  * `options.location` (opt-in: otherwise the GPS position is not even parsed) and derivatives, from its path or from its
  * bytes when they are already in memory (read once: nothing here reads the file again). `type` is the file's media
  * type (e.g. from mediaTypeOf). Throws only when the file cannot be read (missing, a folder,
@@ -162,7 +164,8 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
 export async function describeMedia(file: MediaInput, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
-  if (format === null) return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, location: null, derivatives: [] }
+  if (format === null)
+    return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, camera: null, location: null, derivatives: [] }
   const metadata: Metadata | null = await input(file)
     .metadata()
     .catch(() => null)
@@ -185,6 +188,7 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
     capturedOffset: captured?.offset ?? null,
     width: derived?.width ?? null,
     height: derived?.height ?? null,
+    camera: cameraFromTags(tags),
     location: location ? locationOf(tags) : null,
     derivatives: derived?.derivatives ?? [],
   }

@@ -102,3 +102,6 @@ const DAY_WITH_YEAR = new Intl.DateTimeFormat(undefined, { weekday: 'short', day
 
 /** A day of dayOf as "Sat 4 Jul" (the Photos screen's day headings, under their month's); with its year when asked. */
 export const dayText = (day: number, withYear = false): string => (withYear ? DAY_WITH_YEAR : DAY).format(day * DAY_MS)
+
+/** A number in this browser's language with at most `digits` decimals ("2.8", "12.2", "35"). */
+export const decimalText = (value: number, digits: number): string => new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value)

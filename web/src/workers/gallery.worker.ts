@@ -7,8 +7,8 @@ import * as Comlink from 'comlink'
 import exifr from 'exifr'
 import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
-import type { CapturedSource } from '#photos/format/metadata.ts'
-import { DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
+import type { CameraFacts, CapturedSource } from '#photos/format/metadata.ts'
+import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
 import { capturedFromTags, TAKEN_TAGS } from '#photos/taken.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
@@ -22,6 +22,7 @@ export interface Described {
   readonly captured: number | null
   readonly capturedSource: CapturedSource | null
   readonly capturedOffset: number | null
+  readonly camera: CameraFacts | null
   readonly width: number | null
   readonly height: number | null
   readonly derivatives: MadeDerivative[]
@@ -29,19 +30,21 @@ export interface Described {
 
 // Made once: exifr keeps every options object it is given (node/media.ts says the same). A pick
 // is all exifr reads: the GPS IFD is read for its date and time (TAKEN_TAGS), and its position
-// is neither picked nor parsed: the web app never records a location.
-const EXIF_OPTIONS = { pick: TAKEN_TAGS, reviveValues: false }
+// is neither picked nor parsed: the web app never records a location. The camera facts
+// (CAMERA_TAGS: make, model, lens, exposure) are read in the same pick.
+const EXIF_OPTIONS = { pick: [...TAKEN_TAGS, ...CAMERA_TAGS], reviveValues: false }
 
-/** The capture time, its source and its offset, from EXIF or GPS as node/media.ts reads them (taken.ts). */
-async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'capturedSource' | 'capturedOffset'>> {
+/** The capture time, its source and its offset, from EXIF or GPS, and the camera facts, as node/media.ts reads them (taken.ts, media.ts). */
+async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'capturedSource' | 'capturedOffset' | 'camera'>> {
   let tags: unknown
   try {
     tags = await exifr.parse(file, EXIF_OPTIONS)
   } catch {
     tags = null // no EXIF, or EXIF exifr cannot read: the photo is still backed up
   }
-  const found = typeof tags === 'object' && tags !== null ? capturedFromTags(tags as Record<string, unknown>) : null
-  return { captured: found?.at ?? null, capturedSource: found?.source ?? null, capturedOffset: found?.offset ?? null }
+  const read = typeof tags === 'object' && tags !== null ? (tags as Record<string, unknown>) : {}
+  const found = capturedFromTags(read)
+  return { captured: found?.at ?? null, capturedSource: found?.source ?? null, capturedOffset: found?.offset ?? null, camera: cameraFromTags(read) }
 }
 
 /** The image scaled to fit `size` (never up), encoded as DERIVATIVE_TYPE, or JPEG where the browser cannot encode it. */
@@ -81,7 +84,8 @@ const api = {
   async describe(file: Blob): Promise<Described> {
     // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
     // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
-    if (file.type.startsWith('video/')) return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, derivatives: [] }
+    if (file.type.startsWith('video/'))
+      return { captured: null, capturedSource: null, capturedOffset: null, camera: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
     let image: ImageBitmap
     try {

@@ -1,13 +1,19 @@
-// One photo, over the grid (a dialog: Escape goes back to the grid, the arrow keys to the photo
-// before or after): its preview first, then the original once decrypted when it is an image
-// the browser shows; its metadata; Download (the original, decrypted here), Replace and Delete
-// (both held for their undo window by the album page) and the link to its custody.
-import { useEffect, useRef, useState } from 'react'
+// One photo, full screen over the grid on a dark background (a dialog; docs/decisions/0056-viewer.md):
+// its preview first, then the original once decrypted when it is an image the browser shows;
+// zoom and pan (the wheel about the pointer, double-click, pinch, drag, + - 0), a swipe or the
+// arrow keys to the photo before or after (their previews fetched as this one opens), Escape
+// back to the grid. The bar: back, the name, Download (the original, decrypted here), Info (the
+// date taken, camera, exposure, size, album, place) and More (Replace and Delete, both held for
+// their undo window by the album page, and the link to its custody).
+import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
 import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
+import { cameraText, coordinatesText, exposureParts, megapixelsText } from '../../lib/photo-facts.ts'
+import { preloadNeighbours, previewOf } from '../../lib/previews.ts'
+import { clamp, FITTED, panBy, STEP, swipeOf, toggled, wheelScale, zoomAt, type Size, type Zoom } from '../../lib/zoom.ts'
 import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
 
 /** Media types every browser the app supports draws in an img. */
@@ -25,6 +31,9 @@ const TAKEN_FROM: Record<TakenSource, string> = {
   uploaded: 'upload time',
 }
 
+/** The info panel stays open (or closed) from one photo to the next, for this page's life. */
+let infoOpen = false
+
 /** An object URL for a Blob, revoked when it changes or the view closes. */
 function useObjectUrl(blob: Blob | null): string | null {
   const [url, setUrl] = useState<string | null>(null)
@@ -35,6 +44,21 @@ function useObjectUrl(blob: Blob | null): string | null {
     return () => URL.revokeObjectURL(made)
   }, [blob])
   return url
+}
+
+/** An element's size, kept up to date. */
+function useSize(element: React.RefObject<HTMLElement | null>): Size {
+  const [size, setSize] = useState<Size>({ width: 0, height: 0 })
+  useLayoutEffect(() => {
+    const target = element.current
+    if (target === null) return
+    const measure = () => setSize({ width: target.clientWidth, height: target.clientHeight })
+    measure()
+    const observer = new ResizeObserver(measure)
+    observer.observe(target)
+    return () => observer.disconnect()
+  }, [element])
+  return size
 }
 
 type Loaded =
@@ -61,6 +85,15 @@ interface Props {
   readonly place?: PhotoPlace
 }
 
+/** A pointer on the stage: where it went down and where it is. */
+interface Touch {
+  readonly type: string
+  readonly startX: number
+  readonly startY: number
+  x: number
+  y: number
+}
+
 export function PhotoView({ model, assetId, onDelete, onReplace, place: given }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
@@ -72,34 +105,51 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
   const [shown, setShown] = useState<Blob | null>(null)
   const [original, setOriginal] = useState<Blob | null>(null)
   const [imageError, setImageError] = useState<unknown>(null)
+  const [natural, setNatural] = useState<Size | null>(null)
+  const [zoom, setZoom] = useState<Zoom>(FITTED)
+  const [info, setInfo] = useState(infoOpen)
+  const [more, setMore] = useState(false)
   const shownUrl = useObjectUrl(shown)
   const originalUrl = useObjectUrl(original)
   const download = useAction()
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
+  const stage = useRef<HTMLDivElement>(null)
+  const stageSize = useSize(stage)
+  const pointers = useRef(new Map<number, Touch>())
+  /** A pinch under way: the zoom and the two fingers' distance and midpoint when it began. */
+  const pinch = useRef<{ zoom: Zoom; distance: number; x: number; y: number } | null>(null)
   const close = () => {
     location.hash = place.back
+  }
+  const go = (step: -1 | 1) => {
+    const to = place.neighbour(assetId, step)
+    if (to !== null) location.hash = place.linkOf(to)
+  }
+  const showInfo = (open: boolean) => {
+    infoOpen = open
+    setInfo(open)
   }
 
   useEffect(() => {
     let live = true
-    setLoaded({ kind: 'loading' })
-    setShown(null)
-    setOriginal(null)
-    setImageError(null)
     void (async () => {
       let asset: OpenedAsset
+      let preview: Awaited<ReturnType<typeof previewOf>>
       try {
-        asset = await model.opened(assetId)
+        preview = await previewOf(model, assetId)
+        asset = preview.asset
       } catch (error) {
         if (live) setLoaded(takenDown(error) ? { kind: 'withheld' } : { kind: 'failed', error })
         return
       }
       if (!live) return
       setLoaded({ kind: 'opened', asset })
+      if (preview.image !== null) setShown(preview.image)
+      if (preview.error !== undefined) setImageError(preview.error)
+      // This photo's preview first, then its neighbours', then its original.
+      preloadNeighbours(model, assetId)
       try {
-        const preview = (await model.derivative(asset, 'preview')) ?? (await model.derivative(asset, 'thumbnail'))
-        if (live && preview !== null) setShown(preview)
         if (SHOWABLE.has(asset.metadata.type)) {
           const full = await model.original(asset)
           if (live) setOriginal(full)
@@ -116,26 +166,123 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
   // Each photo (each version) is a view of its own (Album.tsx keys it): its heading takes the focus.
   useEffect(() => heading.current?.focus(), [])
 
+  const asset = loaded.kind === 'opened' ? loaded.asset : null
+  const metadata = asset?.metadata
+  const imageUrl = originalUrl ?? shownUrl
+  // The photo's size as shown (fitted to the stage, never enlarged): from its metadata, else from what was drawn.
+  const full = metadata?.width != null && metadata.height != null ? { width: metadata.width, height: metadata.height } : natural
+  const fit = full === null || stageSize.width === 0 ? 0 : Math.min(1, stageSize.width / full.width, stageSize.height / full.height)
+  const fitted: Size = full === null ? { width: 0, height: 0 } : { width: Math.round(full.width * fit), height: Math.round(full.height * fit) }
+  /** A point of the page from the stage's centre. */
+  const fromCentre = (clientX: number, clientY: number) => {
+    const box = stage.current!.getBoundingClientRect()
+    return { x: clientX - box.left - box.width / 2, y: clientY - box.top - box.height / 2 }
+  }
+  const zoomTo = (scale: number) => setZoom((now) => zoomAt(now, scale, { x: 0, y: 0 }, fitted, stageSize))
+
+  // The stage resized (the info panel, a turned phone): the photo kept within its edges.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fitted follows from these
+  useEffect(() => setZoom((now) => clamp(now, fitted, stageSize)), [stageSize.width, stageSize.height, fitted.width, fitted.height])
+
+  // The wheel zooms about the pointer: a listener of its own, since React's is passive and the page must not scroll.
+  useEffect(() => {
+    const element = stage.current
+    if (element === null) return
+    const wheel = (event: WheelEvent) => {
+      event.preventDefault()
+      const at = fromCentre(event.clientX, event.clientY)
+      setZoom((now) => zoomAt(now, wheelScale(now.scale, event.deltaY, event.ctrlKey), at, fitted, stageSize))
+    }
+    element.addEventListener('wheel', wheel, { passive: false })
+    return () => element.removeEventListener('wheel', wheel)
+  })
+
   useEffect(() => {
     const keys = (event: KeyboardEvent) => {
-      if (event.target instanceof HTMLInputElement) return
-      if (event.key === 'Escape') close()
-      else if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
-        const next = place.neighbour(assetId, event.key === 'ArrowLeft' ? -1 : 1)
-        if (next !== null) location.hash = place.linkOf(next)
+      if (event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return
+      switch (event.key) {
+        case 'Escape':
+          if (more) setMore(false)
+          else close()
+          break
+        case 'ArrowLeft':
+        case 'ArrowRight':
+          go(event.key === 'ArrowLeft' ? -1 : 1)
+          break
+        case '+':
+        case '=':
+          zoomTo(zoom.scale * STEP)
+          break
+        case '-':
+          zoomTo(zoom.scale / STEP)
+          break
+        case '0':
+          setZoom(FITTED)
+          break
+        case 'i':
+          showInfo(!info)
+          break
+        default:
+          return
       }
+      event.preventDefault()
     }
     addEventListener('keydown', keys)
     return () => removeEventListener('keydown', keys)
   })
 
+  const pointerDown = (event: ReactPointerEvent) => {
+    if (event.pointerType === 'mouse' && event.button !== 0) return
+    try {
+      event.currentTarget.setPointerCapture(event.pointerId)
+    } catch {
+      // A pointer the browser does not track (a synthetic event): followed without capture.
+    }
+    pointers.current.set(event.pointerId, { type: event.pointerType, startX: event.clientX, startY: event.clientY, x: event.clientX, y: event.clientY })
+    setMore(false)
+    if (pointers.current.size === 2) {
+      const [a, b] = [...pointers.current.values()] as [Touch, Touch]
+      const middle = fromCentre((a.x + b.x) / 2, (a.y + b.y) / 2)
+      pinch.current = { zoom, distance: Math.hypot(a.x - b.x, a.y - b.y) || 1, ...middle }
+    }
+  }
+  const pointerMove = (event: ReactPointerEvent) => {
+    const pointer = pointers.current.get(event.pointerId)
+    if (pointer === undefined) return
+    const [dx, dy] = [event.clientX - pointer.x, event.clientY - pointer.y]
+    pointer.x = event.clientX
+    pointer.y = event.clientY
+    const started = pinch.current
+    if (started !== null && pointers.current.size === 2) {
+      const [a, b] = [...pointers.current.values()] as [Touch, Touch]
+      const middle = fromCentre((a.x + b.x) / 2, (a.y + b.y) / 2)
+      const scale = (started.zoom.scale * Math.hypot(a.x - b.x, a.y - b.y)) / started.distance
+      // Zoomed about where the fingers began, then moved with them.
+      const zoomed = zoomAt(started.zoom, scale, started, fitted, stageSize)
+      setZoom(panBy(zoomed, middle.x - started.x, middle.y - started.y, fitted, stageSize))
+    } else if (pointers.current.size === 1 && zoom.scale > 1) setZoom((now) => panBy(now, dx, dy, fitted, stageSize))
+  }
+  const pointerUp = (event: ReactPointerEvent) => {
+    const pointer = pointers.current.get(event.pointerId)
+    if (pointer === undefined) return
+    pointers.current.delete(event.pointerId)
+    if (pinch.current !== null) {
+      // The end of a pinch is not a swipe: the finger left waits for the next touch.
+      if (pointers.current.size === 0) pinch.current = null
+      return
+    }
+    if (pointer.type === 'mouse' || zoom.scale > 1 || event.type === 'pointercancel') return
+    const swipe = swipeOf(pointer.x - pointer.startX, pointer.y - pointer.startY, stageSize.width)
+    if (swipe !== 0) go(swipe)
+  }
+
   const previous = place.neighbour(assetId, -1)
   const next = place.neighbour(assetId, 1)
-  const asset = loaded.kind === 'opened' ? loaded.asset : null
-  const metadata = asset?.metadata
   // At the wall clock where it was taken; a modification or upload time in this browser's zone.
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
-  const imageUrl = originalUrl ?? shownUrl
+  const camera = cameraText(metadata?.camera)
+  const exposure = exposureParts(metadata?.camera)
+  const albumName = model.name
 
   const save = () =>
     download.run(async () => {
@@ -151,96 +298,181 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
     })
 
   return (
-    <div className="photo" role="dialog" aria-modal="true" aria-labelledby="photo-title">
-      <div className="photo-bar">
+    <div className={info ? 'viewer with-info' : 'viewer'} role="dialog" aria-modal="true" aria-labelledby="photo-title">
+      <div className="viewer-bar">
+        <button type="button" className="viewer-icon" onClick={close} aria-label={place.backLabel} title={`${place.backLabel} (Escape)`}>
+          ×
+        </button>
         <h2 id="photo-title" ref={heading} tabIndex={-1}>
           {metadata?.name ?? (loaded.kind === 'withheld' ? 'Withheld photo' : 'Photo')}
         </h2>
-        <button type="button" className="secondary" onClick={close}>
-          {place.backLabel}
+        {asset !== null && (
+          <button type="button" className="secondary" onClick={() => void save()} disabled={download.busy}>
+            {download.busy ? 'Decrypting…' : 'Download'}
+          </button>
+        )}
+        <button type="button" className="secondary" aria-pressed={info} aria-controls="photo-info" onClick={() => showInfo(!info)} title="Info (i)">
+          Info
         </button>
-      </div>
-      <div className="photo-body">
-        <div className="photo-image">
-          {loaded.kind === 'withheld' && (
-            <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>
-          )}
-          {loaded.kind === 'failed' && <ErrorLine error={loaded.error} />}
-          {imageUrl !== null && metadata !== undefined && <img src={imageUrl} alt={metadata.name} data-full={originalUrl !== null ? 'original' : 'preview'} />}
-          {loaded.kind === 'opened' && imageUrl === null && imageError === null && <p role="status">Decrypting…</p>}
-          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && (
-            <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>
-          )}
-          <ErrorLine error={imageError} />
-        </div>
-        <aside className="photo-facts">
-          {metadata !== undefined && (
-            <dl>
-              <dt>Name</dt>
-              <dd data-fact="name">{metadata.name}</dd>
-              {taken !== null && (
-                <>
-                  <dt>Date taken</dt>
-                  <dd data-fact="taken" data-source={taken.source}>
-                    <time dateTime={takenIso(taken)}>{wallClockText(taken.local)}</time>
-                    {/* The photo's own offset, when it states one: not the browser's zone, which a modification or upload time is shown in. */}
-                    {taken.offset !== null && !viewerZoned(taken.source) && <span className="muted"> {utcOffsetText(taken.offset)}</span>} ·{' '}
-                    {TAKEN_FROM[taken.source]}
-                  </dd>
-                </>
-              )}
-              <dt>Dimensions</dt>
-              <dd data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</dd>
-              <dt>Size</dt>
-              <dd data-fact="size">{sizeText(metadata.size)}</dd>
-              <dt>Type</dt>
-              <dd data-fact="type">{metadata.type}</dd>
-            </dl>
-          )}
-          <div className="actions">
-            {asset !== null && (
-              <button type="button" onClick={() => void save()} disabled={download.busy}>
-                {download.busy ? 'Decrypting…' : 'Download'}
-              </button>
-            )}
+        <div className="viewer-more">
+          <button type="button" className="secondary" aria-expanded={more} aria-controls="photo-more" onClick={() => setMore(!more)}>
+            More
+          </button>
+          <div id="photo-more" className="viewer-menu" hidden={!more}>
             {asset !== null && onReplace !== undefined && (
               <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
                 Replace…
               </button>
             )}
-            {onReplace !== undefined && (
-              <input
-                ref={replaceInput}
-                type="file"
-                accept="image/*,video/*"
-                className="hidden-input"
-                aria-label="New version of this photo"
-                tabIndex={-1}
-                onChange={(e) => {
-                  const file = e.target.files?.[0]
-                  e.target.value = ''
-                  if (file !== undefined) onReplace(assetId, file)
-                }}
-              />
-            )}
-            {onDelete !== undefined && (
+            {onDelete !== undefined ? (
               <button type="button" className="danger" onClick={() => onDelete([assetId])}>
                 Delete
               </button>
+            ) : (
+              <a href={linkTo('albums', model.albumId, assetId)}>In its album</a>
             )}
-            {onDelete === undefined && <a href={linkTo('albums', model.albumId, assetId)}>In its album</a>}
+            <a href={linkTo('custody', model.albumId, assetId)}>Custody</a>
+            <p className="muted">Where and how safely the server keeps it.</p>
           </div>
-          <ErrorLine error={download.error} />
-          <p>
-            <a href={linkTo('custody', model.albumId, assetId)}>Custody</a> <span className="muted">(where and how safely the server keeps it)</span>
-          </p>
-          <nav className="photo-nav" aria-label="Photos">
-            {previous !== null ? <a href={place.linkOf(previous)}>← Previous</a> : <span />}
-            {next !== null ? <a href={place.linkOf(next)}>Next →</a> : <span />}
-          </nav>
-          <p className="hint">Arrow keys: previous and next. Escape: {place.backLabel.toLowerCase()}.</p>
-        </aside>
+        </div>
+        <input
+          ref={replaceInput}
+          type="file"
+          accept="image/*,video/*"
+          className="hidden-input"
+          aria-label="New version of this photo"
+          tabIndex={-1}
+          onChange={(e) => {
+            const file = e.target.files?.[0]
+            e.target.value = ''
+            setMore(false)
+            if (file !== undefined) onReplace?.(assetId, file)
+          }}
+        />
       </div>
+      <ErrorLine error={download.error} />
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: gestures on the photo; the dialog's keys do the same (+ - 0, ← →) */}
+      <div
+        ref={stage}
+        className={zoom.scale > 1 ? 'viewer-stage zoomed' : 'viewer-stage'}
+        onPointerDown={pointerDown}
+        onPointerMove={pointerMove}
+        onPointerUp={pointerUp}
+        onPointerCancel={pointerUp}
+        onDoubleClick={(event) => setZoom((now) => toggled(now, fromCentre(event.clientX, event.clientY), fitted, stageSize))}
+      >
+        {imageUrl !== null && metadata !== undefined && (
+          <img
+            src={imageUrl}
+            alt={metadata.name}
+            draggable={false}
+            data-full={originalUrl !== null ? 'original' : 'preview'}
+            data-scale={zoom.scale}
+            onLoad={(event) => setNatural({ width: event.currentTarget.naturalWidth, height: event.currentTarget.naturalHeight })}
+            style={{
+              ...(fitted.width > 0 ? { width: fitted.width, height: fitted.height } : {}),
+              transform: `translate(${zoom.x}px, ${zoom.y}px) scale(${zoom.scale})`,
+            }}
+          />
+        )}
+        <div className="viewer-notes">
+          {loaded.kind === 'withheld' && (
+            <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>
+          )}
+          {loaded.kind === 'failed' && <ErrorLine error={loaded.error} />}
+          {(loaded.kind === 'loading' || (loaded.kind === 'opened' && imageUrl === null && imageError === null)) && <p role="status">Decrypting…</p>}
+          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && (
+            <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>
+          )}
+          <ErrorLine error={imageError} />
+        </div>
+      </div>
+      {previous !== null && (
+        <a className="viewer-step viewer-previous" href={place.linkOf(previous)} aria-label="Previous photo" title="Previous photo (←)">
+          ‹
+        </a>
+      )}
+      {next !== null && (
+        <a className="viewer-step viewer-next" href={place.linkOf(next)} aria-label="Next photo" title="Next photo (→)">
+          ›
+        </a>
+      )}
+      <aside id="photo-info" className="viewer-info" hidden={!info} aria-labelledby="photo-info-title">
+        <div className="viewer-info-head">
+          <h3 id="photo-info-title">Info</h3>
+          <button type="button" className="viewer-icon" onClick={() => showInfo(false)} aria-label="Close the info">
+            ×
+          </button>
+        </div>
+        {metadata !== undefined && (
+          <dl>
+            <dt>Name</dt>
+            <dd data-fact="name">{metadata.name}</dd>
+            {taken !== null && (
+              <>
+                <dt>Date taken</dt>
+                <dd data-fact="taken" data-source={taken.source}>
+                  <time dateTime={takenIso(taken)}>{wallClockText(taken.local)}</time>
+                  {/* The photo's own offset, when it states one: not the browser's zone, which a modification or upload time is shown in. */}
+                  {taken.offset !== null && !viewerZoned(taken.source) && <span className="muted"> {utcOffsetText(taken.offset)}</span>} ·{' '}
+                  {TAKEN_FROM[taken.source]}
+                </dd>
+              </>
+            )}
+            {camera !== null && (
+              <>
+                <dt>Camera</dt>
+                <dd data-fact="camera">{camera}</dd>
+              </>
+            )}
+            {metadata.camera?.lens !== undefined && (
+              <>
+                <dt>Lens</dt>
+                <dd data-fact="lens">{metadata.camera.lens}</dd>
+              </>
+            )}
+            {exposure.length > 0 && (
+              <>
+                <dt>Exposure</dt>
+                <dd data-fact="exposure">
+                  {exposure.map((part, i) => (
+                    <span key={part}>
+                      {i > 0 && ' · '}
+                      <span className="nowrap">{part}</span>
+                    </span>
+                  ))}
+                </dd>
+              </>
+            )}
+            <dt>Dimensions</dt>
+            <dd>
+              <span data-fact="dimensions">{metadata.width !== null && metadata.height !== null ? `${metadata.width} × ${metadata.height}` : 'Unknown'}</span>
+              {metadata.width !== null && metadata.height !== null && (
+                <span className="muted" data-fact="megapixels">
+                  {' '}
+                  · {megapixelsText(metadata.width, metadata.height)}
+                </span>
+              )}
+            </dd>
+            <dt>Size</dt>
+            <dd data-fact="size">{sizeText(metadata.size)}</dd>
+            <dt>Type</dt>
+            <dd data-fact="type">{metadata.type}</dd>
+            <dt>Album</dt>
+            <dd data-fact="album">{albumName === undefined ? '…' : albumName === null ? 'Unnamed album' : albumName}</dd>
+            {metadata.location !== undefined && (
+              <>
+                <dt>Place</dt>
+                <dd data-fact="place">{coordinatesText(metadata.location)}</dd>
+              </>
+            )}
+          </dl>
+        )}
+        <p className="hint">
+          Keys: ← → previous and next, + − 0 zoom, i info, Escape {place.backLabel.toLowerCase()}. Wheel or pinch to zoom, double-click for 2×, drag to move;
+          swipe for the next photo.
+        </p>
+      </aside>
     </div>
   )
 }
