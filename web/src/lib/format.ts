@@ -18,6 +18,9 @@ export function sizeText(bytes: number): string {
 const NUMBER = new Intl.NumberFormat()
 
 /** A count of things: "1 photo", "1,024 photos" (`many` is `one` + "s" unless given). */
+/** A count alone, as "1,234". */
+export const numberText = (count: number): string => NUMBER.format(count)
+
 export function countText(count: number, one: string, many = `${one}s`): string {
   return `${NUMBER.format(count)} ${count === 1 ? one : many}`
 }

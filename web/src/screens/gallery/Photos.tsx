@@ -6,7 +6,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, Heading } from '../../app/ui.tsx'
-import { countText } from '../../lib/format.ts'
+import { countText, numberText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
@@ -77,7 +77,7 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
       )}
       <p className="hint reading-dates" role="status">
         {reading
-          ? `Reading dates: ${progress.read.toLocaleString()} of ${progress.toRead.toLocaleString()}`
+          ? `Reading dates: ${numberText(progress.read)} of ${numberText(progress.toRead)}`
           : opened && ids.length > 0
             ? `${countText(ids.length, 'photo')}${done ? '' : ' so far…'}`
             : ''}
