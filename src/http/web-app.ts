@@ -2,7 +2,9 @@
 // `/` and the operator page at `/admin`, each an HTML page that is never cached (a new release
 // must be picked up at once), and the files they load under `/assets/`, whose names carry their
 // content hash and are therefore cached for a year. Every page answers with WEB_CSP. None of
-// this is an API operation: the routes are left out of the OpenAPI document.
+// this is an API operation: the routes are left out of the OpenAPI document. Beside them, what
+// makes the gallery installable (docs/decisions/0057): its manifest, its icons and its service
+// worker at /sw.js, none of them cached (a new release's worker is picked up at the next load).
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { existsSync } from 'node:fs'
@@ -57,6 +59,9 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
   await app.register(fastifyStatic, { root, serve: false, index: false, wildcard: false })
   app.get('/', hidden, (_request, reply) => page(reply, 'index.html'))
   app.get('/admin', hidden, (_request, reply) => page(reply, 'admin.html'))
+  app.get('/sw.js', hidden, (_request, reply) => page(reply, 'sw.js'))
+  app.get('/manifest.webmanifest', hidden, (_request, reply) => page(reply, 'manifest.webmanifest'))
+  app.get<{ Params: { name: string } }>('/icons/:name', hidden, (request, reply) => page(reply, `icons/${request.params.name}`))
   app.get<{ Params: { '*': string } }>('/assets/*', { ...hidden, config: { cache: 'immutable' } }, (request, reply) =>
     page(reply, `assets/${request.params['*']}`),
   )

@@ -51,14 +51,61 @@ describe('the web app', () => {
     }
   })
 
-  it.each(['/assets/missing-0000.js', '/assets/../index.html', '/assets/%2e%2e/admin.html', '/index.html', '/web/src/main.tsx'])(
-    '%s is a 404 problem, not a file',
-    async (route) => {
-      const answer = await raw(server, 'GET', route)
-      expect(answer.status).toBe(404)
-      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-      expect(answer.json?.code).toBe('error.not_found')
-      expect(answer.headers.get('cache-control')).toBe('no-store')
-    },
-  )
+  it('serves the manifest, its icons and the service worker, never cached', async () => {
+    const manifest = await raw(server, 'GET', '/manifest.webmanifest')
+    expect(manifest.status).toBe(200)
+    expect(manifest.headers.get('content-type')).toMatch(/^application\/manifest\+json/)
+    expect(manifest.headers.get('cache-control')).toBe('no-store')
+    const parsed = JSON.parse(manifest.text) as {
+      name: string
+      start_url: string
+      display: string
+      icons: { src: string; sizes: string; purpose: string }[]
+      share_target: { action: string; method: string; enctype: string }
+    }
+    expect(parsed).toMatchObject({
+      name: 'Coffer Photos',
+      display: 'standalone',
+      share_target: { action: '/share', method: 'POST', enctype: 'multipart/form-data' },
+    })
+    expect(parsed.icons.map((icon) => `${icon.sizes} ${icon.purpose}`)).toEqual(['192x192 any', '512x512 any', '512x512 maskable'])
+    for (const icon of parsed.icons) {
+      const answer = await raw(server, 'GET', icon.src)
+      expect(answer.status, icon.src).toBe(200)
+      expect(answer.headers.get('content-type'), icon.src).toBe('image/png')
+    }
+    const worker = await raw(server, 'GET', '/sw.js')
+    expect(worker.status).toBe(200)
+    expect(worker.headers.get('content-type')).toMatch(/^(text|application)\/javascript/)
+    expect(worker.headers.get('cache-control')).toBe('no-store')
+    expect(worker.headers.get('content-security-policy')).toBe(WEB_CSP)
+    expect(WEB_CSP).toContain("worker-src 'self'")
+    expect(WEB_CSP).toContain("manifest-src 'self'")
+    // The shell it caches: the page and the gallery's files, nothing of the API.
+    const shell = JSON.parse(JSON.parse(/JSON\.parse\(("(?:[^"\\]|\\.)*")\)/.exec(worker.text)![1]!) as string) as { paths: string[] }
+    expect(shell.paths).toContain('/')
+    for (const asset of assets) expect(shell.paths).toContain(asset)
+    expect(shell.paths.filter((p) => !p.startsWith('/assets/') && !p.startsWith('/icons/') && p !== '/' && p !== '/manifest.webmanifest')).toEqual([])
+    expect(shell.paths.some((p) => p.includes('admin'))).toBe(false)
+  })
+
+  it('has no route for the share target: its POST is answered by the service worker', async () => {
+    expect((await raw(server, 'POST', '/share')).status).toBe(404)
+  })
+
+  it.each([
+    '/assets/missing-0000.js',
+    '/icons/missing.png',
+    '/icons/..%2findex.html',
+    '/assets/../index.html',
+    '/assets/%2e%2e/admin.html',
+    '/index.html',
+    '/web/src/main.tsx',
+  ])('%s is a 404 problem, not a file', async (route) => {
+    const answer = await raw(server, 'GET', route)
+    expect(answer.status).toBe(404)
+    expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(answer.json?.code).toBe('error.not_found')
+    expect(answer.headers.get('cache-control')).toBe('no-store')
+  })
 })

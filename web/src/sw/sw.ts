@@ -1,0 +1,106 @@
+// The service worker (/sw.js; docs/decisions/0057-phone-and-installable.md). Two jobs, and no
+// other:
+//
+// - The app shell offline: at install it caches index.html and the gallery's built files (the
+//   list the build writes into this file, SHELL below), under a cache named by the build. The
+//   page `/` comes from the network when it can, else from that cache; a file under /assets/ from
+//   the cache, else the network. Nothing else is ever answered from or put into the Cache API:
+//   no API answer, no blob, nothing of the person's, encrypted or not.
+// - The share target: the manifest's `share_target` posts the shared files to /share. The POST
+//   is answered here (it never reaches the server): the files are kept in this worker's memory
+//   only (no storage), and the page is sent to #/share, which asks for them by postMessage. A
+//   worker the browser stopped meanwhile has forgotten them, and the page says so.
+//
+// Typed by hand: the web app's TypeScript knows the DOM's types, not a service worker's.
+
+interface ExtendableEvent extends Event {
+  waitUntil(promise: Promise<unknown>): void
+}
+interface FetchEvent extends ExtendableEvent {
+  readonly request: Request
+  respondWith(response: Response | Promise<Response>): void
+}
+interface MessageFromPage extends ExtendableEvent {
+  readonly data: unknown
+  /** The page's end of a MessageChannel, when it asks for the shared files. */
+  readonly ports: readonly MessagePort[]
+}
+interface WorkerScope {
+  readonly location: Location
+  skipWaiting(): Promise<void>
+  readonly clients: { claim(): Promise<void> }
+  addEventListener(type: 'install' | 'activate', listener: (event: ExtendableEvent) => void): void
+  addEventListener(type: 'fetch', listener: (event: FetchEvent) => void): void
+  addEventListener(type: 'message', listener: (event: MessageFromPage) => void): void
+}
+
+const scope = self as unknown as WorkerScope
+
+/** Written by the build (web/vite.config.ts, shellList): the shell's paths and the build's version. */
+const SHELL: { readonly version: string; readonly paths: readonly string[] } = JSON.parse('__COFFER_SHELL__')
+
+const CACHE = `coffer-shell-${SHELL.version}`
+
+scope.addEventListener('install', (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE)
+      await cache.addAll(SHELL.paths.map((shellPath) => new Request(shellPath, { cache: 'no-store' })))
+      // A new build's worker takes over at once: the pages open now keep their files, the next load uses the new ones.
+      await scope.skipWaiting()
+    })(),
+  )
+})
+
+scope.addEventListener('activate', (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) if (name !== CACHE) await caches.delete(name)
+      await scope.clients.claim()
+    })(),
+  )
+})
+
+/** The files shared last, until the page has queued them (memory only). */
+let shared: File[] | null = null
+
+async function receiveShare(request: Request): Promise<Response> {
+  try {
+    const form = await request.formData()
+    shared = form.getAll('photos').filter((entry): entry is File => entry instanceof File && entry.size > 0)
+  } catch {
+    shared = []
+  }
+  return Response.redirect(new URL('/#/share', scope.location.origin).href, 303)
+}
+
+async function shellPage(request: Request): Promise<Response> {
+  try {
+    return await fetch(request)
+  } catch (error) {
+    const cached = await caches.match('/', { cacheName: CACHE })
+    if (cached === undefined) throw error
+    return cached
+  }
+}
+
+async function shellFile(request: Request): Promise<Response> {
+  return (await caches.match(request, { cacheName: CACHE })) ?? fetch(request)
+}
+
+scope.addEventListener('fetch', (event) => {
+  const { request } = event
+  const url = new URL(request.url)
+  if (url.origin !== scope.location.origin) return
+  if (url.pathname === '/share' && request.method === 'POST') return event.respondWith(receiveShare(request))
+  if (request.method !== 'GET') return
+  if (url.pathname === '/' && request.mode === 'navigate') return event.respondWith(shellPage(request))
+  if (url.pathname.startsWith('/assets/') && SHELL.paths.includes(url.pathname)) return event.respondWith(shellFile(request))
+  // Everything else (the API, blobs, the operator page): the network, never the cache.
+})
+
+scope.addEventListener('message', (event) => {
+  const message = event.data as { readonly type?: string } | null
+  if (message?.type === 'shared-files') event.ports[0]?.postMessage({ type: 'shared-files', files: shared })
+  else if (message?.type === 'shared-done') shared = null
+})
