@@ -17,7 +17,7 @@ import { backupFile } from '../../src/client/upload.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { authenticatorFor, PASSWORD, problemOf, THIRTY_SECONDS, wrongCode, type Authenticator } from '../support/actors.ts'
-import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
+import { checkScreen, openDevice, serverAndBrowser, signOut } from '../support/browser.ts'
 import { decryptedThumbnails, picker, type Img } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
 import { BROWSER_DEVICE, OTHER_DEVICE, openAs, storedNames, webAccount } from '../support/web-account.ts'
@@ -77,7 +77,7 @@ describe('the security screen', () => {
     const second = await openDevice(browser, server.url, { phone: true })
     await second.page.goto('/?poll=1')
     await signInThroughPage(second.page, account.email)
-    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true)
+    await expect.poll(() => second.page.locator('header.bar').isVisible()).toBe(true)
 
     const { page } = first
     await page.reload()
@@ -119,7 +119,7 @@ describe('the security screen', () => {
     expect(await second.page.getByRole('status').textContent()).toContain('this session was ended')
 
     await signInThroughPage(second.page, account.email)
-    await expect.poll(() => second.page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true)
+    await expect.poll(() => second.page.locator('header.bar').isVisible()).toBe(true)
     await page.getByRole('button', { name: 'Sign out every device' }).click()
     await page.getByRole('button', { name: 'Sign out everywhere' }).click()
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
@@ -153,7 +153,7 @@ describe('the security screen', () => {
     await page.getByRole('button', { name: 'Turn on' }).click()
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Your authenticator app is set up' }).isVisible()).toBe(true)
 
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await signInThroughPage(page, account.email)
     await expect.poll(() => page.getByRole('heading', { name: 'Enter your code' }).isVisible()).toBe(true)
     server.clock.advance(THIRTY_SECONDS) // the confirming code is spent
@@ -200,7 +200,7 @@ describe('the security screen', () => {
     expect(await page.getByRole('button', { name: 'Set up an authenticator app' }).count()).toBe(0)
 
     // The phone is lost: signed out, one of the codes signs in instead.
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await signInThroughPage(page, account.email)
     await expect.poll(() => page.getByRole('heading', { name: 'Enter your code' }).isVisible()).toBe(true)
     await page.getByRole('button', { name: 'Lost your phone? Use a recovery code' }).click()
@@ -365,6 +365,8 @@ describe('the moderation record', () => {
       ])
     await checkScreen(device, 'record-suspended')
 
+    // At phone width, Security is in the account menu (decision 0057).
+    await page.getByRole('button', { name: 'Account', exact: true }).click()
     await page.getByRole('link', { name: 'Security' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Security', level: 1 }).isVisible()).toBe(true)
     expect(await banner.isVisible()).toBe(true)
@@ -463,7 +465,7 @@ describe('the moderation record', () => {
     await checkScreen(device, 'record-kept-phone')
 
     // Signing out drops the index; signed in again, the photo is known by its album only.
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await photoIndexRecords(page)).toBe(0)
     await signInThroughPage(page, account.email)

@@ -3,7 +3,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PASSWORD, uniqueEmail, withSecondFactor, wrongCode } from '../support/actors.ts'
-import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
+import { checkScreen, launchChromium, openDevice, signOut } from '../support/browser.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -40,7 +40,7 @@ describe('signing in', () => {
     await page.reload()
     await expect.poll(() => page.getByText(email).first().isVisible()).toBe(true)
 
-    await page.getByRole('button', { name: 'Sign out' }).click()
+    await signOut(page)
     await expect.poll(() => page.getByRole('heading', { name: 'Sign in to Coffer Photos' }).isVisible()).toBe(true)
 
     await page.getByLabel('Email').fill(email)

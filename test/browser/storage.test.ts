@@ -22,7 +22,7 @@ import type { EscrowKdfParams } from '../../src/client/format/recovery.ts'
 import { toHex } from '../../src/sdk/bytes.ts'
 import { openValue, passwordKey, type Sealed } from '../../web/src/lib/sealed.ts'
 import { PASSWORD } from '../support/actors.ts'
-import { CHROMIUM, checkScreen, FLAGS, type WatchedPage } from '../support/browser.ts'
+import { CHROMIUM, checkScreen, FLAGS, type WatchedPage, signOut } from '../support/browser.ts'
 import { decryptedThumbnails, liveAssetIds, picker } from '../support/gallery.ts'
 import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -274,19 +274,18 @@ describe('the browser keeps only ciphertext', () => {
     )
     expect(kept.filter((k) => k.where.startsWith('indexedDB coffer-uploads/'))).toHaveLength(1)
     expect(kept.filter((k) => k.extractableKeys > 0)).toEqual([])
-    expect(
-      await page.evaluate(
-        async () =>
-          (
-            await (
-              globalThis as unknown as { navigator: { serviceWorker: { getRegistrations(): Promise<unknown[]> } } }
-            ).navigator.serviceWorker.getRegistrations()
-          ).length,
-      ),
-    ).toBe(0)
+    // The one service worker is the app's (decision 0057), and its cache holds the app's own files only.
+    const worker = (await page.evaluate(`(async () => {
+      const scripts = (await navigator.serviceWorker.getRegistrations()).map((r) => new URL((r.active ?? r.waiting ?? r.installing).scriptURL).pathname)
+      const urls = []
+      for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) urls.push(new URL(request.url).pathname)
+      return { scripts, urls }
+    })()`)) as { scripts: string[]; urls: string[] }
+    expect(worker.scripts).toEqual(['/sw.js'])
+    expect(worker.urls.filter((url) => url !== '/' && url !== '/manifest.webmanifest' && !/^\/(assets|icons)\//.test(url))).toEqual([])
 
     // Signing out drops the session, its keys and the queue; the device keys stay, sealed.
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await expect.poll(() => signInHeading(page).isVisible()).toBe(true)
     expect(await page.getByRole('status').textContent()).toContain('One photo waiting to upload was dropped')
     expect(await storedNames(page)).toEqual(['keys'])
@@ -323,7 +322,7 @@ describe('the browser keeps only ciphertext', () => {
     await page.getByLabel('New password again').fill(changed)
     await page.getByRole('button', { name: 'Change password' }).click()
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Your password is changed' }).isVisible()).toBe(true)
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await page.goto('/#/albums')
     await signIn(page, account, albums, changed)
 
@@ -346,7 +345,7 @@ describe('the browser keeps only ciphertext', () => {
     await page.getByRole('button', { name: 'Unlock' }).click()
     await expect.poll(() => albums.isVisible()).toBe(true)
     // Sealed under the new password now: the next sign-in asks nothing more.
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await signOut(page)
     await signIn(page, account, albums, elsewhere)
 
     // Changed elsewhere again, and the earlier password forgotten: the keys are let go, and the browser is not a device any more.

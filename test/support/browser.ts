@@ -97,3 +97,10 @@ export async function checkScreen(watched: WatchedPage, name: string): Promise<v
   await watched.page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: false })
   expect(watched.problems, `page problems on ${name}`).toEqual([])
 }
+
+/** Signs out through the frame: its Sign out button, in the account menu at phone width (decision 0057). */
+export async function signOut(page: Page): Promise<void> {
+  const account = page.getByRole('button', { name: 'Account', exact: true })
+  if (await account.isVisible()) await account.click()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+}
