@@ -33,8 +33,14 @@ const blobSuites = [
   'test/http/client-library.test.ts',
 ]
 // Tests that need no database engine run once: client tests without a server, the grid lab
-// (its server only serves the web app's files), and the web app's photo and date indexes (pure, in Node).
-const engineFree = ['test/client/media.test.ts', 'test/browser/grid-lab.test.ts', 'test/browser/photo-index.test.ts', 'test/browser/date-index.test.ts']
+// (its server only serves the web app's files), the web app's photo and date indexes and its upload rate and folder walk (pure, in Node).
+const engineFree = [
+  'test/client/media.test.ts',
+  'test/browser/grid-lab.test.ts',
+  'test/browser/photo-index.test.ts',
+  'test/browser/date-index.test.ts',
+  'test/browser/upload-rate.test.ts',
+]
 // Suites whose every assertion is about what sits above the database (the HTTP edge before an
 // operation reads anything, the logs, the client library and coffer-photos, the web app in
 // Chromium, the docs' programs, the SDK package) or beside it (the blob folder, a bucket): they

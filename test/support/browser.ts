@@ -63,11 +63,18 @@ export interface WatchedPage {
   readonly problems: string[]
 }
 
-/** A new context (a separate browser profile) and a page in it, at phone width when asked, in a time zone of its own when given one (IANA). */
-export async function openDevice(browser: Browser, baseUrl: string, options: { phone?: boolean; timezoneId?: string } = {}): Promise<WatchedPage> {
+/**
+ * A new context (a separate browser profile) and a page in it, at phone width when asked (or at
+ * the `viewport` given), in a time zone of its own when given one (IANA).
+ */
+export async function openDevice(
+  browser: Browser,
+  baseUrl: string,
+  options: { phone?: boolean; timezoneId?: string; viewport?: { readonly width: number; readonly height: number } } = {},
+): Promise<WatchedPage> {
   const context = await browser.newContext({
     baseURL: baseUrl,
-    viewport: options.phone === true ? { width: 390, height: 800 } : { width: 1280, height: 860 },
+    viewport: options.viewport ?? (options.phone === true ? { width: 390, height: 800 } : { width: 1280, height: 860 }),
     acceptDownloads: true,
     reducedMotion: 'reduce',
     ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),

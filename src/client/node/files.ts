@@ -6,47 +6,14 @@ import { createReadStream, type BigIntStats } from 'node:fs'
 import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import { IN_MEMORY_FILE_MAX, memorySource, type FileSource, type RestoredFile } from '../files.ts'
+import { mediaTypeOfName } from '../media-types.ts'
 import type { RestoreWriter } from '../restore.ts'
-
-const TYPES: Record<string, string> = {
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.png': 'image/png',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.heic': 'image/heic',
-  '.heif': 'image/heif',
-  '.avif': 'image/avif',
-  '.tif': 'image/tiff',
-  '.tiff': 'image/tiff',
-  '.dng': 'image/x-adobe-dng',
-  // Camera RAW: backed up as they are (no derivatives: node/media.ts decodes none of them).
-  '.nef': 'image/x-nikon-nef',
-  '.nrw': 'image/x-nikon-nrw',
-  '.cr2': 'image/x-canon-cr2',
-  '.cr3': 'image/x-canon-cr3',
-  '.arw': 'image/x-sony-arw',
-  '.orf': 'image/x-olympus-orf',
-  '.rw2': 'image/x-panasonic-rw2',
-  '.raf': 'image/x-fuji-raf',
-  '.pef': 'image/x-pentax-pef',
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-  '.m4v': 'video/x-m4v',
-  '.avi': 'video/x-msvideo',
-  '.mkv': 'video/x-matroska',
-  '.webm': 'video/webm',
-  '.3gp': 'video/3gpp',
-  '.mts': 'video/mp2t',
-}
 
 /** What a file being restored is called until it is whole and verified (a crash can leave one; the next restore removes it). */
 export const PARTIAL_SUFFIX = '.coffer-partial'
 
-/** A guess from the extension; application/octet-stream when it is not a known one. */
-export function mediaTypeOf(file: string): string {
-  return TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream'
-}
+/** A guess from the extension (../media-types.ts); application/octet-stream when it is not a known one. */
+export const mediaTypeOf = (file: string): string => mediaTypeOfName(file)
 
 /** What the files in flight may hold in memory together: each file's in-memory limit is this over the files in flight. */
 export const IN_MEMORY_BUDGET = 512 * 1024 * 1024

@@ -9,6 +9,7 @@
 import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaFacts } from '../files.ts'
+import { BACKED_UP_TYPES } from '../media-types.ts'
 import type { Candidate } from '../sync.ts'
 import { fileSource, mediaTypeOf, modifiedMs, type DiskFileSource } from './files.ts'
 
@@ -22,8 +23,7 @@ export interface WalkedFile {
   readonly identity: string
 }
 
-/** What node/files.ts mediaTypeOf names a photo or video: every such file is backed up, whatever its format. */
-export const BACKED_UP_TYPES = /^(image|video)\//
+export { BACKED_UP_TYPES }
 
 /** A subfolder the walk could not list (relative to the root, "/" between names), and why. */
 export interface UnreadableFolder {

@@ -108,3 +108,26 @@ export const dayText = (day: number, withYear = false): string => (withYear ? DA
 
 /** A number in this browser's language with at most `digits` decimals ("2.8", "12.2", "35"). */
 export const decimalText = (value: number, digits: number): string => new Intl.NumberFormat(undefined, { maximumFractionDigits: digits }).format(value)
+
+const PERCENT = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 })
+
+/** A share of a whole (0 to 1) as "37%", never 100% before it is all done (rounded down). */
+export const percentText = (fraction: number): string => PERCENT.format(Math.floor(Math.min(1, Math.max(0, fraction)) * 100) / 100)
+
+/** A speed in bytes a second as "2.4 MB/s". */
+export const speedText = (bytesPerSecond: number): string => `${sizeText(bytesPerSecond)}/s`
+
+/**
+ * The time an upload has left, from an estimate in seconds (null when there is none yet):
+ * "about 40 s left", "about 3 min left", "about 2 h 10 min left"; "estimating…" without one.
+ */
+export function timeLeftText(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return 'estimating…'
+  if (seconds < 10) return 'a few seconds left'
+  if (seconds < 60) return `about ${NUMBER.format(Math.ceil(seconds / 10) * 10)} s left`
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `about ${NUMBER.format(minutes)} min left`
+  const hours = Math.floor(minutes / 60)
+  const rest = minutes % 60
+  return `about ${NUMBER.format(hours)} h${rest === 0 ? '' : ` ${NUMBER.format(rest)} min`} left`
+}

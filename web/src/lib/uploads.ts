@@ -1,4 +1,5 @@
-// Uploads into an album (docs/decisions/0020-web-app.md, "The gallery"): each file backed up by
+// Uploads into an album (docs/decisions/0020-web-app.md, "The gallery"): each file (under its name
+// in the album: a file from a folder by its path from it, lib/picked.ts, decision 0058) backed up by
 // src/client's backupFile on this page (it fetches), its derivatives and capture time made in a
 // worker, two files at a time. Each file's progress is what the library tells (UploadProgress:
 // its stage, the bytes read and sent and those expected for its way of sending); this page
@@ -23,6 +24,7 @@ import { replaceFile } from '#photos/edits.ts'
 import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '#photos/files.ts'
 import { backupFile } from '#photos/upload.ts'
 import type { AlbumModel } from './album.ts'
+import { typeOf, type Picked } from './picked.ts'
 import { inWorker } from './pool.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
 import { openWithStorageKey, sealWithStorageKey } from './store.ts'
@@ -102,17 +104,17 @@ export interface UploadItem {
 /** Files sent at once. */
 const PARALLEL = 2
 
-/** A File's name, media type and modification time as a FileSource states them. */
-const factsOf = (file: File): Pick<FileSource, 'name' | 'type' | 'modified'> => ({
-  name: file.name,
-  type: file.type === '' ? 'application/octet-stream' : file.type,
+/** A File's name (in the album), media type and modification time as a FileSource states them. */
+const factsOf = (file: File, name: string): Pick<FileSource, 'name' | 'type' | 'modified'> => ({
+  name,
+  type: typeOf({ name, type: file.type }),
   modified: file.lastModified > 0 ? file.lastModified : null,
 })
 
 /** A File as backupFile reads it: streamed, from `start`, as often as its way of sending needs. */
-function fileSource(file: File): FileSource {
+function fileSource(file: File, name: string): FileSource {
   return {
-    ...factsOf(file),
+    ...factsOf(file, name),
     size: file.size,
     async *open(start = 0) {
       // Through the reader: ReadableStream is not async iterable in every browser.
@@ -140,10 +142,10 @@ export const describeIn = (file: Blob) => (): Promise<MediaFacts> => inWorker((w
  * content, so the same photo in two albums is stored once (decision 0030). A larger file is
  * streamed: read once, sent in parts as it is read (decision 0034).
  */
-async function sending(file: File): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
-  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file), describe: describeIn(file) }
+async function sending(file: File, name = file.name): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
+  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, name), describe: describeIn(file) }
   const bytes = new Uint8Array(await file.arrayBuffer())
-  return { source: memorySource(bytes, factsOf(file)), describe: describeIn(new Blob([bytes], { type: file.type })) }
+  return { source: memorySource(bytes, factsOf(file, name)), describe: describeIn(new Blob([bytes], { type: file.type })) }
 }
 
 /** Stores a new version of a photo (replaceFile); `onProgress` is told where it is. */
@@ -156,7 +158,8 @@ export async function replacePhoto(model: AlbumModel, assetId: string, file: Fil
 export class Uploads {
   readonly #model: AlbumModel
   #items: UploadItem[] = []
-  readonly #files = new Map<string, File>()
+  readonly #files = new Map<string, Picked>()
+  #adding = 0
   readonly #listeners = new Set<() => void>()
   #running = 0
   #closed = false
@@ -191,42 +194,60 @@ export class Uploads {
       }, 100)
   }
 
-  #enqueue(id: string, file: File): void {
-    this.#files.set(id, file)
-    this.#items = [...this.#items, { id, name: file.name, size: file.size, progress: null, state: 'waiting' }]
+  #enqueue(id: string, picked: Picked): void {
+    this.#files.set(id, picked)
+    this.#items = [...this.#items, { id, name: picked.name, size: picked.file.size, progress: null, state: 'waiting' }]
+  }
+
+  /** Whether files are still being read into the queue (a folder being walked): more may come. */
+  get adding(): boolean {
+    return this.#adding > 0
   }
 
   /** Continues the files a page before this one left in the queue for this album (those that no longer open are dropped). */
   async resume(): Promise<void> {
-    const left: { id: string; file: File; addedAt: number }[] = []
+    const left: { id: string; picked: Picked; addedAt: number }[] = []
     for (const [id, queued] of await entries<string, Queued>(queue)) {
       const opened = await openedFile(id, queued)
       if (opened === null) await del(id, queue)
-      else if (opened.facts.albumId === this.#model.albumId) left.push({ id, file: opened.file, addedAt: opened.facts.addedAt })
+      else if (opened.facts.albumId === this.#model.albumId)
+        left.push({ id, picked: { file: opened.file, name: opened.facts.name }, addedAt: opened.facts.addedAt })
     }
     left.sort((a, b) => a.addedAt - b.addedAt)
-    for (const queued of left) if (!this.#files.has(queued.id)) this.#enqueue(queued.id, queued.file)
+    for (const queued of left) if (!this.#files.has(queued.id)) this.#enqueue(queued.id, queued.picked)
     this.#pump()
   }
 
-  /** Queues files (kept sealed in IndexedDB until stored) and starts sending. */
-  async add(files: readonly File[]): Promise<void> {
+  /**
+   * Queues files (kept sealed in IndexedDB until stored) as they come, each starting as soon as
+   * it is queued: a folder being walked is streamed in, not listed first (lib/picked.ts).
+   */
+  async add(files: Iterable<Picked> | AsyncIterable<Picked>): Promise<void> {
     const now = Date.now()
-    for (const [n, file] of files.entries()) {
-      const id = crypto.randomUUID()
-      const facts: QueuedFacts = {
-        albumId: this.#model.albumId,
-        name: file.name,
-        type: file.type,
-        size: file.size,
-        lastModified: file.lastModified,
-        addedAt: now + n,
+    let n = 0
+    this.#adding++
+    this.#notify()
+    try {
+      for await (const { file, name } of files) {
+        if (this.#closed) return
+        const id = crypto.randomUUID()
+        const facts: QueuedFacts = {
+          albumId: this.#model.albumId,
+          name,
+          type: typeOf({ name, type: file.type }),
+          size: file.size,
+          lastModified: file.lastModified,
+          addedAt: now + n++,
+        }
+        const queued: Queued = { facts: await sealWithStorageKey(id, encodedValue(facts)), body: await sealedBody(id, file) }
+        await set(id, queued, queue)
+        this.#enqueue(id, { file, name })
+        this.#pump()
       }
-      const queued: Queued = { facts: await sealWithStorageKey(id, encodedValue(facts)), body: await sealedBody(id, file) }
-      await set(id, queued, queue)
-      this.#enqueue(id, file)
+    } finally {
+      this.#adding--
+      this.#notify()
     }
-    this.#pump()
   }
 
   /** Sends the failed files again. */
@@ -283,12 +304,12 @@ export class Uploads {
   }
 
   async #send(id: string): Promise<void> {
-    const file = this.#files.get(id)!
+    const { file, name } = this.#files.get(id)!
     const target = { ...this.#model.library, albumId: this.#model.albumId }
     let stage: UploadProgress['stage'] | null = null
     try {
       await this.#endLeftSession(id)
-      const { source, describe } = await sending(file)
+      const { source, describe } = await sending(file, name)
       const result = await backupFile(target, source, {
         isStored: (assetId) => this.#model.holds(assetId),
         onUploadOpened: (uploadId) => this.#sessionOpened(id, uploadId),

@@ -1,4 +1,5 @@
-// An album: its grid of photos, the uploads (file picker and drag-and-drop), the multi-select
+// An album: its grid of photos, the uploads (file and folder pickers, drag-and-drop of files and
+// folders, and what the Photos screen's chooser handed over), the multi-select
 // to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
 // over the grid so that going back keeps the place.
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
@@ -13,8 +14,11 @@ import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
+import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
+import { takeHandedOver } from '../../lib/upload-handoff.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid } from './Grid.tsx'
+import { Pickers } from './Pickers.tsx'
 import { PhotoView } from './PhotoView.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadPanel } from './UploadPanel.tsx'
@@ -28,12 +32,19 @@ function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploa
     const model = new AlbumModel(library, albumId)
     const uploads = new Uploads(model)
     setOpened({ model, uploads })
-    // The album first (isStored needs its assets), then what an earlier visit left to upload.
-    void model.refresh().then(() => uploads.resume())
+    // The album first (isStored needs its assets), then what an earlier visit left to upload,
+    // and what the Photos screen's upload chooser handed over for this album.
+    let closed = false
+    void model.refresh().then(() => {
+      if (closed) return
+      void uploads.resume()
+      for (const files of takeHandedOver(albumId)) void uploads.add(files)
+    })
     const timer = setInterval(() => {
       if (document.visibilityState === 'visible') void model.refresh()
     }, POLL_MS)
     return () => {
+      closed = true
       clearInterval(timer)
       uploads.close()
       model.close()
@@ -61,14 +72,12 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     useCallback((listener) => model.subscribe(listener), [model]),
     () => model.ids,
   )
-  const items = useSyncExternalStore(
-    useCallback((listener) => uploads.subscribe(listener), [uploads]),
-    () => uploads.items,
-  )
+  const subscribeUploads = useCallback((listener: () => void) => uploads.subscribe(listener), [uploads])
+  const items = useSyncExternalStore(subscribeUploads, () => uploads.items)
+  const adding = useSyncExternalStore(subscribeUploads, () => uploads.adding)
   const [selecting, setSelecting] = useState(false)
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [dropping, setDropping] = useState(false)
-  const picker = useRef<HTMLInputElement>(null)
   const { toast, start, undo, dismiss } = useUndoable()
   const { watch } = useSession()
   const suspended = watch.record?.standing === 'suspended'
@@ -128,8 +137,8 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       undone: () => {},
     })
 
-  const add = (files: FileList | null) => {
-    if (!suspended && files !== null && files.length > 0) void uploads.add([...files])
+  const add = (files: Iterable<Picked> | AsyncIterable<Picked>) => {
+    if (!suspended) void uploads.add(files)
   }
 
   const dragOver = (event: DragEvent) => {
@@ -141,7 +150,9 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const drop = (event: DragEvent) => {
     event.preventDefault()
     setDropping(false)
-    add(event.dataTransfer.files)
+    // The drop's entries are taken now (they cannot be later); the folders in it are read as the upload goes.
+    const { entries, loose } = dropOf(event.dataTransfer)
+    add(droppedItems(entries, loose))
   }
 
   const name = model.name
@@ -152,22 +163,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       </p>
       <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
       <div className="toolbar">
-        <button type="button" disabled={suspended} aria-describedby={suspended ? 'adding-paused' : undefined} onClick={() => picker.current?.click()}>
-          Add photos
-        </button>
-        <input
-          ref={picker}
-          type="file"
-          multiple
-          accept="image/*,video/*"
-          className="hidden-input"
-          aria-label="Photos to add"
-          tabIndex={-1}
-          onChange={(e) => {
-            add(e.target.files)
-            e.target.value = ''
-          }}
-        />
+        <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
         <button
           type="button"
           className="secondary"
@@ -194,10 +190,10 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       )}
       <p className="hint">
         {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`}
-        {suspended ? '' : ' Drop photos anywhere on this page to add them.'}
+        {suspended ? '' : ' Drop photos or folders anywhere on this page to add them.'}
       </p>
       <ErrorLine error={model.scanError} />
-      <UploadPanel uploads={uploads} items={items} suspended={suspended} />
+      <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
       <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}

@@ -1,17 +1,21 @@
 // The Photos screen (#/photos, the first screen): every photo of every album, newest first by
 // date taken, grouped by day under month headings, with the date scrubber (lib/timeline.ts,
 // Grid.tsx). A photo opens over it (#/photos/<album>/<photo>) in the album's photo view; closed,
-// the focus is back on its tile.
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
+// the focus is back on its tile. Upload (a button, or files and folders dropped on the screen)
+// asks for the album first (UploadChooser.tsx; decision 0058).
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
+import type { Library } from '#photos/albums.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, Heading } from '../../app/ui.tsx'
 import { countText, numberText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
+import { dropOf, droppedItems, dropIsEmpty, type Picked } from '../../lib/picked.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
 import { Grid } from './Grid.tsx'
 import { PhotoView, type PhotoPlace } from './PhotoView.tsx'
+import { UploadChooser } from './UploadChooser.tsx'
 
 /** How often the Photos screen asks for what other devices added. */
 const POLL_MS = 20_000
@@ -19,8 +23,7 @@ const POLL_MS = 20_000
 const NO_SELECTION: ReadonlySet<string> = new Set()
 const noToggle = (): void => {}
 
-function useTimeline(client: CofferClient, keys: SavedKeys): Timeline {
-  const library = useMemo(() => libraryOf(client, keys), [client, keys])
+function useTimeline(library: Library): Timeline {
   const timeline = useMemo(() => new Timeline(library), [library])
   useEffect(() => {
     void timeline.open()
@@ -36,7 +39,8 @@ function useTimeline(client: CofferClient, keys: SavedKeys): Timeline {
 }
 
 export function Photos({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string | null; assetId: string | null }) {
-  const timeline = useTimeline(client, keys)
+  const library = useMemo(() => libraryOf(client, keys), [client, keys])
+  const timeline = useTimeline(library)
   const subscribe = useCallback((listener: () => void) => timeline.subscribe(listener), [timeline])
   const ids = useSyncExternalStore(subscribe, () => timeline.ids)
   const progress = useSyncExternalStore(subscribe, () => timeline.progress)
@@ -66,10 +70,33 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   )
   const model = albumId === null ? undefined : timeline.modelOf(albumId)
 
+  // The upload chooser: open from the button (no files yet), or over files dropped here.
+  const [uploading, setUploading] = useState<{ readonly dropped: AsyncIterable<Picked> | null } | null>(null)
+  const [dropping, setDropping] = useState(false)
+  const dragOver = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files')) return
+    event.preventDefault()
+    event.dataTransfer.dropEffect = 'copy'
+    setDropping(true)
+  }
+  const drop = (event: DragEvent) => {
+    event.preventDefault()
+    setDropping(false)
+    // The drop's entries are taken now (they cannot be later); its folders are read once the album is chosen.
+    const dropped = dropOf(event.dataTransfer)
+    if (!dropIsEmpty(dropped)) setUploading({ dropped: droppedItems(dropped.entries, dropped.loose) })
+  }
+
   const reading = progress.toRead > progress.read && !done
   return (
-    <main className="album timeline">
-      <Heading>Photos</Heading>
+    <main className={dropping ? 'album timeline dropping' : 'album timeline'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
+      <div className="title-row">
+        <Heading>Photos</Heading>
+        <button type="button" onClick={() => setUploading({ dropped: null })}>
+          Upload
+        </button>
+      </div>
+      {uploading !== null && <UploadChooser library={library} dropped={uploading.dropped} onCancel={() => setUploading(null)} />}
       {!opened && error === null && (
         <p className="loading" role="status">
           Opening your photos…
@@ -85,7 +112,7 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
       <ErrorLine error={error} />
       {done && ids.length === 0 && error === null && (
         <p className="empty">
-          No photos yet. <a href={linkTo('albums')}>Add photos in an album</a>.
+          No photos yet. Upload some with the button above, drop them here, or <a href={linkTo('albums')}>add photos in an album</a>.
         </p>
       )}
       <Grid

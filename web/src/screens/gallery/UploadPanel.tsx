@@ -2,9 +2,11 @@
 // (src/client UploadProgress: uploadFraction of the bytes read and sent, against those its way of
 // sending needs), and the total, with a way forward for the files that failed. A long queue is
 // not a long list: the files that need the person or are moving are listed, the rest counted.
+import { useEffect, useRef, useState } from 'react'
 import { uploadFraction, type UploadStage } from '#photos/files.ts'
 import { sentenceFor } from '../../lib/errors.ts'
-import { countText, sizeText } from '../../lib/format.ts'
+import { countText, percentText, sizeText, speedText, timeLeftText } from '../../lib/format.ts'
+import { UploadRate } from '../../lib/upload-rate.ts'
 import type { UploadItem, Uploads } from '../../lib/uploads.ts'
 
 const STATE_TEXT: Record<Exclude<UploadItem['state'], 'sending'>, string> = {
@@ -46,14 +48,67 @@ function listedOf(items: readonly UploadItem[]): { listed: UploadItem[]; moreWai
   return { listed, moreWaiting: waiting.length - shownWaiting.size, moreDone: done.length - shownDone.size }
 }
 
-/** `suspended`: the account is suspended, so trying again would be refused too. */
-export function UploadPanel({ uploads, items, suspended }: { uploads: Uploads; items: readonly UploadItem[]; suspended: boolean }) {
+/** The bytes of the whole upload, and those done. */
+function totalsOf(items: readonly UploadItem[]): { total: number; done: number } {
+  return { total: items.reduce((sum, item) => sum + item.size, 0), done: items.reduce((sum, item) => sum + doneOf(item), 0) }
+}
+
+/** How often the whole upload's percentage, speed and time left are worked out and told (an aria-live line: at most once a second). */
+const SUMMARY_MS = 1_000
+
+/**
+ * The whole upload's line: "37% · 2.4 MB/s · about 3 min left", once a second while files are
+ * sent, from the bytes done over the last few seconds (lib/upload-rate.ts); null when idle.
+ */
+function useSummary(items: readonly UploadItem[], busy: boolean): string | null {
+  const latest = useRef(items)
+  latest.current = items
+  const [summary, setSummary] = useState<string | null>(null)
+  useEffect(() => {
+    if (!busy) {
+      setSummary(null)
+      return
+    }
+    const rate = new UploadRate()
+    const tell = () => {
+      const { total, done } = totalsOf(latest.current)
+      rate.sample(performance.now(), done)
+      const speed = rate.speed
+      setSummary(
+        [
+          percentText(total === 0 ? 0 : done / total),
+          speed === null || speed <= 0 ? null : speedText(speed),
+          timeLeftText(total === 0 ? null : rate.secondsLeft(total - done)),
+        ]
+          .filter((part) => part !== null)
+          .join(' · '),
+      )
+    }
+    tell()
+    const timer = setInterval(tell, SUMMARY_MS)
+    return () => clearInterval(timer)
+  }, [busy])
+  return summary
+}
+
+/** `suspended`: the account is suspended, so trying again would be refused too; `adding`: files are still being read into the queue. */
+export function UploadPanel({
+  uploads,
+  items,
+  suspended,
+  adding = false,
+}: {
+  uploads: Uploads
+  items: readonly UploadItem[]
+  suspended: boolean
+  adding?: boolean
+}) {
+  const busy = adding || items.some((item) => item.state === 'waiting' || item.state === 'sending')
+  const summary = useSummary(items, busy)
   if (items.length === 0) return null
-  const total = items.reduce((sum, item) => sum + item.size, 0)
-  const done = items.reduce((sum, item) => sum + doneOf(item), 0)
+  const { total, done } = totalsOf(items)
   const finished = items.filter((item) => item.state === 'stored' || item.state === 'present').length
   const failed = items.filter((item) => item.state === 'failed').length
-  const busy = items.some((item) => item.state === 'waiting' || item.state === 'sending')
   const { listed, moreWaiting, moreDone } = listedOf(items)
   return (
     <section className="uploads" aria-labelledby="uploads-title">
@@ -63,6 +118,10 @@ export function UploadPanel({ uploads, items, suspended }: { uploads: Uploads; i
           {finished} of {countText(items.length, 'file')} done{failed > 0 ? `, ${failed} failed` : ''} ({sizeText(total)})
           <progress max={Math.max(1, total)} value={done} />
         </label>
+      </p>
+      <p className="upload-summary" aria-live="polite">
+        {summary ?? ''}
+        {adding ? `${summary === null ? '' : ' · '}finding more files…` : ''}
       </p>
       <ul aria-label="Files">
         {listed.map((item) => (
