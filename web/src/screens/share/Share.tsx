@@ -8,11 +8,12 @@ import type { CofferClient } from '#sdk/client.ts'
 import { forgetSharedFiles, sharedFiles } from '../../app/installed.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
-import { AlbumModel, albumMadeHere } from '../../lib/album.ts'
+import { albumMadeHere } from '../../lib/album.ts'
 import { countText, sizeText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
+import { pickedFiles } from '../../lib/picked.ts'
 import type { SavedKeys } from '../../lib/store.ts'
-import { Uploads } from '../../lib/uploads.ts'
+import { handOver } from '../../lib/upload-handoff.ts'
 
 const NEW = 'new'
 
@@ -55,16 +56,9 @@ export function Share({ client, keys }: { client: CofferClient; keys: SavedKeys 
         if (album.name !== null) albumMadeHere(album.albumId, album.name)
         albumId = album.albumId
       }
-      // Into the album's queue (sealed in IndexedDB), not sent from here: the album's page sends
-      // them with its upload panel, as it continues any upload a page before it left.
-      const model = new AlbumModel(library, albumId)
-      const uploads = new Uploads(model)
-      uploads.close()
-      try {
-        await uploads.add(files)
-      } finally {
-        model.close()
-      }
+      // Handed to the album's page, which queues them (sealed in IndexedDB) and sends them with
+      // its upload panel, as the Photos screen's upload chooser does (lib/upload-handoff.ts).
+      handOver(albumId, pickedFiles(files))
       forgetSharedFiles()
       navigate('albums', albumId)
     })
