@@ -51,9 +51,14 @@ async function openSized(phone: boolean): Promise<WatchedPage> {
   return watched
 }
 
-/** Waits for the service worker to be active and to control the page. */
+/**
+ * Waits for the service worker to be active and to control the page. Its activation claims the
+ * pages open, but Chromium may not hand a page loaded before the worker was active to it (seen
+ * once in CI): a page loaded once the worker is active always is, as every later visit is.
+ */
 async function controlled(page: Page): Promise<void> {
   await page.evaluate('navigator.serviceWorker.ready.then(() => true)')
+  if (!(await page.evaluate('navigator.serviceWorker.controller !== null'))) await page.reload()
   await poll(() => page.evaluate('navigator.serviceWorker.controller !== null')).toBe(true)
 }
 
