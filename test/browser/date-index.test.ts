@@ -14,20 +14,10 @@ import {
   sealDirectory,
   SOURCES,
   type DatedPhoto,
-  type Open,
-  type Seal,
 } from '../../web/src/lib/date-index-records.ts'
 import { byDateTaken, dayOfTaken } from '../../web/src/lib/timeline-order.ts'
-import { newStorageKey, openBytes, sealBytes, type AesKey } from '../../web/src/lib/sealed.ts'
-
-const sealUnder =
-  (key: AesKey): Seal =>
-  (name, plaintext) =>
-    sealBytes(key, name, plaintext)
-const openUnder =
-  (key: AesKey): Open =>
-  (name, sealed) =>
-    openBytes(key, name, sealed).catch(() => null)
+import { newStorageKey } from '../../web/src/lib/sealed.ts'
+import { openUnder, sealUnder } from '../support/sealing.ts'
 
 const HASH = 'ab'.repeat(32)
 const photo = (n: number, version = HASH): DatedPhoto => ({

@@ -3,29 +3,9 @@
 // them, under their own name, and for the asset they hold. Pure, in Node: the page's IndexedDB
 // side is tested in Chromium (security.test.ts, "the moderation record"; storage.test.ts).
 import { describe, expect, it } from 'vitest'
-import {
-  admit,
-  LIMITS,
-  newRecordKey,
-  openDirectory,
-  openPhoto,
-  sealDirectory,
-  sealPhoto,
-  type Listed,
-  type Open,
-  type Seal,
-} from '../../web/src/lib/photo-index-records.ts'
-import { newStorageKey, openBytes, sealBytes, type AesKey } from '../../web/src/lib/sealed.ts'
-
-/** Sealing and opening under `key`, as lib/store.ts does under the sign-in's storage key. */
-const sealUnder =
-  (key: AesKey): Seal =>
-  (name, plaintext) =>
-    sealBytes(key, name, plaintext)
-const openUnder =
-  (key: AesKey): Open =>
-  (name, sealed) =>
-    openBytes(key, name, sealed).catch(() => null)
+import { admit, LIMITS, newRecordKey, openDirectory, openPhoto, sealDirectory, sealPhoto, type Listed } from '../../web/src/lib/photo-index-records.ts'
+import { newStorageKey } from '../../web/src/lib/sealed.ts'
+import { openUnder, sealUnder } from '../support/sealing.ts'
 
 const listed = (n: number, size = 100): Listed => ({ assetId: `asset-${n}`, record: `record-${n}`, version: 'v1', size })
 const assets = (l: readonly Listed[]): string[] => l.map((x) => x.assetId)

@@ -2,7 +2,7 @@
 // folders, and what the Photos screen's chooser handed over), the multi-select
 // to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
 // over the grid so that going back keeps the place.
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
 import { deleteFile } from '#photos/edits.ts'
 import type { CofferClient } from '#sdk/client.ts'
@@ -17,7 +17,7 @@ import type { SavedKeys } from '../../lib/store.ts'
 import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
 import { takeHandedOver } from '../../lib/upload-handoff.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
-import { Grid } from './Grid.tsx'
+import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
 import { PhotoView } from './PhotoView.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
@@ -87,16 +87,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   useEffect(() => {
     if (refusedAsSuspended) refreshRecord()
   }, [refusedAsSuspended, refreshRecord])
-  // The photo view closed: focus goes back to the tile of the photo it showed last, not to the page.
-  const [returnTo, setReturnTo] = useState<{ readonly assetId: string } | null>(null)
-  const viewed = useRef<string | null>(null)
-  useEffect(() => {
-    if (assetId !== null) viewed.current = assetId
-    else if (viewed.current !== null) {
-      setReturnTo({ assetId: viewed.current })
-      viewed.current = null
-    }
-  }, [assetId])
+  const returnTo = useReturnTo(assetId)
 
   const toggle = useCallback((id: string) => {
     setSelected((now) => {

@@ -70,6 +70,20 @@ function useViewportHeight(): number {
   return height
 }
 
+/** The tile the grid gives the focus back to once the photo view (open at `assetId`, or null) closed: the photo it showed last. */
+export function useReturnTo(assetId: string | null): { readonly assetId: string } | null {
+  const [returnTo, setReturnTo] = useState<{ readonly assetId: string } | null>(null)
+  const viewed = useRef<string | null>(null)
+  useEffect(() => {
+    if (assetId !== null) viewed.current = assetId
+    else if (viewed.current !== null) {
+      setReturnTo({ assetId: viewed.current })
+      viewed.current = null
+    }
+  }, [assetId])
+  return returnTo
+}
+
 let layoutWorker: Comlink.Remote<LayoutWorker> | null = null
 
 /** The layout of `months` (and `days`) at `sizes`, from the layout worker (its own: a layout never waits behind a decryption); the last one until the next arrives. */

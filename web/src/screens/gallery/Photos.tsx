@@ -3,7 +3,7 @@
 // Grid.tsx). A photo opens over it (#/photos/<album>/<photo>) in the album's photo view; closed,
 // the focus is back on its tile. Upload (a button, or files and folders dropped on the screen)
 // asks for the album first (UploadChooser.tsx; decision 0058).
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type DragEvent } from 'react'
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
@@ -13,7 +13,7 @@ import { libraryOf } from '../../lib/library.ts'
 import { dropOf, droppedItems, dropIsEmpty, type Picked } from '../../lib/picked.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
-import { Grid } from './Grid.tsx'
+import { Grid, useReturnTo } from './Grid.tsx'
 import { PhotoView, type PhotoPlace } from './PhotoView.tsx'
 import { UploadChooser } from './UploadChooser.tsx'
 
@@ -48,16 +48,7 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   const done = useSyncExternalStore(subscribe, () => timeline.done)
   const error = useSyncExternalStore(subscribe, () => timeline.error)
 
-  // The photo view closed: the focus goes back to the tile of the photo it showed last.
-  const [returnTo, setReturnTo] = useState<{ readonly assetId: string } | null>(null)
-  const viewed = useRef<string | null>(null)
-  useEffect(() => {
-    if (assetId !== null) viewed.current = assetId
-    else if (viewed.current !== null) {
-      setReturnTo({ assetId: viewed.current })
-      viewed.current = null
-    }
-  }, [assetId])
+  const returnTo = useReturnTo(assetId)
 
   const place = useMemo<PhotoPlace>(
     () => ({
