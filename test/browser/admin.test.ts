@@ -129,7 +129,7 @@ describe('the operator page', () => {
     expect((await alice.client.moderationRecord()).events).toHaveLength(6)
     await checkScreen(device, 'admin-record')
     await device.context.close()
-  })
+  }, 90_000)
 
   it('resets a second factor after a confirmation that asks for the reason: the account’s sessions end, the record says so', async () => {
     const carol = await withSecondFactor(server, 'admin-reset')
@@ -172,7 +172,7 @@ describe('the operator page', () => {
       expect.objectContaining({ action: 'second_factor_reset', reason: 'lost phone; identity checked by video call' }),
     ])
     await device.context.close()
-  })
+  }, 60_000)
 
   it('deletes an account after a confirmation that asks for the reason: the card becomes its tombstone, with the record and no action left', async () => {
     const dave = await member(server.url)
@@ -212,7 +212,7 @@ describe('the operator page', () => {
     expect(await admin.findAccounts(dave.email)).toEqual([])
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 
   it('at phone width: finds an account by id with its second factor on, says when none matches, and locks', async () => {
     const bob = await withSecondFactor(server, 'admin-phone')

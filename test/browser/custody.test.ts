@@ -85,5 +85,5 @@ describe('custody in the browser', () => {
     expect(await photoEntry(page, 'beach.jpg').getByText('✓ Verified').isVisible()).toBe(true)
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 })

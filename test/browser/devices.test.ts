@@ -211,7 +211,7 @@ describe('the device screens', () => {
     await first.page.goto('/#/devices/add')
     expect([...first.problems, ...second.problems]).toEqual([])
     await second.context.close()
-  })
+  }, 90_000)
 
   it('stores nothing on either side when the new browser says the codes differ, then recovers that browser with the phrase after a wrong one changed nothing', async () => {
     const { server, browser } = running

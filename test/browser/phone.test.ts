@@ -118,7 +118,7 @@ describe('at phone size', () => {
     await menu.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
     expect(device.problems).toEqual([])
-  })
+  }, 60_000)
 
   it('keeps the header links at 1280×900, with no bottom bar', async () => {
     const account = await webAccount(server, 'desktop')
@@ -132,7 +132,7 @@ describe('at phone size', () => {
     expect(await page.getByRole('navigation', { name: 'Sections' }).isVisible()).toBe(false)
     expect(await page.getByRole('button', { name: 'Account', exact: true }).isVisible()).toBe(false)
     expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
-    await checkScreen(device, 'desktop-header')
+    await checkScreen(device, 'desktop-header', { phone: false })
   })
 })
 
@@ -183,7 +183,7 @@ describe('installed', () => {
       await context.setOffline(true)
       await page.reload()
       await page.getByRole('heading', { name: 'You are offline' }).waitFor()
-      await checkScreen(device, phone ? 'offline-phone' : 'offline')
+      await checkScreen(device, phone ? 'offline-phone' : 'offline', { phone: false })
       await context.setOffline(false)
       // Back online, the app goes on by itself.
       await page.getByRole('heading', { name: 'You are offline' }).waitFor({ state: 'detached' })
@@ -247,7 +247,7 @@ describe('a share target', () => {
     await page.getByText('No shared files are waiting here').waitFor()
     await checkScreen(device, 'share-gone')
     expect(device.problems).toEqual([])
-  })
+  }, 60_000)
 
   it('asks a signed-out person to sign in first (desktop size)', async () => {
     const device = await openSized(false)

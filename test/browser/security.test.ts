@@ -131,7 +131,7 @@ describe('the security screen', () => {
     expect(second.problems).toEqual([])
     await first.context.close()
     await second.context.close()
-  })
+  }, 90_000)
 
   it('sets up TOTP from the QR screen, signs in with a code, and turns it off', async () => {
     const { server, browser } = running
@@ -171,7 +171,7 @@ describe('the security screen', () => {
     expect((await server.client().login(account.email, PASSWORD)).kind).toBe('session')
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 
   it('shows ten recovery codes once TOTP is on, signs in with one after signing out, counts what is left, and makes new ones behind the password', async () => {
     const { server, browser } = running
@@ -236,7 +236,7 @@ describe('the security screen', () => {
     expect((await server.client().verifyLogin(again.challenge.mfa_token, renewed[0]!)).token_type).toBe('Bearer')
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 
   it('shows security events, changes the password (a wrong current one refused), and forgets the browser', async () => {
     const { server, browser } = running
@@ -275,7 +275,7 @@ describe('the security screen', () => {
     await expect.poll(() => storedNames(page)).toEqual([])
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 
   it('deletes the account: a wrong password and a missing code are refused, then the account is gone and the browser forgets it', async () => {
     const { server, browser } = running
@@ -317,7 +317,7 @@ describe('the security screen', () => {
     expect((await problemOf(server.client().login(account.email, PASSWORD))).code).toBe('error.auth.invalid_credentials')
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 60_000)
 })
 
 describe('the moderation record', () => {
@@ -389,7 +389,7 @@ describe('the moderation record', () => {
     await checkScreen(device, 'record-photo')
     expect(device.problems).toEqual([])
     await device.context.close()
-  })
+  }, 120_000)
 
   it('refuses an upload of a suspended account in a plain sentence, and turns off Add photos with the reason', async () => {
     const { server, browser } = running
@@ -418,7 +418,7 @@ describe('the moderation record', () => {
     expect(await page.getByRole('button', { name: 'Try the failed files again' }).isDisabled()).toBe(true)
     await checkScreen(device, 'album-suspended')
     await device.context.close()
-  })
+  }, 60_000)
 
   it('names a photo taken down by the name and thumbnail this browser kept when it showed it, until a sign-out drops them', async () => {
     const { server, browser } = running
@@ -459,7 +459,7 @@ describe('the moderation record', () => {
     await expect
       .poll(() => thumbnail.evaluate((img) => ({ blob: (img as unknown as Img).src.startsWith('blob:'), width: (img as unknown as Img).naturalWidth })))
       .toEqual({ blob: true, width: 512 })
-    await checkScreen(device, 'record-kept')
+    await checkScreen(device, 'record-kept', { phone: false })
     await page.setViewportSize({ width: 390, height: 800 })
     await event.scrollIntoViewIfNeeded()
     await checkScreen(device, 'record-kept-phone')

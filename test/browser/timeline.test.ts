@@ -186,7 +186,7 @@ describe('the Photos screen', () => {
     const top = page.locator('.grid h2').first()
     const newest = [...photos].sort((a, b) => b.taken.getTime() - a.taken.getTime())[0]!
     expect(await top.textContent()).toBe(`${MONTHS[newest.taken.getUTCMonth()]} ${newest.taken.getUTCFullYear()}`)
-    await checkScreen(device, 'photos')
+    await checkScreen(device, 'photos', { phone: false })
 
     // A reload: the order from the sealed index, and only the tiles drawn open their metadata.
     asked.length = 0
@@ -236,7 +236,7 @@ describe('the Photos screen', () => {
       await openAs(device.page, server, empty, '/')
       await poll(() => device.page.getByText('No photos yet.').isVisible()).toBe(true)
       expect(await device.page.getByRole('link', { name: 'Add photos in an album' }).getAttribute('href')).toBe('#/albums')
-      await checkScreen(device, phone ? 'photos-empty-phone' : 'photos-empty')
+      await checkScreen(device, phone ? 'photos-empty-phone' : 'photos-empty', { phone: false })
       await device.context.close()
     }
   }, 60_000)

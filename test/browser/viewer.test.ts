@@ -206,7 +206,7 @@ describe.each(SIZES)('the viewer at $label size', ({ suffix, viewport, touch: is
       expect(box.x).toBeGreaterThanOrEqual(0)
       expect(box.x + box.width).toBeLessThanOrEqual(viewport.width)
     }
-    await checkScreen(watched, `viewer${suffix}`)
+    await checkScreen(watched, `viewer${suffix}`, { phone: false })
   }, 60_000)
 
   it('goes to the photo before and after with the arrow keys, showing the preview fetched ahead without fetching it again', async () => {
@@ -328,7 +328,7 @@ describe.each(SIZES)('the viewer at $label size', ({ suffix, viewport, touch: is
     expect(await info.locator('[data-fact=place]').count()).toBe(0)
     await page.keyboard.press('ArrowLeft')
     await showing(stored[0]!)
-    await checkScreen(watched, `viewer-info${suffix}`)
+    await checkScreen(watched, `viewer-info${suffix}`, { phone: false })
     await page.keyboard.press('i')
     await poll(() => info.isVisible()).toBe(false)
   }, 30_000)

@@ -90,19 +90,70 @@ export async function openDevice(
   return { page, context, problems }
 }
 
+/** The two sizes every screen is looked at (decision 0057): a phone's, and a desktop's. */
+export const PHONE = { width: 390, height: 844 } as const
+export const DESKTOP = { width: 1280, height: 900 } as const
+
 /**
- * Checks the screen with axe-core (WCAG 2.1 A and AA rules): no serious or critical violation.
- * Then writes its screenshot as `<name>.png`.
+ * Checks the screen with axe-core (WCAG 2.1 A and AA rules): no serious or critical violation,
+ * nothing wider than the screen (a page that scrolls sideways on a phone is broken) and no toast
+ * over the phone's bottom bar. Then writes its screenshot. Every screen at both sizes: the page
+ * is checked at its own size, then at the other (PHONE or DESKTOP) and given its size back, the
+ * shots named `<name>.png` (desktop) and `<name>-phone.png`. A test that visits both sizes itself
+ * passes `phone: false`, or a name ending in `-phone`: one check, at the page's size, as named.
  */
-export async function checkScreen(watched: WatchedPage, name: string): Promise<void> {
+export async function checkScreen(watched: WatchedPage, name: string, options: { readonly phone?: boolean } = {}): Promise<void> {
+  const size = watched.page.viewportSize()
+  if (options.phone === false || name.endsWith('-phone') || size === null) return checkShown(watched, name)
+  const phoneNow = size.width <= PHONE.width
+  await checkShown(watched, phoneNow ? `${name}-phone` : name)
+  await watched.page.setViewportSize(phoneNow ? DESKTOP : PHONE)
+  try {
+    await settled(watched.page)
+    await checkShown(watched, phoneNow ? name : `${name}-phone`)
+  } finally {
+    await watched.page.setViewportSize(size)
+    await settled(watched.page)
+  }
+}
+
+async function checkShown(watched: WatchedPage, name: string): Promise<void> {
   const results = await new AxeBuilder({ page: watched.page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
   expect(
     serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
     `axe on ${name}`,
   ).toEqual([])
+  expect(await watched.page.evaluate('document.documentElement.scrollWidth - innerWidth'), `${name} is wider than the screen`).toBeLessThanOrEqual(0)
+  // A toast must not hide the phone's bottom bar (both fixed to the screen's foot).
+  expect(
+    await watched.page.evaluate(`(() => {
+      const toast = document.querySelector('.toast-area')?.getBoundingClientRect()
+      const bar = document.querySelector('.bottom-bar')?.getBoundingClientRect()
+      return toast && bar && toast.height > 0 && bar.height > 0 ? toast.bottom - bar.top : 0
+    })()`),
+    `a toast covers the bottom bar on ${name}`,
+  ).toBeLessThanOrEqual(0)
   await watched.page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: false })
   expect(watched.problems, `page problems on ${name}`).toEqual([])
+}
+
+/** A resized page has drawn its new layout, and the images on screen have loaded (up to 5 s: a screenshot of placeholders is still a screenshot). */
+async function settled(page: Page): Promise<void> {
+  await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))')
+  await page
+    .waitForFunction(
+      () => {
+        const images = [
+          ...(globalThis as unknown as { document: { images: Iterable<{ complete: boolean; getBoundingClientRect(): { bottom: number; top: number } }> } })
+            .document.images,
+        ]
+        return images.filter((image) => image.getBoundingClientRect().bottom > 0).every((image) => image.complete)
+      },
+      undefined,
+      { timeout: 5000 },
+    )
+    .catch(() => {})
 }
 
 /** Signs out through the frame: its Sign out button, in the account menu at phone width (decision 0057). */
