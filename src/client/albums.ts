@@ -1,42 +1,195 @@
-// Named albums (docs/client-format.md, "Albums"). The server knows an album by a UUID only; its
-// name lives in the album itself, encrypted like everything else: the album's record is an
-// asset with empty content, media type ALBUM_RECORD_TYPE and the album's name as its metadata
-// name. The album id follows from the name and the asset id from the (empty) content
-// (format/ids.ts), so every device finds both without asking anyone, and creating an album
-// twice, or on two devices at once, makes one.
+// Named albums (docs/client-format.md, "Albums"; decision 0060). The server knows an album by a
+// UUID only; its name lives in the album itself, encrypted like everything else: the album's
+// record is an asset with empty content, media type ALBUM_RECORD_TYPE and the album's name as its
+// metadata name (and its cover as the metadata's `cover`). A rename or a new cover is a
+// `replace` of the record; the name is its latest verified version's. The album id follows from
+// the name it was made under (format/ids.ts albumIdFor, tried again with a counter when a renamed
+// album holds it) and the record's asset id from the (empty) content, so creating an album
+// twice, or on two devices at once, makes one; a name is found through the records, never by
+// its id alone.
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { CofferClient, Feed } from '../sdk/client.ts'
 import { decodeCanonical } from '../codec/cbor.ts'
 import { fromBase64 } from '../sdk/bytes.ts'
-import { FileTransferError, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
+import { readManifestWith } from '../sdk/manifest.ts'
+import { replaceFile } from './edits.ts'
+import { FileTransferError, memorySource, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { backupFile } from './upload.ts'
-import { albumIdFor, albumName, assetIdFor } from './format/ids.ts'
+import { ALBUM_ID_ATTEMPTS, albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 
 export const ALBUM_RECORD_TYPE = 'application/vnd.coffer.album'
 
 /** An account's keys and client, as the album functions need them. */
 export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
 
+/** What an album's record says. */
+export interface AlbumRecord {
+  readonly name: string
+  /** The cover the person chose (an asset id of the album), or null: the newest photo is shown (albumCover). */
+  readonly cover: string | null
+}
+
 export interface NamedAlbum {
   readonly albumId: string
   /** null when the album has no readable record (made by another client, or its record is damaged). */
   readonly name: string | null
+  /** The cover its record names (it may have been deleted since: albumCover), or null. */
+  readonly cover: string | null
   readonly protocolVersion: string
+}
+
+/** Another album of the account has the name a rename asked for: nothing was written. */
+export class AlbumNameTakenError extends Error {
+  override readonly name = 'AlbumNameTakenError'
+  readonly albumName: string
+  constructor(albumName: string) {
+    super(`there is already an album named "${albumName}": choose another name`)
+    this.albumName = albumName
+  }
 }
 
 /** The asset id of an album's record (its content is empty), to tell it from the album's photos. */
 export const albumRecordId = (masterKey: Uint8Array, albumId: string): Promise<string> => assetIdFor(masterKey, albumId, sha256(new Uint8Array(0)))
 
-/** The album named `name`, provisioned and its record created when they are not yet. Answers its id. */
+/** The record's entries of an album's feed, in feed order. */
+async function recordEntries(library: Library, albumId: string): Promise<Feed['entries'][number][]> {
+  const recordId = await albumRecordId(library.masterKey, albumId)
+  const found: Feed['entries'][number][] = []
+  for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) if (entry.asset_id === recordId) found.push(entry)
+  return found
+}
+
+/**
+ * What the album's record says, from its feed entries in feed order (the album's other entries
+ * are skipped): the entries that verify (the account's signature, this album and record) and
+ * continue the record's chain (each names the one before as prior_provenance_hash, the first
+ * none) are its versions; the latest of them that opens is the record. So an entry the server
+ * forged, or an older version it serves again, is passed over; a verified delete ends the record
+ * (null), as does a record without any version that opens.
+ */
+export async function recordOf(library: Library, albumId: string, entries: Iterable<Feed['entries'][number]>): Promise<AlbumRecord | null> {
+  const recordId = await albumRecordId(library.masterKey, albumId)
+  const versions: Feed['entries'][number][] = []
+  let head: string | null = null
+  for (const entry of entries) {
+    if (entry.asset_id !== recordId) continue
+    const read = await readManifestWith(fromBase64(entry.manifest_cbor), library.identityPublicKey, library.verify).catch(() => null)
+    if (read === null || read.envelope.album_id !== albumId || read.envelope.file_id !== recordId || read.envelope.prior_provenance_hash !== head) continue
+    head = read.manifestHash
+    versions.push(entry)
+  }
+  for (const entry of versions.reverse()) {
+    if (entry.action === 'delete') return null
+    const record = await restoreFile({ ...library, albumId }, entry).catch(() => null)
+    if (record?.metadata.type === ALBUM_RECORD_TYPE) return { name: record.metadata.name, cover: record.metadata.cover ?? null }
+  }
+  return null
+}
+
+/** What the album's record says (recordOf), its feed read; null when it has none that opens. */
+export async function albumRecordOf(library: Library, albumId: string): Promise<AlbumRecord | null> {
+  return recordOf(library, albumId, await recordEntries(library, albumId))
+}
+
+/** Writes the album's record: its first version, or (`exists`) a replace of its latest. */
+async function writeRecord(library: Library, albumId: string, protocolVersion: string | undefined, record: AlbumRecord, exists: boolean): Promise<void> {
+  const target = { ...library, albumId, ...(protocolVersion === undefined ? {} : { protocolVersion }) }
+  const source = memorySource(new Uint8Array(0), { name: record.name, type: ALBUM_RECORD_TYPE, modified: null })
+  const options = record.cover === null ? {} : { cover: record.cover }
+  if (exists) await replaceFile(target, await albumRecordId(library.masterKey, albumId), source, options)
+  else await backupFile(target, source, options)
+}
+
+/**
+ * Where a name is: the album holding it, when one does, and otherwise the first of the name's
+ * ids (albumIdFor, attempt 0, 1, ...) free for a new album of it (not provisioned, or provisioned
+ * without a record: a device making it stopped between the two). The name's own ids are looked
+ * at first (an album that was never renamed is found by reading one feed), then every album.
+ */
+async function locate(library: Library, name: string): Promise<{ readonly found: NamedAlbum | null; readonly free: string | null }> {
+  const { albums } = await library.client.listAlbums()
+  const listed = new Map(albums.map((album) => [album.album_id, album.protocol_version]))
+  let free: string | null = null
+  for (let attempt = 0; attempt < ALBUM_ID_ATTEMPTS && free === null; attempt++) {
+    const albumId = await albumIdFor(library.masterKey, name, attempt)
+    const protocolVersion = listed.get(albumId)
+    if (protocolVersion === undefined) free = albumId
+    else {
+      const entries = await recordEntries(library, albumId)
+      if (entries.length === 0) free = albumId
+      else {
+        const record = await recordOf(library, albumId, entries)
+        if (record?.name === name) return { found: { albumId, ...record, protocolVersion }, free: null }
+      }
+    }
+  }
+  const found = (await namedAlbums(library, albums)).find((album) => album.name === name) ?? null
+  return { found, free }
+}
+
+/**
+ * The album named `name`, provisioned and its record created when there is none (under the
+ * first of the name's ids that is free: locate). Answers it.
+ */
 export async function openAlbum(library: Library, name: string): Promise<NamedAlbum> {
   const normalized = albumName(name)
-  const albumId = await albumIdFor(library.masterKey, normalized)
-  const { protocol_version: protocolVersion } = await library.client.provisionAlbum(albumId)
-  await backupFile(
-    { ...library, albumId, protocolVersion },
-    { name: normalized, size: 0, type: ALBUM_RECORD_TYPE, modified: null, open: () => [new Uint8Array(0)] },
-  )
-  return { albumId, name: normalized, protocolVersion }
+  const { found, free } = await locate(library, normalized)
+  if (found !== null) return found
+  if (free === null) throw new Error(`the album name "${normalized}" was used ${ALBUM_ID_ATTEMPTS} times: choose another`)
+  const { protocol_version: protocolVersion } = await library.client.provisionAlbum(free)
+  await writeRecord(library, free, protocolVersion, { name: normalized, cover: null }, false)
+  return { albumId: free, name: normalized, cover: null, protocolVersion }
+}
+
+/**
+ * Renames an album: a replace of its record with the new name, its cover kept (an album without
+ * a readable record gets one). Throws AlbumNameTakenError, writing nothing, when another album
+ * has that name.
+ */
+export async function renameAlbum(library: Library, albumId: string, newName: string): Promise<AlbumRecord> {
+  const name = albumName(newName)
+  const holder = await findAlbum(library, name)
+  if (holder !== null && holder.albumId !== albumId) throw new AlbumNameTakenError(name)
+  const entries = await recordEntries(library, albumId)
+  const record = await recordOf(library, albumId, entries)
+  const renamed = { name, cover: record?.cover ?? null }
+  if (record?.name !== name) await writeRecord(library, albumId, undefined, renamed, entries.length > 0)
+  return renamed
+}
+
+/**
+ * Sets the album's cover to one of its photos (an asset id), or clears it (null: the newest
+ * photo is shown): a replace of its record, its name kept. Throws when the album has no
+ * readable record or no live photo of that id.
+ */
+export async function setAlbumCover(library: Library, albumId: string, assetId: string | null): Promise<AlbumRecord> {
+  const record = await albumRecordOf(library, albumId)
+  if (record === null) throw new Error('this album has no readable name: rename it first')
+  if (assetId !== null && (assetId === (await albumRecordId(library.masterKey, albumId)) || (await findAssetEntry(library.client, albumId, assetId)) === null))
+    throw new Error(`asset ${assetId} is not a photo of the album`)
+  const covered = { name: record.name, cover: assetId }
+  if (record.cover !== assetId) await writeRecord(library, albumId, undefined, covered, true)
+  return covered
+}
+
+/** A photo as albumCover weighs it: its date taken (taken.ts `local`, the wall clock; `at` when there is none). */
+export interface DatedAsset {
+  readonly assetId: string
+  readonly taken: number
+}
+
+/**
+ * The photo an album shows as its cover: the one its record names while it is a live photo of
+ * the album, else the newest by date taken (the greatest asset id on a tie, so every device
+ * picks the same); null for an album without photos.
+ */
+export function albumCover(chosen: string | null, photos: Iterable<DatedAsset>): string | null {
+  let newest: DatedAsset | null = null
+  for (const photo of photos) {
+    if (photo.assetId === chosen) return chosen
+    if (newest === null || photo.taken > newest.taken || (photo.taken === newest.taken && photo.assetId > newest.assetId)) newest = photo
+  }
+  return newest?.assetId ?? null
 }
 
 /** Every feed entry of an album after `after` (0: from the start), page by page (`pageSize` entries, 1000 unless given), oldest first. */
@@ -107,32 +260,32 @@ export async function findAssetEntry(client: CofferClient, albumId: string, asse
   return (await liveEntries(client, albumId)).find((entry) => entry.asset_id === assetId) ?? null
 }
 
-/** An album's name, read from its record; null when it has no readable one (see NamedAlbum). */
+/** An album's name, read from its record (albumRecordOf); null when it has no readable one (see NamedAlbum). */
 export async function albumNameOf(library: Library, albumId: string): Promise<string | null> {
-  const recordId = await albumRecordId(library.masterKey, albumId)
-  // The record is normally the album's first entry: small pages, and stop there.
-  for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
-    if (entry.asset_id !== recordId) continue
-    const record = await restoreFile({ ...library, albumId }, entry).catch(() => null)
-    return record?.metadata.type === ALBUM_RECORD_TYPE ? record.metadata.name : null
-  }
-  return null
+  return (await albumRecordOf(library, albumId))?.name ?? null
 }
 
-/** The account's albums with their names, read from their records. */
-export async function namedAlbums(library: Library): Promise<NamedAlbum[]> {
-  const { albums } = await library.client.listAlbums()
+/**
+ * The account's albums (oldest first, as the server lists them) with their names and covers,
+ * read from their records: each album's feed is read through.
+ */
+export async function namedAlbums(library: Library, listed?: Awaited<ReturnType<CofferClient['listAlbums']>>['albums']): Promise<NamedAlbum[]> {
+  const albums = listed ?? (await library.client.listAlbums()).albums
   return Promise.all(
-    albums.map(async (album) => ({ albumId: album.album_id, name: await albumNameOf(library, album.album_id), protocolVersion: album.protocol_version })),
+    albums.map(async (album) => {
+      const record = await albumRecordOf(library, album.album_id)
+      return { albumId: album.album_id, name: record?.name ?? null, cover: record?.cover ?? null, protocolVersion: album.protocol_version }
+    }),
   )
 }
 
-/** The album named `name` among the account's, or null. */
+/**
+ * The album named `name` among the account's, or null: found through the records (a renamed
+ * album by its new name, never by its old one). Two albums of one name (renamed on two devices
+ * at once): the one at the first of the name's ids, else the oldest.
+ */
 export async function findAlbum(library: Library, name: string): Promise<NamedAlbum | null> {
-  const albumId = await albumIdFor(library.masterKey, albumName(name))
-  const { albums } = await library.client.listAlbums()
-  const found = albums.find((a) => a.album_id === albumId)
-  return found === undefined ? null : { albumId, name: albumName(name), protocolVersion: found.protocol_version }
+  return (await locate(library, albumName(name))).found
 }
 
 /** A planned asset: its latest feed position and the plaintext size its envelope states (unchecked). */

@@ -164,6 +164,8 @@ export interface BackupOptions {
    * they are read, encrypted and sent (several times per MiB: draw at most a few times a second).
    */
   readonly onProgress?: (progress: UploadProgress) => void
+  /** An album record's cover (albums.ts setAlbumCover): the metadata's `cover`. None unless given. */
+  readonly cover?: string
 }
 
 export interface BackupResult {

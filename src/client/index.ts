@@ -47,10 +47,13 @@ export {
 } from './sync.ts'
 export { contentKeys, contentMacOf, type ContentKeys } from './format/content.ts'
 export {
+  albumCover,
   albumFiles,
   albumNameOf,
+  AlbumNameTakenError,
   ALBUM_RECORD_TYPE,
   albumRecordId,
+  albumRecordOf,
   feedEntries,
   findAlbum,
   findAssetEntry,
@@ -61,8 +64,13 @@ export {
   openAlbum,
   openPlanned,
   planAlbum,
+  recordOf,
+  renameAlbum,
+  setAlbumCover,
   streamLiveEntries,
   type AlbumPlan,
+  type AlbumRecord,
+  type DatedAsset,
   type Library,
   type NamedAlbum,
   type PlannedAsset,

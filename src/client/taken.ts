@@ -339,3 +339,12 @@ export const takenMonthPath = (local: number): string => {
   const date = new Date(local)
   return `${String(date.getUTCFullYear()).padStart(4, '0')}/${two(date.getUTCMonth() + 1)}`
 }
+
+// Month and year of a wall clock (Taken.local), which reads in UTC: "Jul 2019".
+const SHORT_MONTH = new Intl.DateTimeFormat('en-GB', { month: 'short', year: 'numeric', timeZone: 'UTC' })
+
+/** The months a set of photos was taken over, from the oldest wall clock to the newest (Taken.local): "Jul 2019 – Aug 2021", one month when both are in it. */
+export function takenMonthRange(oldest: number, newest: number): string {
+  const [from, to] = [SHORT_MONTH.format(oldest), SHORT_MONTH.format(newest)]
+  return from === to ? from : `${from} – ${to}`
+}

@@ -621,6 +621,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     width: up.facts!.width,
     height: up.facts!.height,
     ...(up.facts!.location === null ? {} : { location: up.facts!.location }),
+    ...(up.options.cover === undefined ? {} : { cover: up.options.cover }),
     contentMac: identity.contentMac,
     blobs: [
       { kind: 'original', hash: fromHex(hashes.ciphertextHash), size: source.size, type: source.type },

@@ -88,7 +88,7 @@ describe('at phone size', () => {
     await page.getByRole('heading', { name: 'Albums' }).waitFor()
     expect(await albums.getAttribute('aria-current')).toBe('page')
     expect(await photos.getAttribute('aria-current')).toBeNull()
-    await checkScreen(device, 'phone-albums')
+    await checkScreen(device, 'albums-empty-phone')
 
     const accountButton = page.getByRole('button', { name: 'Account', exact: true })
     expect(await accountButton.getAttribute('aria-expanded')).toBe('false')

@@ -399,7 +399,7 @@ describe('the moderation record', () => {
     const { page } = device
     await openAs(page, server, account, `/#/albums/${encodeURIComponent(album.albumId)}`)
     const add = page.getByRole('button', { name: 'Add photos' })
-    await expect.poll(() => page.getByText('This album is empty').isVisible()).toBe(true)
+    await expect.poll(() => page.getByRole('heading', { name: 'Add photos' }).isVisible()).toBe(true)
     expect(await add.isEnabled()).toBe(true)
 
     // Suspended after the page read the record: the upload is what finds it out.

@@ -51,6 +51,33 @@ async function folderOf(paths: readonly string[]): Promise<string> {
 const fileEvents = (stdout: string) => events({ stdout }).filter((e) => e.event === 'file')
 
 describe('coffer-photos conventions', { timeout: 120_000 }, () => {
+  it('albums lists each album with its files and the months they were taken over; albums rename renames, refuses a taken name (exit 4)', async () => {
+    const home = await setUpHome()
+    const folder = path.join(work, `folder-${++folders}`)
+    await writePhoto(path.join(folder, 'july.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 1, captured: new Date('2019-07-14T12:00:00Z') })
+    await writePhoto(path.join(folder, 'august.jpg'), { format: 'jpeg', width: 64, height: 48, seed: 2, captured: new Date('2021-08-02T09:30:00Z') })
+    expectOk(await photos(home, ['backup', folder, '--album', 'Holiday', '--quiet']))
+    expectOk(await photos(home, ['backup', await folderOf(['one.jpg']), '--album', 'Other', '--quiet']))
+
+    expectOk(await photos(home, ['albums', 'rename', 'Holiday', 'Spain 2019']))
+    const listed = await photos(home, ['albums'])
+    expectOk(listed)
+    expect(listed.stdout.split('\n')[0]).toMatch(/^NAME +FILES +TAKEN$/)
+    expect(listed.stdout).toMatch(/^Spain 2019 +2 +Jul 2019 – Aug 2021$/m)
+    expect(listed.stdout).not.toMatch(/Holiday/)
+    const json = await photos(home, ['albums', '--json'])
+    expect(events(json).find((e) => e.name === 'Spain 2019')).toMatchObject({ files: 2, taken_from: '2019-07-14', taken_to: '2021-08-02' })
+
+    const taken = await photos(home, ['albums', 'rename', 'Spain 2019', 'Other', '--json'])
+    expect(taken.code).toBe(4)
+    expect(taken.stderr).toMatch(/there is already an album named "Other"/)
+    expect((await photos(home, ['albums', 'rename', 'Holiday', 'Anything'])).code).toBe(2)
+    const renamed = await photos(home, ['albums', 'rename', 'Other', 'Elsewhere', '--json'])
+    expect(events(renamed)).toEqual([expect.objectContaining({ event: 'renamed', from: 'Other', to: 'Elsewhere' })])
+    // The renamed album's files are listed under its new name.
+    expect(fileEvents((await photos(home, ['ls', 'Elsewhere', '--json'])).stdout).map((e) => e.name)).toEqual(['one.jpg'])
+  })
+
   it('--version prints the version of the package, exit 0', async () => {
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
     const run = await photos(path.join(work, 'no-home'), ['--version'])

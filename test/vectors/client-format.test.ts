@@ -57,6 +57,16 @@ interface Vectors {
     salt: string
     blob: string
   }
+  album_record: {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
+      blobs: { kind: string; hash: string; size: number; type: string }[]
+      content_mac: string
+      captured_source: null
+      captured_offset: null
+    }
+    cbor: string
+  }
+  album_ids: { name: string; attempt: number; album_id: string }[]
   metadata_v2: {
     value: Omit<AssetMetadata, 'blobs' | 'contentMac'> & { blobs: { kind: string; hash: string; size: number; type: string }[]; content_mac: string }
     cbor: string
@@ -333,6 +343,26 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataV3Value, { wrapNonce: bytes(v3.wrap_nonce), salt: bytes(v3.salt) })
     expect(hex(blob)).toBe(v3.blob)
     expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV3Value)
+  })
+
+  it('album record (metadata v3 with cover): this implementation writes exactly its CBOR, the documented map', () => {
+    const { content_mac: mac, captured_source: _source, captured_offset: _offset, ...fields } = vectors.album_record.value
+    const record: AssetMetadata = {
+      ...fields,
+      capturedSource: null,
+      capturedOffset: null,
+      contentMac: bytes(mac),
+      blobs: fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+    }
+    expect(hex(encodeMetadata(record))).toBe(vectors.album_record.cbor)
+    const { blobs, ...rest } = vectors.album_record.value
+    expect(decodeCbor(bytes(vectors.album_record.cbor))).toEqual({
+      v: 3,
+      ...rest,
+      content_mac: bytes(mac),
+      blobs: blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+    })
+    expect(rest.cover).toBe(keys.file_id)
   })
 
   it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source, captured_offset and camera', () => {

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
+import { albumIdFor } from '../../src/client/format/ids.ts'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, sealMetadata, type AssetMetadata } from '../../src/client/format/metadata.ts'
 import {
@@ -110,6 +111,25 @@ const metadataV3Salt = pattern(16, 0xbc)
 const metadataV3WrapNonce = pattern(12, 0x9c)
 const metadataV3Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV3, { wrapNonce: metadataV3WrapNonce, salt: metadataV3Salt })
 
+// An album's record (docs/client-format.md, "Albums"): version 3 metadata of the empty content,
+// named as the album, with the cover the person chose (an asset id of the album). Its mac and
+// blob hash are patterns: the vector pins the map.
+const emptyMac = pattern(32, 0xa0)
+const albumRecord: AssetMetadata = {
+  name: 'Spain 2019',
+  size: 0,
+  type: 'application/vnd.coffer.album',
+  modified: null,
+  captured: null,
+  capturedSource: null,
+  capturedOffset: null,
+  width: null,
+  height: null,
+  contentMac: emptyMac,
+  cover: fileId,
+  blobs: [{ kind: 'original', hash: pattern(32, 0xa1), size: 0, type: 'application/vnd.coffer.album' }],
+}
+
 const xwingSeed = pattern(32, 0x07)
 const xwingRandomness = pattern(64, 0x33)
 const pair = generateXWingKeyPair(xwingSeed)
@@ -174,6 +194,18 @@ const vectors = {
     salt: hex(metadataV3Salt),
     blob: hex(metadataV3Blob),
   },
+  album_record: {
+    value: {
+      ...(({ contentMac: _mac, capturedSource: _source, capturedOffset: _offset, ...fields }) => fields)(albumRecord),
+      content_mac: hex(emptyMac),
+      captured_source: null,
+      captured_offset: null,
+      blobs: albumRecord.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
+    },
+    cbor: hex(encodeMetadata(albumRecord)),
+  },
+  // The album ids of a name: attempt 0 is the name's own; 1 and 2 follow when a renamed album holds the ones before.
+  album_ids: await Promise.all([0, 1, 2].map(async (attempt) => ({ name: 'Holiday', attempt, album_id: await albumIdFor(masterKey, 'Holiday', attempt) }))),
   content_keys: {
     content_key: hex(await contentKey(masterKey)),
     cases: contentCases,

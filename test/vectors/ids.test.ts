@@ -1,6 +1,8 @@
 // Client format v1 ids (docs/client-format.md, "Ids"), recomputed here with node:crypto's HKDF
 // and HMAC, independently of format/ids.ts (which uses WebCrypto).
 import { createHash, createHmac, hkdfSync } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { albumIdFor, albumName, assetIdFor, namedAssetIdFor } from '../../src/client/format/ids.ts'
 
@@ -24,6 +26,26 @@ describe('client format v1 ids', () => {
     expect(id).toBe(independentId('coffer/v1/album-id', Buffer.from('Café 2024'.normalize('NFC'))))
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(await albumIdFor(master, 'café 2024')).not.toBe(id)
+  })
+
+  it("names an album again, when a renamed album holds its name's id, by HMAC of a u32 counter and the name under its own label", async () => {
+    const counter = Buffer.alloc(4)
+    counter.writeUInt32BE(1)
+    const again = await albumIdFor(master, ' Holiday', 1)
+    expect(again).toBe(independentId('coffer/v1/album-id/again', Buffer.concat([counter, Buffer.from('Holiday')])))
+    expect(await albumIdFor(master, 'Holiday', 0)).toBe(await albumIdFor(master, 'Holiday'))
+    expect(new Set([await albumIdFor(master, 'Holiday'), again, await albumIdFor(master, 'Holiday', 2)]).size).toBe(3)
+    await expect(albumIdFor(master, 'Holiday', 1000)).rejects.toThrow(/0 to 999/)
+    await expect(albumIdFor(master, 'Holiday', -1)).rejects.toThrow(/0 to 999/)
+    // The vectors' master key is this one (client-format-v1.json "album_ids").
+    const vectors = JSON.parse(readFileSync(path.join(import.meta.dirname, 'client-format-v1.json'), 'utf8')) as {
+      album_ids: { name: string; attempt: number; album_id: string }[]
+    }
+    for (const { name, attempt, album_id: albumId } of vectors.album_ids) {
+      counter.writeUInt32BE(attempt)
+      const message = attempt === 0 ? Buffer.from(name) : Buffer.concat([counter, Buffer.from(name)])
+      expect(albumId).toBe(independentId(attempt === 0 ? 'coffer/v1/album-id' : 'coffer/v1/album-id/again', message))
+    }
   })
 
   it('names an asset by HMAC of the album id and the plaintext SHA-256', async () => {

@@ -1,10 +1,10 @@
-// `coffer-photos albums` and `coffer-photos ls <album>`: what the account stores, read from the
-// feed and decrypted on this device.
-import { albumFiles, livePositions, namedAlbums } from '../../client/albums.ts'
-import { metadataTaken, takenIso } from '../../client/taken.ts'
+// `coffer-photos albums` (and `albums rename`) and `coffer-photos ls <album>`: what the account
+// stores, read from the feed and decrypted on this device.
+import { AlbumNameTakenError, albumFiles, namedAlbums, openPlanned, planAlbum, renameAlbum, type Library } from '../../client/albums.ts'
+import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../../client/taken.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
-import { EXIT, UsageError, type Command } from './command.ts'
+import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
 import { libraryOf, namedAlbum } from './library.ts'
 
 /** `header` and `rows` as lines of columns two spaces apart, each as wide as its widest cell; the columns at `rightAligned` (sizes) aligned right. */
@@ -18,30 +18,87 @@ function columns(header: readonly string[], rows: readonly (readonly string[])[]
   )
 }
 
+/** An album's files and the wall clocks (taken.ts Taken.local) of its oldest and newest, each file's metadata opened; null dates for an album without files. */
+async function albumDates(library: Library, albumId: string, options: TakenOptions): Promise<{ files: number; oldest: number | null; newest: number | null }> {
+  let files = 0
+  let oldest: number | null = null
+  let newest: number | null = null
+  for await (const planned of openPlanned(library, await planAlbum(library, albumId))) {
+    files++
+    if (planned.error !== undefined) continue // counted; its date is not known
+    const { local } = metadataTaken(planned.file.metadata, planned.file.envelope.timestamp, options)
+    oldest = oldest === null ? local : Math.min(oldest, local)
+    newest = newest === null ? local : Math.max(newest, local)
+  }
+  return { files, oldest, newest }
+}
+
+const dayOf = (local: number | null): string | null => (local === null ? null : takenIso({ local, offset: null }).slice(0, 10))
+
+async function listAlbums({ out, signal, home, zone }: Invocation): Promise<ExitCode> {
+  const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
+  const now = Date.now()
+  const albums = await namedAlbums(library)
+  const rows = await Promise.all(albums.map(async (album) => ({ ...album, ...(await albumDates(library, album.albumId, { now, zone })) })))
+  rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
+  for (const row of rows)
+    out.event('album', {
+      name: row.name,
+      album_id: row.albumId,
+      files: row.files,
+      taken_from: dayOf(row.oldest),
+      taken_to: dayOf(row.newest),
+      protocol_version: row.protocolVersion,
+    })
+  if (rows.length === 0) {
+    out.say('no albums yet: `coffer-photos backup <folder>` makes one')
+    return EXIT.ok
+  }
+  const cells = rows.map((row) => [
+    row.name ?? `(unnamed album ${row.albumId})`,
+    String(row.files),
+    row.oldest === null || row.newest === null ? '' : takenMonthRange(row.oldest, row.newest),
+  ])
+  for (const line of columns(['NAME', 'FILES', 'TAKEN'], cells, [1])) out.say(line)
+  return EXIT.ok
+}
+
+async function renameCommand({ positionals, out, signal, home }: Invocation): Promise<ExitCode> {
+  if (positionals.length !== 3) throw new UsageError("albums rename takes the album's name and its new name")
+  const [, from, to] = positionals as [string, string, string]
+  const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
+  const album = await namedAlbum(library, from)
+  try {
+    const { name } = await renameAlbum(library, album.albumId, to)
+    out.event('renamed', { album_id: album.albumId, from: album.name, to: name })
+    out.say(`renamed "${album.name}" to "${name}"`)
+    return EXIT.ok
+  } catch (error) {
+    if (error instanceof AlbumNameTakenError) throw new Refused(error.message)
+    throw error
+  }
+}
+
 export const albums: Command = {
   usage: `usage: coffer-photos albums [--json]
+       coffer-photos albums rename <album> <new name> [--json]
 
-  Lists the account's albums by name (decrypted here), with the number of files in each.
+  Lists the account's albums by name (decrypted here), in columns: the number of files in each,
+  and the months they were taken over ("Jul 2019 – Aug 2021", by the date each was taken, as
+  \`ls\` shows it; every file's metadata is opened to read it).
 
-  --json   one JSON object per line on stdout: album (one per album)`,
+  rename   gives the album a new name, on every device; refused (exit 4) when another album
+           has that name. The album keeps its photos, its cover and its id.
+
+  --json   one JSON object per line on stdout: album (one per album, with taken_from and
+           taken_to, the first and last days, YYYY-MM-DD, null for an album without files), or
+           renamed (album_id, from, to)`,
   options: {},
-  async run({ positionals, out, signal, home }) {
-    if (positionals.length > 0) throw new UsageError('albums takes no arguments')
-    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
-    const albums = await namedAlbums(library)
-    const rows = await Promise.all(
-      albums.map(async (album) => ({
-        ...album,
-        files: Math.max(0, (await livePositions(library.client, album.albumId)).latest.size - (album.name === null ? 0 : 1)),
-      })),
-    )
-    rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
-    for (const row of rows) {
-      out.event('album', { name: row.name, album_id: row.albumId, files: row.files, protocol_version: row.protocolVersion })
-      out.say(`${row.name ?? `(unnamed album ${row.albumId})`}  ${row.files} file${row.files === 1 ? '' : 's'}`)
-    }
-    if (rows.length === 0) out.say('no albums yet: `coffer-photos backup <folder>` makes one')
-    return EXIT.ok
+  run(invocation) {
+    const [first] = invocation.positionals
+    if (first === undefined) return listAlbums(invocation)
+    if (first === 'rename') return renameCommand(invocation)
+    throw new UsageError(`albums takes no arguments, or rename <album> <new name> (not "${first}")`)
   },
 }
 

@@ -58,7 +58,12 @@ export const COMMANDS: readonly ListedCommand[] = [
     photoWork: true,
     load: async () => (await import('./backup.ts')).backup,
   },
-  { name: 'albums', summary: 'list the albums and how many files each holds', photoWork: true, load: async () => (await import('./albums.ts')).albums },
+  {
+    name: 'albums',
+    summary: 'list the albums (how many files, when taken), or rename one',
+    photoWork: true,
+    load: async () => (await import('./albums.ts')).albums,
+  },
   { name: 'ls', summary: 'list the files of an album', photoWork: true, load: async () => (await import('./albums.ts')).ls },
   {
     name: 'verify',

@@ -11,6 +11,7 @@ import { hkdfSha256, KEY_BYTES } from './keys.ts'
 
 export const ID_KEY_INFO = 'coffer/v1/ids'
 const ALBUM_LABEL = 'coffer/v1/album-id'
+const ALBUM_AGAIN_LABEL = 'coffer/v1/album-id/again'
 const ASSET_LABEL = 'coffer/v1/asset-id'
 const NAMED_LABEL = 'coffer/v1/asset-id/named'
 
@@ -41,9 +42,24 @@ export function albumName(name: string): string {
   return normalized
 }
 
-/** The album id of an album name: UUIDv8 of HMAC(id key, "coffer/v1/album-id" 0x00 UTF-8 name). */
-export async function albumIdFor(masterKey: Uint8Array, name: string): Promise<string> {
-  return uuidV8(await hmacSha256(await idKey(masterKey), concatBytes(utf8(ALBUM_LABEL), new Uint8Array([0]), utf8(albumName(name)))))
+/** The most album ids one name is given (albumIdFor's `attempt`): a name reused this often is refused. */
+export const ALBUM_ID_ATTEMPTS = 1000
+
+/**
+ * The album id of an album name: UUIDv8 of HMAC(id key, "coffer/v1/album-id" 0x00 UTF-8 name).
+ * When that id is taken (an album made under the name was renamed since), attempt n (1 to
+ * ALBUM_ID_ATTEMPTS - 1) is UUIDv8 of HMAC(id key, "coffer/v1/album-id/again" 0x00 n (u32
+ * big-endian) UTF-8 name): every device tries the same ids in the same order, so two that make
+ * the name again at once still make one album (docs/client-format.md, "Albums").
+ */
+export async function albumIdFor(masterKey: Uint8Array, name: string, attempt = 0): Promise<string> {
+  if (!Number.isSafeInteger(attempt) || attempt < 0 || attempt >= ALBUM_ID_ATTEMPTS)
+    throw new TypeError(`an album id attempt is from 0 to ${ALBUM_ID_ATTEMPTS - 1}`)
+  const key = await idKey(masterKey)
+  if (attempt === 0) return uuidV8(await hmacSha256(key, concatBytes(utf8(ALBUM_LABEL), new Uint8Array([0]), utf8(albumName(name)))))
+  const counter = new Uint8Array(4)
+  new DataView(counter.buffer).setUint32(0, attempt)
+  return uuidV8(await hmacSha256(key, concatBytes(utf8(ALBUM_AGAIN_LABEL), new Uint8Array([0]), counter, utf8(albumName(name)))))
 }
 
 /** The asset id of a file's content in an album: UUIDv8 of HMAC(id key, "coffer/v1/asset-id" 0x00 album id (16) plaintext SHA-256 (32)). */

@@ -255,3 +255,28 @@ describe('cameraFromTags (media.ts): the camera facts from EXIF tags as exifr re
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e9, '1/250']) expect(exposureFraction(bad), String(bad)).toBeUndefined()
   })
 })
+
+describe("metadata cover (an album record's)", () => {
+  const record: AssetMetadata = {
+    ...metadata,
+    name: 'Spain 2019',
+    size: 0,
+    type: 'application/vnd.coffer.album',
+    contentMac: new Uint8Array(32).fill(3),
+    captured: null,
+    capturedSource: null,
+    capturedOffset: null,
+  }
+  const cover = '5f1d2c3b-4a59-8e68-8f7a-6b5c4d3e2f10'
+
+  it('is an asset id, version 3 only, absent unless given', () => {
+    expect(decodeMetadata(encodeMetadata({ ...record, cover }))).toEqual({ ...record, cover })
+    expect('cover' in decodeMetadata(encodeMetadata(record))).toBe(false)
+    for (const bad of ['5F1D2C3B-4A59-8E68-8F7A-6B5C4D3E2F10', 'cover.jpg', ''])
+      expect(() => encodeMetadata({ ...record, cover: bad }), bad).toThrow(/cover: an asset id/)
+    const stored = { ...(decodeCanonical(encodeMetadata({ ...record, cover })) as Record<string, unknown>) }
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, cover: 7 }))).toThrow(/cover: an asset id/)
+    const { captured_source: _s, captured_offset: _o, ...v2 } = stored
+    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected/)
+  })
+})

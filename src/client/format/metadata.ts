@@ -94,6 +94,12 @@ export interface AssetMetadata {
   readonly camera?: CameraFacts
   /** The content's keyed hash (content.ts): written as version 2; absent in version 1, written before it. */
   readonly contentMac?: Uint8Array
+  /**
+   * An album record's cover (docs/client-format.md, "Albums"): the asset id of a photo of the
+   * album, as a lowercase UUID; version 3 only, absent when the person chose none (the newest
+   * photo is shown) and in every other asset's metadata.
+   */
+  readonly cover?: string
   readonly blobs: readonly BlobEntry[]
 }
 
@@ -111,7 +117,7 @@ const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size'
 const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
 const OPTIONAL_KEYS = ['location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
-const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera'] }
+const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera', 'cover'] }
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 /** The keys of `camera` (each optional, at least one present), and each one's TypeScript name. */
 const CAMERA_KEYS = {
@@ -129,6 +135,7 @@ const CAMERA_COUNTS = ['f_number_tenths', 'focal_length_tenths', 'iso'] as const
 const isSize = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isTime = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isSafeInteger(value))
 const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length >= 1 && value.length <= max
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const isUnits = (value: unknown, degrees: number): boolean => Number.isSafeInteger(value) && Math.abs(value as number) <= degrees * LOCATION_UNITS_PER_DEGREE
 const isLocation = (value: unknown): boolean => Array.isArray(value) && value.length === 2 && isUnits(value[0], 90) && isUnits(value[1], 180)
 // C0 and C1 controls and DEL: a make, model or lens is one line of text a screen shows as it is.
@@ -188,6 +195,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   if ('location' in metadata && !isLocation(metadata.location))
     found.push('location: [latitude, longitude] in integer units of 1e-7 degree, latitude within ±90, longitude within ±180')
   if ('camera' in metadata) found.push(...cameraProblems(metadata.camera))
+  if ('cover' in metadata && !(typeof metadata.cover === 'string' && UUID.test(metadata.cover))) found.push('cover: an asset id (a lowercase UUID)')
   const blobs = metadata.blobs
   if (!Array.isArray(blobs) || blobs.length < 1 || blobs.length > 64) found.push('blobs: an array of 1 to 64 entries')
   else {
@@ -231,7 +239,7 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
 /**
  * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
  * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
- * (what a backup writes; `capturedOffset` is then required; `camera` only here), 2 with `contentMac` alone (a capture
+ * (what a backup writes; `capturedOffset` is then required; `camera` and `cover` only here), 2 with `contentMac` alone (a capture
  * time whose source is not known: an upload resumed from a point sealed before version 3), 1
  * with neither (the test vectors).
  */
@@ -247,6 +255,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     height: metadata.height,
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
+    ...(metadata.cover === undefined ? {} : { cover: metadata.cover }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.

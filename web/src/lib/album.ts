@@ -14,7 +14,7 @@
 // keeps its name and thumbnail sealed for the moderation record, should it be taken down.
 import { toHex } from '#sdk/bytes.ts'
 import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
-import { albumRecordId, STREAM_PAGE, type Library } from '#photos/albums.ts'
+import { albumRecordId, recordOf, STREAM_PAGE, type AlbumRecord, type Library } from '#photos/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { Lru } from './lru.ts'
 import { rememberPhoto } from './photo-index.ts'
@@ -138,6 +138,11 @@ export class AlbumModel {
   #months = new Int32Array(0)
   readonly #hidden = new Set<string>()
   #name: string | null | undefined
+  #cover: string | null = null
+  /** The record's entries met by the scan, in feed order: its name and cover are read from them (recordOf). */
+  readonly #recordEntries: Entry[] = []
+  /** Reads of the record started: only the latest one's answer is kept. */
+  #recordReads = 0
   /** The scan met the album's record: its name is being read or was read. */
   #recordSeen = false
   #scanned = false
@@ -209,6 +214,11 @@ export class AlbumModel {
     return this.#name
   }
 
+  /** The cover the record names (it may have been deleted since), or null. */
+  get cover(): string | null {
+    return this.#cover
+  }
+
   /** True once the whole feed was read at least once. */
   get scanned(): boolean {
     return this.#scanned
@@ -250,8 +260,9 @@ export class AlbumModel {
           this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
           this.#monthOf.delete(entry.asset_id)
           if (entry.asset_id === recordId) {
-            this.#recordSeen = entry.action !== 'delete'
-            if (this.#recordSeen) void this.#readName(entry)
+            this.#recordSeen = true
+            this.#recordEntries.push(entry)
+            void this.#readRecord()
           } else if (entry.action !== 'delete') {
             this.#order.set(entry.asset_id, entry.sync_seq)
             this.#monthOf.set(entry.asset_id, monthOf(entry.applied_at))
@@ -299,12 +310,22 @@ export class AlbumModel {
     })
   }
 
-  async #readName(entry: Entry): Promise<void> {
-    try {
-      this.#name = (await this.#open(entry)).metadata.name
-    } catch {
-      this.#name = null
-    }
+  /** Reads the name and cover from the record's entries met so far (recordOf: the latest verified version). */
+  async #readRecord(): Promise<void> {
+    const read = ++this.#recordReads
+    const record = await recordOf(this.library, this.albumId, [...this.#recordEntries]).catch(() => null)
+    if (read === this.#recordReads) this.#applyRecord(record)
+  }
+
+  /** The record as written here (a rename, a new cover): a read of older entries still in flight is dropped. */
+  recordChanged(record: AlbumRecord): void {
+    this.#recordReads++
+    this.#applyRecord(record)
+  }
+
+  #applyRecord(record: AlbumRecord | null): void {
+    this.#name = record?.name ?? null
+    this.#cover = record?.cover ?? null
     this.#changed()
   }
 

@@ -10,7 +10,7 @@
 // page at a time in the gallery's workers (AlbumModel.openEntries), which also keeps them for
 // the tiles; the index is written as the dates come in, and once all are read.
 import { metadataTaken } from '#photos/taken.ts'
-import type { Library } from '#photos/albums.ts'
+import type { DatedAsset, Library } from '#photos/albums.ts'
 import { linkTo } from '../app/router.ts'
 import { AlbumModel, type Entry, type Tile } from './album.ts'
 import { readDateIndex, writeDateIndex } from './date-index.ts'
@@ -271,6 +271,16 @@ export class Timeline {
     this.#ids = placed.map((photo) => photo.assetId)
     this.#days = Int32Array.from(placed, (photo) => photo.day)
     this.#months = this.#days.map(monthOfDay)
+  }
+
+  /** An album's photos with their dates taken (the wall clock, else the moment) as known so far: one not read yet at its upload time. */
+  datedPhotos(albumId: string): DatedAsset[] {
+    const album = this.#albums.get(albumId)
+    if (album === undefined) return []
+    const photos: DatedAsset[] = []
+    for (const photo of album.dates.photos()) photos.push({ assetId: photo.assetId, taken: photo.local ?? photo.at })
+    for (const photo of album.unread.values()) photos.push({ assetId: photo.assetId, taken: photo.at })
+    return photos
   }
 
   /** The album a photo is in, or undefined. */

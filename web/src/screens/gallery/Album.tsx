@@ -1,14 +1,15 @@
-// An album: its grid of photos, the uploads (file and folder pickers, drag-and-drop of files and
-// folders, and what the Photos screen's chooser handed over), the multi-select
-// to delete, and the photo view when the route names a photo (#/albums/<album>/<asset>), drawn
-// over the grid so that going back keeps the place.
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
-import type { Library } from '#photos/albums.ts'
+// An album: its name (renamed here), its grid of photos, the uploads (file and folder pickers,
+// drag-and-drop of files and folders, and what the Photos screen's chooser handed over), the
+// multi-select to delete, and the photo view when the route names a photo
+// (#/albums/<album>/<asset>), drawn over the grid so that going back keeps the place; its menu
+// sets the album's cover.
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent } from 'react'
+import { renameAlbum, setAlbumCover, type Library } from '#photos/albums.ts'
 import { deleteFile } from '#photos/edits.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSession } from '../../app/session.tsx'
-import { ErrorLine, Heading } from '../../app/ui.tsx'
+import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { AlbumModel } from '../../lib/album.ts'
 import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
@@ -146,13 +147,16 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     add(droppedItems(entries, loose))
   }
 
-  const name = model.name
+  const cover = useAction()
+  const empty = model.scanned && ids.length === 0 && items.length === 0 && !suspended
+  const setCover = (id: string) => void cover.run(async () => model.recordChanged(await setAlbumCover(model.library, model.albumId, id)))
+
   return (
     <main className={dropping ? 'album dropping' : 'album'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
       <p className="crumbs">
         <a href={linkTo('albums')}>Albums</a>
       </p>
-      <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
+      <AlbumTitle model={model} />
       <div className="toolbar">
         <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
         <button
@@ -179,17 +183,88 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
           operator of this server.
         </p>
       )}
-      <p className="hint">
-        {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`}
-        {suspended ? '' : ' Drop photos or folders anywhere on this page to add them.'}
-      </p>
+      {!empty && (
+        <p className="hint">
+          {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`}
+          {suspended ? '' : ' Drop photos or folders anywhere on this page to add them.'}
+        </p>
+      )}
       <ErrorLine error={model.scanError} />
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
-      {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
+      {empty && (
+        <section className="empty-state" aria-labelledby="album-empty">
+          <h2 id="album-empty">Add photos</h2>
+          <p>
+            Drag photos or folders onto this page, or choose Add photos above. They are encrypted on this device before they are uploaded, and only your devices
+            can open them.
+          </p>
+        </section>
+      )}
+      <ErrorLine error={cover.error} />
       <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}
-      {assetId !== null && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
+      {assetId !== null && (
+        <PhotoView
+          key={`${assetId}@${model.positionOf(assetId)}`}
+          model={model}
+          assetId={assetId}
+          onDelete={remove}
+          onReplace={replace}
+          cover={{ current: cover.busy ? null : model.cover, set: setCover }}
+        />
+      )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>
+  )
+}
+
+/** The album's name, and a Rename button that turns it into a form (Escape or Cancel leave it as it was). */
+function AlbumTitle({ model }: { model: AlbumModel }) {
+  const [renaming, setRenaming] = useState(false)
+  const [draft, setDraft] = useState('')
+  const rename = useAction()
+  const name = model.name
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    void rename.run(async () => {
+      model.recordChanged(await renameAlbum(model.library, model.albumId, draft))
+      setRenaming(false)
+    })
+  }
+  const cancelOnEscape = (event: KeyboardEvent) => {
+    if (event.key === 'Escape') setRenaming(false)
+  }
+  if (!renaming)
+    return (
+      <div className="album-title">
+        <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
+        <button
+          type="button"
+          className="secondary"
+          disabled={name === undefined}
+          onClick={() => {
+            setDraft(name ?? '')
+            setRenaming(true)
+          }}
+        >
+          Rename
+        </button>
+      </div>
+    )
+  return (
+    <form className="album-title rename" onSubmit={submit} onKeyDown={cancelOnEscape}>
+      <label>
+        Album name
+        {/* biome-ignore lint/a11y/noAutofocus: the form replaces the heading the person chose to rename */}
+        <input name="album-name" required maxLength={200} autoFocus value={draft} onChange={(e) => setDraft(e.target.value)} />
+      </label>
+      <button type="submit" disabled={rename.busy}>
+        {rename.busy ? 'Renaming…' : 'Save'}
+      </button>
+      <button type="button" className="secondary" onClick={() => setRenaming(false)}>
+        Cancel
+      </button>
+      <ErrorLine error={rename.error} />
+    </form>
   )
 }

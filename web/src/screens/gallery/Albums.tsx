@@ -1,11 +1,18 @@
-// The albums: their names, decrypted here from each album's record, and a form to make one.
-import { useEffect, useMemo, useState, type FormEvent } from 'react'
-import { namedAlbums, openAlbum, type NamedAlbum } from '#photos/albums.ts'
+// The albums as cards (decision 0060): each album's cover, name, number of photos and the months
+// they were taken over. Names and covers are decrypted here from each album's record; the photos
+// and their dates come from a Timeline (lib/timeline.ts), which starts from the date index the
+// Photos screen keeps and opens only what it lacks, so a second opening decrypts next to nothing.
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type FormEvent } from 'react'
+import { albumCover, namedAlbums, openAlbum, type NamedAlbum } from '#photos/albums.ts'
+import { takenMonthRange } from '#photos/taken.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { albumMadeHere } from '../../lib/album.ts'
+import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
+import { Timeline } from '../../lib/timeline.ts'
+import { useTile } from './Grid.tsx'
 import type { CofferClient } from '#sdk/client.ts'
 
 const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
@@ -13,6 +20,7 @@ const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').lo
 export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys }) {
   const library = useMemo(() => libraryOf(client, keys), [client, keys])
   const [albums, setAlbums] = useState<NamedAlbum[] | null>(null)
+  const [timeline, setTimeline] = useState<Timeline | null>(null)
   const [name, setName] = useState('')
   const load = useAction()
   const create = useAction()
@@ -20,6 +28,10 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
   const loadRun = load.run
   useEffect(() => {
     void loadRun(async () => setAlbums((await namedAlbums(library)).sort(byName)))
+    const opened = new Timeline(library)
+    setTimeline(opened)
+    void opened.open()
+    return () => opened.close()
   }, [library, loadRun])
 
   const submit = (event: FormEvent) => {
@@ -36,13 +48,19 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
       <Heading>Albums</Heading>
       <ErrorLine error={load.error} />
       {albums === null && load.error === null && <p role="status">Opening your albums…</p>}
-      {albums !== null && albums.length === 0 && <p>No albums yet. Make one below, then add photos to it.</p>}
-      {albums !== null && albums.length > 0 && (
-        <ul className="albums">
+      {albums !== null && albums.length === 0 && (
+        <section className="empty-state" aria-labelledby="no-albums">
+          <h2 id="no-albums">Create an album</h2>
+          <p>
+            An album gathers photos you want to keep together: a trip, a year, a person. Name one below, then add photos to it from this computer or your phone.
+            Every photo you back up lives in an album.
+          </p>
+        </section>
+      )}
+      {albums !== null && albums.length > 0 && timeline !== null && (
+        <ul className="album-cards">
           {albums.map((album) => (
-            <li key={album.albumId}>
-              <a href={linkTo('albums', album.albumId)}>{album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`}</a>
-            </li>
+            <AlbumCard key={album.albumId} album={album} timeline={timeline} />
           ))}
         </ul>
       )}
@@ -58,5 +76,43 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
       </form>
       <p className="hint">An album's name is encrypted like its photos: the server knows it only by a random id.</p>
     </main>
+  )
+}
+
+function AlbumCard({ album, timeline }: { album: NamedAlbum; timeline: Timeline }) {
+  // Drawn again whenever the timeline's order moves (dates read, photos found).
+  useSyncExternalStore(
+    useCallback((listener) => timeline.subscribe(listener), [timeline]),
+    () => timeline.ids,
+  )
+  const photos = timeline.datedPhotos(album.albumId)
+  let oldest = Number.POSITIVE_INFINITY
+  let newest = Number.NEGATIVE_INFINITY
+  for (const photo of photos) {
+    oldest = Math.min(oldest, photo.taken)
+    newest = Math.max(newest, photo.taken)
+  }
+  const cover = albumCover(album.cover, photos)
+  const counted = timeline.done ? countText(photos.length, 'photo') : `${countText(photos.length, 'photo')} so far…`
+  return (
+    <li>
+      <a className="album-card" href={linkTo('albums', album.albumId)}>
+        {cover === null ? <span className="album-cover" aria-hidden="true" /> : <Cover timeline={timeline} assetId={cover} />}
+        <span className="album-name">{album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`}</span>
+        <span className="album-facts">
+          {counted}
+          {photos.length > 0 && <span className="album-range">{takenMonthRange(oldest, newest)}</span>}
+        </span>
+      </a>
+    </li>
+  )
+}
+
+function Cover({ timeline, assetId }: { timeline: Timeline; assetId: string }) {
+  const tile = useTile(timeline, assetId, false)
+  return (
+    <span className="album-cover" data-cover={assetId}>
+      {tile.kind === 'ready' && tile.thumbnail !== null && <img src={tile.thumbnail} alt="" draggable={false} />}
+    </span>
   )
 }

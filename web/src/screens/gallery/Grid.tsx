@@ -104,7 +104,7 @@ function useLayout(months: Int32Array, days: Int32Array | undefined, { columns, 
   return layout
 }
 
-function useTile(source: TileSource, assetId: string, ahead: boolean): Tile {
+export function useTile(source: TileSource, assetId: string, ahead: boolean): Tile {
   const [tile, setTile] = useState(() => source.tile(assetId))
   useEffect(() => {
     setTile(source.tile(assetId))

@@ -82,6 +82,8 @@ interface Props {
   /** Delete and Replace; absent, the view offers neither and links to the photo in its album. */
   readonly onDelete?: (assetIds: readonly string[]) => void
   readonly onReplace?: (assetId: string, file: File) => void
+  /** The album's cover as its record names it (null: none chosen, or being set), and how to set it to this photo: an album's view only. */
+  readonly cover?: { readonly current: string | null; readonly set: (assetId: string) => void }
   readonly place?: PhotoPlace
 }
 
@@ -94,7 +96,7 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace, place: given }: Props) {
+export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: given }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -322,6 +324,19 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
             {asset !== null && onReplace !== undefined && (
               <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
                 Replace…
+              </button>
+            )}
+            {asset !== null && cover !== undefined && (
+              <button
+                type="button"
+                className="secondary"
+                disabled={cover.current === assetId}
+                onClick={() => {
+                  setMore(false)
+                  cover.set(assetId)
+                }}
+              >
+                {cover.current === assetId ? 'This is the album cover' : 'Set as album cover'}
               </button>
             )}
             {onDelete !== undefined ? (
