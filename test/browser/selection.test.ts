@@ -121,7 +121,7 @@ describe('selecting photos', () => {
     expect(download.suggestedFilename()).toBe('Photos.zip')
     const files = readZip(await readFile((await download.path())!))
     expect(files.map((file) => file.name)).toEqual(zipNames)
-    files.forEach((file, i) => expect(file.bytes.equals(originals.get(order[i]!)!), file.name).toBe(true))
+    for (const [i, file] of files.entries()) expect(file.bytes.equals(originals.get(order[i]!)!), file.name).toBe(true)
     await poll(() => page.getByText('Saved 10 photos as Photos.zip').isVisible()).toBe(true)
 
     // Delete two: held for the undo window, then gone for every device.
