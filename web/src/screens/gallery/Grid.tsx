@@ -389,16 +389,24 @@ export function Grid({
     }
   }, [geometry?.scale])
 
+  /** Scrolls the least that brings `row` on screen (above: with the heading over it). */
+  const showRow = useCallback(
+    (row: number) => {
+      const g = now.current.geometry
+      if (g === null) return
+      const rowTop = g.layout.rowTop[row]!
+      const rowBottom = g.layout.rowTop[row + 1]!
+      if (rowTop < top.current) scrollToTop(rowTop - HEADING)
+      else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+    },
+    [scrollToTop],
+  )
+
   /** A tile reached with Tab (not a click) is scrolled into view: the rows drawn off screen are clipped. */
   const focused = (event: React.FocusEvent) => {
-    const g = now.current.geometry
     const row =
       event.target instanceof HTMLElement && event.target.matches(':focus-visible') ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
-    if (g === null || !Number.isInteger(row)) return
-    const rowTop = g.layout.rowTop[row]!
-    const rowBottom = g.layout.rowTop[row + 1]!
-    if (rowTop < top.current) scrollToTop(rowTop - HEADING)
-    else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+    if (Number.isInteger(row)) showRow(row)
   }
 
   /** Focuses the tile of a drawn photo, or the one `focusing` names once it is drawn. */
@@ -416,14 +424,10 @@ export function Grid({
       const assetId = shownIds[item]
       if (g === null || assetId === undefined) return
       focusing.current = assetId
-      const row = rowOfItem(g.layout, item)
-      const rowTop = g.layout.rowTop[row]!
-      const rowBottom = g.layout.rowTop[row + 1]!
-      if (rowTop < top.current) scrollToTop(rowTop - HEADING)
-      else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+      showRow(rowOfItem(g.layout, item))
       focusDrawn(assetId)
     },
-    [scrollToTop, focusDrawn],
+    [showRow, focusDrawn],
   )
 
   // The photo view closed: its photo's tile is brought on screen and focused.
