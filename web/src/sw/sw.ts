@@ -1,4 +1,4 @@
-// The service worker (/sw.js; docs/decisions/0057-phone-and-installable.md). Two jobs, and no
+// The service worker (/sw.js; docs/decisions/0057-phone-and-installable.md). Three jobs, and no
 // other:
 //
 // - The app shell offline: at install it caches index.html and the gallery's built files (the
