@@ -39,6 +39,8 @@ const PAGE = 0.875
 const LABEL_GAP = 22
 /** A touch held this long on a tile selects it (as a phone's gallery does), rather than opening it. */
 const LONG_PRESS_MS = 500
+/** The corner of a tile, in CSS pixels, where the check shown under the pointer is (styles.css .tile::before): a click there selects. */
+const CHECK_CORNER = 36
 
 /** What the grid reads of an album: AlbumModel, the Photos screen's timeline (lib/timeline.ts), or the grid lab's synthetic source (web/src/lab). */
 export interface TileSource {
@@ -210,8 +212,10 @@ const TileView = memo(function TileView({ source, assetId, ahead, selecting, sel
         if (press.current.selected) event.preventDefault()
       }}
       onClick={(event) => {
-        // The check shown on hover selects; so did a long press.
-        if (press.current.selected || (event.target instanceof Element && event.target.closest('.tile-check') !== null)) {
+        // A long press selected; a click on the check in the corner selects (from the keyboard, Space: Grid's keys).
+        const box = event.currentTarget.getBoundingClientRect()
+        const onCheck = event.clientX > box.right - CHECK_CORNER && event.clientY < box.top + CHECK_CORNER
+        if (press.current.selected || onCheck) {
           event.preventDefault()
           if (!press.current.selected) onSelect(assetId, false)
           press.current.selected = false
@@ -219,8 +223,6 @@ const TileView = memo(function TileView({ source, assetId, ahead, selecting, sel
       }}
     >
       <TileFace tile={tile} />
-      {/* Selects with the pointer; from the keyboard, Space on the tile does (Grid's keys). */}
-      <span className="tile-check" aria-hidden="true" title="Select" />
     </a>
   )
 })
