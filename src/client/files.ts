@@ -412,7 +412,7 @@ export async function openOriginal(asset: OpenedAsset, ciphertext: Uint8Array, h
 }
 
 /** The original's plaintext chunk by chunk, each authenticated, then the ciphertext's hash and the size checked. */
-async function* originalPlaintext(asset: OpenedAsset, ciphertext: Bytes, hasher?: Sha256Hasher): AsyncGenerator<Uint8Array> {
+export async function* originalPlaintext(asset: OpenedAsset, ciphertext: Bytes, hasher?: Sha256Hasher): AsyncGenerator<Uint8Array> {
   const { envelope, metadata } = asset
   const tap = new Tap(hasher)
   let plaintext = 0

@@ -380,10 +380,10 @@ describe('the gallery', () => {
     await poll(() => page.getByText('Undone: nothing was sent.').isVisible()).toBe(true)
     await poll(async () => (await decryptedThumbnails(page)).includes(kept.name)).toBe(true)
 
-    await page.getByRole('button', { name: 'Select' }).click()
+    await page.getByRole('button', { name: 'Select', exact: true }).click()
     const gone = [photos[2]!, photos[3]!]
     for (const p of gone) await page.getByRole('button', { name: `Select ${p.name}` }).click()
-    await page.getByRole('button', { name: 'Delete 2 photos' }).click()
+    await page.getByRole('region', { name: 'Selection' }).getByRole('button', { name: 'Delete' }).click()
     await poll(() => page.getByText('Deleted 2 photos. This is final').isVisible(), 20_000).toBe(true)
     const names = await decryptedThumbnails(page)
     for (const p of gone) expect(names).not.toContain(p.name)

@@ -162,3 +162,12 @@ export async function signOut(page: Page): Promise<void> {
   if (await account.isVisible()) await account.click()
   await page.getByRole('button', { name: 'Sign out', exact: true }).click()
 }
+
+/**
+ * Saves in this context go to the browser's downloads through the service worker (lib/save.ts):
+ * Chromium's save picker cannot be answered from a test, so it is taken away, as in browsers
+ * that have none. Before the first page loads.
+ */
+export async function withoutSavePicker(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => Object.defineProperty(globalThis, 'showSaveFilePicker', { value: undefined }))
+}

@@ -8,6 +8,7 @@ import { createRoot } from 'react-dom/client'
 import type { Tile } from '../lib/album.ts'
 import { countText } from '../lib/format.ts'
 import { Grid, type TileSource } from '../screens/gallery/Grid.tsx'
+import { useSelection } from '../screens/gallery/Selection.tsx'
 import '../styles.css'
 
 const FIRST_MONTH = 2006 * 12
@@ -18,14 +19,30 @@ const count = Number(new URLSearchParams(location.search).get('items') ?? 1_000_
 const ids = Array.from({ length: count }, (_, i) => `photo-${String(i).padStart(7, '0')}`)
 const months = Int32Array.from({ length: count }, (_, i) => FIRST_MONTH + Math.floor((i * MONTHS) / count))
 const source: TileSource = { albumId: 'lab', tile: () => LOADING, watch: () => () => {} }
-const none: ReadonlySet<string> = new Set()
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
+/** The grid with its selection, as the app's screens have it: the bench measures both. */
+function Lab() {
+  const { selected, select, selectItems } = useSelection(ids)
+  return (
     <main>
       <h1>Grid lab</h1>
       <p className="hint">{countText(count, 'synthetic photo')}.</p>
-      <Grid source={source} ids={ids} months={months} selecting={false} selected={none} onToggle={() => {}} returnTo={null} />
+      <Grid
+        source={source}
+        ids={ids}
+        months={months}
+        selecting={selected.size > 0}
+        selected={selected}
+        onSelect={select}
+        onSelectItems={selectItems}
+        returnTo={null}
+      />
     </main>
+  )
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Lab />
   </StrictMode>,
 )

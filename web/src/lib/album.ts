@@ -407,7 +407,7 @@ export class AlbumModel {
    * their entries read, then their metadata blobs fetched in one batch (the SDK splits past 100)
    * and opened in the workers side by side.
    */
-  #openAll(assetIds: readonly string[]): Map<string, Promise<OpenedAsset>> {
+  openAll(assetIds: readonly string[]): Map<string, Promise<OpenedAsset>> {
     const opening = new Map<string, Promise<OpenedAsset>>()
     const toRead: string[] = []
     for (const assetId of assetIds) {
@@ -557,13 +557,13 @@ export class AlbumModel {
   }
 
   /**
-   * A batch of tiles (asset id → tile key): opened together (#openAll), each shown as opened at
+   * A batch of tiles (asset id → tile key): opened together (openAll), each shown as opened at
    * once, then their thumbnails fetched in one batch and decrypted in the workers.
    */
   async #loadTiles(batch: ReadonlyMap<string, string>): Promise<void> {
     const waiting = new Map<string, { asset: OpenedAsset; hash: string }>()
     await Promise.all(
-      [...this.#openAll([...batch.keys()])].map(async ([assetId, opening]) => {
+      [...this.openAll([...batch.keys()])].map(async ([assetId, opening]) => {
         const key = batch.get(assetId)!
         try {
           const asset = await opening

@@ -49,6 +49,8 @@ export class Timeline {
   /** Each photo's album. */
   readonly #albumOf = new Map<string, string>()
   #ids: readonly string[] = []
+  /** Photos left out of ids: a delete waiting for its undo window. */
+  readonly #hidden = new Set<string>()
   #months = new Int32Array(0)
   #days = new Int32Array(0)
   #read = 0
@@ -262,11 +264,12 @@ export class Timeline {
   /** Every photo placed, newest first. */
   #reorder(): void {
     this.#lastReorder = performance.now()
-    const placed: Placed[] = []
+    let placed: Placed[] = []
     for (const { dates, unread } of this.#albums.values()) {
       for (const photo of dates.photos()) placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
       for (const photo of unread.values()) placed.push(photo)
     }
+    if (this.#hidden.size > 0) placed = placed.filter((photo) => !this.#hidden.has(photo.assetId))
     placed.sort(byDateTaken)
     this.#ids = placed.map((photo) => photo.assetId)
     this.#days = Int32Array.from(placed, (photo) => photo.day)
@@ -281,6 +284,16 @@ export class Timeline {
     for (const photo of album.dates.photos()) photos.push({ assetId: photo.assetId, taken: photo.local ?? photo.at })
     for (const photo of album.unread.values()) photos.push({ assetId: photo.assetId, taken: photo.at })
     return photos
+  }
+
+  /** Leaves photos out of ids (a delete waiting for its undo window), or puts them back. */
+  hide(assetIds: readonly string[], hidden: boolean): void {
+    for (const id of assetIds) {
+      if (hidden) this.#hidden.add(id)
+      else this.#hidden.delete(id)
+    }
+    this.#reorder()
+    this.#tell()
   }
 
   /** The album a photo is in, or undefined. */

@@ -1,4 +1,4 @@
-// The service worker (/sw.js; docs/decisions/0057-phone-and-installable.md). Two jobs, and no
+// The service worker (/sw.js; docs/decisions/0057-phone-and-installable.md). Three jobs, and no
 // other:
 //
 // - The app shell offline: at install it caches index.html and the gallery's built files (the
@@ -6,6 +6,10 @@
 //   page `/` comes from the network when it can, else from that cache; a file under /assets/ from
 //   the cache, else the network. Nothing else is ever answered from or put into the Cache API:
 //   no API answer, no blob, nothing of the person's, encrypted or not.
+// - Streamed downloads (lib/save.ts; decision 0062): the page hands over one end of a
+//   MessageChannel for a download id, then follows a link to /download/<id>; the answer is a
+//   stream that asks the page for each next chunk. Held in this worker's memory while the
+//   download runs, never cached; an id serves once.
 // - The share target: the manifest's `share_target` posts the shared files to /share. The POST
 //   is answered here (it never reaches the server): the files are kept in this worker's memory
 //   only (no storage), and the page is sent to #/share, which asks for them by postMessage. A
@@ -88,19 +92,82 @@ async function shellFile(request: Request): Promise<Response> {
   return (await caches.match(request, { cacheName: CACHE })) ?? fetch(request)
 }
 
+interface Download {
+  readonly port: MessagePort
+  readonly name: string
+  readonly contentType: string
+}
+
+/** Downloads the page announced, until their link is followed (memory only). */
+const downloads = new Map<string, Download>()
+
+/** What the page sends on a download's channel (lib/save.ts). */
+type FromPage =
+  | { readonly type: 'chunk'; readonly chunk: Uint8Array<ArrayBuffer> }
+  | { readonly type: 'end' }
+  | { readonly type: 'error'; readonly message: string }
+
+function download(id: string): Response {
+  const announced = downloads.get(id)
+  if (announced === undefined) return new Response('No such download.', { status: 404 })
+  downloads.delete(id)
+  const { port, name, contentType } = announced
+  let answered: (() => void) | null = null
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        port.onmessage = (event: MessageEvent<FromPage>) => {
+          const message = event.data
+          if (message.type === 'chunk') controller.enqueue(message.chunk)
+          else if (message.type === 'end') controller.close()
+          else controller.error(new Error(message.message))
+          answered?.()
+        }
+      },
+      // One chunk asked for at a time: the next is asked once this one was taken.
+      pull() {
+        port.postMessage({ type: 'pull' })
+        return new Promise<void>((resolve) => (answered = resolve))
+      },
+      cancel() {
+        port.postMessage({ type: 'cancel' })
+        port.close()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+  return new Response(body, {
+    headers: {
+      'content-type': contentType,
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    },
+  })
+}
+
 scope.addEventListener('fetch', (event) => {
   const { request } = event
   const url = new URL(request.url)
   if (url.origin !== scope.location.origin) return
   if (url.pathname === '/share' && request.method === 'POST') return event.respondWith(receiveShare(request))
   if (request.method !== 'GET') return
+  if (url.pathname.startsWith('/download/')) return event.respondWith(download(url.pathname.slice('/download/'.length)))
   if (url.pathname === '/' && request.mode === 'navigate') return event.respondWith(shellPage(request))
   if (url.pathname.startsWith('/assets/') && SHELL.paths.includes(url.pathname)) return event.respondWith(shellFile(request))
   // Everything else (the API, blobs, the operator page): the network, never the cache.
 })
 
+// A 'keep-alive' message needs no answer: receiving it keeps the worker running through a long download.
 scope.addEventListener('message', (event) => {
-  const message = event.data as { readonly type?: string } | null
-  if (message?.type === 'shared-files') event.ports[0]?.postMessage({ type: 'shared-files', files: shared })
+  const message = event.data as { readonly type?: string; readonly id?: string; readonly name?: string; readonly contentType?: string } | null
+  const port = event.ports[0]
+  if (message?.type === 'download' && port !== undefined && typeof message.id === 'string') {
+    const id = message.id
+    downloads.set(id, { port, name: String(message.name), contentType: String(message.contentType) })
+    // Given up before its link was followed (its source refused): forgotten.
+    port.onmessage = () => downloads.delete(id)
+    port.postMessage({ type: 'ready' })
+  } else if (message?.type === 'shared-files') event.ports[0]?.postMessage({ type: 'shared-files', files: shared })
   else if (message?.type === 'shared-done') shared = null
 })

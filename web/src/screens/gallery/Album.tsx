@@ -1,11 +1,10 @@
 // An album: its name (renamed here), its grid of photos, the uploads (file and folder pickers,
 // drag-and-drop of files and folders, and what the Photos screen's chooser handed over), the
-// multi-select to delete, and the photo view when the route names a photo
-// (#/albums/<album>/<asset>), drawn over the grid so that going back keeps the place; its menu
-// sets the album's cover.
+// selection and its bar (Selection.tsx: download as a zip, delete), Download album, and the photo
+// view when the route names a photo (#/albums/<album>/<asset>), drawn over the grid so that going
+// back keeps the place; its menu sets the album's cover.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent } from 'react'
 import { renameAlbum, setAlbumCover, type Library } from '#photos/albums.ts'
-import { deleteFile } from '#photos/edits.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSession } from '../../app/session.tsx'
@@ -14,6 +13,7 @@ import { AlbumModel } from '../../lib/album.ts'
 import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
+import { zipNameOf } from '../../lib/zip-download.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
 import { takeHandedOver } from '../../lib/upload-handoff.ts'
@@ -21,6 +21,7 @@ import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
 import { PhotoView } from './PhotoView.tsx'
+import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadPanel } from './UploadPanel.tsx'
 
@@ -76,8 +77,15 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const subscribeUploads = useCallback((listener: () => void) => uploads.subscribe(listener), [uploads])
   const items = useSyncExternalStore(subscribeUploads, () => uploads.items)
   const adding = useSyncExternalStore(subscribeUploads, () => uploads.adding)
-  const [selecting, setSelecting] = useState(false)
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  const [selectMode, setSelectMode] = useState(false)
+  const { selected, select, selectItems, selectAll, clear } = useSelection(ids)
+  const selecting = selectMode || selected.size > 0
+  const endSelection = useCallback(() => {
+    setSelectMode(false)
+    clear()
+  }, [clear])
+  useEscapeClears(selecting, endSelection)
+  const zip = useZipSave()
   const [dropping, setDropping] = useState(false)
   const { toast, start, undo, dismiss } = useUndoable()
   const { watch } = useSession()
@@ -90,33 +98,18 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   }, [refusedAsSuspended, refreshRecord])
   const returnTo = useReturnTo(assetId)
 
-  const toggle = useCallback((id: string) => {
-    setSelected((now) => {
-      const next = new Set(now)
-      if (!next.delete(id)) next.add(id)
-      return next
-    })
-  }, [])
-
   const remove = (assetIds: readonly string[]) => {
-    model.hide(assetIds, true)
-    setSelecting(false)
-    setSelected(new Set())
+    endSelection()
     if (assetId !== null) location.hash = linkTo('albums', model.albumId)
-    start({
-      label: `Deleting ${photos(assetIds.length)}`,
-      done: `Deleted ${photos(assetIds.length)}`,
-      run: async () => {
-        try {
-          for (const id of assetIds) await deleteFile(model.library, model.albumId, id)
-        } finally {
-          await model.refresh()
-          model.hide(assetIds, false)
-        }
-      },
-      undone: () => model.hide(assetIds, false),
-    })
+    start(
+      deletion(
+        assetIds.map((id) => ({ model, assetId: id })),
+        (hiding, hidden) => model.hide(hiding, hidden),
+      ),
+    )
   }
+  const zipName = zipNameOf(model.name ?? 'Album')
+  const inOrder = (chosen: ReadonlySet<string>) => ids.filter((id) => chosen.has(id)).map((id) => ({ model, assetId: id }))
 
   const replace = (id: string, file: File) =>
     start({
@@ -159,22 +152,22 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       <AlbumTitle model={model} />
       <div className="toolbar">
         <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
+        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : setSelectMode(true))}>
+          {selecting ? 'Cancel selection' : 'Select'}
+        </button>
         <button
           type="button"
           className="secondary"
-          aria-pressed={selecting}
-          onClick={() => {
-            setSelecting(!selecting)
-            setSelected(new Set())
-          }}
+          disabled={ids.length === 0 || zip.busy}
+          onClick={() =>
+            zip.save(
+              zipName,
+              ids.map((id) => ({ model, assetId: id })),
+            )
+          }
         >
-          {selecting ? 'Cancel selection' : 'Select'}
+          Download album
         </button>
-        {selecting && (
-          <button type="button" className="danger" disabled={selected.size === 0} onClick={() => remove([...selected])}>
-            Delete {photos(selected.size)}
-          </button>
-        )}
         <a href={linkTo('custody', model.albumId)}>Custody of this album</a>
       </div>
       {suspended && (
@@ -190,6 +183,19 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         </p>
       )}
       <ErrorLine error={model.scanError} />
+      <ZipStatus busy={zip.busy} error={zip.error} note={zip.note} />
+      {selecting && (
+        <SelectionBar
+          count={selected.size}
+          total={ids.length}
+          onSelectAll={selectAll}
+          onClear={endSelection}
+          actions={[
+            { label: 'Download', busy: zip.busy, run: () => zip.save(zipName, inOrder(selected)) },
+            { label: 'Delete', danger: true, run: () => remove(ids.filter((id) => selected.has(id))) },
+          ]}
+        />
+      )}
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {empty && (
         <section className="empty-state" aria-labelledby="album-empty">
@@ -201,7 +207,16 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         </section>
       )}
       <ErrorLine error={cover.error} />
-      <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
+      <Grid
+        source={model}
+        ids={ids}
+        months={model.months}
+        selecting={selecting}
+        selected={selected}
+        onSelect={select}
+        onSelectItems={selectItems}
+        returnTo={returnTo}
+      />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}
       {assetId !== null && (
         <PhotoView

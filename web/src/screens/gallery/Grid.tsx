@@ -37,6 +37,10 @@ const LINE = 40
 const PAGE = 0.875
 /** The scrubber's labels at least this far apart, in CSS pixels. */
 const LABEL_GAP = 22
+/** A touch held this long on a tile selects it (as a phone's gallery does), rather than opening it. */
+const LONG_PRESS_MS = 500
+/** The corner of a tile, in CSS pixels, where the check shown under the pointer is (styles.css .tile::before): a click there selects. */
+const CHECK_CORNER = 36
 
 /** What the grid reads of an album: AlbumModel, the Photos screen's timeline (lib/timeline.ts), or the grid lab's synthetic source (web/src/lab). */
 export interface TileSource {
@@ -154,19 +158,34 @@ interface TileProps {
   readonly ahead: boolean
   readonly selecting: boolean
   readonly selected: boolean
-  readonly onToggle: (assetId: string) => void
+  /** Selects or unselects the tile; `range`: everything from the tile clicked last to this one (shift-click). */
+  readonly onSelect: (assetId: string, range: boolean) => void
 }
 
 // Memoized: the rows are drawn again at every step of a scroll, and a tile already on screen has nothing new to draw.
-const TileView = memo(function TileView({ source, assetId, ahead, selecting, selected, onToggle }: TileProps) {
+const TileView = memo(function TileView({ source, assetId, ahead, selecting, selected, onSelect }: TileProps) {
   const tile = useTile(source, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
   // Why a tile cannot be opened, on hover: the tile itself has room only for "Cannot be opened".
   const reason = tile.kind === 'failed' ? sentenceFor(tile.error) : undefined
+  /** A touch held on the tile: its timer, then whether it selected (the click that follows opens nothing). */
+  const press = useRef<{ timer: ReturnType<typeof setTimeout> | null; selected: boolean }>({ timer: null, selected: false })
+  const endPress = () => {
+    if (press.current.timer !== null) clearTimeout(press.current.timer)
+    press.current.timer = null
+  }
   if (selecting) {
     const name = tile.kind === 'ready' || tile.kind === 'opened' ? tile.asset.metadata.name : labelOf(tile)
     return (
-      <button type="button" className={className} title={reason} aria-pressed={selected} aria-label={`Select ${name}`} onClick={() => onToggle(assetId)}>
+      <button
+        type="button"
+        className={className}
+        title={reason}
+        aria-pressed={selected}
+        aria-label={`Select ${name}`}
+        data-asset={assetId}
+        onClick={(event) => onSelect(assetId, event.shiftKey)}
+      >
         <TileFace tile={tile} />
       </button>
     )
@@ -178,6 +197,30 @@ const TileView = memo(function TileView({ source, assetId, ahead, selecting, sel
       href={source.hrefOf?.(assetId) ?? linkTo('albums', source.albumId, assetId)}
       aria-label={labelOf(tile)}
       data-asset={assetId}
+      onPointerDown={(event) => {
+        press.current.selected = false
+        if (event.pointerType !== 'touch') return
+        press.current.timer = setTimeout(() => {
+          press.current = { timer: null, selected: true }
+          onSelect(assetId, false)
+        }, LONG_PRESS_MS)
+      }}
+      onPointerUp={endPress}
+      onPointerCancel={endPress}
+      onPointerLeave={endPress}
+      onContextMenu={(event) => {
+        if (press.current.selected) event.preventDefault()
+      }}
+      onClick={(event) => {
+        // A long press selected; a click on the check in the corner selects (from the keyboard, Space: Grid's keys).
+        const box = event.currentTarget.getBoundingClientRect()
+        const onCheck = event.clientX > box.right - CHECK_CORNER && event.clientY < box.top + CHECK_CORNER
+        if (press.current.selected || onCheck) {
+          event.preventDefault()
+          if (!press.current.selected) onSelect(assetId, false)
+          press.current.selected = false
+        }
+      }}
     >
       <TileFace tile={tile} />
     </a>
@@ -225,7 +268,8 @@ export function Grid({
   days,
   selecting,
   selected,
-  onToggle,
+  onSelect,
+  onSelectItems,
   returnTo,
 }: {
   source: TileSource
@@ -233,9 +277,12 @@ export function Grid({
   months: Int32Array
   /** Each photo's day (lib/format.ts dayOf): grouped by day under month headings; by month when absent. */
   days?: Int32Array
+  /** Select mode: a click on a tile selects it rather than opening it. */
   selecting: boolean
   selected: ReadonlySet<string>
-  onToggle: (assetId: string) => void
+  onSelect: (assetId: string, range: boolean) => void
+  /** A heading's check: selects the photos ids[from, to), or unselects them when all are selected. */
+  onSelectItems: (from: number, to: number) => void
   /** The photo whose tile takes the focus back (the photo view closed over it); a new object each time. */
   returnTo: { readonly assetId: string } | null
 }) {
@@ -344,34 +391,83 @@ export function Grid({
     }
   }, [geometry?.scale])
 
+  /** Scrolls the least that brings `row` on screen (above: with the heading over it). */
+  const showRow = useCallback(
+    (row: number) => {
+      const g = now.current.geometry
+      if (g === null) return
+      const rowTop = g.layout.rowTop[row]!
+      const rowBottom = g.layout.rowTop[row + 1]!
+      if (rowTop < top.current) scrollToTop(rowTop - HEADING)
+      else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+    },
+    [scrollToTop],
+  )
+
   /** A tile reached with Tab (not a click) is scrolled into view: the rows drawn off screen are clipped. */
   const focused = (event: React.FocusEvent) => {
-    const g = now.current.geometry
     const row =
       event.target instanceof HTMLElement && event.target.matches(':focus-visible') ? Number(event.target.closest<HTMLElement>('[data-row]')?.dataset.row) : NaN
-    if (g === null || !Number.isInteger(row)) return
-    const rowTop = g.layout.rowTop[row]!
-    const rowBottom = g.layout.rowTop[row + 1]!
-    if (rowTop < top.current) scrollToTop(rowTop - HEADING)
-    else if (rowBottom > top.current + g.screen) scrollToTop(rowBottom - g.screen)
+    if (Number.isInteger(row)) showRow(row)
   }
 
-  // The photo view closed: its photo's row is brought on screen, and its tile focused once drawn (below).
-  useLayoutEffect(() => {
-    const { geometry: g, ids: shownIds } = now.current
-    const item = returnTo === null ? -1 : shownIds.indexOf(returnTo.assetId)
-    if (returnTo === null || g === null || item < 0) return
-    focusing.current = returnTo.assetId
-    const row = rowOfItem(g.layout, item)
-    const rowTop = g.layout.rowTop[row]!
-    if (rowTop < top.current || g.layout.rowTop[row + 1]! > top.current + g.screen) scrollToTop(rowTop - HEADING)
-  }, [returnTo, scrollToTop])
-  useLayoutEffect(() => {
-    const tile = focusing.current === null ? null : layer.current?.querySelector<HTMLElement>(`[data-asset="${CSS.escape(focusing.current)}"]`)
+  /** Focuses the tile of a drawn photo, or the one `focusing` names once it is drawn. */
+  const focusDrawn = useCallback((assetId: string | null): void => {
+    const tile = assetId === null ? null : layer.current?.querySelector<HTMLElement>(`[data-asset="${CSS.escape(assetId)}"]`)
     if (tile === null || tile === undefined) return
     focusing.current = null
     tile.focus({ preventScroll: true })
-  })
+  }, [])
+
+  /** Brings photo `item`'s row on screen and focuses its tile, now if drawn, else once drawn (below). */
+  const focusItem = useCallback(
+    (item: number): void => {
+      const { geometry: g, ids: shownIds } = now.current
+      const assetId = shownIds[item]
+      if (g === null || assetId === undefined) return
+      focusing.current = assetId
+      showRow(rowOfItem(g.layout, item))
+      focusDrawn(assetId)
+    },
+    [showRow, focusDrawn],
+  )
+
+  // The photo view closed: its photo's tile is brought on screen and focused.
+  useLayoutEffect(() => {
+    const item = returnTo === null ? -1 : now.current.ids.indexOf(returnTo.assetId)
+    if (item >= 0) focusItem(item)
+  }, [returnTo, focusItem])
+  useLayoutEffect(() => focusDrawn(focusing.current))
+
+  /**
+   * The keys on a tile: the arrows move the focus to the next tile, or to the nearest one
+   * across in the row above or below (headings skipped), scrolled into view; Space selects it
+   * (Shift+Space: the range from the tile selected last). Enter opens it, as a link does.
+   */
+  const keys = (event: React.KeyboardEvent) => {
+    const g = now.current.geometry
+    const assetId = event.target instanceof HTMLElement ? event.target.dataset.asset : undefined
+    if (g === null || assetId === undefined || event.altKey || event.ctrlKey || event.metaKey) return
+    if (event.key === ' ') {
+      event.preventDefault()
+      onSelect(assetId, event.shiftKey)
+      return
+    }
+    const item = now.current.ids.indexOf(assetId)
+    const { layout } = g
+    const across = (step: -1 | 1): number => {
+      const row = rowOfItem(layout, item)
+      let to = row + step
+      while (to >= 0 && to < rowsOf(layout) && isHeading(layout, to)) to += step
+      if (to < 0 || to >= rowsOf(layout)) return -1
+      const [first, end] = itemsOf(layout, to)
+      return Math.min(first + (item - layout.rowItem[row]!), end - 1)
+    }
+    const target = { ArrowLeft: item - 1, ArrowRight: item + 1, ArrowUp: across(-1), ArrowDown: across(1) }[event.key]
+    if (target === undefined) return
+    event.preventDefault()
+    if (target >= 0 && target < layout.count) focusItem(target)
+  }
 
   const shown = drawn.layout === layout ? drawn : NOTHING_DRAWN
   // The layer is moved by scrolled() between draws, so its place is set here, not as a prop React would think unchanged.
@@ -386,18 +482,45 @@ export function Grid({
         const section = layout.rowSection[row]!
         const day = layout.sectionDay[section]!
         const month = monthText(layout.sectionMonth[section]!)
+        const from = layout.sectionItem[section]!
+        const to = layout.sectionItem[section + 1]!
+        let all = true
+        for (let i = from; i < to && all; i++) all = selected.has(ids[i]!)
+        const sectionName = day === NO_DAY ? month : dayText(day)
+        const check = (
+          <button
+            type="button"
+            className="section-check"
+            aria-pressed={all}
+            aria-label={`Select ${sectionName}`}
+            title={all ? `Unselect ${sectionName}` : `Select ${sectionName}`}
+            onClick={() => onSelectItems(from, to)}
+          />
+        )
         if (day === NO_DAY)
           rows.push(
-            <h2 key={row} className="grid-month" data-row={row} style={{ transform: `translateY(${y}px)`, height: HEADING }}>
+            <h2
+              key={row}
+              className={selecting ? 'grid-month selecting' : 'grid-month'}
+              data-row={row}
+              style={{ transform: `translateY(${y}px)`, height: HEADING }}
+            >
+              {check}
               {month}
             </h2>,
           )
         else {
           const first = startsMonth(layout, section)
           rows.push(
-            <div key={row} className="grid-day" data-row={row} style={{ transform: `translateY(${y}px)`, height: first ? MONTH_AND_DAY : HEADING }}>
+            <div
+              key={row}
+              className={selecting ? 'grid-day selecting' : 'grid-day'}
+              data-row={row}
+              style={{ transform: `translateY(${y}px)`, height: first ? MONTH_AND_DAY : HEADING }}
+            >
               {first && <h2 className="grid-month-title">{month}</h2>}
               <h3 className="grid-day-title" data-day={day}>
+                {check}
                 {dayText(day)}
               </h3>
             </div>,
@@ -422,7 +545,7 @@ export function Grid({
               ahead={ahead}
               selecting={selecting}
               selected={selected.has(assetId)}
-              onToggle={onToggle}
+              onSelect={onSelect}
             />
           ))}
         </div>,
@@ -435,7 +558,7 @@ export function Grid({
     <div className="grid-box">
       <div ref={space} className="grid" style={{ height: geometry?.space ?? 0 }}>
         {/* The photos, a region of the page: a photo that takes the keyboard's focus is scrolled into view. */}
-        <section className="grid-pane" aria-label="Photos" style={{ height: pane }} onFocus={focused}>
+        <section className="grid-pane" aria-label="Photos" style={{ height: pane }} onFocus={focused} onKeyDown={keys}>
           <div ref={layer} className="grid-layer">
             {rows}
           </div>

@@ -1,7 +1,8 @@
 // The Photos screen (#/photos, the first screen): every photo of every album, newest first by
 // date taken, grouped by day under month headings, with the date scrubber (lib/timeline.ts,
 // Grid.tsx). A photo opens over it (#/photos/<album>/<photo>) in the album's photo view; closed,
-// the focus is back on its tile. Upload (a button, or files and folders dropped on the screen)
+// the focus is back on its tile. Photos are selected as in an album (Selection.tsx), across
+// albums: downloaded as one zip, or deleted each in its album. Upload (a button, or files and folders dropped on the screen)
 // asks for the album first (UploadChooser.tsx; decision 0058).
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
@@ -15,13 +16,12 @@ import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { PhotoView, type PhotoPlace } from './PhotoView.tsx'
+import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
+import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadChooser } from './UploadChooser.tsx'
 
 /** How often the Photos screen asks for what other devices added. */
 const POLL_MS = 20_000
-
-const NO_SELECTION: ReadonlySet<string> = new Set()
-const noToggle = (): void => {}
 
 function useTimeline(library: Library): Timeline {
   const timeline = useMemo(() => new Timeline(library), [library])
@@ -49,6 +49,23 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   const error = useSyncExternalStore(subscribe, () => timeline.error)
 
   const returnTo = useReturnTo(assetId)
+  const [selectMode, setSelectMode] = useState(false)
+  const { selected, select, selectItems, selectAll, clear } = useSelection(ids)
+  const selecting = selectMode || selected.size > 0
+  const endSelection = useCallback(() => {
+    setSelectMode(false)
+    clear()
+  }, [clear])
+  useEscapeClears(selecting, endSelection)
+  const zip = useZipSave()
+  const { toast, start, undo, dismiss } = useUndoable()
+  /** The selected photos in the timeline's order, each with its album (those whose album is gone left out). */
+  const chosen = () =>
+    ids.flatMap((id) => {
+      const album = selected.has(id) ? timeline.albumOf(id) : undefined
+      const of = album === undefined ? undefined : timeline.modelOf(album)
+      return of === undefined ? [] : [{ model: of, assetId: id }]
+    })
 
   const place = useMemo<PhotoPlace>(
     () => ({
@@ -83,9 +100,15 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
     <main className={dropping ? 'album timeline dropping' : 'album timeline'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
       <div className="title-row">
         <Heading>Photos</Heading>
-        <button type="button" onClick={() => setUploading({ dropped: null })}>
-          Upload
+        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : setSelectMode(true))}>
+          {selecting ? 'Cancel selection' : 'Select'}
         </button>
+        {/* While selecting, the bar's actions stand in for it (a phone's title row has room for one button). */}
+        {!selecting && (
+          <button type="button" onClick={() => setUploading({ dropped: null })}>
+            Upload
+          </button>
+        )}
       </div>
       {uploading !== null && <UploadChooser library={library} dropped={uploading.dropped} onCancel={() => setUploading(null)} />}
       {!opened && error === null && (
@@ -101,6 +124,27 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
             : ''}
       </p>
       <ErrorLine error={error} />
+      <ZipStatus busy={zip.busy} error={zip.error} note={zip.note} />
+      {selecting && (
+        <SelectionBar
+          count={selected.size}
+          total={ids.length}
+          onSelectAll={selectAll}
+          onClear={endSelection}
+          actions={[
+            { label: 'Download', busy: zip.busy, run: () => zip.save('Photos.zip', chosen()) },
+            {
+              label: 'Delete',
+              danger: true,
+              run: () => {
+                const photos = chosen()
+                endSelection()
+                start(deletion(photos, (hiding, hidden) => timeline.hide(hiding, hidden)))
+              },
+            },
+          ]}
+        />
+      )}
       {done && ids.length === 0 && error === null && (
         <p className="empty">
           No photos yet. Upload some with the button above, drop them here, or <a href={linkTo('albums')}>add photos in an album</a>.
@@ -111,12 +155,14 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
         ids={ids}
         months={timeline.months}
         days={timeline.days}
-        selecting={false}
-        selected={NO_SELECTION}
-        onToggle={noToggle}
+        selecting={selecting}
+        selected={selected}
+        onSelect={select}
+        onSelectItems={selectItems}
         returnTo={returnTo}
       />
       {assetId !== null && model !== undefined && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} place={place} />}
+      <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>
   )
 }

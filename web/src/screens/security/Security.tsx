@@ -8,6 +8,7 @@ import { useSession, useSignedIn } from '../../app/session.tsx'
 import { Confirm, ErrorLine, Heading, LoadStatus, useAction, useLoaded } from '../../app/ui.tsx'
 import { sizeText, whenText } from '../../lib/format.ts'
 import { appText } from '../../lib/user-agent.ts'
+import { saveStream } from '../../lib/save.ts'
 import { DeviceList, Sessions } from './Sessions.tsx'
 import { SecondFactor } from './SecondFactor.tsx'
 import { PasswordChange } from './Password.tsx'
@@ -48,30 +49,33 @@ function Events({ client, round }: { client: CofferClient; round: number }) {
   )
 }
 
-/** The account export, saved as a file: the browser gathers the body (it may page it to disk), then hands it to its downloads. */
-function DownloadData({ client }: { client: CofferClient }) {
+/**
+ * The account export, saved as a file as it arrives (lib/save.ts): to a file the person picks
+ * where the browser can, else streamed into the browser's downloads; never held whole. Named as
+ * the server names it (coffer-export-<user_id>.json), known before asking: the picker comes first.
+ */
+function DownloadData({ client, userId }: { client: CofferClient; userId: string }) {
   const { busy, error, run } = useAction()
   const [saved, setSaved] = useState<string | null>(null)
   const download = () =>
     void run(async () => {
       setSaved(null)
-      const started = await client.exportAccount().catch((refused: unknown) => {
-        if (refused instanceof CofferProblem && refused.code === 'error.rate_limited' && refused.retryAfterS !== null) {
-          throw new Error(`Your data can be downloaded a few times an hour. Try again in ${Math.ceil(refused.retryAfterS / 60)} minutes.`)
+      const name = `coffer-export-${userId}.json`
+      let refused: unknown = null
+      const done = await saveStream(name, 'application/json', async () => {
+        try {
+          return (await client.exportAccount()).body
+        } catch (problem) {
+          refused =
+            problem instanceof CofferProblem && problem.code === 'error.rate_limited' && problem.retryAfterS !== null
+              ? new Error(`Your data can be downloaded a few times an hour. Try again in ${Math.ceil(problem.retryAfterS / 60)} minutes.`)
+              : problem
+          throw refused
         }
-        throw refused
+      }).catch((failed: unknown) => {
+        throw refused ?? new Error('The download was cut short, so nothing was saved. Try again.', { cause: failed })
       })
-      const file = await new Response(started.body, { headers: { 'content-type': 'application/json' } }).blob().catch(() => {
-        throw new Error('The download was cut short, so nothing was saved. Try again.')
-      })
-      const url = URL.createObjectURL(file)
-      const link = document.createElement('a')
-      link.href = url
-      link.download = started.fileName
-      link.click()
-      // The download has its own copy once started.
-      setTimeout(() => URL.revokeObjectURL(url), 60_000)
-      setSaved(`Saved ${started.fileName} (${sizeText(file.size)}) to your downloads.`)
+      if (done !== null) setSaved(`Saved ${name} (${sizeText(done.bytes)})${done.where === 'downloads' ? ' to your downloads' : ''}.`)
     })
   return (
     <section aria-labelledby="export-title">
@@ -153,7 +157,7 @@ function ForgetBrowser() {
 }
 
 export function Security() {
-  const { client, keys } = useSignedIn()
+  const { client, keys, session } = useSignedIn()
   const directory = useLoaded(() => loadDirectory(client, keys), [client, keys])
   // A password change ends other sessions: the lists are read again.
   const [round, setRound] = useState(0)
@@ -165,7 +169,7 @@ export function Security() {
       <SecondFactor client={client} />
       <PasswordChange client={client} onChanged={() => setRound((n) => n + 1)} />
       <Events client={client} round={round} />
-      <DownloadData client={client} />
+      <DownloadData client={client} userId={session.userId} />
       <SignOutEverywhere canProve={keys !== null} />
       <ForgetBrowser />
       <DeleteAccount />
