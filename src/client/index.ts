@@ -61,6 +61,7 @@ export {
   openAlbum,
   openPlanned,
   planAlbum,
+  type PlanOptions,
   streamLiveEntries,
   type AlbumPlan,
   type Library,
