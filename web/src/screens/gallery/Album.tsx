@@ -4,7 +4,7 @@
 // over the grid so that going back keeps the place.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
-import { deleteFile } from '#photos/edits.ts'
+import { restoreFromTrash, trashFile } from '#photos/trash.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSession } from '../../app/session.tsx'
@@ -15,6 +15,7 @@ import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
+import { trashChanged } from '../../lib/trash.ts'
 import { takeHandedOver } from '../../lib/upload-handoff.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
@@ -78,7 +79,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const [selecting, setSelecting] = useState(false)
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [dropping, setDropping] = useState(false)
-  const { toast, start, undo, dismiss } = useUndoable()
+  const { toast, start, startReversible, undo, dismiss } = useUndoable()
   const { watch } = useSession()
   const suspended = watch.record?.standing === 'suspended'
   // An upload refused for a suspension the page did not know of yet: read the record now (the banner, the disabled button).
@@ -97,23 +98,32 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     })
   }, [])
 
+  /** Each change to the trash, then the album read again (its scan reads the trash anew). */
+  const inTrash = async (change: (id: string) => Promise<unknown>, assetIds: readonly string[]) => {
+    try {
+      for (const id of assetIds) await change(id)
+    } finally {
+      trashChanged(model.library)
+      await model.refresh()
+      model.hide(assetIds, false)
+    }
+  }
+
+  // A delete moves the photos to Recently deleted at once (decision 0059); the toast's Undo restores them.
   const remove = (assetIds: readonly string[]) => {
     model.hide(assetIds, true)
     setSelecting(false)
     setSelected(new Set())
     if (assetId !== null) location.hash = linkTo('albums', model.albumId)
-    start({
-      label: `Deleting ${photos(assetIds.length)}`,
-      done: `Deleted ${photos(assetIds.length)}`,
-      run: async () => {
-        try {
-          for (const id of assetIds) await deleteFile(model.library, model.albumId, id)
-        } finally {
-          await model.refresh()
-          model.hide(assetIds, false)
-        }
+    startReversible({
+      label: `Moving ${photos(assetIds.length)} to Recently deleted`,
+      done: `Moved ${photos(assetIds.length)} to Recently deleted`,
+      run: () => inTrash((id) => trashFile(model.library, model.albumId, id), assetIds),
+      reverse: {
+        label: `Restoring ${photos(assetIds.length)}`,
+        done: `Restored ${photos(assetIds.length)}`,
+        run: () => inTrash((id) => restoreFromTrash(model.library, model.albumId, id), assetIds),
       },
-      undone: () => model.hide(assetIds, false),
     })
   }
 
