@@ -394,6 +394,11 @@ describe('the gallery', () => {
     expect(await liveAssetIds(account.library, albumId)).toHaveLength(25)
     expect((await listTrash(account.library)).files).toHaveLength(2)
 
+    // The Photos screen leaves them out too.
+    await page.goto(`${server.url}/#/photos`)
+    await poll(async () => (await decryptedThumbnails(page)).includes(kept.name), 30_000).toBe(true)
+    for (const p of [back, gone]) expect(await decryptedThumbnails(page)).not.toContain(p.name)
+
     await page.goto(`${server.url}/#/trash`)
     await poll(() => page.locator('.trash-item img').count(), 20_000).toBe(2)
     expect(await page.locator('.trash-item').first().textContent()).toMatch(/30 days left/)
