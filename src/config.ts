@@ -42,6 +42,8 @@ export interface Config {
   }
   /** How long an owner's security events are kept. */
   readonly securityEventRetentionS: number
+  /** How long an asset stays in the trash before its delete is applied (decision 0059). */
+  readonly trashRetentionS: number
   readonly freshnessWindowS: number
   readonly revokeChallengeTtlS: number
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
@@ -268,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
       failureWindowS: integer(env, 'TOTP_FAILURE_WINDOW_S', 3600, 1),
     },
     securityEventRetentionS: integer(env, 'SECURITY_EVENT_RETENTION_S', 7_776_000, 1),
+    trashRetentionS: integer(env, 'TRASH_RETENTION_S', 2_592_000, 1),
     freshnessWindowS: integer(env, 'FRESHNESS_WINDOW_S', 600, 1),
     revokeChallengeTtlS: integer(env, 'REVOKE_CHALLENGE_TTL_S', 300, 1),
     enrollment: {

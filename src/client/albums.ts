@@ -325,18 +325,23 @@ function statedSize(manifestCbor: string): number {
   }
 }
 
+/** Which live assets a plan takes: all unless `keep` says no (e.g. those in the trash, trash.ts trashedIds). */
+export interface PlanOptions {
+  readonly keep?: (assetId: string) => boolean
+}
+
 /**
  * Plans the restore of an album's files in one pass over its feed, opening none: for each live
  * asset (its record left out) only its latest feed position and stated size are kept, and
  * where the feed ended. openPlanned then opens the files one window at a time.
  */
-export async function planAlbum(library: Library, albumId: string): Promise<AlbumPlan> {
+export async function planAlbum(library: Library, albumId: string, options: PlanOptions = {}): Promise<AlbumPlan> {
   const recordId = await albumRecordId(library.masterKey, albumId)
   const assets = new Map<string, PlannedAsset>()
   let through = 0
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
     through = entry.sync_seq
-    if (entry.asset_id === recordId) continue
+    if (entry.asset_id === recordId || options.keep?.(entry.asset_id) === false) continue
     if (entry.action === 'delete') assets.delete(entry.asset_id)
     else assets.set(entry.asset_id, { seq: entry.sync_seq, size: statedSize(entry.manifest_cbor) })
   }
@@ -397,8 +402,8 @@ export async function* openPlanned(library: Library, plan: AlbumPlan, options: {
  * demand. In feed order, planned then opened a window at a time (planAlbum, openPlanned); a
  * failure is thrown when its turn comes.
  */
-export async function* albumFiles(library: Library, albumId: string): AsyncGenerator<RestoredFile> {
-  for await (const planned of openPlanned(library, await planAlbum(library, albumId))) {
+export async function* albumFiles(library: Library, albumId: string, options: PlanOptions = {}): AsyncGenerator<RestoredFile> {
+  for await (const planned of openPlanned(library, await planAlbum(library, albumId, options))) {
     if (planned.error !== undefined) throw planned.error
     yield planned.file
   }

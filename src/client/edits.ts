@@ -5,7 +5,7 @@
 // storeFile). Every other device sees either in the album's feed at its next sync. A 426 or an
 // upgrade window on the way is carried out without asking anyone (protocol.ts). Browser-safe.
 import { fromBase64 } from '../sdk/bytes.ts'
-import { CofferProblem, type CofferClient } from '../sdk/client.ts'
+import { CofferProblem, type AssetDeletion, type CofferClient } from '../sdk/client.ts'
 import { buildAssetDeletion, readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
 import {
@@ -82,13 +82,13 @@ export interface DeleteResult {
 }
 
 /**
- * Deletes an asset of the album: reads its latest feed entry (its signature checked), signs a
- * `delete` manifest continuing from it (buildAssetDeletion) and sends it. When someone wrote the
- * asset meanwhile (409 stale_revival), it reads the asset again and sends once more. Throws
+ * Signs a `delete` manifest continuing from the asset's latest feed entry (its signature checked)
+ * and hands it to `post` (the delete route, or the trash's). When someone wrote the asset
+ * meanwhile (409 stale_revival), it reads the asset again and signs once more. Throws
  * AssetNotFoundError when the album holds no such live asset, AssetRetainedError while the
  * server keeps it (its retention date), and the server's CofferProblem otherwise.
  */
-export async function deleteFile(library: Library, albumId: string, assetId: string): Promise<DeleteResult> {
+export async function withDeletion<R>(library: Library, albumId: string, assetId: string, post: (deletion: AssetDeletion) => Promise<R>): Promise<R> {
   const { client } = library
   let last = await lastWrite(client, library, albumId, assetId)
   const version = await pinnedVersion(client, albumId, last.envelope.protocol_version)
@@ -99,7 +99,7 @@ export async function deleteFile(library: Library, albumId: string, assetId: str
       client_version: library.clientVersion ?? CLIENT_VERSION,
       protocol_version: protocolVersion,
     })
-    return client.deleteAsset(albumId, assetId, deletion.request)
+    return post(deletion.request)
   }
   const attempt = async (protocolVersion: string) => {
     try {
@@ -111,15 +111,28 @@ export async function deleteFile(library: Library, albumId: string, assetId: str
     }
   }
   try {
-    const result = await writeWithProtocol(client, albumId, version, attempt)
-    return { assetId, syncSeq: result.sync_seq, replayed: result.replayed === true }
+    return await writeWithProtocol(client, albumId, version, attempt)
   } catch (error) {
-    if (error instanceof CofferProblem && error.code === 'error.asset.retained') {
-      const until = (error.problem as { retained_until?: unknown }).retained_until
-      throw new AssetRetainedError(assetId, typeof until === 'string' ? until : null, error)
-    }
-    throw error
+    throw retainedOr(error, assetId)
   }
+}
+
+/** A 409 error.asset.retained as AssetRetainedError; any other error as it is. */
+export function retainedOr(error: unknown, assetId: string): unknown {
+  if (error instanceof CofferProblem && error.code === 'error.asset.retained') {
+    const until = (error.problem as { retained_until?: unknown }).retained_until
+    return new AssetRetainedError(assetId, typeof until === 'string' ? until : null, error)
+  }
+  return error
+}
+
+/**
+ * Deletes an asset of the album at once (withDeletion on the asset deletion route); an asset in
+ * the trash leaves it too. `trashFile` (trash.ts) moves it to the trash instead.
+ */
+export async function deleteFile(library: Library, albumId: string, assetId: string): Promise<DeleteResult> {
+  const result = await withDeletion(library, albumId, assetId, (deletion) => library.client.deleteAsset(albumId, assetId, deletion))
+  return { assetId, syncSeq: result.sync_seq, replayed: result.replayed === true }
 }
 
 /**

@@ -67,6 +67,7 @@ export {
   recordOf,
   renameAlbum,
   setAlbumCover,
+  type PlanOptions,
   streamLiveEntries,
   type AlbumPlan,
   type AlbumRecord,
@@ -146,6 +147,17 @@ export {
 } from './format/recovery.ts'
 export { ClientFormatError, type FormatErrorCode } from './format/errors.ts'
 export { AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile, type DeleteResult, type ReplaceTarget } from './edits.ts'
+export {
+  deleteForGood,
+  listTrash,
+  restoreFromTrash,
+  trashedIds,
+  trashFile,
+  type RefusedTrashEntry,
+  type TrashedFile,
+  type TrashList,
+  type TrashResult,
+} from './trash.ts'
 export {
   CLIENT_PROTOCOL_MAX,
   CLIENT_PROTOCOL_MIN,

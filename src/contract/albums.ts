@@ -189,3 +189,32 @@ export const UpgradePhaseResponse = Type.Object({
 })
 
 export const IntentQuery = Type.Object({ intent_id: Type.String({ minLength: 1 }) })
+
+/** An asset in the trash (decision 0059): its signed delete waits there until `purge_at`. */
+const trashedFields = {
+  trash_seq: Type.Integer({ description: 'The entry’s place in the caller’s trash list: the cursor of `GET /v1/trash`' }),
+  album_id: Type.String(),
+  file_id: Type.String(),
+  trashed_at: Timestamp,
+  purge_at: Timestamp,
+}
+
+export const TrashedAsset = Type.Object(trashedFields)
+
+export const TrashEntry = Type.Object({
+  ...trashedFields,
+  manifest_cbor: Type.String({
+    description: 'Standard base64 of the signed `delete` manifest the trash holds: clients check its signature and that it names this asset',
+  }),
+})
+
+/** Paged as receipts are (decision 0046): `after` a trash_seq, `limit` 1-1000. */
+export const TrashQuery = Type.Object({
+  after: WholeNumber({ default: 0, description: 'Entries numbered after this trash_seq: 0, then the previous page’s next_after' }),
+  limit: WholeNumber({ minimum: 1, maximum: 1000, default: 200, description: 'At most this many entries; a shorter page is the last' }),
+})
+
+export const TrashPage = Type.Object({
+  entries: Type.Array(TrashEntry, { description: 'trash_seq order (the order they went in)' }),
+  next_after: Type.Integer({ description: 'The last entry’s trash_seq, or `after` itself on an empty page: the next page’s `after`' }),
+})

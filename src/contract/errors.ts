@@ -31,6 +31,7 @@ export const errorCatalog = {
   'error.upgrade.not_quiescent': { status: 409, title: 'Uploads still in flight' },
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
   'error.asset.retained': { status: 409, title: 'Asset retained' },
+  'error.asset.trashed': { status: 409, title: 'Asset in the trash' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
   'error.upload.offset_mismatch': { status: 409, title: 'Part offset mismatch' },
   'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },

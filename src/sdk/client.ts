@@ -12,6 +12,8 @@ import type {
   OpRequest,
   OpResponse,
   ProvisionAlbumResponse,
+  TrashedAsset,
+  TrashPage,
   UpgradePhaseResponse,
   UploadSessionResponse,
 } from '../contract/albums.ts'
@@ -69,6 +71,8 @@ export type UploadSessionView = Static<typeof UploadSessionResponse>
 export type LifecycleWrite = Static<typeof OpRequest>
 export type AssetDeletion = Static<typeof AssetDeleteRequest>
 export type OpResult = Static<typeof OpResponse>
+export type Trashed = Static<typeof TrashedAsset>
+export type Trash = Static<typeof TrashPage>
 export type Feed = Static<typeof FeedResponse>
 export type UpgradePhase = Static<typeof UpgradePhaseResponse>
 export type StorageVerification = Static<typeof StorageVerifyRequest>
@@ -593,6 +597,34 @@ export class CofferClient {
       json: deletion,
       bearer: true,
     })
+  }
+
+  /**
+   * Puts an asset in the trash with the same signed `delete` request `deleteAsset` takes: the
+   * server holds it until `purge_at` and then applies it; the asset stays live meanwhile. The
+   * same request again answers the same entry (decision 0059).
+   */
+  trashAsset(albumId: string, fileId: string, deletion: AssetDeletion): Promise<Trashed> {
+    return this.#json({
+      method: 'POST',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/assets/${encodeURIComponent(fileId)}/trash`,
+      json: deletion,
+      bearer: true,
+    })
+  }
+
+  /** Takes an asset out of the trash (404 when it is not there). */
+  restoreAsset(albumId: string, fileId: string): Promise<void> {
+    return this.#empty({
+      method: 'DELETE',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/assets/${encodeURIComponent(fileId)}/trash`,
+      bearer: true,
+    })
+  }
+
+  /** One page of the caller's trash after `after` (a trash_seq; 0 for the first page), at most `limit` (the server's 200 unless given). */
+  trashPage(after = 0, limit?: number): Promise<Trash> {
+    return this.#json({ method: 'GET', path: `/v1/trash?after=${after}${limit === undefined ? '' : `&limit=${limit}`}`, bearer: true })
   }
 
   // --- uploads -----------------------------------------------------------------------------

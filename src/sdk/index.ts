@@ -39,6 +39,8 @@ export type {
   StorageVerification,
   StoredEscrow,
   Tokens,
+  Trash,
+  Trashed,
   UploadSessionView,
   UpgradePhase,
 } from './client.ts'

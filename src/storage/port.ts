@@ -26,6 +26,7 @@ import type { SecondFactorStore } from './port/second-factor.ts'
 import type { SecurityEventStore } from './port/security-events.ts'
 import type { BearerSession, SessionStore } from './port/sessions.ts'
 import type { StorageUsageStore } from './port/storage-usage.ts'
+import type { TrashStore } from './port/trash.ts'
 import type { UploadStore } from './port/uploads.ts'
 
 export type Engine = 'sqlite' | 'postgres'
@@ -47,6 +48,7 @@ export interface Store
     UploadStore,
     StorageUsageStore,
     LifecycleStore,
+    TrashStore,
     GarbageStore,
     CustodyStore,
     ModerationStore,

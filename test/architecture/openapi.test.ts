@@ -48,6 +48,8 @@ const CONTENT_WRITES = [
   'provisionAlbum',
   'applyLifecycleManifest',
   'deleteAsset',
+  'trashAsset',
+  'restoreAsset',
   'openUploadSession',
   'putBlob',
   'startUpgrade',

@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumRecordId, liveEntries } from '../../src/client/albums.ts'
 import { restoreFile } from '../../src/client/files.ts'
+import { listTrash } from '../../src/client/trash.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { checkScreen, launchChromium, openDevice, type WatchedPage } from '../support/browser.ts'
 import { decryptedThumbnails, liveAssetIds, picker, seedAlbum, type Img } from '../support/gallery.ts'
@@ -366,31 +367,55 @@ describe('the gallery', () => {
     expect(device.problems).toEqual([])
   }, 60_000)
 
-  it('deletes with an undo window: undone, nothing is sent; not undone, the photos are gone here and for every device', async () => {
+  it('deletes to Recently deleted: Undo restores at once; there, Restore brings a photo back and Delete now deletes one for good', async () => {
     const { page } = device
     const kept = photos[1]!
     await page.getByRole('link', { name: kept.name }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'More' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
-    await poll(() => page.getByRole('button', { name: 'Undo' }).isVisible()).toBe(true)
+    await poll(() => page.getByText('Moved 1 photo to Recently deleted.').isVisible(), 20_000).toBe(true)
     expect(await decryptedThumbnails(page)).not.toContain(kept.name)
-    // The toast waits UNDO_WINDOW_MS: no time to look at it at a second size.
-    await checkScreen(device, 'undo', { phone: false })
+    await checkScreen(device, 'undo')
     await page.getByRole('button', { name: 'Undo' }).click()
-    await poll(() => page.getByText('Undone: nothing was sent.').isVisible()).toBe(true)
+    await poll(() => page.getByText('Restored 1 photo.').isVisible(), 20_000).toBe(true)
     await poll(async () => (await decryptedThumbnails(page)).includes(kept.name)).toBe(true)
+    expect((await listTrash(account.library)).files).toEqual([])
 
     await page.getByRole('button', { name: 'Select', exact: true }).click()
-    const gone = [photos[2]!, photos[3]!]
-    for (const p of gone) await page.getByRole('button', { name: `Select ${p.name}` }).click()
+    const [back, gone] = [photos[2]!, photos[3]!]
+    for (const p of [back, gone]) await page.getByRole('button', { name: `Select ${p.name}` }).click()
     await page.getByRole('region', { name: 'Selection' }).getByRole('button', { name: 'Delete' }).click()
-    await poll(() => page.getByText('Deleted 2 photos. This is final').isVisible(), 20_000).toBe(true)
+    await poll(() => page.getByText('Moved 2 photos to Recently deleted.').isVisible(), 20_000).toBe(true)
     const names = await decryptedThumbnails(page)
-    for (const p of gone) expect(names).not.toContain(p.name)
+    for (const p of [back, gone]) expect(names).not.toContain(p.name)
     expect(names).toContain(kept.name)
-    expect(await liveAssetIds(account.library, albumId)).toHaveLength(23)
+    // Still live on the server, held in the trash with the signed deletes.
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(25)
+    expect((await listTrash(account.library)).files).toHaveLength(2)
+
+    // The Photos screen leaves them out too.
+    await page.goto(`${server.url}/#/photos`)
+    await poll(async () => (await decryptedThumbnails(page)).includes(kept.name), 30_000).toBe(true)
+    for (const p of [back, gone]) expect(await decryptedThumbnails(page)).not.toContain(p.name)
+
+    await page.goto(`${server.url}/#/trash`)
+    await poll(() => page.locator('.trash-item img').count(), 20_000).toBe(2)
+    expect(await page.locator('.trash-item').first().textContent()).toMatch(/30 days left/)
+    await checkScreen(device, 'trash')
+    await page.getByRole('button', { name: `Restore ${back.name}` }).click()
+    await poll(() => page.locator('.trash-item').count(), 20_000).toBe(1)
+    await page.getByRole('button', { name: `Delete now: ${gone.name}` }).click()
+    await page.getByRole('dialog', { name: 'Delete this photo for good?' }).getByRole('button', { name: 'Delete for good' }).click()
+    await poll(() => page.getByText('Nothing here.').isVisible(), 20_000).toBe(true)
+    await checkScreen(device, 'trash-empty')
+    expect(await liveAssetIds(account.library, albumId)).toHaveLength(24)
+    expect((await listTrash(account.library)).files).toEqual([])
+
+    await page.goto(`${server.url}/#/albums/${albumId}`)
+    await poll(async () => (await decryptedThumbnails(page)).includes(back.name), 20_000).toBe(true)
+    expect(await decryptedThumbnails(page)).not.toContain(gone.name)
     expect(device.problems).toEqual([])
-  }, 60_000)
+  }, 90_000)
 
   it('replaces a photo with a new version after the undo window', async () => {
     const { page } = device

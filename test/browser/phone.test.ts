@@ -97,7 +97,8 @@ describe('at phone size', () => {
     await menu.waitFor()
     expect(await accountButton.getAttribute('aria-expanded')).toBe('true')
     expect(await menu.textContent()).toContain(account.email)
-    for (const name of ['Add a device', 'Security', 'Moderation record']) expect(await menu.getByRole('link', { name }).isVisible()).toBe(true)
+    for (const name of ['Add a device', 'Recently deleted', 'Security', 'Moderation record'])
+      expect(await menu.getByRole('link', { name }).isVisible()).toBe(true)
     await checkScreen(device, 'phone-menu')
     // Escape closes it, the focus back on its button.
     await page.keyboard.press('Escape')
@@ -106,6 +107,7 @@ describe('at phone size', () => {
 
     for (const [name, heading] of [
       ['Security', 'Security'],
+      ['Recently deleted', 'Recently deleted'],
       ['Moderation record', 'Moderation record'],
       ['Add a device', 'Add a device'],
     ] as const) {
@@ -127,7 +129,7 @@ describe('at phone size', () => {
     await openAs(page, server, account, '/#/albums')
     await page.getByRole('heading', { name: 'Albums' }).waitFor()
     const main = page.getByRole('navigation', { name: 'Main' })
-    for (const name of ['Photos', 'Albums', 'Add a device', 'Security', 'Moderation record'])
+    for (const name of ['Photos', 'Albums', 'Add a device', 'Recently deleted', 'Security', 'Moderation record'])
       expect(await main.getByRole('link', { name }).isVisible()).toBe(true)
     expect(await page.getByRole('navigation', { name: 'Sections' }).isVisible()).toBe(false)
     expect(await page.getByRole('button', { name: 'Account', exact: true }).isVisible()).toBe(false)

@@ -1,6 +1,8 @@
-// `coffer-photos rm` and `replace` (docs/photos.md, "Deleting and replacing photos"), the real
-// binary against a real server, with two config folders as two devices of one account: a
-// deleted photo leaves ls, restore and verify on both; a replaced one restores byte-identical
+// `coffer-photos rm`, `trash` and `replace` (docs/photos.md, "Deleting and replacing photos"),
+// the real binary against a real server, with two config folders as two devices of one account:
+// a photo moved to Recently deleted leaves ls and restore on both, `trash ls` lists it, `trash
+// restore` brings it back and `trash empty` deletes it for good; a photo deleted for good leaves
+// ls, restore and verify on both; a replaced one restores byte-identical
 // with its new bytes on the other device, and the next backup of the folder sends nothing; a
 // retained photo is refused with its date; and a server that stops taking the album's protocol
 // version (426) is carried through by the client, the album upgraded, nobody asked anything.
@@ -115,17 +117,17 @@ describe("the commands' usage", { timeout: CLI_TIMEOUT }, () => {
   })
 
   // util-linux's `script` runs the command on a pseudo-terminal (Debian: bsdutils, essential).
-  it('rm on a terminal asks first: no (the default) deletes nothing (exit 130), yes deletes', async () => {
+  it('rm --for-good on a terminal asks first: no (the default) deletes nothing (exit 130), yes deletes', async () => {
     const names = [...(await listed(first)).keys()]
     const [one, two] = [names[names.length - 1]!, names[names.length - 2]!]
-    const declined = onTerminal(first, ['rm', ALBUM, one, two])
-    await declined.waitFor(/Delete 2 files \([^)]+\) from album "Trips" on every device\?/)
+    const declined = onTerminal(first, ['rm', ALBUM, one, two, '--for-good'])
+    await declined.waitFor(/Delete 2 files \([^)]+\) from album "Trips" for good\?/)
     declined.type('\r')
     expect(await declined.done).toBe(130)
     expect(declined.text()).toMatch(/nothing was deleted/)
     expect((await listed(first)).has(one)).toBe(true)
-    const accepted = onTerminal(first, ['rm', ALBUM, one])
-    await accepted.waitFor(/Delete "[^"]+" from album "Trips" on every device\?/)
+    const accepted = onTerminal(first, ['rm', ALBUM, one, '--for-good'])
+    await accepted.waitFor(/Delete "[^"]+" from album "Trips" for good\?/)
     accepted.type('y\r')
     expect(await accepted.done).toBe(0)
     removedOnTerminal = one
@@ -142,9 +144,9 @@ describe("the commands' usage", { timeout: CLI_TIMEOUT }, () => {
     expect(events(again).find((e) => e.event === 'file' && e.path === one)).toMatchObject({ outcome: 'deleted' })
   })
 
-  it('rm without a terminal and without --yes deletes nothing: exit 2 naming --yes', async () => {
+  it('rm --for-good without a terminal and without --yes deletes nothing: exit 2 naming --yes', async () => {
     const name = generated[0]!.path
-    const run = await photos(first, ['rm', ALBUM, name])
+    const run = await photos(first, ['rm', ALBUM, name, '--for-good'])
     expect(run.code).toBe(2)
     expect(errorLineOf(run)).toMatch(/--yes is needed: there is no terminal to confirm on/)
     expect((await listed(first)).has(name)).toBe(true)
@@ -156,10 +158,10 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
   let replaced: LibraryFile
   let edited: Buffer
 
-  it('rm deletes a photo: ls no longer shows it, restore does not bring it back, verify finds nothing wrong', async () => {
+  it('rm --for-good deletes a photo: ls no longer shows it, restore does not bring it back, verify finds nothing wrong', async () => {
     deleted = generated.find((f) => f.type === 'image/jpeg' && f.path.includes('/') && f.path !== removedOnTerminal)!
     const before = await listed(first)
-    const run = await photos(first, ['rm', ALBUM, deleted.path, '--yes', '--json'])
+    const run = await photos(first, ['rm', ALBUM, deleted.path, '--for-good', '--yes', '--json'])
     expectOk(run)
     expect(events(run).filter((e) => e.event === 'deleted')).toEqual([
       expect.objectContaining({ name: deleted.path, asset_id: before.get(deleted.path)!.asset_id }),
@@ -174,7 +176,7 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     expectOk(verify)
     expect(verify.stderr).toBe('')
     // Gone for good: rm of it again is a usage error (it is not in the album).
-    expect((await photos(first, ['rm', ALBUM, deleted.path, '--yes'])).code).toBe(2)
+    expect((await photos(first, ['rm', ALBUM, deleted.path])).code).toBe(2)
   })
 
   it('replace stores the edited photo under the same asset; the next backup of the folder sends nothing', async () => {
@@ -232,6 +234,45 @@ describe('rm and replace, seen from both devices', { timeout: CLI_TIMEOUT }, () 
     expectOk(await photos(first, ['restore', ALBUM, dest]))
     expect(sha256(await readFile(path.join(dest, target.path)))).toBe(sha256(await readFile(other)))
     expect(await filesUnder(dest)).not.toContain(gone.path)
+  })
+
+  it('rm moves a photo to Recently deleted: ls and restore leave it out on both devices, trash ls lists it, trash restore brings it back, trash empty deletes it for good', async () => {
+    // The photo the other device's rm moved there goes first.
+    const before = await photos(first, ['trash', 'empty', '--yes', '--json'])
+    expect(events(before).find((e) => e.event === 'summary')).toEqual({ event: 'summary', deleted: 1, failed: 0, files: 1 })
+    const [name, listing] = [...(await listed(first))][0]!
+    const binned = { path: name, size: listing.size as number }
+    const assetId = listing.asset_id
+    const run = await photos(first, ['rm', ALBUM, binned.path])
+    expectOk(run)
+    expect(run.stdout).toMatch(new RegExp(`moved ${binned.path} to Recently deleted; kept until \\d{4}-\\d{2}-\\d{2}`))
+    expect(run.stdout).toContain(`\`coffer-photos trash restore ${ALBUM} <name>...\` brings it back until then`)
+    expect((await listed(second)).has(binned.path)).toBe(false)
+    const dest = newDest()
+    expectOk(await photos(second, ['restore', ALBUM, dest]))
+    expect(await filesUnder(dest)).not.toContain(binned.path)
+
+    const ls = await photos(second, ['trash', 'ls', '--json'])
+    expectOk(ls)
+    expect(events(ls)).toEqual([
+      expect.objectContaining({ event: 'trashed', album: ALBUM, name: binned.path, asset_id: assetId, size: binned.size, purge_at: expect.any(String) }),
+    ])
+    const table = await photos(second, ['trash', 'ls'])
+    expect(table.stdout.split('\n')[0]).toMatch(/^ALBUM +NAME +SIZE +DELETED +GOES ON +DAYS LEFT$/)
+    expect(table.stdout).toMatch(new RegExp(`${ALBUM} +${binned.path} .* \\d+$`, 'm'))
+
+    expectOk(await photos(second, ['trash', 'restore', ALBUM, binned.path]))
+    expect((await listed(first)).get(binned.path)).toMatchObject({ asset_id: assetId })
+    expect((await photos(first, ['trash', 'ls'])).stdout).toBe('Recently deleted is empty\n')
+
+    expectOk(await photos(first, ['rm', ALBUM, assetId as string]))
+    const refused = await photos(first, ['trash', 'empty'])
+    expect(errorLineOf(refused)).toMatch(/--yes is needed/)
+    const emptied = await photos(first, ['trash', 'empty', '--yes', '--json'])
+    expectOk(emptied)
+    expect(events(emptied).find((e) => e.event === 'summary')).toEqual({ event: 'summary', deleted: 1, failed: 0, files: 1 })
+    expect((await photos(first, ['trash', 'ls'])).stdout).toBe('Recently deleted is empty\n')
+    expect((await listed(second)).has(binned.path)).toBe(false)
   })
 })
 

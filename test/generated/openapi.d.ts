@@ -707,6 +707,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/albums/{album_id}/assets/{file_id}/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an asset in the trash: its signed delete is held until purge_at (TRASH_RETENTION_S), then applied
+         * @description The body and every check are the delete operation’s, in its order. Instead of applying the delete, the server holds it: the asset stays live (its blobs download, receipts and verification unchanged) until `purge_at`, when the maintenance pass applies it as the delete operation would. The same manifest again answers the same entry; another delete of an asset in the trash is 409 error.asset.trashed. A manifest applied already (the asset deleted by it) is 409 error.op.stale_revival.
+         */
+        post: operations["trashAsset"];
+        /** Restore an asset from the trash: its held delete is dropped */
+        delete: operations["restoreAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s assets in the trash, across albums, with the signed delete each waits on
+         * @description Pages as the receipts do: `after` (a trash_seq, 0 for the first page) and `limit` (1-1000, 200 by default). A page shorter than `limit` is the last; otherwise ask again with `after` set to `next_after`. Clients check each manifest’s signature with the account’s identity key.
+         */
+        get: operations["listTrash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -1716,6 +1757,46 @@ export interface components {
             status: "none" | "pending" | "active";
             /** @description Unused recovery codes of the active factor (0 otherwise) */
             recovery_codes_remaining: number;
+        };
+        TrashEntry: {
+            /** @description The entry’s place in the caller’s trash list: the cursor of `GET /v1/trash` */
+            trash_seq: number;
+            album_id: string;
+            file_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            trashed_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            purge_at: string;
+            /** @description Standard base64 of the signed `delete` manifest the trash holds: clients check its signature and that it names this asset */
+            manifest_cbor: string;
+        };
+        TrashPage: {
+            /** @description trash_seq order (the order they went in) */
+            entries: components["schemas"]["TrashEntry"][];
+            /** @description The last entry’s trash_seq, or `after` itself on an empty page: the next page’s `after` */
+            next_after: number;
+        };
+        TrashedAsset: {
+            /** @description The entry’s place in the caller’s trash list: the cursor of `GET /v1/trash` */
+            trash_seq: number;
+            album_id: string;
+            file_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            trashed_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            purge_at: string;
         };
         UpdateProfileRequest: {
             /** @description Absent leaves the name unchanged, null clears it, a string of 1-100 characters after trimming sets it */
@@ -3791,7 +3872,7 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             403: components["responses"]["error.account.suspended"];
             404: components["responses"]["error.not_found"];
-            /** @description `error.upgrade.in_flight`, `error.op.stale_revival` */
+            /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.trashed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3877,6 +3958,127 @@ export interface operations {
             415: components["responses"]["error.request.unsupported_media_type"];
             422: components["responses"]["error.request.invalid"];
             426: components["responses"]["error.protocol.out_of_range"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    trashAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The asset is in the trash (or was already, by this manifest), with when it went in and when its delete will be applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashedAsset"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.retained`, `error.asset.trashed` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["StaleRevivalProblem"] | components["schemas"]["AssetRetainedProblem"] | components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            426: components["responses"]["error.protocol.out_of_range"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    restoreAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset is out of the trash, live as before */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listTrash: {
+        parameters: {
+            query?: {
+                /** @description Entries numbered after this trash_seq: 0, then the previous page’s next_after */
+                after?: number;
+                /** @description At most this many entries; a shorter page is the last */
+                limit?: number;
+            };
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller’s trash, in the order the assets went in */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashPage"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

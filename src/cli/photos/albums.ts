@@ -5,10 +5,10 @@ import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
-import { libraryOf, namedAlbum } from './library.ts'
+import { libraryOf, namedAlbum, outsideTrash } from './library.ts'
 
 /** `header` and `rows` as lines of columns two spaces apart, each as wide as its widest cell; the columns at `rightAligned` (sizes) aligned right. */
-function columns(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
+export function columns(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
   const widths = header.map((title, at) => Math.max(title.length, ...rows.map((row) => row[at]!.length)))
   return [header, ...rows].map((row) =>
     row
@@ -129,7 +129,7 @@ export const ls: Command = {
     const album = await namedAlbum(library, positionals[0])
     const now = Date.now()
     const files = [] // what is listed, not the opened files (their streams and keys)
-    for await (const file of albumFiles(library, album.albumId))
+    for await (const file of albumFiles(library, album.albumId, await outsideTrash(library, out)))
       files.push({ assetId: file.assetId, metadata: file.metadata, taken: metadataTaken(file.metadata, file.envelope.timestamp, { now, zone }) })
     // Newest first by the wall clock, as the months group them: a photo at 23:30 on 31 July at
     // -07:00 is under July, below one taken at 00:30 on 1 August in Tokyo, hours before it. Then

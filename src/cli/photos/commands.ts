@@ -77,7 +77,13 @@ export const COMMANDS: readonly ListedCommand[] = [
     photoWork: true,
     load: async () => (await import('./restore.ts')).restore,
   },
-  { name: 'rm', summary: 'delete photos from an album (on every device)', photoWork: true, load: async () => (await import('./edit.ts')).rm },
+  { name: 'rm', summary: 'move photos of an album to Recently deleted (on every device)', photoWork: true, load: async () => (await import('./edit.ts')).rm },
+  {
+    name: 'trash',
+    summary: 'Recently deleted: list, restore, or delete for good what rm deleted',
+    photoWork: true,
+    load: async () => (await import('./trash.ts')).trash,
+  },
   {
     name: 'replace',
     summary: 'store a new version of a photo in an album (e.g. after an edit)',

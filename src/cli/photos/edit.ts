@@ -1,12 +1,14 @@
 // `coffer-photos rm <album> <name-or-asset-id>...` and `coffer-photos replace <album> <name>
-// <file>`: deleting photos from an album and storing a new version of one (after an edit), as
-// signed lifecycle writes (src/client/edits.ts). Every device of the account sees the change
+// <file>`: deleting photos from an album (to Recently deleted, or for good with --for-good) and
+// storing a new version of one (after an edit), as signed lifecycle writes (src/client/edits.ts,
+// src/client/trash.ts). Every device of the account sees the change
 // after its next ls or restore. An album upgrade the server announces on the way (426) is
 // carried out by the client (src/client/protocol.ts); nothing is asked of the person.
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { albumFiles, type Library, type NamedAlbum } from '../../client/albums.ts'
+import { albumFiles, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
 import { AssetRetainedError, deleteFile, replaceFile } from '../../client/edits.ts'
+import { trashFile } from '../../client/trash.ts'
 import { fileSource } from '../../client/node/files.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { openSyncState } from '../../client/node/state.ts'
@@ -14,25 +16,25 @@ import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Interrupted, UsageError, type Command } from './command.ts'
 import { describeError } from './output.ts'
-import { libraryOf, namedAlbum } from './library.ts'
+import { libraryOf, namedAlbum, outsideTrash } from './library.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-interface Listed {
+export interface Listed {
   readonly assetId: string
   readonly name: string
   readonly size: number
 }
 
-/** The album's files as `ls` lists them (its record left out). */
-async function listed(library: Library, album: NamedAlbum): Promise<Listed[]> {
+/** The album's files as `ls` lists them (its record left out; those `which` leaves out too). */
+export async function listed(library: Library, album: NamedAlbum, which: PlanOptions): Promise<Listed[]> {
   const files: Listed[] = []
-  for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, name: file.metadata.name, size: file.metadata.size })
+  for await (const file of albumFiles(library, album.albumId, which)) files.push({ assetId: file.assetId, name: file.metadata.name, size: file.metadata.size })
   return files
 }
 
 /** The file a command-line argument names: its name as `ls` shows it, or its asset id. A name several files share must be given by asset id. */
-function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Listed {
+export function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Listed {
   if (UUID.test(given)) {
     const byId = files.find((f) => f.assetId === given.toLowerCase())
     if (byId !== undefined) return byId
@@ -46,37 +48,57 @@ function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Li
   throw new UsageError(`album "${album.name}" has no file "${given}" (\`coffer-photos ls ${album.name}\` lists them)`)
 }
 
+/** A date as the trash's messages give it: the day, in UTC (YYYY-MM-DD). */
+export const dayText = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/** A name as a shell takes it back: quoted when it holds anything but plain characters. */
+function quoted(name: string): string {
+  return /^[\w./-]+$/.test(name) ? name : `'${name.replaceAll("'", `'\\''`)}'`
+}
+
 export const rm: Command = {
-  usage: `usage: coffer-photos rm <album> <name-or-asset-id>... [--yes] [--json]
+  usage: `usage: coffer-photos rm <album> <name-or-asset-id>... [--for-good] [--yes] [--json]
 
-  Deletes files from the album: each is named as \`coffer-photos ls\` shows it (its subfolder
-  included) or by its asset id. The server stops serving them and frees their space; every
-  device of the account stops listing and restoring them after its next command. Files already
-  on a device's disk stay there. A file under a retention date cannot be deleted before it.
-  Asks for confirmation on a terminal.
+  Moves files of the album to Recently deleted: each is named as \`coffer-photos ls\` shows it
+  (its subfolder included) or by its asset id. Every device of the account stops listing and
+  restoring them after its next command; the server keeps them 30 days (\`coffer-photos trash
+  ls\`), then deletes them for good and frees their space. \`coffer-photos trash restore\` brings
+  one back before then. Files already on a device's disk stay there. A file under a retention
+  date cannot be deleted before it.
 
-  --yes     delete without asking (needed without a terminal)
-  --json    one JSON object per line on stdout: deleted (one per file), summary`,
-  options: { yes: { type: 'boolean' } },
+  --for-good   delete at once, not to Recently deleted (asks for confirmation on a terminal)
+  --yes        delete for good without asking (needed without a terminal)
+  --json       one JSON object per line on stdout: trashed or deleted (one per file), summary`,
+  options: { 'for-good': { type: 'boolean' }, yes: { type: 'boolean' } },
   async run({ positionals, values, out, signal, home, prompts }) {
     const [albumName, ...names] = positionals
     if (albumName === undefined || names.length === 0) throw new UsageError('rm takes an album name and at least one file name or asset id')
+    const forGood = values['for-good'] === true
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, albumName)
-    const files = await listed(library, album)
+    const files = await listed(library, album, await outsideTrash(library, out))
     const chosen = [...new Map(names.map((given) => resolve(files, album, given)).map((f) => [f.assetId, f])).values()]
     const what = chosen.length === 1 ? `"${chosen[0]!.name}"` : `${chosen.length} files (${bytesText(chosen.reduce((sum, f) => sum + f.size, 0))})`
-    if (!(await prompts.confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" on every device?`, signal })))
+    // Moving to Recently deleted can be undone, so it is not asked about; deleting for good is.
+    if (forGood && !(await prompts.confirmed(values.yes === true, { message: `Delete ${what} from album "${album.name}" for good?`, signal })))
       throw new Interrupted('nothing was deleted')
     let deleted = 0
+    let keptUntil = 0
     const failures: { file: Listed; error: unknown }[] = []
     for (const file of chosen) {
       if (signal.aborted) break
       try {
-        const result = await deleteFile(library, album.albumId, file.assetId)
+        if (forGood) {
+          const result = await deleteFile(library, album.albumId, file.assetId)
+          out.event('deleted', { name: file.name, asset_id: file.assetId, size: file.size, sync_seq: result.syncSeq })
+          out.say(`deleted ${file.name}`)
+        } else {
+          const result = await trashFile(library, album.albumId, file.assetId)
+          keptUntil = Math.max(keptUntil, result.purgeAt)
+          out.event('trashed', { name: file.name, asset_id: file.assetId, size: file.size, purge_at: new Date(result.purgeAt).toISOString() })
+          out.say(`moved ${file.name} to Recently deleted; kept until ${dayText(result.purgeAt)}`)
+        }
         deleted++
-        out.event('deleted', { name: file.name, asset_id: file.assetId, size: file.size, sync_seq: result.syncSeq })
-        out.say(`deleted ${file.name}`)
       } catch (error) {
         failures.push({ file, error })
         const retained = error instanceof AssetRetainedError ? error.retainedUntil : undefined
@@ -88,9 +110,11 @@ export const rm: Command = {
         out.warn(`coffer-photos: ${message}`)
       }
     }
-    out.event('summary', { deleted, failed: failures.length, files: chosen.length })
+    out.event('summary', { [forGood ? 'deleted' : 'trashed']: deleted, failed: failures.length, files: chosen.length })
+    const done = forGood ? 'deleted' : 'moved to Recently deleted'
     if (chosen.length > 1 || failures.length === 0)
-      out.say(`${deleted} deleted${failures.length === 0 ? '' : `, ${failures.length} not deleted`}, of ${chosen.length} file${chosen.length === 1 ? '' : 's'}`)
+      out.say(`${deleted} ${done}${failures.length === 0 ? '' : `, ${failures.length} not deleted`}, of ${chosen.length} file${chosen.length === 1 ? '' : 's'}`)
+    if (keptUntil > 0) out.say(`\`coffer-photos trash restore ${quoted(albumName)} <name>...\` brings ${deleted === 1 ? 'it' : 'them'} back until then`)
     if (signal.aborted) return EXIT.interrupted
     if (failures.length === 0) return EXIT.ok
     // Only refusals (retention): the server said no, and trying again does not help.
@@ -121,7 +145,7 @@ export const replace: Command = {
     const account = await openAccount(home, commandClientOptions(out, signal))
     const library = libraryOf(account)
     const album = await namedAlbum(library, albumName)
-    const target = resolve(await listed(library, album), album, given)
+    const target = resolve(await listed(library, album, await outsideTrash(library, out)), album, given)
     const source = await fileSource(file, { name: target.name })
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     try {

@@ -1,9 +1,11 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
-import { findAlbum, type Library, type NamedAlbum } from '../../client/albums.ts'
+import { findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
+import { listTrash, type TrashList } from '../../client/trash.ts'
 import type { Account } from './account.ts'
 import { UsageError, type Invocation } from './command.ts'
+import type { Output } from './output.ts'
 
 export function libraryOf(account: Account): Library {
   return {
@@ -33,4 +35,21 @@ export function countOption(value: Invocation['values'][string], option: string,
   if (typeof value !== 'string' || !Number.isSafeInteger(count) || count < 1 || count > max)
     throw new UsageError(`--${option} takes a whole number from 1 to ${max}`)
   return count
+}
+
+/**
+ * The account's trash, checked (listTrash): an entry whose delete this account did not sign is
+ * warned about and left out, so the file it names stays listed.
+ */
+export async function checkedTrash(library: Library, out: Output): Promise<TrashList> {
+  const trash = await listTrash(library)
+  for (const entry of trash.refused)
+    out.warn(`coffer-photos: the server lists file ${entry.assetId} as deleted, but ${entry.reason}: it is ignored, the file stays listed`)
+  return trash
+}
+
+/** What ls, restore and rm take of an album: its files not in Recently deleted. */
+export async function outsideTrash(library: Library, out: Output): Promise<PlanOptions> {
+  const trashed = new Set((await checkedTrash(library, out)).files.map((file) => file.assetId))
+  return { keep: (assetId) => !trashed.has(assetId) }
 }

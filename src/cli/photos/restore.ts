@@ -13,7 +13,7 @@ import { datedName, restoreAll } from '../../client/restore.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { countOption, libraryOf, namedAlbum } from './library.ts'
+import { countOption, libraryOf, namedAlbum, outsideTrash } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -75,7 +75,7 @@ export const restore: Command = {
 
     // Planned from the feed (no file opened), then opened a window at a time: memory holds the
     // window, not the album (src/client/restore.ts). Files the album gains meanwhile wait for the next run.
-    const plan = await planAlbum(library, album.albumId)
+    const plan = await planAlbum(library, album.albumId, await outsideTrash(library, out))
     if (verbosity !== 'quiet') out.say(`restoring ${plan.files} files (${bytesText(plan.bytes)}) from album "${album.name}" into ${dest}`)
     out.event('start', { album: album.name, album_id: album.albumId, files: plan.files, bytes: plan.bytes })
     const progress = transferProgress(out, plan, { verbosity, skippedWord: 'already there' })

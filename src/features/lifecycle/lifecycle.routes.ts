@@ -1,11 +1,28 @@
-import { AlbumIdParams, AssetDeleteRequest, AssetPathParams, OpRequest, OpResponse } from '../../contract/albums.ts'
+import { AlbumIdParams, AssetDeleteRequest, AssetPathParams, OpRequest, OpResponse, TrashedAsset, TrashPage, TrashQuery } from '../../contract/albums.ts'
+import { NoContent, timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { requireCaller } from '../../http/bearer.ts'
-import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
+import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
 import { validateBody } from '../../http/validation.ts'
+import type { TrashRow } from '../../storage/port/trash.ts'
 import { deleteAsset } from './asset-delete.service.ts'
 import { applyLifecycleManifest } from './lifecycle.service.ts'
+import { restoreAsset, trashAsset, trashPage } from './trash.service.ts'
 import type { OpOutcome } from './write.ts'
+
+function trashedView(row: TrashRow) {
+  return { trash_seq: row.trashSeq, album_id: row.albumId, file_id: row.fileId, trashed_at: timestamp(row.trashedAt), purge_at: timestamp(row.purgeAt) }
+}
+
+/** The delete route's errors, which putting an asset in the trash shares (it runs the same checks). */
+const deletionErrors = [
+  'error.account.suspended',
+  'error.not_found',
+  'error.protocol.out_of_range',
+  'error.upgrade.in_flight',
+  'error.op.stale_revival',
+  'error.asset.retained',
+] as const
 
 function opResponse(outcome: OpOutcome) {
   return { asset_id: outcome.assetId, sync_seq: outcome.syncSeq, action: outcome.action, replayed: outcome.replayed }
@@ -34,6 +51,7 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
         'error.upgrade.in_flight',
         'error.op.bundle_incomplete',
         'error.op.stale_revival',
+        'error.asset.trashed',
         'error.storage.full',
         'error.storage.failing',
       ],
@@ -57,18 +75,77 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       deferredBody: AssetDeleteRequest,
       responses: { 200: OpResponse },
       described: { 200: 'The asset is deleted (or was already, by this manifest: `replayed`), with the feed position of its delete' },
-      errors: [
-        'error.account.suspended',
-        'error.not_found',
-        'error.protocol.out_of_range',
-        'error.upgrade.in_flight',
-        'error.op.stale_revival',
-        'error.asset.retained',
-      ],
+      errors: [...deletionErrors],
     }),
     handler: async (request) =>
       opResponse(
         await deleteAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id, () => validateBody(AssetDeleteRequest, request.body)),
       ),
+  })
+
+  app.route({
+    method: 'POST',
+    url: '/v1/albums/:album_id/assets/:file_id/trash',
+    ...operation({
+      operationId: 'trashAsset',
+      summary: 'Put an asset in the trash: its signed delete is held until purge_at (TRASH_RETENTION_S), then applied',
+      description:
+        'The body and every check are the delete operation’s, in its order. Instead of applying the delete, the server holds it: the asset stays live (its blobs download, receipts and verification unchanged) until `purge_at`, when the maintenance pass applies it as the delete operation would. The same manifest again answers the same entry; another delete of an asset in the trash is 409 error.asset.trashed. A manifest applied already (the asset deleted by it) is 409 error.op.stale_revival.',
+      tags: ['Albums'],
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      params: AssetPathParams,
+      deferredBody: AssetDeleteRequest,
+      responses: { 200: TrashedAsset },
+      described: { 200: 'The asset is in the trash (or was already, by this manifest), with when it went in and when its delete will be applied' },
+      errors: [...deletionErrors, 'error.asset.trashed'],
+    }),
+    handler: async (request) =>
+      trashedView(
+        await trashAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id, () => validateBody(AssetDeleteRequest, request.body)),
+      ),
+  })
+
+  app.route({
+    method: 'DELETE',
+    url: '/v1/albums/:album_id/assets/:file_id/trash',
+    ...operation({
+      operationId: 'restoreAsset',
+      summary: 'Restore an asset from the trash: its held delete is dropped',
+      tags: ['Albums'],
+      auth: 'bearer',
+      params: AssetPathParams,
+      responses: { 204: NoContent },
+      described: { 204: 'The asset is out of the trash, live as before' },
+      errors: ['error.account.suspended', 'error.not_found'],
+    }),
+    handler: async (request, reply) => {
+      await restoreAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id)
+      return noContent(reply)
+    },
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/v1/trash',
+    ...operation({
+      operationId: 'listTrash',
+      summary: 'The caller’s assets in the trash, across albums, with the signed delete each waits on',
+      description:
+        'Pages as the receipts do: `after` (a trash_seq, 0 for the first page) and `limit` (1-1000, 200 by default). A page shorter than `limit` is the last; otherwise ask again with `after` set to `next_after`. Clients check each manifest’s signature with the account’s identity key.',
+      tags: ['Albums'],
+      auth: 'bearer',
+      querystring: TrashQuery,
+      responses: { 200: TrashPage },
+      described: { 200: 'A page of the caller’s trash, in the order the assets went in' },
+    }),
+    handler: async (request) => {
+      const { after, limit } = request.query
+      const rows = await trashPage(deps, requireCaller(request), after, limit)
+      return {
+        entries: rows.map((row) => ({ ...trashedView(row), manifest_cbor: row.manifestCbor.toString('base64') })),
+        next_after: rows.at(-1)?.trashSeq ?? after,
+      }
+    },
   })
 }

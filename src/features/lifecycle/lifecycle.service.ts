@@ -17,12 +17,14 @@ import { presentBlobs } from '../uploads/uploads.service.ts'
 import { checkEnvelopeShape, readEnvelope, strictBase64, type Envelope } from './envelope.ts'
 import {
   appliedOutcome,
+  assetTrashed,
   decodeManifest,
   ensureChain,
   feedEntry,
   lifecycleWrite,
   lockForWrite,
   refuseInvalid,
+  replayOf,
   sha256,
   staleRevival,
   type OpOutcome,
@@ -105,6 +107,8 @@ async function writeAndIndex(
   if (replay !== undefined) return replay
   const asset = await tx.findAsset(envelope.file_id)
   ensureChain(envelope, asset)
+  // A replace of an asset in the trash would leave its waiting delete stale (decision 0059).
+  if (asset !== undefined && (await tx.findTrashed(asset.assetId)) !== undefined) throw assetTrashed()
   if (!(await tx.closeUploadSession(session.uploadId, now))) throw bundleIncomplete('The upload session was closed meanwhile')
 
   const syncSeq = await tx.takeSyncSeq(album.albumId)
@@ -173,6 +177,7 @@ export function applyLifecycleManifest(deps: Deps, caller: Caller, albumId: stri
     },
     apply: ({ envelope, manifest, metadata, manifestHash }, session, album, now) =>
       storeAndApply(deps, caller, album, envelope, manifest, manifestHash, metadata, session, now),
+    replayed: replayOf,
   })
 }
 

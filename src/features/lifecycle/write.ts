@@ -51,6 +51,11 @@ export function staleRevival(chainHead: string | null): AppError {
   })
 }
 
+/** An asset in the trash cannot be put there again under another delete, nor replaced (decision 0059). */
+export function assetTrashed(): AppError {
+  return new AppError('error.asset.trashed', 'The asset is in the trash; restore it first (DELETE …/trash), or delete it for good')
+}
+
 /** The chain check (check 7 of the ops operation), as a throw. */
 export function ensureChain(envelope: Envelope, asset: ChainFacts | undefined): void {
   const verdict = checkChain(
@@ -67,17 +72,19 @@ export function ensureChain(envelope: Envelope, asset: ChainFacts | undefined): 
   if (verdict.kind === 'stale') throw staleRevival(verdict.chainHead)
 }
 
-function replayOf(applied: AppliedOp): OpOutcome {
+export function replayOf(applied: AppliedOp): OpOutcome {
   return { assetId: applied.assetId, syncSeq: applied.syncSeq, action: applied.action, replayed: true }
 }
 
-export interface WriteSteps<D extends DecodedWrite, P> {
+export interface WriteSteps<D extends DecodedWrite, P, R> {
   /** Check 2, shape: runs after check 1, as API.md orders them. */
   decode(): D
   /** The operation's checks after check 5 (each a throw); what they find goes to `apply`. */
   check(request: D, album: Album, now: number): Promise<P>
   /** Writes, in one transaction that starts with lockForWrite. */
-  apply(request: D & { readonly manifestHash: string }, found: P, album: Album, now: number): Promise<OpOutcome>
+  apply(request: D & { readonly manifestHash: string }, found: P, album: Album, now: number): Promise<R>
+  /** The answer when this manifest was applied already (check 3): replayOf, for the writes that apply it. */
+  replayed(applied: AppliedOp): R
 }
 
 /**
@@ -85,7 +92,7 @@ export interface WriteSteps<D extends DecodedWrite, P> {
  * 3. a replay answers the first application, writing nothing; 4. protocol range; 5. no upgrade
  * window; then the operation's own checks, and its writes.
  */
-export async function lifecycleWrite<D extends DecodedWrite, P>(deps: Deps, caller: Caller, albumId: string, steps: WriteSteps<D, P>): Promise<OpOutcome> {
+export async function lifecycleWrite<D extends DecodedWrite, P, R>(deps: Deps, caller: Caller, albumId: string, steps: WriteSteps<D, P, R>): Promise<R> {
   // 1. The album is the caller's.
   const album = await ownAlbum(deps.storage, caller, albumId)
   ensureNotSuspended(caller)
@@ -94,7 +101,7 @@ export async function lifecycleWrite<D extends DecodedWrite, P>(deps: Deps, call
   // 3. Replay: the first application's answer, writing nothing.
   const manifestHash = sha256(request.manifest)
   const applied = await deps.storage.findAppliedOp(albumId, manifestHash)
-  if (applied !== undefined) return replayOf(applied)
+  if (applied !== undefined) return steps.replayed(applied)
   const now = deps.clock.now()
   let found: P
   try {
@@ -107,7 +114,7 @@ export async function lifecycleWrite<D extends DecodedWrite, P>(deps: Deps, call
     // An identical request applied since check 3 (its session now closed, its asset now
     // existing or deleted) makes this one a replay, and check 3 answers before the others.
     const appliedMeanwhile = error instanceof AppError ? await deps.storage.findAppliedOp(albumId, manifestHash) : undefined
-    if (appliedMeanwhile !== undefined) return replayOf(appliedMeanwhile)
+    if (appliedMeanwhile !== undefined) return steps.replayed(appliedMeanwhile)
     throw error
   }
   return steps.apply({ ...request, manifestHash }, found, album, now)

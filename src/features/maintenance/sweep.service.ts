@@ -3,9 +3,10 @@
 // Plain conditional deletes: every instance may run it at the same time. Garbage collection
 // of blobs runs in the same periodic pass, and the removal of what failed blob writes left
 // behind (a staging object a bucket that went away kept), and the parts of uploads whose session
-// ended.
+// ended. And the deletes the trash held whose time has come (decision 0059).
 import type { Deps } from '../../deps.ts'
 import { purgeDeletedAccounts } from '../account/deletion.service.ts'
+import { purgeDueTrash } from '../lifecycle/trash.service.ts'
 import { collectGarbage } from './gc.service.ts'
 import { dropEndedParts } from './parts.service.ts'
 
@@ -25,18 +26,25 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
 
 /**
  * One maintenance pass: expired rows, then the purges of deleted accounts still queued (cut off,
- * or waiting on a hold or a retention floor), then garbage blobs (which both may have released),
+ * or waiting on a hold or a retention floor), then the trash's due deletes, then garbage blobs
+ * (which all may have released),
  * then the parts of ended uploads (`partUploads`: how many uploads' parts went), then the
  * leftovers of failed blob writes.
  */
-export async function maintain(
-  deps: Deps,
-): Promise<{ deleted: Record<string, number>; purgedAccounts: number; garbage: { rows: number; files: number }; partUploads: number; leftovers: number }> {
+export async function maintain(deps: Deps): Promise<{
+  deleted: Record<string, number>
+  purgedAccounts: number
+  trash: { purged: number; kept: number }
+  garbage: { rows: number; files: number }
+  partUploads: number
+  leftovers: number
+}> {
   const deleted = await sweepExpired(deps)
   const purgedAccounts = await purgeDeletedAccounts(deps)
+  const trash = await purgeDueTrash(deps)
   const garbage = await collectGarbage(deps)
   const partUploads = await dropEndedParts(deps)
-  return { deleted, purgedAccounts, garbage, partUploads, leftovers: await deps.blobs.cleanLeftovers() }
+  return { deleted, purgedAccounts, trash, garbage, partUploads, leftovers: await deps.blobs.cleanLeftovers() }
 }
 
 /**
@@ -49,7 +57,14 @@ export function startSweeping(deps: Deps, log: { info(o: object, m: string): voi
   const timer = setInterval(() => {
     const pass = maintain(deps).then(
       (done) => {
-        if (Object.values(done.deleted).some((n) => n > 0) || done.purgedAccounts > 0 || done.garbage.rows > 0 || done.partUploads > 0 || done.leftovers > 0)
+        if (
+          Object.values(done.deleted).some((n) => n > 0) ||
+          done.purgedAccounts > 0 ||
+          done.trash.purged > 0 ||
+          done.garbage.rows > 0 ||
+          done.partUploads > 0 ||
+          done.leftovers > 0
+        )
           log.info(done, 'maintenance removed expired rows and garbage')
       },
       (error: unknown) => log.error({ err: error }, 'maintenance failed'),

@@ -16,6 +16,8 @@ const personalTables = [
   'escrows',
   'securityEvents',
   'deepScanBudgets',
+  // What the trash held goes at once: its deletes are never applied, the purge removes the assets.
+  'trash',
 ] as const
 
 export function accountDeletionQueries(db: Executor): AccountDeletionStore {

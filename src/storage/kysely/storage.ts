@@ -27,6 +27,7 @@ import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { openSqlite } from './sqlite.ts'
 import { storageUsageQueries } from './storage-usage.ts'
+import { trashQueries } from './trash.ts'
 import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
 
@@ -48,6 +49,7 @@ function store(db: Executor, engine: Engine): Store {
     ...uploadQueries(db, engine),
     ...storageUsageQueries(db),
     ...lifecycleQueries(db, engine),
+    ...trashQueries(db),
     ...garbageQueries(db),
     ...custodyQueries(db),
     ...moderationQueries(db),

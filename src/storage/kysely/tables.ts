@@ -1,6 +1,7 @@
 // Row types of every table, in camelCase (CamelCasePlugin maps them to snake_case columns).
 // Instants are Unix milliseconds in BIGINT columns; flags are nullable instants, not booleans,
 // so both engines read them back the same way.
+import type { Generated } from 'kysely'
 
 export interface AccountsTable {
   userId: string
@@ -369,6 +370,20 @@ export interface ModerationEventsTable {
   actor: 'admin_token' | 'cli' | 'owner' | null
 }
 
+/** An asset in the trash: its signed delete, applied by the maintenance pass at `purgeAt` (decision 0059). */
+export interface TrashTable {
+  trashSeq: Generated<number>
+  userId: string
+  albumId: string
+  fileId: string
+  manifestHash: string
+  manifestCbor: Uint8Array
+  /** The delete's manifest envelope, as the request sent it (JSON). */
+  manifestEnvelope: string
+  trashedAt: number
+  purgeAt: number
+}
+
 export interface Tables {
   accounts: AccountsTable
   accountPurges: AccountPurgesTable
@@ -406,4 +421,5 @@ export interface Tables {
   receipts: ReceiptsTable
   deepScanBudgets: DeepScanBudgetsTable
   moderationEvents: ModerationEventsTable
+  trash: TrashTable
 }

@@ -5,8 +5,8 @@ export interface AccountDeletionStore {
   /**
    * Deletes the account as a person sees it, in the caller's transaction: the row becomes a
    * tombstone (email, password, name and identity key scrubbed, so the email is free again),
-   * every session, challenge, code, second factor, cohort, directory, escrow, relay channel and
-   * security event of the account goes, its open upload sessions close, and the account joins
+   * every session, challenge, code, second factor, cohort, directory, escrow, relay channel,
+   * security event and trash row of the account goes, its open upload sessions close, and the account joins
    * the purge queue. False (nothing changed) when it was deleted already; the account row is
    * written first, so two deletions at once change it once.
    */

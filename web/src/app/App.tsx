@@ -9,6 +9,7 @@ import { Security } from '../screens/security/Security.tsx'
 import { Album } from '../screens/gallery/Album.tsx'
 import { Albums } from '../screens/gallery/Albums.tsx'
 import { Photos } from '../screens/gallery/Photos.tsx'
+import { Trash } from '../screens/gallery/Trash.tsx'
 import { Share } from '../screens/share/Share.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
 import { whenText } from '../lib/format.ts'
@@ -96,6 +97,7 @@ const PLACES: [string[], string][] = [
 function Frame({ children, current }: { children: ReactNode; current: string }) {
   const { state, signOut } = useSession()
   const more: [string[], string][] = [
+    [['trash'], 'Recently deleted'],
     [['security'], 'Security'],
     [['record'], 'Moderation record'],
   ]
@@ -160,6 +162,7 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   if (keys === null) return <BecomeDevice flow={first === 'device' ? rest[0] : undefined} />
   if (first === 'devices' && rest[0] === 'add') return <AddDevice />
   if (first === 'share') return <Share client={client} keys={keys} />
+  if (first === 'trash') return <Trash client={client} keys={keys} />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
   const [albumId, assetId = null] = rest
   if (first === 'albums')

@@ -20,6 +20,7 @@ import { Lru } from './lru.ts'
 import { rememberPhoto } from './photo-index.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
 import { monthOf } from './format.ts'
+import { trashedNow } from './trash.ts'
 
 export type Entry = Feed['entries'][number]
 
@@ -137,6 +138,8 @@ export class AlbumModel {
   #ids: readonly string[] = []
   #months = new Int32Array(0)
   readonly #hidden = new Set<string>()
+  /** The photos in Recently deleted (lib/trash.ts), read at each scan: left out of `ids` too. */
+  #trashed: ReadonlySet<string> = new Set()
   #name: string | null | undefined
   #cover: string | null = null
   /** The record's entries met by the scan, in feed order: its name and cover are read from them (recordOf). */
@@ -196,7 +199,7 @@ export class AlbumModel {
 
   // --- the album's order ----------------------------------------------------------------
 
-  /** The photos to show, in feed order (those waiting to be deleted left out). */
+  /** The photos to show, in feed order (those waiting to be deleted, and those in Recently deleted, left out). */
   get ids(): readonly string[] {
     return this.#ids
   }
@@ -234,7 +237,7 @@ export class AlbumModel {
   }
 
   #changed(): void {
-    this.#ids = [...this.#order.keys()].filter((id) => !this.#hidden.has(id))
+    this.#ids = [...this.#order.keys()].filter((id) => !this.#hidden.has(id) && !this.#trashed.has(id))
     this.#months = Int32Array.from(this.#ids, (id) => this.#monthOf.get(id) ?? -1)
     for (const listener of this.#listeners) listener()
   }
@@ -254,6 +257,8 @@ export class AlbumModel {
     if (this.#closed) return
     const recordId = await this.#recordId
     try {
+      // First, so that a photo in the trash is never drawn while the feed's pages come in.
+      this.#trashed = await trashedNow(this.library)
       for (;;) {
         const page = await this.library.client.feed(this.albumId, this.#through, STREAM_PAGE)
         for (const entry of page.entries) {

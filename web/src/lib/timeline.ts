@@ -17,6 +17,7 @@ import { readDateIndex, writeDateIndex } from './date-index.ts'
 import { AlbumDates, type DatedPhoto } from './date-index-records.ts'
 import { dayOf, monthOfDay } from './format.ts'
 import { byDateTaken, dayOfTaken, type Placed } from './timeline-order.ts'
+import { trashedNow } from './trash.ts'
 
 /** Metadata opened together while reading dates: about what the batch endpoint serves in one request. */
 const OPEN_BATCH = 100
@@ -51,6 +52,8 @@ export class Timeline {
   #ids: readonly string[] = []
   /** Photos left out of ids: a delete waiting for its undo window. */
   readonly #hidden = new Set<string>()
+  /** The photos in Recently deleted (lib/trash.ts): left out. */
+  #trashed: ReadonlySet<string> = new Set()
   #months = new Int32Array(0)
   #days = new Int32Array(0)
   #read = 0
@@ -118,8 +121,9 @@ export class Timeline {
   open(): Promise<void> {
     this.#refreshing = this.#refreshing.then(async () => {
       try {
-        const [{ albums }, kept] = await Promise.all([this.library.client.listAlbums(), readDateIndex()])
+        const [{ albums }, kept, trashed] = await Promise.all([this.library.client.listAlbums(), readDateIndex(), trashedNow(this.library)])
         if (this.#closed) return
+        this.#trashed = trashed
         for (const { album_id: albumId } of albums) if (!this.#albums.has(albumId)) this.#add(albumId, kept.get(albumId))
         this.#reorder()
         this.#opened = true
@@ -184,6 +188,12 @@ export class Timeline {
     }
     await Promise.all([next(), next()])
     if (this.#closed) return
+    // The albums' scans read it just now: the same list.
+    const trashed = await trashedNow(this.library)
+    if (trashed.size !== this.#trashed.size || [...trashed].some((id) => !this.#trashed.has(id))) {
+      this.#trashed = trashed
+      this.#moves++
+    }
     // A poll that found nothing new changes nothing: no new order, so no new layout and no rows drawn again mid-scroll.
     if (this.#done && this.#moves === movesBefore) return
     this.#done = true
@@ -266,8 +276,9 @@ export class Timeline {
     this.#lastReorder = performance.now()
     let placed: Placed[] = []
     for (const { dates, unread } of this.#albums.values()) {
-      for (const photo of dates.photos()) placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
-      for (const photo of unread.values()) placed.push(photo)
+      for (const photo of dates.photos())
+        if (!this.#trashed.has(photo.assetId)) placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
+      for (const photo of unread.values()) if (!this.#trashed.has(photo.assetId)) placed.push(photo)
     }
     if (this.#hidden.size > 0) placed = placed.filter((photo) => !this.#hidden.has(photo.assetId))
     placed.sort(byDateTaken)

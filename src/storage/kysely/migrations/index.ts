@@ -22,6 +22,7 @@ import { up as recoveryCodes } from './0016-recovery-codes.ts'
 import { up as uploadParts } from './0017-upload-parts.ts'
 import { up as relayMailboxCounts } from './0018-relay-mailbox-counts.ts'
 import { up as batchDownloadSlots } from './0019-batch-download-slots.ts'
+import { up as trash } from './0020-trash.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -43,6 +44,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0017-upload-parts', uploadParts],
   ['0018-relay-mailbox-counts', relayMailboxCounts],
   ['0019-batch-download-slots', batchDownloadSlots],
+  ['0020-trash', trash],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,6 +1,6 @@
 // An album: its name (renamed here), its grid of photos, the uploads (file and folder pickers,
 // drag-and-drop of files and folders, and what the Photos screen's chooser handed over), the
-// selection and its bar (Selection.tsx: download as a zip, delete), Download album, and the photo
+// selection and its bar (Selection.tsx: download as a zip, delete to Recently deleted), Download album, and the photo
 // view when the route names a photo (#/albums/<album>/<asset>), drawn over the grid so that going
 // back keeps the place; its menu sets the album's cover.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent } from 'react'
@@ -87,7 +87,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   useEscapeClears(selecting, endSelection)
   const zip = useZipSave()
   const [dropping, setDropping] = useState(false)
-  const { toast, start, undo, dismiss } = useUndoable()
+  const { toast, start, startReversible, undo, dismiss } = useUndoable()
   const { watch } = useSession()
   const suspended = watch.record?.standing === 'suspended'
   // An upload refused for a suspension the page did not know of yet: read the record now (the banner, the disabled button).
@@ -101,10 +101,10 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const remove = (assetIds: readonly string[]) => {
     endSelection()
     if (assetId !== null) location.hash = linkTo('albums', model.albumId)
-    start(
+    startReversible(
       deletion(
         assetIds.map((id) => ({ model, assetId: id })),
-        (hiding, hidden) => model.hide(hiding, hidden),
+        { hide: (hiding, hidden) => model.hide(hiding, hidden), refresh: () => model.refresh() },
       ),
     )
   }

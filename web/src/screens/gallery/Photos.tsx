@@ -58,7 +58,7 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   }, [clear])
   useEscapeClears(selecting, endSelection)
   const zip = useZipSave()
-  const { toast, start, undo, dismiss } = useUndoable()
+  const { toast, startReversible, undo, dismiss } = useUndoable()
   /** The selected photos in the timeline's order, each with its album (those whose album is gone left out). */
   const chosen = () =>
     ids.flatMap((id) => {
@@ -139,7 +139,7 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
               run: () => {
                 const photos = chosen()
                 endSelection()
-                start(deletion(photos, (hiding, hidden) => timeline.hide(hiding, hidden)))
+                startReversible(deletion(photos, { hide: (hiding, hidden) => timeline.hide(hiding, hidden), refresh: () => timeline.refresh() }))
               },
             },
           ]}

@@ -4,11 +4,13 @@
 // holds its actions, a list each screen gives (Download, Delete, and what comes next: Add to
 // album, Move, Favourite are one entry each).
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { deleteFile } from '#photos/edits.ts'
+import type { Library } from '#photos/albums.ts'
+import { restoreFromTrash, trashFile } from '#photos/trash.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { countText, numberText, sizeText } from '../../lib/format.ts'
+import { trashChanged } from '../../lib/trash.ts'
 import { saveZip, type ZipItem } from '../../lib/zip-download.ts'
-import type { PendingAction } from './Undo.tsx'
+import type { ReversibleAction } from './Undo.tsx'
 
 const NOTHING: ReadonlySet<string> = new Set()
 
@@ -151,25 +153,30 @@ export function ZipStatus({ busy, error, note }: { busy: boolean; error: unknown
 }
 
 /**
- * The delete the album's Select mode, its photo view and the Photos screen's selection share:
- * the photos hidden at once (`hide`), deleted one by one in their albums once the undo window
- * passed (Undo.tsx), shown again when undone.
+ * The delete the album's Select mode, its photo view and the Photos screen's selection share: the
+ * photos hidden at once (`view.hide`) and moved to Recently deleted (decision 0059), then the
+ * lists read again (`view.refresh`: the trash leaves them out); the toast's Undo restores them.
  */
-export function deletion(photos: readonly ZipItem[], hide: (assetIds: readonly string[], hidden: boolean) => void): PendingAction {
+export function deletion(
+  photos: readonly ZipItem[],
+  view: { readonly hide: (assetIds: readonly string[], hidden: boolean) => void; readonly refresh: () => Promise<void> },
+): ReversibleAction {
   const assetIds = photos.map((photo) => photo.assetId)
   const what = countText(assetIds.length, 'photo')
-  hide(assetIds, true)
+  view.hide(assetIds, true)
+  const each = (change: (library: Library, albumId: string, assetId: string) => Promise<unknown>) => async () => {
+    try {
+      for (const { model, assetId } of photos) await change(model.library, model.albumId, assetId)
+    } finally {
+      for (const library of new Set(photos.map((photo) => photo.model.library))) trashChanged(library)
+      await view.refresh()
+      view.hide(assetIds, false)
+    }
+  }
   return {
-    label: `Deleting ${what}`,
-    done: `Deleted ${what}`,
-    run: async () => {
-      try {
-        for (const { model, assetId } of photos) await deleteFile(model.library, model.albumId, assetId)
-      } finally {
-        for (const model of new Set(photos.map((photo) => photo.model))) await model.refresh()
-        hide(assetIds, false)
-      }
-    },
-    undone: () => hide(assetIds, false),
+    label: `Moving ${what} to Recently deleted`,
+    done: `Moved ${what} to Recently deleted`,
+    run: each(trashFile),
+    reverse: { label: `Restoring ${what}`, done: `Restored ${what}`, run: each(restoreFromTrash) },
   }
 }
