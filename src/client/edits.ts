@@ -86,11 +86,27 @@ export interface DeleteResult {
  * `delete` manifest continuing from it (buildAssetDeletion) and sends it. When someone wrote the
  * asset meanwhile (409 stale_revival), it reads the asset again and sends once more. Throws
  * AssetNotFoundError when the album holds no such live asset, AssetRetainedError while the
- * server keeps it (its retention date), and the server's CofferProblem otherwise.
+ * server keeps it (its retention date), AssetMovedOnError when `head` is not its current
+ * version (nothing deleted), and the server's CofferProblem otherwise.
  */
-export async function deleteFile(library: Library, albumId: string, assetId: string): Promise<DeleteResult> {
+export async function deleteFile(
+  library: Library,
+  albumId: string,
+  assetId: string,
+  options: {
+    /** The version to delete, as the SHA-256 of its manifest (the chain head): a newer one written since is kept (a move deletes only what it copied). Any unless given. */
+    readonly head?: string
+    /** The sync_seq of the asset's latest feed entry, when known: only that entry is read. */
+    readonly position?: number
+  } = {},
+): Promise<DeleteResult> {
   const { client } = library
-  let last = await lastWrite(client, library, albumId, assetId)
+  const headOf = async (position?: number): Promise<LastWrite> => {
+    const found = await lastWrite(client, library, albumId, assetId, position)
+    if (options.head !== undefined && found.head.manifestHash !== options.head) throw new AssetMovedOnError(assetId)
+    return found
+  }
+  let last = await headOf(options.position)
   const version = await pinnedVersion(client, albumId, last.envelope.protocol_version)
   const send = async (protocolVersion: string) => {
     const deletion = await buildAssetDeletion(library.identity, {
@@ -106,7 +122,7 @@ export async function deleteFile(library: Library, albumId: string, assetId: str
       return await send(protocolVersion)
     } catch (error) {
       if (!staleRevival(error)) throw error
-      last = await lastWrite(client, library, albumId, assetId) // AssetNotFoundError when someone deleted it meanwhile
+      last = await headOf() // AssetNotFoundError when someone deleted it meanwhile
       return await send(protocolVersion)
     }
   }

@@ -1,6 +1,6 @@
 // The metadata's optional location (docs/client-format.md, "Metadata blob"): integers of 1e-7
 // degree in the CBOR, degrees in and out, present only when given, refused out of range; version
-// 3's capture-time source and offset, and its optional camera facts.
+// 3's capture-time source and offset, and its optional camera facts; the favourite mark.
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { ClientFormatError } from './errors.ts'
@@ -59,7 +59,7 @@ describe('metadata location', () => {
     const { captured: _captured, ...withoutCaptured } = stored
     for (const value of [{ ...stored, place: 'Paris' }, { ...stored, x: 1 }, withoutCaptured]) {
       expect(() => decodeMetadata(encodeCanonical(value))).toThrow(
-        /keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/,
+        /keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally favourite, location/,
       )
     }
   })
@@ -209,7 +209,7 @@ describe('metadata version 3: the camera facts', () => {
     }
     expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 2, captured_source: undefined }))).toThrow(/keys/)
     const { captured_source: _source, captured_offset: _offset, ...v2 } = stored
-    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected .* and optionally location \(v 2\); got .*camera/)
+    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected .* and optionally favourite, location \(v 2\); got .*camera/)
     // The writer checks as the reader does: a camera beside a version 2 capture time, or a malformed one, is not written.
     const { capturedSource: _s, capturedOffset: _o, ...asV2 } = v3
     expect(() => encodeMetadata(asV2)).toThrow(/\(v 2\)/)
@@ -253,5 +253,21 @@ describe('cameraFromTags (media.ts): the camera facts from EXIF tags as exifr re
     expect(exposureFraction(30)).toEqual([30, 1])
     expect(exposureFraction(1)).toEqual([1, 1])
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e9, '1/250']) expect(exposureFraction(bad), String(bad)).toBeUndefined()
+  })
+})
+
+describe('metadata favourite', () => {
+  it('is `favourite: true` when marked and absent otherwise, in every version; anything else is refused', () => {
+    const marked: AssetMetadata = { ...metadata, favourite: true }
+    expect(decodeCanonical(encodeMetadata(marked))).toMatchObject({ v: 1, favourite: true })
+    expect(decodeMetadata(encodeMetadata(marked))).toEqual(marked)
+    expect(decodeCanonical(encodeMetadata(metadata))).not.toHaveProperty('favourite')
+    expect(decodeMetadata(encodeMetadata(metadata))).not.toHaveProperty('favourite')
+    const v3: AssetMetadata = { ...marked, contentMac: new Uint8Array(32).fill(3), capturedSource: 'gps', capturedOffset: 0 }
+    expect(decodeMetadata(encodeMetadata(v3))).toEqual(v3)
+    const stored = { v: 1, ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+    for (const value of [false, 1, 'yes', null])
+      expect(() => decodeMetadata(encodeCanonical({ ...stored, favourite: value }))).toThrow(/favourite: true, or absent/)
+    expect(decodeCanonical(encodeMetadata({ ...metadata, favourite: false as unknown as true }))).not.toHaveProperty('favourite')
   })
 })

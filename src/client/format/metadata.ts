@@ -94,6 +94,8 @@ export interface AssetMetadata {
   readonly camera?: CameraFacts
   /** The content's keyed hash (content.ts): written as version 2; absent in version 1, written before it. */
   readonly contentMac?: Uint8Array
+  /** The person marked the photo a favourite (organise.ts setFavourite): present only then, in the encrypted metadata where the server cannot read it. */
+  readonly favourite?: true
   readonly blobs: readonly BlobEntry[]
 }
 
@@ -109,7 +111,9 @@ const LOCATION_UNITS_PER_DEGREE = 1e7
 const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
 /** The keys a version adds to REQUIRED_KEYS. */
 const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
-const OPTIONAL_KEYS = ['location']
+// `favourite` in every version: a photo stored before version 3 can be marked without inventing
+// the capture source version 3 requires (decision 0061).
+const OPTIONAL_KEYS = ['favourite', 'location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
 const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera'] }
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
@@ -172,6 +176,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const)
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('favourite' in metadata && metadata.favourite !== true) found.push('favourite: true, or absent (not a favourite)')
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
   if ('captured_source' in metadata) {
@@ -248,6 +253,7 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
+    ...(metadata.favourite === true ? { favourite: true } : {}),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.
     ...(metadata.capturedOffset === undefined ? {} : { captured_offset: metadata.capturedOffset === null ? null : metadata.capturedOffset + 0 }),
@@ -272,14 +278,16 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
   const {
     v: _version,
+    favourite,
     location,
     camera,
     content_mac: contentMac,
     captured_source: capturedSource,
     captured_offset: capturedOffset,
     ...metadata
-  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera'> & {
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera' | 'favourite'> & {
     v: number
+    favourite?: true
     location?: [number, number]
     camera?: Record<string, unknown>
     content_mac?: Uint8Array
@@ -292,6 +300,7 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     ...(capturedSource === undefined ? {} : { capturedSource }),
     ...(capturedOffset === undefined ? {} : { capturedOffset }),
     ...(camera === undefined ? {} : { camera: cameraFacts(camera) }),
+    ...(favourite === undefined ? {} : { favourite }),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }
