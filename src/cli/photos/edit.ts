@@ -18,21 +18,21 @@ import { libraryOf, namedAlbum } from './library.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-interface Listed {
+export interface Listed {
   readonly assetId: string
   readonly name: string
   readonly size: number
 }
 
 /** The album's files as `ls` lists them (its record left out). */
-async function listed(library: Library, album: NamedAlbum): Promise<Listed[]> {
+export async function listed(library: Library, album: NamedAlbum): Promise<Listed[]> {
   const files: Listed[] = []
   for await (const file of albumFiles(library, album.albumId)) files.push({ assetId: file.assetId, name: file.metadata.name, size: file.metadata.size })
   return files
 }
 
 /** The file a command-line argument names: its name as `ls` shows it, or its asset id. A name several files share must be given by asset id. */
-function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Listed {
+export function resolve(files: readonly Listed[], album: NamedAlbum, given: string): Listed {
   if (UUID.test(given)) {
     const byId = files.find((f) => f.assetId === given.toLowerCase())
     if (byId !== undefined) return byId
