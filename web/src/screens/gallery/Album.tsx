@@ -188,7 +188,16 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       {model.scanned && ids.length === 0 && items.length === 0 && <p>This album is empty. Add photos with the button above or by dropping them here.</p>}
       <Grid source={model} ids={ids} months={model.months} selecting={selecting} selected={selected} onToggle={toggle} returnTo={returnTo} />
       {/* One view per version: a replace moves the asset to a new feed position, and the view opens the new version. */}
-      {assetId !== null && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} onDelete={remove} onReplace={replace} />}
+      {assetId !== null && (
+        <PhotoView
+          key={`${assetId}@${model.positionOf(assetId)}`}
+          model={model}
+          assetId={assetId}
+          onDelete={remove}
+          onReplace={replace}
+          onChanged={() => void model.refresh()}
+        />
+      )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>
   )

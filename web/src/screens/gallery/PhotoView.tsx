@@ -3,18 +3,21 @@
 // zoom and pan (the wheel about the pointer, double-click, pinch, drag, + - 0), a swipe or the
 // arrow keys to the photo before or after (their previews fetched as this one opens), Escape
 // back to the grid. The bar: back, the name, Download (the original, decrypted here), Info (the
-// date taken, camera, exposure, size, album, place) and More (Replace and Delete, both held for
-// their undo window by the album page, and the link to its custody).
+// date taken, camera, exposure, size, albums, place), the favourite heart (and `f`; decision
+// 0061) and More (Add to album… and Move to album…, which send nothing of the photo again;
+// Replace and Delete, both held for their undo window by the album page; the link to its custody).
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
 import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
+import { addToAlbum, moveToAlbum, setFavourites } from '../../lib/organise.ts'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
 import { cameraText, coordinatesText, exposureParts, megapixelsText } from '../../lib/photo-facts.ts'
 import { preloadNeighbours, previewOf } from '../../lib/previews.ts'
 import { clamp, FITTED, panBy, STEP, swipeOf, toggled, wheelScale, zoomAt, type Size, type Zoom } from '../../lib/zoom.ts'
 import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
+import { AlbumChooser } from './AlbumChooser.tsx'
 
 /** Media types every browser the app supports draws in an img. */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
@@ -83,6 +86,10 @@ interface Props {
   readonly onDelete?: (assetIds: readonly string[]) => void
   readonly onReplace?: (assetId: string, file: File) => void
   readonly place?: PhotoPlace
+  /** The names of every album that holds this photo (the Photos screen knows them); its own album's alone unless given. */
+  readonly albums?: readonly (string | null | undefined)[]
+  /** Told once the photo was marked, added or moved: the screen reads the albums' feeds again. */
+  readonly onChanged?: () => void
 }
 
 /** A pointer on the stage: where it went down and where it is. */
@@ -94,7 +101,7 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace, place: given }: Props) {
+export function PhotoView({ model, assetId, onDelete, onReplace, place: given, albums, onChanged }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -112,6 +119,11 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
   const shownUrl = useObjectUrl(shown)
   const originalUrl = useObjectUrl(original)
   const download = useAction()
+  const organise = useAction()
+  /** The favourite mark as last set here, until the photo's new version comes back; null: as its metadata says. */
+  const [marked, setMarked] = useState<boolean | null>(null)
+  const [choosing, setChoosing] = useState<'add' | 'move' | null>(null)
+  const [said, setSaid] = useState<string | null>(null)
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const stage = useRef<HTMLDivElement>(null)
@@ -199,7 +211,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
 
   useEffect(() => {
     const keys = (event: KeyboardEvent) => {
-      if (event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return
+      if (choosing !== null || event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return
       switch (event.key) {
         case 'Escape':
           if (more) setMore(false)
@@ -221,6 +233,9 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
           break
         case 'i':
           showInfo(!info)
+          break
+        case 'f':
+          toggleFavourite()
           break
         default:
           return
@@ -282,7 +297,37 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
   const camera = cameraText(metadata?.camera)
   const exposure = exposureParts(metadata?.camera)
-  const albumName = model.name
+  const albumNames = (albums ?? [model.name])
+    .map((name) => (name === undefined ? '…' : name === null ? 'Unnamed album' : name))
+    .sort((a, b) => a.localeCompare(b))
+  const favourite = marked ?? metadata?.favourite === true
+  const here = [{ albumId: model.albumId, assetId }]
+
+  function toggleFavourite(): void {
+    if (asset === null || organise.busy) return
+    const on = !favourite
+    setMarked(on)
+    void organise.run(async () => {
+      const outcome = await setFavourites(model.library, here, on)
+      if (outcome.failures.length > 0) {
+        setMarked(!on)
+        throw outcome.failures[0]!.error
+      }
+      onChanged?.()
+    })
+  }
+
+  const organised = async (to: { albumId: string; name: string }) => {
+    const moving = choosing === 'move'
+    const outcome = moving ? await moveToAlbum(model.library, here, to.albumId) : await addToAlbum(model.library, here, to.albumId)
+    if (outcome.failures.length > 0) throw outcome.failures[0]!.error
+    setChoosing(null)
+    setMore(false)
+    onChanged?.()
+    // Moved: it is no longer in this album, so the view goes back to where it was opened from.
+    if (moving) close()
+    else setSaid(`Added to ${to.name}`)
+  }
 
   const save = () =>
     download.run(async () => {
@@ -311,6 +356,18 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
             {download.busy ? 'Decrypting…' : 'Download'}
           </button>
         )}
+        {asset !== null && (
+          <button
+            type="button"
+            className={favourite ? 'viewer-icon viewer-favourite on' : 'viewer-icon viewer-favourite'}
+            aria-pressed={favourite}
+            aria-label="Favourite"
+            title="Favourite (f)"
+            onClick={toggleFavourite}
+          >
+            {favourite ? '♥' : '♡'}
+          </button>
+        )}
         <button type="button" className="secondary" aria-pressed={info} aria-controls="photo-info" onClick={() => showInfo(!info)} title="Info (i)">
           Info
         </button>
@@ -319,6 +376,30 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
             More
           </button>
           <div id="photo-more" className="viewer-menu" hidden={!more}>
+            {asset !== null && (
+              <>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setMore(false)
+                    setChoosing('add')
+                  }}
+                >
+                  Add to album…
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setMore(false)
+                    setChoosing('move')
+                  }}
+                >
+                  Move to album…
+                </button>
+              </>
+            )}
             {asset !== null && onReplace !== undefined && (
               <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
                 Replace…
@@ -351,6 +432,23 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
         />
       </div>
       <ErrorLine error={download.error} />
+      <ErrorLine error={organise.error} />
+      {said !== null && (
+        <p className="viewer-said" role="status">
+          {said}
+        </p>
+      )}
+      {choosing !== null && (
+        <AlbumChooser
+          library={model.library}
+          title={choosing === 'add' ? 'Add to which album?' : 'Move to which album?'}
+          submitLabel={choosing === 'add' ? 'Add' : 'Move'}
+          busyLabel={choosing === 'add' ? 'Adding…' : 'Moving…'}
+          exclude={model.albumId}
+          onChosen={organised}
+          onCancel={() => setChoosing(null)}
+        />
+      )}
       {/* biome-ignore lint/a11y/noStaticElementInteractions: gestures on the photo; the dialog's keys do the same (+ - 0, ← →) */}
       <div
         ref={stage}
@@ -408,6 +506,17 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
           <dl>
             <dt>Name</dt>
             <dd data-fact="name">{metadata.name}</dd>
+            {favourite && (
+              <>
+                <dt>Favourite</dt>
+                <dd data-fact="favourite">
+                  <span className="favourite-heart" aria-hidden="true">
+                    ♥
+                  </span>{' '}
+                  A favourite
+                </dd>
+              </>
+            )}
             {taken !== null && (
               <>
                 <dt>Date taken</dt>
@@ -458,8 +567,8 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
             <dd data-fact="size">{sizeText(metadata.size)}</dd>
             <dt>Type</dt>
             <dd data-fact="type">{metadata.type}</dd>
-            <dt>Album</dt>
-            <dd data-fact="album">{albumName === undefined ? '…' : albumName === null ? 'Unnamed album' : albumName}</dd>
+            <dt>{albumNames.length === 1 ? 'Album' : 'Albums'}</dt>
+            <dd data-fact="album">{albumNames.join(', ')}</dd>
             {metadata.location !== undefined && (
               <>
                 <dt>Place</dt>
@@ -469,8 +578,8 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given }:
           </dl>
         )}
         <p className="hint">
-          Keys: ← → previous and next, + − 0 zoom, i info, Escape {place.backLabel.toLowerCase()}. Wheel or pinch to zoom, double-click for 2×, drag to move;
-          swipe for the next photo.
+          Keys: ← → previous and next, + − 0 zoom, i info, f favourite, Escape {place.backLabel.toLowerCase()}. Wheel or pinch to zoom, double-click for 2×,
+          drag to move; swipe for the next photo.
         </p>
       </aside>
     </div>

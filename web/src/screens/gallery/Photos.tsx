@@ -2,7 +2,8 @@
 // date taken, grouped by day under month headings, with the date scrubber (lib/timeline.ts,
 // Grid.tsx). A photo opens over it (#/photos/<album>/<photo>) in the album's photo view; closed,
 // the focus is back on its tile. Upload (a button, or files and folders dropped on the screen)
-// asks for the album first (UploadChooser.tsx; decision 0058).
+// asks for the album first (UploadChooser.tsx; decision 0058). The Favourites screen
+// (#/favourites; decision 0061) is this screen over the favourite photos only.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
 import type { CofferClient } from '#sdk/client.ts'
@@ -23,8 +24,8 @@ const POLL_MS = 20_000
 const NO_SELECTION: ReadonlySet<string> = new Set()
 const noToggle = (): void => {}
 
-function useTimeline(library: Library): Timeline {
-  const timeline = useMemo(() => new Timeline(library), [library])
+function useTimeline(library: Library, favourites: boolean): Timeline {
+  const timeline = useMemo(() => new Timeline(library, { favourites }), [library, favourites])
   useEffect(() => {
     void timeline.open()
     const timer = setInterval(() => {
@@ -38,9 +39,21 @@ function useTimeline(library: Library): Timeline {
   return timeline
 }
 
-export function Photos({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string | null; assetId: string | null }) {
+export function Photos({
+  client,
+  keys,
+  albumId,
+  assetId,
+  favourites = false,
+}: {
+  client: CofferClient
+  keys: SavedKeys
+  albumId: string | null
+  assetId: string | null
+  favourites?: boolean
+}) {
   const library = useMemo(() => libraryOf(client, keys), [client, keys])
-  const timeline = useTimeline(library)
+  const timeline = useTimeline(library, favourites)
   const subscribe = useCallback((listener: () => void) => timeline.subscribe(listener), [timeline])
   const ids = useSyncExternalStore(subscribe, () => timeline.ids)
   const progress = useSyncExternalStore(subscribe, () => timeline.progress)
@@ -52,12 +65,12 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
 
   const place = useMemo<PhotoPlace>(
     () => ({
-      back: linkTo('photos'),
-      backLabel: 'Back to Photos',
+      back: linkTo(timeline.route),
+      backLabel: favourites ? 'Back to Favourites' : 'Back to Photos',
       linkOf: (id) => timeline.hrefOf(id),
       neighbour: (id, step) => timeline.neighbour(id, step),
     }),
-    [timeline],
+    [timeline, favourites],
   )
   const model = albumId === null ? undefined : timeline.modelOf(albumId)
 
@@ -82,10 +95,12 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   return (
     <main className={dropping ? 'album timeline dropping' : 'album timeline'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
       <div className="title-row">
-        <Heading>Photos</Heading>
-        <button type="button" onClick={() => setUploading({ dropped: null })}>
-          Upload
-        </button>
+        <Heading>{favourites ? 'Favourites' : 'Photos'}</Heading>
+        {!favourites && (
+          <button type="button" onClick={() => setUploading({ dropped: null })}>
+            Upload
+          </button>
+        )}
       </div>
       {uploading !== null && <UploadChooser library={library} dropped={uploading.dropped} onCancel={() => setUploading(null)} />}
       {!opened && error === null && (
@@ -101,7 +116,10 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
             : ''}
       </p>
       <ErrorLine error={error} />
-      {done && ids.length === 0 && error === null && (
+      {done && ids.length === 0 && error === null && favourites && (
+        <p className="empty">No favourites yet. Open a photo and press its heart (or f) to add it here.</p>
+      )}
+      {done && ids.length === 0 && error === null && !favourites && (
         <p className="empty">
           No photos yet. Upload some with the button above, drop them here, or <a href={linkTo('albums')}>add photos in an album</a>.
         </p>
@@ -116,7 +134,16 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
         onToggle={noToggle}
         returnTo={returnTo}
       />
-      {assetId !== null && model !== undefined && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} place={place} />}
+      {assetId !== null && model !== undefined && (
+        <PhotoView
+          key={`${assetId}@${model.positionOf(assetId)}`}
+          model={model}
+          assetId={assetId}
+          place={place}
+          albums={timeline.albumsOf(assetId).map((id) => timeline.modelOf(id)?.name)}
+          onChanged={() => void timeline.refresh()}
+        />
+      )}
     </main>
   )
 }
