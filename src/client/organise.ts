@@ -230,8 +230,7 @@ export async function setFavourite(library: Library, albumId: string, assetId: s
   for (let attempt = 0; ; attempt++) {
     const { asset, entry } = await current(library, albumId, assetId)
     if ((asset.metadata.favourite === true) === on) return { status: 'unchanged', syncSeq: null }
-    const { favourite: _mark, ...rest } = asset.metadata
-    const metadata: AssetMetadata = on ? { ...rest, favourite: true } : rest
+    const metadata: AssetMetadata = { ...asset.metadata, favourite: on }
     const albumKey = await deriveAlbumKey(library.masterKey, albumId, asset.envelope.amk_version)
     const sealed = await sealMetadata(albumKey, { albumId, fileId: assetId }, asset.fileKey, metadata)
     try {

@@ -94,6 +94,7 @@ describe('metadata version 3', () => {
   const stored = {
     ...metadata,
     v: 3,
+    favourite: false,
     content_mac: mac,
     captured_source: 'exif-digitized',
     captured_offset: -420,
@@ -163,6 +164,7 @@ describe('metadata version 3: the camera facts', () => {
   const stored = {
     ...metadata,
     v: 3,
+    favourite: false,
     content_mac: mac,
     captured_source: 'exif-original',
     captured_offset: 60,
@@ -257,17 +259,21 @@ describe('cameraFromTags (media.ts): the camera facts from EXIF tags as exifr re
 })
 
 describe('metadata favourite', () => {
-  it('is `favourite: true` when marked and absent otherwise, in every version; anything else is refused', () => {
-    const marked: AssetMetadata = { ...metadata, favourite: true }
-    expect(decodeCanonical(encodeMetadata(marked))).toMatchObject({ v: 1, favourite: true })
-    expect(decodeMetadata(encodeMetadata(marked))).toEqual(marked)
+  it('is written as a boolean in every version 3 metadata (the same size either way) and when given; read as true or absent; anything else is refused', () => {
+    const v3: AssetMetadata = { ...metadata, contentMac: new Uint8Array(32).fill(3), capturedSource: 'gps', capturedOffset: 0 }
+    const marked = encodeMetadata({ ...v3, favourite: true })
+    const unmarked = encodeMetadata(v3)
+    expect(decodeCanonical(marked)).toMatchObject({ v: 3, favourite: true })
+    expect(decodeCanonical(unmarked)).toMatchObject({ v: 3, favourite: false })
+    expect(encodeMetadata({ ...v3, favourite: false })).toEqual(unmarked)
+    expect(marked.length).toBe(unmarked.length)
+    expect(decodeMetadata(marked)).toEqual({ ...v3, favourite: true })
+    expect(decodeMetadata(unmarked)).toEqual(v3)
+    // Versions 1 and 2: only when given (a photo stored before version 3, marked since).
     expect(decodeCanonical(encodeMetadata(metadata))).not.toHaveProperty('favourite')
-    expect(decodeMetadata(encodeMetadata(metadata))).not.toHaveProperty('favourite')
-    const v3: AssetMetadata = { ...marked, contentMac: new Uint8Array(32).fill(3), capturedSource: 'gps', capturedOffset: 0 }
-    expect(decodeMetadata(encodeMetadata(v3))).toEqual(v3)
+    expect(decodeCanonical(encodeMetadata({ ...metadata, favourite: true }))).toMatchObject({ v: 1, favourite: true })
+    expect(decodeMetadata(encodeMetadata({ ...metadata, favourite: true }))).toEqual({ ...metadata, favourite: true })
     const stored = { v: 1, ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob })) }
-    for (const value of [false, 1, 'yes', null])
-      expect(() => decodeMetadata(encodeCanonical({ ...stored, favourite: value }))).toThrow(/favourite: true, or absent/)
-    expect(decodeCanonical(encodeMetadata({ ...metadata, favourite: false as unknown as true }))).not.toHaveProperty('favourite')
+    for (const value of [1, 'yes', null]) expect(() => decodeMetadata(encodeCanonical({ ...stored, favourite: value }))).toThrow(/favourite: true or false/)
   })
 })

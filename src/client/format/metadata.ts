@@ -94,8 +94,12 @@ export interface AssetMetadata {
   readonly camera?: CameraFacts
   /** The content's keyed hash (content.ts): written as version 2; absent in version 1, written before it. */
   readonly contentMac?: Uint8Array
-  /** The person marked the photo a favourite (organise.ts setFavourite): present only then, in the encrypted metadata where the server cannot read it. */
-  readonly favourite?: true
+  /**
+   * The person marked the photo a favourite (organise.ts setFavourite), in the encrypted metadata
+   * where the server cannot read it. Read as true or absent; written as a boolean in every
+   * version 3 metadata (and whenever given), so that its size does not tell the mark.
+   */
+  readonly favourite?: boolean
   readonly blobs: readonly BlobEntry[]
 }
 
@@ -112,7 +116,7 @@ const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size'
 /** The keys a version adds to REQUIRED_KEYS. */
 const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
 // `favourite` in every version: a photo stored before version 3 can be marked without inventing
-// the capture source version 3 requires (decision 0061).
+// the capture source version 3 requires (decision 0061). Version 3 writers always write it.
 const OPTIONAL_KEYS = ['favourite', 'location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
 const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera'] }
@@ -176,7 +180,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const)
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
-  if ('favourite' in metadata && metadata.favourite !== true) found.push('favourite: true, or absent (not a favourite)')
+  if ('favourite' in metadata && typeof metadata.favourite !== 'boolean') found.push('favourite: true or false')
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
   if ('captured_source' in metadata) {
@@ -241,8 +245,9 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
  * with neither (the test vectors).
  */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
+  const version = metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION
   const value = {
-    v: metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION,
+    v: version,
     name: metadata.name,
     size: metadata.size,
     type: metadata.type,
@@ -253,7 +258,8 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
-    ...(metadata.favourite === true ? { favourite: true } : {}),
+    // Always in version 3, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
+    ...(metadata.favourite !== undefined || version === METADATA_VERSION ? { favourite: metadata.favourite === true } : {}),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.
     ...(metadata.capturedOffset === undefined ? {} : { captured_offset: metadata.capturedOffset === null ? null : metadata.capturedOffset + 0 }),
@@ -287,7 +293,7 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     ...metadata
   } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera' | 'favourite'> & {
     v: number
-    favourite?: true
+    favourite?: boolean
     location?: [number, number]
     camera?: Record<string, unknown>
     content_mac?: Uint8Array
@@ -300,7 +306,7 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     ...(capturedSource === undefined ? {} : { capturedSource }),
     ...(capturedOffset === undefined ? {} : { capturedOffset }),
     ...(camera === undefined ? {} : { camera: cameraFacts(camera) }),
-    ...(favourite === undefined ? {} : { favourite }),
+    ...(favourite === true ? { favourite } : {}),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }
