@@ -7,7 +7,7 @@ import { ErrorLine, Modal, useAction } from '../../app/ui.tsx'
 import { albumMadeHere } from '../../lib/album.ts'
 
 const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
-export const albumNameText = (album: NamedAlbum): string => album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`
+const albumNameText = (album: NamedAlbum): string => album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`
 
 /** What "a new album" is chosen as, among the albums' ids. */
 const NEW = 'new'
