@@ -7,6 +7,7 @@
 // 0061) and More (Add to album… and Move to album…, which send nothing of the photo again;
 // Replace and Delete, both held for their undo window by the album page; the link to its custody).
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
+import { albumNameOf } from '#photos/albums.ts'
 import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
@@ -64,6 +65,44 @@ function useSize(element: React.RefObject<HTMLElement | null>): Size {
   return size
 }
 
+/**
+ * Album names read from their records, by album id: a name never changes (the album's id follows
+ * from it), so this page keeps each once read.
+ */
+const albumNames = new Map<string, Promise<string | null>>()
+
+/** The names of these albums, sorted, each '…' until read: the model's own from it, the others from their records. */
+function useAlbumNames(model: AlbumModel, albumIds: readonly string[]): string[] {
+  const [, setRead] = useState(0)
+  const key = albumIds.join()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key is albumIds
+  useEffect(() => {
+    let live = true
+    for (const albumId of albumIds) {
+      if (albumId === model.albumId && model.name !== undefined) continue
+      let name = albumNames.get(albumId)
+      if (name === undefined) {
+        name = albumNameOf(model.library, albumId).catch(() => null)
+        albumNames.set(albumId, name)
+      }
+      void name.then((read) => {
+        known.set(albumId, read)
+        if (live) setRead((n) => n + 1)
+      })
+    }
+    return () => {
+      live = false
+    }
+  }, [model, key])
+  return albumIds
+    .map((albumId) => (albumId === model.albumId && model.name !== undefined ? model.name : known.get(albumId)))
+    .map((name) => (name === undefined ? '…' : name === null ? 'Unnamed album' : name))
+    .sort((a, b) => a.localeCompare(b))
+}
+
+/** The names read so far (albumNames, settled). */
+const known = new Map<string, string | null>()
+
 type Loaded =
   | { readonly kind: 'loading' }
   | { readonly kind: 'opened'; readonly asset: OpenedAsset }
@@ -86,8 +125,8 @@ interface Props {
   readonly onDelete?: (assetIds: readonly string[]) => void
   readonly onReplace?: (assetId: string, file: File) => void
   readonly place?: PhotoPlace
-  /** The names of every album that holds this photo (the Photos screen knows them); its own album's alone unless given. */
-  readonly albums?: readonly (string | null | undefined)[]
+  /** Every album that holds this photo (the Photos screen knows them); its own alone unless given. */
+  readonly albumIds?: readonly string[]
   /** Told once the photo was marked, added or moved: the screen reads the albums' feeds again. */
   readonly onChanged?: () => void
 }
@@ -101,7 +140,7 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace, place: given, albums, onChanged }: Props) {
+export function PhotoView({ model, assetId, onDelete, onReplace, place: given, albumIds, onChanged }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -297,9 +336,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, place: given, a
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
   const camera = cameraText(metadata?.camera)
   const exposure = exposureParts(metadata?.camera)
-  const albumNames = (albums ?? [model.name])
-    .map((name) => (name === undefined ? '…' : name === null ? 'Unnamed album' : name))
-    .sort((a, b) => a.localeCompare(b))
+  const albumNames = useAlbumNames(model, albumIds ?? [model.albumId])
   const favourite = marked ?? metadata?.favourite === true
   const here = [{ albumId: model.albumId, assetId }]
 

@@ -140,7 +140,7 @@ export function Photos({
           model={model}
           assetId={assetId}
           place={place}
-          albums={timeline.albumsOf(assetId).map((id) => timeline.modelOf(id)?.name)}
+          albumIds={timeline.albumsOf(assetId)}
           onChanged={() => void timeline.refresh()}
         />
       )}
