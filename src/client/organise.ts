@@ -2,7 +2,7 @@
 // copying an asset into another album, moving it there, and marking it a favourite, none of
 // which sends a photo's bytes again. Each writes a new metadata blob that names the SAME
 // original and derivatives under the SAME file key: a copy wraps the key under the other
-// album's key (a `create` there), a favourite re-seals the metadata with `favourite: true` (a
+// album's key (a `create` there), a favourite re-seals the metadata with `favourite` set (a
 // `replace` of the asset). The lifecycle write needs an upload session of the original in the
 // album (API.md section 6, check 6); the account stores every blob already, so the session
 // answers `present` for each and nothing is PUT. Browser-safe.
