@@ -81,16 +81,35 @@ export interface DeleteResult {
   readonly replayed: boolean
 }
 
+export interface DeletionOptions {
+  /** The version to delete, as the SHA-256 of its manifest (the chain head): a newer one written since is kept (a move deletes only what it copied). Any unless given. */
+  readonly head?: string
+  /** The sync_seq of the asset's latest feed entry, when known: only that entry is read. */
+  readonly position?: number
+}
+
 /**
  * Signs a `delete` manifest continuing from the asset's latest feed entry (its signature checked)
  * and hands it to `post` (the delete route, or the trash's). When someone wrote the asset
  * meanwhile (409 stale_revival), it reads the asset again and signs once more. Throws
  * AssetNotFoundError when the album holds no such live asset, AssetRetainedError while the
- * server keeps it (its retention date), and the server's CofferProblem otherwise.
+ * server keeps it (its retention date), AssetMovedOnError when `head` is not its current
+ * version (nothing deleted), and the server's CofferProblem otherwise.
  */
-export async function withDeletion<R>(library: Library, albumId: string, assetId: string, post: (deletion: AssetDeletion) => Promise<R>): Promise<R> {
+export async function withDeletion<R>(
+  library: Library,
+  albumId: string,
+  assetId: string,
+  post: (deletion: AssetDeletion) => Promise<R>,
+  options: DeletionOptions = {},
+): Promise<R> {
   const { client } = library
-  let last = await lastWrite(client, library, albumId, assetId)
+  const headOf = async (position?: number): Promise<LastWrite> => {
+    const found = await lastWrite(client, library, albumId, assetId, position)
+    if (options.head !== undefined && found.head.manifestHash !== options.head) throw new AssetMovedOnError(assetId)
+    return found
+  }
+  let last = await headOf(options.position)
   const version = await pinnedVersion(client, albumId, last.envelope.protocol_version)
   const send = async (protocolVersion: string) => {
     const deletion = await buildAssetDeletion(library.identity, {
@@ -106,7 +125,7 @@ export async function withDeletion<R>(library: Library, albumId: string, assetId
       return await send(protocolVersion)
     } catch (error) {
       if (!staleRevival(error)) throw error
-      last = await lastWrite(client, library, albumId, assetId) // AssetNotFoundError when someone deleted it meanwhile
+      last = await headOf() // AssetNotFoundError when someone deleted it meanwhile
       return await send(protocolVersion)
     }
   }
@@ -130,8 +149,8 @@ export function retainedOr(error: unknown, assetId: string): unknown {
  * Deletes an asset of the album at once (withDeletion on the asset deletion route); an asset in
  * the trash leaves it too. `trashFile` (trash.ts) moves it to the trash instead.
  */
-export async function deleteFile(library: Library, albumId: string, assetId: string): Promise<DeleteResult> {
-  const result = await withDeletion(library, albumId, assetId, (deletion) => library.client.deleteAsset(albumId, assetId, deletion))
+export async function deleteFile(library: Library, albumId: string, assetId: string, options: DeletionOptions = {}): Promise<DeleteResult> {
+  const result = await withDeletion(library, albumId, assetId, (deletion) => library.client.deleteAsset(albumId, assetId, deletion), options)
   return { assetId, syncSeq: result.sync_seq, replayed: result.replayed === true }
 }
 

@@ -447,37 +447,45 @@ export interface RestoredFile {
 }
 
 /**
- * Opens an asset for restore: checks the manifest's signature and envelope, downloads and opens
- * the metadata blob (the file key unwrapped under the album key), and returns the metadata, the
- * original's plaintext as a stream (downloaded once read) and its derivatives on demand.
- * Throws FileTransferError naming the file.
+ * Opens a stored asset: checks the manifest's signature and envelope, downloads and opens the
+ * metadata blob (the file key unwrapped under the album key). Throws FileTransferError naming the file.
  */
-export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
+export async function openStoredAsset(source: RestoreSource, entry: AssetEntry): Promise<OpenedAsset> {
   try {
     const envelope = await readAssetManifest(source, fromBase64(entry.manifest_cbor))
-    const asset = await openAssetMetadata(source, entry.asset_id, envelope, await source.client.downloadBlob(envelope.metadata_blob_hash!))
-    async function* bytes(): AsyncGenerator<Uint8Array> {
-      let ciphertext: AsyncIterable<Uint8Array>
-      try {
-        ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
-      } catch (error) {
-        throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, reasonOf(error), error)
-      }
-      yield* originalPlaintext(asset, ciphertext, source.sha256)
-    }
-    const derivative = async (kind: string): Promise<Uint8Array | null> => {
-      const blob = derivativeBlob(asset, kind)
-      if (blob === undefined) return null
-      let sealed: Uint8Array
-      try {
-        sealed = await source.client.downloadBlob(toHex(blob.hash))
-      } catch (error) {
-        throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, `${kind}: ${reasonOf(error)}`, error)
-      }
-      return openDerivative(asset, kind, sealed)
-    }
-    return { assetId: entry.asset_id, envelope, metadata: asset.metadata, bytes: bytes(), metadataBlobSize: asset.metadataBlobSize, derivative }
+    return await openAssetMetadata(source, entry.asset_id, envelope, await source.client.downloadBlob(envelope.metadata_blob_hash!))
   } catch (error) {
     throw error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, reasonOf(error), error)
   }
+}
+
+/**
+ * Opens an asset for restore (openStoredAsset), and returns the metadata, the original's
+ * plaintext as a stream (downloaded once read) and its derivatives on demand.
+ * Throws FileTransferError naming the file.
+ */
+export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
+  const asset = await openStoredAsset(source, entry)
+  const { envelope } = asset
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    let ciphertext: AsyncIterable<Uint8Array>
+    try {
+      ciphertext = await source.client.downloadBlobStream(envelope.ciphertext_hash)
+    } catch (error) {
+      throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, reasonOf(error), error)
+    }
+    yield* originalPlaintext(asset, ciphertext, source.sha256)
+  }
+  const derivative = async (kind: string): Promise<Uint8Array | null> => {
+    const blob = derivativeBlob(asset, kind)
+    if (blob === undefined) return null
+    let sealed: Uint8Array
+    try {
+      sealed = await source.client.downloadBlob(toHex(blob.hash))
+    } catch (error) {
+      throw new FileTransferError('restore', asset.metadata.name, entry.asset_id, `${kind}: ${reasonOf(error)}`, error)
+    }
+    return openDerivative(asset, kind, sealed)
+  }
+  return { assetId: entry.asset_id, envelope, metadata: asset.metadata, bytes: bytes(), metadataBlobSize: asset.metadataBlobSize, derivative }
 }

@@ -5,6 +5,7 @@
 export {
   restoreFile,
   openAsset,
+  openStoredAsset,
   openDerivative,
   openOriginal,
   derivativeBlob,
@@ -146,7 +147,8 @@ export {
   type EscrowKdfParams,
 } from './format/recovery.ts'
 export { ClientFormatError, type FormatErrorCode } from './format/errors.ts'
-export { AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile, type DeleteResult, type ReplaceTarget } from './edits.ts'
+export { AssetMovedOnError, AssetNotFoundError, AssetRetainedError, deleteFile, replaceFile, type DeleteResult, type ReplaceTarget } from './edits.ts'
+export { copyToAlbum, moveToAlbum, setFavourite, type CopyResult, type FavouriteResult, type MoveResult } from './organise.ts'
 export {
   deleteForGood,
   listTrash,

@@ -27,6 +27,8 @@ const photo = (n: number, version = HASH): DatedPhoto => ({
   at: Date.UTC(2019, 6, 4, 12, 0, n),
   local: null,
   source: 'exif-original',
+  original: HASH,
+  favourite: false,
 })
 
 describe('the date index', () => {
@@ -38,21 +40,40 @@ describe('the date index', () => {
       at: Date.UTC(2019, 6, 4, 12, 34, 56),
       local: Date.UTC(2019, 6, 4, 14, 34, 56),
       source: 'exif-original',
+      original: 'cd'.repeat(32),
+      favourite: true,
     }
     const bytes = encodeChunk([one])
-    // format 1, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0
+    // format 2, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0; 32 bytes of original; flags 1 (favourite)
     expect(toHex(bytes)).toBe(
-      ['0100000001', '00', '0f1e2d3c4b5a8697a8b9cadbecfd0e1f', '401c000000000000', '20', 'ab'.repeat(32), '4276bbcfb0580000', '4276bbd68e280000', '00'].join(
-        '',
-      ),
+      [
+        '0200000001',
+        '00',
+        '0f1e2d3c4b5a8697a8b9cadbecfd0e1f',
+        '401c000000000000',
+        '20',
+        'ab'.repeat(32),
+        '4276bbcfb0580000',
+        '4276bbd68e280000',
+        '00',
+        '20',
+        'cd'.repeat(32),
+        '01',
+      ].join(''),
     )
-    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1)
+    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1 + 1 + 32 + 1)
     expect(decodeChunk(bytes)).toEqual([one])
     // Other ids, no version, every source: read back as given.
-    const others = SOURCES.map((source, i) => ({ ...photo(i, i % 2 === 0 ? '' : HASH), assetId: i === 3 ? 'not-a-uuid é' : photo(i).assetId, source }))
+    const others = SOURCES.map((source, i) => ({
+      ...photo(i, i % 2 === 0 ? '' : HASH),
+      assetId: i === 3 ? 'not-a-uuid é' : photo(i).assetId,
+      source,
+      original: i % 3 === 0 ? '' : HASH,
+      favourite: i % 2 === 1,
+    }))
     expect(decodeChunk(encodeChunk(others))).toEqual(others)
     expect(() => decodeChunk(bytes.subarray(0, bytes.length - 1))).toThrow(/cut short/)
-    expect(() => decodeChunk(Uint8Array.of(2, 0, 0, 0, 0))).toThrow(/unknown format/)
+    expect(() => decodeChunk(Uint8Array.of(1, 0, 0, 0, 0))).toThrow(/unknown format/)
   })
 
   it('opens a chunk and the directory only under the key that sealed them and their own names', async () => {

@@ -121,7 +121,7 @@ describe('coffer-photos conventions', { timeout: 120_000 }, () => {
     const run = await photos(home, ['ls', 'Columns'], { env: { TZ: 'UTC' } })
     expectOk(run)
     const lines = run.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN +FROM$/)
+    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN +FROM +FAV$/)
     expect(lines.slice(1, 3)).toEqual(['', 'May 2024'])
     expect(lines.slice(3, 5).map((line) => line.split(/ {2,}/))).toEqual([
       ['a.jpg', expect.stringMatching(/^[\d.]+ K?i?B$/), 'image/jpeg', '64×48', '2024-05-01 12:00:00', 'file-modified'],

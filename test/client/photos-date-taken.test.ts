@@ -116,7 +116,7 @@ describe('the date taken', { timeout: 120_000 }, () => {
     const run = await photos(home, ['ls', ALBUM], UTC)
     expectOk(run)
     const lines = run.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN +FROM$/)
+    expect(lines[0]).toMatch(/^NAME +SIZE +TYPE +DIMENSIONS +TAKEN +FROM +FAV$/)
     expect(lines.at(-1)).toMatch(/^13 files, /)
     // Below the header: each month a blank line, its heading, its files; a blank line before the total.
     const months: { heading: string; names: string[] }[] = []

@@ -78,6 +78,7 @@ interface Vectors {
     value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera'> & {
       blobs: { kind: string; hash: string; size: number; type: string }[]
       content_mac: string
+      favourite: true
       captured_source: CapturedSource | null
       captured_offset: number | null
       camera: {
@@ -365,7 +366,7 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     expect(rest.cover).toBe(keys.file_id)
   })
 
-  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source, captured_offset and camera', () => {
+  it('metadata blob v3: an independent implementation opens it into the documented CBOR map, v 3 with content_mac, captured_source, captured_offset, camera and favourite', () => {
     const blob = bytes(vectors.metadata_v3.blob)
     const fileKey = independent.unwrap(bytes(keys.album_key), keys.album_id, keys.file_id, blob.subarray(0, 61))
     const cbor = independent.decrypt(fileKey, blob.subarray(61))
@@ -391,6 +392,8 @@ describe('client format v1 test vectors (test/vectors/client-format-v1.json)', (
     ])
     expect(vectors.metadata_v3.value.camera).toMatchObject({ exposure_time: [1, 250], f_number_tenths: 28, focal_length_tenths: 350 })
     expect([capturedSource, capturedOffset]).toEqual(['exif-original', -420])
+    // favourite: "favourite" (text of 9), then true (0xf5).
+    expect(vectors.metadata_v3.cbor).toContain(`${hex(cat(Uint8Array.of(0x69), ascii('favourite')))}f5`)
     // captured_offset, a negative integer, is CBOR major type 1: "captured_offset" (text of 15), then 0x39 0x01a3 (-1 - 419).
     expect(vectors.metadata_v3.cbor).toContain(`${hex(cat(Uint8Array.of(0x6f), ascii('captured_offset')))}3901a3`)
   })

@@ -92,9 +92,10 @@ const metadataV2Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey
 
 // Metadata version 3: version 2's with the source of its capture time and its offset (-07:00: a
 // negative integer; the wall clock, 2025-12-31 16:00:00.123, is another day than in UTC), and
-// the camera facts (every field: 1/250 s, f/2.8, ISO 100, 35 mm).
+// the camera facts (every field: 1/250 s, f/2.8, ISO 100, 35 mm), marked a favourite.
 const metadataV3: AssetMetadata = {
   ...metadataV2,
+  favourite: true,
   capturedSource: 'exif-original',
   capturedOffset: -420,
   camera: {
@@ -177,6 +178,7 @@ const vectors = {
       ...metadata,
       blobs: metadata.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
       content_mac: contentCases[0]!.content_mac,
+      favourite: true,
       captured_source: metadataV3.capturedSource,
       captured_offset: metadataV3.capturedOffset,
       camera: {

@@ -110,7 +110,8 @@ export const ls: Command = {
 
   Lists the album's files, decrypted here, newest first by the date each was taken, under a
   heading for each month ("July 2019"): one file a line in columns under a header (name with
-  its subfolder, size, type, dimensions, the date taken, and FROM: where that date came from),
+  its subfolder, size, type, dimensions, the date taken, FROM: where that date came from, and
+  FAV: ♥ for a favourite),
   and a last line with the count and the total size. The date taken is the first of: EXIF
   DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate (exif-modified),
   the GPS date and time (gps), a date in the file's name (file-name), its modification time at
@@ -121,7 +122,7 @@ export const ls: Command = {
 
   --json   one JSON object per line on stdout: file (one per file, in the same order), with
            taken (ISO 8601 at that clock: with its offset when known, "2019-07-31T23:30:00-07:00",
-           else without a zone, "2019-07-04T12:34:56") and taken_source`,
+           else without a zone, "2019-07-04T12:34:56"), taken_source and favourite`,
   options: {},
   async run({ positionals, out, signal, home, zone }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
@@ -155,6 +156,7 @@ export const ls: Command = {
         width,
         height,
         asset_id: file.assetId,
+        favourite: file.metadata.favourite === true,
         derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
       })
       rows.push([
@@ -164,6 +166,7 @@ export const ls: Command = {
         width !== null && height !== null ? `${width}×${height}` : '',
         new Date(file.taken.local).toISOString().slice(0, 19).replace('T', ' '),
         file.taken.source,
+        file.metadata.favourite === true ? '♥' : '',
       ])
       const heading = MONTH.format(file.taken.local)
       if (months.at(-1)?.heading === heading) months.push({ heading, rows: months.pop()!.rows + 1 })
@@ -171,7 +174,7 @@ export const ls: Command = {
     }
     if (rows.length > 0) {
       // One header over every month, so that the columns line up down the whole list.
-      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN', 'FROM'], rows, [1])
+      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN', 'FROM', 'FAV'], rows, [1])
       out.say(header!)
       for (const month of months) {
         out.say('')

@@ -90,6 +90,10 @@ export const COMMANDS: readonly ListedCommand[] = [
     photoWork: true,
     load: async () => (await import('./edit.ts')).replace,
   },
+  { name: 'cp', summary: 'copy photos into another album (nothing uploaded again)', photoWork: true, load: async () => (await import('./organise.ts')).cp },
+  { name: 'mv', summary: 'move photos into another album (nothing uploaded again)', photoWork: true, load: async () => (await import('./organise.ts')).mv },
+  { name: 'fav', summary: 'mark photos as favourites', photoWork: true, load: async () => (await import('./organise.ts')).fav },
+  { name: 'unfav', summary: 'take the favourite mark off photos', photoWork: true, load: async () => (await import('./organise.ts')).unfav },
   {
     name: 'free-up',
     summary: 'delete local photos the album holds safely (a dry run unless --yes)',

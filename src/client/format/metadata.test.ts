@@ -1,6 +1,6 @@
 // The metadata's optional location (docs/client-format.md, "Metadata blob"): integers of 1e-7
 // degree in the CBOR, degrees in and out, present only when given, refused out of range; version
-// 3's capture-time source and offset, and its optional camera facts.
+// 3's capture-time source and offset, and its optional camera facts; the favourite mark.
 import { describe, expect, it } from 'vitest'
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { ClientFormatError } from './errors.ts'
@@ -59,7 +59,7 @@ describe('metadata location', () => {
     const { captured: _captured, ...withoutCaptured } = stored
     for (const value of [{ ...stored, place: 'Paris' }, { ...stored, x: 1 }, withoutCaptured]) {
       expect(() => decodeMetadata(encodeCanonical(value))).toThrow(
-        /keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally location/,
+        /keys: expected blobs, captured, height, modified, name, size, type, v, width and optionally favourite, location/,
       )
     }
   })
@@ -94,6 +94,7 @@ describe('metadata version 3', () => {
   const stored = {
     ...metadata,
     v: 3,
+    favourite: false,
     content_mac: mac,
     captured_source: 'exif-digitized',
     captured_offset: -420,
@@ -163,6 +164,7 @@ describe('metadata version 3: the camera facts', () => {
   const stored = {
     ...metadata,
     v: 3,
+    favourite: false,
     content_mac: mac,
     captured_source: 'exif-original',
     captured_offset: 60,
@@ -209,7 +211,7 @@ describe('metadata version 3: the camera facts', () => {
     }
     expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 2, captured_source: undefined }))).toThrow(/keys/)
     const { captured_source: _source, captured_offset: _offset, ...v2 } = stored
-    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected .* and optionally location \(v 2\); got .*camera/)
+    expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected .* and optionally favourite, location \(v 2\); got .*camera/)
     // The writer checks as the reader does: a camera beside a version 2 capture time, or a malformed one, is not written.
     const { capturedSource: _s, capturedOffset: _o, ...asV2 } = v3
     expect(() => encodeMetadata(asV2)).toThrow(/\(v 2\)/)
@@ -278,5 +280,25 @@ describe("metadata cover (an album record's)", () => {
     expect(() => decodeMetadata(encodeCanonical({ ...stored, cover: 7 }))).toThrow(/cover: an asset id/)
     const { captured_source: _s, captured_offset: _o, ...v2 } = stored
     expect(() => decodeMetadata(encodeCanonical({ ...v2, v: 2 }))).toThrow(/keys: expected/)
+  })
+})
+
+describe('metadata favourite', () => {
+  it('is written as a boolean in every version 3 metadata (the same size either way) and when given; read as true or absent; anything else is refused', () => {
+    const v3: AssetMetadata = { ...metadata, contentMac: new Uint8Array(32).fill(3), capturedSource: 'gps', capturedOffset: 0 }
+    const marked = encodeMetadata({ ...v3, favourite: true })
+    const unmarked = encodeMetadata(v3)
+    expect(decodeCanonical(marked)).toMatchObject({ v: 3, favourite: true })
+    expect(decodeCanonical(unmarked)).toMatchObject({ v: 3, favourite: false })
+    expect(encodeMetadata({ ...v3, favourite: false })).toEqual(unmarked)
+    expect(marked.length).toBe(unmarked.length)
+    expect(decodeMetadata(marked)).toEqual({ ...v3, favourite: true })
+    expect(decodeMetadata(unmarked)).toEqual(v3)
+    // Versions 1 and 2: only when given (a photo stored before version 3, marked since).
+    expect(decodeCanonical(encodeMetadata(metadata))).not.toHaveProperty('favourite')
+    expect(decodeCanonical(encodeMetadata({ ...metadata, favourite: true }))).toMatchObject({ v: 1, favourite: true })
+    expect(decodeMetadata(encodeMetadata({ ...metadata, favourite: true }))).toEqual({ ...metadata, favourite: true })
+    const stored = { v: 1, ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob })) }
+    for (const value of [1, 'yes', null]) expect(() => decodeMetadata(encodeCanonical({ ...stored, favourite: value }))).toThrow(/favourite: true or false/)
   })
 })

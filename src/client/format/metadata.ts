@@ -100,6 +100,12 @@ export interface AssetMetadata {
    * photo is shown) and in every other asset's metadata.
    */
   readonly cover?: string
+  /**
+   * The person marked the photo a favourite (organise.ts setFavourite), in the encrypted metadata
+   * where the server cannot read it. Read as true or absent; written as a boolean in every
+   * version 3 metadata (and whenever given), so that its size does not tell the mark.
+   */
+  readonly favourite?: boolean
   readonly blobs: readonly BlobEntry[]
 }
 
@@ -115,7 +121,9 @@ const LOCATION_UNITS_PER_DEGREE = 1e7
 const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
 /** The keys a version adds to REQUIRED_KEYS. */
 const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
-const OPTIONAL_KEYS = ['location']
+// `favourite` in every version: a photo stored before version 3 can be marked without inventing
+// the capture source version 3 requires (decision 0061). Version 3 writers always write it.
+const OPTIONAL_KEYS = ['favourite', 'location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
 const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera', 'cover'] }
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
@@ -179,6 +187,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const)
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('favourite' in metadata && typeof metadata.favourite !== 'boolean') found.push('favourite: true or false')
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
   if ('captured_source' in metadata) {
@@ -244,8 +253,9 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
  * with neither (the test vectors).
  */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
+  const version = metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION
   const value = {
-    v: metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION,
+    v: version,
     name: metadata.name,
     size: metadata.size,
     type: metadata.type,
@@ -257,6 +267,8 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.cover === undefined ? {} : { cover: metadata.cover }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
+    // Always in version 3, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
+    ...(metadata.favourite !== undefined || version === METADATA_VERSION ? { favourite: metadata.favourite === true } : {}),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.
     ...(metadata.capturedOffset === undefined ? {} : { captured_offset: metadata.capturedOffset === null ? null : metadata.capturedOffset + 0 }),
@@ -281,14 +293,16 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
   if (found.length > 0) throw new ClientFormatError('malformed', `asset metadata: ${found.join('; ')}`)
   const {
     v: _version,
+    favourite,
     location,
     camera,
     content_mac: contentMac,
     captured_source: capturedSource,
     captured_offset: capturedOffset,
     ...metadata
-  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera'> & {
+  } = value as Omit<AssetMetadata, 'location' | 'contentMac' | 'capturedSource' | 'capturedOffset' | 'camera' | 'favourite'> & {
     v: number
+    favourite?: boolean
     location?: [number, number]
     camera?: Record<string, unknown>
     content_mac?: Uint8Array
@@ -301,6 +315,7 @@ export function decodeMetadata(cbor: Uint8Array): AssetMetadata {
     ...(capturedSource === undefined ? {} : { capturedSource }),
     ...(capturedOffset === undefined ? {} : { capturedOffset }),
     ...(camera === undefined ? {} : { camera: cameraFacts(camera) }),
+    ...(favourite === true ? { favourite } : {}),
     ...(location === undefined ? {} : { location: { latitude: location[0] / LOCATION_UNITS_PER_DEGREE, longitude: location[1] / LOCATION_UNITS_PER_DEGREE } }),
   }
 }

@@ -87,12 +87,13 @@ function AccountMenu({ links, email, signOut }: { links: readonly [string[], str
 const PLACES: [string[], string][] = [
   [['photos'], 'Photos'],
   [['albums'], 'Albums'],
+  [['favourites'], 'Favourites'],
 ]
 
 /**
  * The signed-in frame. Wide: the header with every link, the email and Sign out. Phone width
  * (styles.css, max-width 40rem): a compact header (the name and the account menu) and a bottom
- * bar with Photos and Albums; the page keeps room under its content for the bar.
+ * bar with Photos, Albums and Favourites; the page keeps room under its content for the bar.
  */
 function Frame({ children, current }: { children: ReactNode; current: string }) {
   const { state, signOut } = useSession()
@@ -171,7 +172,8 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
     ) : (
       <Albums client={client} keys={keys} />
     )
-  return <Photos client={client} keys={keys} albumId={albumId ?? null} assetId={assetId} />
+  // A key of its own: the Favourites screen is another timeline than the Photos screen's.
+  return <Photos key={first} client={client} keys={keys} albumId={albumId ?? null} assetId={assetId} favourites={first === 'favourites'} />
 }
 
 function Screens() {

@@ -5,8 +5,9 @@
 // What it keeps, per album: the feed position it is current to (`through`), and for each live
 // photo its asset id, its feed position (sync_seq: a tile opens from it without the whole feed
 // read), its version (the metadata blob hash: a later entry of the same version needs no second
-// opening), and its date taken (src/client/taken.ts: `at`, the wall-clock `local` when known,
-// and the source). Nothing else: no name, no thumbnail.
+// opening), its date taken (src/client/taken.ts: `at`, the wall-clock `local` when known,
+// and the source), its original's hash (a photo in two albums is one original: the Photos
+// screen shows it once) and its favourite mark. Nothing else: no name, no thumbnail.
 //
 // - The directory ('directory', sealed under the name `dates`): JSON, {v: 1, albums: {<album
 //   id>: {through, chunks: [[record key, count], ...]}}}.
@@ -35,6 +36,10 @@ export interface DatedPhoto {
   /** The wall clock the photo was taken at, as if it were UTC (taken.ts `local`): what it is grouped by; null in none written today. */
   readonly local: number | null
   readonly source: TakenSource
+  /** The original's ciphertext hash (64 hex digits; the envelope's ciphertext_hash), or '' when not known. */
+  readonly original: string
+  /** The metadata marks it a favourite. */
+  readonly favourite: boolean
 }
 
 /** Photos a chunk holds at most. */
@@ -42,7 +47,8 @@ export const CHUNK = 5000
 export const DIRECTORY = 'directory'
 const DIRECTORY_NAME = 'dates'
 const chunkName = (key: string): string => `dates/${key}`
-const FORMAT = 1
+// 2: each photo's original and favourite mark (decision 0061); an index of format 1 is read again from the feeds.
+const FORMAT = 2
 
 /** The sources by their code in a chunk: never reordered, only appended to. */
 export const SOURCES: readonly TakenSource[] = ['exif-original', 'exif-digitized', 'exif-modified', 'gps', 'exif', 'file-name', 'file-modified', 'uploaded']
@@ -65,7 +71,9 @@ function uuidText(bytes: Uint8Array): string {
  *   at      f64
  *   local   f64 (NaN: none)
  *   source  1 byte, its index in SOURCES
- * About 75 bytes a photo.
+ *   original length (1 byte: 32, or 0 for none), then the hash's bytes
+ *   flags   1 byte: 1 for a favourite
+ * About 110 bytes a photo.
  */
 export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
   const list = [...photos]
@@ -77,7 +85,8 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     const version = HASH.test(photo.version) ? fromHex(photo.version) : new Uint8Array(0)
     const source = SOURCES.indexOf(photo.source)
     if (source < 0) throw new Error(`a date source the date index does not know: ${photo.source}`)
-    const part = new Uint8Array(1 + (UUID.test(photo.assetId) ? 16 : id.length) + 8 + 1 + version.length + 8 + 8 + 1)
+    const original = HASH.test(photo.original) ? fromHex(photo.original) : new Uint8Array(0)
+    const part = new Uint8Array(1 + (UUID.test(photo.assetId) ? 16 : id.length) + 8 + 1 + version.length + 8 + 8 + 1 + 1 + original.length + 1)
     const view = new DataView(part.buffer)
     let at = 0
     part[at++] = UUID.test(photo.assetId) ? ID_UUID : id.length
@@ -92,7 +101,11 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     at += 8
     view.setFloat64(at, photo.local ?? Number.NaN)
     at += 8
-    part[at] = source
+    part[at++] = source
+    part[at++] = original.length
+    part.set(original, at)
+    at += original.length
+    part[at] = photo.favourite ? 1 : 0
     parts.push(part)
     size += part.length
   }
@@ -133,7 +146,9 @@ export function decodeChunk(bytes: Uint8Array): DatedPhoto[] {
     const local = number()
     const source = SOURCES[take(1)[0]!]
     if (source === undefined) throw new Error('a date index chunk with an unknown date source')
-    photos.push({ assetId, seq, version, at: taken, local: Number.isNaN(local) ? null : local, source })
+    const original = toHex(take(take(1)[0]!))
+    const favourite = take(1)[0] === 1
+    photos.push({ assetId, seq, version, at: taken, local: Number.isNaN(local) ? null : local, source, original, favourite })
   }
   if (at !== bytes.length) throw new Error('a date index chunk with bytes after its photos')
   return photos

@@ -9,6 +9,10 @@
 // since. What the index lacks (a new or replaced photo) has its metadata opened here, a feed
 // page at a time in the gallery's workers (AlbumModel.openEntries), which also keeps them for
 // the tiles; the index is written as the dates come in, and once all are read.
+//
+// A photo in several albums (copied, decision 0061) is one original: it is placed once, under the
+// first album that holds it, and albumsOf names every album that does. The Favourites screen is
+// the same timeline, its favourites only.
 import { metadataTaken } from '#photos/taken.ts'
 import type { DatedAsset, Library } from '#photos/albums.ts'
 import { linkTo } from '../app/router.ts'
@@ -42,10 +46,21 @@ export interface Progress {
   readonly toRead: number
 }
 
+export interface TimelineOptions {
+  /** Only the photos marked favourite (the Favourites screen); every photo unless given. */
+  readonly favourites?: boolean
+}
+
 export class Timeline {
   /** TileSource's: the timeline has no album of its own (tiles lead through hrefOf). */
   readonly albumId = ''
   readonly library: Library
+  /** The screen's route: its photos open under it. */
+  readonly route: 'photos' | 'favourites'
+  /** Each original placed (its hash): the albums' photos that are it, the one shown first. */
+  #holders = new Map<string, { readonly albumId: string; readonly assetId: string }[]>()
+  /** Each photo placed: its original's hash ('' when not known). */
+  #originalOf = new Map<string, string>()
   readonly #albums = new Map<string, TimelineAlbum>()
   /** Each photo's album. */
   readonly #albumOf = new Map<string, string>()
@@ -71,8 +86,9 @@ export class Timeline {
   #refreshing: Promise<void> = Promise.resolve()
   readonly #listeners = new Set<() => void>()
 
-  constructor(library: Library) {
+  constructor(library: Library, options: TimelineOptions = {}) {
     this.library = library
+    this.route = options.favourites === true ? 'favourites' : 'photos'
   }
 
   /** The photos, newest first. */
@@ -242,6 +258,8 @@ export class Timeline {
           at: taken.at,
           local: taken.local,
           source: taken.source,
+          original: result.value.envelope.ciphertext_hash,
+          favourite: result.value.metadata.favourite === true,
         } satisfies DatedPhoto)
       })
       this.#read += batch.length
@@ -271,16 +289,31 @@ export class Timeline {
     }, wait)
   }
 
-  /** Every photo placed, newest first. */
+  /** Every photo placed, newest first: each original once (its other albums' photos are its holders). */
   #reorder(): void {
     this.#lastReorder = performance.now()
-    let placed: Placed[] = []
-    for (const { dates, unread } of this.#albums.values()) {
-      for (const photo of dates.photos())
-        if (!this.#trashed.has(photo.assetId)) placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
-      for (const photo of unread.values()) if (!this.#trashed.has(photo.assetId)) placed.push(photo)
+    const placed: Placed[] = []
+    const holders = new Map<string, { albumId: string; assetId: string }[]>()
+    const originalOf = new Map<string, string>()
+    const favourites = this.route === 'favourites'
+    for (const [albumId, { dates, unread }] of this.#albums) {
+      for (const photo of dates.photos()) {
+        // In Recently deleted, or hidden while its delete is sent: a copy in another album may still place the original.
+        if ((favourites && !photo.favourite) || this.#trashed.has(photo.assetId) || this.#hidden.has(photo.assetId)) continue
+        const held = photo.original === '' ? undefined : holders.get(photo.original)
+        originalOf.set(photo.assetId, photo.original)
+        if (held !== undefined) {
+          held.push({ albumId, assetId: photo.assetId })
+          continue
+        }
+        if (photo.original !== '') holders.set(photo.original, [{ albumId, assetId: photo.assetId }])
+        placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
+      }
+      // Not read yet: its favourite mark and original are not known.
+      if (!favourites) for (const photo of unread.values()) if (!this.#trashed.has(photo.assetId) && !this.#hidden.has(photo.assetId)) placed.push(photo)
     }
-    if (this.#hidden.size > 0) placed = placed.filter((photo) => !this.#hidden.has(photo.assetId))
+    this.#holders = holders
+    this.#originalOf = originalOf
     placed.sort(byDateTaken)
     this.#ids = placed.map((photo) => photo.assetId)
     this.#days = Int32Array.from(placed, (photo) => photo.day)
@@ -312,6 +345,15 @@ export class Timeline {
     return this.#albumOf.get(assetId)
   }
 
+  /** The albums that hold this photo (its original), the one it is shown from first; [its album] when only one does, [] when it is not placed. */
+  albumsOf(assetId: string): readonly string[] {
+    const original = this.#originalOf.get(assetId)
+    const held = original === undefined || original === '' ? undefined : this.#holders.get(original)
+    if (held !== undefined) return held.map((holder) => holder.albumId)
+    const albumId = this.#albumOf.get(assetId)
+    return albumId === undefined ? [] : [albumId]
+  }
+
   /** The album's model (its photo view opens through it). */
   modelOf(albumId: string): AlbumModel | undefined {
     return this.#albums.get(albumId)?.model
@@ -338,7 +380,7 @@ export class Timeline {
 
   hrefOf(assetId: string): string {
     const albumId = this.#albumOf.get(assetId)
-    return albumId === undefined ? linkTo('photos') : linkTo('photos', albumId, assetId)
+    return albumId === undefined ? linkTo(this.route) : linkTo(this.route, albumId, assetId)
   }
 
   /** Ends the timeline: every album's model closed, nothing more read. */

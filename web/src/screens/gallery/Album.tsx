@@ -21,6 +21,7 @@ import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
 import { PhotoView } from './PhotoView.tsx'
+import { useOrganiseSelection } from './OrganiseSelection.tsx'
 import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadPanel } from './UploadPanel.tsx'
@@ -88,6 +89,15 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const zip = useZipSave()
   const [dropping, setDropping] = useState(false)
   const { toast, start, startReversible, undo, dismiss } = useUndoable()
+  const organise = useOrganiseSelection(
+    model.library,
+    () => inOrder(selected),
+    () => {
+      endSelection()
+      void model.refresh()
+    },
+    model.albumId,
+  )
   const { watch } = useSession()
   const suspended = watch.record?.standing === 'suspended'
   // An upload refused for a suspension the page did not know of yet: read the record now (the banner, the disabled button).
@@ -192,10 +202,12 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
           onClear={endSelection}
           actions={[
             { label: 'Download', busy: zip.busy, run: () => zip.save(zipName, inOrder(selected)) },
+            ...organise.actions,
             { label: 'Delete', danger: true, run: () => remove(ids.filter((id) => selected.has(id))) },
           ]}
         />
       )}
+      {organise.shown}
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {empty && (
         <section className="empty-state" aria-labelledby="album-empty">
@@ -226,6 +238,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
           onDelete={remove}
           onReplace={replace}
           cover={{ current: cover.busy ? null : model.cover, set: setCover }}
+          onChanged={() => void model.refresh()}
         />
       )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />

@@ -3,18 +3,22 @@
 // zoom and pan (the wheel about the pointer, double-click, pinch, drag, + - 0), a swipe or the
 // arrow keys to the photo before or after (their previews fetched as this one opens), Escape
 // back to the grid. The bar: back, the name, Download (the original, decrypted here), Info (the
-// date taken, camera, exposure, size, album, place) and More (Replace and Delete, both held for
-// their undo window by the album page, and the link to its custody).
+// date taken, camera, exposure, size, albums, place), the favourite heart (and `f`; decision
+// 0061) and More (Add to album… and Move to album…, which send nothing of the photo again;
+// Replace and Delete, both held for their undo window by the album page; the link to its custody).
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
+import { albumNameOf } from '#photos/albums.ts'
 import type { OpenedAsset } from '#photos/files.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
+import { addToAlbum, moveToAlbum, setFavourites } from '../../lib/organise.ts'
 import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
 import { cameraText, coordinatesText, exposureParts, megapixelsText } from '../../lib/photo-facts.ts'
 import { preloadNeighbours, previewOf } from '../../lib/previews.ts'
 import { clamp, FITTED, panBy, STEP, swipeOf, toggled, wheelScale, zoomAt, type Size, type Zoom } from '../../lib/zoom.ts'
 import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
+import { AlbumChooser } from './AlbumChooser.tsx'
 
 /** Media types every browser the app supports draws in an img. */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/bmp', 'image/svg+xml'])
@@ -61,6 +65,44 @@ function useSize(element: React.RefObject<HTMLElement | null>): Size {
   return size
 }
 
+/**
+ * Album names read from their records, by album id: a name never changes (the album's id follows
+ * from it), so this page keeps each once read.
+ */
+const albumNames = new Map<string, Promise<string | null>>()
+
+/** The names of these albums, sorted, each '…' until read: the model's own from it, the others from their records. */
+function useAlbumNames(model: AlbumModel, albumIds: readonly string[]): string[] {
+  const [, setRead] = useState(0)
+  const key = albumIds.join()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key is albumIds
+  useEffect(() => {
+    let live = true
+    for (const albumId of albumIds) {
+      if (albumId === model.albumId && model.name !== undefined) continue
+      let name = albumNames.get(albumId)
+      if (name === undefined) {
+        name = albumNameOf(model.library, albumId).catch(() => null)
+        albumNames.set(albumId, name)
+      }
+      void name.then((read) => {
+        known.set(albumId, read)
+        if (live) setRead((n) => n + 1)
+      })
+    }
+    return () => {
+      live = false
+    }
+  }, [model, key])
+  return albumIds
+    .map((albumId) => (albumId === model.albumId && model.name !== undefined ? model.name : known.get(albumId)))
+    .map((name) => (name === undefined ? '…' : name === null ? 'Unnamed album' : name))
+    .sort((a, b) => a.localeCompare(b))
+}
+
+/** The names read so far (albumNames, settled). */
+const known = new Map<string, string | null>()
+
 type Loaded =
   | { readonly kind: 'loading' }
   | { readonly kind: 'opened'; readonly asset: OpenedAsset }
@@ -85,6 +127,10 @@ interface Props {
   /** The album's cover as its record names it (null: none chosen, or being set), and how to set it to this photo: an album's view only. */
   readonly cover?: { readonly current: string | null; readonly set: (assetId: string) => void }
   readonly place?: PhotoPlace
+  /** Every album that holds this photo (the Photos screen knows them); its own alone unless given. */
+  readonly albumIds?: readonly string[]
+  /** Told once the photo was marked, added or moved: the screen reads the albums' feeds again. */
+  readonly onChanged?: () => void
 }
 
 /** A pointer on the stage: where it went down and where it is. */
@@ -96,7 +142,7 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: given }: Props) {
+export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: given, albumIds, onChanged }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -114,6 +160,11 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
   const shownUrl = useObjectUrl(shown)
   const originalUrl = useObjectUrl(original)
   const download = useAction()
+  const organise = useAction()
+  /** The favourite mark as last set here, until the photo's new version comes back; null: as its metadata says. */
+  const [marked, setMarked] = useState<boolean | null>(null)
+  const [choosing, setChoosing] = useState<'add' | 'move' | null>(null)
+  const [said, setSaid] = useState<string | null>(null)
   const replaceInput = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const stage = useRef<HTMLDivElement>(null)
@@ -201,7 +252,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
 
   useEffect(() => {
     const keys = (event: KeyboardEvent) => {
-      if (event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return
+      if (choosing !== null || event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return
       switch (event.key) {
         case 'Escape':
           if (more) setMore(false)
@@ -223,6 +274,9 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
           break
         case 'i':
           showInfo(!info)
+          break
+        case 'f':
+          toggleFavourite()
           break
         default:
           return
@@ -284,7 +338,35 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
   const taken = asset === null ? null : metadataTaken(asset.metadata, asset.envelope.timestamp)
   const camera = cameraText(metadata?.camera)
   const exposure = exposureParts(metadata?.camera)
-  const albumName = model.name
+  const albumNames = useAlbumNames(model, albumIds ?? [model.albumId])
+  const favourite = marked ?? metadata?.favourite === true
+  const here = [{ albumId: model.albumId, assetId }]
+
+  function toggleFavourite(): void {
+    if (asset === null || organise.busy) return
+    const on = !favourite
+    setMarked(on)
+    void organise.run(async () => {
+      const outcome = await setFavourites(model.library, here, on)
+      if (outcome.failures.length > 0) {
+        setMarked(!on)
+        throw outcome.failures[0]!.error
+      }
+      onChanged?.()
+    })
+  }
+
+  const organised = async (to: { albumId: string; name: string }) => {
+    const moving = choosing === 'move'
+    const outcome = moving ? await moveToAlbum(model.library, here, to.albumId) : await addToAlbum(model.library, here, to.albumId)
+    if (outcome.failures.length > 0) throw outcome.failures[0]!.error
+    setChoosing(null)
+    setMore(false)
+    onChanged?.()
+    // Moved: it is no longer in this album, so the view goes back to where it was opened from.
+    if (moving) close()
+    else setSaid(`Added to ${to.name}`)
+  }
 
   const save = () =>
     download.run(async () => {
@@ -313,6 +395,18 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
             {download.busy ? 'Decrypting…' : 'Download'}
           </button>
         )}
+        {asset !== null && (
+          <button
+            type="button"
+            className={favourite ? 'viewer-icon viewer-favourite on' : 'viewer-icon viewer-favourite'}
+            aria-pressed={favourite}
+            aria-label="Favourite"
+            title="Favourite (f)"
+            onClick={toggleFavourite}
+          >
+            {favourite ? '♥' : '♡'}
+          </button>
+        )}
         <button type="button" className="secondary" aria-pressed={info} aria-controls="photo-info" onClick={() => showInfo(!info)} title="Info (i)">
           Info
         </button>
@@ -321,6 +415,30 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
             More
           </button>
           <div id="photo-more" className="viewer-menu" hidden={!more}>
+            {asset !== null && (
+              <>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setMore(false)
+                    setChoosing('add')
+                  }}
+                >
+                  Add to album…
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => {
+                    setMore(false)
+                    setChoosing('move')
+                  }}
+                >
+                  Move to album…
+                </button>
+              </>
+            )}
             {asset !== null && onReplace !== undefined && (
               <button type="button" className="secondary" onClick={() => replaceInput.current?.click()}>
                 Replace…
@@ -366,6 +484,23 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
         />
       </div>
       <ErrorLine error={download.error} />
+      <ErrorLine error={organise.error} />
+      {said !== null && (
+        <p className="viewer-said" role="status">
+          {said}
+        </p>
+      )}
+      {choosing !== null && (
+        <AlbumChooser
+          library={model.library}
+          title={choosing === 'add' ? 'Add to which album?' : 'Move to which album?'}
+          submitLabel={choosing === 'add' ? 'Add' : 'Move'}
+          busyLabel={choosing === 'add' ? 'Adding…' : 'Moving…'}
+          exclude={model.albumId}
+          onChosen={organised}
+          onCancel={() => setChoosing(null)}
+        />
+      )}
       {/* biome-ignore lint/a11y/noStaticElementInteractions: gestures on the photo; the dialog's keys do the same (+ - 0, ← →) */}
       <div
         ref={stage}
@@ -423,6 +558,17 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
           <dl>
             <dt>Name</dt>
             <dd data-fact="name">{metadata.name}</dd>
+            {favourite && (
+              <>
+                <dt>Favourite</dt>
+                <dd data-fact="favourite">
+                  <span className="favourite-heart" aria-hidden="true">
+                    ♥
+                  </span>{' '}
+                  A favourite
+                </dd>
+              </>
+            )}
             {taken !== null && (
               <>
                 <dt>Date taken</dt>
@@ -473,8 +619,8 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
             <dd data-fact="size">{sizeText(metadata.size)}</dd>
             <dt>Type</dt>
             <dd data-fact="type">{metadata.type}</dd>
-            <dt>Album</dt>
-            <dd data-fact="album">{albumName === undefined ? '…' : albumName === null ? 'Unnamed album' : albumName}</dd>
+            <dt>{albumNames.length === 1 ? 'Album' : 'Albums'}</dt>
+            <dd data-fact="album">{albumNames.join(', ')}</dd>
             {metadata.location !== undefined && (
               <>
                 <dt>Place</dt>
@@ -484,8 +630,8 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
           </dl>
         )}
         <p className="hint">
-          Keys: ← → previous and next, + − 0 zoom, i info, Escape {place.backLabel.toLowerCase()}. Wheel or pinch to zoom, double-click for 2×, drag to move;
-          swipe for the next photo.
+          Keys: ← → previous and next, + − 0 zoom, i info, f favourite, Escape {place.backLabel.toLowerCase()}. Wheel or pinch to zoom, double-click for 2×,
+          drag to move; swipe for the next photo.
         </p>
       </aside>
     </div>

@@ -2,8 +2,10 @@
 // date taken, grouped by day under month headings, with the date scrubber (lib/timeline.ts,
 // Grid.tsx). A photo opens over it (#/photos/<album>/<photo>) in the album's photo view; closed,
 // the focus is back on its tile. Photos are selected as in an album (Selection.tsx), across
-// albums: downloaded as one zip, or deleted each in its album. Upload (a button, or files and folders dropped on the screen)
-// asks for the album first (UploadChooser.tsx; decision 0058).
+// albums: downloaded as one zip, added or moved to an album, marked favourites, or deleted each in
+// its album. Upload (a button, or files and folders dropped on the screen) asks for the album
+// first (UploadChooser.tsx; decision 0058). The Favourites screen (#/favourites; decision 0061)
+// is this screen over the favourite photos only.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from 'react'
 import type { Library } from '#photos/albums.ts'
 import type { CofferClient } from '#sdk/client.ts'
@@ -16,6 +18,7 @@ import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { PhotoView, type PhotoPlace } from './PhotoView.tsx'
+import { useOrganiseSelection } from './OrganiseSelection.tsx'
 import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadChooser } from './UploadChooser.tsx'
@@ -23,8 +26,8 @@ import { UploadChooser } from './UploadChooser.tsx'
 /** How often the Photos screen asks for what other devices added. */
 const POLL_MS = 20_000
 
-function useTimeline(library: Library): Timeline {
-  const timeline = useMemo(() => new Timeline(library), [library])
+function useTimeline(library: Library, favourites: boolean): Timeline {
+  const timeline = useMemo(() => new Timeline(library, { favourites }), [library, favourites])
   useEffect(() => {
     void timeline.open()
     const timer = setInterval(() => {
@@ -38,9 +41,21 @@ function useTimeline(library: Library): Timeline {
   return timeline
 }
 
-export function Photos({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string | null; assetId: string | null }) {
+export function Photos({
+  client,
+  keys,
+  albumId,
+  assetId,
+  favourites = false,
+}: {
+  client: CofferClient
+  keys: SavedKeys
+  albumId: string | null
+  assetId: string | null
+  favourites?: boolean
+}) {
   const library = useMemo(() => libraryOf(client, keys), [client, keys])
-  const timeline = useTimeline(library)
+  const timeline = useTimeline(library, favourites)
   const subscribe = useCallback((listener: () => void) => timeline.subscribe(listener), [timeline])
   const ids = useSyncExternalStore(subscribe, () => timeline.ids)
   const progress = useSyncExternalStore(subscribe, () => timeline.progress)
@@ -59,6 +74,14 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   useEscapeClears(selecting, endSelection)
   const zip = useZipSave()
   const { toast, startReversible, undo, dismiss } = useUndoable()
+  const organise = useOrganiseSelection(
+    library,
+    () => chosen(),
+    () => {
+      endSelection()
+      void timeline.refresh()
+    },
+  )
   /** The selected photos in the timeline's order, each with its album (those whose album is gone left out). */
   const chosen = () =>
     ids.flatMap((id) => {
@@ -69,12 +92,12 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
 
   const place = useMemo<PhotoPlace>(
     () => ({
-      back: linkTo('photos'),
-      backLabel: 'Back to Photos',
+      back: linkTo(timeline.route),
+      backLabel: favourites ? 'Back to Favourites' : 'Back to Photos',
       linkOf: (id) => timeline.hrefOf(id),
       neighbour: (id, step) => timeline.neighbour(id, step),
     }),
-    [timeline],
+    [timeline, favourites],
   )
   const model = albumId === null ? undefined : timeline.modelOf(albumId)
 
@@ -99,12 +122,12 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
   return (
     <main className={dropping ? 'album timeline dropping' : 'album timeline'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
       <div className="title-row">
-        <Heading>Photos</Heading>
+        <Heading>{favourites ? 'Favourites' : 'Photos'}</Heading>
         <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : setSelectMode(true))}>
           {selecting ? 'Cancel selection' : 'Select'}
         </button>
         {/* While selecting, the bar's actions stand in for it (a phone's title row has room for one button). */}
-        {!selecting && (
+        {!selecting && !favourites && (
           <button type="button" onClick={() => setUploading({ dropped: null })}>
             Upload
           </button>
@@ -132,7 +155,8 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
           onSelectAll={selectAll}
           onClear={endSelection}
           actions={[
-            { label: 'Download', busy: zip.busy, run: () => zip.save('Photos.zip', chosen()) },
+            { label: 'Download', busy: zip.busy, run: () => zip.save(favourites ? 'Favourites.zip' : 'Photos.zip', chosen()) },
+            ...organise.actions,
             {
               label: 'Delete',
               danger: true,
@@ -145,7 +169,11 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
           ]}
         />
       )}
-      {done && ids.length === 0 && error === null && (
+      {organise.shown}
+      {done && ids.length === 0 && error === null && favourites && (
+        <p className="empty">No favourites yet. Open a photo and press its heart (or f) to add it here.</p>
+      )}
+      {done && ids.length === 0 && error === null && !favourites && (
         <p className="empty">
           No photos yet. Upload some with the button above, drop them here, or <a href={linkTo('albums')}>add photos in an album</a>.
         </p>
@@ -161,7 +189,16 @@ export function Photos({ client, keys, albumId, assetId }: { client: CofferClien
         onSelectItems={selectItems}
         returnTo={returnTo}
       />
-      {assetId !== null && model !== undefined && <PhotoView key={`${assetId}@${model.positionOf(assetId)}`} model={model} assetId={assetId} place={place} />}
+      {assetId !== null && model !== undefined && (
+        <PhotoView
+          key={`${assetId}@${model.positionOf(assetId)}`}
+          model={model}
+          assetId={assetId}
+          place={place}
+          albumIds={timeline.albumsOf(assetId)}
+          onChanged={() => void timeline.refresh()}
+        />
+      )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>
   )
