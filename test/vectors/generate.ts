@@ -202,6 +202,8 @@ const vectors = {
       content_mac: hex(emptyMac),
       captured_source: null,
       captured_offset: null,
+      // Written in every version 3 metadata (decision 0061), a record's too.
+      favourite: false,
       blobs: albumRecord.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
     },
     cbor: hex(encodeMetadata(albumRecord)),
