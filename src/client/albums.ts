@@ -13,7 +13,7 @@ import { decodeCanonical } from '../codec/cbor.ts'
 import { fromBase64 } from '../sdk/bytes.ts'
 import { readManifestWith } from '../sdk/manifest.ts'
 import { replaceFile } from './edits.ts'
-import { FileTransferError, memorySource, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
+import { FileTransferError, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { backupFile } from './upload.ts'
 import { ALBUM_ID_ATTEMPTS, albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 
@@ -94,7 +94,9 @@ export async function albumRecordOf(library: Library, albumId: string): Promise<
 /** Writes the album's record: its first version, or (`exists`) a replace of its latest. */
 async function writeRecord(library: Library, albumId: string, protocolVersion: string | undefined, record: AlbumRecord, exists: boolean): Promise<void> {
   const target = { ...library, albumId, ...(protocolVersion === undefined ? {} : { protocolVersion }) }
-  const source = memorySource(new Uint8Array(0), { name: record.name, type: ALBUM_RECORD_TYPE, modified: null })
+  // No digest: the record keeps a random file key (as before renames), so its empty original is
+  // never the same blob as an empty file backed up into the album.
+  const source = { name: record.name, size: 0, type: ALBUM_RECORD_TYPE, modified: null, open: () => [new Uint8Array(0)] }
   const options = record.cover === null ? {} : { cover: record.cover }
   if (exists) await replaceFile(target, await albumRecordId(library.masterKey, albumId), source, options)
   else await backupFile(target, source, options)
