@@ -22,7 +22,7 @@ import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
 import { PhotoView } from './PhotoView.tsx'
 import { useOrganiseSelection } from './OrganiseSelection.tsx'
-import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
+import { deletion, SelectionBar, useSelectMode, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadPanel } from './UploadPanel.tsx'
 
@@ -78,14 +78,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const subscribeUploads = useCallback((listener: () => void) => uploads.subscribe(listener), [uploads])
   const items = useSyncExternalStore(subscribeUploads, () => uploads.items)
   const adding = useSyncExternalStore(subscribeUploads, () => uploads.adding)
-  const [selectMode, setSelectMode] = useState(false)
-  const { selected, select, selectItems, selectAll, clear } = useSelection(ids)
-  const selecting = selectMode || selected.size > 0
-  const endSelection = useCallback(() => {
-    setSelectMode(false)
-    clear()
-  }, [clear])
-  useEscapeClears(selecting, endSelection)
+  const { selected, select, selectItems, selectAll, selecting, startSelecting, endSelection } = useSelectMode(ids)
   const zip = useZipSave()
   const [dropping, setDropping] = useState(false)
   const { toast, start, startReversible, undo, dismiss } = useUndoable()
@@ -162,7 +155,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       <AlbumTitle model={model} />
       <div className="toolbar">
         <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
-        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : setSelectMode(true))}>
+        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : startSelecting())}>
           {selecting ? 'Cancel selection' : 'Select'}
         </button>
         <button

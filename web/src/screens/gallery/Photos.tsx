@@ -19,7 +19,7 @@ import { Timeline } from '../../lib/timeline.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { PhotoView, type PhotoPlace } from './PhotoView.tsx'
 import { useOrganiseSelection } from './OrganiseSelection.tsx'
-import { deletion, SelectionBar, useEscapeClears, useSelection, useZipSave, ZipStatus } from './Selection.tsx'
+import { deletion, SelectionBar, useSelectMode, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
 import { UploadChooser } from './UploadChooser.tsx'
 
@@ -64,14 +64,7 @@ export function Photos({
   const error = useSyncExternalStore(subscribe, () => timeline.error)
 
   const returnTo = useReturnTo(assetId)
-  const [selectMode, setSelectMode] = useState(false)
-  const { selected, select, selectItems, selectAll, clear } = useSelection(ids)
-  const selecting = selectMode || selected.size > 0
-  const endSelection = useCallback(() => {
-    setSelectMode(false)
-    clear()
-  }, [clear])
-  useEscapeClears(selecting, endSelection)
+  const { selected, select, selectItems, selectAll, selecting, startSelecting, endSelection } = useSelectMode(ids)
   const zip = useZipSave()
   const { toast, startReversible, undo, dismiss } = useUndoable()
   const organise = useOrganiseSelection(
@@ -123,7 +116,7 @@ export function Photos({
     <main className={dropping ? 'album timeline dropping' : 'album timeline'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
       <div className="title-row">
         <Heading>{favourites ? 'Favourites' : 'Photos'}</Heading>
-        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : setSelectMode(true))}>
+        <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : startSelecting())}>
           {selecting ? 'Cancel selection' : 'Select'}
         </button>
         {/* While selecting, the bar's actions stand in for it (a phone's title row has room for one button). */}

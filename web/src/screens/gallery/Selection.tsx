@@ -72,6 +72,27 @@ export function useEscapeClears(active: boolean, clear: () => void): void {
   }, [active, clear])
 }
 
+/**
+ * A screen's selecting: Select mode (the button) or a selection made without it (a shift-click,
+ * a tile's check), either one `selecting`; `endSelection` leaves both, as Escape does.
+ */
+export function useSelectMode(ids: readonly string[]): Omit<Selection, 'clear'> & {
+  readonly selecting: boolean
+  readonly startSelecting: () => void
+  readonly endSelection: () => void
+} {
+  const [selectMode, setSelectMode] = useState(false)
+  const { selected, select, selectItems, selectAll, clear } = useSelection(ids)
+  const selecting = selectMode || selected.size > 0
+  const endSelection = useCallback(() => {
+    setSelectMode(false)
+    clear()
+  }, [clear])
+  useEscapeClears(selecting, endSelection)
+  const startSelecting = useCallback(() => setSelectMode(true), [])
+  return { selected, select, selectItems, selectAll, selecting, startSelecting, endSelection }
+}
+
 /** One action of the bar. */
 export interface SelectionAction {
   readonly label: string
