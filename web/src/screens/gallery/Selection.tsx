@@ -60,7 +60,7 @@ export function useSelection(ids: readonly string[]): Selection {
 }
 
 /** Escape clears the selection, unless something over the grid (the photo view, a dialog) takes it. */
-export function useEscapeClears(active: boolean, clear: () => void): void {
+function useEscapeClears(active: boolean, clear: () => void): void {
   useEffect(() => {
     if (!active) return
     const keys = (event: KeyboardEvent) => {
