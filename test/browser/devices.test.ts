@@ -205,7 +205,7 @@ describe('the device screens', () => {
     await expect.poll(async () => (await decryptedThumbnails(first.page)).length, SLOW).toBe(2)
     await second.page.goto('/#/albums')
     await second.page.reload()
-    await second.page.getByRole('link', { name: 'Shared', exact: true }).click()
+    await second.page.locator('.album-card', { hasText: 'Shared' }).click()
     await expect.poll(async () => (await decryptedThumbnails(second.page)).sort(), SLOW).toEqual(names)
     await rm(folder, { recursive: true, force: true })
     await first.page.goto('/#/devices/add')

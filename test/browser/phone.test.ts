@@ -129,8 +129,12 @@ describe('at phone size', () => {
     await openAs(page, server, account, '/#/albums')
     await page.getByRole('heading', { name: 'Albums' }).waitFor()
     const main = page.getByRole('navigation', { name: 'Main' })
-    for (const name of ['Photos', 'Albums', 'Add a device', 'Recently deleted', 'Security', 'Moderation record'])
+    for (const name of ['Photos', 'Albums', 'Favourites', 'Add a device', 'Recently deleted', 'Security', 'Moderation record'])
       expect(await main.getByRole('link', { name }).isVisible()).toBe(true)
+    // One row of links: the email gives way (it is Sign out's title).
+    const links = await main.getByRole('link').evaluateAll((all) => all.map((link) => Math.round(link.getBoundingClientRect().top)))
+    expect(new Set(links).size).toBe(1)
+    expect(await page.getByRole('button', { name: 'Sign out' }).getAttribute('title')).toBe(`Signed in as ${account.email}`)
     expect(await page.getByRole('navigation', { name: 'Sections' }).isVisible()).toBe(false)
     expect(await page.getByRole('button', { name: 'Account', exact: true }).isVisible()).toBe(false)
     expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)

@@ -123,7 +123,7 @@ function Frame({ children, current }: { children: ReactNode; current: string }) 
           ))}
         </nav>
         <span className="who wide-only">{email}</span>
-        <button type="button" className="wide-only" onClick={() => void signOut()}>
+        <button type="button" className="wide-only" title={`Signed in as ${email}`} onClick={() => void signOut()}>
           Sign out
         </button>
         <AccountMenu links={more} email={email} signOut={() => void signOut()} />
