@@ -237,11 +237,13 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       garbage: { rows: number; files: number }
       partUploads: number
       leftovers: number
+      trash: { purged: number; kept: number }
     }>(env, 'maintain')
     // The account deleted above was purged by its deletion: none is left to finish; no upload left parts.
     expect(pass).toEqual({
       deleted: expect.any(Object),
       purgedAccounts: 0,
+      trash: { purged: 0, kept: 0 },
       garbage: { rows: expect.any(Number), files: expect.any(Number) },
       partUploads: 0,
       leftovers: 0,
