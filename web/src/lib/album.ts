@@ -486,16 +486,14 @@ export class AlbumModel {
     if (typeof version === 'string') rememberPhoto({ assetId: asset.assetId, albumId: this.albumId, version, name: asset.metadata.name, thumbnail })
   }
 
-  async #openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Blob> {
-    const bytes = await inWorker((worker) => worker.openDerivative(asset, kind, transfer(sealed, [sealed.buffer])))
-    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: derivativeBlob(asset, kind)?.type ?? '' })
+  #openDerivative(asset: OpenedAsset, kind: string, sealed: Uint8Array): Promise<Blob> {
+    return inWorker((worker) => worker.openDerivative(asset, kind, transfer(sealed, [sealed.buffer]), derivativeBlob(asset, kind)?.type ?? ''))
   }
 
   /** The original, decrypted in a worker and checked against its manifest. */
   async original(asset: OpenedAsset): Promise<Blob> {
     const ciphertext = await this.library.client.downloadBlob(asset.envelope.ciphertext_hash)
-    const bytes = await inWorker((worker) => worker.openOriginal(asset, transfer(ciphertext, [ciphertext.buffer])))
-    return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: asset.metadata.type })
+    return inWorker((worker) => worker.openOriginal(asset, transfer(ciphertext, [ciphertext.buffer])))
   }
 
   // --- tiles -----------------------------------------------------------------------------
