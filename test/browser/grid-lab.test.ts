@@ -40,18 +40,32 @@ const placeOf = (id: string): number => Number(id.slice('photo-'.length))
 const labPhoto = (place: number): string => `photo-${String(place).padStart(7, '0')}`
 
 /** A page at the grid lab, long tasks recorded from its start. No route of the server serves the lab (docs/web.md, "The grid lab"): its page comes from the build, its assets from the server. */
-async function openLab(options: { phone?: boolean } = {}): Promise<WatchedPage> {
+async function openLab(options: { phone?: boolean; items?: number } = {}): Promise<WatchedPage> {
   const lab = await openDevice(browser, server.url, options)
   const html = await readFile(path.join(WEB_DIST, 'grid-lab.html'))
   await lab.page.route(`${server.url}/grid-lab.html*`, (route) =>
     route.fulfill({ body: html, contentType: 'text/html', headers: { 'content-security-policy': WEB_CSP } }),
   )
   await recordLongTasks(lab.page)
-  await lab.page.goto(`/grid-lab.html?items=${LAB_ITEMS}`)
+  await lab.page.goto(`/grid-lab.html?items=${options.items ?? LAB_ITEMS}`)
   return lab
 }
 
 describe('the grid lab', () => {
+  it('keeps the focused tile (the same element) when the grid is laid out again over more photos', async () => {
+    const { page } = await openLab({ items: 1000 })
+    const tile = page.locator(`[data-asset="${labPhoto(5)}"]`)
+    await tile.focus()
+    await page.evaluate(`globalThis.focusedBefore = document.activeElement`)
+    const height = () => page.evaluate<number>(`document.querySelector('.grid').getBoundingClientRect().height`)
+    const before = await height()
+    // A click from the page's side: the focus stays on the tile.
+    await page.evaluate(`[...document.querySelectorAll('button')].find((button) => button.textContent === 'Add 100').click()`)
+    await poll(height).toBeGreaterThan(before)
+    expect(await page.evaluate<boolean>(`document.activeElement === globalThis.focusedBefore && globalThis.focusedBefore.isConnected`)).toBe(true)
+    expect(await page.evaluate<string | undefined>(`document.activeElement?.dataset.asset`)).toBe(labPhoto(5))
+  })
+
   it(`holds ${LAB_ITEMS.toLocaleString('en')} photos: the scrubber jumps to the end and the middle, the wheel and keys scroll, no task over ${LONGEST_TASK_MS} ms, no element over ${ELEMENT_LIMIT} px`, async () => {
     const opening = performance.now()
     const lab = await openLab()

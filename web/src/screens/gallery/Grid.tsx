@@ -261,6 +261,20 @@ interface Drawn {
 
 const NOTHING_DRAWN: Drawn = { layout: null, first: 0, last: -1, onScreenFirst: 0, onScreenLast: -1, top: 0 }
 
+/** The rows to draw with the grid's pixel `at` at the screen's top, placed from `drawn`'s base pixel while that is of this layout and near. */
+function drawnAt(g: Geometry, at: number, drawn: Drawn): Drawn {
+  const onScreenFirst = rowAt(g.layout, at)
+  const onScreenLast = rowAt(g.layout, at + g.screen)
+  return {
+    layout: g.layout,
+    first: Math.max(0, onScreenFirst - OVERSCAN),
+    last: Math.min(rowsOf(g.layout) - 1, onScreenLast + OVERSCAN),
+    onScreenFirst,
+    onScreenLast,
+    top: drawn.layout === g.layout && Math.abs(at - drawn.top) < REBASE ? drawn.top : at,
+  }
+}
+
 export function Grid({
   source,
   ids,
@@ -320,13 +334,8 @@ export function Grid({
     top.current = Math.min(jumped.current?.top ?? into * g.scale, lastTop(g))
     // At once, in this frame: React draws new rows a moment later.
     if (layer.current !== null) layer.current.style.transform = `translateY(${d.top - top.current}px)`
-    const rows = rowsOf(g.layout)
-    const onScreenFirst = rowAt(g.layout, top.current)
-    const onScreenLast = rowAt(g.layout, top.current + g.screen)
-    const first = Math.max(0, onScreenFirst - OVERSCAN)
-    const last = Math.min(rows - 1, onScreenLast + OVERSCAN)
-    const base = d.layout === g.layout && Math.abs(top.current - d.top) < REBASE ? d.top : top.current
-    if (d.layout !== g.layout || first !== d.first || last !== d.last) setDrawn({ layout: g.layout, first, last, onScreenFirst, onScreenLast, top: base })
+    const next = drawnAt(g, top.current, d)
+    if (d.layout !== g.layout || next.first !== d.first || next.last !== d.last) setDrawn(next)
   }, [spaceTop])
 
   /** Scrolls the window so that the grid's pixel `to` is at the screen's top. */
@@ -469,7 +478,10 @@ export function Grid({
     if (target >= 0 && target < layout.count) focusItem(target)
   }
 
-  const shown = drawn.layout === layout ? drawn : NOTHING_DRAWN
+  // A new layout (the same photos ordered again, more of them) draws at once the rows where the
+  // screen is, rather than nothing until scrolled() runs: the tiles still on screen stay the same
+  // elements (the focus stays on its tile; nothing is drawn twice).
+  const shown = drawn.layout === layout ? drawn : geometry === null ? NOTHING_DRAWN : drawnAt(geometry, Math.min(top.current, lastTop(geometry)), NOTHING_DRAWN)
   // The layer is moved by scrolled() between draws, so its place is set here, not as a prop React would think unchanged.
   useLayoutEffect(() => {
     if (layer.current !== null) layer.current.style.transform = `translateY(${shown.top - top.current}px)`
