@@ -152,7 +152,7 @@ const WATCH_MAIN_THREAD = `(() => {
  */
 async function scrollWhole(page: Page, trace?: string): Promise<{ longestTask: number | null; longestFrame: number; steps: number }> {
   const cdp = trace === undefined ? null : await page.context().newCDPSession(page)
-  if (trace !== undefined && cdp !== null) {
+  if (cdp !== null) {
     await page
       .context()
       .browser()
@@ -169,10 +169,11 @@ async function scrollWhole(page: Page, trace?: string): Promise<{ longestTask: n
     steps++
   }
   await page.waitForTimeout(300)
-  if (trace !== undefined && cdp !== null) {
+  if (cdp !== null) {
     const { profile } = await cdp.send('Profiler.stop')
     await writeFile(`${trace}.cpuprofile`, JSON.stringify(profile))
     await page.context().browser()?.stopTracing()
+    await cdp.detach()
   }
   const seen = (await page.evaluate('globalThis.benchSeen')) as { tasks: number[]; frames: number[] }
   return { longestTask: seen.tasks.length === 0 ? null : Math.max(...seen.tasks), longestFrame: Math.max(...seen.frames), steps }

@@ -2,7 +2,7 @@
 // `?items=` photos (a million unless told) spread evenly over the 240 months of 2006 to 2025,
 // each tile a placeholder whose data-asset names its place (photo-0000000...); its button adds
 // 100 more in the last month (the grid laid out again). Built beside the
-// app but served by no route of the server and linked from nowhere: test/browser/grid.test.ts
+// app but served by no route of the server and linked from nowhere: test/browser/grid-lab.test.ts
 // serves it to Chromium to measure the grid at a million photos.
 import { StrictMode, useMemo, useState } from 'react'
 import { createRoot } from 'react-dom/client'
