@@ -38,7 +38,8 @@ if (COMMANDS.find((c) => c.name === args[0])?.photoWork === true && typeof proce
   }
 }
 cacheCompiledModules(process.env)
-const { runPhotos } = await import('./program.ts')
+const [{ runPhotos }, { installNativePrimitives }] = await Promise.all([import('./program.ts'), import('../../client/node/primitives.ts')])
+installNativePrimitives()
 
 const run = runPhotos(args, processIo())
 const interrupt = (): void => {

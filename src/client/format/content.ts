@@ -10,8 +10,9 @@
 // (key, salt) pair never encrypts two different plaintexts. Derivatives keep random salts: a
 // thumbnail made by another version of the decoder is different bytes from the same original.
 import { concatBytes, utf8 } from '../../sdk/bytes.ts'
-import { own, u32be } from './bytes.ts'
+import { u32be } from './bytes.ts'
 import { hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives } from './primitives.ts'
 import { SALT_BYTES } from './stream.ts'
 
 export const CONTENT_KEY_INFO = 'coffer/v1/content'
@@ -34,9 +35,7 @@ export function contentKey(masterKey: Uint8Array): Promise<Uint8Array> {
 
 async function macUnder(key: Uint8Array, contentSha256: Uint8Array): Promise<Uint8Array> {
   if (contentSha256.length !== 32) throw new TypeError('content hash: expected 32 bytes (SHA-256 of the plaintext)')
-  const subtle = globalThis.crypto.subtle
-  const hmac = await subtle.importKey('raw', own(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  return new Uint8Array(await subtle.sign('HMAC', hmac, own(contentSha256)))
+  return primitives().hmacSha256(key, contentSha256)
 }
 
 /** The keyed hash of a plaintext whose SHA-256 is `contentSha256`. */

@@ -12,7 +12,8 @@ import { HYBRID_PUBLIC_KEY_BYTES, HYBRID_SEED_BYTES } from '../../contract/signi
 import { concatBytes, equalBytes, utf8 } from '../../sdk/bytes.ts'
 import { digestSha256, own, randomBytes, u32be } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
-import { GCM_NONCE_BYTES, GCM_TAG_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives } from './primitives.ts'
 import { XWING_CIPHERTEXT_BYTES, XWING_PUBLIC_KEY_BYTES } from './xwing.ts'
 
 export const ENROLLMENT_VERSION = 1
@@ -264,25 +265,15 @@ export async function sealKeys(
   if (keys.masterKey.length !== KEY_BYTES) throw new TypeError(`master key: expected ${KEY_BYTES} bytes`)
   if (keys.identitySeeds.length !== HYBRID_SEED_BYTES) throw new TypeError(`identity seeds: expected ${HYBRID_SEED_BYTES} bytes`)
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
-  const key = await gcmKey(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES), 'encrypt')
-  const sealed = await globalThis.crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv: own(nonce), additionalData: own(transcript) },
-    key,
-    own(concatBytes(keys.masterKey, keys.identitySeeds)),
-  )
-  return { type: 'keys', nonce, sealed: new Uint8Array(sealed) }
+  const cipher = await primitives().aesGcm(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES))
+  return { type: 'keys', nonce, sealed: await cipher.seal(nonce, transcript, concatBytes(keys.masterKey, keys.identitySeeds)) }
 }
 
 /** The keys of a `keys` payload; ClientFormatError 'authentication' when it was not sealed under this shared secret for this transcript. */
 export async function openKeys(sharedSecret: Uint8Array, transcript: Uint8Array, payload: Keys): Promise<EnrolledKeys> {
-  const key = await gcmKey(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES), 'decrypt')
-  let plain: Uint8Array
-  try {
-    plain = new Uint8Array(
-      await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(payload.nonce), additionalData: own(transcript) }, key, own(payload.sealed)),
-    )
-  } catch {
+  const cipher = await primitives().aesGcm(await derive(sharedSecret, KEYS_INFO, transcript, KEY_BYTES))
+  const plain = await cipher.open(payload.nonce, transcript, payload.sealed)
+  if (plain === null)
     throw new ClientFormatError('authentication', 'enrollment keys fail to authenticate: another shared secret or transcript, or altered bytes')
-  }
   return { masterKey: plain.slice(0, KEY_BYTES), identitySeeds: plain.slice(KEY_BYTES) }
 }

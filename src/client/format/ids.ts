@@ -6,8 +6,9 @@
 // device's own record can never store a file twice. The server learns only what it would
 // anyway: that one account sent the same bytes to the same album again.
 import { concatBytes, toHex, utf8 } from '../../sdk/bytes.ts'
-import { digestSha256, own, uuidBytes } from './bytes.ts'
+import { digestSha256, uuidBytes } from './bytes.ts'
 import { hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives } from './primitives.ts'
 
 export const ID_KEY_INFO = 'coffer/v1/ids'
 const ALBUM_LABEL = 'coffer/v1/album-id'
@@ -15,11 +16,7 @@ const ALBUM_AGAIN_LABEL = 'coffer/v1/album-id/again'
 const ASSET_LABEL = 'coffer/v1/asset-id'
 const NAMED_LABEL = 'coffer/v1/asset-id/named'
 
-async function hmacSha256(key: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
-  const subtle = globalThis.crypto.subtle
-  const imported = await subtle.importKey('raw', own(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  return new Uint8Array(await subtle.sign('HMAC', imported, own(message)))
-}
+const hmacSha256 = (key: Uint8Array, message: Uint8Array): Promise<Uint8Array> => primitives().hmacSha256(key, message)
 
 /** The first 16 bytes of a digest as a UUIDv8 (RFC 9562 section 5.8): version 8, variant 10. */
 function uuidV8(digest: Uint8Array): string {

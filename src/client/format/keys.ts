@@ -1,9 +1,10 @@
 // The key hierarchy of client format v1 (docs/client-format.md, "Keys"): an account master key,
 // album keys derived from it per album and album-key epoch, a random key per file wrapped under
-// its album's key. WebCrypto only (HKDF-SHA256, AES-256-GCM).
+// its album's key. HKDF-SHA256 and AES-256-GCM through primitives.ts (WebCrypto unless a platform installs its own).
 import { concatBytes, utf8 } from '../../sdk/bytes.ts'
-import { own, randomBytes, u32be, uuidBytes } from './bytes.ts'
+import { randomBytes, u32be, uuidBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
+import { primitives } from './primitives.ts'
 
 export const KEY_BYTES = 32
 export const GCM_NONCE_BYTES = 12
@@ -14,11 +15,6 @@ export const FILE_KEY_WRAP_CONTEXT = 'coffer/v1/file-key'
 export const WRAP_VERSION = 0x01
 /** version (1) || nonce (12) || AES-256-GCM ciphertext of the file key (32) || tag (16). */
 export const WRAPPED_FILE_KEY_BYTES = 1 + GCM_NONCE_BYTES + KEY_BYTES + GCM_TAG_BYTES
-
-const subtle = (): typeof globalThis.crypto.subtle => globalThis.crypto.subtle
-
-/** WebCrypto's key type, named without the DOM library or node:crypto. */
-export type WebCryptoKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 
 function checkKey(key: Uint8Array, what: string): void {
   if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new TypeError(`${what}: expected ${KEY_BYTES} bytes`)
@@ -34,11 +30,9 @@ export function generateFileKey(): Uint8Array {
   return randomBytes(KEY_BYTES)
 }
 
-/** HKDF-SHA256 (RFC 5869), WebCrypto. An empty salt is HashLen zero bytes, as the RFC says. */
-export async function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, length: number): Promise<Uint8Array> {
-  const base = await subtle().importKey('raw', own(ikm), 'HKDF', false, ['deriveBits'])
-  const bits = await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: own(salt), info: own(info) }, base, length * 8)
-  return new Uint8Array(bits)
+/** HKDF-SHA256 (RFC 5869). An empty salt is HashLen zero bytes, as the RFC says. */
+export function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, length: number): Promise<Uint8Array> {
+  return primitives().hkdfSha256(ikm, salt, info, length)
 }
 
 /** The HKDF info naming an album key: UTF-8 "coffer/v1/album-key" || 0x00 || album id (16 bytes) || epoch (u32 BE). */
@@ -64,11 +58,6 @@ export function fileKeyWrapAad(ids: FileKeyIds): Uint8Array {
   return concatBytes(utf8(FILE_KEY_WRAP_CONTEXT), new Uint8Array([0]), uuidBytes(ids.albumId), uuidBytes(ids.fileId))
 }
 
-/** An AES-256-GCM key for WebCrypto from 32 raw bytes. */
-export async function gcmKey(raw: Uint8Array, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
-  return subtle().importKey('raw', own(raw), 'AES-GCM', false, [usage])
-}
-
 /**
  * The file key wrapped under the album key (61 bytes, WRAPPED_FILE_KEY_BYTES). `nonce` is for
  * test vectors only: by default it is random, as it must be.
@@ -82,12 +71,8 @@ export async function wrapFileKey(
   checkKey(albumKey, 'album key')
   checkKey(fileKey, 'file key')
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
-  const sealed = await subtle().encrypt(
-    { name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) },
-    await gcmKey(albumKey, 'encrypt'),
-    own(fileKey),
-  )
-  return concatBytes(new Uint8Array([WRAP_VERSION]), nonce, new Uint8Array(sealed))
+  const sealed = await (await primitives().aesGcm(albumKey)).seal(nonce, fileKeyWrapAad(ids), fileKey)
+  return concatBytes(new Uint8Array([WRAP_VERSION]), nonce, sealed)
 }
 
 /** The file key from its wrapping; throws ClientFormatError when it is not one made for this album, asset and album key. */
@@ -97,14 +82,7 @@ export async function unwrapFileKey(albumKey: Uint8Array, ids: FileKeyIds, wrapp
     throw new ClientFormatError('malformed', `wrapped file key: expected ${WRAPPED_FILE_KEY_BYTES} bytes, got ${wrapped.length}`)
   if (wrapped[0] !== WRAP_VERSION) throw new ClientFormatError('malformed', `wrapped file key: unknown version ${wrapped[0]}`)
   const nonce = wrapped.subarray(1, 1 + GCM_NONCE_BYTES)
-  try {
-    const key = await subtle().decrypt(
-      { name: 'AES-GCM', iv: own(nonce), additionalData: own(fileKeyWrapAad(ids)) },
-      await gcmKey(albumKey, 'decrypt'),
-      own(wrapped.subarray(1 + GCM_NONCE_BYTES)),
-    )
-    return new Uint8Array(key)
-  } catch {
-    throw new ClientFormatError('authentication', 'wrapped file key fails to authenticate: another album key, album or asset, or altered bytes')
-  }
+  const key = await (await primitives().aesGcm(albumKey)).open(nonce, fileKeyWrapAad(ids), wrapped.subarray(1 + GCM_NONCE_BYTES))
+  if (key === null) throw new ClientFormatError('authentication', 'wrapped file key fails to authenticate: another album key, album or asset, or altered bytes')
+  return key
 }

@@ -10,9 +10,10 @@ import { entropyToMnemonic, mnemonicToEntropy } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { HYBRID_SEED_BYTES } from '../../contract/signing.ts'
 import { concatBytes, utf8 } from '../../sdk/bytes.ts'
-import { own, randomBytes, u32be, uuidBytes } from './bytes.ts'
+import { randomBytes, u32be, uuidBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
-import { GCM_NONCE_BYTES, GCM_TAG_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives } from './primitives.ts'
 
 export const RECOVERY_KEY_BYTES = 32
 export const RECOVERY_PHRASE_WORDS = 24
@@ -180,13 +181,7 @@ function checkKeys(keys: EscrowedKeys): void {
 
 async function seal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, keys: EscrowedKeys): Promise<Uint8Array> {
   if (nonce.length !== GCM_NONCE_BYTES) throw new TypeError(`nonce: expected ${GCM_NONCE_BYTES} bytes`)
-  return new Uint8Array(
-    await globalThis.crypto.subtle.encrypt(
-      { name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) },
-      await gcmKey(key, 'encrypt'),
-      own(concatBytes(keys.masterKey, keys.identitySeeds)),
-    ),
-  )
+  return (await primitives().aesGcm(key)).seal(nonce, aad, concatBytes(keys.masterKey, keys.identitySeeds))
 }
 
 /** The escrow blob, version 2 (153 bytes, ESCROW_BYTES): header, nonce, AES-256-GCM under the argon2id key. */
@@ -248,18 +243,7 @@ export async function openEscrow(recoveryKey: Uint8Array, userId: string, escrow
   } else {
     throw new ClientFormatError('malformed', escrow.length === 0 ? 'escrow: empty' : `escrow: unknown version ${escrow[0]}`)
   }
-  let plain: Uint8Array
-  try {
-    const nonce = body.subarray(0, GCM_NONCE_BYTES)
-    plain = new Uint8Array(
-      await globalThis.crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: own(nonce), additionalData: own(aad) },
-        await gcmKey(key, 'decrypt'),
-        own(body.subarray(GCM_NONCE_BYTES)),
-      ),
-    )
-  } catch {
-    throw new ClientFormatError('authentication', 'escrow fails to authenticate: another recovery phrase, another account, or altered bytes')
-  }
+  const plain = await (await primitives().aesGcm(key)).open(body.subarray(0, GCM_NONCE_BYTES), aad, body.subarray(GCM_NONCE_BYTES))
+  if (plain === null) throw new ClientFormatError('authentication', 'escrow fails to authenticate: another recovery phrase, another account, or altered bytes')
   return { masterKey: plain.slice(0, KEY_BYTES), identitySeeds: plain.slice(KEY_BYTES) }
 }

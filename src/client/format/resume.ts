@@ -6,9 +6,10 @@
 // taken: the point is sealed under a key derived from the master key, bound to its upload
 // session, and only the sealed bytes are stored (the state store, an unencrypted file).
 import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../../sdk/bytes.ts'
-import { own, randomBytes } from './bytes.ts'
+import { randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
-import { GCM_NONCE_BYTES, gcmKey, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { GCM_NONCE_BYTES, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives, type AesGcm } from './primitives.ts'
 import type { CameraFacts, CapturedSource, GeoLocation } from './metadata.ts'
 import { ciphertextSize, SALT_BYTES } from './stream.ts'
 
@@ -61,14 +62,14 @@ export interface ResumePoint {
   readonly inFlight: { readonly start: number; readonly digest: string } | null
 }
 
-/** AES-256-GCM key: HKDF-SHA256(master key, salt empty, "coffer/v1/resume"). */
-async function resumeKey(masterKey: Uint8Array, usage: 'encrypt' | 'decrypt') {
+/** AES-256-GCM under HKDF-SHA256(master key, salt empty, "coffer/v1/resume"). */
+async function resumeCipher(masterKey: Uint8Array): Promise<AesGcm> {
   if (masterKey.length !== KEY_BYTES) throw new TypeError(`master key: expected ${KEY_BYTES} bytes`)
-  return gcmKey(await hkdfSha256(masterKey, new Uint8Array(0), utf8(RESUME_KEY_INFO), KEY_BYTES), usage)
+  return primitives().aesGcm(await hkdfSha256(masterKey, new Uint8Array(0), utf8(RESUME_KEY_INFO), KEY_BYTES))
 }
 
 /** Associated data: "coffer/v1/resume" || 0x00 || the upload id (UTF-8): a point opens only for its session. */
-const aad = (uploadId: string): Uint8Array<ArrayBuffer> => own(concatBytes(utf8(RESUME_KEY_INFO), new Uint8Array([0]), utf8(uploadId)))
+const aad = (uploadId: string): Uint8Array => concatBytes(utf8(RESUME_KEY_INFO), new Uint8Array([0]), utf8(uploadId))
 
 /** version (1) || nonce (12) || AES-256-GCM(JSON of the point). */
 export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, point: ResumePoint): Promise<Uint8Array> {
@@ -85,30 +86,15 @@ export async function sealResumePoint(masterKey: Uint8Array, uploadId: string, p
     inFlight: point.inFlight,
   })
   const nonce = randomBytes(GCM_NONCE_BYTES)
-  const sealed = await globalThis.crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) },
-    await resumeKey(masterKey, 'encrypt'),
-    own(utf8(json)),
-  )
-  return concatBytes(new Uint8Array([RESUME_VERSION]), nonce, new Uint8Array(sealed))
+  const sealed = await (await resumeCipher(masterKey)).seal(nonce, aad(uploadId), utf8(json))
+  return concatBytes(new Uint8Array([RESUME_VERSION]), nonce, sealed)
 }
 
 /** The point sealResumePoint sealed for this upload session; ClientFormatError when it does not open (another account's, another session's, altered). */
 export async function openResumePoint(masterKey: Uint8Array, uploadId: string, sealed: Uint8Array): Promise<ResumePoint> {
   if (sealed.length < 1 + GCM_NONCE_BYTES || sealed[0] !== RESUME_VERSION) throw new ClientFormatError('malformed', 'resume point: unknown version')
-  let json: Uint8Array
-  try {
-    const nonce = sealed.subarray(1, 1 + GCM_NONCE_BYTES)
-    json = new Uint8Array(
-      await globalThis.crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: own(nonce), additionalData: aad(uploadId) },
-        await resumeKey(masterKey, 'decrypt'),
-        own(sealed.subarray(1 + GCM_NONCE_BYTES)),
-      ),
-    )
-  } catch {
-    throw new ClientFormatError('authentication', 'resume point fails to authenticate: another account or upload session, or altered bytes')
-  }
+  const json = await (await resumeCipher(masterKey)).open(sealed.subarray(1, 1 + GCM_NONCE_BYTES), aad(uploadId), sealed.subarray(1 + GCM_NONCE_BYTES))
+  if (json === null) throw new ClientFormatError('authentication', 'resume point fails to authenticate: another account or upload session, or altered bytes')
   const raw = JSON.parse(new TextDecoder().decode(json)) as Omit<ResumePoint, 'contentHash' | 'fileKey' | 'salt' | 'derivatives'> & {
     contentHash: string | null
     fileKey: string

@@ -2,12 +2,13 @@
 // Nonce-Reuse Misuse-Resistance", 2015) over AES-256-GCM, as Tink's streaming AEAD and age use
 // it: fixed-size chunks, each nonce carrying the chunk's index and whether it is the last, so
 // that a stream cut short, reordered, spliced from another stream or extended fails to decrypt.
-// Layout, limits and rationale: docs/client-format.md, "Streams". WebCrypto only; memory stays
-// at about two chunks whatever the size of the stream.
+// Layout, limits and rationale: docs/client-format.md, "Streams". AES-256-GCM through
+// primitives.ts; memory stays at about two chunks whatever the size of the stream.
 import { concatBytes, utf8 } from '../../sdk/bytes.ts'
-import { own, randomBytes, u32be } from './bytes.ts'
+import { randomBytes, u32be } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
-import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES, type WebCryptoKey } from './keys.ts'
+import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES } from './keys.ts'
+import { primitives, type AesGcm } from './primitives.ts'
 
 export const STREAM_VERSION = 0x01
 export const STREAM_KEY_INFO = 'coffer/v1/stream'
@@ -74,12 +75,12 @@ export async function streamKeyBytes(fileKey: Uint8Array, header: StreamHeader):
   return hkdfSha256(fileKey, header.salt, concatBytes(utf8(STREAM_KEY_INFO), new Uint8Array([0, StreamRole[header.role]])), KEY_BYTES)
 }
 
-async function streamKey(fileKey: Uint8Array, header: StreamHeader, usage: 'encrypt' | 'decrypt'): Promise<WebCryptoKey> {
-  return globalThis.crypto.subtle.importKey('raw', own(await streamKeyBytes(fileKey, header)), 'AES-GCM', false, [usage])
+async function streamCipher(fileKey: Uint8Array, header: StreamHeader): Promise<AesGcm> {
+  return primitives().aesGcm(await streamKeyBytes(fileKey, header))
 }
 
 /** Chunk i's nonce: 7 zero bytes || i (u32 BE) || 0x01 for the last chunk, else 0x00. */
-export function chunkNonce(index: number, last: boolean): Uint8Array<ArrayBuffer> {
+export function chunkNonce(index: number, last: boolean): Uint8Array {
   const nonce = new Uint8Array(GCM_NONCE_BYTES)
   new DataView(nonce.buffer).setUint32(7, index)
   nonce[11] = last ? 1 : 0
@@ -137,12 +138,10 @@ class ByteQueue {
 export async function* encryptStream(fileKey: Uint8Array, plaintext: Source, options: EncryptOptions): AsyncGenerator<Uint8Array> {
   const header = { role: options.role, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE, salt: options.salt ?? randomBytes(SALT_BYTES) }
   const headerBytes = encodeHeader(header)
-  const key = await streamKey(fileKey, header, 'encrypt')
-  const seal = async (chunk: Uint8Array<ArrayBuffer>, index: number, last: boolean): Promise<Uint8Array> => {
+  const cipher = await streamCipher(fileKey, header)
+  const seal = (chunk: Uint8Array, index: number, last: boolean): Promise<Uint8Array> => {
     if (index >= MAX_CHUNKS || (index === MAX_CHUNKS - 1 && !last)) throw new ClientFormatError('limit', `a stream holds at most ${MAX_CHUNKS} chunks`)
-    return new Uint8Array(
-      await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv: chunkNonce(index, last), additionalData: own(headerBytes) }, key, chunk),
-    )
+    return cipher.seal(chunkNonce(index, last), headerBytes, chunk)
   }
   let index = options.firstChunk ?? 0
   if (!Number.isInteger(index) || index < 0) throw new TypeError('firstChunk: a chunk index')
@@ -170,16 +169,10 @@ export async function* decryptStream(
 ): AsyncGenerator<Uint8Array> {
   const pending = new ByteQueue()
   let header: StreamHeader | null = null
-  let headerBytes: Uint8Array<ArrayBuffer> = new Uint8Array(0)
-  let key: WebCryptoKey | null = null
+  let headerBytes: Uint8Array = new Uint8Array(0)
+  let cipher: AesGcm | null = null
   let index = 0
-  const open = async (sealed: Uint8Array<ArrayBuffer>, last: boolean): Promise<Uint8Array | null> => {
-    try {
-      return new Uint8Array(await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: chunkNonce(index, last), additionalData: headerBytes }, key!, sealed))
-    } catch {
-      return null
-    }
-  }
+  const open = (sealed: Uint8Array, last: boolean): Promise<Uint8Array | null> => cipher!.open(chunkNonce(index, last), headerBytes, sealed)
   const sealedSize = (): number => header!.chunkSize + GCM_TAG_BYTES
   for await (const piece of ciphertext) {
     pending.push(piece)
@@ -191,7 +184,7 @@ export async function* decryptStream(
         throw new ClientFormatError('malformed', `stream header: role ${header.role}, expected ${expected.role}`)
       if (expected.chunkSize !== undefined && expected.chunkSize !== header.chunkSize)
         throw new ClientFormatError('malformed', `stream header: chunk size ${header.chunkSize}, expected ${expected.chunkSize}`)
-      key = await streamKey(fileKey, header, 'decrypt')
+      cipher = await streamCipher(fileKey, header)
     }
     // A full chunk followed by more bytes is not the last.
     while (pending.length > sealedSize()) {

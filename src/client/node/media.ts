@@ -12,10 +12,10 @@ import exifr from 'exifr'
 import { open } from 'node:fs/promises'
 import sharp, { type Metadata, type Sharp } from 'sharp'
 import type { CameraFacts, CapturedSource } from '../format/metadata.ts'
-import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '../media.ts'
+import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '../media.ts'
 import { capturedFromTags, TAKEN_TAGS } from '../taken.ts'
 
-/** A derivative's bytes as encoded (WebP, orientation applied, no metadata at all). */
+/** A derivative's bytes as encoded (WebP, or JPEG for a JPEG's preview: media.ts; orientation applied, no metadata at all). */
 export interface Derivative {
   readonly kind: 'thumbnail' | 'preview'
   readonly type: string
@@ -45,8 +45,10 @@ export interface MediaDescription {
 /** sharp's own default (0x3FFF²), pinned: above today's 200-megapixel phone sensors, below a decompression bomb. */
 export const MAX_INPUT_PIXELS = 0x3fff * 0x3fff
 // Effort 1 encodes in about a third of the time of the default effort (4) for
-// files 4 to 9 per cent larger.
+// files 4 to 9 per cent larger. JPEG: libjpeg-turbo's standard Huffman tables (optimised ones
+// take a second pass) and 4:2:0 chroma, as cameras write it.
 const WEBP = { quality: DERIVATIVE_QUALITY, effort: 1 } as const
+const JPEG = { quality: DERIVATIVE_QUALITY, optimiseCoding: false } as const
 
 // libvips' operation cache helps a server that resizes the same few images again and again; a
 // backup reads each file once, so the cache would only hold memory and open files.
@@ -111,10 +113,11 @@ async function derive(file: MediaInput, format: ImageFormat, width: number, heig
     .toBuffer({ resolveWithObject: true })
   const pixels = (): Sharp => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
   const encode = async (kind: Derivative['kind'], image: Sharp): Promise<Derivative> => {
-    const encoded = await image.webp(WEBP).toBuffer({ resolveWithObject: true })
+    const type = kind === 'thumbnail' ? THUMBNAIL_TYPE : previewType(format === 'jpeg')
+    const encoded = await (type === 'image/jpeg' ? image.jpeg(JPEG) : image.webp(WEBP)).toBuffer({ resolveWithObject: true })
     return {
       kind,
-      type: DERIVATIVE_TYPE,
+      type,
       width: encoded.info.width,
       height: encoded.info.height,
       bytes: new Uint8Array(encoded.data.buffer, encoded.data.byteOffset, encoded.data.length),

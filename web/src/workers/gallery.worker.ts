@@ -8,7 +8,7 @@ import exifr from 'exifr'
 import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
 import type { CameraFacts, CapturedSource } from '#photos/format/metadata.ts'
-import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, DERIVATIVE_TYPE, PREVIEW_SIZE, THUMBNAIL_SIZE } from '#photos/media.ts'
+import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '#photos/media.ts'
 import { capturedFromTags, TAKEN_TAGS } from '#photos/taken.ts'
 
 /** A derivative made here, as backupFile's describe gives it. */
@@ -47,17 +47,17 @@ async function captured(file: Blob): Promise<Pick<Described, 'captured' | 'captu
   return { captured: found?.at ?? null, capturedSource: found?.source ?? null, capturedOffset: found?.offset ?? null, camera: cameraFromTags(read) }
 }
 
-/** The image scaled to fit `size` (never up), encoded as DERIVATIVE_TYPE, or JPEG where the browser cannot encode it. */
-async function encode(image: ImageBitmap, size: number): Promise<{ type: string; bytes: Uint8Array }> {
+/** The image scaled to fit `size` (never up), encoded as `type`, or JPEG where the browser cannot encode it. */
+async function encode(image: ImageBitmap, size: number, type: string): Promise<{ type: string; bytes: Uint8Array }> {
   const scale = Math.min(1, size / Math.max(image.width, image.height))
   const canvas = new OffscreenCanvas(Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale)))
   const context = canvas.getContext('2d')
   if (context === null) throw new Error('no 2D canvas')
   context.imageSmoothingQuality = 'high'
   context.drawImage(image, 0, 0, canvas.width, canvas.height)
-  let blob = await canvas.convertToBlob({ type: DERIVATIVE_TYPE, quality: DERIVATIVE_QUALITY / 100 })
+  let blob = await canvas.convertToBlob({ type, quality: DERIVATIVE_QUALITY / 100 })
   // A browser that cannot encode WebP answers PNG (large): JPEG then.
-  if (blob.type !== DERIVATIVE_TYPE) blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: DERIVATIVE_QUALITY / 100 })
+  if (blob.type !== type) blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: DERIVATIVE_QUALITY / 100 })
   return { type: blob.type, bytes: new Uint8Array(await blob.arrayBuffer()) }
 }
 
@@ -95,8 +95,9 @@ const api = {
       return { ...when, width: null, height: null, derivatives: [] }
     }
     try {
-      const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE)) }]
-      if (Math.max(image.width, image.height) > PREVIEW_SIZE) derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE)) })
+      const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE, THUMBNAIL_TYPE)) }]
+      if (Math.max(image.width, image.height) > PREVIEW_SIZE)
+        derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE, previewType(file.type === 'image/jpeg'))) })
       return Comlink.transfer(
         { ...when, width: image.width, height: image.height, derivatives },
         derivatives.map((d) => d.bytes.buffer),
