@@ -29,6 +29,13 @@ export type Sha256Hasher = () => { update(bytes: Uint8Array): unknown; digest():
 
 export const portableSha256: Sha256Hasher = () => sha256.create()
 
+/** SHA-256 of bytes in memory with `hasher` (the portable one unless given). */
+export function sha256Of(bytes: Uint8Array, hasher: Sha256Hasher = portableSha256): Uint8Array {
+  const hash = hasher()
+  hash.update(bytes)
+  return hash.digest()
+}
+
 /** A file to back up. `open` may be called twice (upload.ts: two passes) and must give the same bytes each time. */
 export interface FileSource {
   /** The file's name: a plain name, or a relative path with "/" between plain names (docs/client-format.md, "Metadata blob"). */

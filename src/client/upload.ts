@@ -33,7 +33,6 @@
 // pass instead (decision 0034): the session declares its original under a provisional name, the
 // parts are sent as the file is read, and the last part names the blob; unless
 // BackupOptions.hashFirst asks for the two passes.
-import { sha256 } from '@noble/hashes/sha2.js'
 import { equalBytes, fromHex, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type UploadSessionView } from '../sdk/client.ts'
 import { buildLifecycleWrite } from '../sdk/manifest.ts'
@@ -49,6 +48,7 @@ import {
   CRYPTO_SUITE_V1,
   FileTransferError,
   reasonOf,
+  sha256Of,
   staleRevival,
   Tap,
   type BackupOptions,
@@ -450,7 +450,7 @@ async function describe(up: Upload): Promise<void> {
       media.derivatives.map(async (d) => {
         const sealed = await encryptBytes(up.fileKey, d.bytes, { role: 'derivative' })
         up.meter.add('encrypted', sealed.length)
-        return { kind: d.kind, type: d.type, size: d.bytes.length, hash: toHex(sha256(sealed)), sealed }
+        return { kind: d.kind, type: d.type, size: d.bytes.length, hash: toHex(sha256Of(sealed, up.target.sha256)), sealed }
       }),
     )
   }

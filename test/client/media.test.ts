@@ -6,7 +6,7 @@
 import exifr from 'exifr'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -225,6 +225,15 @@ describe('describeMedia', () => {
     })
     expect(performance.now() - started).toBeLessThan(1000)
     expect(process.memoryUsage().rss - before).toBeLessThan(256 * 2 ** 20) // reading it whole would take 4 GiB
+  })
+
+  it('describes many files at once, more than it decodes at a time, each as alone; a file that fails to decode frees its turn', async () => {
+    const names = Array.from({ length: 4 * availableParallelism() }, (_, i) => (i % 3 === 0 ? 'truncated.jpg' : i % 3 === 1 ? 'large.jpg' : 'turned.jpg'))
+    const alone = new Map<string, string[]>()
+    for (const name of new Set(names)) alone.set(name, sizes(await describeMedia(at(name), 'image/jpeg')))
+    const together = await Promise.all(names.map((name) => describeMedia(at(name), 'image/jpeg')))
+    expect(together.map(sizes)).toEqual(names.map((name) => alone.get(name)))
+    expect(alone.get('truncated.jpg')).toEqual([]) // decoding it failed, many times over, and nothing waits forever
   })
 
   it('keeps the JavaScript heap flat over many files', async () => {

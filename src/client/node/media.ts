@@ -10,6 +10,7 @@
 // never an error: only I/O (a missing file) throws.
 import exifr from 'exifr'
 import { open } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import sharp, { type Metadata, type Sharp } from 'sharp'
 import type { CameraFacts, CapturedSource } from '../format/metadata.ts'
 import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '../media.ts'
@@ -53,6 +54,27 @@ const JPEG = { quality: DERIVATIVE_QUALITY, optimiseCoding: false } as const
 // libvips' operation cache helps a server that resizes the same few images again and again; a
 // backup reads each file once, so the cache would only hold memory and open files.
 sharp.cache(false)
+
+/**
+ * Decodes at once: one per core. Decoding is all CPU, so more at a time only adds the memory of
+ * their pixels (a 12-megapixel photo decodes to 36 MiB) and holds libuv threads that file reads
+ * and signatures then wait for; backup's other files in flight go on reading and sending.
+ */
+const DECODES_AT_ONCE = availableParallelism()
+let decoding = 0
+const waiting: (() => void)[] = []
+
+async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (decoding >= DECODES_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve))
+  else decoding++
+  try {
+    return await work()
+  } finally {
+    const next = waiting.shift()
+    if (next === undefined) decoding--
+    else next() // the slot passes on
+  }
+}
 
 type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'tiff' | 'heif'
 
@@ -176,7 +198,7 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
   if (metadata !== null) {
     // autoOrient: the dimensions once EXIF orientation is applied.
     const { width, height } = metadata.autoOrient
-    derived = await derive(file, format, width, height).then(
+    derived = await withDecodeSlot(() => derive(file, format, width, height)).then(
       (derivatives) => ({ width, height, derivatives }),
       () => null,
     )

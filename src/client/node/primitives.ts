@@ -1,6 +1,6 @@
 // node:crypto's symmetric primitives for the client library (format/primitives.ts), apart from
 // node/crypto.ts so that the CLI installs them at start without loading the signature code.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync } from 'node:crypto'
 import { GCM_TAG_BYTES, KEY_BYTES } from '../format/keys.ts'
 import { installPrimitives, type SymmetricPrimitives } from '../format/primitives.ts'
 
@@ -12,8 +12,10 @@ import { installPrimitives, type SymmetricPrimitives } from '../format/primitive
 export const nativePrimitives: SymmetricPrimitives = {
   hkdfSha256: async (ikm, salt, info, length) => new Uint8Array(hkdfSync('sha256', ikm, salt, info, length)),
   hmacSha256: async (key, message) => new Uint8Array(createHmac('sha256', key).update(message).digest()),
-  async aesGcm(key) {
-    if (key.length !== KEY_BYTES) throw new TypeError(`AES-256-GCM key: expected ${KEY_BYTES} bytes`)
+  async aesGcm(raw) {
+    if (raw.length !== KEY_BYTES) throw new TypeError(`AES-256-GCM key: expected ${KEY_BYTES} bytes`)
+    // One key object for every chunk: made from raw bytes, it would be made again per chunk.
+    const key = createSecretKey(raw)
     return {
       async seal(nonce, aad, plaintext) {
         const cipher = createCipheriv('aes-256-gcm', key, nonce).setAAD(aad)
