@@ -2,8 +2,8 @@
 // Coffer servers (made once per run and shared: restore restores the albums backup stored),
 // accounts made through the real `coffer-photos` (login --register, setup), and measured runs
 // of `coffer-photos` in a process of its own, timed from its start to its exit, its resident
-// memory sampled as it goes. Against them, the raw ceiling (servers/photos-raw.ts) over the
-// same files.
+// memory sampled as it goes (runSampled, which the peers scenario runs restic and rclone with
+// too). Against them, the raw ceiling (servers/photos-raw.ts) over the same files.
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -97,8 +97,8 @@ export function storedAlbum(context: BenchContext, engine: Engine, library: Phot
   return albums.get(albumKey(context, engine, library)) ?? null
 }
 
-/** The backup and restore scenarios' library (BENCH_PHOTOS), their big file, and the library scenario's. */
-export type LibraryKind = 'photos' | 'big' | 'library'
+/** The backup and restore scenarios' library (BENCH_PHOTOS), their big file, the library scenario's, and the peers scenario's folders. */
+export type LibraryKind = 'photos' | 'big' | 'library' | 'peers'
 
 export interface PhotoLibrary {
   readonly kind: LibraryKind
@@ -142,17 +142,17 @@ export async function generatedLibrary(context: BenchContext, kind: LibraryKind,
   return listLibrary(context, kind, folder, t0)
 }
 
-/** The library in `folder` as coffer-photos walks it, made from `t0` on. */
-async function listLibrary(context: BenchContext, kind: LibraryKind, folder: string, t0: number): Promise<PhotoLibrary> {
+/** The library in `folder` as coffer-photos walks it, made from `t0` on; `name` unless given says what it holds. */
+export async function listLibrary(context: BenchContext, kind: LibraryKind, folder: string, t0: number, name?: string): Promise<PhotoLibrary> {
   const files: string[] = []
   let bytes = 0
   for await (const file of walkMedia(folder)) {
     files.push(file.file)
     bytes += file.size
   }
-  const name = kind === 'big' ? `one ${BIG_MIB} MiB video` : `${files.length} photos and videos`
-  context.log(`  library: ${name}, ${(bytes / MIB).toFixed(0)} MiB, made in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-  return { kind, name, folder, files, bytes }
+  const named = name ?? (kind === 'big' ? `one ${BIG_MIB} MiB video` : `${files.length} photos and videos`)
+  context.log(`  library: ${named}, ${(bytes / MIB).toFixed(0)} MiB, made in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  return { kind, name: named, folder, files, bytes }
 }
 
 /** An account on `server` and a config folder of its own, logged in and set up by coffer-photos; the folder. */
@@ -177,12 +177,77 @@ export interface MemoryTrace {
   readonly peakAtQuarter: number
   /** The highest from its start to its exit. */
   readonly peak: number
+  /** The highest from its spawn to its exit (before its `start` event too). */
+  readonly overall: number
 }
 
 export interface PhotosRun {
   readonly seconds: number
   readonly summary: Record<string, unknown>
   readonly memory: MemoryTrace
+}
+
+/** A process under way in runSampled. */
+export interface Sampling {
+  readonly pid: number
+  /** Takes a sample of its VmRSS now (counted as the timer's are), in bytes; 0 when it has exited. */
+  sample(): number
+}
+
+export interface SampledRun {
+  readonly code: number | null
+  /** From its spawn to its exit. */
+  readonly seconds: number
+  /** The last 8,000 characters it wrote to stderr. */
+  readonly stderr: string
+  /** The highest VmRSS sampled, from its spawn to its exit. */
+  readonly peak: number
+}
+
+/**
+ * Runs `command args` to its exit, timed from its spawn; its resident memory (VmRSS) sampled
+ * every SAMPLE_MS, each sample also given to `onSample`; each line it prints on stdout given to
+ * `onLine`.
+ */
+export async function runSampled(
+  command: string,
+  args: readonly string[],
+  options: {
+    readonly env: Record<string, string>
+    readonly cwd?: string
+    readonly onLine?: (line: string, sampling: Sampling) => void
+    readonly onSample?: (bytes: number) => void
+  },
+): Promise<SampledRun> {
+  const t0 = performance.now()
+  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const pid = child.pid
+  if (pid === undefined) throw new Error(`${command} did not start`)
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-8000)))
+  let peak = 0
+  const sampling: Sampling = {
+    pid,
+    sample() {
+      try {
+        const bytes = residentBytes(pid)
+        peak = Math.max(peak, bytes)
+        options.onSample?.(bytes)
+        return bytes
+      } catch {
+        return 0 // it has exited (or is exiting: a zombie has no VmRSS)
+      }
+    },
+  }
+  const timer = setInterval(() => sampling.sample(), SAMPLE_MS)
+  sampling.sample()
+  createInterface({ input: child.stdout }).on('line', (line) => options.onLine?.(line, sampling))
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (exitCode) => resolve(exitCode))
+  }).finally(() => clearInterval(timer))
+  return { code, seconds: (performance.now() - t0) / 1000, stderr, peak }
 }
 
 /**
@@ -194,53 +259,33 @@ export interface PhotosRun {
 export async function runPhotos(home: string, args: readonly string[], files: number, progressEvent = 'file'): Promise<PhotosRun> {
   const execArgv = (process.env.BENCH_CHILD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')
   const concurrency = CONCURRENCY === null ? [] : ['--concurrency', String(CONCURRENCY)]
-  const t0 = performance.now()
-  const child = spawn(process.execPath, [...execArgv, PHOTOS_CLI, ...args, ...concurrency, '--json'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const pid = child.pid
-  if (pid === undefined) throw new Error('coffer-photos did not start')
-  let stderr = ''
-  child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-8000)))
-
   const quarter = Math.ceil(files / 4)
   let atStart: number | null = null
   let peak = 0
   let peakAtQuarter: number | null = null
   let done = 0
   let summary: Record<string, unknown> | null = null
-  const sample = (): void => {
-    try {
-      if (atStart !== null) peak = Math.max(peak, residentBytes(pid))
-    } catch {
-      // it has exited (or is exiting: a zombie has no VmRSS)
-    }
-  }
-  const timer = setInterval(sample, SAMPLE_MS)
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const event = JSON.parse(line) as Record<string, unknown>
-    if (event.event === 'start') {
-      atStart = residentBytes(pid)
-      peak = atStart
-    } else if (event.event === progressEvent) {
-      done++
-      if (done === quarter) {
-        sample()
-        peakAtQuarter = peak
-      }
-    } else if (event.event === 'summary') summary = event
+  const run = await runSampled(process.execPath, [...execArgv, PHOTOS_CLI, ...args, ...concurrency, '--json'], {
+    env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home },
+    onSample: (bytes) => {
+      if (atStart !== null) peak = Math.max(peak, bytes)
+    },
+    onLine: (line, sampling) => {
+      const event = JSON.parse(line) as Record<string, unknown>
+      if (event.event === 'start') {
+        atStart = residentBytes(sampling.pid)
+        peak = atStart
+      } else if (event.event === progressEvent) {
+        done++
+        if (done === quarter) {
+          sampling.sample()
+          peakAtQuarter = peak
+        }
+      } else if (event.event === 'summary') summary = event
+    },
   })
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (exitCode) => resolve(exitCode))
-  })
-  clearInterval(timer)
-  const seconds = (performance.now() - t0) / 1000
-  if (code !== 0 || summary === null || atStart === null) throw new Error(`coffer-photos ${args[0]} failed (exit ${code}): ${stderr}`)
-  return { seconds, summary, memory: { atStart, peakAtQuarter: peakAtQuarter ?? peak, peak } }
+  if (run.code !== 0 || summary === null || atStart === null) throw new Error(`coffer-photos ${args[0]} failed (exit ${run.code}): ${run.stderr}`)
+  return { seconds: run.seconds, summary, memory: { atStart, peakAtQuarter: peakAtQuarter ?? peak, peak, overall: Math.max(run.peak, peak) } }
 }
 
 /** One measured run of coffer-photos: its memory, and the CPU seconds of each side. */
@@ -311,7 +356,14 @@ export function rawContender(
 }
 
 /** A whole job as a measurement: files per second. No per-file latency (p50 and p99 read 0). */
-function jobMeasurement(files: number, seconds: number, subjectCores: number, loadgenCores: number, otherCores: number, problems: string[]): Measurement {
+export function jobMeasurement(
+  files: number,
+  seconds: number,
+  subjectCores: number,
+  loadgenCores: number,
+  otherCores: number,
+  problems: string[],
+): Measurement {
   return { rate: files / seconds, completed: files, seconds, p50Ms: 0, p99Ms: 0, subjectCores, loadgenCores, otherCores, problems }
 }
 

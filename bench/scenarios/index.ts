@@ -9,6 +9,7 @@ import { library } from './library.ts'
 import { lifecycle } from './lifecycle.ts'
 import { login } from './login.ts'
 import { memory } from './memory.ts'
+import { peers } from './peers.ts'
 import { receipts } from './receipts.ts'
 import { relay } from './relay.ts'
 import { restore } from './restore.ts'
@@ -30,6 +31,7 @@ export const scenarios: readonly Scenario[] = [
   receipts,
   backup,
   restore,
+  peers,
   library,
   web,
   cli,

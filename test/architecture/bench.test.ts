@@ -17,7 +17,7 @@ describe('npm run bench', () => {
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-    expect(stderr).toMatch(/^unknown scenario\(s\): no-such-scenario; known: bearer, .*\bweb\b.*\bcli\b/)
+    expect(stderr).toMatch(/^unknown scenario\(s\): no-such-scenario; known: bearer, .*\brestore, peers, library\b.*\bweb\b.*\bcli\b/)
     expect(code).toBe(2)
   })
 })
