@@ -9,6 +9,9 @@
 // - coffer-photos: `backup <folder> --album Peers` from a new account on the run's Coffer on
 //   SQLite, again in the same config folder, then `restore Peers <empty folder>`.
 // Each coffer-photos job is a row against restic's matching one (restic's time over coffer-photos').
+// Ceiling, measured in the same run: coffer-photos' own work on each photo with no server
+// (servers/photos-raw.ts: read, describeMedia's derivatives, AES-256-GCM, write and fsync), as a
+// row against restic too: the most a first backup could reach on this machine.
 // The folders, made once per run with writePhoto: BENCH_PEERS_PHOTOS JPEGs (200) of 2 MP, as
 // the issue's folder, and as many of 12 MP, as a phone takes them (BENCH_PEERS_PHONE=0: not).
 // restic and rclone are installed with apt-get when either is not on PATH.
@@ -19,6 +22,7 @@ import { promisify } from 'node:util'
 import { walkMedia } from '../../src/client/node/walk.ts'
 import { writePhoto } from '../../test/support/photos.ts'
 import { cpuWindow, reapedChildrenCpuSeconds } from '../lib/cpu.ts'
+import { startChild, type Child } from '../lib/child.ts'
 import { alternate, type Contender, type Measured } from '../lib/measure.ts'
 import {
   jobMeasurement,
@@ -28,6 +32,7 @@ import {
   photosContender,
   photoServer,
   positiveInteger,
+  rawContender,
   runSampled,
   type PhotoLibrary,
   type RunTrace,
@@ -44,6 +49,7 @@ const FOLDERS = [
   ...(process.env.BENCH_PEERS_PHONE === '0' ? [] : [{ label: '12 MP', width: 4032, height: 3024 }]),
 ]
 const ALBUM = 'Peers'
+const OWN_WORK = 'ceiling: raw read + derivatives (describeMedia) + AES-256-GCM + write + fsync, no server'
 /** restic's repository password and rclone's crypt password. */
 const PEER_PASSWORD = 'coffer-bench-peers'
 /** coffer-photos against restic on the same job (issue 37). */
@@ -170,7 +176,7 @@ const mismatch = (what: string, actual: unknown, expected: unknown): string | nu
 const firstProblem = (...problems: (string | null)[]): string | null => problems.find((p) => p !== null) ?? null
 
 /** The contenders on one folder, in the order of a round; each job's figures under its contender's name. */
-async function contenders(context: BenchContext, library: PhotoLibrary, figures: Map<string, Figures[]>, coffer: Map<string, RunTrace[]>) {
+async function contenders(context: BenchContext, library: PhotoLibrary, figures: Map<string, Figures[]>, coffer: Map<string, RunTrace[]>, raw: Child<unknown>) {
   const files = library.files.length
   const names = {
     resticFirst: `restic backup, ${library.name}`,
@@ -181,6 +187,7 @@ async function contenders(context: BenchContext, library: PhotoLibrary, figures:
     cofferFirst: `coffer-photos backup, ${library.name}, coffer sqlite`,
     cofferAgain: `coffer-photos backup again (unchanged), ${library.name}, coffer sqlite`,
     cofferRestore: `coffer-photos restore, ${library.name}, coffer sqlite`,
+    ownWork: `${OWN_WORK}, ${library.name}`,
   }
   const figuresOf = (name: string) => figures.set(name, figures.get(name) ?? []).get(name)!
   const tracesOf = (name: string) => coffer.set(name, coffer.get(name) ?? []).get(name)!
@@ -296,6 +303,7 @@ async function contenders(context: BenchContext, library: PhotoLibrary, figures:
         },
         (summary) => firstProblem(mismatch('restored', summary.restored, files), mismatch('failed', summary.failed, 0)),
       ),
+      rawContender(names.ownWork, raw, context, library, { kind: 'encrypt', files: library.files, derivatives: true }),
     ],
   }
 }
@@ -323,11 +331,13 @@ export const peers: Scenario = {
     const rows: Row[] = []
     const checks: Check[] = []
     const measured: Measured[] = []
+    const raw = await startChild<unknown>('servers/photos-raw.ts')
+    context.defer(() => raw.stop())
     for (const folder of FOLDERS) {
       const library = await photoFolder(context, folder)
       const figures = new Map<string, Figures[]>()
       const traces = new Map<string, RunTrace[]>()
-      const { names, list } = await contenders(context, library, figures, traces)
+      const { names, list } = await contenders(context, library, figures, traces, raw)
       const results = await alternate(list, jobSchedule(context.schedule), context.log)
       measured.push(...results.values())
       rows.push(
@@ -336,6 +346,8 @@ export const peers: Scenario = {
         row('peers', results, names.cofferRestore, names.resticRestore, TARGETS.restore, 'file'),
         row('peers', results, names.rcloneFirst, names.resticFirst, null, 'file'),
         row('peers', results, names.rcloneAgain, names.resticAgain, null, 'file'),
+        row('peers', results, names.ownWork, names.resticFirst, null, 'file'),
+        row('peers', results, names.cofferFirst, names.ownWork, null, 'file'),
       )
       for (const [name, runs] of traces)
         figures.set(
@@ -352,7 +364,8 @@ export const peers: Scenario = {
         pass: first.peak < MEMORY_TARGET_MIB * MIB,
       })
       for (const name of Object.values(names)) {
-        const f = byName.get(name)!
+        const f = byName.get(name)
+        if (f === undefined) continue // the ceiling: its row says it
         checks.push({
           scenario: 'peers',
           name: `${name}: wall, client CPU, peak memory`,

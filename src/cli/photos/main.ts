@@ -8,8 +8,12 @@
 //
 // - On glibc, every thread that allocates under contention gets a malloc arena of its own and
 //   keeps what it freed there; sharp's libvips worker threads made a backup's resident memory
-//   settle 50-90 MiB higher than with two arenas (docs/benchmarks.md, "Memory"). Someone who
-//   set MALLOC_ARENA_MAX, or another libc, is left as is.
+//   settle 50-90 MiB higher than with two arenas (docs/benchmarks.md, "Memory"). And glibc
+//   raises its mmap threshold each time a large block is freed, after which decoded images (a few
+//   MiB each) come from the arenas and stay resident when freed; a fixed threshold (128 KiB, its
+//   starting value) gives them back at once: a backup of 12-megapixel photos peaked about 40 MiB
+//   lower, for about 3% more CPU in the kernel (decision 0064). Someone who set either variable,
+//   or another libc, is left as is.
 // - V8 sizes the young generation from the machine's memory: semi-spaces of 32 MiB on a 24 GiB
 //   machine, which a verify of an album kept filled with the garbage of its feed pages and
 //   receipts (its resident memory 60-70 MiB higher than with 8 MiB, and no faster). A
@@ -19,22 +23,19 @@ import { COMMANDS } from './commands.ts'
 import { cacheCompiledModules } from './compile-cache.ts'
 import { processIo } from '../io.ts'
 
-const ARENAS = '2'
+/** glibc's tunables for photo work, each set unless already in the environment. */
+const GLIBC_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: String(128 * 1024) } as const
 const SEMI_SPACE_FLAG = '--max-semi-space-size'
 const SEMI_SPACE_MIB = 8
 
 const args = process.argv.slice(2)
 if (COMMANDS.find((c) => c.name === args[0])?.photoWork === true && typeof process.execve === 'function') {
   const report = process.platform === 'linux' ? (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }) : {}
-  const setArenas = report.header?.glibcVersionRuntime !== undefined && process.env.MALLOC_ARENA_MAX === undefined
+  const malloc = report.header?.glibcVersionRuntime === undefined ? [] : Object.entries(GLIBC_MALLOC).filter(([name]) => process.env[name] === undefined)
   const setSemiSpace = !process.execArgv.some((flag) => flag.startsWith(SEMI_SPACE_FLAG))
-  if (setArenas || setSemiSpace) {
+  if (malloc.length > 0 || setSemiSpace) {
     const execArgv = setSemiSpace ? [`${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`, ...process.execArgv] : process.execArgv
-    process.execve(
-      process.execPath,
-      [process.execPath, ...execArgv, ...process.argv.slice(1)],
-      setArenas ? { ...process.env, MALLOC_ARENA_MAX: ARENAS } : process.env,
-    )
+    process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], { ...process.env, ...Object.fromEntries(malloc) })
   }
 }
 cacheCompiledModules(process.env)
