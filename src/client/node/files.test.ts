@@ -3,6 +3,7 @@
 // today's dates lands up to about 0.1 µs either side of the millisecond, so about one file in
 // a hundred came back a millisecond early and a second restore refused it as "a different
 // file". Many random times are tried, because any one of them passes by luck most of the time.
+// And it writes the bytes it is given whole and in order, gathered into larger writes.
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -38,14 +39,14 @@ const envelope = buildEnvelope({
   metadata_blob_hash: 'd0'.repeat(32),
 })
 
-/** A one-byte restored file modified at `modified` (ms), readable once like a real one. */
-function restoredAt(name: string, modified: number): RestoredFile {
+/** A restored file modified at `modified` (ms), readable once like a real one: one byte, or `chunks`. */
+function restoredAt(name: string, modified: number, chunks: readonly Uint8Array[] = [new Uint8Array([7])]): RestoredFile {
   return {
     assetId: envelope.file_id,
     envelope,
-    metadata: { name, size: 1, type: 'image/jpeg', modified, captured: null, width: null, height: null, blobs: [] },
+    metadata: { name, size: chunks.reduce((sum, c) => sum + c.length, 0), type: 'image/jpeg', modified, captured: null, width: null, height: null, blobs: [] },
     bytes: (async function* () {
-      yield new Uint8Array([7])
+      yield* chunks
     })(),
     metadataBlobSize: 0,
     derivative: () => Promise.resolve(null),
@@ -59,6 +60,13 @@ async function umask(): Promise<number> {
 }
 
 describe('writeRestored', () => {
+  it('writes every byte in order, whatever the sizes of the pieces: empty, one byte, 64 KiB and odd ones over several MiB', async () => {
+    const sizes = [0, 1, 65_536, 65_536, 1_000_003, 65_535, 0, 2_500_001, 7, 1_048_576, 65_536]
+    const chunks = sizes.map((size, i) => Uint8Array.from({ length: size }, (_, j) => (i * 31 + j * 7) & 0xff))
+    const written = await writeRestored(restoredAt('pieces.bin', 1_700_000_000_000, chunks), folder)
+    expect(Buffer.compare(await readFile(written), Buffer.concat(chunks))).toBe(0)
+  })
+
   it('gives a restored file the mode of any file the person makes (0666 less the umask), and its folders 0777 less it', async () => {
     const mask = await umask()
     expect(mask & 0o066).not.toBe(0o066) // else a file made 0600 would pass too

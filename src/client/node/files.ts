@@ -3,7 +3,7 @@
 // verified (written to a temporary name in the same folder, fsynced, then renamed).
 import { randomBytes } from 'node:crypto'
 import { createReadStream, type BigIntStats } from 'node:fs'
-import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { IN_MEMORY_FILE_MAX, memorySource, type FileSource, type RestoredFile } from '../files.ts'
 import { mediaTypeOfName } from '../media-types.ts'
@@ -69,6 +69,36 @@ export function safeRelativePath(name: string): string[] {
 }
 
 /**
+ * Bytes gathered before each write of a restored file: one write per 64 KiB chunk (a round trip
+ * through libuv's pool each) cost a restore of 12-megapixel photos a fifth of its main thread.
+ */
+const RESTORE_WRITE_BYTES = 1024 * 1024
+
+/** Writes all of `bytes` (a write may take fewer than it was given: a disk filling up). */
+async function writeWhole(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
+}
+
+/** Writes `chunks` to `handle` RESTORE_WRITE_BYTES at a time, each batch in one writev. */
+async function writeGathered(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  let gathered: Uint8Array[] = []
+  let size = 0
+  const flush = async (): Promise<void> => {
+    if (size === 0) return
+    const { bytesWritten } = await handle.writev(gathered)
+    if (bytesWritten < size) await writeWhole(handle, Buffer.concat(gathered, size).subarray(bytesWritten))
+    gathered = []
+    size = 0
+  }
+  for await (const chunk of chunks) {
+    gathered.push(chunk)
+    size += chunk.length
+    if (size >= RESTORE_WRITE_BYTES) await flush()
+  }
+  await flush()
+}
+
+/**
  * Writes a restored file into `folder` under its name (or `options.name`): to a temporary name
  * beside it, fsynced, its mtime set, then renamed over the final name (replacing a file there)
  * and the folder fsynced. If reading, decrypting or verifying fails, the temporary file is
@@ -83,7 +113,7 @@ export async function writeRestored(restored: RestoredFile, folder: string, opti
   const handle = await open(temp, 'wx', 0o666)
   let renamed = false
   try {
-    for await (const chunk of restored.bytes) await handle.write(chunk)
+    await writeGathered(handle, restored.bytes)
     await handle.sync()
     await handle.close()
     const modified = restored.metadata.modified

@@ -36,8 +36,10 @@ export const nativePrimitives: SymmetricPrimitives = {
         } catch {
           return null // the tag does not match: nothing of the plaintext leaves
         }
-        // A Uint8Array of its own, as WebCrypto gives: a small Buffer is a view of Node's shared pool.
-        return new Uint8Array(plaintext)
+        // A Uint8Array of its own, as WebCrypto gives: a small Buffer can be a view of Node's
+        // shared pool, and is copied out of it; a stream chunk has an ArrayBuffer of its own.
+        const ownBuffer = plaintext.byteOffset === 0 && plaintext.buffer.byteLength === plaintext.length
+        return ownBuffer ? new Uint8Array(plaintext.buffer, 0, plaintext.length) : new Uint8Array(plaintext)
       },
     }
   },
