@@ -17,15 +17,14 @@ import { sha3_256, shake256 } from '@noble/hashes/sha3.js'
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type CapturedSource } from '../../src/client/format/metadata.ts'
 import { decryptBytes, encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
 import { ClientFormatError } from '../../src/client/format/errors.ts'
-import { installPrimitives, webCryptoPrimitives } from '../../src/client/format/primitives.ts'
-import { nativePrimitives } from '../../src/client/node/primitives.ts'
+import { onEachPrimitives } from '../support/primitives.ts'
 import {
   escrowKeyV1,
   escrowKeyV2,
@@ -265,12 +264,7 @@ const independent = {
 const fastArgon2id: Argon2id = async (password, salt, { memoryKiB, passes, lanes }) =>
   new Uint8Array(argon2Sync('argon2id', { message: password, nonce: salt, memory: memoryKiB, passes, parallelism: lanes, tagLength: 32 }))
 
-describe.each([
-  ['WebCrypto', webCryptoPrimitives],
-  ["node:crypto's", nativePrimitives],
-])('client format v1 test vectors (test/vectors/client-format-v1.json), on %s primitives', (_, chosen) => {
-  beforeAll(() => installPrimitives(chosen))
-  afterAll(() => installPrimitives(webCryptoPrimitives))
+onEachPrimitives('client format v1 test vectors (test/vectors/client-format-v1.json)', () => {
   it('covers the cases the document promises', () => {
     expect(vectors.streams.map((s) => s.plaintext.length / 2)).toEqual(expect.arrayContaining([0, 1, 16, 17, 32, 40]))
     expect(vectors.streams.some((s) => s.chunk_size === 65_536)).toBe(true)

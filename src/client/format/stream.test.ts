@@ -1,11 +1,10 @@
 // What STREAM is for: a stream cut short, reordered, spliced, extended or altered fails to
 // decrypt, each with its own error code; and the streaming API gives the one-shot bytes
 // whatever the pieces it is fed; all of it on WebCrypto and on node:crypto's primitives.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nativePrimitives } from '../node/primitives.ts'
+import { describe, expect, it } from 'vitest'
+import { onEachPrimitives } from '../../../test/support/primitives.ts'
 import { ClientFormatError, type FormatErrorCode } from './errors.ts'
 import { generateFileKey, deriveAlbumKey, unwrapFileKey, wrapFileKey } from './keys.ts'
-import { installPrimitives, webCryptoPrimitives } from './primitives.ts'
 import { ciphertextSize, decryptBytes, decryptStream, encryptBytes, encryptStream, HEADER_BYTES } from './stream.ts'
 
 const CHUNK = 16
@@ -30,13 +29,7 @@ async function failure(promise: Promise<unknown>): Promise<{ code: FormatErrorCo
   return { code: (error as ClientFormatError).code, message: (error as Error).message }
 }
 
-describe.each([
-  ['WebCrypto', webCryptoPrimitives],
-  ["node:crypto's", nativePrimitives],
-])('on %s primitives', (_, chosen) => {
-  beforeAll(() => installPrimitives(chosen))
-  afterAll(() => installPrimitives(webCryptoPrimitives))
-
+onEachPrimitives('the stream format', () => {
   describe('STREAM over AES-256-GCM', () => {
     it('round-trips and has the documented size', async () => {
       for (const size of [0, 1, 15, 16, 17, 32, 40, 100]) {
