@@ -456,23 +456,26 @@ export interface RestoredFile {
 /**
  * Opens a stored asset: checks the manifest's signature and envelope, downloads and opens the
  * metadata blob (the file key unwrapped under the album key). Throws FileTransferError naming the file.
+ * `metadataBlob`: the blob already asked for (albums.ts openPlanned, in batches), checked against
+ * the manifest as a downloaded one is; null: download it.
  */
-export async function openStoredAsset(source: RestoreSource, entry: AssetEntry): Promise<OpenedAsset> {
+export async function openStoredAsset(source: RestoreSource, entry: AssetEntry, metadataBlob?: Promise<Uint8Array | null>): Promise<OpenedAsset> {
   try {
     const envelope = await readAssetManifest(source, fromBase64(entry.manifest_cbor))
-    return await openAssetMetadata(source, entry.asset_id, envelope, await source.client.downloadBlob(envelope.metadata_blob_hash!))
+    const blob = (await metadataBlob) ?? (await source.client.downloadBlob(envelope.metadata_blob_hash!))
+    return await openAssetMetadata(source, entry.asset_id, envelope, blob)
   } catch (error) {
     throw error instanceof FileTransferError ? error : new FileTransferError('restore', null, entry.asset_id, reasonOf(error), error)
   }
 }
 
 /**
- * Opens an asset for restore (openStoredAsset), and returns the metadata, the original's
+ * Opens an asset for restore (openStoredAsset, `metadataBlob` as it takes it), and returns the metadata, the original's
  * plaintext as a stream (downloaded once read) and its derivatives on demand.
  * Throws FileTransferError naming the file.
  */
-export async function restoreFile(source: RestoreSource, entry: AssetEntry): Promise<RestoredFile> {
-  const asset = await openStoredAsset(source, entry)
+export async function restoreFile(source: RestoreSource, entry: AssetEntry, metadataBlob?: Promise<Uint8Array | null>): Promise<RestoredFile> {
+  const asset = await openStoredAsset(source, entry, metadataBlob)
   const { envelope } = asset
   async function* bytes(): AsyncGenerator<Uint8Array> {
     let ciphertext: AsyncIterable<Uint8Array>

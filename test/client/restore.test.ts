@@ -2,13 +2,14 @@
 // server: the plan opens no file, and then at most a window of files is opened and not yet
 // written at any time, however large the album; names of duplicates follow the feed whatever
 // the concurrency; files the album gains after the plan wait for the next run; a file that
-// cannot be opened fails alone; stopping and running again, and a session that ends.
+// cannot be opened fails alone; the metadata blobs come in batches; stopping and running again,
+// and a session that ends.
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { liveEntries, openAlbum, planAlbum, type Library } from '../../src/client/albums.ts'
+import { liveEntries, METADATA_BATCH, openAlbum, planAlbum, type Library } from '../../src/client/albums.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { restoreInto } from '../../src/client/node/files.ts'
 import { restoreAll, uniqueName, type RestoreEvent, type RestoreWriter } from '../../src/client/restore.ts'
@@ -158,6 +159,55 @@ describe('restoreAll', () => {
     const second = memoryWriter()
     await restoreAll({ library, plan: next, write: second })
     expect(Buffer.from(second.kept.get('three.jpg')!).equals(later.stored[0]!.bytes)).toBe(true)
+  })
+
+  it('asks for the metadata blobs METADATA_BATCH at a time, none alone; one the batch does not bring is downloaded alone', async () => {
+    const N = METADATA_BATCH + 8
+    const { albumId, stored } = await albumOf(
+      library,
+      'Batched',
+      Array.from({ length: N }, (_, i) => `B_${String(i).padStart(3, '0')}.jpg`),
+      8,
+    )
+    const asked = { batches: 0, inBatches: 0, alone: 0 }
+    let leaveOut: string | null = null
+    const client = library.client
+    // The client as restore uses it, counting its metadata reads; `leaveOut` plays a batch answer without that blob.
+    const counting: Library = {
+      ...library,
+      client: new Proxy(client, {
+        get(target, property) {
+          if (property === 'downloadBlobs')
+            return async (hashes: Iterable<string>) => {
+              const all = [...hashes]
+              asked.batches++
+              asked.inBatches += all.length
+              const answer = await target.downloadBlobs(all)
+              if (leaveOut !== null) answer.blobs.delete(leaveOut)
+              return answer
+            }
+          if (property === 'downloadBlob')
+            return (hash: string) => {
+              asked.alone++
+              return target.downloadBlob(hash)
+            }
+          const value: unknown = Reflect.get(target, property, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      }),
+    }
+    const writer = memoryWriter()
+    expect(await restoreAll({ library: counting, plan: await planAlbum(counting, albumId), write: writer })).toMatchObject({ restored: N, failed: 0 })
+    expect(asked).toEqual({ batches: Math.ceil(N / METADATA_BATCH), inBatches: N, alone: 0 })
+    for (const file of stored) expect(Buffer.from(writer.kept.get(file.name)!).equals(file.bytes), file.name).toBe(true)
+
+    const entries = await liveEntries(client, albumId)
+    leaveOut = entries.find((e) => e.asset_id === stored[5]!.assetId)!.metadata_blob_hash!
+    Object.assign(asked, { batches: 0, inBatches: 0, alone: 0 })
+    const again = memoryWriter()
+    expect(await restoreAll({ library: counting, plan: await planAlbum(counting, albumId), write: again })).toMatchObject({ restored: N, failed: 0 })
+    expect(asked.alone).toBe(1)
+    expect(Buffer.from(again.kept.get(stored[5]!.name)!).equals(stored[5]!.bytes)).toBe(true)
   })
 
   it('into a folder: a file that cannot be opened fails alone, named by its asset id; run again, the rest is unchanged; a different file is kept unless overwrite', async () => {
