@@ -2,8 +2,8 @@
 // "Restoring"): a full disk stops it at the first file that found no room, named on one line,
 // exit 6 (not a line per file); a different file of the person's at a file's name is kept, and
 // the summary and --json say so plainly (exit 1). The full disk is the system's answer to a
-// write: node:fs/promises' open is wrapped so that writes to the files' partial files fail with
-// ENOSPC, as on a full disk.
+// write: node:fs/promises' open is wrapped so that writes (write and writev) to the files' partial
+// files fail with ENOSPC, as on a full disk.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -25,7 +25,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     const partialOf = [...full.names].some((name) => path.basename(at).startsWith(`.${name}.`) && at.endsWith('.coffer-partial'))
     if (!partialOf) return handle
     const noSpace = Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', errno: -28, syscall: 'write' })
-    return Object.assign(Object.create(handle) as FileHandle, { write: () => Promise.reject(noSpace) })
+    return Object.assign(Object.create(handle) as FileHandle, { write: () => Promise.reject(noSpace), writev: () => Promise.reject(noSpace) })
   }
   return { ...real, open, default: { ...real, open } }
 })
