@@ -315,7 +315,7 @@ export interface AlbumPlan {
   readonly assets: ReadonlyMap<string, PlannedAsset>
 }
 
-/** The plaintext size an entry's envelope states, its signature unchecked (0 when it cannot be read). */
+/** The envelope an entry's manifest states, its signature unchecked ({} when it cannot be read): for totals and prefetching, which the checked opening confirms. */
 function statedEnvelope(manifestCbor: string): { readonly plaintext_size?: unknown; readonly metadata_blob_hash?: unknown } {
   try {
     const outer = decodeCanonical(fromBase64(manifestCbor)) as { body?: unknown }
@@ -326,6 +326,7 @@ function statedEnvelope(manifestCbor: string): { readonly plaintext_size?: unkno
   }
 }
 
+/** The plaintext size an entry's envelope states, its signature unchecked (0 when it cannot be read). */
 function statedSize(manifestCbor: string): number {
   const size = statedEnvelope(manifestCbor).plaintext_size
   return typeof size === 'number' && Number.isSafeInteger(size) && size >= 0 ? size : 0
