@@ -11,8 +11,9 @@
 //   settle 50-90 MiB higher than with two arenas (docs/benchmarks.md, "Memory"). And glibc
 //   raises its mmap threshold each time a large block is freed, after which decoded images (a few
 //   MiB each) come from the arenas and stay resident when freed; a fixed threshold (128 KiB, its
-//   starting value) gives them back at once: a backup of 12-megapixel photos peaked about 40 MiB
-//   lower, for about 3% more CPU in the kernel (decision 0064). Someone who set either variable,
+//   starting value) gives them back at once: the image pipeline over 12-megapixel photos peaked
+//   about 40 MiB lower (a whole backup's peak moved less), for about 3% more CPU in the kernel
+//   (decision 0064). Someone who set either variable,
 //   or another libc, is left as is.
 // - V8 sizes the young generation from the machine's memory: semi-spaces of 32 MiB on a 24 GiB
 //   machine, which a verify of an album kept filled with the garbage of its feed pages and

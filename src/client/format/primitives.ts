@@ -1,6 +1,6 @@
 // The symmetric primitives of client format v1 (HKDF-SHA256, HMAC-SHA256, AES-256-GCM) behind one
 // interface: WebCrypto by default, which every browser and Node have; a Node client installs
-// node:crypto's (node/crypto.ts nativePrimitives), which gives the same bytes without WebCrypto's
+// node:crypto's (node/primitives.ts nativePrimitives), which gives the same bytes without WebCrypto's
 // cost per call (a promise, a job on the thread pool and copies of every input: a backup makes
 // about 25 such calls per photo, most of them 64 KiB stream chunks). Everything in format/ that
 // derives, hashes under a key or seals goes through `primitives()`.
@@ -57,8 +57,9 @@ let installed: SymmetricPrimitives = webCryptoPrimitives
 export const primitives = (): SymmetricPrimitives => installed
 
 /**
- * Installs a platform's primitives for the whole process (node/crypto.ts installNativePrimitives). They
- * must give the same bytes as WebCrypto's: node/crypto.test.ts checks both against each other.
+ * Installs a platform's primitives for the whole process (node/primitives.ts installNativePrimitives).
+ * They must give the same bytes as WebCrypto's: the format's vectors and the stream tests run on
+ * both (test/support/primitives.ts onEachPrimitives).
  */
 export function installPrimitives(chosen: SymmetricPrimitives): void {
   installed = chosen

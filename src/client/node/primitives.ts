@@ -6,8 +6,9 @@ import { installPrimitives, type SymmetricPrimitives } from '../format/primitive
 
 /**
  * node:crypto's HKDF, HMAC and AES-256-GCM (format/primitives.ts): the same bytes as WebCrypto's,
- * in plain Uint8Arrays of their own, computed where they are asked for. A 64 KiB chunk seals in about 30 µs with AES-NI, less than
- * WebCrypto spends handing it to the thread pool and copying it there and back.
+ * in plain Uint8Arrays of their own, computed where they are asked for. A 64 KiB chunk seals in
+ * about 45 µs with AES-NI (1.5 GB/s here), less than WebCrypto spends handing it to the thread
+ * pool and copying it there and back.
  */
 export const nativePrimitives: SymmetricPrimitives = {
   hkdfSha256: async (ikm, salt, info, length) => new Uint8Array(hkdfSync('sha256', ikm, salt, info, length)),
