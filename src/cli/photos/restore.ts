@@ -17,6 +17,9 @@ import { countOption, libraryOf, namedAlbum, outsideTrash } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
+/** Files restored at once unless --concurrency says otherwise. */
+const RESTORE_CONCURRENCY = 8
+
 /** `bytes` as they pass, the count so far told to `tell` after each piece. */
 async function* counted(bytes: AsyncIterable<Uint8Array>, tell: (soFar: number) => void): AsyncGenerator<Uint8Array> {
   let soFar = 0
@@ -55,14 +58,16 @@ export const restore: Command = {
                      clock where it was taken, as \`ls\` shows it) under its name without its subfolder
   --overwrite        replace a different file already at a file's name (by default it is kept
                      and that file is reported as not restored)
-  --concurrency N    files in flight at once (1-64, default 4)
+  --concurrency N    files in flight at once (1-64, default 8)
   -q, --quiet        print only the summary line and what went wrong (no progress)
   -v, --verbose      also print one line per file (what was done with it)
   --json             one JSON object per line on stdout: start, file (one per file), summary`,
   options: { layout: { type: 'string' }, overwrite: { type: 'boolean' }, concurrency: { type: 'string' }, ...VERBOSITY_OPTIONS },
   async run({ positionals, values, out, signal, home, resolvePath, zone }) {
     if (positionals.length !== 2) throw new UsageError('restore takes an album name and a destination folder')
-    const concurrency = countOption(values.concurrency, 'concurrency', 4)
+    // Eight, not backup's four: a restored file waits on its fsync, not on the CPU (12 MP photos
+    // restored 15-20% faster than with four, for about 30 MiB more; decision 0064).
+    const concurrency = countOption(values.concurrency, 'concurrency', RESTORE_CONCURRENCY)
     const layout = values.layout ?? 'path'
     if (layout !== 'path' && layout !== 'date') throw new UsageError('--layout takes path or date')
     const verbosity = verbosityOf(values)
