@@ -6,7 +6,7 @@
 // upgrade window on the way is carried out without asking anyone (protocol.ts). Browser-safe.
 import { fromBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type AssetDeletion, type CofferClient } from '../sdk/client.ts'
-import { buildAssetDeletion, readManifestWith, type Envelope } from '../sdk/manifest.ts'
+import { buildAssetDeletion, readManifestWith, type DeleteEnvelope, type Envelope, type SignedManifest } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
 import {
   CLIENT_VERSION,
@@ -19,6 +19,7 @@ import {
   type RestoreSource,
 } from './files.ts'
 import { storeFile } from './upload.ts'
+import { appliedWrite } from './history.ts'
 import { pinnedVersion, writeWithProtocol } from './protocol.ts'
 
 /** The asset is not a live asset of the album (never was, or was deleted). */
@@ -100,7 +101,7 @@ export async function withDeletion<R>(
   library: Library,
   albumId: string,
   assetId: string,
-  post: (deletion: AssetDeletion) => Promise<R>,
+  post: (deletion: AssetDeletion, signed: SignedManifest<DeleteEnvelope>) => Promise<R>,
   options: DeletionOptions = {},
 ): Promise<R> {
   const { client } = library
@@ -117,8 +118,9 @@ export async function withDeletion<R>(
       created_by_device: library.deviceId,
       client_version: library.clientVersion ?? CLIENT_VERSION,
       protocol_version: protocolVersion,
+      content: await library.history?.content(albumId),
     })
-    return post(deletion.request)
+    return post(deletion.request, deletion)
   }
   const attempt = async (protocolVersion: string) => {
     try {
@@ -150,7 +152,13 @@ export function retainedOr(error: unknown, assetId: string): unknown {
  * the trash leaves it too. `trashFile` (trash.ts) moves it to the trash instead.
  */
 export async function deleteFile(library: Library, albumId: string, assetId: string, options: DeletionOptions = {}): Promise<DeleteResult> {
-  const result = await withDeletion(library, albumId, assetId, (deletion) => library.client.deleteAsset(albumId, assetId, deletion), options)
+  const result = await withDeletion(
+    library,
+    albumId,
+    assetId,
+    (deletion, signed) => appliedWrite(library.history, albumId, signed, () => library.client.deleteAsset(albumId, assetId, deletion)),
+    options,
+  )
   return { assetId, syncSeq: result.sync_seq, replayed: result.replayed === true }
 }
 

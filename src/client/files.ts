@@ -7,6 +7,7 @@ import { concatBytes, equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
+import type { AlbumHistory } from './history.ts'
 import { readManifestWith, type Envelope } from '../sdk/manifest.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
@@ -125,6 +126,8 @@ export interface BackupTarget {
   readonly clientVersion?: string
   /** Hashes the original's plaintext and ciphertext; @noble/hashes' SHA-256 unless given. */
   readonly sha256?: Sha256Hasher
+  /** The album's checked history: each manifest commits to its head, each write applied is noted (history.ts). None unless given. */
+  readonly history?: AlbumHistory
 }
 
 export interface BackupOptions {

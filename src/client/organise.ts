@@ -18,6 +18,7 @@ import { deriveAlbumKey } from './format/keys.ts'
 import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 import { pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
+import { appliedWrite } from './history.ts'
 
 /** The asset as its album holds it now: opened (signature, metadata and file key checked), with its feed entry. */
 interface Current {
@@ -112,8 +113,9 @@ async function applyWrite(
       ...(chain.action === 'replace' ? { prior_provenance_hash: chain.manifestHash, original_blob_hash: envelope.ciphertext_hash } : {}),
     },
     metadata: metadataBlob,
+    content: await library.history?.content(albumId),
   })
-  return (await library.client.applyManifest(albumId, write.request)).sync_seq
+  return (await appliedWrite(library.history, albumId, write, () => library.client.applyManifest(albumId, write.request))).sync_seq
 }
 
 /** The plaintext SHA-256 of an asset's original: downloaded and decrypted as a restore does (its hash, size and every chunk checked), kept nowhere. */

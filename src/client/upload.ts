@@ -64,6 +64,7 @@ import {
   type UploadStage,
   type UploadWay,
 } from './files.ts'
+import { appliedWrite } from './history.ts'
 import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { transientFailure } from './retry.ts'
 
@@ -630,7 +631,7 @@ async function commit(up: Upload): Promise<BackupResult> {
   }
   const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, up.amkVersion)
   const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: identity.assetId }, up.fileKey, metadata)
-  const sign = (protocolVersion: string) =>
+  const sign = async (protocolVersion: string) =>
     buildLifecycleWrite(target.identity, {
       envelope: {
         crypto_suite_id: CRYPTO_SUITE_V1,
@@ -650,15 +651,20 @@ async function commit(up: Upload): Promise<BackupResult> {
         ...(up.options.retentionUntil === undefined ? {} : { retention_until: up.options.retentionUntil }),
       },
       metadata: metadataBlob,
+      content: await target.history?.content(target.albumId),
     })
+  const signAndApply = async (version: string): Promise<void> => {
+    const write = await sign(version)
+    await appliedWrite(target.history, target.albumId, write, () => target.client.applyManifest(target.albumId, write.request))
+  }
   const apply = async (version: string): Promise<void> => {
     try {
-      await target.client.applyManifest(target.albumId, (await sign(version)).request)
+      await signAndApply(version)
     } catch (error) {
       // A replace whose asset someone wrote meanwhile: continue from the new head, once.
       if (!(lifecycle.action === 'replace' && staleRevival(error) && up.head === lifecycle.head)) throw error
       up.head = await lifecycle.reread()
-      await target.client.applyManifest(target.albumId, (await sign(version)).request)
+      await signAndApply(version)
     }
   }
   try {

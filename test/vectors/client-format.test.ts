@@ -18,7 +18,8 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { describe, expect, it } from 'vitest'
-import { decodeCanonical } from '../../src/codec/cbor.ts'
+import { decodeCanonical, encodeCanonical } from '../../src/codec/cbor.ts'
+import { advanceHead, chainContent, committedHead, EMPTY_HEAD } from '../../src/client/format/album-chain.ts'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { deriveAlbumKey, unwrapFileKey, wrapFileKey } from '../../src/client/format/keys.ts'
 import { encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type CapturedSource } from '../../src/client/format/metadata.ts'
@@ -69,6 +70,10 @@ interface Vectors {
     cbor: string
   }
   album_ids: { name: string; attempt: number; album_id: string }[]
+  album_chain: {
+    entries: { sync_seq: number; manifest_hash: string; count: number; digest: string }[]
+    commitment: { seq: number; count: number; digest: string; content_cbor: string }
+  }
   metadata_v2: {
     value: Omit<AssetMetadata, 'blobs' | 'contentMac'> & { blobs: { kind: string; hash: string; size: number; type: string }[]; content_mac: string }
     cbor: string
@@ -294,6 +299,30 @@ onEachPrimitives('client format v1 test vectors (test/vectors/client-format-v1.j
       expect(hex(independent.decrypt(fileKey, bytes(vector.ciphertext)))).toBe(vector.plaintext)
     })
   }
+
+  it('album chain: this implementation gives each digest, and the commitment a manifest carries as its content', () => {
+    let head = EMPTY_HEAD
+    for (const entry of vectors.album_chain.entries) {
+      head = advanceHead(head, entry.sync_seq, entry.manifest_hash)
+      expect({ count: head.count, digest: hex(head.digest) }).toEqual({ count: entry.count, digest: entry.digest })
+    }
+    const { commitment } = vectors.album_chain
+    expect(hex(encodeCanonical(chainContent({ seq: commitment.seq, count: commitment.count, digest: bytes(commitment.digest) })))).toBe(commitment.content_cbor)
+    expect(committedHead(decodeCanonical(bytes(commitment.content_cbor)))).toEqual({ seq: 2, count: 2, digest: bytes(commitment.digest) })
+  })
+
+  it('album chain: an independent implementation (SHA-256 of @noble/hashes, cborg) gives the same digests and reads the commitment', () => {
+    let digest = new Uint8Array(32)
+    for (const entry of vectors.album_chain.entries) {
+      const seq = new Uint8Array(8)
+      new DataView(seq.buffer).setBigUint64(0, BigInt(entry.sync_seq))
+      digest = sha256(new Uint8Array([...new TextEncoder().encode('coffer/v1/album-chain'), 0, ...digest, ...seq, ...bytes(entry.manifest_hash)]))
+      expect(hex(digest)).toBe(entry.digest)
+    }
+    const { commitment } = vectors.album_chain
+    expect(decodeCbor(bytes(commitment.content_cbor))).toEqual({ chain: { seq: commitment.seq, count: commitment.count, digest: bytes(commitment.digest) } })
+    expect(hex(encodeCbor({ chain: { seq: 2, count: 2, digest: bytes(commitment.digest) } }, rfc8949EncodeOptions))).toBe(commitment.content_cbor)
+  })
 
   it('metadata blob: this implementation seals exactly its bytes and opens them', async () => {
     const albumKey = bytes(keys.album_key)

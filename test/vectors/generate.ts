@@ -5,6 +5,8 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { encodeCanonical } from '../../src/codec/cbor.ts'
+import { advanceHead, chainContent, EMPTY_HEAD } from '../../src/client/format/album-chain.ts'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { albumIdFor } from '../../src/client/format/ids.ts'
 import { deriveAlbumKey, wrapFileKey } from '../../src/client/format/keys.ts'
@@ -22,6 +24,7 @@ import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+const fromHexString = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'hex'))
 const pattern = (length: number, start: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (start + i) & 0xff)
 
 const masterKey = pattern(32, 0x00)
@@ -210,6 +213,18 @@ const vectors = {
   },
   // The album ids of a name: attempt 0 is the name's own; 1 and 2 follow when a renamed album holds the ones before.
   album_ids: await Promise.all([0, 1, 2].map(async (attempt) => ({ name: 'Holiday', attempt, album_id: await albumIdFor(masterKey, 'Holiday', attempt) }))),
+  // A feed of three entries (sync_seq 1, 2, 5: a feed's numbers need not be consecutive), the digest after each, and the
+  // `content` a manifest written after reading the first two carries.
+  album_chain: (() => {
+    let head = EMPTY_HEAD
+    const entries = [1, 2, 5].map((syncSeq, i) => {
+      const manifestHash = hex(sha256(pattern(40, 0x20 * (i + 1))))
+      head = advanceHead(head, syncSeq, manifestHash)
+      return { sync_seq: syncSeq, manifest_hash: manifestHash, count: head.count, digest: hex(head.digest) }
+    })
+    const afterTwo = { seq: 2, count: 2, digest: fromHexString(entries[1]!.digest) }
+    return { entries, commitment: { seq: 2, count: 2, digest: entries[1]!.digest, content_cbor: hex(encodeCanonical(chainContent(afterTwo))) } }
+  })(),
   content_keys: {
     content_key: hex(await contentKey(masterKey)),
     cases: contentCases,

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
+import { AlbumHistoryKeeper } from '../../client/history.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
 import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
@@ -120,8 +121,16 @@ export const backup: Command = {
     }
     const album = await openAlbum(library, albumGiven)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
+    // The album's history on the sync state's connection: a write per file noted without opening the file again.
+    const history = new AlbumHistoryKeeper(library, state)
+    try {
+      await history.check(album.albumId, album.name)
+    } catch (error) {
+      state.close()
+      throw error
+    }
     let watcher: FolderWatch | null = null
-    const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const target = { ...library, history, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**

@@ -21,6 +21,8 @@ export const EXIT = {
   unreachable: 5,
   /** A local problem: a file or folder could not be read or written. */
   local: 6,
+  /** The server is not trustworthy: it served an album's history other than the one this account's devices wrote and saw. */
+  untrusted: 7,
   /** Interrupted (Ctrl-C); what was done is kept and the next run continues. */
   interrupted: 130,
 } as const

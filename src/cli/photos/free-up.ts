@@ -10,7 +10,7 @@ import { openSyncState } from '../../client/node/state.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { countOption, libraryOf } from './library.ts'
+import { checkHistory, countOption, libraryOf } from './library.ts'
 
 /** The log of freed files, in the config folder. */
 export const FREED_LOG = 'freed.log'
@@ -62,6 +62,8 @@ export const freeUp: Command = {
     const name = typeof values.album === 'string' ? values.album : path.basename(root)
     const album = await findAlbum(library, name)
     if (album === null) throw new UsageError(`there is no album "${albumName(name)}" (\`coffer-photos albums\` lists them; name it with --album)`)
+    // An album in doubt frees nothing: its history is checked before any file is looked at (AlbumTamperedError exits EXIT.untrusted).
+    await checkHistory(library, album)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     try {
       out.say(

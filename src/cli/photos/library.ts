@@ -1,22 +1,48 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
+import path from 'node:path'
 import { findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
+import type { ChainHead } from '../../client/format/album-chain.ts'
+import { AlbumHistoryKeeper } from '../../client/history.ts'
+import { AlbumTamperedError } from '../../client/tampering.ts'
+import { albumMemoryFile } from '../../client/node/album-memory.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import { listTrash, type TrashList } from '../../client/trash.ts'
 import type { Account } from './account.ts'
 import { UsageError, type Invocation } from './command.ts'
 import type { Output } from './output.ts'
 
-export function libraryOf(account: Account): Library {
+/** The account as the client library takes it, with the albums' histories this device checks and remembers (in state.sqlite). */
+export type PhotosLibrary = Library & { readonly history: AlbumHistoryKeeper }
+
+export function libraryOf(account: Account): PhotosLibrary {
+  const source = { client: account.client, identityPublicKey: account.identity.publicKey, verify: nativeVerify }
   return {
-    client: account.client,
+    ...source,
     identity: account.identity,
     userId: account.userId,
     deviceId: account.deviceId,
     masterKey: account.masterKey,
-    identityPublicKey: account.identity.publicKey,
     sha256: nativeSha256,
-    verify: nativeVerify,
+    history: new AlbumHistoryKeeper(source, albumMemoryFile(path.join(account.home, 'state.sqlite'))),
+  }
+}
+
+/**
+ * Checks the album's history against what this device saw and wrote (client/history.ts): throws
+ * AlbumTamperedError, which exits with EXIT.untrusted, before a command reads or writes the album.
+ */
+export async function checkHistory(library: PhotosLibrary, album: Pick<NamedAlbum, 'albumId' | 'name'>): Promise<ChainHead> {
+  return library.history.check(album.albumId, album.name)
+}
+
+/** checkHistory's answer for a command that goes on to other albums: the head, or the tampering found. */
+export async function historyOf(library: PhotosLibrary, album: Pick<NamedAlbum, 'albumId' | 'name'>): Promise<ChainHead | AlbumTamperedError> {
+  try {
+    return await checkHistory(library, album)
+  } catch (error) {
+    if (error instanceof AlbumTamperedError) return error
+    throw error
   }
 }
 

@@ -1,6 +1,7 @@
 // What `coffer-photos` prints. For people: results on stdout, progress and warnings on stderr.
 // With --json: one JSON object per line on stdout (`{"event": ..., ...}`), nothing else there,
 // so that a script can read it line by line; errors still go to stderr as text as well.
+import { AlbumTamperedError } from '../../client/tampering.ts'
 import { ProtocolUnsupportedError } from '../../client/protocol.ts'
 import { CofferProblem } from '../../sdk/client.ts'
 import { CofferInputError } from '../../sdk/input-error.ts'
@@ -122,6 +123,12 @@ export function describeError(error: unknown, server: string | null = null): Des
   if (error instanceof Interrupted) return { message: error.message, code: null, exit: EXIT.interrupted }
   if (error instanceof Refused) return { message: error.message, code: null, exit: EXIT.refused }
   if (error instanceof ConfigFileError) return { message: error.message, code: null, exit: EXIT.local }
+  if (error instanceof AlbumTamperedError)
+    return {
+      message: `the server is not trustworthy: ${error.message}; nothing of this album is freed until it serves the album as written`,
+      code: null,
+      exit: EXIT.untrusted,
+    }
   if (error instanceof CofferProblem) {
     const detail = typeof error.problem.detail === 'string' && error.problem.detail.length > 0 ? error.problem.detail : error.problem.title
     const sentence = `the server refused: ${detail.replace(/\.$/, '')}`

@@ -13,7 +13,7 @@ import { datedName, restoreAll } from '../../client/restore.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { countOption, libraryOf, namedAlbum, outsideTrash } from './library.ts'
+import { checkHistory, countOption, libraryOf, namedAlbum, outsideTrash } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -74,6 +74,7 @@ export const restore: Command = {
     const dest = resolvePath(positionals[1]!)
     const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
     const album = await namedAlbum(library, positionals[0])
+    await checkHistory(library, album)
     await mkdir(dest, { recursive: true })
     const partials = await removePartials(dest)
     if (partials > 0) out.warn(`coffer-photos: removed ${partials} partial file${partials === 1 ? '' : 's'} an interrupted restore left`)

@@ -14,7 +14,8 @@ import { openSyncState } from '../../client/node/state.ts'
 import { verifyAlbum, type AssetReport } from '../../client/verify.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { countOption, libraryOf, namedAlbum } from './library.ts'
+import { AlbumTamperedError, TAMPERING } from '../../client/tampering.ts'
+import { countOption, historyOf, libraryOf, namedAlbum } from './library.ts'
 import { transferProgress, type TransferProgress } from './transfer-progress.ts'
 
 /**
@@ -102,8 +103,18 @@ export const verify: Command = {
     let compareFailed = 0
     let comparedFiles = 0
     let stopped = false
+    const untrusted: AlbumTamperedError[] = []
     for (const album of albums) {
       const label = album.name ?? album.albumId
+      // The album's history first: a server that rewrote it is named, and its files are not vouched for.
+      const history = await historyOf(library, album)
+      if (history instanceof AlbumTamperedError) {
+        untrusted.push(history)
+        out.event('history', { album: album.name, album_id: album.albumId, ok: false, kind: history.kind, seq: history.seq, detail: history.detail })
+        out.say(`NOT TRUSTWORTHY  ${label}: ${TAMPERING[history.kind]} (${history.detail})`)
+        continue
+      }
+      out.event('history', { album: album.name, album_id: album.albumId, ok: true, entries: history.count, seq: history.seq })
       // --deep downloads every file: its progress is drawn as it goes, against the album's files and bytes (from its feed).
       const deepProgress = deep ? transferProgress(out, await planAlbum(library, album.albumId)) : null
       const started = Date.now()
@@ -214,6 +225,7 @@ export const verify: Command = {
     }
     out.event('summary', {
       albums: albums.length,
+      untrusted: untrusted.length,
       assets: files,
       failed: bad,
       deep,
@@ -228,6 +240,11 @@ export const verify: Command = {
     if (stopped) {
       out.warn('coffer-photos: stopped before every file was compared')
       return EXIT.interrupted
+    }
+    if (untrusted.length > 0) {
+      for (const error of untrusted) out.warn(`coffer-photos: the server is not trustworthy: ${error.message}`)
+      out.warn('coffer-photos: nothing of these albums is freed until the server serves them as they were written')
+      return EXIT.untrusted
     }
     return bad > 0 || compareFailed > 0 ? EXIT.failed : EXIT.ok
   },

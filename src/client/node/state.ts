@@ -9,7 +9,9 @@
 // on the event loop (decision 0017).
 import { closeSync, openSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
+import type { AlbumMemoryStore } from '../history.ts'
 import type { SyncState } from '../sync.ts'
+import { albumMemoryOn } from './album-memory.ts'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS backed_up (
@@ -77,7 +79,8 @@ export interface BackedUpFile {
   readonly version: string | null
 }
 
-export interface SqliteSyncState extends SyncState {
+/** The sync state, and the albums' histories as this device checked them (album-memory.ts), on one connection. */
+export interface SqliteSyncState extends SyncState, AlbumMemoryStore {
   /** The record of `path` backed up to the album; null when this device has none. */
   backedUpFile(albumId: string, path: string): BackedUpFile | null
   /** When the server's deep scan last found the blob intact (free-up), ms since the epoch; null when never. */
@@ -165,6 +168,7 @@ export function openSyncState(file: string): SqliteSyncState {
         }
   }
   return {
+    ...albumMemoryOn(db),
     async knownAsset(albumId, path, size, modified, identity) {
       const row = known.get(albumId, path, size, modified, identity) as { asset_id: string; identity: string | null } | undefined
       if (row !== undefined && row.identity === null && identity !== null) learnIdentity.run(identity, albumId, path)

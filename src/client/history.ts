@@ -1,0 +1,250 @@
+// An album's history, checked against what this device and the account's other devices saw
+// (docs/client-format.md, "The album chain"; decision 0065). The server orders and serves the
+// feed; nothing in it is trusted that a signature or a digest can check:
+// - every entry is a manifest the account signed, for this album, and the feed's own fields
+//   (asset_id, action, envelope_hash) say what the signed manifest says ("forged");
+// - no manifest twice ("replayed"), sync_seq increasing ("reordered"), and each asset's versions
+//   in their chain (each names the one before: a missing one is "omitted", one out of place
+//   "reordered", two continuing the same version "forked");
+// - at each entry that commits to the prefix its writer read (format/album-chain.ts), the reader's
+//   digest of that prefix is the writer's: fewer entries than it saw is "omitted", more is
+//   "forked" (the writer was shown a history without some of them), as many but others or in
+//   another order is "reordered";
+// - the head this device remembers from its last check is still there, the same way, and the
+//   feed reaches it ("rolled_back" when it ends before), and every write this device made since
+//   is at the sync_seq the server answered it with.
+import type { CofferClient, Feed } from '../sdk/client.ts'
+import { equalBytes, fromBase64, sha256Hex } from '../sdk/bytes.ts'
+import type { HybridVerifier } from '../sdk/hybrid.ts'
+import { readManifestWith, type ReadManifest } from '../sdk/manifest.ts'
+import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type ChainHead } from './format/album-chain.ts'
+import { AlbumTamperedError, type TamperingKind } from './tampering.ts'
+
+/** A write of this device that the server applied (its answer's sync_seq), until a check finds it in the feed. */
+export interface OwnWrite {
+  readonly seq: number
+  readonly manifestHash: string
+  readonly assetId: string
+  readonly action: string
+}
+
+/** What a device remembers of an album: the head of its last passing check, the entries through it, and its writes since. */
+export interface AlbumMemory {
+  readonly head: ChainHead
+  /**
+   * The manifest hash of each entry through `head` by its sync_seq, as checked: an entry served
+   * again at its place with its hash is not verified again (its signature was, by this device).
+   */
+  readonly checkedEntries: ReadonlyMap<number, string>
+  readonly ownWrites: readonly OwnWrite[]
+}
+
+/** Where a device keeps its AlbumMemory of each album (node/album-memory.ts in coffer-photos). */
+export interface AlbumMemoryStore {
+  load(albumId: string): Promise<AlbumMemory | null>
+  /**
+   * A check passed at `head`: it replaces the remembered head, `entries` (those after the head
+   * remembered before, by sync_seq) join the checked ones, and the own writes it covers are dropped.
+   */
+  checked(albumId: string, head: ChainHead, entries: ReadonlyMap<number, string>): Promise<void>
+  wrote(albumId: string, write: OwnWrite): Promise<void>
+}
+
+/** An album's history as checked: its head, and the entries after the head remembered before (by sync_seq, their manifest hashes). */
+export interface CheckedHistory {
+  readonly head: ChainHead
+  readonly newEntries: ReadonlyMap<number, string>
+}
+
+/** What checking an album's history needs: the client, and the key every entry must be signed with. */
+export interface HistorySource {
+  readonly client: CofferClient
+  readonly identityPublicKey: Uint8Array
+  readonly verify?: HybridVerifier
+}
+
+/** Entries read and verified at once: their signatures are checked together (on the libuv pool with node's verifier). */
+const HISTORY_PAGE = 256
+
+interface Position {
+  readonly head: ChainHead
+  readonly manifestHash: string
+}
+
+/** An asset's chain as read so far: its last version, and whether that was a delete. */
+interface AssetChain {
+  readonly head: string
+  readonly deleted: boolean
+}
+
+/** fewer: omitted; more: forked; as many, other digest: reordered; null: the same. */
+function compareHeads(mine: ChainHead, theirs: ChainHead): TamperingKind | null {
+  if (mine.count < theirs.count) return 'omitted'
+  if (mine.count > theirs.count) return 'forked'
+  return equalBytes(mine.digest, theirs.digest) ? null : 'reordered'
+}
+
+/**
+ * Reads the album's whole feed and checks it (see the top of this file) against `remembered`
+ * (null: this device never checked it). Answers the feed's head; throws AlbumTamperedError at
+ * the first thing that does not hold. Every entry's signature is checked once.
+ */
+export async function checkAlbumHistory(source: HistorySource, albumId: string, remembered: AlbumMemory | null): Promise<CheckedHistory> {
+  const tampered = (kind: TamperingKind, seq: number, detail: string): AlbumTamperedError => new AlbumTamperedError(albumId, kind, seq, detail)
+  let head = EMPTY_HEAD
+  const positions = new Map<number, Position>()
+  const seenAt = new Map<string, number>()
+  const assets = new Map<string, AssetChain>()
+  // Versions named as the one before by an entry that came first: found later, the feed was reordered; never, omitted.
+  const awaited = new Map<string, number>()
+  // The first entry missing that a writer had read: thrown at the end, unless the walk meets a
+  // reordering first (an entry served before one it follows also looks like one missing there).
+  let missing: AlbumTamperedError | null = null
+  const step = (entry: Feed['entries'][number], read: ReadManifest | null): void => {
+    const seq = entry.sync_seq
+    if (read === null) throw tampered('forged', seq, `entry ${seq} is not a manifest this account signed`)
+    const { envelope, manifestHash } = read
+    if (envelope.album_id !== albumId || envelope.file_id !== entry.asset_id || envelope.action !== entry.action || entry.envelope_hash !== manifestHash)
+      throw tampered('forged', seq, `entry ${seq} says other than its signed manifest (album, asset, action or hash)`)
+    if (seq <= head.seq) throw tampered('reordered', seq, `entry ${seq} comes after entry ${head.seq}`)
+    const earlier = seenAt.get(manifestHash)
+    if (earlier !== undefined) throw tampered('replayed', seq, `entry ${seq} is entry ${earlier} again`)
+    const waiting = awaited.get(manifestHash)
+    if (waiting !== undefined) throw tampered('reordered', seq, `entry ${seq} is the version entry ${waiting} continues, served after it`)
+    const asset = assets.get(envelope.file_id)
+    const prior = envelope.prior_provenance_hash ?? null
+    if (asset === undefined ? prior !== null : asset.deleted || prior !== asset.head) {
+      if (asset !== undefined && (prior === null || asset.deleted || seenAt.has(prior)))
+        throw tampered('forked', seq, `entry ${seq} continues a version of asset ${envelope.file_id} that is not its latest`)
+      if (prior !== null) awaited.set(prior, seq)
+    }
+    const committed = committedHead(read.content)
+    if (committed !== null) {
+      if (committed.seq >= seq) throw tampered('reordered', seq, `entry ${seq} was written after reading entry ${committed.seq}`)
+      const mine = committed.seq === 0 ? EMPTY_HEAD : positions.get(committed.seq)?.head
+      const detail = `entry ${seq}'s writer had read ${committed.count} entries through entry ${committed.seq}; this feed has ${mine?.count ?? 'no entry'} there`
+      const kind = mine === undefined ? 'omitted' : compareHeads(mine, committed)
+      if (kind === 'omitted') missing ??= tampered(kind, seq, detail)
+      else if (kind !== null) throw tampered(kind, seq, detail)
+    }
+    head = advanceHead(head, seq, manifestHash)
+    positions.set(seq, { head, manifestHash })
+    seenAt.set(manifestHash, seq)
+    assets.set(envelope.file_id, { head: manifestHash, deleted: envelope.action === 'delete' })
+  }
+  let after = 0
+  for (;;) {
+    const page = await source.client.feed(albumId, after, HISTORY_PAGE)
+    const reads = await Promise.all(
+      page.entries.map((entry) => {
+        const bytes = fromBase64(entry.manifest_cbor)
+        const checkedBefore = remembered?.checkedEntries.get(entry.sync_seq)
+        // An entry this device checked at this place: its bytes hash the same, so its signature verified then.
+        const verify = checkedBefore !== undefined && checkedBefore === sha256Hex(bytes) ? () => true : source.verify
+        return readManifestWith(bytes, source.identityPublicKey, verify).catch(() => null)
+      }),
+    )
+    for (const [i, entry] of page.entries.entries()) step(entry, reads[i]!)
+    if (page.entries.length === 0 || page.next_after === after) break
+    after = page.next_after
+  }
+  if (missing !== null) throw missing
+  const [version] = awaited
+  if (version !== undefined) throw tampered('omitted', version[1], `the version entry ${version[1]} continues (${version[0].slice(0, 12)}…) is not in the feed`)
+  if (remembered !== null) checkRemembered(remembered, head, positions, tampered)
+  const newEntries = new Map<number, string>()
+  for (const [seq, position] of positions) if (seq > (remembered?.head.seq ?? 0)) newEntries.set(seq, position.manifestHash)
+  return { head, newEntries }
+}
+
+/** The remembered head and own writes against the feed as read (checkAlbumHistory). */
+function checkRemembered(
+  remembered: AlbumMemory,
+  head: ChainHead,
+  positions: ReadonlyMap<number, Position>,
+  tampered: (kind: TamperingKind, seq: number, detail: string) => AlbumTamperedError,
+): void {
+  const points: { readonly seq: number; readonly what: string; readonly check: (at: Position) => TamperingKind | null }[] = [
+    {
+      seq: remembered.head.seq,
+      what: `the album as this device last checked it (${remembered.head.count} entries)`,
+      check: (at) => compareHeads(at.head, remembered.head),
+    },
+    ...remembered.ownWrites.map((write) => ({
+      seq: write.seq,
+      what: `this device's ${write.action} of asset ${write.assetId}`,
+      check: (at: Position) => (at.manifestHash === write.manifestHash ? null : ('reordered' as const)),
+    })),
+  ]
+  for (const point of points) {
+    if (point.seq === 0) continue
+    if (point.seq > head.seq) throw tampered('rolled_back', point.seq, `the feed ends at entry ${head.seq}, before ${point.what} at entry ${point.seq}`)
+    const at = positions.get(point.seq)
+    const kind = at === undefined ? 'omitted' : point.check(at)
+    if (kind !== null) throw tampered(kind, point.seq, `${point.what} at entry ${point.seq} is not in the feed as it was`)
+  }
+}
+
+/**
+ * What a writer needs of an album's history (BackupTarget.history): the head its manifests
+ * commit to, and where to note the writes the server applied. AlbumHistoryKeeper is one.
+ */
+export interface AlbumHistory {
+  /** The `content` a manifest written to the album now carries (chainContent of the head last checked), or undefined: this device never checked it. */
+  content(albumId: string): Promise<ReturnType<typeof chainContent> | undefined>
+  wrote(albumId: string, write: OwnWrite): Promise<void>
+}
+
+/** Checks albums against a device's memory of them (AlbumMemoryStore), and keeps what writers commit to. */
+export class AlbumHistoryKeeper implements AlbumHistory {
+  readonly #source: HistorySource
+  readonly #memory: AlbumMemoryStore
+  readonly #heads = new Map<string, ChainHead>()
+  constructor(source: HistorySource, memory: AlbumMemoryStore) {
+    this.#source = source
+    this.#memory = memory
+  }
+
+  /**
+   * Checks the album's history (checkAlbumHistory) against what this device remembers, and
+   * remembers its head. Throws AlbumTamperedError, naming the album by `name` when given; nothing
+   * is remembered then, so every later check fails the same way until the server serves the history again.
+   */
+  async check(albumId: string, name: string | null = null): Promise<ChainHead> {
+    let checked: CheckedHistory
+    try {
+      checked = await checkAlbumHistory(this.#source, albumId, await this.#memory.load(albumId))
+    } catch (error) {
+      throw error instanceof AlbumTamperedError && name !== null ? new AlbumTamperedError(albumId, error.kind, error.seq, error.detail, name) : error
+    }
+    const { head } = checked
+    await this.#memory.checked(albumId, head, checked.newEntries)
+    this.#heads.set(albumId, head)
+    return head
+  }
+
+  /** The head checked in this process, else the one this device remembers from an earlier check: both are prefixes it read and checked. */
+  async content(albumId: string): Promise<ReturnType<typeof chainContent> | undefined> {
+    const head = this.#heads.get(albumId) ?? (await this.#memory.load(albumId))?.head
+    return head === undefined || head.seq === 0 ? undefined : chainContent(head)
+  }
+
+  wrote(albumId: string, write: OwnWrite): Promise<void> {
+    return this.#memory.wrote(albumId, write)
+  }
+}
+
+/**
+ * Applies a signed write with `apply` and notes it in `history` (when given) at the sync_seq the
+ * server answered: the next check finds it there, or says the server dropped or moved it.
+ */
+export async function appliedWrite<R extends { readonly sync_seq: number }>(
+  history: AlbumHistory | undefined,
+  albumId: string,
+  signed: { readonly manifestHash: string; readonly envelope: { readonly file_id: string; readonly action: string } },
+  apply: () => Promise<R>,
+): Promise<R> {
+  const answer = await apply()
+  await history?.wrote(albumId, { seq: answer.sync_seq, manifestHash: signed.manifestHash, assetId: signed.envelope.file_id, action: signed.envelope.action })
+  return answer
+}
