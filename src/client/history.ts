@@ -190,6 +190,8 @@ function checkRemembered(
  * commit to, and where to note the writes the server applied. AlbumHistoryKeeper is one.
  */
 export interface AlbumHistory {
+  /** Checks the album's history against what this device saw and wrote; throws AlbumTamperedError (named `name` when given). */
+  check(albumId: string, name?: string | null): Promise<ChainHead>
   /** The `content` a manifest written to the album now carries (chainContent of the head last checked), or undefined: this device never checked it. */
   content(albumId: string): Promise<ReturnType<typeof chainContent> | undefined>
   wrote(albumId: string, write: OwnWrite): Promise<void>

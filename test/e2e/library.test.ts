@@ -59,7 +59,13 @@ describe(`the library run on ${testEngine}`, () => {
         // Among them: the restored files, and the receipts on each device.
         expect(judged.filter((c) => c.name.includes('byte for byte')).map((c) => c.value)).toEqual([`all ${PHOTOS} files identical, no other file`])
         const receipts = judged.filter((c) => c.name.includes('custody receipt'))
-        expect(receipts.map((c) => c.name.split(',')[0])).toEqual(['verify --deep on device 1', 'verify on device 2'])
+        expect(receipts.map((c) => c.name.split(',')[0])).toEqual(['verify --deep on device 1', 'verify on device 2', 'verify on device 3 (new)'])
+        // The album's history checked in each verify, a small part of a plain one's time (judged above).
+        expect(checks.filter((c) => c.name.includes("the check of the album's history")).map((c) => c.name.split(',')[0])).toEqual([
+          'verify --deep on device 1',
+          'verify on device 2',
+          'verify on device 3 (new)',
+        ])
         expect(receipts[0]!.value).toMatch(
           new RegExp(`^\\d+ blobs of ${PHOTOS + 1} assets, \\d+ receipts; 0 assets not verified; 0 blobs not re-hashed by the server$`),
         )

@@ -104,17 +104,21 @@ export const verify: Command = {
     let comparedFiles = 0
     let stopped = false
     const untrusted: AlbumTamperedError[] = []
+    let historySeconds = 0
     for (const album of albums) {
       const label = album.name ?? album.albumId
       // The album's history first: a server that rewrote it is named, and its files are not vouched for.
+      const checkStarted = performance.now()
       const history = await historyOf(library, album)
+      const seconds = Math.round(performance.now() - checkStarted) / 1000
+      historySeconds += seconds
       if (history instanceof AlbumTamperedError) {
         untrusted.push(history)
-        out.event('history', { album: album.name, album_id: album.albumId, ok: false, kind: history.kind, seq: history.seq, detail: history.detail })
+        out.event('history', { album: album.name, album_id: album.albumId, ok: false, kind: history.kind, seq: history.seq, detail: history.detail, seconds })
         out.say(`NOT TRUSTWORTHY  ${label}: ${TAMPERING[history.kind]} (${history.detail})`)
         continue
       }
-      out.event('history', { album: album.name, album_id: album.albumId, ok: true, entries: history.count, seq: history.seq })
+      out.event('history', { album: album.name, album_id: album.albumId, ok: true, entries: history.count, seq: history.seq, seconds })
       // --deep downloads every file: its progress is drawn as it goes, against the album's files and bytes (from its feed).
       const deepProgress = deep ? transferProgress(out, await planAlbum(library, album.albumId)) : null
       const started = Date.now()
@@ -226,6 +230,7 @@ export const verify: Command = {
     out.event('summary', {
       albums: albums.length,
       untrusted: untrusted.length,
+      history_seconds: Math.round(historySeconds * 1000) / 1000,
       assets: files,
       failed: bad,
       deep,

@@ -6,6 +6,7 @@ import { IdentityKey } from '#sdk/identity.ts'
 import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'
+import { dropAlbumHistory } from '../lib/album-history.ts'
 import { dropDateIndex } from '../lib/date-index.ts'
 import { dropPhotoIndex } from '../lib/photo-index.ts'
 import { dropQueuedUploads } from '../lib/uploads.ts'
@@ -129,7 +130,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       signOut,
       forgetBrowser: async () => {
         await signOut('This browser has forgotten the account and its keys.')
-        await dropKeys()
+        await Promise.all([dropKeys(), dropAlbumHistory()])
       },
       revokeAll: async () => {
         if (state.kind !== 'signed-in' || state.keys === null)
@@ -150,7 +151,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex()])
+        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex(), dropAlbumHistory()])
       },
       watch,
     }

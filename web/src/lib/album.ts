@@ -16,6 +16,7 @@ import { toHex } from '#sdk/bytes.ts'
 import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
 import { albumRecordId, recordOf, STREAM_PAGE, type AlbumRecord, type Library } from '#photos/albums.ts'
 import { derivativeBlob, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
+import { AlbumTamperedError } from '#photos/tampering.ts'
 import { Lru } from './lru.ts'
 import { rememberPhoto } from './photo-index.ts'
 import { inWorker, transfer, warmPool } from './pool.ts'
@@ -23,6 +24,16 @@ import { monthOf } from './format.ts'
 import { trashedNow } from './trash.ts'
 
 export type Entry = Feed['entries'][number]
+
+/**
+ * Where the check of the album's history stands (src/client/history.ts; docs/decisions/0065-album-chain.md):
+ * not yet made, passed, or the server found rewriting it. A check that could not finish (the
+ * network) stays `checking` and is made again at the next opening: it is never a warning.
+ */
+export type HistoryState =
+  | { readonly state: 'checking' }
+  | { readonly state: 'trusted'; readonly entries: number }
+  | { readonly state: 'tampered'; readonly error: AlbumTamperedError }
 
 /** How an album starts when its order is already known (the Photos screen's date index, lib/timeline.ts), and who reads its feed pages. */
 export interface AlbumStart {
@@ -149,6 +160,8 @@ export class AlbumModel {
   /** The scan met the album's record: its name is being read or was read. */
   #recordSeen = false
   #scanned = false
+  #history: HistoryState = { state: 'checking' }
+  #historyChecked = false
   #scanning: Promise<void> = Promise.resolve()
   #scanError: unknown = null
   #closed = false
@@ -231,6 +244,26 @@ export class AlbumModel {
     return this.#scanError
   }
 
+  /** The album's history as checked once the feed was first read through (what the album page warns about). */
+  get history(): HistoryState {
+    return this.#history
+  }
+
+  /** Checks the album's history once per opening, after its feed was read and its first screen drawn; signatures are checked in the workers. */
+  async #checkHistory(): Promise<void> {
+    const history = this.library.history
+    if (this.#historyChecked || history === undefined) return
+    this.#historyChecked = true
+    try {
+      const head = await history.check(this.albumId, this.#name ?? null)
+      this.#history = { state: 'trusted', entries: head.count }
+    } catch (error) {
+      if (!(error instanceof AlbumTamperedError)) return
+      this.#history = { state: 'tampered', error }
+    }
+    if (!this.#closed) this.#changed()
+  }
+
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
@@ -290,6 +323,7 @@ export class AlbumModel {
       // No record: no name. A record met is still being read (its reader sets the name).
       if (!this.#recordSeen) this.#name = null
       this.#scanned = true
+      void this.#checkHistory()
     } catch (error) {
       this.#scanError = error
     }

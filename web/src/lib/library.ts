@@ -1,11 +1,13 @@
 // The account as src/client's album functions take it (its Library): the session's client and
 // this browser's device keys. The identity key (to sign with) is made from its seeds when first
 // used, once per keys object; its public half (to check manifests with) is the one the keys keep.
-// Signatures are checked with WebCrypto's Ed25519 (sdk/hybrid.ts webCryptoHybridVerify).
+// Signatures are checked with WebCrypto's Ed25519 (sdk/hybrid.ts webCryptoHybridVerify). Albums'
+// histories are checked and remembered as lib/album-history.ts says.
 import type { Library } from '#photos/albums.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
 import { IdentityKey } from '#sdk/identity.ts'
+import { browserHistory } from './album-history.ts'
 import type { SavedKeys } from './store.ts'
 
 const identities = new WeakMap<SavedKeys, IdentityKey>()
@@ -30,12 +32,14 @@ export function keysWithPublicKey(keys: SavedKeys): SavedKeys {
 }
 
 export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
+  const identityPublicKey = identityPublicKeyOf(keys)
   return {
     client,
+    history: browserHistory({ client, identityPublicKey }, keys.masterKey),
     get identity() {
       return identityOf(keys)
     },
-    identityPublicKey: identityPublicKeyOf(keys),
+    identityPublicKey,
     userId: keys.userId,
     deviceId: keys.deviceId,
     masterKey: keys.masterKey,

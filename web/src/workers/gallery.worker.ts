@@ -62,6 +62,10 @@ async function encode(image: ImageBitmap, size: number, type: string): Promise<{
 }
 
 const api = {
+  /** One hybrid signature (an album's history check: lib/album-history.ts). */
+  verifySignature: (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> =>
+    webCryptoHybridVerify(publicKey, message, signature),
+
   openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> =>
     openAsset({ ...keys, verify: webCryptoHybridVerify }, entry, metadataBlob),
 

@@ -5,6 +5,7 @@
 // back keeps the place; its menu sets the album's cover.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent } from 'react'
 import { renameAlbum, setAlbumCover, type Library } from '#photos/albums.ts'
+import { TAMPERING } from '#photos/tampering.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSession } from '../../app/session.tsx'
@@ -153,6 +154,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
         <a href={linkTo('albums')}>Albums</a>
       </p>
       <AlbumTitle model={model} />
+      <HistoryWarning model={model} />
       <div className="toolbar">
         <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
         <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : startSelecting())}>
@@ -236,6 +238,34 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
     </main>
+  )
+}
+
+const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+
+/**
+ * The warning of a server found rewriting the album's history (lib/album.ts HistoryState): said
+ * as what it is, not as a failure to load, and with what to do.
+ */
+function HistoryWarning({ model }: { model: AlbumModel }) {
+  const history = useSyncExternalStore(
+    useCallback((listener) => model.subscribe(listener), [model]),
+    () => model.history,
+  )
+  if (history.state !== 'tampered') return null
+  const { error } = history
+  return (
+    <section className="tampered" role="alert" aria-labelledby="tampered-title" data-kind={error.kind}>
+      <h2 id="tampered-title" className="tampered-title">
+        The server changed this album's history
+      </h2>
+      <p>
+        {sentence(TAMPERING[error.kind])}. This is not a network problem: the server is not trustworthy, and what it shows of this album is not what your
+        devices wrote.
+      </p>
+      <p>Keep your own copies of these photos. Do not delete anything from your devices until the album checks out again.</p>
+      <p className="hint">Details: {error.detail}.</p>
+    </section>
   )
 }
 

@@ -1,0 +1,146 @@
+// The web app catching a server that rewrites an album's history (issue 38; decision 0065), in
+// Chromium through a lying proxy (test/support/lying-proxy.ts) in front of a real server: the
+// album opens without a word while the server tells the truth, and its check is remembered in
+// the browser (sealed, 'coffer-history'); with an entry left out, the same browser warns that
+// the server changed the album's history ("omitted"), at desktop and phone sizes; a new browser
+// that never saw the album catches an entry left out that a later write had read, and an entry
+// whose action was changed ("forged"); a photo uploaded from the web app commits to the history
+// it checked.
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Library } from '../../src/client/albums.ts'
+import { committedHead } from '../../src/client/format/album-chain.ts'
+import { AlbumHistoryKeeper } from '../../src/client/history.ts'
+import { albumMemoryFile } from '../../src/client/node/album-memory.ts'
+import { backupFile } from '../../src/client/upload.ts'
+import { decodeCanonical } from '../../src/codec/cbor.ts'
+import { fromBase64 } from '../../src/sdk/bytes.ts'
+import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
+import { picker, seedAlbum } from '../support/gallery.ts'
+import { startLyingProxy, type FeedEntry, type LyingProxy } from '../support/lying-proxy.ts'
+import { writePhoto } from '../support/photos.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+import { openAs, webAccount, type WebAccount } from '../support/web-account.ts'
+
+let server: TestServer
+let browser: Browser
+let proxy: LyingProxy
+let account: WebAccount
+let work: string
+/** The account's library in Node with a history of its own (a second device): its later writes commit to what it checked. */
+let node: Library & { history: AlbumHistoryKeeper }
+
+beforeAll(async () => {
+  ;[server, browser] = await Promise.all([startServer(), launchChromium()])
+  proxy = await startLyingProxy(server.url)
+  account = await webAccount(server, 'history')
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-web-history-'))
+  node = { ...account.library, history: new AlbumHistoryKeeper(account.library, albumMemoryFile(path.join(work, 'node-state.sqlite'))) }
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await proxy?.close()
+  await server?.close()
+  if (work !== undefined) await rm(work, { recursive: true, force: true })
+})
+
+const feedOf = async (albumId: string): Promise<FeedEntry[]> => (await account.client.feed(albumId, 0, 1000)).entries
+
+/** The albums this page remembers having checked (the keys of 'coffer-history'). */
+function rememberedAlbums(page: Page): Promise<string[]> {
+  // A string: the page's IndexedDB, which Node's typings do not know. Opened only once the app
+  // made it: an open would make it first, without the app's store.
+  return page.evaluate(`indexedDB.databases().then((listed) => listed.some((db) => db.name === 'coffer-history') ? new Promise((resolve, reject) => {
+    const open = indexedDB.open('coffer-history')
+    open.onerror = () => reject(open.error)
+    open.onsuccess = () => {
+      const database = open.result
+      if (!database.objectStoreNames.contains('albums')) return resolve([])
+      const keys = database.transaction('albums').objectStore('albums').getAllKeys()
+      keys.onsuccess = () => resolve(keys.result.map(String))
+      keys.onerror = () => reject(keys.error)
+    }
+  }) : [])`)
+}
+
+const warning = (page: Page) => page.getByRole('alert').filter({ hasText: "The server changed this album's history" })
+
+describe("an album's history in the web app", () => {
+  it('opens without a word while the server tells the truth, remembers it, and warns when an entry goes missing, at both sizes', async () => {
+    const { album } = await seedAlbum(node, 'Seaside', 6, 2)
+    const desktop = await openDevice(browser, proxy.url)
+    await openAs(desktop.page, server, account, `/#/albums/${album.albumId}`)
+    await desktop.page.getByRole('heading', { name: 'Seaside' }).waitFor()
+    await expect.poll(() => rememberedAlbums(desktop.page), { timeout: 20_000 }).toContain(album.albumId)
+    expect(await warning(desktop.page).count()).toBe(0)
+
+    const hidden = (await feedOf(album.albumId))[3]!.sync_seq
+    proxy.rewrite = (_album, entries) => entries.filter((entry) => entry.sync_seq !== hidden)
+    try {
+      await desktop.page.reload()
+      await warning(desktop.page).waitFor({ timeout: 20_000 })
+      expect(await warning(desktop.page).getAttribute('data-kind')).toBe('omitted')
+      expect(await warning(desktop.page).textContent()).toContain('The server left out an entry a device of this account wrote. This is not a network problem')
+      await checkScreen(desktop, 'album-history-tampered')
+    } finally {
+      proxy.rewrite = null
+    }
+    await desktop.context.close()
+  })
+
+  it('a browser that never saw the album: an entry left out that a later write had read, and an entry changed', async () => {
+    const { album } = await seedAlbum(node, 'Mountains', 3, 1)
+    await node.history.check(album.albumId)
+    const later = new Uint8Array(await readFile(await writtenPhoto('later.jpg', 5)))
+    await backupFile(
+      { ...node, albumId: album.albumId, protocolVersion: album.protocolVersion },
+      { name: 'later.jpg', size: later.length, type: 'image/jpeg', modified: null, open: () => [later] },
+    ) // commits to the four entries before: the record and three photos
+    const feed = await feedOf(album.albumId)
+    expect(committedHead(contentOf(feed.at(-1)!))?.count).toBe(4)
+    const cases: [string, (entries: FeedEntry[]) => FeedEntry[]][] = [
+      ['omitted', (entries) => entries.filter((entry) => entry.sync_seq !== feed[2]!.sync_seq)],
+      ['forged', (entries) => entries.map((entry) => (entry.sync_seq === feed[1]!.sync_seq ? { ...entry, action: 'delete' } : entry))],
+    ]
+    for (const [kind, rewrite] of cases) {
+      const fresh = await openDevice(browser, proxy.url, { phone: true })
+      proxy.rewrite = (_album, entries) => rewrite(entries)
+      try {
+        await openAs(fresh.page, server, account, `/#/albums/${album.albumId}`)
+        await warning(fresh.page).waitFor({ timeout: 20_000 })
+        expect(await warning(fresh.page).getAttribute('data-kind')).toBe(kind)
+      } finally {
+        proxy.rewrite = null
+      }
+      await fresh.context.close()
+    }
+  })
+
+  it('a photo uploaded from the web app commits to the history the browser checked', async () => {
+    const { album } = await seedAlbum(node, 'Garden', 2, 1)
+    const device = await openDevice(browser, proxy.url)
+    await openAs(device.page, server, account, `/#/albums/${album.albumId}`)
+    await expect.poll(() => rememberedAlbums(device.page), { timeout: 20_000 }).toContain(album.albumId)
+    await picker(device.page).setInputFiles(await writtenPhoto('garden.jpg', 77))
+    await expect.poll(async () => (await feedOf(album.albumId)).length, { timeout: 30_000 }).toBe(4)
+    const uploaded = (await feedOf(album.albumId)).at(-1)!
+    expect(committedHead(contentOf(uploaded))).toMatchObject({ seq: (await feedOf(album.albumId))[2]!.sync_seq, count: 3 })
+    await device.context.close()
+  })
+})
+
+/** A small JPEG of its own in the test's folder. */
+async function writtenPhoto(name: string, seed: number): Promise<string> {
+  const file = path.join(work, name)
+  await writePhoto(file, { format: 'jpeg', width: 64, height: 48, seed })
+  return file
+}
+
+/** The `content` of a feed entry's signed manifest. */
+function contentOf(entry: FeedEntry): unknown {
+  const outer = decodeCanonical(fromBase64(entry.manifest_cbor)) as { body: Uint8Array }
+  return (decodeCanonical(outer.body) as { content?: unknown }).content
+}
