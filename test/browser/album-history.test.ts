@@ -4,8 +4,10 @@
 // the browser (sealed, 'coffer-history'); with an entry left out, the same browser warns that
 // the server changed the album's history ("omitted"), at desktop and phone sizes; a new browser
 // that never saw the album catches an entry left out that a later write had read, and an entry
-// whose action was changed ("forged"); a photo uploaded from the web app commits to the history
-// it checked.
+// whose action was changed ("forged"); the same browser names each other rewriting (entries
+// reversed, an older one served again, a delete left out, the album cut back, and a fork: another
+// device shown the album without the browser's upload); a photo uploaded from the web app commits
+// to the history it checked.
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -15,9 +17,12 @@ import type { Library } from '../../src/client/albums.ts'
 import { committedHead } from '../../src/client/format/album-chain.ts'
 import { AlbumHistoryKeeper } from '../../src/client/history.ts'
 import { albumMemoryFile } from '../../src/client/node/album-memory.ts'
+import { deleteFile } from '../../src/client/edits.ts'
+import type { BackupTarget } from '../../src/client/files.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
+import { CofferClient } from '../../src/sdk/client.ts'
 import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
 import { picker, seedAlbum } from '../support/gallery.ts'
 import { startLyingProxy, type FeedEntry, type LyingProxy } from '../support/lying-proxy.ts'
@@ -74,7 +79,8 @@ describe("an album's history in the web app", () => {
     const desktop = await openDevice(browser, proxy.url)
     await openAs(desktop.page, server, account, `/#/albums/${album.albumId}`)
     await desktop.page.getByRole('heading', { name: 'Seaside' }).waitFor()
-    await expect.poll(() => rememberedAlbums(desktop.page), { timeout: 20_000 }).toContain(album.albumId)
+    await expect.poll(() => historyState(desktop.page), { timeout: 20_000 }).toBe('trusted')
+    expect(await rememberedAlbums(desktop.page)).toContain(album.albumId)
     expect(await warning(desktop.page).count()).toBe(0)
 
     const hidden = (await feedOf(album.albumId))[3]!.sync_seq
@@ -94,11 +100,8 @@ describe("an album's history in the web app", () => {
   it('a browser that never saw the album: an entry left out that a later write had read, and an entry changed', async () => {
     const { album } = await seedAlbum(node, 'Mountains', 3, 1)
     await node.history.check(album.albumId)
-    const later = new Uint8Array(await readFile(await writtenPhoto('later.jpg', 5)))
-    await backupFile(
-      { ...node, albumId: album.albumId, protocolVersion: album.protocolVersion },
-      { name: 'later.jpg', size: later.length, type: 'image/jpeg', modified: null, open: () => [later] },
-    ) // commits to the four entries before: the record and three photos
+    // Commits to the four entries before: the record and three photos.
+    await storeFile({ ...node, albumId: album.albumId, protocolVersion: album.protocolVersion }, 'later.jpg', 5)
     const feed = await feedOf(album.albumId)
     expect(committedHead(contentOf(feed.at(-1)!))?.count).toBe(4)
     const cases: [string, (entries: FeedEntry[]) => FeedEntry[]][] = [
@@ -119,6 +122,59 @@ describe("an album's history in the web app", () => {
     }
   })
 
+  it('each other rewriting of an album the browser saw is named: reordered, replayed, a delete left out, rolled back, forked', async () => {
+    const { album, assetIds } = await seedAlbum(node, 'Lakes', 4, 1)
+    const target = { ...node, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    await deleteFile(node, album.albumId, assetIds[0]!)
+    await node.history.check(album.albumId)
+    await storeFile(target, 'after-delete.jpg', 11) // the delete is inside the history, not its end
+    const feed = await feedOf(album.albumId)
+    const deletion = feed.find((entry) => entry.action === 'delete')!
+    const device = await openDevice(browser, proxy.url)
+    await openAs(device.page, server, account, `/#/albums/${album.albumId}`)
+    await expect.poll(() => rememberedAlbums(device.page), { timeout: 20_000 }).toContain(album.albumId)
+    const cases: [string, (entries: FeedEntry[], after: number) => FeedEntry[]][] = [
+      ['reordered', (entries) => [...entries].reverse()],
+      ['replayed', (entries, after) => (after === 0 ? [...entries, { ...feed[1]!, sync_seq: feed.at(-1)!.sync_seq + 1 }] : entries)],
+      ['omitted', (entries) => entries.filter((entry) => entry.sync_seq !== deletion.sync_seq)],
+      ['rolled_back', (entries) => entries.filter((entry) => entry.sync_seq < feed.at(-2)!.sync_seq)],
+    ]
+    for (const [kind, rewrite] of cases) {
+      proxy.rewrite = (_album, entries, after) => rewrite(entries, after)
+      try {
+        await device.page.reload()
+        await warning(device.page).waitFor({ timeout: 20_000 })
+        expect(await warning(device.page).getAttribute('data-kind'), kind).toBe(kind)
+      } finally {
+        proxy.rewrite = null
+      }
+    }
+    await device.page.reload()
+    await expect.poll(() => historyState(device.page), { timeout: 20_000 }).toBe('trusted')
+
+    // A fork: the other device is shown the album without the browser's upload, and writes twice after it.
+    const otherProxy = await startLyingProxy(server.url)
+    try {
+      await picker(device.page).setInputFiles(await writtenPhoto('from-browser.jpg', 12))
+      await expect.poll(async () => (await feedOf(album.albumId)).length, { timeout: 30_000 }).toBe(feed.length + 1)
+      const uploaded = (await feedOf(album.albumId)).at(-1)!.sync_seq
+      otherProxy.rewrite = (_album, entries) => entries.filter((entry) => entry.sync_seq !== uploaded)
+      const other = new CofferClient({ baseUrl: otherProxy.url })
+      await other.login(account.email, account.password)
+      const forked = { ...node, client: other, history: new AlbumHistoryKeeper({ ...node, client: other }, albumMemoryFile(path.join(work, 'other.sqlite'))) }
+      for (const n of [13, 14]) {
+        await forked.history.check(album.albumId)
+        await storeFile({ ...forked, albumId: album.albumId, protocolVersion: album.protocolVersion }, `forked-${n}.jpg`, n)
+      }
+      await device.page.reload()
+      await warning(device.page).waitFor({ timeout: 20_000 })
+      expect(await warning(device.page).getAttribute('data-kind')).toBe('forked')
+    } finally {
+      await otherProxy.close()
+    }
+    await device.context.close()
+  })
+
   it('a photo uploaded from the web app commits to the history the browser checked', async () => {
     const { album } = await seedAlbum(node, 'Garden', 2, 1)
     const device = await openDevice(browser, proxy.url)
@@ -131,6 +187,15 @@ describe("an album's history in the web app", () => {
     await device.context.close()
   })
 })
+
+/** A small JPEG of its own stored into the album from Node (no derivatives). */
+async function storeFile(target: BackupTarget, name: string, seed: number): Promise<void> {
+  const bytes = new Uint8Array(await readFile(await writtenPhoto(name, seed)))
+  await backupFile(target, { name, size: bytes.length, type: 'image/jpeg', modified: null, open: () => [bytes] })
+}
+
+/** Where the album page's history check stands (lib/album.ts HistoryState, on the page's main element). */
+const historyState = (page: Page): Promise<string | null> => page.locator('main.album').getAttribute('data-history')
 
 /** A small JPEG of its own in the test's folder. */
 async function writtenPhoto(name: string, seed: number): Promise<string> {

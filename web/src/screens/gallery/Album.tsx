@@ -10,7 +10,7 @@ import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSession } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
-import { AlbumModel } from '../../lib/album.ts'
+import { AlbumModel, type HistoryState } from '../../lib/album.ts'
 import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
@@ -72,10 +72,9 @@ export function Album({ client, keys, albumId, assetId }: { client: CofferClient
 }
 
 function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Uploads; assetId: string | null }) {
-  const ids = useSyncExternalStore(
-    useCallback((listener) => model.subscribe(listener), [model]),
-    () => model.ids,
-  )
+  const subscribeModel = useCallback((listener: () => void) => model.subscribe(listener), [model])
+  const ids = useSyncExternalStore(subscribeModel, () => model.ids)
+  const history = useSyncExternalStore(subscribeModel, () => model.history)
   const subscribeUploads = useCallback((listener: () => void) => uploads.subscribe(listener), [uploads])
   const items = useSyncExternalStore(subscribeUploads, () => uploads.items)
   const adding = useSyncExternalStore(subscribeUploads, () => uploads.adding)
@@ -149,12 +148,18 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   const setCover = (id: string) => void cover.run(async () => model.recordChanged(await setAlbumCover(model.library, model.albumId, id)))
 
   return (
-    <main className={dropping ? 'album dropping' : 'album'} onDragOver={dragOver} onDragLeave={() => setDropping(false)} onDrop={drop}>
+    <main
+      className={dropping ? 'album dropping' : 'album'}
+      data-history={history.state}
+      onDragOver={dragOver}
+      onDragLeave={() => setDropping(false)}
+      onDrop={drop}
+    >
       <p className="crumbs">
         <a href={linkTo('albums')}>Albums</a>
       </p>
       <AlbumTitle model={model} />
-      <HistoryWarning model={model} />
+      <HistoryWarning history={history} />
       <div className="toolbar">
         <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
         <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : startSelecting())}>
@@ -247,11 +252,7 @@ const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${tex
  * The warning of a server found rewriting the album's history (lib/album.ts HistoryState): said
  * as what it is, not as a failure to load, and with what to do.
  */
-function HistoryWarning({ model }: { model: AlbumModel }) {
-  const history = useSyncExternalStore(
-    useCallback((listener) => model.subscribe(listener), [model]),
-    () => model.history,
-  )
+function HistoryWarning({ history }: { history: HistoryState }) {
   if (history.state !== 'tampered') return null
   const { error } = history
   return (
