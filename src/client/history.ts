@@ -132,14 +132,17 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
     seenAt.set(manifestHash, seq)
     assets.set(envelope.file_id, { head: manifestHash, deleted: envelope.action === 'delete' })
   }
+  // Entries whose signatures need no check: those this device checked at their places, and its
+  // own writes (it signed those bytes itself), each named by its manifest hash.
+  const known = new Map(remembered?.checkedEntries)
+  for (const write of remembered?.ownWrites ?? []) if (!known.has(write.seq)) known.set(write.seq, write.manifestHash)
   let after = 0
   for (;;) {
     const page = await source.client.feed(albumId, after, HISTORY_PAGE)
     const reads = await Promise.all(
       page.entries.map((entry) => {
-        // An entry this device checked at this place, as the feed names it: its signature verified
-        // then. The name is the server's, but step() holds it to the hash of the bytes served.
-        const checkedBefore = remembered?.checkedEntries.get(entry.sync_seq) === entry.envelope_hash
+        // Known at this place, as the feed names it. The name is the server's, but step() holds it to the hash of the bytes served.
+        const checkedBefore = known.get(entry.sync_seq) === entry.envelope_hash
         return readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, checkedBefore ? () => true : source.verify).catch(() => null)
       }),
     )
