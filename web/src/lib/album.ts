@@ -50,6 +50,12 @@ export interface AlbumOptions {
    * them, before the next page is read; the scan waits for it. `through`: the page's last position.
    */
   readonly onPage?: (entries: readonly Entry[], through: number) => Promise<void>
+  /**
+   * Check the album's history once its feed was read (the album page: it warns). The Photos
+   * screen's models do not: it would verify every photo's signature of every album at its first
+   * opening, in the workers its thumbnails need, with nowhere to say what it found.
+   */
+  readonly checkHistory?: boolean
 }
 
 export type Tile =
@@ -167,6 +173,7 @@ export class AlbumModel {
   #closed = false
   readonly #listeners = new Set<() => void>()
   readonly #onPage: AlbumOptions['onPage']
+  readonly #checksHistory: boolean
 
   readonly #entries = new Lru<string, Entry>(ENTRIES_HELD)
   readonly #pages = new Map<number, Promise<void>>()
@@ -201,6 +208,7 @@ export class AlbumModel {
     this.#recordId = albumRecordId(library.masterKey, albumId)
     this.#name = namesMadeHere.get(albumId)
     this.#onPage = options.onPage
+    this.#checksHistory = options.checkHistory === true
     if (options.start !== undefined) {
       this.#through = options.start.through
       for (const [assetId, seq] of options.start.positions) this.#order.set(assetId, seq)
@@ -252,7 +260,7 @@ export class AlbumModel {
   /** Checks the album's history once per opening, after its feed was read and its first screen drawn; signatures are checked in the workers. */
   async #checkHistory(): Promise<void> {
     const history = this.library.history
-    if (this.#historyChecked || history === undefined) return
+    if (this.#historyChecked || history === undefined || !this.#checksHistory) return
     this.#historyChecked = true
     try {
       const head = await history.check(this.albumId, this.#name ?? null)

@@ -33,7 +33,7 @@ const POLL_MS = 20_000
 function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploads: Uploads } | null {
   const [opened, setOpened] = useState<{ model: AlbumModel; uploads: Uploads } | null>(null)
   useEffect(() => {
-    const model = new AlbumModel(library, albumId)
+    const model = new AlbumModel(library, albumId, { checkHistory: true })
     const uploads = new Uploads(model)
     setOpened({ model, uploads })
     // The album first (isStored needs its assets), then what an earlier visit left to upload,
