@@ -61,10 +61,18 @@ export interface HistorySource {
   readonly client: CofferClient
   readonly identityPublicKey: Uint8Array
   readonly verify?: HybridVerifier
+  /**
+   * Awaited between slices of HISTORY_SLICE entries: a page's thread gives way there (the web
+   * app: a task of its own per slice, so that decoding a page of manifests never holds a scroll
+   * up). None unless given.
+   */
+  readonly pace?: () => Promise<void>
 }
 
-/** Entries read and verified at once: their signatures are checked together (on the libuv pool with node's verifier). */
+/** Entries read at once. */
 const HISTORY_PAGE = 256
+/** Entries decoded and verified together: their signatures are checked side by side (on the libuv pool, or in the web app's workers). */
+const HISTORY_SLICE = 32
 
 interface Position {
   readonly head: ChainHead
@@ -139,14 +147,18 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
   let after = 0
   for (;;) {
     const page = await source.client.feed(albumId, after, HISTORY_PAGE)
-    const reads = await Promise.all(
-      page.entries.map((entry) => {
-        // Known at this place, as the feed names it. The name is the server's, but step() holds it to the hash of the bytes served.
-        const checkedBefore = known.get(entry.sync_seq) === entry.envelope_hash
-        return readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, checkedBefore ? () => true : source.verify).catch(() => null)
-      }),
-    )
-    for (const [i, entry] of page.entries.entries()) step(entry, reads[i]!)
+    for (let start = 0; start < page.entries.length; start += HISTORY_SLICE) {
+      const slice = page.entries.slice(start, start + HISTORY_SLICE)
+      const reads = await Promise.all(
+        slice.map((entry) => {
+          // Known at this place, as the feed names it. The name is the server's, but step() holds it to the hash of the bytes served.
+          const checkedBefore = known.get(entry.sync_seq) === entry.envelope_hash
+          return readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, checkedBefore ? () => true : source.verify).catch(() => null)
+        }),
+      )
+      for (const [i, entry] of slice.entries()) step(entry, reads[i]!)
+      await source.pace?.()
+    }
     if (page.entries.length === 0 || page.next_after === after) break
     after = page.next_after
   }

@@ -72,11 +72,17 @@ export const dropAlbumHistory = (): Promise<void> => clear(db)
 
 /**
  * The account's album histories as this browser checks them: signatures verified in the gallery
- * workers (an album of 2,000 photos is 2,000 ML-DSA-65 verifications, seconds of a page's thread).
+ * workers (an album of 2,000 photos is 2,000 ML-DSA-65 verifications, seconds of a page's
+ * thread), and the page's own part (decoding the manifests) a slice at a time.
  */
-export function browserHistory(source: Omit<HistorySource, 'verify'>, masterKey: Uint8Array): AlbumHistoryKeeper {
+export function browserHistory(source: Omit<HistorySource, 'verify' | 'pace'>, masterKey: Uint8Array): AlbumHistoryKeeper {
   return new AlbumHistoryKeeper(
-    { ...source, verify: (publicKey, message, signature) => inWorker((worker) => worker.verifySignature(publicKey, message, signature)) },
+    {
+      ...source,
+      verify: (publicKey, message, signature) => inWorker((worker) => worker.verifySignature(publicKey, message, signature)),
+      // Each slice of manifests decoded in a task of its own: the album scrolls while its history is checked.
+      pace: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    },
     browserAlbumMemory(masterKey),
   )
 }
