@@ -14,10 +14,11 @@
 //   feed reaches it ("rolled_back" when it ends before), and every write this device made since
 //   is at the sync_seq the server answered it with.
 import type { CofferClient, Feed } from '../sdk/client.ts'
-import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
+import { equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import { readManifestWith, type ReadManifest } from '../sdk/manifest.ts'
 import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type ChainHead } from './format/album-chain.ts'
+import { sha256Of, type Sha256Hasher } from './files.ts'
 import { AlbumTamperedError, type TamperingKind } from './tampering.ts'
 
 /** A write of this device that the server applied (its answer's sync_seq), until a check finds it in the feed. */
@@ -50,9 +51,10 @@ export interface AlbumMemoryStore {
   wrote(albumId: string, write: OwnWrite): Promise<void>
 }
 
-/** An album's history as checked: its head, and the entries after the head remembered before (by sync_seq, their manifest hashes). */
+/** An album's history as checked: its head, every entry's manifest hash by sync_seq, and those after the head remembered before. */
 export interface CheckedHistory {
   readonly head: ChainHead
+  readonly entries: ReadonlyMap<number, string>
   readonly newEntries: ReadonlyMap<number, string>
 }
 
@@ -67,6 +69,8 @@ export interface HistorySource {
    * up). None unless given.
    */
   readonly pace?: () => Promise<void>
+  /** Hashes the manifests a guarded client's feed serves (AlbumHistoryKeeper.guard); @noble/hashes' SHA-256 unless given. */
+  readonly sha256?: Sha256Hasher
 }
 
 /** Entries read at once. */
@@ -166,9 +170,13 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
   const [version] = awaited
   if (version !== undefined) throw tampered('omitted', version[1], `the version entry ${version[1]} continues (${version[0].slice(0, 12)}…) is not in the feed`)
   if (remembered !== null) checkRemembered(remembered, head, positions, tampered)
+  const entries = new Map<number, string>()
   const newEntries = new Map<number, string>()
-  for (const [seq, position] of positions) if (seq > (remembered?.head.seq ?? 0)) newEntries.set(seq, position.manifestHash)
-  return { head, newEntries }
+  for (const [seq, position] of positions) {
+    entries.set(seq, position.manifestHash)
+    if (seq > (remembered?.head.seq ?? 0)) newEntries.set(seq, position.manifestHash)
+  }
+  return { head, entries, newEntries }
 }
 
 /** The remembered head and own writes against the feed as read (checkAlbumHistory). */
@@ -216,6 +224,8 @@ export class AlbumHistoryKeeper implements AlbumHistory {
   readonly #source: HistorySource
   readonly #memory: AlbumMemoryStore
   readonly #heads = new Map<string, ChainHead>()
+  /** What this keeper checked of each album in this process: the sync_seqs through the head, in order, and each manifest hash. */
+  readonly #checked = new Map<string, { readonly seqs: readonly number[]; readonly hashes: ReadonlyMap<number, string> }>()
   constructor(source: HistorySource, memory: AlbumMemoryStore) {
     this.#source = source
     this.#memory = memory
@@ -236,7 +246,62 @@ export class AlbumHistoryKeeper implements AlbumHistory {
     const { head } = checked
     await this.#memory.checked(albumId, head, checked.newEntries)
     this.#heads.set(albumId, head)
+    this.#checked.set(albumId, { seqs: [...checked.entries.keys()], hashes: checked.entries })
     return head
+  }
+
+  /**
+   * `client` with its feed held to what this keeper checked: a command checks an album, then reads
+   * its feed again (to plan a restore, to open each file), and a server could serve the check one
+   * history and the command another. Through the checked head, every entry a page serves must be
+   * the one checked at its sync_seq (its bytes' hash), and none checked may be missing from the
+   * range a page covers, nor after the last page (AlbumTamperedError); entries written since pass.
+   */
+  guard(client: CofferClient): CofferClient {
+    const feed = async (albumId: string, after?: number, limit?: number): Promise<Feed> => {
+      const page = await client.feed(albumId, after, limit)
+      const checked = this.#checked.get(albumId)
+      if (checked !== undefined) this.#holdToChecked(albumId, checked, after ?? 0, page)
+      return page
+    }
+    // Every other method of the client as it is, called on the client itself.
+    return new Proxy(client, {
+      get: (target, property) => {
+        if (property === 'feed') return feed
+        const value: unknown = Reflect.get(target, property, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  }
+
+  #holdToChecked(
+    albumId: string,
+    checked: { readonly seqs: readonly number[]; readonly hashes: ReadonlyMap<number, string> },
+    after: number,
+    page: Feed,
+  ): void {
+    const changed = (kind: TamperingKind, seq: number, detail: string): AlbumTamperedError =>
+      new AlbumTamperedError(albumId, kind, seq, `${detail}, moments after the album was checked`)
+    const through = checked.seqs.at(-1) ?? 0
+    let previous = after
+    let served = 0
+    for (const entry of page.entries) {
+      if (entry.sync_seq <= previous) throw changed('reordered', entry.sync_seq, `entry ${entry.sync_seq} came after entry ${previous}`)
+      previous = entry.sync_seq
+      if (entry.sync_seq > through) continue
+      served++
+      const hash = toHex(sha256Of(fromBase64(entry.manifest_cbor), this.#source.sha256))
+      if (checked.hashes.get(entry.sync_seq) !== hash) throw changed('forked', entry.sync_seq, `entry ${entry.sync_seq} is not the one checked there`)
+    }
+    // The checked entries the page's range covers (all after `after` when it is the feed's end) must all be there.
+    const end = page.entries.length === 0 ? through : Math.min(previous, through)
+    const expected = checked.seqs.filter((seq) => seq > after && seq <= end).length
+    if (served < expected)
+      throw changed(
+        page.entries.length === 0 ? 'rolled_back' : 'omitted',
+        end,
+        `the feed left out ${expected - served} of the entries checked after entry ${after}`,
+      )
   }
 
   /** The head checked in this process, else the one this device remembers from an earlier check: both are prefixes it read and checked. */

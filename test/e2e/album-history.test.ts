@@ -3,7 +3,8 @@
 // compromised operator would. coffer-photos (in-process, the real server) says so on its next
 // `verify`, exit 7 with the kind: an entry gone ("omitted", on the device that saw it and on a
 // device that never saw the album), two entries renumbered ("reordered"), the last ones gone
-// ("rolled_back"), an entry's action changed ("forged"). Two devices writing into one album at
+// ("rolled_back"), an entry's action changed ("forged"), and a row changed or gone between a
+// check and the reads of the same command after it. Two devices writing into one album at
 // once, on the engine's own concurrency, raise no alarm. test/client/photos-history.test.ts plays
 // the same server as a proxy, with every command.
 import { randomUUID } from 'node:crypto'
@@ -11,7 +12,11 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { planAlbum } from '../../src/client/albums.ts'
 import { TAMPERING, type TamperingKind } from '../../src/client/tampering.ts'
+import { openAccount } from '../../src/cli/photos/account.ts'
+import { Home } from '../../src/cli/photos/home.ts'
+import { libraryOf } from '../../src/cli/photos/library.ts'
 import { EXIT } from '../../src/cli/photos/command.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { readRows, writeRows } from '../support/database.ts'
@@ -117,6 +122,23 @@ describe("an album's feed rewritten in the database", { timeout: CLI_TIMEOUT }, 
     const last = (await rows(albumId)).slice(-2)
     for (const row of last) await writeRows(server.database, 'DELETE FROM album_ops WHERE album_id = ? AND sync_seq = ?', [albumId, row.sync_seq])
     expectCaught(await verified(first, album), 'rolled_back')
+  })
+
+  it('rewritten between the check and the reads after it (the plan of a restore): "omitted" for a row gone, "forked" for a row served otherwise', async () => {
+    const album = `After the check ${randomUUID().slice(0, 8)}`
+    const albumId = await backup(first, await photoFolder(3), album)
+    const library = libraryOf(await openAccount(new Home(first)))
+    await library.history.check(albumId)
+    expect((await planAlbum(library, albumId)).files).toBe(3) // the same history again: read as it was checked
+    const [, one, two] = await rows(albumId)
+    await writeRows(
+      server.database,
+      'UPDATE album_ops SET manifest_cbor = (SELECT manifest_cbor FROM album_ops WHERE album_id = ? AND sync_seq = ?) WHERE album_id = ? AND sync_seq = ?',
+      [albumId, one!.sync_seq, albumId, two!.sync_seq],
+    )
+    await expect(planAlbum(library, albumId)).rejects.toMatchObject({ kind: 'forked', seq: two!.sync_seq })
+    await writeRows(server.database, 'DELETE FROM album_ops WHERE album_id = ? AND sync_seq = ?', [albumId, two!.sync_seq])
+    await expect(planAlbum(library, albumId)).rejects.toMatchObject({ kind: 'omitted' })
   })
 
   it('a row\'s action changed: "forged"', async () => {

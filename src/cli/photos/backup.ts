@@ -122,7 +122,7 @@ export const backup: Command = {
     const album = await openAlbum(library, albumGiven)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     // The album's history on the sync state's connection: a write per file noted without opening the file again.
-    const history = new AlbumHistoryKeeper(library, state)
+    const history = new AlbumHistoryKeeper({ ...library, client: account.client }, state)
     try {
       await history.check(album.albumId, album.name)
     } catch (error) {
@@ -130,7 +130,7 @@ export const backup: Command = {
       throw error
     }
     let watcher: FolderWatch | null = null
-    const target = { ...library, history, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const target = { ...library, client: history.guard(library.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**

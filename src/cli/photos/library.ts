@@ -16,15 +16,17 @@ import type { Output } from './output.ts'
 export type PhotosLibrary = Library & { readonly history: AlbumHistoryKeeper }
 
 export function libraryOf(account: Account): PhotosLibrary {
-  const source = { client: account.client, identityPublicKey: account.identity.publicKey, verify: nativeVerify }
+  const source = { client: account.client, identityPublicKey: account.identity.publicKey, verify: nativeVerify, sha256: nativeSha256 }
+  const history = new AlbumHistoryKeeper(source, albumMemoryFile(path.join(account.home, 'state.sqlite')))
+  // Once an album is checked, every later read of its feed in this command is held to what was checked.
   return {
     ...source,
+    client: history.guard(account.client),
     identity: account.identity,
     userId: account.userId,
     deviceId: account.deviceId,
     masterKey: account.masterKey,
-    sha256: nativeSha256,
-    history: new AlbumHistoryKeeper(source, albumMemoryFile(path.join(account.home, 'state.sqlite'))),
+    history,
   }
 }
 
