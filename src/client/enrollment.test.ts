@@ -19,6 +19,7 @@ import {
   type EnrollmentPayload,
   type Hello,
 } from './format/enrollment.ts'
+import { advanceHead, decodeHandOver, EMPTY_HEAD, encodeHandOver, type AlbumHandOver } from './format/album-chain.ts'
 import { generateXWingKeyPair } from './format/xwing.ts'
 import { randomBytes } from './format/bytes.ts'
 
@@ -277,6 +278,96 @@ describe('device enrollment over the relay', () => {
       accept: async () => {},
     }).catch((e: unknown) => e)
     expect(stopOf(await b)).toBe('expired')
+  })
+})
+
+/** An account's memory of `albums` albums, each with a head and `writes` writes after it. */
+function memoryOf(albums: number, writes: number): AlbumHandOver {
+  const hash = (): string => Buffer.from(randomBytes(32)).toString('hex')
+  return new Map(
+    Array.from({ length: albums }, () => {
+      const head = advanceHead(advanceHead(EMPTY_HEAD, 3, hash()), 7, hash())
+      const own = Array.from({ length: writes }, (_, i) => ({ seq: 8 + i, manifestHash: hash(), assetId: crypto.randomUUID(), action: 'create' }))
+      return [crypto.randomUUID(), { head, writes: own }] as const
+    }),
+  )
+}
+
+describe("the album history handed over after B's done", () => {
+  /** An exchange where A hands `memory` over (unless `older` is 'a': it sends none) and B keeps it (unless `older` is 'b': it waits for none). */
+  const handingOver = (memory: AlbumHandOver, tamper?: Tamper, older?: 'a' | 'b') => {
+    const kept: AlbumHandOver[] = []
+    const quick = { poll: { ...poll, historyWaitMs: 300 } }
+    const run = ends(relay(tamper), {
+      a: older === 'a' ? quick : { ...quick, history: async () => memory },
+      b: older === 'b' ? quick : { ...quick, keepHistory: async (albums) => void kept.push(albums) },
+    })
+    return { run, kept }
+  }
+
+  it("B keeps A's heads and writes exactly, in as many parts as they take, and says so", async () => {
+    for (const memory of [memoryOf(2, 1), memoryOf(0, 0), memoryOf(120, 4)]) {
+      const parts: number[] = []
+      const { run, kept } = handingOver(memory, (direction, text) => {
+        if (direction === 'to_enrollee' && decode(text).type === 'history') parts.push(text.length)
+        return text
+      })
+      const [a, b] = await Promise.all([run.a, run.b])
+      expect(a).toMatchObject({ history: 'kept' })
+      expect(b).toMatchObject({ keys: accountKeys, history: { status: 'kept', albums: memory.size } })
+      expect(kept).toEqual([memory])
+      expect(parts.length).toBe(Math.ceil((encodeHandOver(memory).length + 28) / 6000))
+      expect(Math.max(...parts)).toBeLessThanOrEqual(PAYLOAD_TEXT_MAX)
+    }
+  })
+
+  it('an older B (which stops after done) leaves A unanswered after the wait; an older A (which sends none) leaves B with none', async () => {
+    const olderB = handingOver(memoryOf(1, 0), undefined, 'b')
+    const [a1, b1] = await Promise.all([olderB.run.a, olderB.run.b])
+    expect([(a1 as { history: string }).history, (b1 as { history: unknown }).history]).toEqual(['unanswered', { status: 'none' }])
+    const olderA = handingOver(memoryOf(1, 0), undefined, 'a')
+    const [a2, b2] = await Promise.all([olderA.run.a, olderA.run.b])
+    expect([(a2 as { history: string }).history, (b2 as { history: unknown }).history, olderA.kept]).toEqual(['not_sent', { status: 'none' }, []])
+  })
+
+  it('a part altered, dropped or moved on the way is refused, B keeps nothing, and the keys stay kept', async () => {
+    const memory = memoryOf(120, 4)
+    const tampers: Tamper[] = [
+      (_direction, text) => {
+        const payload = decode(text)
+        return payload.type === 'history' && payload.part === 1 ? payloadText(encodePayload({ ...payload, data: flip(payload.data, 9) })) : text
+      },
+      (_direction, text) => (decode(text).type === 'history' && (decode(text) as { part: number }).part === 1 ? null : text),
+      (_direction, text) => {
+        const payload = decode(text)
+        return payload.type === 'history' ? payloadText(encodePayload({ ...payload, part: (payload.part + 1) % payload.parts })) : text
+      },
+    ]
+    for (const tamper of tampers) {
+      const { run, kept } = handingOver(memory, tamper)
+      const [a, b] = await Promise.all([run.a, run.b])
+      expect(b).toMatchObject({ keys: accountKeys, history: { status: 'refused' } })
+      expect(a).toMatchObject({ history: 'unanswered' })
+      expect(kept).toEqual([])
+    }
+  })
+
+  it('what does not have the hand-over shape is refused', () => {
+    const [albumId, album] = [...memoryOf(1, 1)][0]!
+    const good = decodeHandOver(encodeHandOver(new Map([[albumId, album]])))
+    expect(good.get(albumId)).toEqual(album)
+    const write = { seq: 9, hash: randomBytes(32), asset: crypto.randomUUID(), action: 'create' }
+    const head = { seq: album.head.seq, count: album.head.count, digest: album.head.digest }
+    for (const bad of [
+      { albums: { [albumId]: { ...head, writes: [] } }, extra: 1 },
+      { albums: { 'not-a-uuid': { ...head, writes: [] } } },
+      { albums: { [albumId]: { ...head, count: head.seq + 1, writes: [] } } },
+      { albums: { [albumId]: { ...head, digest: new Uint8Array(31), writes: [] } } },
+      { albums: { [albumId]: { ...head, writes: [{ ...write, action: 'rename' }] } } },
+      { albums: { [albumId]: { ...head, writes: [{ ...write, seq: 0 }] } } },
+      { albums: { [albumId]: { ...head } } },
+    ])
+      expect(() => decodeHandOver(encodeCanonical(bad))).toThrow(TypeError)
   })
 })
 

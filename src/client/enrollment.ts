@@ -14,10 +14,12 @@ import {
   decodePayload,
   encodePayload,
   generateNonce,
+  openHistory,
   openKeys,
   payloadBytes,
   payloadText,
   revealMatches,
+  sealHistory,
   sealKeys,
   shortAuthenticationString,
   transcriptHash,
@@ -25,8 +27,10 @@ import {
   type EnrolledKeys,
   type EnrollmentPayload,
   type Hello,
+  type History,
   type PayloadType,
 } from './format/enrollment.ts'
+import type { AlbumHandOver } from './format/album-chain.ts'
 import { xwingDecapsulate, xwingEncapsulate, type XWingKeyPair } from './format/xwing.ts'
 
 /** One end of the relay channel (CofferClient.enrollmentChannel() fits). */
@@ -68,7 +72,15 @@ export interface PollOptions {
   readonly deadline?: number
   readonly now?: () => number
   readonly signal?: AbortSignal
+  /**
+   * After B's `done`: how long B waits for A's album history, and A for B's `kept` (default
+   * HISTORY_WAIT_MS). An end of an older version never sends either; the wait is what it costs.
+   */
+  readonly historyWaitMs?: number
 }
+
+/** How long an end waits for the album history's hand-over, or its acknowledgement, once the keys are kept. */
+export const HISTORY_WAIT_MS = 6000
 
 const ABORT_SENT: Record<Exclude<EnrollmentStop, 'aborted' | 'expired'>, AbortReason> = { declined: 'declined', invalid: 'invalid', stopped: 'stopped' }
 
@@ -91,9 +103,9 @@ class Inbox {
     this.#other = other
   }
 
-  /** The next payload, which must be of type `type` (an `abort` stops with 'aborted'). */
-  async next<T extends PayloadType>(type: T): Promise<{ payload: Extract<EnrollmentPayload, { type: T }>; bytes: Uint8Array }> {
-    const text = await this.#nextText()
+  /** The next payload, which must be of type `type` (an `abort` stops with 'aborted'); 'expired' at `deadline` (the poll's unless given). */
+  async next<T extends PayloadType>(type: T, deadline = this.#poll.deadline): Promise<{ payload: Extract<EnrollmentPayload, { type: T }>; bytes: Uint8Array }> {
+    const text = await this.#nextText(deadline)
     let bytes: Uint8Array
     let payload: EnrollmentPayload
     try {
@@ -107,8 +119,8 @@ class Inbox {
     return { payload: payload as Extract<EnrollmentPayload, { type: T }>, bytes }
   }
 
-  async #nextText(): Promise<string> {
-    const { intervalMs = 500, deadline, now = Date.now, signal } = this.#poll
+  async #nextText(deadline: number | undefined): Promise<string> {
+    const { intervalMs = 500, now = Date.now, signal } = this.#poll
     for (;;) {
       const queued = this.#queue.shift()
       if (queued !== undefined) return queued
@@ -166,12 +178,16 @@ export interface InitiatorOptions {
   readonly confirmSas: ConfirmSas
   /** Lists B in the signed device directory; runs after B's confirmation verified, before `keys` is sent. */
   readonly addDevice: (hello: Hello) => Promise<void>
+  /** This device's memory of the account's albums, handed to B after its `done` (none when not given, or when it throws). */
+  readonly history?: () => Promise<AlbumHandOver>
   readonly poll?: PollOptions
 }
 
 export interface InitiatorResult {
   readonly device: Hello
   readonly sas: string
+  /** kept: B said it kept the album history; unanswered: B did not say (an older version, or gone); not_sent: there was none to send. */
+  readonly history: 'kept' | 'unanswered' | 'not_sent'
 }
 
 /** A's side: hello in, offer out, reveal in, SAS, confirm in, the directory, keys out, done in. */
@@ -198,8 +214,38 @@ export function runInitiator(options: InitiatorOptions): Promise<InitiatorResult
     await send(end, await sealKeys(sharedSecret, transcript, options.keys))
     // Closing the channel drops its mailboxes: wait until B says it has the keys.
     await inbox.next('done')
-    return { device: hello.payload, sas }
+    const history =
+      options.history === undefined ? 'not_sent' : await handOverHistory(options.history, end, inbox, options.poll ?? {}, sharedSecret, transcript)
+    return { device: hello.payload, sas, history }
   })
+}
+
+/**
+ * A's last step: the album history sealed to this exchange, then B's `kept` awaited for a few
+ * seconds. B has the keys by now, so nothing here fails the enrollment: a memory that cannot be
+ * read is not sent, and an end that does not answer is an older version, or gone.
+ */
+async function handOverHistory(
+  history: () => Promise<AlbumHandOver>,
+  end: ChannelEnd,
+  inbox: Inbox,
+  poll: PollOptions,
+  sharedSecret: Uint8Array,
+  transcript: Uint8Array,
+): Promise<InitiatorResult['history']> {
+  let parts: History[]
+  try {
+    parts = await sealHistory(sharedSecret, transcript, await history())
+  } catch {
+    return 'not_sent'
+  }
+  try {
+    for (const part of parts) await send(end, part)
+    await inbox.next('kept', (poll.now ?? Date.now)() + (poll.historyWaitMs ?? HISTORY_WAIT_MS))
+    return 'kept'
+  } catch {
+    return 'unanswered'
+  }
 }
 
 export interface EnrolleeOptions {
@@ -213,15 +259,31 @@ export interface EnrolleeOptions {
   readonly userId: string
   readonly confirmSas: ConfirmSas
   /** Checks and keeps the keys (e.g. against the directory on the server); `done` is sent after it, `abort` when it throws. */
-  readonly accept: (result: EnrolleeResult) => Promise<void>
+  readonly accept: (result: AcceptedKeys) => Promise<void>
+  /** Keeps the album history A hands over after `done`; when not given, none is awaited (as by an older version). */
+  readonly keepHistory?: (albums: AlbumHandOver) => Promise<void>
   readonly poll?: PollOptions
 }
 
-export interface EnrolleeResult {
+export interface AcceptedKeys {
   readonly keys: EnrolledKeys
   /** The identity public key of the offer, which the received seeds were checked to make. */
   readonly identityKey: Uint8Array
   readonly sas: string
+}
+
+/**
+ * What came of A's album history: kept (`albums` of them); none (A sent none before the wait
+ * ended or the channel closed: an older version, a device that remembers nothing, or a server
+ * that kept it back); refused (it came but did not open, or could not be kept).
+ */
+export type HistoryHandOver =
+  | { readonly status: 'kept'; readonly albums: number }
+  | { readonly status: 'none' }
+  | { readonly status: 'refused'; readonly reason: string }
+
+export interface EnrolleeResult extends AcceptedKeys {
+  readonly history: HistoryHandOver
 }
 
 /** B's side: hello out, offer in, reveal out, SAS, confirm out, keys in (checked against the offer's identity key), accepted, done out. */
@@ -257,14 +319,47 @@ export function runEnrollee(options: EnrolleeOptions): Promise<EnrolleeResult> {
     if (!equalBytes(IdentityKey.fromSeeds(keys.identitySeeds).publicKey, offer.payload.identity_key)) {
       throw new EnrollmentError('invalid', 'the identity key the other device sent is not the one it offered')
     }
-    const result = { keys, identityKey: offer.payload.identity_key, sas }
+    const accepted = { keys, identityKey: offer.payload.identity_key, sas }
     try {
-      await options.accept(result)
+      await options.accept(accepted)
     } catch (error) {
       throw error instanceof EnrollmentError ? error : new EnrollmentError('invalid', (error as Error).message)
     }
     // Best effort: the keys are kept and this device is listed, whatever happens to this last word.
     await send(end, { type: 'done' }).catch(() => {})
-    return result
+    const history: HistoryHandOver =
+      options.keepHistory === undefined
+        ? { status: 'none' }
+        : await receiveHistory(options.keepHistory, end, inbox, options.poll ?? {}, sharedSecret, transcript)
+    return { ...accepted, history }
   })
+}
+
+/** B's last step: A's album history, in parts, opened and kept, then `kept` said. Never fails the enrollment (the keys are kept). */
+async function receiveHistory(
+  keepHistory: (albums: AlbumHandOver) => Promise<void>,
+  end: ChannelEnd,
+  inbox: Inbox,
+  poll: PollOptions,
+  sharedSecret: Uint8Array,
+  transcript: Uint8Array,
+): Promise<HistoryHandOver> {
+  const deadline = (poll.now ?? Date.now)() + (poll.historyWaitMs ?? HISTORY_WAIT_MS)
+  const parts: History[] = []
+  try {
+    do parts.push((await inbox.next('history', deadline)).payload)
+    while (parts.length < parts[0]!.parts)
+  } catch (error) {
+    // Nothing more within the wait, or the channel closed (A stopped after `done`): none was sent. Anything else is a payload that is not a part.
+    if (parts.length === 0 && (!(error instanceof EnrollmentError) || error.stop === 'expired')) return { status: 'none' }
+    return { status: 'refused', reason: (error as Error).message }
+  }
+  try {
+    const albums = await openHistory(sharedSecret, transcript, parts)
+    await keepHistory(albums)
+    await send(end, { type: 'kept' }).catch(() => {})
+    return { status: 'kept', albums: albums.size }
+  } catch (error) {
+    return { status: 'refused', reason: (error as Error).message }
+  }
 }

@@ -17,17 +17,11 @@ import type { CofferClient, Feed } from '../sdk/client.ts'
 import { equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import { readManifestWith, type ReadManifest } from '../sdk/manifest.ts'
-import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type ChainHead } from './format/album-chain.ts'
+import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type AlbumHandOver, type ChainHead, type OwnWrite } from './format/album-chain.ts'
 import { sha256Of, type Sha256Hasher } from './files.ts'
 import { AlbumTamperedError, type TamperingKind } from './tampering.ts'
 
-/** A write of this device that the server applied (its answer's sync_seq), until a check finds it in the feed. */
-export interface OwnWrite {
-  readonly seq: number
-  readonly manifestHash: string
-  readonly assetId: string
-  readonly action: string
-}
+export type { OwnWrite } from './format/album-chain.ts'
 
 /** What a device remembers of an album: the head of its last passing check, the entries through it, and its writes since. */
 export interface AlbumMemory {
@@ -49,9 +43,16 @@ export interface AlbumMemoryStore {
    */
   checked(albumId: string, head: ChainHead, entries: ReadonlyMap<number, string>): Promise<void>
   wrote(albumId: string, write: OwnWrite): Promise<void>
+  /** Every album remembered: its head and its own writes since, as pairing hands them to a new device. */
+  handOver(): Promise<AlbumHandOver>
+  /**
+   * Takes on what another device of the account handed over (pairing): an album this device
+   * remembers nothing of gets that head, and the writes become ones its next check must find.
+   */
+  adopt(albums: AlbumHandOver): Promise<void>
 }
 
-/** An album's history as checked: its head, every entry's manifest hash by sync_seq, and those after the head remembered before. */
+/** An album's history as checked: its head, every entry's manifest hash by sync_seq, and those not remembered before. */
 export interface CheckedHistory {
   readonly head: ChainHead
   readonly entries: ReadonlyMap<number, string>
@@ -174,7 +175,8 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
   const newEntries = new Map<number, string>()
   for (const [seq, position] of positions) {
     entries.set(seq, position.manifestHash)
-    if (seq > (remembered?.head.seq ?? 0)) newEntries.set(seq, position.manifestHash)
+    // After the remembered head, and before it on a device that took the head over from another (pairing) and remembers no entries yet.
+    if (remembered?.checkedEntries.get(seq) !== position.manifestHash) newEntries.set(seq, position.manifestHash)
   }
   return { head, entries, newEntries }
 }
@@ -194,7 +196,7 @@ function checkRemembered(
     },
     ...remembered.ownWrites.map((write) => ({
       seq: write.seq,
-      what: `this device's ${write.action} of asset ${write.assetId}`,
+      what: `the ${write.action} of asset ${write.assetId} that this device knows the server applied`,
       check: (at: Position) => (at.manifestHash === write.manifestHash ? null : ('reordered' as const)),
     })),
   ]

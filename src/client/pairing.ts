@@ -13,7 +13,8 @@ import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
 import { keyFingerprint } from '../sdk/hybrid.ts'
 import { IdentityKey } from '../sdk/identity.ts'
 import { addToDirectory, withFreshSignIn, type AccountIdentity, type AccountKeys, type PasswordPrompt } from './account.ts'
-import { runEnrollee, runInitiator, type ConfirmSas } from './enrollment.ts'
+import { runEnrollee, runInitiator, type ConfirmSas, type HistoryHandOver, type InitiatorResult } from './enrollment.ts'
+import type { AlbumHandOver } from './format/album-chain.ts'
 import type { EnrolledKeys, Hello } from './format/enrollment.ts'
 import { generateXWingKeyPair } from './format/xwing.ts'
 
@@ -75,8 +76,11 @@ export interface AddDeviceOptions {
   readonly onHello?: ((hello: Hello) => void) | undefined
   /** Shows the 6-digit code and asks whether the new device shows the same; false stops (`declined`). */
   readonly confirmSas: ConfirmSas
+  /** What this device remembers of the account's albums (AlbumMemoryStore.handOver), handed to the new device once it has the keys. */
+  readonly history?: (() => Promise<AlbumHandOver>) | undefined
   readonly signal?: AbortSignal | undefined
   readonly intervalMs?: number | undefined
+  readonly historyWaitMs?: number | undefined
 }
 
 export interface DeviceAdded {
@@ -85,6 +89,8 @@ export interface DeviceAdded {
   readonly sas: string
   /** The directory version that lists it. */
   readonly directoryVersion: number
+  /** Whether the new device said it kept this device's album history. */
+  readonly history: InitiatorResult['history']
 }
 
 /**
@@ -107,6 +113,7 @@ export async function addDeviceByPairing(options: AddDeviceOptions): Promise<Dev
       keys: { masterKey: keys.masterKey, identitySeeds: keys.identitySeeds },
       ...(options.onHello === undefined ? {} : { onHello: options.onHello }),
       confirmSas: options.confirmSas,
+      ...(options.history === undefined ? {} : { history: options.history }),
       addDevice: async (hello) => {
         const entry = {
           device_id: hello.device_id,
@@ -119,14 +126,22 @@ export async function addDeviceByPairing(options: AddDeviceOptions): Promise<Dev
       },
       poll: pollOptions(options, Date.parse(pairing.expiresAt)),
     })
-    return { device: result.device, sas: result.sas, directoryVersion }
+    return { device: result.device, sas: result.sas, directoryVersion, history: result.history }
   } finally {
     await client.closeChannel(pairing.pairingCode).catch(() => {}) // gone already when it expired
   }
 }
 
-function pollOptions(options: { readonly signal?: AbortSignal | undefined; readonly intervalMs?: number | undefined }, deadline: number) {
-  return { intervalMs: options.intervalMs ?? PAIRING_POLL_INTERVAL_MS, deadline, ...(options.signal === undefined ? {} : { signal: options.signal }) }
+function pollOptions(
+  options: { readonly signal?: AbortSignal | undefined; readonly intervalMs?: number | undefined; readonly historyWaitMs?: number | undefined },
+  deadline: number,
+) {
+  return {
+    intervalMs: options.intervalMs ?? PAIRING_POLL_INTERVAL_MS,
+    deadline,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.historyWaitMs === undefined ? {} : { historyWaitMs: options.historyWaitMs }),
+  }
 }
 
 export interface JoinOptions {
@@ -142,8 +157,11 @@ export interface JoinOptions {
   readonly confirmSas: ConfirmSas
   /** Keeps the keys once they are checked; `done` is sent after it, and when it throws the other device is told. */
   readonly keep: (keys: AccountKeys) => void | Promise<void>
+  /** Keeps the album history the other device hands over (AlbumMemoryStore.adopt), after the keys; none is awaited when not given. */
+  readonly keepHistory?: ((albums: AlbumHandOver) => Promise<void>) | undefined
   readonly signal?: AbortSignal | undefined
   readonly intervalMs?: number | undefined
+  readonly historyWaitMs?: number | undefined
   /** Give up at this time (ms since the epoch): now + PAIRING_LIFETIME_MS unless given. */
   readonly deadline?: number | undefined
 }
@@ -154,6 +172,7 @@ export interface Joined {
   readonly identityFingerprint: string
   readonly directoryVersion: number
   readonly sas: string
+  readonly history: HistoryHandOver
 }
 
 /**
@@ -176,6 +195,7 @@ export async function joinByPairing(options: JoinOptions): Promise<Joined> {
     xwing,
     userId,
     confirmSas: options.confirmSas,
+    ...(options.keepHistory === undefined ? {} : { keepHistory: options.keepHistory }),
     accept: async ({ keys, identityKey }) => {
       const fetched = await client.fetchDirectory(userId)
       if (fetched === null) throw new Error('the account has no device directory on the server')
@@ -195,5 +215,5 @@ export async function joinByPairing(options: JoinOptions): Promise<Joined> {
     },
     poll: pollOptions(options, options.deadline ?? Date.now() + PAIRING_LIFETIME_MS),
   })
-  return { keys: kept!, identityFingerprint: keyFingerprint(result.identityKey), directoryVersion, sas: result.sas }
+  return { keys: kept!, identityFingerprint: keyFingerprint(result.identityKey), directoryVersion, sas: result.sas, history: result.history }
 }

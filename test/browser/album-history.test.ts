@@ -7,18 +7,22 @@
 // whose action was changed ("forged"); the same browser names each other rewriting (entries
 // reversed, an older one served again, a delete left out, the album cut back, and a fork: another
 // device shown the album without the browser's upload); a photo uploaded from the web app commits
-// to the history it checked.
+// to the history it checked. A browser joined with a pairing code from a Node device takes that
+// device's record (decision 0066) and catches its last write cut off, which a browser without the
+// record cannot; and hands its own record on to a device it adds.
+import { randomUUID } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
-import { committedHead } from '../../src/client/format/album-chain.ts'
+import { committedHead, type AlbumHandOver } from '../../src/client/format/album-chain.ts'
 import { AlbumHistoryKeeper } from '../../src/client/history.ts'
 import { albumMemoryFile } from '../../src/client/node/album-memory.ts'
 import { deleteFile } from '../../src/client/edits.ts'
 import type { BackupTarget } from '../../src/client/files.ts'
+import { addDeviceByPairing, joinByPairing, openPairing } from '../../src/client/pairing.ts'
 import { backupFile } from '../../src/client/upload.ts'
 import { decodeCanonical } from '../../src/codec/cbor.ts'
 import { fromBase64 } from '../../src/sdk/bytes.ts'
@@ -43,7 +47,7 @@ beforeAll(async () => {
   proxy = await startLyingProxy(server.url)
   account = await webAccount(server, 'history')
   work = await mkdtemp(path.join(tmpdir(), 'coffer-web-history-'))
-  node = { ...account.library, history: new AlbumHistoryKeeper(account.library, albumMemoryFile(path.join(work, 'node-state.sqlite'))) }
+  node = { ...account.library, history: new AlbumHistoryKeeper(account.library, albumMemoryFile(nodeState())) }
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
@@ -51,6 +55,9 @@ afterAll(async () => {
   await server?.close()
   if (work !== undefined) await rm(work, { recursive: true, force: true })
 })
+
+/** Where the Node device remembers the albums' histories. */
+const nodeState = (): string => path.join(work, 'node-state.sqlite')
 
 const feedOf = async (albumId: string): Promise<FeedEntry[]> => (await account.client.feed(albumId, 0, 1000)).entries
 
@@ -173,6 +180,73 @@ describe("an album's history in the web app", () => {
       await otherProxy.close()
     }
     await device.context.close()
+  })
+
+  it("a browser joined with a pairing code takes the adding device's record: that device's last write cut off is caught at the album's first opening", async () => {
+    const { album } = await seedAlbum(node, 'Harbour', 3, 1)
+    await node.history.check(album.albumId)
+    await storeFile({ ...node, albumId: album.albumId, protocolVersion: album.protocolVersion }, 'harbour-last.jpg', 21) // no later entry commits to it
+    const last = (await feedOf(album.albumId)).at(-1)!.sync_seq
+
+    const joining = await openDevice(browser, proxy.url)
+    await joining.page.goto('/')
+    await joining.page.getByLabel('Email').fill(account.email)
+    await joining.page.getByLabel('Password').fill(account.password)
+    await joining.page.getByRole('button', { name: 'Sign in' }).click()
+    await joining.page.getByRole('link', { name: 'Add this browser with a code from another device' }).click()
+    const pairing = await openPairing(node.client, async () => account.password)
+    await joining.page.getByLabel('Pairing code').fill(pairing.pairingCode)
+    await joining.page.getByRole('button', { name: 'Connect' }).click()
+    const added = addDeviceByPairing({
+      client: node.client,
+      userId: account.userId,
+      keys: account.keys,
+      pairing,
+      confirmSas: async () => true, // the test sees both ends
+      history: () => albumMemoryFile(nodeState()).handOver(),
+    })
+    await joining.page.getByRole('button', { name: 'Yes, the same' }).click()
+    expect((await added).history).toBe('kept')
+    await joining.page.getByRole('heading', { name: 'Photos', exact: true }).waitFor({ timeout: 20_000 })
+
+    // A consistent prefix: a browser with the keys and no record shows it without a word; the joined one, which has the record, warns.
+    proxy.rewrite = (_album, entries) => entries.filter((entry) => entry.sync_seq !== last)
+    const unaware = await openDevice(browser, proxy.url)
+    try {
+      await openAs(unaware.page, server, account, `/#/albums/${album.albumId}`)
+      await expect.poll(() => historyState(unaware.page), { timeout: 20_000 }).toBe('trusted')
+      await joining.page.goto(`/#/albums/${album.albumId}`)
+      await warning(joining.page).waitFor({ timeout: 20_000 })
+      expect(await warning(joining.page).getAttribute('data-kind')).toBe('rolled_back')
+    } finally {
+      proxy.rewrite = null
+    }
+    await joining.page.reload()
+    await expect.poll(() => historyState(joining.page), { timeout: 20_000 }).toBe('trusted')
+
+    // And the browser hands its record on: a device it adds takes the album's head as the browser checked it.
+    await joining.page.goto('/#/devices/add')
+    await joining.page.getByRole('button', { name: 'Show a pairing code' }).click()
+    const code = joining.page.getByTestId('pairing-code')
+    await code.waitFor()
+    const newcomer = new CofferClient({ baseUrl: server.url })
+    await newcomer.login(account.email, account.password)
+    const adopted: AlbumHandOver[] = []
+    const joined = joinByPairing({
+      client: newcomer,
+      userId: account.userId,
+      deviceId: randomUUID(),
+      deviceName: 'Tablet',
+      pairingCode: (await code.textContent())!.trim(),
+      confirmSas: async () => true,
+      keep: () => {},
+      keepHistory: async (albums) => void adopted.push(albums),
+    })
+    await joining.page.getByRole('button', { name: 'Yes, the same' }).click()
+    expect((await joined).history).toMatchObject({ status: 'kept' })
+    expect(adopted[0]?.get(album.albumId)?.head).toMatchObject({ seq: last, count: 5 }) // the record, three photos and the last one
+    await joining.page.getByRole('status').filter({ hasText: 'It also has what this browser saw of each album' }).waitFor()
+    await Promise.all([joining.context.close(), unaware.context.close()])
   })
 
   it('a photo uploaded from the web app commits to the history the browser checked', async () => {

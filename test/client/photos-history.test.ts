@@ -6,7 +6,8 @@
 // the album (what it remembers of its last check, and its own writes) and, where a later write
 // covers it, by a device that never saw the album (the digest each write commits to); `verify`,
 // `backup`, `restore` and `free-up` exit 7 naming the album and the kind, and free-up frees
-// nothing. Two devices writing at once raise no alarm.
+// nothing. Two devices writing at once raise no alarm. A device joined through pairing starts from
+// the adding device's record (decision 0066) and catches that device's last writes cut off.
 import { randomUUID } from 'node:crypto'
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,7 +22,7 @@ import type { CofferClient } from '../../src/sdk/client.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { startLyingProxy, type FeedEntry, type LyingProxy } from '../support/lying-proxy.ts'
 import { writePhoto } from '../support/photos.ts'
-import { events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, expectOk, pairedDevice, photos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 /** Each test runs the CLI a handful of times. */
@@ -49,6 +50,14 @@ async function newDevice(register: boolean): Promise<Device> {
   if (register) expectOk(await photos(home, ['setup', '--yes', '--device-name', 'First']))
   else await cp(path.join(devices[0]!.home, 'keys.json'), path.join(home, 'keys.json')) // the account's keys, as joining leaves them
   return device
+}
+
+/** A device joined through pairing with `from` (`device add` there, `join` here), through a proxy of its own: it and both runs. */
+async function joinedDevice(from: Device): Promise<{ device: Device; added: PhotosRun; joined: PhotosRun }> {
+  const proxy = await startLyingProxy(server.url)
+  const device = { home: path.join(work, `device-${devices.length + 1}`), proxy }
+  devices.push(device)
+  return { device, ...(await pairedDevice(from.home, device.home, proxy.url, email, PASSWORD)) }
 }
 
 let folders = 0
@@ -252,6 +261,36 @@ describe('an album whose history the server rewrites', { timeout: CLI_TIMEOUT },
       first.proxy.rewrite = null
     }
     expect(await feedOf(albumId)).toHaveLength(feed.length)
+  })
+
+  it("a device joined through pairing takes the adding device's record: the adding device's last writes cut off are caught at its first check", async () => {
+    const [first] = devices as [Device]
+    const album = `Handed over ${randomUUID().slice(0, 8)}`
+    const albumId = await backup(first, await photoFolder(2), album)
+    await backup(first, await photoFolder(2), album) // its writes: committed to by no later entry, known to the first device only
+    const feed = await feedOf(albumId)
+    const { device: joined, added, joined: joinRun } = await joinedDevice(first)
+    expect(events(added).find((e) => e.event === 'device_added')).toMatchObject({ history: 'kept' })
+    const heldBefore = events(joinRun).find((e) => e.event === 'joined')!
+    expect(heldBefore).toMatchObject({ history: 'kept' })
+    expect(heldBefore.history_albums).toBeGreaterThanOrEqual(1)
+    // A consistent prefix, the second backup cut off: a device without the record cannot tell it from a slow network.
+    const cut = without(...feed.slice(-2).map((entry) => entry.sync_seq))
+    const unaware = await newDevice(false)
+    unaware.proxy.rewrite = cut
+    joined.proxy.rewrite = cut
+    try {
+      expectOk((await verifyHistory(unaware, album)).run)
+      const { run, history } = await verifyHistory(joined, album)
+      expectUntrusted(run, album, 'rolled_back')
+      expect(history).toMatchObject({ kind: 'rolled_back' })
+      expectUntrusted(await photos(joined.home, ['restore', album, path.join(work, 'restore-joined')]), album, 'rolled_back')
+    } finally {
+      unaware.proxy.rewrite = null
+      joined.proxy.rewrite = null
+    }
+    // Served whole, the album checks on the joined device, which then remembers it as its own.
+    expectOk((await verifyHistory(joined, album)).run)
   })
 
   it('a fork: a device shown a history without another device\'s write is caught when its own next write is read ("forked")', async () => {

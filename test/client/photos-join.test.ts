@@ -132,6 +132,7 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
       device_id: accountB.device_id,
       device_name: 'New phone',
       directory_version: before.version + 1,
+      history: 'kept',
     })
     expect(events(ranB).find((e) => e.event === 'joined')).toMatchObject({
       email,
@@ -139,7 +140,10 @@ describe('coffer-photos device add / join', { timeout: 120_000 }, () => {
       device_id: accountB.device_id,
       device_name: 'New phone',
       directory_version: before.version + 1,
+      history: 'kept',
+      history_albums: 1, // the album A backed up, checked before its backup wrote
     })
+    expect(ranB.stdout).not.toContain('handed over no record')
 
     // B keeps A's master key and identity key, its own X-Wing key, 0600, as setup would.
     const [keysA, keysB] = [await readJson(homeA, 'keys.json'), await readJson(homeB, 'keys.json')]

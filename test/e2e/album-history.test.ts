@@ -3,8 +3,9 @@
 // compromised operator would. coffer-photos (in-process, the real server) says so on its next
 // `verify`, exit 7 with the kind: an entry gone ("omitted", on the device that saw it and on a
 // device that never saw the album), two entries renumbered ("reordered"), the last ones gone
-// ("rolled_back"), an entry's action changed ("forged"), and a row changed or gone between a
-// check and the reads of the same command after it. Two devices writing into one album at
+// ("rolled_back"), also on a device joined by pairing after them (the record handed over), an
+// entry's action changed ("forged"), and a row changed or gone between a check and the reads of
+// the same command after it. Two devices writing into one album at
 // once, on the engine's own concurrency, raise no alarm. test/client/photos-history.test.ts plays
 // the same server as a proxy, with every command.
 import { randomUUID } from 'node:crypto'
@@ -21,7 +22,7 @@ import { EXIT } from '../../src/cli/photos/command.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { readRows, writeRows } from '../support/database.ts'
 import { writePhoto } from '../support/photos.ts'
-import { events, expectOk, photos } from '../support/photos-cli.ts'
+import { events, expectOk, pairedDevice, photos } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const CLI_TIMEOUT = 180_000
@@ -122,6 +123,19 @@ describe("an album's feed rewritten in the database", { timeout: CLI_TIMEOUT }, 
     const last = (await rows(albumId)).slice(-2)
     for (const row of last) await writeRows(server.database, 'DELETE FROM album_ops WHERE album_id = ? AND sync_seq = ?', [albumId, row.sync_seq])
     expectCaught(await verified(first, album), 'rolled_back')
+  })
+
+  it('the last rows, which no later entry commits to, deleted: "rolled_back" on a device joined after them, from the record the adding device handed over', async () => {
+    const album = `Joined after ${randomUUID().slice(0, 8)}`
+    const albumId = await backup(first, await photoFolder(2), album)
+    await backup(first, await photoFolder(2), album)
+    const joined = path.join(work, `joined-${randomUUID().slice(0, 8)}`)
+    const { added } = await pairedDevice(first, joined, server.url, email, PASSWORD)
+    expect(events(added).find((e) => e.event === 'device_added')).toMatchObject({ history: 'kept' })
+    const last = (await rows(albumId)).slice(-2)
+    for (const row of last) await writeRows(server.database, 'DELETE FROM album_ops WHERE album_id = ? AND sync_seq = ?', [albumId, row.sync_seq])
+    expectCaught(await verified(joined, album), 'rolled_back')
+    expect((await verified(second, album)).code).toBe(EXIT.ok) // never saw the album and was handed nothing: a consistent prefix passes
   })
 
   it('rewritten between the check and the reads after it (the plan of a restore): "omitted" for a row gone, "forked" for a row served otherwise', async () => {

@@ -153,6 +153,34 @@ export async function waitForEvent(run: StartedPhotos, name: string, timeoutMs =
   }
 }
 
+/**
+ * A new device in `home`, joined (`join` there, signing in to `server` as `email`) with a pairing
+ * code from `device add` on the device in `from`; both say yes to the same code. Both runs, each ok.
+ */
+export async function pairedDevice(
+  from: string,
+  home: string,
+  server: string,
+  email: string,
+  password: string,
+): Promise<{ added: PhotosRun; joined: PhotosRun }> {
+  const add = startPhotos(from, ['device', 'add', '--json'], { keepStdinOpen: true })
+  const code = (await waitForEvent(add, 'pairing_code')).pairing_code as string
+  const join = startPhotos(home, ['join', server, code, '--email', email, '--password-stdin', '--device-name', 'Joined', '--json'], {
+    stdin: `${password}\n`,
+    keepStdinOpen: true,
+  })
+  await Promise.all([waitForEvent(add, 'sas'), waitForEvent(join, 'sas')])
+  for (const run of [join, add]) {
+    run.write('yes\n')
+    run.endStdin()
+  }
+  const [added, joined] = await Promise.all([add.done, join.done])
+  expectOk(added)
+  expectOk(joined)
+  return { added, joined }
+}
+
 /** A JSON file coffer-photos wrote in the config folder `home`. */
 export async function readJson<T = Record<string, string>>(home: string, name: string): Promise<T> {
   return JSON.parse(await readFile(path.join(home, name), 'utf8')) as T

@@ -11,19 +11,26 @@ import {
   confirmMac,
   decodePayload,
   encodePayload,
+  openHistory,
   openKeys,
   payloadText,
+  sealHistory,
   sealKeys,
   shortAuthenticationString,
   transcriptHash,
+  type History,
   type Keys,
 } from '../../src/client/format/enrollment.ts'
+import { decodeHandOver, encodeHandOver } from '../../src/client/format/album-chain.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 
 const file = JSON.parse(readFileSync(path.join(import.meta.dirname, 'device-enrollment-v1.json'), 'utf8')) as {
-  inputs: Record<string, string>
-  outputs: Record<string, string>
+  inputs: Record<string, string> & {
+    history_head: { seq: number; count: number; digest: string }
+    history_write: { seq: number; manifest_hash: string; asset_id: string; action: string }
+  }
+  outputs: Record<string, string> & { history: string[] }
 }
 const { inputs, outputs } = file
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, 'hex'))
@@ -71,6 +78,22 @@ describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.j
     })
     expect(hex(encodePayload({ type: 'done' }))).toBe(outputs.done)
     expect(hex(encodePayload({ type: 'abort', reason: 'declined' }))).toBe(outputs.abort_declined)
+    const { history_head: head, history_write: write } = inputs
+    const handOver = new Map([
+      [
+        inputs.history_album_id!,
+        {
+          head: { seq: head.seq, count: head.count, digest: bytes(head.digest) },
+          writes: [{ seq: write.seq, manifestHash: write.manifest_hash, assetId: write.asset_id, action: write.action }],
+        },
+      ],
+    ])
+    expect(hex(encodeHandOver(handOver))).toBe(outputs.history_plain)
+    const history = await sealHistory(sharedSecret, transcript, handOver, bytes(inputs.history_nonce!))
+    expect(history.map((part) => hex(encodePayload(part)))).toEqual(outputs.history)
+    const received = outputs.history.map((part) => decodePayload(bytes(part)) as History)
+    expect(await openHistory(sharedSecret, transcript, received)).toEqual(decodeHandOver(bytes(outputs.history_plain!)))
+    expect(hex(encodePayload({ type: 'kept' }))).toBe(outputs.kept)
   })
 
   it('an independent implementation derives the same transcript, SAS, confirmation MAC and opens the keys', () => {
@@ -115,5 +138,28 @@ describe('device enrollment v1 test vectors (test/vectors/device-enrollment-v1.j
     decipher.setAuthTag(sealed.subarray(96))
     const plain = Buffer.concat([decipher.update(sealed.subarray(0, 96)), decipher.final()])
     expect(plain.toString('hex')).toBe(inputs.master_key! + inputs.identity_seeds!)
+
+    // history (one part here) = canonical CBOR {"data": bstr, "part": 0, "type": "history", "parts": 1, "version": 1};
+    // data = nonce (12) || AES-256-GCM(derive("coffer/v1/enroll/history", 32), aad T, the hand-over) || tag (16).
+    expect(outputs.history).toHaveLength(1)
+    const part = Buffer.from(outputs.history[0]!, 'hex')
+    expect(part.subarray(0, 6).toString('hex')).toBe(`a5${text('data')}`)
+    expect([0x58, 0x59]).toContain(part[6]) // a byte string of 24 to 65535 bytes: its length in 1 or 2 bytes
+    const dataStart = part[6] === 0x58 ? 8 : 9
+    const data = part.subarray(dataStart, dataStart + (part[6] === 0x58 ? part[7]! : part.readUInt16BE(7)))
+    expect(part.subarray(dataStart + data.length).toString('hex')).toBe(
+      `${text('part')}00${text('type')}${text('history')}${text('parts')}01${text('version')}01`,
+    )
+    expect(data.subarray(0, 12).toString('hex')).toBe(inputs.history_nonce)
+    const historyDecipher = createDecipheriv('aes-256-gcm', derive('coffer/v1/enroll/history', 32), data.subarray(0, 12))
+    historyDecipher.setAAD(transcript)
+    historyDecipher.setAuthTag(data.subarray(data.length - 16))
+    const handOver = Buffer.concat([historyDecipher.update(data.subarray(12, data.length - 16)), historyDecipher.final()])
+    expect(handOver.toString('hex')).toBe(outputs.history_plain)
+    // The hand-over: {"albums": {album id: {"seq", "count", "digest", "writes": [{"seq", "hash", "asset", "action"}]}}}, canonical.
+    const { history_head: head, history_write: write } = inputs
+    const uint = (n: number): string => n.toString(16).padStart(2, '0') // below 24: one byte
+    const album = `a4${text('seq')}${uint(head.seq)}${text('count')}${uint(head.count)}${text('digest')}5820${head.digest}${text('writes')}81a4${text('seq')}${uint(write.seq)}${text('hash')}5820${write.manifest_hash}${text('asset')}7824${Buffer.from(write.asset_id).toString('hex')}${text('action')}${text(write.action)}`
+    expect(handOver.toString('hex')).toBe(`a1${text('albums')}a17824${Buffer.from(inputs.history_album_id!).toString('hex')}${album}`)
   })
 })

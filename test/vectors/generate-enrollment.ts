@@ -9,11 +9,13 @@ import {
   confirmMac,
   encodePayload,
   payloadText,
+  sealHistory,
   sealKeys,
   shortAuthenticationString,
   toBase64Url,
   transcriptHash,
 } from '../../src/client/format/enrollment.ts'
+import { advanceHead, EMPTY_HEAD, encodeHandOver } from '../../src/client/format/album-chain.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 
@@ -31,6 +33,11 @@ const userId = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0'
 const nonceA = pattern(32, 0x70)
 const masterKey = pattern(32, 0x00)
 const keysNonce = pattern(12, 0x80)
+const historyNonce = pattern(12, 0x90)
+const historyAlbumId = '2a2b2c2d-3e3f-4041-8243-444546474849'
+const historyHead = advanceHead(advanceHead(EMPTY_HEAD, 1, hex(pattern(32, 0xa0))), 4, hex(pattern(32, 0xc0)))
+const historyWrite = { seq: 6, manifestHash: hex(pattern(32, 0xe0)), assetId: '5a5b5c5d-6e6f-4071-8273-747576777879', action: 'replace' }
+const handOver = new Map([[historyAlbumId, { head: historyHead, writes: [historyWrite] }]])
 
 const pair = generateXWingKeyPair(xwingSeed)
 const { cipherText, sharedSecret } = xwingEncapsulate(pair.publicKey, encapsulationRandomness)
@@ -42,6 +49,7 @@ const reveal = encodePayload({ type: 'reveal', nonce: nonceB })
 const transcript = await transcriptHash(channelId, hello, offer, reveal)
 const mac = await confirmMac(sharedSecret, transcript)
 const keys = encodePayload(await sealKeys(sharedSecret, transcript, { masterKey, identitySeeds }, keysNonce))
+const history = (await sealHistory(sharedSecret, transcript, handOver, historyNonce)).map((part) => hex(encodePayload(part)))
 
 const vectors = {
   description:
@@ -58,6 +66,10 @@ const vectors = {
     nonce_a: hex(nonceA),
     master_key: hex(masterKey),
     keys_nonce: hex(keysNonce),
+    history_nonce: hex(historyNonce),
+    history_album_id: historyAlbumId,
+    history_head: { seq: historyHead.seq, count: historyHead.count, digest: hex(historyHead.digest) },
+    history_write: { seq: historyWrite.seq, manifest_hash: historyWrite.manifestHash, asset_id: historyWrite.assetId, action: historyWrite.action },
   },
   outputs: {
     commitment: hex(commit),
@@ -72,6 +84,9 @@ const vectors = {
     confirm_mac: hex(mac),
     keys: hex(keys),
     done: hex(encodePayload({ type: 'done' })),
+    history_plain: hex(encodeHandOver(handOver)),
+    history,
+    kept: hex(encodePayload({ type: 'kept' })),
     abort_declined: hex(encodePayload({ type: 'abort', reason: 'declined' })),
   },
 }

@@ -12,6 +12,7 @@ import { nativeIdentity } from '../../client/node/crypto.ts'
 import { commandClientOptions, photosClient, savedSession } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
 import { accountKeys } from './home.ts'
+import { albumMemoryIn } from './library.ts'
 import { pairingError, sameCodeOnBothScreens } from './pairing.ts'
 import { passwordPrompt } from './reauth.ts'
 
@@ -76,12 +77,24 @@ export const device: Command = {
             out.event('device_answered', { device_id: hello.device_id, device_name: hello.device_name })
           },
           confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the new device', out, prompts, lines, signal),
+          history: () => albumMemoryIn(home.path).handOver(),
           signal,
         })
         out.say(
           `Added "${result.device.device_name}" (${result.device.device_id}) to ${account.email}: the device directory is at version ${result.directoryVersion}, and the new device has the keys.`,
         )
-        out.event('device_added', { device_id: result.device.device_id, device_name: result.device.device_name, directory_version: result.directoryVersion })
+        if (result.history === 'kept')
+          out.say("It also took this device's record of each album's history: a server that rewrites what this device saw is caught there too.")
+        if (result.history === 'unanswered')
+          out.say(
+            "It did not take this device's record of the albums' history (it may run an older coffer-photos): it trusts each album from its own first check.",
+          )
+        out.event('device_added', {
+          device_id: result.device.device_id,
+          device_name: result.device.device_name,
+          directory_version: result.directoryVersion,
+          history: result.history,
+        })
         return EXIT.ok
       } catch (error) {
         throw pairingError(

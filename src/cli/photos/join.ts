@@ -11,6 +11,7 @@ import { isPairingCode, joinByPairing, pairingCodeLive } from '../../client/pair
 import { commandClientOptions, photosClient } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command } from './command.ts'
 import { savedKeys } from './home.ts'
+import { albumMemoryIn } from './library.ts'
 import { serverUrl, signIn, SIGN_IN_OPTIONS } from './login.ts'
 import { EXPIRED, pairingError, sameCodeOnBothScreens } from './pairing.ts'
 import { deviceNameFrom, DEVICE_NAME_OPTION } from './setup.ts'
@@ -84,10 +85,25 @@ export const join: Command = {
           pairingCode,
           confirmSas: (sas) => sameCodeOnBothScreens(sas, 'the other device', out, prompts, lines, signal),
           keep: (keys) => home.saveKeys(savedKeys(keys, 'complete')),
+          keepHistory: (albums) => albumMemoryIn(home.path).adopt(albums),
           signal,
         })
         const fingerprint = joined.identityFingerprint
         out.say(`Joined ${profile.email} on ${server}: this device is "${deviceName}" (${deviceId}), identity key ${fingerprint}.`)
+        const { history } = joined
+        if (history.status === 'kept') {
+          if (history.albums > 0)
+            out.say(
+              `Took the other device's record of ${history.albums} album${history.albums === 1 ? "'s" : "s'"} history: this device now catches a server that shows it less than the other device saw.`,
+            )
+        } else if (history.status === 'none')
+          out.say(
+            "The other device handed over no record of the albums' history (it remembers none, runs an older coffer-photos, or the server kept it back): each album is trusted from this device's first check.",
+          )
+        else
+          out.warn(
+            `coffer-photos: the other device's record of the albums' history was not kept (${history.reason}): each album is trusted from this device's first check`,
+          )
         out.event('joined', {
           server,
           email: profile.email,
@@ -96,6 +112,8 @@ export const join: Command = {
           device_name: deviceName,
           identity_fingerprint: fingerprint,
           directory_version: joined.directoryVersion,
+          history: history.status,
+          ...(history.status === 'kept' ? { history_albums: history.albums } : {}),
         })
         return EXIT.ok
       } catch (error) {

@@ -3,7 +3,7 @@
 import path from 'node:path'
 import { findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
 import type { ChainHead } from '../../client/format/album-chain.ts'
-import { AlbumHistoryKeeper } from '../../client/history.ts'
+import { AlbumHistoryKeeper, type AlbumMemoryStore } from '../../client/history.ts'
 import { AlbumTamperedError } from '../../client/tampering.ts'
 import { albumMemoryFile } from '../../client/node/album-memory.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
@@ -15,9 +15,12 @@ import type { Output } from './output.ts'
 /** The account as the client library takes it, with the albums' histories this device checks and remembers (in state.sqlite). */
 export type PhotosLibrary = Library & { readonly history: AlbumHistoryKeeper }
 
+/** What this device remembers of the albums' histories: in the config folder's state.sqlite. */
+export const albumMemoryIn = (home: string): AlbumMemoryStore => albumMemoryFile(path.join(home, 'state.sqlite'))
+
 export function libraryOf(account: Account): PhotosLibrary {
   const source = { client: account.client, identityPublicKey: account.identity.publicKey, verify: nativeVerify, sha256: nativeSha256 }
-  const history = new AlbumHistoryKeeper(source, albumMemoryFile(path.join(account.home, 'state.sqlite')))
+  const history = new AlbumHistoryKeeper(source, albumMemoryIn(account.home))
   // Once an album is checked, every later read of its feed in this command is held to what was checked.
   return {
     ...source,

@@ -7,7 +7,8 @@
 // point its own device last checked: an entry left out, moved, or a history shown differently to
 // two devices changes the digest there.
 import { sha256 } from '@noble/hashes/sha2.js'
-import { concatBytes, fromHex, utf8 } from '../../sdk/bytes.ts'
+import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
+import { concatBytes, fromHex, toHex, utf8 } from '../../sdk/bytes.ts'
 
 const DIGEST_LABEL = utf8('coffer/v1/album-chain\u0000')
 export const DIGEST_BYTES = 32
@@ -66,4 +67,76 @@ export function committedHead(content: unknown): ChainHead | null {
   if (keys.join() !== 'count,digest,seq' || !isCount(seq) || !isCount(count) || !(digest instanceof Uint8Array) || digest.length !== DIGEST_BYTES) return null
   if ((seq === 0) !== (count === 0) || count > seq) return null
   return { seq, count, digest }
+}
+
+/** A write of a device that the server applied (its answer's sync_seq), until a check finds it in the feed. */
+export interface OwnWrite {
+  readonly seq: number
+  /** SHA-256 of its manifest_cbor, lowercase hex. */
+  readonly manifestHash: string
+  readonly assetId: string
+  readonly action: string
+}
+
+/** What a device hands a new one of an album (docs/client-format.md, "Handing over the album history"): its last checked head, and its writes since. */
+export interface HandedOverAlbum {
+  readonly head: ChainHead
+  readonly writes: readonly OwnWrite[]
+}
+
+/** Each album a device remembers, by album id. */
+export type AlbumHandOver = ReadonlyMap<string, HandedOverAlbum>
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const WRITE_ACTIONS: readonly string[] = ['create', 'replace', 'delete']
+
+/**
+ * The hand-over's canonical CBOR: {"albums": {album id: {"seq", "count", "digest",
+ * "writes": [{"seq", "hash" (bstr 32), "asset", "action"}, ...]}}}, writes in sync_seq order.
+ */
+export function encodeHandOver(albums: AlbumHandOver): Uint8Array {
+  const map: Record<string, unknown> = {}
+  for (const [albumId, { head, writes }] of albums) {
+    map[albumId] = {
+      seq: head.seq,
+      count: head.count,
+      digest: head.digest,
+      writes: [...writes]
+        .sort((a, b) => a.seq - b.seq)
+        .map((write) => ({ seq: write.seq, hash: fromHex(write.manifestHash), asset: write.assetId, action: write.action })),
+    }
+  }
+  return encodeCanonical({ albums: map })
+}
+
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+const exactly = (value: unknown, keys: string): value is Record<string, unknown> => isMap(value) && Object.keys(value).sort().join() === keys
+
+/** The hand-over of canonical CBOR bytes; TypeError for anything that is not exactly encodeHandOver's shape. */
+export function decodeHandOver(bytes: Uint8Array): AlbumHandOver {
+  const value = decodeCanonical(bytes)
+  if (!exactly(value, 'albums') || !isMap(value.albums)) throw new TypeError('not {"albums": map}')
+  const albums = new Map<string, HandedOverAlbum>()
+  for (const [albumId, album] of Object.entries(value.albums)) {
+    if (!CANONICAL_UUID.test(albumId) || !exactly(album, 'count,digest,seq,writes') || !Array.isArray(album.writes))
+      throw new TypeError(`album ${JSON.stringify(albumId)}: not {seq, count, digest, writes}`)
+    const head = committedHead({ chain: { seq: album.seq, count: album.count, digest: album.digest } })
+    if (head === null) throw new TypeError(`album ${albumId}: not a head`)
+    const writes = album.writes.map((write: unknown): OwnWrite => {
+      if (
+        !exactly(write, 'action,asset,hash,seq') ||
+        !isCount(write.seq) ||
+        write.seq === 0 ||
+        !(write.hash instanceof Uint8Array) ||
+        write.hash.length !== DIGEST_BYTES
+      )
+        throw new TypeError(`album ${albumId}: a write is not {seq, hash, asset, action}`)
+      if (typeof write.asset !== 'string' || !CANONICAL_UUID.test(write.asset) || typeof write.action !== 'string' || !WRITE_ACTIONS.includes(write.action))
+        throw new TypeError(`album ${albumId}: a write names no asset or action`)
+      return { seq: write.seq, manifestHash: toHex(write.hash), assetId: write.asset, action: write.action }
+    })
+    albums.set(albumId, { head, writes })
+  }
+  return albums
 }

@@ -14,6 +14,7 @@ import { digestSha256, own, randomBytes, u32be } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES, hkdfSha256, KEY_BYTES } from './keys.ts'
 import { primitives } from './primitives.ts'
+import { decodeHandOver, encodeHandOver, type AlbumHandOver } from './album-chain.ts'
 import { XWING_CIPHERTEXT_BYTES, XWING_PUBLIC_KEY_BYTES } from './xwing.ts'
 
 export const ENROLLMENT_VERSION = 1
@@ -29,6 +30,11 @@ export const TRANSCRIPT_CONTEXT = 'coffer/v1/enroll/transcript'
 export const SAS_INFO = 'coffer/v1/enroll/sas'
 export const CONFIRM_INFO = 'coffer/v1/enroll/confirm'
 export const KEYS_INFO = 'coffer/v1/enroll/keys'
+export const HISTORY_INFO = 'coffer/v1/enroll/history'
+/** Sealed hand-over bytes one `history` payload carries at most: its relay text stays under PAYLOAD_TEXT_MAX. */
+export const HISTORY_PART_BYTES = 6000
+/** `history` payloads at most (a relay mailbox holds 64). */
+export const HISTORY_PARTS_MAX = 48
 /** master key (32) || identity seeds (64). */
 export const ENROLLED_KEYS_BYTES = KEY_BYTES + HYBRID_SEED_BYTES
 /** AES-256-GCM ciphertext of ENROLLED_KEYS_BYTES and its tag: 112 bytes. */
@@ -79,16 +85,32 @@ export interface Done {
   readonly type: 'done'
 }
 
+/**
+ * A -> B after B's `done`, when A hands over its album history: part `part` (from 0) of `parts`.
+ * The parts' `data` joined is nonce (12) || AES-256-GCM(derive("coffer/v1/enroll/history"), aad T, the hand-over).
+ */
+export interface History {
+  readonly type: 'history'
+  readonly part: number
+  readonly parts: number
+  readonly data: Uint8Array
+}
+
+/** B -> A, last: B kept the history (A closes the channel after it, or after a few seconds without it). */
+export interface Kept {
+  readonly type: 'kept'
+}
+
 /** Either way: stop, nothing is kept. */
 export interface Abort {
   readonly type: 'abort'
   readonly reason: AbortReason
 }
 
-export type EnrollmentPayload = Hello | Offer | Reveal | Confirm | Keys | Done | Abort
+export type EnrollmentPayload = Hello | Offer | Reveal | Confirm | Keys | Done | History | Kept | Abort
 export type PayloadType = EnrollmentPayload['type']
 
-type FieldKind = { readonly bytes: number } | 'uuid' | 'name' | 'reason'
+type FieldKind = { readonly bytes: number } | { readonly upTo: number } | { readonly below: number } | 'uuid' | 'name' | 'reason'
 
 /** Each type's fields beside `version` and `type`: exactly these, no others. */
 const FIELDS: { readonly [T in PayloadType]: Readonly<Record<string, FieldKind>> } = {
@@ -103,6 +125,8 @@ const FIELDS: { readonly [T in PayloadType]: Readonly<Record<string, FieldKind>>
   confirm: { mac: { bytes: CONFIRM_MAC_BYTES } },
   keys: { nonce: { bytes: GCM_NONCE_BYTES }, sealed: { bytes: SEALED_KEYS_BYTES } },
   done: {},
+  history: { part: { below: HISTORY_PARTS_MAX }, parts: { below: HISTORY_PARTS_MAX + 1 }, data: { upTo: HISTORY_PART_BYTES } },
+  kept: {},
   abort: { reason: 'reason' },
 }
 
@@ -116,6 +140,9 @@ function fieldProblem(kind: FieldKind, value: unknown): string | null {
   if (kind === 'name')
     return typeof value === 'string' && value.trim().length > 0 && value.length <= DEVICE_NAME_MAX ? null : `1 to ${DEVICE_NAME_MAX} characters`
   if (kind === 'reason') return typeof value === 'string' && (ABORT_REASONS as readonly string[]).includes(value) ? null : `one of ${ABORT_REASONS.join(', ')}`
+  if ('below' in kind)
+    return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < kind.below ? null : `a whole number below ${kind.below}`
+  if ('upTo' in kind) return value instanceof Uint8Array && value.length >= 1 && value.length <= kind.upTo ? null : `1 to ${kind.upTo} bytes`
   return value instanceof Uint8Array && value.length === kind.bytes ? null : `${kind.bytes} bytes`
 }
 
@@ -276,4 +303,48 @@ export async function openKeys(sharedSecret: Uint8Array, transcript: Uint8Array,
   if (plain === null)
     throw new ClientFormatError('authentication', 'enrollment keys fail to authenticate: another shared secret or transcript, or altered bytes')
   return { masterKey: plain.slice(0, KEY_BYTES), identitySeeds: plain.slice(KEY_BYTES) }
+}
+
+/**
+ * The `history` payloads handing `albums` over (docs/client-format.md, "Handing over the album
+ * history"): the hand-over sealed once under derive("coffer/v1/enroll/history"), aad T, and cut
+ * into parts of HISTORY_PART_BYTES. RangeError when even without the writes it needs more than
+ * HISTORY_PARTS_MAX parts (some thousands of albums). `nonce` for test vectors only.
+ */
+export async function sealHistory(
+  sharedSecret: Uint8Array,
+  transcript: Uint8Array,
+  albums: AlbumHandOver,
+  nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES),
+): Promise<History[]> {
+  const most = HISTORY_PARTS_MAX * HISTORY_PART_BYTES - GCM_NONCE_BYTES - GCM_TAG_BYTES
+  let plain = encodeHandOver(albums)
+  // Too many writes not yet checked: the heads alone still catch every change to what was checked.
+  if (plain.length > most) plain = encodeHandOver(new Map([...albums].map(([id, album]) => [id, { head: album.head, writes: [] }])))
+  if (plain.length > most) throw new RangeError(`the album history is ${plain.length} bytes, more than a hand-over carries`)
+  const cipher = await primitives().aesGcm(await derive(sharedSecret, HISTORY_INFO, transcript, KEY_BYTES))
+  const data = concatBytes(nonce, await cipher.seal(nonce, transcript, plain))
+  const parts = Math.ceil(data.length / HISTORY_PART_BYTES)
+  return Array.from({ length: parts }, (_, part) => ({
+    type: 'history' as const,
+    part,
+    parts,
+    data: data.slice(part * HISTORY_PART_BYTES, (part + 1) * HISTORY_PART_BYTES),
+  }))
+}
+
+/** The hand-over of `history` payloads received in order; ClientFormatError 'authentication' when they do not open, 'malformed' when what opens is not a hand-over. */
+export async function openHistory(sharedSecret: Uint8Array, transcript: Uint8Array, parts: readonly History[]): Promise<AlbumHandOver> {
+  if (parts.length === 0 || parts.some((payload, i) => payload.part !== i || payload.parts !== parts.length))
+    throw malformed('history: parts missing or out of order')
+  const data = concatBytes(...parts.map((payload) => payload.data))
+  const cipher = await primitives().aesGcm(await derive(sharedSecret, HISTORY_INFO, transcript, KEY_BYTES))
+  const plain = data.length > GCM_NONCE_BYTES ? await cipher.open(data.subarray(0, GCM_NONCE_BYTES), transcript, data.subarray(GCM_NONCE_BYTES)) : null
+  if (plain === null)
+    throw new ClientFormatError('authentication', 'the album history fails to authenticate: another shared secret or transcript, or altered bytes')
+  try {
+    return decodeHandOver(plain)
+  } catch (error) {
+    throw malformed(`history: ${(error as Error).message}`)
+  }
 }

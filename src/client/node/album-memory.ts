@@ -4,7 +4,7 @@
 // runs (a write per file); a command that keeps none opens the file per call.
 import { closeSync, openSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
-import { EMPTY_HEAD } from '../format/album-chain.ts'
+import { EMPTY_HEAD, type AlbumHandOver, type HandedOverAlbum } from '../format/album-chain.ts'
 import type { AlbumMemory, AlbumMemoryStore, OwnWrite } from '../history.ts'
 
 const SCHEMA = `
@@ -45,6 +45,19 @@ export function albumMemoryOn(db: DatabaseSync): AlbumMemoryStore {
   const dropWrites = db.prepare('DELETE FROM album_own_writes WHERE album_id = ? AND seq <= ?')
   // Two writes the server answered with one position are both kept: the check finds at most one there.
   const addWrite = db.prepare('INSERT OR IGNORE INTO album_own_writes (album_id, seq, manifest_hash, asset_id, action) VALUES (?, ?, ?, ?, ?)')
+  const heads = db.prepare('SELECT album_id, seq, count, digest FROM album_heads')
+  const allWrites = db.prepare('SELECT album_id, seq, manifest_hash, asset_id, action FROM album_own_writes ORDER BY album_id, seq')
+  const adoptHead = db.prepare('INSERT OR IGNORE INTO album_heads (album_id, seq, count, digest, checked_at) VALUES (?, ?, ?, ?, ?)')
+  const inTransaction = (steps: () => void): void => {
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      steps()
+      db.exec('COMMIT')
+    } catch (error) {
+      db.exec('ROLLBACK')
+      throw error
+    }
+  }
   return {
     async load(albumId): Promise<AlbumMemory | null> {
       const head = headOf.get(albumId) as { seq: number; count: number; digest: Uint8Array } | undefined
@@ -59,20 +72,33 @@ export function albumMemoryOn(db: DatabaseSync): AlbumMemoryStore {
       }
     },
     async checked(albumId, head, entries) {
-      db.exec('BEGIN IMMEDIATE')
-      try {
+      inTransaction(() => {
         // Entries up to the head checked before are the same (the check compared their digest): only the new ones are added.
         for (const [seq, hash] of entries) addEntry.run(albumId, seq, hash)
         setHead.run(albumId, head.seq, head.count, head.digest, Date.now())
         dropWrites.run(albumId, head.seq)
-        db.exec('COMMIT')
-      } catch (error) {
-        db.exec('ROLLBACK')
-        throw error
-      }
+      })
     },
     async wrote(albumId, write) {
       addWrite.run(albumId, write.seq, write.manifestHash, write.assetId, write.action)
+    },
+    async handOver(): Promise<AlbumHandOver> {
+      const albums = new Map<string, { head: HandedOverAlbum['head']; writes: OwnWrite[] }>()
+      const albumOf = (albumId: string) => albums.get(albumId) ?? albums.set(albumId, { head: EMPTY_HEAD, writes: [] }).get(albumId)!
+      for (const row of heads.all() as { album_id: string; seq: number; count: number; digest: Uint8Array }[])
+        albumOf(row.album_id).head = { seq: row.seq, count: row.count, digest: new Uint8Array(row.digest) }
+      for (const row of allWrites.all() as { album_id: string; seq: number; manifest_hash: string; asset_id: string; action: string }[])
+        albumOf(row.album_id).writes.push({ seq: row.seq, manifestHash: row.manifest_hash, assetId: row.asset_id, action: row.action })
+      return albums
+    },
+    async adopt(albums) {
+      inTransaction(() => {
+        for (const [albumId, { head, writes }] of albums) {
+          // This device's own memory of an album, if any, stays: what it checked itself.
+          if (head.seq > 0) adoptHead.run(albumId, head.seq, head.count, head.digest, Date.now())
+          for (const write of writes) addWrite.run(albumId, write.seq, write.manifestHash, write.assetId, write.action)
+        }
+      })
     },
   }
 }
@@ -96,5 +122,7 @@ export function albumMemoryFile(file: string): AlbumMemoryStore {
     load: (albumId) => withStore((store) => store.load(albumId)),
     checked: (albumId, head, entries) => withStore((store) => store.checked(albumId, head, entries)),
     wrote: (albumId, write) => withStore((store) => store.wrote(albumId, write)),
+    handOver: () => withStore((store) => store.handOver()),
+    adopt: (albums) => withStore((store) => store.adopt(albums)),
   }
 }

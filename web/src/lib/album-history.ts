@@ -6,8 +6,8 @@
 // the same device, and forgetting what it saw would let a server roll an album back unnoticed),
 // and opens only where the keys are. "Forget this browser" drops it with the keys. Writes go
 // under a Web Lock per album, so that two tabs never write one album's record over each other.
-import { clear, createStore, get, set } from 'idb-keyval'
-import { EMPTY_HEAD, type ChainHead } from '#photos/format/album-chain.ts'
+import { clear, createStore, get, keys as storedAlbums, set } from 'idb-keyval'
+import { EMPTY_HEAD, type AlbumHandOver, type ChainHead, type HandedOverAlbum } from '#photos/format/album-chain.ts'
 import { hkdfSha256 } from '#photos/format/keys.ts'
 import { AlbumHistoryKeeper, type AlbumMemory, type AlbumMemoryStore, type HistorySource, type OwnWrite } from '#photos/history.ts'
 import { utf8 } from '#sdk/bytes.ts'
@@ -64,6 +64,25 @@ export function browserAlbumMemory(masterKey: Uint8Array): AlbumMemoryStore {
         ownWrites: memory.ownWrites.filter((write) => write.seq > head.seq),
       })),
     wrote: (albumId, write) => update(albumId, (memory) => ({ ...memory, ownWrites: [...memory.ownWrites, write] })),
+    async handOver(): Promise<AlbumHandOver> {
+      const albums = new Map<string, HandedOverAlbum>()
+      for (const albumId of await storedAlbums<string>(db)) {
+        const memory = await read(albumId)
+        if (memory !== null) albums.set(albumId, { head: memory.head, writes: memory.ownWrites })
+      }
+      return albums
+    },
+    async adopt(albums) {
+      for (const [albumId, { head, writes }] of albums)
+        await update(albumId, (memory) => ({
+          // This browser's own memory of an album, if any, stays: what it checked itself.
+          ...(memory.head.seq > 0 ? memory : { ...memory, head }),
+          ownWrites: [
+            ...memory.ownWrites,
+            ...writes.filter((write) => !memory.ownWrites.some((own) => own.seq === write.seq && own.manifestHash === write.manifestHash)),
+          ],
+        }))
+    },
   }
 }
 

@@ -9,6 +9,7 @@ import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
 import { clockText } from '../../lib/format.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
+import { browserAlbumMemory } from '../../lib/album-history.ts'
 import { QrCode } from '../security/QrCode.tsx'
 import { explained } from './sentences.ts'
 import { usePasswordPrompt, useSasQuestion, Waiting } from './parts.tsx'
@@ -44,6 +45,7 @@ export function AddDevice() {
             pairing: opened,
             onHello: setHello,
             confirmSas: sas.confirmSas(Date.parse(opened.expiresAt)),
+            history: () => browserAlbumMemory(keys.masterKey).handOver(),
             signal: controller.signal,
           }),
         )
@@ -69,6 +71,7 @@ export function AddDevice() {
       {added !== null && (
         <p className="notice" role="status">
           “{added.device.device_name}” is now a device of your account: your photos open there too.
+          {added.history === 'kept' && ' It also has what this browser saw of each album, so a server that rewrites an album is caught there too.'}
         </p>
       )}
       {pairing === null && (

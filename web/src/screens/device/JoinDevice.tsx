@@ -9,6 +9,7 @@ import { linkTo, navigate } from '../../app/router.ts'
 import { useSession, useSignedIn } from '../../app/session.tsx'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { defaultDeviceName } from '../../lib/user-agent.ts'
+import { browserAlbumMemory } from '../../lib/album-history.ts'
 import { saveKeys, type SavedKeys } from '../../lib/store.ts'
 import { explained } from './sentences.ts'
 import { DeviceNameField, savedKeysOf, useSasQuestion, Waiting } from './parts.tsx'
@@ -38,6 +39,7 @@ export function JoinDevice() {
           throw new Error('That pairing code is not open (mistyped, already used, or expired). Check it, or ask the other device for a new one.')
         const deadline = Date.now() + PAIRING_LIFETIME_MS
         const deviceId = crypto.randomUUID()
+        let masterKey: Uint8Array | null = null
         const joined = await joinByPairing({
           client,
           userId: session.userId,
@@ -45,7 +47,12 @@ export function JoinDevice() {
           deviceName: name.trim(),
           pairingCode,
           confirmSas: sas.confirmSas(deadline),
-          keep: (keys) => saveKeys(savedKeysOf(session.userId, deviceId, keys)),
+          keep: (keys) => {
+            masterKey = keys.masterKey
+            return saveKeys(savedKeysOf(session.userId, deviceId, keys))
+          },
+          // What the other device saw of each album: a server that shows this browser less of one is caught at its first opening.
+          keepHistory: (albums) => browserAlbumMemory(masterKey!).adopt(albums),
           signal: controller.signal,
           deadline,
         })
