@@ -11,6 +11,7 @@ import { directoryRoutes } from './features/directory/directory.routes.ts'
 import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { exportRoutes } from './features/export/export.routes.ts'
+import { sharingRoutes } from './features/sharing/sharing.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { moderationRoutes } from './features/moderation/moderation.routes.ts'
 import { accountRoutes } from './features/account/account.routes.ts'
@@ -84,6 +85,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   custodyRoutes(app, deps)
   moderationRoutes(app, deps)
   exportRoutes(app, deps)
+  sharingRoutes(app, deps)
   await registerWebApp(app)
   return app
 }

@@ -44,6 +44,8 @@ export interface Config {
   readonly securityEventRetentionS: number
   /** How long an asset stays in the trash before its delete is applied (decision 0059). */
   readonly trashRetentionS: number
+  /** Sharing (decision 0067): invitations an account has outstanding at once, and account lookups per account per window. */
+  readonly sharing: { readonly invitationsMax: number; readonly lookupMax: number; readonly lookupWindowS: number }
   readonly freshnessWindowS: number
   readonly revokeChallengeTtlS: number
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
@@ -271,6 +273,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     securityEventRetentionS: integer(env, 'SECURITY_EVENT_RETENTION_S', 7_776_000, 1),
     trashRetentionS: integer(env, 'TRASH_RETENTION_S', 2_592_000, 1),
+    sharing: {
+      invitationsMax: integer(env, 'INVITATIONS_MAX', 100, 1),
+      lookupMax: integer(env, 'ACCOUNT_LOOKUP_MAX', 60, 1),
+      lookupWindowS: integer(env, 'ACCOUNT_LOOKUP_WINDOW_S', 3600, 1),
+    },
     freshnessWindowS: integer(env, 'FRESHNESS_WINDOW_S', 600, 1),
     revokeChallengeTtlS: integer(env, 'REVOKE_CHALLENGE_TTL_S', 300, 1),
     enrollment: {

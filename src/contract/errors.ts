@@ -32,6 +32,8 @@ export const errorCatalog = {
   'error.op.stale_revival': { status: 409, title: 'Stale chain position' },
   'error.asset.retained': { status: 409, title: 'Asset retained' },
   'error.asset.trashed': { status: 409, title: 'Asset in the trash' },
+  'error.member.exists': { status: 409, title: 'Already invited or a member' },
+  'error.member.too_many_invitations': { status: 409, title: 'Too many invitations outstanding' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
   'error.upload.offset_mismatch': { status: 409, title: 'Part offset mismatch' },
   'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },

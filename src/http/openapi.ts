@@ -24,6 +24,7 @@ import * as accountExport from '../contract/export.ts'
 import * as profile from '../contract/profile.ts'
 import * as quota from '../contract/quota.ts'
 import * as sessions from '../contract/sessions.ts'
+import * as sharing from '../contract/sharing.ts'
 import * as signing from '../contract/signing.ts'
 import { PROBLEM_MEDIA } from './problem.ts'
 import type { RequestHeader } from './route.ts'
@@ -72,7 +73,20 @@ const SCHEMAS = '#/components/schemas/'
  * components.
  */
 const namedSchemas: ReadonlyMap<string, object> = new Map(
-  Object.entries({ ...albums, ...auth, ...common, ...custody, ...devices, ...errors, ...accountExport, ...profile, ...quota, ...sessions, ...signing })
+  Object.entries({
+    ...albums,
+    ...auth,
+    ...common,
+    ...custody,
+    ...devices,
+    ...errors,
+    ...accountExport,
+    ...profile,
+    ...quota,
+    ...sessions,
+    ...sharing,
+    ...signing,
+  })
     .filter((entry): entry is [string, Json] => {
       const [name, value] = entry
       if (typeof value !== 'object' || value === null || /(Params|Query)$/.test(name)) return false

@@ -45,6 +45,7 @@ import type { CodedProblem } from '../contract/errors.ts'
 import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
+import type { AcceptedResponse, InvitationsResponse, MemberRole, MembersResponse, MemberView, SharedAlbumsResponse } from '../contract/sharing.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import { decodeStrict } from '../codec/cbor.ts'
 import { sha256 } from '@noble/hashes/sha2.js'
@@ -81,6 +82,12 @@ export type AssetReceipts = Static<typeof AssetReceiptsResponse>
 export type AttestationKeys = Static<typeof AttestationKeysDocument>
 export type ModerationRecord = Static<typeof ModerationRecordResponse>
 export type StorageUsage = Static<typeof StorageUsageResponse>
+export type AlbumMemberRole = Static<typeof MemberRole>
+export type AlbumMember = Static<typeof MemberView>
+export type AlbumMembers = Static<typeof MembersResponse>
+export type Invitations = Static<typeof InvitationsResponse>
+export type AcceptedInvitation = Static<typeof AcceptedResponse>
+export type SharedAlbums = Static<typeof SharedAlbumsResponse>
 /** The account export's document, once the whole body is read and parsed. */
 export type AccountExportDocument = Static<typeof AccountExport>
 
@@ -625,6 +632,51 @@ export class CofferClient {
   /** One page of the caller's trash after `after` (a trash_seq; 0 for the first page), at most `limit` (the server's 200 unless given). */
   trashPage(after = 0, limit?: number): Promise<Trash> {
     return this.#json({ method: 'GET', path: `/v1/trash?after=${after}${limit === undefined ? '' : `&limit=${limit}`}`, bearer: true })
+  }
+
+  // --- sharing (decision 0067; docs/sharing.md) ---------------------------------------------
+
+  /** The user id of the account with this email (404 when none; 429 past the lookups' budget). */
+  async lookupAccount(email: string): Promise<string> {
+    return (await this.#json<{ user_id: string }>({ method: 'POST', path: '/v1/accounts/lookup', json: { email }, bearer: true })).user_id
+  }
+
+  /** Invites an account into the caller's album with what the caller's client sealed for it (`invitation`, handed to it byte for byte). */
+  inviteMember(albumId: string, userId: string, role: AlbumMemberRole, invitation: Uint8Array): Promise<AlbumMember> {
+    return this.#json({
+      method: 'POST',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/members`,
+      json: { user_id: userId, role, invitation: toBase64(invitation) },
+      bearer: true,
+    })
+  }
+
+  /** The album's owner and members (invitees to the owner only). */
+  listMembers(albumId: string): Promise<AlbumMembers> {
+    return this.#json({ method: 'GET', path: `/v1/albums/${encodeURIComponent(albumId)}/members`, bearer: true })
+  }
+
+  /** The owner removes a member or takes an invitation back; a member passes its own user id to leave. */
+  removeMember(albumId: string, userId: string): Promise<void> {
+    return this.#empty({ method: 'DELETE', path: `/v1/albums/${encodeURIComponent(albumId)}/members/${encodeURIComponent(userId)}`, bearer: true })
+  }
+
+  /** The invitations waiting for this account's answer. */
+  listInvitations(): Promise<Invitations> {
+    return this.#json({ method: 'GET', path: '/v1/invitations', bearer: true })
+  }
+
+  acceptInvitation(albumId: string): Promise<AcceptedInvitation> {
+    return this.#json({ method: 'POST', path: `/v1/invitations/${encodeURIComponent(albumId)}/accept`, bearer: true })
+  }
+
+  declineInvitation(albumId: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: `/v1/invitations/${encodeURIComponent(albumId)}/decline`, bearer: true })
+  }
+
+  /** The albums shared with this account, with its role in each (`listAlbums` stays the ones it owns). */
+  listSharedAlbums(): Promise<SharedAlbums> {
+    return this.#json({ method: 'GET', path: '/v1/shared-albums', bearer: true })
   }
 
   // --- uploads -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import type { GarbageStore } from './port/garbage.ts'
 import type { IntegrityStore } from './port/integrity.ts'
 import type { LifecycleStore } from './port/lifecycle.ts'
 import type { MaintenanceStore } from './port/maintenance.ts'
+import type { MemberStore } from './port/members.ts'
 import type { ModerationStore } from './port/moderation.ts'
 import type { RelayMailboxes } from './port/relay-mailbox.ts'
 import type { RevokeStore } from './port/revoke.ts'
@@ -49,6 +50,7 @@ export interface Store
     StorageUsageStore,
     LifecycleStore,
     TrashStore,
+    MemberStore,
     GarbageStore,
     CustodyStore,
     ModerationStore,

@@ -57,6 +57,8 @@ const CONTENT_WRITES = [
   'commitUpgrade',
   'publishDirectory',
   'storeEscrow',
+  'inviteMember',
+  'acceptInvitation',
 ]
 
 describe('OpenAPI document', async () => {

@@ -1055,6 +1055,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The user id of the account with an email, to invite it
+         * @description Every lookup counts against the caller’s ACCOUNT_LOOKUP_MAX per ACCOUNT_LOOKUP_WINDOW_S (429 past it, with Retry-After). With the user id, fetch the account’s signed device directory and seal the album’s keys to its devices before inviting it.
+         */
+        post: operations["lookupAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/albums/{album_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The album’s owner and members
+         * @description The owner and every member may ask (anyone else: 404). Invitees not yet answered are listed to the owner only.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Invite an account into the caller’s album, as a viewer or a contributor
+         * @description The owner only (anyone else: 404, as for an unknown album). The invitee must have a device directory (409 error.directory.required); `invitation` is what the owner’s client sealed for it, kept and handed to the invitee byte for byte. The invitee is a member once it accepts. An account invited or a member already: 409 error.member.exists. At most INVITATIONS_MAX invitations of the caller wait for an answer at once (409 error.member.too_many_invitations), however many are sent together.
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/albums/{album_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member or take an invitation back (the owner), or leave the album (a member, its own user id)
+         * @description From the moment this answers, the removed account reads nothing of the album, on every instance (404, as for an unknown album). Anyone else, and an account that is no member: 404.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The invitations waiting for the caller’s answer */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{album_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: the caller is a member of the album from now on */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{album_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an invitation: it is dropped */
+        post: operations["declineInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/shared-albums": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The albums shared with the caller (its memberships), with its role in each
+         * @description `GET /v1/albums` stays the albums the caller owns, which its master key opens; these open with the keys their owners sealed for it.
+         */
+        get: operations["listSharedAlbums"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/upload/{upload_id}/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -1083,6 +1218,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedResponse: {
+            album_id: string;
+            role: components["schemas"]["MemberRole"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            accepted_at: string;
+        };
         AccountExport: {
             /**
              * @description This layout; a later one has another name
@@ -1106,11 +1250,24 @@ export interface components {
             /** @description Every album of the account, oldest first */
             albums: components["schemas"]["ExportedAlbum"][];
         };
+        AccountLookupRequest: {
+            /** @description Compared as sign-in compares emails */
+            email: string;
+        };
+        AccountLookupResponse: {
+            /** @description Fetch its signed device directory with it */
+            user_id: string;
+        };
         AccountUsage: {
             /** @description Size of the distinct blobs the account stores (stored_bytes of GET /v1/storage/usage) */
             bytes: number;
             /** @description Its live assets: created and not deleted (taken-down ones included). An asset is what a client stores as one, which the server cannot look into: each photo or video, and with the photo library each album’s record too (59 photos in 2 albums are 61 assets) */
             assets: number;
+        };
+        AccountView: {
+            user_id: string;
+            email: string;
+            display_name: string | null;
         };
         AdminAccountResponse: {
             user_id: string;
@@ -1403,6 +1560,29 @@ export interface components {
             /** @description The last entry’s sync_seq, or `after` itself on an empty page */
             next_after: number;
         };
+        InvitationView: {
+            album_id: string;
+            role: components["schemas"]["MemberRole"];
+            /** @description Standard base64 of the bytes the owner’s client sent */
+            invitation: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            invited_at: string;
+            owner: components["schemas"]["AccountView"];
+        };
+        InvitationsResponse: {
+            /** @description Oldest first */
+            invitations: components["schemas"]["InvitationView"][];
+        };
+        InviteRequest: {
+            /** @description Canonical UUID: lowercase, hyphenated */
+            user_id: string;
+            role: components["schemas"]["MemberRole"];
+            /** @description Standard base64 of what the owner's client seals for the invitee (its album keys, sealed to the invitee's device keys): 1 to 65536 bytes, stored and handed to the invitee byte for byte */
+            invitation: string;
+        };
         LoginRequest: {
             email: string;
             password: string;
@@ -1444,6 +1624,27 @@ export interface components {
             prior_provenance_hash?: string | null;
             /** @description Retention floor */
             retention_until?: string | null;
+        };
+        /** @description viewer: reads the album; contributor: also adds photos (decision 0067) */
+        MemberRole: "viewer" | "contributor";
+        MemberView: {
+            user_id: string;
+            email: string;
+            display_name: string | null;
+            role: components["schemas"]["MemberRole"];
+            /** @description invited until the invitee accepts */
+            state: "invited" | "active";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            invited_at: string;
+            accepted_at: string | null;
+        };
+        MembersResponse: {
+            owner: components["schemas"]["AccountView"];
+            /** @description In the order they were invited (then by user id); invitees are listed to the owner only */
+            members: components["schemas"]["MemberView"][];
         };
         ModerationEventResponse: {
             action: "suspended" | "reinstated" | "second_factor_reset" | "account_deleted" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
@@ -1684,6 +1885,26 @@ export interface components {
             device_id: string | null;
             /** @description True for the session making the request */
             current: boolean;
+        };
+        SharedAlbumView: {
+            album_id: string;
+            protocol_version: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            owner_id: string;
+            role: components["schemas"]["MemberRole"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            joined_at: string;
+        };
+        SharedAlbumsResponse: {
+            /** @description In the order the caller joined them */
+            albums: components["schemas"]["SharedAlbumView"][];
         };
         /** @description CodedProblem of error.op.stale_revival */
         StaleRevivalProblem: {
@@ -4744,6 +4965,282 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             413: components["responses"]["error.request.too_large"];
             429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    lookupAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountLookupRequest"];
+            };
+        };
+        responses: {
+            /** @description The account with that email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountLookupResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The owner, and the members in the order they were invited */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteRequest"];
+            };
+        };
+        responses: {
+            /** @description The account is invited */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberView"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.directory.required`, `error.member.exists`, `error.member.too_many_invitations` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account is no longer a member (or invited) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first, each with the album’s owner and the bytes its client sealed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationsResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller is a member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation is gone */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listSharedAlbums: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the order the caller joined them */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedAlbumsResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

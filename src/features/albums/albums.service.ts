@@ -1,4 +1,5 @@
-// Albums: provisioning, the owner's list, the feed (SPEC.md "Albums", API.md section 6).
+// Albums: provisioning, the owner's list, the feed (SPEC.md "Albums", API.md section 6), and who
+// may read an album: its owner, or a member (decision 0067).
 import type { Static } from 'typebox'
 import type { AlbumView, FeedEntry } from '../../contract/albums.ts'
 import { timestamp } from '../../contract/common.ts'
@@ -6,6 +7,7 @@ import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { Album, AlbumStore } from '../../storage/port/albums.ts'
 import type { AppliedOp } from '../../storage/port/lifecycle.ts'
+import type { AlbumRole, MemberStore } from '../../storage/port/members.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 
@@ -14,6 +16,16 @@ export async function ownAlbum(store: AlbumStore, caller: Caller, albumId: strin
   const album = await store.findAlbum(albumId)
   if (album === undefined || album.ownerId !== caller.userId) throw new AppError('error.not_found', 'No album of this account has that id')
   return album
+}
+
+/**
+ * The album and what the caller is to it, when it may read it: its owner, or an active member
+ * (decision 0067). Anyone else gets exactly what an unknown album gets.
+ */
+export async function readableAlbum(store: MemberStore, caller: Caller, albumId: string): Promise<{ album: Album; role: AlbumRole }> {
+  const access = await store.albumAccess(albumId, caller.userId)
+  if (access === undefined) throw new AppError('error.not_found', 'No album this account may read has that id')
+  return access
 }
 
 /** Created once per id; a repeat by the same account writes nothing. */
@@ -34,7 +46,7 @@ export function listAlbums(deps: Deps, caller: Caller): Promise<Album[]> {
 }
 
 export async function albumFeed(deps: Deps, caller: Caller, albumId: string, after: number, limit: number): Promise<AppliedOp[]> {
-  await ownAlbum(deps.storage, caller, albumId)
+  await readableAlbum(deps.storage, caller, albumId)
   return deps.storage.feed(albumId, after, limit)
 }
 

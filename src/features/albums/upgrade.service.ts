@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts'
 import type { Album, AlbumStore } from '../../storage/port/albums.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
-import { ownAlbum } from './albums.service.ts'
+import { ownAlbum, readableAlbum } from './albums.service.ts'
 
 export interface UpgradePhase {
   readonly albumId: string
@@ -32,7 +32,8 @@ async function lockedAlbum(tx: AlbumStore, albumId: string): Promise<Album> {
 }
 
 export async function readUpgrade(deps: Deps, caller: Caller, albumId: string): Promise<UpgradePhase> {
-  const album = await ownAlbum(deps.storage, caller, albumId)
+  // A member reads it too: its client must know the album's protocol before it writes.
+  const { album } = await readableAlbum(deps.storage, caller, albumId)
   return phase(deps.storage, albumId, album.upgrade, deps.clock.now())
 }
 

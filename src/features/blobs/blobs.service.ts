@@ -1,4 +1,5 @@
-// Blob download (API.md section 6): the bytes of a blob a live asset of the caller references,
+// Blob download (API.md section 6): the bytes of a blob a live asset references in an album the
+// caller may read (its own, or one shared with it: decision 0067),
 // one at a time or many in a batch (docs/decisions/0029-blob-batches.md).
 import { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
@@ -23,9 +24,9 @@ export async function downloadableBlob(
   hash: string,
 ): Promise<{ size: number; inStore: boolean; open: (range?: ByteRange) => Promise<Readable> }> {
   const blob = (await deps.storage.findLiveBlobs(caller.userId, [hash])).get(hash)
-  if (blob === undefined) throw new AppError('error.not_found', 'No live asset of this account references that blob')
+  if (blob === undefined) throw new AppError('error.not_found', 'No live asset of an album this account may read references that blob')
   if (blob.withheld) throw new AppError('error.moderation.taken_down', 'The asset holding this blob was taken down')
-  const bytes = (await heldBytes(deps, caller, [hash], new Map([[hash, blob]]))).get(hash)
+  const bytes = (await heldBytes(deps, [hash], new Map([[hash, blob]]))).get(hash)
   if (bytes === undefined) return { size: blob.size, inStore: true, open: (range) => deps.blobs.open(hash, range) }
   return { size: blob.size, inStore: false, open: async (range) => Readable.from([range === undefined ? bytes : bytes.subarray(range.start, range.end + 1)]) }
 }
@@ -35,11 +36,9 @@ export async function downloadableBlob(
  * others), each checked against the size the rows record: another length is a fault (500),
  * never a wrong answer.
  */
-async function heldBytes(deps: Deps, caller: Caller, hashes: readonly string[], live: ReadonlyMap<string, LiveBlob>): Promise<Map<string, Buffer>> {
-  const held = await deps.storage.heldManifests(
-    hashes.filter((hash) => live.get(hash)?.provenance === true),
-    caller.userId,
-  )
+async function heldBytes(deps: Deps, hashes: readonly string[], live: ReadonlyMap<string, LiveBlob>): Promise<Map<string, Buffer>> {
+  // Every hash here is one findLiveBlobs let the caller read: held by whichever account uploaded it.
+  const held = await deps.storage.heldManifests(hashes.filter((hash) => live.get(hash)?.provenance === true))
   for (const [hash, bytes] of held) {
     const size = live.get(hash)?.size
     if (size !== bytes.length) throw new Error(`blob ${hash}: the database holds ${bytes.length} bytes, not the ${size} recorded`)
@@ -62,7 +61,6 @@ export async function downloadBlobBatch(deps: Deps, caller: Caller, hashes: read
   const bytes = new Map<string, Uint8Array>(
     await heldBytes(
       deps,
-      caller,
       served.map((decision) => decision.hash),
       live,
     ),

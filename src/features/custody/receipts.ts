@@ -126,10 +126,12 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   }
 }
 
-/** A page of the receipts of an asset of the caller, numbered after `after` (another account's asset answers as unknown). */
+/** A page of the receipts of an asset the caller may read, numbered after `after` (any other asset answers as unknown). */
 export async function assetReceipts(deps: Deps, caller: Caller, assetId: string, page: { readonly after: number; readonly limit: number }): Promise<Receipt[]> {
   const asset = await deps.storage.findAsset(assetId)
-  if (asset === undefined || asset.ownerId !== caller.userId) throw new AppError('error.not_found', 'No asset of this account has that id')
+  // An asset of an album the caller may read (its own, or shared with it: decision 0067); any other answers as unknown.
+  const access = asset === undefined ? undefined : await deps.storage.albumAccess(asset.albumId, caller.userId)
+  if (access === undefined) throw new AppError('error.not_found', 'No asset of an album this account may read has that id')
   return deps.storage.listReceipts(assetId, page.after, page.limit)
 }
 

@@ -42,8 +42,14 @@ export function accountDeletionQueries(db: Executor): AccountDeletionStore {
       if (affected(scrubbed) !== 1) return false
       for (const table of personalTables) await db.deleteFrom(table).where('userId', '=', userId).execute()
       await db.deleteFrom('relayChannels').where('initiatorId', '=', userId).execute()
+      // Its memberships and invitations, and those of its albums (decision 0067): access ends with the deletion.
+      await db.deleteFrom('albumMembers').where('userId', '=', userId).execute()
+      await db
+        .deleteFrom('albumMembers')
+        .where('albumId', 'in', db.selectFrom('albums').select('albumId').where('ownerId', '=', userId))
+        .execute()
       // The budgets counted per account (those per client address or per email are not its own).
-      await db.deleteFrom('attemptBudgets').where('scope', 'in', ['second_factor', 'export']).where('subject', '=', userId).execute()
+      await db.deleteFrom('attemptBudgets').where('scope', 'in', ['second_factor', 'export', 'account_lookup']).where('subject', '=', userId).execute()
       await db.updateTable('uploadSessions').set({ closedAt: now }).where('ownerId', '=', userId).where('closedAt', 'is', null).execute()
       await db.insertInto('accountPurges').values({ userId, deletedAt: now }).execute()
       return true

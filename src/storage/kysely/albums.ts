@@ -2,9 +2,9 @@ import type { Album, AlbumStore } from '../port/albums.ts'
 import { affected, type Executor } from './executor.ts'
 import type { AlbumsTable } from './tables.ts'
 
-const albumColumns = ['albumId', 'ownerId', 'protocolVersion', 'createdAt', 'upgradeIntentId', 'upgradeToVersion', 'upgradeExpiresAt'] as const
+export const albumColumns = ['albumId', 'ownerId', 'protocolVersion', 'createdAt', 'upgradeIntentId', 'upgradeToVersion', 'upgradeExpiresAt'] as const
 
-function albumOf(row: Pick<AlbumsTable, (typeof albumColumns)[number]>): Album {
+export function albumOf(row: Pick<AlbumsTable, (typeof albumColumns)[number]>): Album {
   const upgrade =
     row.upgradeIntentId !== null && row.upgradeToVersion !== null && row.upgradeExpiresAt !== null
       ? { intentId: row.upgradeIntentId, toVersion: row.upgradeToVersion, expiresAt: row.upgradeExpiresAt }

@@ -125,16 +125,21 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
       return rows.map(opOf)
     },
 
-    async findLiveBlobs(ownerId, hashes) {
+    async findLiveBlobs(readerId, hashes) {
       const live = new Map<string, LiveBlob>()
       if (hashes.length === 0) return live
       const refs = await db
         .selectFrom('assetBlobs')
         .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
         .select(['assetBlobs.hash', 'assetBlobs.size', 'assetBlobs.role', 'assets.takenDownAt'])
-        .where('assetBlobs.ownerId', '=', ownerId)
         .where('assetBlobs.hash', 'in', hashes)
         .where('assetBlobs.supersededAt', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb('assets.albumId', 'in', eb.selectFrom('albums').select('albumId').where('ownerId', '=', readerId)),
+            eb('assets.albumId', 'in', eb.selectFrom('albumMembers').select('albumId').where('userId', '=', readerId).where('state', '=', 'active')),
+          ]),
+        )
         .execute()
       // Several live assets may reference one blob: withheld only when every one is taken down.
       for (const ref of refs) {

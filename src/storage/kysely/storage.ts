@@ -27,6 +27,7 @@ import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { openSqlite } from './sqlite.ts'
 import { storageUsageQueries } from './storage-usage.ts'
+import { memberQueries } from './members.ts'
 import { trashQueries } from './trash.ts'
 import { uploadQueries } from './uploads.ts'
 import type { Tables } from './tables.ts'
@@ -50,6 +51,7 @@ function store(db: Executor, engine: Engine): Store {
     ...storageUsageQueries(db),
     ...lifecycleQueries(db, engine),
     ...trashQueries(db),
+    ...memberQueries(db),
     ...garbageQueries(db),
     ...custodyQueries(db),
     ...moderationQueries(db),

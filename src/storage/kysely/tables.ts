@@ -384,6 +384,19 @@ export interface TrashTable {
   purgeAt: number
 }
 
+/** A member of a shared album, or an invitation to be one (decision 0067). */
+export interface AlbumMembersTable {
+  albumId: string
+  userId: string
+  role: 'viewer' | 'contributor'
+  state: 'invited' | 'active'
+  invitedBy: string
+  /** The owner's client's sealed keys and what else it sends the invitee: opaque here. */
+  invitation: Uint8Array
+  createdAt: number
+  acceptedAt: number | null
+}
+
 export interface Tables {
   accounts: AccountsTable
   accountPurges: AccountPurgesTable
@@ -422,4 +435,5 @@ export interface Tables {
   deepScanBudgets: DeepScanBudgetsTable
   moderationEvents: ModerationEventsTable
   trash: TrashTable
+  albumMembers: AlbumMembersTable
 }

@@ -46,7 +46,7 @@ export interface LockoutRule {
 }
 
 /** redeem: refused redemptions per client address; second_factor: wrong codes per account; export: account exports per account. */
-export type BudgetScope = 'redeem' | 'second_factor' | 'export'
+export type BudgetScope = 'redeem' | 'second_factor' | 'export' | 'account_lookup'
 
 export interface AttemptBudget {
   readonly windowEndsAt: number

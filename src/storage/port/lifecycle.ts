@@ -25,10 +25,11 @@ export interface LifecycleStore {
   /** Feed entries after `afterSeq`, in order. */
   feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
   /**
-   * Of these hashes, the blobs of the owner that a live asset of theirs references, by hash (the
-   * others are absent); `withheld` when every such asset is taken down. One query however many.
+   * Of these hashes, the blobs a live asset references in an album `readerId` may read (its own,
+   * and those shared with it as an active member: decision 0067), by hash (the others are
+   * absent); `withheld` when every such asset is taken down. One query however many.
    */
-  findLiveBlobs(ownerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
+  findLiveBlobs(readerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
   /**
    * The bytes the database holds for these blob hashes: a signed manifest (`album_ops`) whose
    * hash a blob row of the same owner names (of `ownerId` only, when given). A provenance blob's

@@ -23,6 +23,7 @@ import { up as uploadParts } from './0017-upload-parts.ts'
 import { up as relayMailboxCounts } from './0018-relay-mailbox-counts.ts'
 import { up as batchDownloadSlots } from './0019-batch-download-slots.ts'
 import { up as trash } from './0020-trash.ts'
+import { up as albumMembers } from './0021-album-members.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -45,6 +46,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0018-relay-mailbox-counts', relayMailboxCounts],
   ['0019-batch-download-slots', batchDownloadSlots],
   ['0020-trash', trash],
+  ['0021-album-members', albumMembers],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

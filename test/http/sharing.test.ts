@@ -1,0 +1,238 @@
+// Sharing an album, the server's half (decision 0067; docs/sharing.md): the owner looks an
+// account up and invites it with sealed bytes the server keeps byte for byte; the invitee lists,
+// declines or accepts; a member then reads the album as its owner does (feed, upgrade state,
+// blobs one by one and in a batch, byte for byte, receipts, the members) and finds it among its
+// shared albums.
+// Anyone else (an invitee not yet answered, a stranger, a removed member, one who left) gets
+// exactly what an unknown album gets. Invitations and lookups hold their limits under a burst.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Library } from '../../src/client/albums.ts'
+import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
+import { problemOf, raw, registered } from '../support/actors.ts'
+import { photoLibrary, uploader } from '../support/albums.ts'
+import { seedAlbum } from '../support/gallery.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+const INVITATIONS_MAX = 3
+const LOOKUP_MAX = 4
+
+let server: TestServer
+let owner: Library
+let albumId: string
+/** Every blob hash of the album's live assets, and an asset id. */
+let blobHashes: string[]
+let assetId: string
+
+/** An account with a device directory, as the photo library takes it. */
+const account = (label: string): Promise<Library> => photoLibrary(server, label)
+const emailOf = async (library: Library): Promise<string> => (await library.client.getProfile()).email
+
+beforeAll(async () => {
+  server = await startServer({ INVITATIONS_MAX: String(INVITATIONS_MAX), ACCOUNT_LOOKUP_MAX: String(LOOKUP_MAX) })
+  owner = await account('owner')
+  const seeded = await seedAlbum(owner, 'Holidays', 3, 1)
+  albumId = seeded.album.albumId
+  assetId = seeded.assetIds[0]!
+  const feed = await owner.client.feed(albumId, 0, 100)
+  blobHashes = [...new Set(feed.entries.flatMap((entry) => (entry.metadata_blob_hash === undefined ? [] : [entry.metadata_blob_hash])))]
+  expect(blobHashes.length).toBeGreaterThanOrEqual(3)
+}, 60_000)
+afterAll(async () => {
+  await server?.close()
+})
+
+/** What `client` reads of the album: each read's answer, or the problem code it got. */
+async function readsOf(client: CofferClient, album = albumId): Promise<Record<string, unknown>> {
+  const outcome = async (read: () => Promise<unknown>): Promise<unknown> =>
+    read().then(
+      (value) => value,
+      (error: unknown) => (error instanceof CofferProblem ? `${error.status} ${error.code}` : Promise.reject(error)),
+    )
+  const batch = await client.downloadBlobs(blobHashes)
+  return {
+    feed: await outcome(async () => (await client.feed(album, 0, 100)).entries.map((entry) => entry.envelope_hash)),
+    upgrade: await outcome(async () => (await client.readUpgrade(album)).album_id),
+    blob: await outcome(async () => Buffer.from(await client.downloadBlob(blobHashes[0]!)).toString('hex')),
+    batch: blobHashes.map((hash) => batch.refused.get(hash)?.status ?? (batch.blobs.has(hash) ? Buffer.from(batch.blobs.get(hash)!).toString('hex') : null)),
+    receipts: await outcome(async () => (await client.assetReceipts(assetId)).receipts.length),
+    members: await outcome(async () => (await client.listMembers(album)).owner.user_id),
+  }
+}
+
+describe('sharing an album', () => {
+  it('a member reads the album as its owner does, from accepting until removed; before, and after, exactly as a stranger', async () => {
+    const [viewer, stranger] = [await account('viewer'), await account('stranger')]
+    const ownerReads = await readsOf(owner.client)
+    expect(ownerReads).toMatchObject({ upgrade: albumId, members: owner.userId })
+    expect((ownerReads.batch as unknown[]).every((hex) => typeof hex === 'string')).toBe(true)
+    const unknown = await readsOf(stranger.client, randomUUID())
+    expect(unknown).toMatchObject({ feed: '404 error.not_found', upgrade: '404 error.not_found', members: '404 error.not_found' })
+    const asStranger = { ...(await readsOf(stranger.client)), feed: unknown.feed }
+    expect(asStranger).toEqual({
+      feed: '404 error.not_found',
+      upgrade: '404 error.not_found',
+      blob: '404 error.not_found',
+      batch: blobHashes.map(() => 404),
+      receipts: '404 error.not_found',
+      members: '404 error.not_found',
+    })
+
+    const userId = await owner.client.lookupAccount(await emailOf(viewer))
+    expect(userId).toBe(viewer.userId)
+    const sealed = randomBytes(2000)
+    const invited = await owner.client.inviteMember(albumId, userId, 'viewer', sealed)
+    expect(invited).toMatchObject({ user_id: viewer.userId, role: 'viewer', state: 'invited', accepted_at: null })
+    // Invited is not yet a member.
+    expect(await readsOf(viewer.client)).toEqual(asStranger)
+    const { invitations } = await viewer.client.listInvitations()
+    expect(invitations).toHaveLength(1)
+    expect(invitations[0]).toMatchObject({ album_id: albumId, role: 'viewer', owner: { user_id: owner.userId, email: await emailOf(owner) } })
+    expect(Buffer.from(invitations[0]!.invitation, 'base64')).toEqual(sealed)
+    expect((await viewer.client.listSharedAlbums()).albums).toEqual([])
+
+    expect(await viewer.client.acceptInvitation(albumId)).toMatchObject({ album_id: albumId, role: 'viewer' })
+    expect(await readsOf(viewer.client)).toEqual(ownerReads)
+    expect((await viewer.client.listInvitations()).invitations).toEqual([])
+    expect((await viewer.client.listSharedAlbums()).albums).toEqual([
+      expect.objectContaining({ album_id: albumId, owner_id: owner.userId, role: 'viewer', protocol_version: expect.any(String) }),
+    ])
+    expect((await owner.client.listAlbums()).albums.map((a) => a.album_id)).toContain(albumId)
+    expect((await viewer.client.listAlbums()).albums).toEqual([]) // the albums it owns: none
+    for (const client of [owner.client, viewer.client])
+      expect((await client.listMembers(albumId)).members).toEqual([expect.objectContaining({ user_id: viewer.userId, state: 'active', role: 'viewer' })])
+    expect(await problemOf(viewer.client.acceptInvitation(albumId))).toMatchObject({ status: 404 })
+
+    await owner.client.removeMember(albumId, viewer.userId)
+    expect(await readsOf(viewer.client)).toEqual(asStranger)
+    expect((await viewer.client.listSharedAlbums()).albums).toEqual([])
+    expect((await owner.client.listMembers(albumId)).members).toEqual([])
+  })
+
+  it('a member leaves; an invitee declines; the owner takes an invitation back; each ends access at once', async () => {
+    const [leaving, declining, withdrawn] = [await account('leaving'), await account('declining'), await account('withdrawn')]
+    for (const [library, role] of [
+      [leaving, 'contributor'],
+      [declining, 'viewer'],
+      [withdrawn, 'viewer'],
+    ] as const)
+      await owner.client.inviteMember(albumId, library.userId, role, Uint8Array.of(1))
+    await leaving.client.acceptInvitation(albumId)
+    expect((await leaving.client.listSharedAlbums()).albums).toMatchObject([{ album_id: albumId, role: 'contributor' }])
+    // A member sees members, not invitees; the owner sees both.
+    expect((await leaving.client.listMembers(albumId)).members.map((m) => m.user_id)).toEqual([leaving.userId])
+    const byId = (a: unknown[], b: unknown[]): number => String(a[0]).localeCompare(String(b[0]))
+    expect((await owner.client.listMembers(albumId)).members.map((m) => [m.user_id, m.state])).toEqual(
+      [
+        [leaving.userId, 'active'],
+        [declining.userId, 'invited'],
+        [withdrawn.userId, 'invited'],
+      ].sort(byId), // invited at one instant (the test's clock stands still): then by user id
+    )
+    // Nobody but the owner removes another; an invitee does not "leave" (it declines).
+    expect(await problemOf(leaving.client.removeMember(albumId, declining.userId))).toMatchObject({ status: 404, code: 'error.not_found' })
+    expect(await problemOf(declining.client.removeMember(albumId, declining.userId))).toMatchObject({ status: 404 })
+
+    await leaving.client.removeMember(albumId, leaving.userId)
+    expect((await readsOf(leaving.client)).feed).toBe('404 error.not_found')
+    await declining.client.declineInvitation(albumId)
+    expect(await problemOf(declining.client.acceptInvitation(albumId))).toMatchObject({ status: 404 })
+    expect(await problemOf(declining.client.declineInvitation(albumId))).toMatchObject({ status: 404 })
+    await owner.client.removeMember(albumId, withdrawn.userId)
+    expect((await withdrawn.client.listInvitations()).invitations).toEqual([])
+    expect((await owner.client.listMembers(albumId)).members).toEqual([])
+  })
+
+  it('refuses what is not the owner’s to do, or not an invitation: nothing is written', async () => {
+    const [member, other] = [await account('member'), await account('other')]
+    const noDirectory = await uploader(server, 'no-directory')
+    const withoutKeys = await registered(server, 'without-keys')
+    const withoutKeysId = (await withoutKeys.client.getProfile()).user_id
+    await owner.client.inviteMember(albumId, member.userId, 'contributor', Uint8Array.of(7))
+    await member.client.acceptInvitation(albumId)
+    const refusals: Array<[Promise<unknown>, number, string]> = [
+      [member.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'], // a member does not invite
+      [other.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
+      [owner.client.inviteMember(albumId, owner.userId, 'viewer', Uint8Array.of(1)), 422, 'error.request.invalid'],
+      [owner.client.inviteMember(albumId, randomUUID(), 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
+      [owner.client.inviteMember(albumId, withoutKeysId, 'viewer', Uint8Array.of(1)), 409, 'error.directory.required'],
+      [owner.client.inviteMember(albumId, member.userId, 'viewer', Uint8Array.of(1)), 409, 'error.member.exists'],
+      [owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(0)), 422, 'error.request.invalid'],
+      [owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(65_537)), 422, 'error.request.invalid'],
+      [owner.client.lookupAccount('nobody-here@example.org'), 404, 'error.not_found'],
+    ]
+    for (const [call, status, code] of refusals) expect(await problemOf(call)).toMatchObject({ status, code })
+    const token = owner.client.tokens!.access_token
+    const badBody = await raw(server, 'POST', `/v1/albums/${albumId}/members`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: noDirectory.userId, role: 'owner', invitation: 'AQ==' }),
+    })
+    expect(badBody.status).toBe(422)
+    const notBase64 = await raw(server, 'POST', `/v1/albums/${albumId}/members`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: noDirectory.userId, role: 'viewer', invitation: 'not base64!' }),
+    })
+    expect(notBase64.json).toMatchObject({ status: 422, code: 'error.request.invalid' })
+    expect((await owner.client.listMembers(albumId)).members.map((m) => m.user_id)).toEqual([member.userId])
+    expect((await member.client.listMembers(albumId)).members.map((m) => m.role)).toEqual(['contributor'])
+    await owner.client.removeMember(albumId, member.userId)
+  })
+
+  it(`at most INVITATIONS_MAX (${INVITATIONS_MAX}) invitations wait for an answer, however many are sent at once`, async () => {
+    const inviter = await account('inviter')
+    const { album } = await seedAlbum(inviter, 'Burst', 1, 1)
+    const invitees = await Promise.all(Array.from({ length: 8 }, (_, i) => account(`invitee-${i}`)))
+    const outcomes = await Promise.all(
+      invitees.map((invitee) =>
+        inviter.client.inviteMember(album.albumId, invitee.userId, 'viewer', Uint8Array.of(1)).then(
+          () => 201,
+          (error: CofferProblem) => `${error.status} ${error.code}`,
+        ),
+      ),
+    )
+    expect(outcomes.filter((outcome) => outcome === 201)).toHaveLength(INVITATIONS_MAX)
+    expect(outcomes.filter((outcome) => outcome === '409 error.member.too_many_invitations')).toHaveLength(8 - INVITATIONS_MAX)
+    expect((await inviter.client.listMembers(album.albumId)).members).toHaveLength(INVITATIONS_MAX)
+    // An answer frees a place.
+    const answered = invitees[outcomes.indexOf(201)]!
+    await answered.client.declineInvitation(album.albumId)
+    const next = invitees[outcomes.findIndex((outcome) => outcome !== 201)]!
+    expect(await inviter.client.inviteMember(album.albumId, next.userId, 'viewer', Uint8Array.of(1))).toMatchObject({ state: 'invited' })
+  })
+
+  it(`at most ACCOUNT_LOOKUP_MAX (${LOOKUP_MAX}) lookups per window, however many are sent at once; then 429 with Retry-After`, async () => {
+    const looker = await account('looker')
+    const email = await emailOf(owner)
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        looker.client.lookupAccount(i % 2 === 0 ? email : `unknown-${i}@example.org`).then(
+          () => 200,
+          (error: CofferProblem) => error.status,
+        ),
+      ),
+    )
+    expect(outcomes.filter((status) => status !== 429)).toHaveLength(LOOKUP_MAX)
+    const refused = await problemOf(looker.client.lookupAccount(email))
+    expect(refused).toMatchObject({ status: 429, code: 'error.rate_limited' })
+    expect(Number(refused.headers?.get('retry-after'))).toBeGreaterThan(0)
+    server.clock.advance(3_600_000)
+    expect(await looker.client.lookupAccount(email)).toBe(owner.userId)
+  })
+
+  it('deleting an account ends what it shared and what was shared with it, at once', async () => {
+    const [sharing, member] = [await account('deleting-owner'), await account('deleting-member')]
+    const { album } = await seedAlbum(sharing, 'Gone', 1, 1)
+    await sharing.client.inviteMember(album.albumId, member.userId, 'viewer', Uint8Array.of(1))
+    await member.client.acceptInvitation(album.albumId)
+    await owner.client.inviteMember(albumId, member.userId, 'contributor', Uint8Array.of(1))
+    await member.client.acceptInvitation(albumId)
+    expect((await member.client.listSharedAlbums()).albums.map((a) => a.album_id).sort()).toEqual([album.albumId, albumId].sort())
+
+    await sharing.client.deleteAccount()
+    expect((await member.client.listSharedAlbums()).albums.map((a) => a.album_id)).toEqual([albumId])
+    expect(await problemOf(member.client.feed(album.albumId, 0, 10))).toMatchObject({ status: 404, code: 'error.not_found' })
+
+    await member.client.deleteAccount()
+    expect((await owner.client.listMembers(albumId)).members).toEqual([])
+  })
+})
