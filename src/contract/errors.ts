@@ -15,6 +15,8 @@ export const errorCatalog = {
   'error.auth.reauthentication_required': { status: 403, title: 'Recent sign-in required' },
   'error.auth.second_factor_required': { status: 403, title: 'Second-factor code required' },
   'error.account.suspended': { status: 403, title: 'Account suspended' },
+  'error.member.read_only': { status: 403, title: 'Viewer of the album' },
+  'error.member.not_creator': { status: 403, title: 'Another member’s photo' },
   'error.not_found': { status: 404, title: 'Not found' },
   'error.enroll.code_refused': { status: 404, title: 'Enrollment code refused' },
   'error.enroll.channel_not_found': { status: 404, title: 'Enrollment channel not found' },

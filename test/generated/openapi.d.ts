@@ -678,7 +678,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a signed lifecycle manifest (create or replace) to an asset of the album
-         * @description Checks, in order: the album is the caller’s (404); the shape (422); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the bundle (422); the chain (409 with chain_head). Nothing is written unless all pass.
+         * @description Checks, in order: the caller may write the album: its owner or a contributor (404 for anyone else, 403 error.member.read_only for a viewer); the shape (422); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the bundle (422); the chain (409 with chain_head); under the album lock, a contributor replaces only the photos it added (403 error.member.not_creator). Nothing is written unless all pass.
          */
         post: operations["applyLifecycleManifest"];
         delete?: never;
@@ -698,7 +698,7 @@ export interface paths {
         put?: never;
         /**
          * Delete an asset of the album with a signed delete manifest
-         * @description Checks, in order: the album is the caller’s (404); the shape (422: action `delete`, `file_id` the path’s, `metadata_blob_hash` null, `original_blob_hash` given); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the chain (409 with chain_head: `prior_provenance_hash` the asset’s head, `ciphertext_hash` and `original_blob_hash` its current original, the asset not deleted already); the retention floor (409 with retained_until). Nothing is written unless all pass; then the feed gains the delete, the asset is no longer live and its blobs are garbage unless a legal hold keeps them. No upload session, no receipt.
+         * @description Checks, in order: the caller may write the album: its owner or a contributor (404 for anyone else, 403 error.member.read_only for a viewer); the shape (422: action `delete`, `file_id` the path’s, `metadata_blob_hash` null, `original_blob_hash` given); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the chain (409 with chain_head: `prior_provenance_hash` the asset’s head, `ciphertext_hash` and `original_blob_hash` its current original, the asset not deleted already); the retention floor (409 with retained_until). Nothing is written unless all pass; then the feed gains the delete, the asset is no longer live and its blobs are garbage unless a legal hold keeps them. No upload session, no receipt.
          */
         post: operations["deleteAsset"];
         delete?: never;
@@ -3937,7 +3937,16 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
-            403: components["responses"]["error.account.suspended"];
+            /** @description `error.account.suspended`, `error.member.read_only` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
             404: components["responses"]["error.not_found"];
             /** @description `error.directory.required`, `error.upgrade.in_flight` */
             409: {
@@ -4091,7 +4100,16 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
-            403: components["responses"]["error.account.suspended"];
+            /** @description `error.account.suspended`, `error.member.read_only`, `error.member.not_creator` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
             404: components["responses"]["error.not_found"];
             /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.trashed` */
             409: {
@@ -4163,7 +4181,16 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
-            403: components["responses"]["error.account.suspended"];
+            /** @description `error.account.suspended`, `error.member.read_only`, `error.member.not_creator` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
             404: components["responses"]["error.not_found"];
             /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.retained` */
             409: {
@@ -4216,7 +4243,16 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
-            403: components["responses"]["error.account.suspended"];
+            /** @description `error.account.suspended`, `error.member.read_only`, `error.member.not_creator` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
             404: components["responses"]["error.not_found"];
             /** @description `error.upgrade.in_flight`, `error.op.stale_revival`, `error.asset.retained`, `error.asset.trashed` */
             409: {
@@ -4263,7 +4299,16 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
-            403: components["responses"]["error.account.suspended"];
+            /** @description `error.account.suspended`, `error.member.read_only`, `error.member.not_creator` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
             404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];

@@ -5,12 +5,14 @@
 // shared albums.
 // Anyone else (an invitee not yet answered, a stranger, a removed member, one who left) gets
 // exactly what an unknown album gets. Invitations and lookups hold their limits under a burst.
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
+import { maintain } from '../../src/features/maintenance/sweep.service.ts'
 import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
 import { problemOf, raw, registered } from '../support/actors.ts'
-import { photoLibrary, uploader } from '../support/albums.ts'
+import { album as provisioned, photoLibrary, uploader, type Uploader } from '../support/albums.ts'
+import { deletionFor, downloaded, openBundle, writeFor, type DeletionTarget } from '../support/bundles.ts'
 import { seedAlbum } from '../support/gallery.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
@@ -236,3 +238,117 @@ describe('sharing an album', () => {
     expect((await owner.client.listMembers(albumId)).members).toEqual([])
   })
 })
+
+describe('contributors and viewers writing into a shared album', () => {
+  let albumOwner: Uploader
+  let contributor: Uploader
+  let viewer: Uploader
+  let shared: string
+
+  beforeAll(async () => {
+    ;[albumOwner, contributor, viewer] = await Promise.all([uploader(server, 'w-owner'), uploader(server, 'w-contributor'), uploader(server, 'w-viewer')])
+    shared = await provisioned(albumOwner)
+    for (const [member, role] of [
+      [contributor, 'contributor'],
+      [viewer, 'viewer'],
+    ] as const) {
+      await albumOwner.client.inviteMember(shared, member.userId, role, Uint8Array.of(1))
+      await member.client.acceptInvitation(shared)
+    }
+  })
+
+  /** A new photo of `member` in the album: its upload and signed create; the asset as a delete names it. */
+  async function added(member: Uploader): Promise<DeletionTarget & { readonly blobs: string[] }> {
+    const bundle = await openBundle(member, shared)
+    const write = await writeFor(member, bundle)
+    await member.client.applyManifest(shared, write.request)
+    return {
+      albumId: shared,
+      fileId: write.envelope.file_id,
+      head: write.manifestHash,
+      original: bundle.hashes.ciphertextHash,
+      blobs: [bundle.hashes.ciphertextHash, ...bundle.hashes.derivativeHashes, bundle.hashes.metadataBlobHash!, write.manifestHash],
+    }
+  }
+
+  it("a contributor's photo is stored against its own quota, signed by it, and read byte for byte by the owner and the viewer", async () => {
+    const [ownerBefore, contributorBefore] = [await albumOwner.client.storageUsage(), await contributor.client.storageUsage()]
+    const photo = await added(contributor)
+    const entry = (await albumOwner.client.feed(shared, 0, 100)).entries.find((e) => e.asset_id === photo.fileId)!
+    expect(entry).toMatchObject({ action: 'create', envelope_hash: photo.head })
+    for (const reader of [albumOwner, viewer, contributor])
+      for (const hash of photo.blobs) expect(sha256(await downloaded(reader, hash)), `${hash} for ${reader.userId}`).toBe(hash)
+    expect((await albumOwner.client.storageUsage()).stored_bytes).toBe(ownerBefore.stored_bytes)
+    expect((await contributor.client.storageUsage()).stored_bytes).toBeGreaterThan(contributorBefore.stored_bytes)
+  })
+
+  it('a viewer writes nothing (403 error.member.read_only); a contributor changes only its own photos (403 error.member.not_creator); the owner any', async () => {
+    const ownersPhoto = await added(albumOwner)
+    const contributorsPhoto = await added(contributor)
+    const feedBefore = (await albumOwner.client.feed(shared, 0, 1000)).entries.length
+    const refusals: Array<[Promise<unknown>, number, string]> = [
+      [openBundle(viewer, shared), 403, 'error.member.read_only'],
+      [viewer.client.deleteAsset(shared, contributorsPhoto.fileId, (await deletionFor(viewer, contributorsPhoto)).request), 403, 'error.member.read_only'],
+      [contributor.client.deleteAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request), 403, 'error.member.not_creator'],
+      [contributor.client.trashAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request), 403, 'error.member.not_creator'],
+    ]
+    for (const [call, status, code] of refusals) expect(await problemOf(call)).toMatchObject({ status, code })
+    expect((await albumOwner.client.feed(shared, 0, 1000)).entries).toHaveLength(feedBefore)
+
+    // Its own: the contributor trashes it, restores it, deletes it; the owner deletes the owner's own and anyone's.
+    await contributor.client.trashAsset(shared, contributorsPhoto.fileId, (await deletionFor(contributor, contributorsPhoto)).request)
+    expect(await problemOf(viewer.client.restoreAsset(shared, contributorsPhoto.fileId))).toMatchObject({ status: 403, code: 'error.member.read_only' })
+    await contributor.client.restoreAsset(shared, contributorsPhoto.fileId)
+    expect(
+      (await contributor.client.deleteAsset(shared, contributorsPhoto.fileId, (await deletionFor(contributor, contributorsPhoto)).request)).replayed,
+    ).toBeFalsy()
+    const another = await added(contributor)
+    await albumOwner.client.deleteAsset(shared, another.fileId, (await deletionFor(albumOwner, another)).request)
+    await albumOwner.client.trashAsset(shared, ownersPhoto.fileId, (await deletionFor(albumOwner, ownersPhoto)).request)
+    expect(await problemOf(contributor.client.restoreAsset(shared, ownersPhoto.fileId))).toMatchObject({ status: 403, code: 'error.member.not_creator' })
+    await albumOwner.client.restoreAsset(shared, ownersPhoto.fileId)
+    const actions = (await albumOwner.client.feed(shared, 0, 1000)).entries.slice(feedBefore).map((e) => [e.asset_id, e.action])
+    expect(actions).toEqual([
+      [contributorsPhoto.fileId, 'delete'],
+      [another.fileId, 'create'],
+      [another.fileId, 'delete'],
+    ])
+  })
+
+  it('a contributor removed, or become a viewer by being invited again as one, writes nothing more; its photos stay', async () => {
+    const before = await added(contributor)
+    const pending = await openBundle(contributor, shared) // opened while a contributor
+    const write = await writeFor(contributor, pending)
+    await albumOwner.client.removeMember(shared, contributor.userId)
+    expect(await problemOf(contributor.client.applyManifest(shared, write.request))).toMatchObject({ status: 404, code: 'error.not_found' })
+    expect(await problemOf(openBundle(contributor, shared))).toMatchObject({ status: 404, code: 'error.not_found' })
+    expect(await problemOf(contributor.client.deleteAsset(shared, before.fileId, (await deletionFor(contributor, before)).request))).toMatchObject({
+      status: 404,
+    })
+    // Its photo stays the album's, read by those who still may.
+    expect(sha256(await downloaded(viewer, before.original))).toBe(before.original)
+    expect(await downloaded(contributor, before.original)).toBe(404)
+
+    await albumOwner.client.inviteMember(shared, contributor.userId, 'viewer', Uint8Array.of(1))
+    await contributor.client.acceptInvitation(shared)
+    expect(await problemOf(openBundle(contributor, shared))).toMatchObject({ status: 403, code: 'error.member.read_only' })
+    expect(sha256(await downloaded(contributor, before.original))).toBe(before.original)
+  })
+
+  it("a contributor's account deleted: its photos go with its data at the purge; their entries stay in the album's history", async () => {
+    const leaving = await uploader(server, 'w-leaving')
+    await albumOwner.client.inviteMember(shared, leaving.userId, 'contributor', Uint8Array.of(1))
+    await leaving.client.acceptInvitation(shared)
+    const photo = await added(leaving)
+    await leaving.client.deleteAccount()
+    await maintain(server.deps)
+    const entries = (await albumOwner.client.feed(shared, 0, 1000)).entries
+    expect(entries.filter((e) => e.asset_id === photo.fileId).map((e) => e.action)).toEqual(['create'])
+    for (const hash of photo.blobs) expect(await downloaded(albumOwner, hash), hash).toBe(404)
+    expect(await problemOf(albumOwner.client.assetReceipts(photo.fileId))).toMatchObject({ status: 404 })
+  })
+})
+
+function sha256(bytes: Buffer | number): string | number {
+  return typeof bytes === 'number' ? bytes : createHash('sha256').update(bytes).digest('hex')
+}

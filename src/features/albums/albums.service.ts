@@ -28,6 +28,18 @@ export async function readableAlbum(store: MemberStore, caller: Caller, albumId:
   return access
 }
 
+/**
+ * The album and what the caller is to it, when it may write it: its owner, or an active
+ * contributor. A viewer: 403 error.member.read_only; anyone else: what an unknown album gets.
+ */
+export async function writableAlbum(store: MemberStore, caller: Caller, albumId: string): Promise<{ album: Album; role: AlbumRole }> {
+  const access = await readableAlbum(store, caller, albumId)
+  if (access.role === 'viewer') throw readOnly()
+  return access
+}
+
+export const readOnly = (): AppError => new AppError('error.member.read_only', 'A viewer of this album reads it; its owner and its contributors write it')
+
 /** Created once per id; a repeat by the same account writes nothing. */
 export async function provisionAlbum(deps: Deps, caller: Caller, albumId: string): Promise<{ album: Album; created: boolean }> {
   ensureNotSuspended(caller)

@@ -124,13 +124,9 @@ async function copySqlite(deps: Deps, dest: string): Promise<{ database: NonNull
     if (check[0]?.quick_check !== 'ok') throw new BackupError(`the database copy fails its check: ${check.map((row) => row.quick_check).join('; ')}`)
     // A provenance blob has no file: its bytes are the manifest the copy holds (decision 0038).
     const held = new Set(
-      (
-        copy
-          .prepare(
-            'select distinct b.hash from blobs b join albums a on a.owner_id = b.owner_id join album_ops o on o.album_id = a.album_id and o.manifest_hash = b.hash',
-          )
-          .all() as Array<{ hash: string }>
-      ).map((row) => row.hash),
+      (copy.prepare('select distinct b.hash from blobs b join album_ops o on o.manifest_hash = b.hash').all() as Array<{ hash: string }>).map(
+        (row) => row.hash,
+      ),
     )
     named = (copy.prepare('select hash, max(size) as size from blobs group by hash order by hash').all() as Array<{ hash: string; size: number | bigint }>).map(
       (row) => ({

@@ -15,7 +15,18 @@ import type { Store } from '../../storage/port.ts'
 import type { Asset } from '../../storage/port/lifecycle.ts'
 import type { Caller } from '../context.ts'
 import { checkEnvelopeShape, readEnvelope, type Envelope } from './envelope.ts'
-import { appendToFeed, decodeManifest, ensureChain, lifecycleWrite, lockForWrite, refuseInvalid, replayOf, type OpOutcome, type WriteSteps } from './write.ts'
+import {
+  appendToFeed,
+  decodeManifest,
+  ensureChain,
+  ensureWriter,
+  lifecycleWrite,
+  lockForWrite,
+  refuseInvalid,
+  replayOf,
+  type OpOutcome,
+  type WriteSteps,
+} from './write.ts'
 
 /** A delete request past check 2, and the hash of its manifest. */
 export interface Deletion {
@@ -65,15 +76,25 @@ export function deletionWrite<R>(
 }
 
 /**
- * The delete's transaction (the route's, or the maintenance pass's for a delete the trash held):
- * under the album lock the checks a racing write could invalidate again, then the feed entry,
+ * The delete's transaction (the route's, with its `writer`, or the maintenance pass's for a
+ * delete the trash held): under the album lock the checks a racing write could invalidate
+ * again, then the feed entry,
  * the asset ended, its bundle superseded, and its trash row gone.
  */
-export async function applyDeletion(tx: Store, albumId: string, { envelope, manifest, manifestHash }: Deletion, now: number): Promise<OpOutcome> {
+export async function applyDeletion(
+  tx: Store,
+  albumId: string,
+  { envelope, manifest, manifestHash }: Deletion,
+  now: number,
+  writer: Caller | null,
+): Promise<OpOutcome> {
   const replay = await lockForWrite(tx, albumId, manifestHash, now)
   if (replay !== undefined) return replay
+  const asset = await tx.findAsset(envelope.file_id)
+  // The route's writer may still change the asset; the trash's purge applies what was allowed when it was trashed.
+  if (writer !== null) await ensureWriter(tx, albumId, writer, asset)
   // A replace or another delete may have moved the chain since the checks.
-  ensureDeletable(envelope, await tx.findAsset(envelope.file_id), now)
+  ensureDeletable(envelope, asset, now)
   await tx.removeFromTrash(albumId, envelope.file_id)
   const syncSeq = await tx.takeSyncSeq(albumId)
   await tx.supersedeBundle(envelope.file_id, now)
@@ -94,7 +115,7 @@ export function deleteAsset(
   validate: () => Static<typeof AssetDeleteRequest>,
 ): Promise<OpOutcome> {
   return deletionWrite(deps, caller, albumId, fileId, validate, {
-    apply: (deletion, _found, album, now) => deps.storage.transaction((tx) => applyDeletion(tx, album.albumId, deletion, now)),
+    apply: (deletion, _found, album, now) => deps.storage.transaction((tx) => applyDeletion(tx, album.albumId, deletion, now, caller)),
     replayed: replayOf,
   })
 }

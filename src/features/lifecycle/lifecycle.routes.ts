@@ -18,6 +18,8 @@ function trashedView(row: TrashRow) {
 const deletionErrors = [
   'error.account.suspended',
   'error.not_found',
+  'error.member.read_only',
+  'error.member.not_creator',
   'error.protocol.out_of_range',
   'error.upgrade.in_flight',
   'error.op.stale_revival',
@@ -36,7 +38,7 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       operationId: 'applyLifecycleManifest',
       summary: 'Apply a signed lifecycle manifest (create or replace) to an asset of the album',
       description:
-        'Checks, in order: the album is the caller’s (404); the shape (422); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the bundle (422); the chain (409 with chain_head). Nothing is written unless all pass.',
+        'Checks, in order: the caller may write the album: its owner or a contributor (404 for anyone else, 403 error.member.read_only for a viewer); the shape (422); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the bundle (422); the chain (409 with chain_head); under the album lock, a contributor replaces only the photos it added (403 error.member.not_creator). Nothing is written unless all pass.',
       tags: ['Albums'],
       auth: 'bearer',
       accepts: JSON_MEDIA,
@@ -47,6 +49,8 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       errors: [
         'error.account.suspended',
         'error.not_found',
+        'error.member.read_only',
+        'error.member.not_creator',
         'error.protocol.out_of_range',
         'error.upgrade.in_flight',
         'error.op.bundle_incomplete',
@@ -67,7 +71,7 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       operationId: 'deleteAsset',
       summary: 'Delete an asset of the album with a signed delete manifest',
       description:
-        'Checks, in order: the album is the caller’s (404); the shape (422: action `delete`, `file_id` the path’s, `metadata_blob_hash` null, `original_blob_hash` given); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the chain (409 with chain_head: `prior_provenance_hash` the asset’s head, `ciphertext_hash` and `original_blob_hash` its current original, the asset not deleted already); the retention floor (409 with retained_until). Nothing is written unless all pass; then the feed gains the delete, the asset is no longer live and its blobs are garbage unless a legal hold keeps them. No upload session, no receipt.',
+        'Checks, in order: the caller may write the album: its owner or a contributor (404 for anyone else, 403 error.member.read_only for a viewer); the shape (422: action `delete`, `file_id` the path’s, `metadata_blob_hash` null, `original_blob_hash` given); a replay of an applied manifest answers its first response with replayed true; the protocol range (426); no upgrade window (409); the chain (409 with chain_head: `prior_provenance_hash` the asset’s head, `ciphertext_hash` and `original_blob_hash` its current original, the asset not deleted already); the retention floor (409 with retained_until). Nothing is written unless all pass; then the feed gains the delete, the asset is no longer live and its blobs are garbage unless a legal hold keeps them. No upload session, no receipt.',
       tags: ['Albums'],
       auth: 'bearer',
       accepts: JSON_MEDIA,
@@ -117,7 +121,7 @@ export function lifecycleRoutes(app: App, deps: Deps): void {
       params: AssetPathParams,
       responses: { 204: NoContent },
       described: { 204: 'The asset is out of the trash, live as before' },
-      errors: ['error.account.suspended', 'error.not_found'],
+      errors: ['error.account.suspended', 'error.not_found', 'error.member.read_only', 'error.member.not_creator'],
     }),
     handler: async (request, reply) => {
       await restoreAsset(deps, requireCaller(request), request.params.album_id, request.params.file_id)

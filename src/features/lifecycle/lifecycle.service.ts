@@ -20,6 +20,7 @@ import {
   assetTrashed,
   decodeManifest,
   ensureChain,
+  ensureWriter,
   feedEntry,
   lifecycleWrite,
   lockForWrite,
@@ -106,6 +107,7 @@ async function writeAndIndex(
   const replay = await lockForWrite(tx, album.albumId, manifestHash, now)
   if (replay !== undefined) return replay
   const asset = await tx.findAsset(envelope.file_id)
+  await ensureWriter(tx, album.albumId, caller, asset)
   ensureChain(envelope, asset)
   // A replace of an asset in the trash would leave its waiting delete stale (decision 0059).
   if (asset !== undefined && (await tx.findTrashed(asset.assetId)) !== undefined) throw assetTrashed()

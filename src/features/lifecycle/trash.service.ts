@@ -8,12 +8,12 @@ import type { AssetDeleteRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { TrashRow } from '../../storage/port/trash.ts'
-import { ownAlbum } from '../albums/albums.service.ts'
+import { writableAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { applyDeletion, deletionWrite, ensureDeletable } from './asset-delete.service.ts'
 import { checkEnvelopeProtocol, readEnvelope } from './envelope.ts'
-import { assetTrashed, lockForWrite, staleRevival } from './write.ts'
+import { assetTrashed, ensureWriter, lockForWrite, staleRevival } from './write.ts'
 
 /** Due rows the maintenance pass reads per round trip. */
 const PURGE_PAGE = 100
@@ -28,12 +28,14 @@ export function trashAsset(deps: Deps, caller: Caller, albumId: string, fileId: 
       deps.storage.transaction(async (tx) => {
         // Applied already: the asset ended at this very manifest.
         if ((await lockForWrite(tx, album.albumId, manifestHash, now)) !== undefined) throw staleRevival(manifestHash)
+        const asset = await tx.findAsset(envelope.file_id)
+        await ensureWriter(tx, album.albumId, caller, asset)
         const held = await tx.findTrashed(envelope.file_id)
         if (held !== undefined) {
           if (held.manifestHash === manifestHash) return held
           throw assetTrashed()
         }
-        ensureDeletable(envelope, await tx.findAsset(envelope.file_id), now)
+        ensureDeletable(envelope, asset, now)
         return tx.putInTrash({
           userId: caller.userId,
           albumId: album.albumId,
@@ -51,11 +53,21 @@ export function trashAsset(deps: Deps, caller: Caller, albumId: string, fileId: 
   })
 }
 
-/** Takes the asset out of the trash (404 when it is not there). Under the album lock, so a purge under way either ran first or finds nothing. */
+/**
+ * Takes the asset out of the trash (404 when it is not there): the album's owner, or the
+ * contributor who put it there. Under the album lock, so a purge under way either ran first or
+ * finds nothing.
+ */
 export async function restoreAsset(deps: Deps, caller: Caller, albumId: string, fileId: string): Promise<void> {
-  await ownAlbum(deps.storage, caller, albumId)
+  await writableAlbum(deps.storage, caller, albumId)
   ensureNotSuspended(caller)
-  const restored = await deps.storage.transaction(async (tx) => (await tx.lockAlbum(albumId)) !== undefined && tx.removeFromTrash(albumId, fileId))
+  const restored = await deps.storage.transaction(async (tx) => {
+    if ((await tx.lockAlbum(albumId)) === undefined) return false
+    const held = await tx.findTrashed(fileId)
+    if (held === undefined || held.albumId !== albumId) return false
+    await ensureWriter(tx, albumId, caller, held.userId === caller.userId ? undefined : await tx.findAsset(fileId))
+    return tx.removeFromTrash(albumId, fileId)
+  })
   if (!restored) throw new AppError('error.not_found', 'This asset is not in the trash')
 }
 
@@ -76,7 +88,7 @@ function purgeOne(deps: Deps, row: TrashRow, now: number): Promise<boolean> {
     const envelope = readEnvelope(JSON.parse(row.manifestEnvelope))
     // The delete route's checks that time can change: the album's protocol (an upgrade since), the chain, the floor, an upgrade window.
     checkEnvelopeProtocol(deps, envelope, album)
-    await applyDeletion(tx, row.albumId, { envelope, manifest: row.manifestCbor, manifestHash: row.manifestHash }, now)
+    await applyDeletion(tx, row.albumId, { envelope, manifest: row.manifestCbor, manifestHash: row.manifestHash }, now, null)
     return true
   })
 }

@@ -9,8 +9,9 @@ import { checkChain, type ChainFacts } from '../../domain/lifecycle-write.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
 import type { Album, AlbumStore } from '../../storage/port/albums.ts'
-import type { AppliedOp, LifecycleStore } from '../../storage/port/lifecycle.ts'
-import { ownAlbum } from '../albums/albums.service.ts'
+import type { AppliedOp, Asset, LifecycleStore } from '../../storage/port/lifecycle.ts'
+import type { MemberStore } from '../../storage/port/members.ts'
+import { readOnly, writableAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { checkEnvelopeProtocol, strictBase64, type Envelope } from './envelope.ts'
@@ -88,13 +89,13 @@ export interface WriteSteps<D extends DecodedWrite, P, R> {
 }
 
 /**
- * A lifecycle write: 1. the album is the caller's (and the caller not suspended); 2. shape;
+ * A lifecycle write: 1. the caller may write the album (and is not suspended); 2. shape;
  * 3. a replay answers the first application, writing nothing; 4. protocol range; 5. no upgrade
  * window; then the operation's own checks, and its writes.
  */
 export async function lifecycleWrite<D extends DecodedWrite, P, R>(deps: Deps, caller: Caller, albumId: string, steps: WriteSteps<D, P, R>): Promise<R> {
-  // 1. The album is the caller's.
-  const album = await ownAlbum(deps.storage, caller, albumId)
+  // 1. The caller may write the album: its owner, or a contributor (decision 0067).
+  const { album } = await writableAlbum(deps.storage, caller, albumId)
   ensureNotSuspended(caller)
   // 2. Shape.
   const request = steps.decode()
@@ -132,6 +133,20 @@ export async function lockForWrite(tx: AlbumStore & LifecycleStore, albumId: str
   if (replay !== undefined) return replayOf(replay)
   if (liveCeremony(locked.upgrade, now) !== null) throw upgradeInFlight()
   return undefined
+}
+
+/**
+ * Under the album lock (after lockForWrite): the caller may still write the album (a removal
+ * committed before the lock was taken counts: removing a member takes the lock too), and a
+ * contributor changes only the assets it created (`asset`: the one a replace or a delete
+ * continues; none for a create). The owner changes any asset of its album.
+ */
+export async function ensureWriter(tx: MemberStore, albumId: string, caller: Caller, asset: Asset | undefined): Promise<void> {
+  const access = await tx.albumAccess(albumId, caller.userId)
+  if (access === undefined) throw new AppError('error.not_found', 'No album this account may write has that id')
+  if (access.role === 'viewer') throw readOnly()
+  if (access.role === 'contributor' && asset !== undefined && asset.ownerId !== caller.userId)
+    throw new AppError('error.member.not_creator', 'A contributor replaces and deletes only the photos it added; the album’s owner changes any')
 }
 
 export interface FeedEntry {

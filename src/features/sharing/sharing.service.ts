@@ -78,10 +78,13 @@ export interface Person {
  * every instance. Anyone else, and an account that is neither: 404.
  */
 export async function removeMember(deps: Deps, caller: Caller, albumId: string, userId: string): Promise<void> {
-  const album = await deps.storage.findAlbum(albumId)
-  const allowed = album !== undefined && (album.ownerId === caller.userId || userId === caller.userId)
-  if (!allowed || !(await deps.storage.removeMember(albumId, userId, album.ownerId === caller.userId ? undefined : 'active')))
-    throw new AppError('error.not_found', 'No member of an album of this account has that id')
+  // Under the album lock: a write of the member in flight either committed before, or finds it gone (ensureWriter).
+  const removed = await deps.storage.transaction(async (tx) => {
+    const album = await tx.lockAlbum(albumId)
+    if (album === undefined || (album.ownerId !== caller.userId && userId !== caller.userId)) return false
+    return tx.removeMember(albumId, userId, album.ownerId === caller.userId ? undefined : 'active')
+  })
+  if (!removed) throw new AppError('error.not_found', 'No member of an album of this account has that id')
 }
 
 export function pendingInvitations(deps: Deps, caller: Caller): Promise<PendingInvitation[]> {

@@ -87,6 +87,7 @@ export function uploadsRoutes(app: App, deps: Deps): void {
       errors: [
         'error.account.suspended',
         'error.not_found',
+        'error.member.read_only',
         'error.directory.required',
         'error.upgrade.in_flight',
         'error.protocol.out_of_range',

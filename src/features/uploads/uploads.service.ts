@@ -10,7 +10,8 @@ import { refuseUpload, type UploadRefusal } from '../../domain/quota.ts'
 import { liveCeremony } from '../../domain/upgrade.ts'
 import { AppError } from '../../errors.ts'
 import type { UploadBlob, UploadPart, UploadSession } from '../../storage/port/uploads.ts'
-import { ownAlbum } from '../albums/albums.service.ts'
+import { writableAlbum } from '../albums/albums.service.ts'
+import { ensureWriter } from '../lifecycle/write.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
 import { checkEnvelopeProtocol, checkEnvelopeShape, readEnvelope } from '../lifecycle/envelope.ts'
@@ -86,7 +87,7 @@ function checkDeclaration(deps: Deps, body: Static<typeof OpenUploadRequest>): v
 }
 
 export async function openUploadSession(deps: Deps, caller: Caller, body: Static<typeof OpenUploadRequest>): Promise<SessionView> {
-  const album = await ownAlbum(deps.storage, caller, body.album_id)
+  const { album } = await writableAlbum(deps.storage, caller, body.album_id)
   ensureNotSuspended(caller)
   if (!(await deps.storage.hasDirectory(caller.userId))) {
     throw new AppError('error.directory.required', 'Publish a device directory before uploading')
@@ -118,6 +119,8 @@ export async function openUploadSession(deps: Deps, caller: Caller, body: Static
     if (locked === undefined || liveCeremony(locked.upgrade, now) !== null) {
       throw new AppError('error.upgrade.in_flight', 'An upgrade ceremony is in flight on this album; uploads resume after it')
     }
+    // A contributor removed before the lock was taken uploads nothing more (decision 0067).
+    await ensureWriter(tx, body.album_id, caller, undefined)
     // Against the album as locked: a commit just before this may have raised its version.
     if (envelope !== null) checkEnvelopeProtocol(deps, envelope, locked)
     // The account's storage lock orders this against its other opens, on every instance: each

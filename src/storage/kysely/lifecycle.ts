@@ -155,11 +155,10 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
 
     async heldManifests(hashes, ownerId) {
       if (hashes.length === 0) return new Map()
-      // Through the owner's albums: album_ops is indexed by (album_id, manifest_hash).
+      // By hash (album_ops_by_manifest_hash): in a shared album the writer, who owns the blob, is not the album's owner.
       let query = db
         .selectFrom('blobs')
-        .innerJoin('albums', 'albums.ownerId', 'blobs.ownerId')
-        .innerJoin('albumOps', (join) => join.onRef('albumOps.albumId', '=', 'albums.albumId').onRef('albumOps.manifestHash', '=', 'blobs.hash'))
+        .innerJoin('albumOps', 'albumOps.manifestHash', 'blobs.hash')
         .select(['blobs.hash', 'albumOps.manifestCbor'])
         .where('blobs.hash', 'in', hashes)
       if (ownerId !== undefined) query = query.where('blobs.ownerId', '=', ownerId)

@@ -32,7 +32,7 @@ export interface LifecycleStore {
   findLiveBlobs(readerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
   /**
    * The bytes the database holds for these blob hashes: a signed manifest (`album_ops`) whose
-   * hash a blob row of the same owner names (of `ownerId` only, when given). A provenance blob's
+   * hash a blob row names (of `ownerId` only, when given). A provenance blob's
    * bytes are stored there alone, never as a file (decision 0038); absent hashes are not held.
    */
   heldManifests(hashes: readonly string[], ownerId?: string): Promise<Map<string, Buffer>>

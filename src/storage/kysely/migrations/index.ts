@@ -24,6 +24,7 @@ import { up as relayMailboxCounts } from './0018-relay-mailbox-counts.ts'
 import { up as batchDownloadSlots } from './0019-batch-download-slots.ts'
 import { up as trash } from './0020-trash.ts'
 import { up as albumMembers } from './0021-album-members.ts'
+import { up as manifestsByHash } from './0022-manifests-by-hash.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -47,6 +48,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0019-batch-download-slots', batchDownloadSlots],
   ['0020-trash', trash],
   ['0021-album-members', albumMembers],
+  ['0022-manifests-by-hash', manifestsByHash],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
