@@ -280,6 +280,10 @@ describe('contributors and viewers writing into a shared album', () => {
       for (const hash of photo.blobs) expect(sha256(await downloaded(reader, hash)), `${hash} for ${reader.userId}`).toBe(hash)
     expect((await albumOwner.client.storageUsage()).stored_bytes).toBe(ownerBefore.stored_bytes)
     expect((await contributor.client.storageUsage()).stored_bytes).toBeGreaterThan(contributorBefore.stored_bytes)
+    // Storage verification is of what the caller uploaded: the contributor may free its copy; the owner holds none of it.
+    const asked = { assets: [{ asset_id: photo.fileId, blob_hashes: photo.blobs }] }
+    expect((await contributor.client.verifyStorage(asked)).verdicts[0]).toMatchObject({ durable: true })
+    expect((await albumOwner.client.verifyStorage(asked)).verdicts[0]).toMatchObject({ durable: false })
   })
 
   it('a viewer writes nothing (403 error.member.read_only); a contributor changes only its own photos (403 error.member.not_creator); the owner any', async () => {
