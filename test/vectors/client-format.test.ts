@@ -12,7 +12,7 @@ import { gcm } from '@noble/ciphers/aes.js'
 import { ed25519, x25519 } from '@noble/curves/ed25519.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { hmac } from '@noble/hashes/hmac.js'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256, sha512 } from '@noble/hashes/sha2.js'
 import { sha3_256, shake256 } from '@noble/hashes/sha3.js'
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
@@ -36,6 +36,7 @@ import {
   sealEscrowV1,
   type Argon2id,
 } from '../../src/client/format/recovery.ts'
+import { openShare, safetyNumber, sealShare, shareKeysAad } from '../../src/client/format/share.ts'
 import { generateXWingKeyPair, xwingDecapsulate, xwingEncapsulate } from '../../src/client/format/xwing.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
@@ -108,6 +109,24 @@ interface Vectors {
     cases: { plaintext: string; plaintext_sha256: string; chunk_size: number; content_mac: string; file_key: string; salt: string; ciphertext: string }[]
   }
   xwing: { seed: string; public_key: string; encapsulation_randomness: string; ciphertext: string; shared_secret: string }
+  share: {
+    owner_identity_seeds: string
+    member_identity_seeds: string
+    album_id: string
+    owner_id: string
+    member_id: string
+    role: 'viewer' | 'contributor'
+    epochs: [number, number]
+    album_keys: string[]
+    device_id: string
+    device_xwing_seed: string
+    encapsulation_randomness: string
+    nonce: string
+    shared_secret: string
+    aad: string
+    body: string
+    safety: { owner_half: string; member_half: string; number: string }
+  }
   recovery: {
     recovery_key: string
     phrase: string
@@ -565,6 +584,70 @@ onEachPrimitives('client format v1 test vectors (test/vectors/client-format-v1.j
     expect([hex(theirs.cipherText), hex(theirs.sharedSecret)]).toEqual([vectors.xwing.ciphertext, vectors.xwing.shared_secret])
     expect(hex(xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
     expect(hex(independent.xwingDecapsulate(bytes(vectors.xwing.ciphertext), seed))).toBe(vectors.xwing.shared_secret)
+  })
+
+  const { share } = vectors
+  const shareIdentities = () => ({
+    owner: IdentityKey.fromSeeds(bytes(share.owner_identity_seeds)),
+    member: IdentityKey.fromSeeds(bytes(share.member_identity_seeds)),
+  })
+
+  it('share: this implementation seals exactly the body, and the member’s device opens it to both epochs’ keys', async () => {
+    const { owner, member } = shareIdentities()
+    const device = generateXWingKeyPair(bytes(share.device_xwing_seed))
+    const facts = {
+      albumId: share.album_id,
+      ownerId: share.owner_id,
+      memberId: share.member_id,
+      role: share.role,
+      memberKeyHash: sha256(member.publicKey),
+      firstEpoch: share.epochs[0],
+      lastEpoch: share.epochs[1],
+    }
+    const sealed = await sealShare(owner, {
+      ...facts,
+      albumKeys: new Map(share.album_keys.map((key, i) => [share.epochs[0] + i, bytes(key)])),
+      recipients: [{ deviceId: share.device_id, encryptionKey: device.publicKey }],
+      fixed: new Map([[share.device_id, { randomness: bytes(share.encapsulation_randomness), nonce: bytes(share.nonce) }]]),
+    })
+    expect(hex((decodeCanonical(sealed) as { body: Uint8Array }).body)).toBe(share.body)
+    expect(hex(shareKeysAad(facts, share.device_id))).toBe(share.aad)
+    const opened = await openShare(sealed, {
+      ownerIdentityKey: owner.publicKey,
+      memberId: share.member_id,
+      memberIdentityKey: member.publicKey,
+      deviceId: share.device_id,
+      xwingSecret: bytes(share.device_xwing_seed),
+    })
+    expect([...opened.albumKeys.values()].map(hex)).toEqual(share.album_keys)
+    expect(safetyNumber({ userId: share.owner_id, identityKey: owner.publicKey }, { userId: share.member_id, identityKey: member.publicKey })).toBe(
+      share.safety.number,
+    )
+  })
+
+  it('share: an independent implementation (cborg, X-Wing composed by hand, HKDF and AES-GCM of @noble) reads the body, opens the part, and derives the safety number', () => {
+    const { owner, member } = shareIdentities()
+    const body = decodeCbor(bytes(share.body)) as Record<string, unknown>
+    expect(Object.keys(body).sort()).toEqual(['album_id', 'epochs', 'member', 'member_key', 'owner', 'recipients', 'role', 'v'])
+    expect(body).toMatchObject({ v: 1, album_id: share.album_id, owner: share.owner_id, member: share.member_id, role: share.role, epochs: share.epochs })
+    expect(hex(body.member_key as Uint8Array)).toBe(hex(sha256(member.publicKey)))
+    const [part] = body.recipients as Array<{ device_id: string; encapsulation: Uint8Array; sealed: Uint8Array }>
+    expect(part!.device_id).toBe(share.device_id)
+    expect(hex(independent.xwingDecapsulate(part!.encapsulation, bytes(share.device_xwing_seed)))).toBe(share.shared_secret)
+    const aad = cat(ascii('coffer/v1/share/keys'), Uint8Array.of(0), uuid(share.album_id), uuid(share.member_id), uuid(share.device_id), u32(1), u32(2))
+    expect(hex(aad)).toBe(share.aad)
+    const key = hkdf(sha256, bytes(share.shared_secret), new Uint8Array(0), aad, 32)
+    expect(hex(part!.sealed.subarray(0, 12))).toBe(share.nonce)
+    expect(hex(gcm(key, part!.sealed.subarray(0, 12), aad).decrypt(part!.sealed.subarray(12)))).toBe(share.album_keys.join(''))
+    const half = (userId: string, identityKey: Uint8Array): string => {
+      let hash = sha512(cat(Uint8Array.of(0, 0), identityKey, uuid(userId)))
+      for (let i = 0; i < 5200; i++) hash = sha512(cat(hash, identityKey))
+      return Array.from({ length: 6 }, (_, chunk) =>
+        String(Number(BigInt(`0x${hex(hash.subarray(chunk * 5, chunk * 5 + 5))}`) % 100_000n)).padStart(5, '0'),
+      ).join('')
+    }
+    expect([half(share.owner_id, owner.publicKey), half(share.member_id, member.publicKey)]).toEqual([share.safety.owner_half, share.safety.member_half])
+    expect(share.safety.number.replaceAll(' ', '')).toBe([share.safety.owner_half, share.safety.member_half].sort().join(''))
   })
 
   const { recovery } = vectors

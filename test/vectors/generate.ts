@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { encodeCanonical } from '../../src/codec/cbor.ts'
+import { decodeCanonical, encodeCanonical } from '../../src/codec/cbor.ts'
 import { advanceHead, chainContent, EMPTY_HEAD } from '../../src/client/format/album-chain.ts'
 import { contentKey, contentKeys } from '../../src/client/format/content.ts'
 import { albumIdFor } from '../../src/client/format/ids.ts'
@@ -21,7 +21,9 @@ import {
   type EscrowKdfParams,
 } from '../../src/client/format/recovery.ts'
 import { encryptBytes, type StreamRole } from '../../src/client/format/stream.ts'
+import { safetyHalf, safetyNumber, sealShare, shareKeysAad } from '../../src/client/format/share.ts'
 import { generateXWingKeyPair, xwingEncapsulate } from '../../src/client/format/xwing.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 const fromHexString = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'hex'))
@@ -229,6 +231,59 @@ const vectors = {
     content_key: hex(await contentKey(masterKey)),
     cases: contentCases,
   },
+  share: await (async () => {
+    // An owner shares two epochs of an album's keys with one device of a member (docs/client-format.md, "Sharing an album").
+    const ownerSeeds = pattern(64, 0x11)
+    const ownerKey = IdentityKey.fromSeeds(ownerSeeds)
+    const memberKey = IdentityKey.fromSeeds(pattern(64, 0x51))
+    const facts = {
+      albumId: '6a6b6c6d-7e7f-4081-8283-848586878889',
+      ownerId: '0a0b0c0d-1e1f-4021-8223-242526272829',
+      memberId: '1a1b1c1d-2e2f-4031-8233-343536373839',
+      role: 'viewer' as const,
+      memberKeyHash: sha256(memberKey.publicKey),
+      firstEpoch: 1,
+      lastEpoch: 2,
+    }
+    const albumKeys = new Map([
+      [1, pattern(32, 0x90)],
+      [2, pattern(32, 0xb0)],
+    ])
+    const deviceId = '2a2b2c2d-3e3f-4041-8243-444546474849'
+    const device = generateXWingKeyPair(pattern(32, 0x33))
+    const randomness = pattern(64, 0x70)
+    const nonce = pattern(12, 0xd0)
+    const share = await sealShare(ownerKey, {
+      ...facts,
+      albumKeys,
+      recipients: [{ deviceId, encryptionKey: device.publicKey }],
+      fixed: new Map([[deviceId, { randomness, nonce }]]),
+    })
+    const owner = { userId: facts.ownerId, identityKey: ownerKey.publicKey }
+    const member = { userId: facts.memberId, identityKey: memberKey.publicKey }
+    return {
+      owner_identity_seeds: hex(ownerSeeds),
+      member_identity_seeds: hex(pattern(64, 0x51)),
+      album_id: facts.albumId,
+      owner_id: facts.ownerId,
+      member_id: facts.memberId,
+      role: facts.role,
+      epochs: [facts.firstEpoch, facts.lastEpoch],
+      album_keys: [...albumKeys.values()].map(hex),
+      device_id: deviceId,
+      device_xwing_seed: hex(pattern(32, 0x33)),
+      encapsulation_randomness: hex(randomness),
+      nonce: hex(nonce),
+      shared_secret: hex(xwingEncapsulate(device.publicKey, randomness).sharedSecret),
+      aad: hex(shareKeysAad(facts, deviceId)),
+      body: hex((decodeCanonical(share) as { body: Uint8Array }).body),
+      safety: {
+        owner_half: safetyHalf(owner.userId, owner.identityKey),
+        member_half: safetyHalf(member.userId, member.identityKey),
+        number: safetyNumber(owner, member),
+      },
+    }
+  })(),
   xwing: {
     seed: hex(xwingSeed),
     public_key: hex(pair.publicKey),
