@@ -73,3 +73,23 @@ export const SharedAlbumView = Type.Object({
 })
 
 export const SharedAlbumsResponse = Type.Object({ albums: Type.Array(SharedAlbumView, { description: 'In the order the caller joined them' }) })
+
+const sealedBytes = (what: string) => Type.String({ description: `Standard base64 of ${what}: 1 to ${INVITATION_MAX_BYTES} bytes, opaque to the server` })
+
+export const InvitationReplaceRequest = Type.Object(
+  { invitation: sealedBytes('what the owner’s client seals for the member now (a new epoch’s keys, its new devices)') },
+  { additionalProperties: false },
+)
+
+export const KeyringRequest = Type.Object(
+  { keyring: sealedBytes('the member’s own sealing of the album keys it received, under its own master key') },
+  { additionalProperties: false },
+)
+
+export const MembershipResponse = Type.Object({
+  album_id: Type.String(),
+  owner_id: Type.String(),
+  role: MemberRole,
+  invitation: Type.String({ description: 'Standard base64 of the owner’s latest sealing for this member' }),
+  keyring: Type.Union([Type.String(), Type.Null()], { description: 'Standard base64 of the member’s keyring, once it stored one' }),
+})

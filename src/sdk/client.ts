@@ -45,7 +45,15 @@ import type { CodedProblem } from '../contract/errors.ts'
 import type { AccountExport } from '../contract/export.ts'
 import type { ProfileResponse } from '../contract/profile.ts'
 import type { StorageUsageResponse } from '../contract/quota.ts'
-import type { AcceptedResponse, InvitationsResponse, MemberRole, MembersResponse, MemberView, SharedAlbumsResponse } from '../contract/sharing.ts'
+import type {
+  AcceptedResponse,
+  InvitationsResponse,
+  MemberRole,
+  MembersResponse,
+  MembershipResponse,
+  MemberView,
+  SharedAlbumsResponse,
+} from '../contract/sharing.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import { decodeStrict } from '../codec/cbor.ts'
 import { sha256 } from '@noble/hashes/sha2.js'
@@ -88,6 +96,7 @@ export type AlbumMembers = Static<typeof MembersResponse>
 export type Invitations = Static<typeof InvitationsResponse>
 export type AcceptedInvitation = Static<typeof AcceptedResponse>
 export type SharedAlbums = Static<typeof SharedAlbumsResponse>
+export type Membership = Static<typeof MembershipResponse>
 /** The account export's document, once the whole body is read and parsed. */
 export type AccountExportDocument = Static<typeof AccountExport>
 
@@ -672,6 +681,26 @@ export class CofferClient {
 
   declineInvitation(albumId: string): Promise<void> {
     return this.#empty({ method: 'POST', path: `/v1/invitations/${encodeURIComponent(albumId)}/decline`, bearer: true })
+  }
+
+  /** The owner replaces what its client sealed for a member or invitee (a new epoch, new devices). */
+  replaceInvitation(albumId: string, userId: string, invitation: Uint8Array): Promise<void> {
+    return this.#empty({
+      method: 'PUT',
+      path: `/v1/albums/${encodeURIComponent(albumId)}/members/${encodeURIComponent(userId)}/invitation`,
+      json: { invitation: toBase64(invitation) },
+      bearer: true,
+    })
+  }
+
+  /** What this account, a member, holds of a shared album: its role, the owner's latest sealing, its own keyring. */
+  readMembership(albumId: string): Promise<Membership> {
+    return this.#json({ method: 'GET', path: `/v1/albums/${encodeURIComponent(albumId)}/membership`, bearer: true })
+  }
+
+  /** Stores this member's keyring of the album (its own sealing of the keys it received). */
+  storeKeyring(albumId: string, keyring: Uint8Array): Promise<void> {
+    return this.#empty({ method: 'PUT', path: `/v1/albums/${encodeURIComponent(albumId)}/keyring`, json: { keyring: toBase64(keyring) }, bearer: true })
   }
 
   /** The albums shared with this account, with its role in each (`listAlbums` stays the ones it owns). */

@@ -59,6 +59,8 @@ const CONTENT_WRITES = [
   'storeEscrow',
   'inviteMember',
   'acceptInvitation',
+  'replaceInvitation',
+  'storeKeyring',
 ]
 
 describe('OpenAPI document', async () => {

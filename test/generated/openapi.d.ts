@@ -1119,6 +1119,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/albums/{album_id}/members/{user_id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace what the owner’s client sealed for a member or invitee
+         * @description The owner only (anyone else, and an account with no invitation or membership: 404). For a new album-key epoch, or the member’s new devices; handed to the member byte for byte (GET /v1/albums/{album_id}/membership, GET /v1/invitations).
+         */
+        put: operations["replaceInvitation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/albums/{album_id}/membership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller, a member, holds of a shared album: its role, the owner’s latest sealing for it, its own keyring
+         * @description An active member only (the owner, invitees and anyone else: 404).
+         */
+        get: operations["readMembership"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/albums/{album_id}/keyring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store the caller’s keyring of a shared album: its own sealing of the album keys it received
+         * @description An active member only (anyone else: 404). Replaces the one stored before.
+         */
+        put: operations["storeKeyring"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invitations": {
         parameters: {
             query?: never;
@@ -1560,6 +1620,10 @@ export interface components {
             /** @description The last entry’s sync_seq, or `after` itself on an empty page */
             next_after: number;
         };
+        InvitationReplaceRequest: {
+            /** @description Standard base64 of what the owner’s client seals for the member now (a new epoch’s keys, its new devices): 1 to 65536 bytes, opaque to the server */
+            invitation: string;
+        };
         InvitationView: {
             album_id: string;
             role: components["schemas"]["MemberRole"];
@@ -1582,6 +1646,10 @@ export interface components {
             role: components["schemas"]["MemberRole"];
             /** @description Standard base64 of what the owner's client seals for the invitee (its album keys, sealed to the invitee's device keys): 1 to 65536 bytes, stored and handed to the invitee byte for byte */
             invitation: string;
+        };
+        KeyringRequest: {
+            /** @description Standard base64 of the member’s own sealing of the album keys it received, under its own master key: 1 to 65536 bytes, opaque to the server */
+            keyring: string;
         };
         LoginRequest: {
             email: string;
@@ -1645,6 +1713,15 @@ export interface components {
             owner: components["schemas"]["AccountView"];
             /** @description In the order they were invited (then by user id); invitees are listed to the owner only */
             members: components["schemas"]["MemberView"][];
+        };
+        MembershipResponse: {
+            album_id: string;
+            owner_id: string;
+            role: components["schemas"]["MemberRole"];
+            /** @description Standard base64 of the owner’s latest sealing for this member */
+            invitation: string;
+            /** @description Standard base64 of the member’s keyring, once it stored one */
+            keyring: string | null;
         };
         ModerationEventResponse: {
             action: "suspended" | "reinstated" | "second_factor_reset" | "account_deleted" | "taken_down" | "restored" | "legal_hold" | "hold_lifted";
@@ -5163,6 +5240,117 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    replaceInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationReplaceRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    readMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller’s membership */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    storeKeyring: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyringRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

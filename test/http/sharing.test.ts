@@ -145,6 +145,39 @@ describe('sharing an album', () => {
     expect((await owner.client.listMembers(albumId)).members).toEqual([])
   })
 
+  it('the owner replaces what it sealed for a member; a member keeps its keyring and reads its membership; nobody else does either', async () => {
+    const [keeper, stranger] = [await account('keeper'), await account('keeper-stranger')]
+    await owner.client.inviteMember(albumId, keeper.userId, 'viewer', Uint8Array.of(1))
+    // Before accepting: no membership to read, no keyring to keep.
+    expect(await problemOf(keeper.client.readMembership(albumId))).toMatchObject({ status: 404 })
+    expect(await problemOf(keeper.client.storeKeyring(albumId, Uint8Array.of(9)))).toMatchObject({ status: 404 })
+    await owner.client.replaceInvitation(albumId, keeper.userId, Uint8Array.of(2, 2))
+    expect(Buffer.from((await keeper.client.listInvitations()).invitations[0]!.invitation, 'base64')).toEqual(Buffer.from([2, 2]))
+    await keeper.client.acceptInvitation(albumId)
+    expect(await keeper.client.readMembership(albumId)).toEqual({
+      album_id: albumId,
+      owner_id: owner.userId,
+      role: 'viewer',
+      invitation: 'AgI=',
+      keyring: null,
+    })
+    await keeper.client.storeKeyring(albumId, Uint8Array.of(7, 7, 7))
+    await owner.client.replaceInvitation(albumId, keeper.userId, Uint8Array.of(3))
+    expect(await keeper.client.readMembership(albumId)).toMatchObject({ invitation: 'Aw==', keyring: 'BwcH' })
+    for (const refused of [
+      () => keeper.client.replaceInvitation(albumId, keeper.userId, Uint8Array.of(4)), // only the owner
+      () => stranger.client.readMembership(albumId),
+      () => stranger.client.storeKeyring(albumId, Uint8Array.of(1)),
+      () => owner.client.readMembership(albumId), // the owner is no member
+      () => owner.client.replaceInvitation(albumId, stranger.userId, Uint8Array.of(1)),
+    ])
+      expect(await problemOf(refused())).toMatchObject({ status: 404, code: 'error.not_found' })
+    expect(await problemOf(keeper.client.storeKeyring(albumId, new Uint8Array(65_537)))).toMatchObject({ status: 422, code: 'error.request.invalid' })
+    expect(await keeper.client.readMembership(albumId)).toMatchObject({ invitation: 'Aw==', keyring: 'BwcH' })
+    await owner.client.removeMember(albumId, keeper.userId)
+    expect(await problemOf(keeper.client.readMembership(albumId))).toMatchObject({ status: 404 })
+  })
+
   it('refuses what is not the owner’s to do, or not an invitation: nothing is written', async () => {
     const [member, other] = [await account('member'), await account('other')]
     const noDirectory = await uploader(server, 'no-directory')
@@ -152,18 +185,18 @@ describe('sharing an album', () => {
     const withoutKeysId = (await withoutKeys.client.getProfile()).user_id
     await owner.client.inviteMember(albumId, member.userId, 'contributor', Uint8Array.of(7))
     await member.client.acceptInvitation(albumId)
-    const refusals: Array<[Promise<unknown>, number, string]> = [
-      [member.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'], // a member does not invite
-      [other.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
-      [owner.client.inviteMember(albumId, owner.userId, 'viewer', Uint8Array.of(1)), 422, 'error.request.invalid'],
-      [owner.client.inviteMember(albumId, randomUUID(), 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
-      [owner.client.inviteMember(albumId, withoutKeysId, 'viewer', Uint8Array.of(1)), 409, 'error.directory.required'],
-      [owner.client.inviteMember(albumId, member.userId, 'viewer', Uint8Array.of(1)), 409, 'error.member.exists'],
-      [owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(0)), 422, 'error.request.invalid'],
-      [owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(65_537)), 422, 'error.request.invalid'],
-      [owner.client.lookupAccount('nobody-here@example.org'), 404, 'error.not_found'],
+    const refusals: Array<[() => Promise<unknown>, number, string]> = [
+      [() => member.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'], // a member does not invite
+      [() => other.client.inviteMember(albumId, other.userId, 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
+      [() => owner.client.inviteMember(albumId, owner.userId, 'viewer', Uint8Array.of(1)), 422, 'error.request.invalid'],
+      [() => owner.client.inviteMember(albumId, randomUUID(), 'viewer', Uint8Array.of(1)), 404, 'error.not_found'],
+      [() => owner.client.inviteMember(albumId, withoutKeysId, 'viewer', Uint8Array.of(1)), 409, 'error.directory.required'],
+      [() => owner.client.inviteMember(albumId, member.userId, 'viewer', Uint8Array.of(1)), 409, 'error.member.exists'],
+      [() => owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(0)), 422, 'error.request.invalid'],
+      [() => owner.client.inviteMember(albumId, noDirectory.userId, 'viewer', new Uint8Array(65_537)), 422, 'error.request.invalid'],
+      [() => owner.client.lookupAccount('nobody-here@example.org'), 404, 'error.not_found'],
     ]
-    for (const [call, status, code] of refusals) expect(await problemOf(call)).toMatchObject({ status, code })
+    for (const [call, status, code] of refusals) expect(await problemOf(call())).toMatchObject({ status, code })
     const token = owner.client.tokens!.access_token
     const badBody = await raw(server, 'POST', `/v1/albums/${albumId}/members`, {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -290,13 +323,25 @@ describe('contributors and viewers writing into a shared album', () => {
     const ownersPhoto = await added(albumOwner)
     const contributorsPhoto = await added(contributor)
     const feedBefore = (await albumOwner.client.feed(shared, 0, 1000)).entries.length
-    const refusals: Array<[Promise<unknown>, number, string]> = [
-      [openBundle(viewer, shared), 403, 'error.member.read_only'],
-      [viewer.client.deleteAsset(shared, contributorsPhoto.fileId, (await deletionFor(viewer, contributorsPhoto)).request), 403, 'error.member.read_only'],
-      [contributor.client.deleteAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request), 403, 'error.member.not_creator'],
-      [contributor.client.trashAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request), 403, 'error.member.not_creator'],
+    const refusals: Array<[() => Promise<unknown>, number, string]> = [
+      [() => openBundle(viewer, shared), 403, 'error.member.read_only'],
+      [
+        async () => viewer.client.deleteAsset(shared, contributorsPhoto.fileId, (await deletionFor(viewer, contributorsPhoto)).request),
+        403,
+        'error.member.read_only',
+      ],
+      [
+        async () => contributor.client.deleteAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request),
+        403,
+        'error.member.not_creator',
+      ],
+      [
+        async () => contributor.client.trashAsset(shared, ownersPhoto.fileId, (await deletionFor(contributor, ownersPhoto)).request),
+        403,
+        'error.member.not_creator',
+      ],
     ]
-    for (const [call, status, code] of refusals) expect(await problemOf(call)).toMatchObject({ status, code })
+    for (const [call, status, code] of refusals) expect(await problemOf(call())).toMatchObject({ status, code })
     expect((await albumOwner.client.feed(shared, 0, 1000)).entries).toHaveLength(feedBefore)
 
     // Its own: the contributor trashes it, restores it, deletes it; the owner deletes the owner's own and anyone's.

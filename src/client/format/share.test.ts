@@ -8,7 +8,7 @@ import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { IdentityKey } from '../../sdk/identity.ts'
 import { randomBytes } from './bytes.ts'
 import { ClientFormatError } from './errors.ts'
-import { openShare, safetyHalf, safetyNumber, sealShare, shareFacts, type SealShare } from './share.ts'
+import { openKeyring, openShare, safetyHalf, safetyNumber, sealKeyring, sealShare, shareFacts, type SealShare } from './share.ts'
 import { generateXWingKeyPair } from './xwing.ts'
 
 const owner = IdentityKey.generate()
@@ -84,7 +84,7 @@ describe('sharing an album’s keys', () => {
       recipients: [{ deviceId: devices[0]!.deviceId, encryptionKey: intruder.publicKey }],
     })
     const swappedPart = (decodeCanonical((decodeCanonical(swapped) as { body: Uint8Array }).body) as typeof body).recipients[0]!
-    const tamperedBody = encodeCanonical({ ...body, recipients: [swappedPart, ...body.recipients.slice(1)] })
+    const tamperedBody = encodeCanonical({ ...body, recipients: body.recipients.map((part) => (part.device_id === devices[0]!.deviceId ? swappedPart : part)) })
     expect(await refusal(openShare(encodeCanonical({ body: tamperedBody, sig: outer.sig }), opening(devices[0]!)))).toMatch(/^authentication: .*signature/)
     // Re-signed as a whole by another key: the member checks the owner's pinned key, not whatever signed.
     expect(await refusal(openShare(swapped, opening(devices[0]!)))).toMatch(/^authentication: .*signature/)
@@ -122,5 +122,26 @@ describe('sharing an album’s keys', () => {
     expect(number.replaceAll(' ', '')).toContain(safetyHalf(b.userId, b.identityKey))
     expect(safetyNumber(a, { ...b, identityKey: IdentityKey.generate().publicKey })).not.toBe(number)
     expect(safetyNumber(a, { ...b, userId: crypto.randomUUID() })).not.toBe(number)
+  })
+
+  it("a member's keyring opens under its master key for its album and owner, and under nothing else", async () => {
+    const masterKey = randomBytes(32)
+    const album = { albumId: ids.albumId, ownerId: ids.ownerId }
+    const keyring = await sealKeyring(masterKey, album, keys)
+    expect([...(await openKeyring(masterKey, album, keyring))]).toEqual([...keys])
+    expect(await refusal(openKeyring(randomBytes(32), album, keyring))).toMatch(/^authentication: /)
+    expect(await refusal(openKeyring(masterKey, { ...album, albumId: crypto.randomUUID() }, keyring))).toMatch(/^authentication: /)
+    expect(await refusal(openKeyring(masterKey, { ...album, ownerId: crypto.randomUUID() }, keyring))).toMatch(/^authentication: /)
+    expect(await refusal(openKeyring(masterKey, album, Uint8Array.of(2, ...keyring.subarray(1))))).toMatch(/^malformed: /)
+    await expect(
+      sealKeyring(
+        masterKey,
+        album,
+        new Map([
+          [1, randomBytes(32)],
+          [3, randomBytes(32)],
+        ]),
+      ),
+    ).rejects.toThrow(/consecutive/)
   })
 })

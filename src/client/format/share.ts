@@ -289,3 +289,62 @@ export function safetyNumber(
   const halves = [safetyHalf(a.userId, a.identityKey), safetyHalf(b.userId, b.identityKey)].sort()
   return halves.join('').match(/\d{5}/g)!.join(' ')
 }
+
+export const KEYRING_INFO = 'coffer/v1/keyring'
+export const KEYRING_VERSION = 0x01
+
+/** The associated data of a member's keyring: UTF-8 "coffer/v1/keyring" || 0x00 || album id (16) || owner id (16). */
+export function keyringAad(albumId: string, ownerId: string): Uint8Array {
+  return concatBytes(utf8(KEYRING_INFO), new Uint8Array([0]), uuidBytes(albumId), uuidBytes(ownerId))
+}
+
+/** The keyring key: HKDF-SHA256(IKM = the member's master key, salt = empty, info = "coffer/v1/keyring", L = 32). */
+function keyringKey(masterKey: Uint8Array): Promise<Uint8Array> {
+  return hkdfSha256(masterKey, new Uint8Array(0), utf8(KEYRING_INFO), KEY_BYTES)
+}
+
+/**
+ * A member's keyring of a shared album: the album keys it received, sealed under its own master
+ * key, for its other devices (docs/client-format.md, "Sharing an album").
+ * 0x01 || nonce (12) || AES-256-GCM(keyring key, nonce, aad, canonical CBOR {"epochs": [first, last], "keys": bstr 32 per epoch}).
+ */
+export async function sealKeyring(
+  masterKey: Uint8Array,
+  album: { readonly albumId: string; readonly ownerId: string },
+  albumKeys: ReadonlyMap<number, Uint8Array>,
+  nonce: Uint8Array = randomBytes(GCM_NONCE_BYTES),
+): Promise<Uint8Array> {
+  const epochs = [...albumKeys.keys()].sort((a, b) => a - b)
+  const [first, last] = [epochs[0], epochs.at(-1)]
+  if (first === undefined || last === undefined || last - first + 1 !== epochs.length || epochs.length > SHARE_EPOCHS_MAX)
+    throw new TypeError(`album keys: consecutive epochs, 1 to ${SHARE_EPOCHS_MAX}`)
+  const plain = encodeCanonical({ epochs: [first, last], keys: concatBytes(...epochs.map((epoch) => albumKeys.get(epoch)!)) })
+  const aad = keyringAad(album.albumId, album.ownerId)
+  const sealed = await (await primitives().aesGcm(await keyringKey(masterKey))).seal(nonce, aad, plain)
+  return concatBytes(new Uint8Array([KEYRING_VERSION]), nonce, sealed)
+}
+
+/** The album keys of a keyring; ClientFormatError 'authentication' when it was not sealed under this master key for this album and owner. */
+export async function openKeyring(
+  masterKey: Uint8Array,
+  album: { readonly albumId: string; readonly ownerId: string },
+  bytes: Uint8Array,
+): Promise<Map<number, Uint8Array>> {
+  if (bytes[0] !== KEYRING_VERSION || bytes.length < 1 + GCM_NONCE_BYTES + GCM_TAG_BYTES) throw malformed('keyring: not version 1')
+  const aad = keyringAad(album.albumId, album.ownerId)
+  const plain = await (await primitives().aesGcm(await keyringKey(masterKey))).open(
+    bytes.subarray(1, 1 + GCM_NONCE_BYTES),
+    aad,
+    bytes.subarray(1 + GCM_NONCE_BYTES),
+  )
+  if (plain === null) throw new ClientFormatError('authentication', 'keyring: it does not open under this account’s key for this album')
+  const value = decodeCanonical(plain)
+  if (!exactly(value, 'epochs,keys') || !(value.keys instanceof Uint8Array)) throw malformed('keyring: not {epochs, keys}')
+  const epochs = value.epochs
+  if (!Array.isArray(epochs) || epochs.length !== 2 || !epochs.every((epoch) => Number.isInteger(epoch))) throw malformed('keyring: epochs')
+  const [first, last] = epochs as [number, number]
+  if (first < 1 || last < first || value.keys.length !== (last - first + 1) * KEY_BYTES) throw malformed('keyring: epochs and keys disagree')
+  const keys = new Map<number, Uint8Array>()
+  for (let epoch = first; epoch <= last; epoch++) keys.set(epoch, value.keys.slice((epoch - first) * KEY_BYTES, (epoch - first + 1) * KEY_BYTES))
+  return keys
+}

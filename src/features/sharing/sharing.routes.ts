@@ -9,8 +9,11 @@ import {
   AccountLookupResponse,
   INVITATION_MAX_BYTES,
   InvitationsResponse,
+  InvitationReplaceRequest,
   InviteRequest,
+  KeyringRequest,
   MemberParams,
+  MembershipResponse,
   MembersResponse,
   MemberView,
   SharedAlbumsResponse,
@@ -27,9 +30,12 @@ import {
   declineInvitation,
   inviteMember,
   lookupAccount,
+  ownMembership,
   pendingInvitations,
   removeMember,
+  replaceInvitation,
   sharedAlbums,
+  storeKeyring,
   type Person,
 } from './sharing.service.ts'
 
@@ -47,11 +53,11 @@ function memberView(member: ListedMember): Static<typeof MemberView> {
   }
 }
 
-/** The invitation's bytes: strict standard base64 of 1 to INVITATION_MAX_BYTES bytes. */
-function invitationBytes(text: string): Buffer {
+/** Sealed bytes a client sends (an invitation, a keyring): strict standard base64 of 1 to INVITATION_MAX_BYTES bytes. */
+function sealedBytes(text: string, field: string): Buffer {
   const bytes = strictBase64(text)
   if (bytes === null || bytes.length === 0 || bytes.length > INVITATION_MAX_BYTES)
-    throw new AppError('error.request.invalid', `invitation: standard base64 of 1 to ${INVITATION_MAX_BYTES} bytes`)
+    throw new AppError('error.request.invalid', `${field}: standard base64 of 1 to ${INVITATION_MAX_BYTES} bytes`)
   return bytes
 }
 
@@ -101,7 +107,11 @@ export function sharingRoutes(app: App, deps: Deps): void {
     }),
     handler: async (request, reply) => {
       const { user_id: userId, role, invitation } = request.body
-      const invited = await inviteMember(deps, requireCaller(request), request.params.album_id, { userId, role, invitation: invitationBytes(invitation) })
+      const invited = await inviteMember(deps, requireCaller(request), request.params.album_id, {
+        userId,
+        role,
+        invitation: sealedBytes(invitation, 'invitation'),
+      })
       return reply.code(201).send(memberView(invited))
     },
   })
@@ -143,6 +153,78 @@ export function sharingRoutes(app: App, deps: Deps): void {
     }),
     handler: async (request, reply) => {
       await removeMember(deps, requireCaller(request), request.params.album_id, request.params.user_id)
+      return noContent(reply)
+    },
+  })
+
+  app.route({
+    method: 'PUT',
+    url: '/v1/albums/:album_id/members/:user_id/invitation',
+    ...operation({
+      operationId: 'replaceInvitation',
+      summary: 'Replace what the owner’s client sealed for a member or invitee',
+      description:
+        'The owner only (anyone else, and an account with no invitation or membership: 404). For a new album-key epoch, or the member’s new devices; handed to the member byte for byte (GET /v1/albums/{album_id}/membership, GET /v1/invitations).',
+      tags,
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      params: MemberParams,
+      body: InvitationReplaceRequest,
+      responses: { 204: NoContent },
+      described: { 204: 'Replaced' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.request.invalid'],
+    }),
+    handler: async (request, reply) => {
+      const { album_id: albumId, user_id: userId } = request.params
+      await replaceInvitation(deps, requireCaller(request), albumId, userId, sealedBytes(request.body.invitation, 'invitation'))
+      return noContent(reply)
+    },
+  })
+
+  app.route({
+    method: 'GET',
+    url: '/v1/albums/:album_id/membership',
+    ...operation({
+      operationId: 'readMembership',
+      summary: 'What the caller, a member, holds of a shared album: its role, the owner’s latest sealing for it, its own keyring',
+      description: 'An active member only (the owner, invitees and anyone else: 404).',
+      tags,
+      auth: 'bearer',
+      params: AlbumIdParams,
+      responses: { 200: MembershipResponse },
+      described: { 200: 'The caller’s membership' },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request) => {
+      const { album, membership } = await ownMembership(deps, requireCaller(request), request.params.album_id)
+      return {
+        album_id: album.albumId,
+        owner_id: album.ownerId,
+        role: membership.role,
+        invitation: membership.invitation.toString('base64'),
+        keyring: membership.keyring === null ? null : membership.keyring.toString('base64'),
+      }
+    },
+  })
+
+  app.route({
+    method: 'PUT',
+    url: '/v1/albums/:album_id/keyring',
+    ...operation({
+      operationId: 'storeKeyring',
+      summary: 'Store the caller’s keyring of a shared album: its own sealing of the album keys it received',
+      description: 'An active member only (anyone else: 404). Replaces the one stored before.',
+      tags,
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      params: AlbumIdParams,
+      body: KeyringRequest,
+      responses: { 204: NoContent },
+      described: { 204: 'Stored' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.request.invalid'],
+    }),
+    handler: async (request, reply) => {
+      await storeKeyring(deps, requireCaller(request), request.params.album_id, sealedBytes(request.body.keyring, 'keyring'))
       return noContent(reply)
     },
   })

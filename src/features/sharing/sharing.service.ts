@@ -51,7 +51,7 @@ export async function inviteMember(
   if (outcome === 'exists') throw new AppError('error.member.exists', 'That account is invited to this album or a member of it already')
   if (outcome === 'limit')
     throw new AppError('error.member.too_many_invitations', `This account has ${deps.config.sharing.invitationsMax} invitations not yet answered`)
-  return { ...row, state: 'invited', acceptedAt: null, email: invitee.email, displayName: invitee.displayName }
+  return { ...row, state: 'invited', acceptedAt: null, keyring: null, email: invitee.email, displayName: invitee.displayName }
 }
 
 /** The album's owner and members; invitees are listed to the owner only. Anyone else: 404. */
@@ -107,4 +107,27 @@ export async function declineInvitation(deps: Deps, caller: Caller, albumId: str
 
 export function sharedAlbums(deps: Deps, caller: Caller): Promise<Array<{ readonly album: Album; readonly role: MemberRole; readonly joinedAt: number }>> {
   return deps.storage.sharedAlbums(caller.userId)
+}
+
+/** The owner replaces what its client sealed for a member or invitee (a new epoch's keys, the member's new devices); none: 404. */
+export async function replaceInvitation(deps: Deps, caller: Caller, albumId: string, userId: string, invitation: Buffer): Promise<void> {
+  ensureNotSuspended(caller)
+  await ownAlbum(deps.storage, caller, albumId)
+  if (!(await deps.storage.replaceInvitation(albumId, userId, invitation)))
+    throw new AppError('error.not_found', 'No member of an album of this account has that id')
+}
+
+/** What the caller, an active member, holds of the album: its role, the owner's latest sealing, its own keyring. Anyone else: 404. */
+export async function ownMembership(deps: Deps, caller: Caller, albumId: string): Promise<{ album: Album; membership: Membership }> {
+  const membership = await deps.storage.findMembership(albumId, caller.userId)
+  const album = membership?.state === 'active' ? await deps.storage.findAlbum(albumId) : undefined
+  if (membership === undefined || album === undefined) throw new AppError('error.not_found', 'This account is no member of an album with that id')
+  return { album, membership }
+}
+
+/** The caller, an active member, stores its keyring of the album (its own sealing of the keys it received); anyone else: 404. */
+export async function storeKeyring(deps: Deps, caller: Caller, albumId: string, keyring: Buffer): Promise<void> {
+  ensureNotSuspended(caller)
+  if (!(await deps.storage.storeKeyring(albumId, caller.userId, keyring)))
+    throw new AppError('error.not_found', 'This account is no member of an album with that id')
 }

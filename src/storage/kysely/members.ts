@@ -4,11 +4,11 @@ import { albumColumns, albumOf } from './albums.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import type { AlbumMembersTable } from './tables.ts'
 
-const columns = ['albumId', 'userId', 'role', 'state', 'invitedBy', 'invitation', 'createdAt', 'acceptedAt'] as const
+const columns = ['albumId', 'userId', 'role', 'state', 'invitedBy', 'invitation', 'createdAt', 'acceptedAt', 'keyring'] as const
 const memberColumns = columns.map((column) => `albumMembers.${column}` as const)
 
 function membershipOf(row: AlbumMembersTable): Membership {
-  return { ...row, invitation: asBuffer(row.invitation) }
+  return { ...row, invitation: asBuffer(row.invitation), keyring: row.keyring === null ? null : asBuffer(row.keyring) }
 }
 
 export function memberQueries(db: Executor): MemberStore {
@@ -45,10 +45,31 @@ export function memberQueries(db: Executor): MemberStore {
       if (Number(outstanding.count) >= max) return 'limit'
       const inserted = await db
         .insertInto('albumMembers')
-        .values({ ...invitation, state: 'invited', acceptedAt: null })
+        .values({ ...invitation, state: 'invited', acceptedAt: null, keyring: null })
         .onConflict((oc) => oc.columns(['albumId', 'userId']).doNothing())
         .executeTakeFirst()
       return affected(inserted) === 1 ? 'invited' : 'exists'
+    },
+
+    async findMembership(albumId, userId) {
+      const row = await db.selectFrom('albumMembers').select(columns).where('albumId', '=', albumId).where('userId', '=', userId).executeTakeFirst()
+      return row && membershipOf(row)
+    },
+
+    async replaceInvitation(albumId, userId, invitation) {
+      const updated = await db.updateTable('albumMembers').set({ invitation }).where('albumId', '=', albumId).where('userId', '=', userId).executeTakeFirst()
+      return affected(updated) === 1
+    },
+
+    async storeKeyring(albumId, userId, keyring) {
+      const updated = await db
+        .updateTable('albumMembers')
+        .set({ keyring })
+        .where('albumId', '=', albumId)
+        .where('userId', '=', userId)
+        .where('state', '=', 'active')
+        .executeTakeFirst()
+      return affected(updated) === 1
     },
 
     async listMembers(albumId) {

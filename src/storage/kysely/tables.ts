@@ -395,6 +395,8 @@ export interface AlbumMembersTable {
   invitation: Uint8Array
   createdAt: number
   acceptedAt: number | null
+  /** The member's own client's sealing of the album keys it received: opaque here (migration 0023). */
+  keyring: Uint8Array | null
 }
 
 export interface Tables {

@@ -18,6 +18,8 @@ export interface Membership {
   readonly invitation: Buffer
   readonly createdAt: number
   readonly acceptedAt: number | null
+  /** The member's own sealing of the album keys it received, once it stored one: opaque to the server. */
+  readonly keyring: Buffer | null
 }
 
 /** A member (or an invitee) with its account's email and display name, as the members list shows it. */
@@ -41,7 +43,13 @@ export interface MemberStore {
    * `max` invitations outstanding ('limit'): counted and inserted under the inviter's account
    * row lock, so that a burst of invitations (on any instance) never gets past `max`.
    */
-  inviteMember(invitation: Omit<Membership, 'state' | 'acceptedAt'>, max: number): Promise<'invited' | 'exists' | 'limit'>
+  inviteMember(invitation: Omit<Membership, 'state' | 'acceptedAt' | 'keyring'>, max: number): Promise<'invited' | 'exists' | 'limit'>
+  /** The account's row of the album (an invitation or a membership), if any. */
+  findMembership(albumId: string, userId: string): Promise<Membership | undefined>
+  /** Replaces what the owner's client sealed for the account (a new epoch, new devices); false when it has no row. */
+  replaceInvitation(albumId: string, userId: string, invitation: Buffer): Promise<boolean>
+  /** Stores the active member's keyring; false when it is not an active member. */
+  storeKeyring(albumId: string, userId: string, keyring: Buffer): Promise<boolean>
   /** The album's members and invitees, in the order they were invited (then by user id). */
   listMembers(albumId: string): Promise<ListedMember[]>
   /** The invitations waiting for the account's answer, oldest first. */

@@ -25,6 +25,7 @@ import { up as batchDownloadSlots } from './0019-batch-download-slots.ts'
 import { up as trash } from './0020-trash.ts'
 import { up as albumMembers } from './0021-album-members.ts'
 import { up as manifestsByHash } from './0022-manifests-by-hash.ts'
+import { up as memberKeyrings } from './0023-member-keyrings.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -49,6 +50,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0020-trash', trash],
   ['0021-album-members', albumMembers],
   ['0022-manifests-by-hash', manifestsByHash],
+  ['0023-member-keyrings', memberKeyrings],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
