@@ -11,16 +11,15 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import type { CofferClient, Feed } from '../sdk/client.ts'
 import { decodeCanonical } from '../codec/cbor.ts'
 import { fromBase64 } from '../sdk/bytes.ts'
-import { readManifestWith } from '../sdk/manifest.ts'
 import { replaceFile } from './edits.ts'
-import { FileTransferError, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
+import { FileTransferError, readSignedManifest, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { backupFile } from './upload.ts'
 import { ALBUM_ID_ATTEMPTS, albumIdFor, albumName, assetIdFor } from './format/ids.ts'
 
 export const ALBUM_RECORD_TYPE = 'application/vnd.coffer.album'
 
 /** An account's keys and client, as the album functions need them. */
-export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
+export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'>
 
 /** What an album's record says. */
 export interface AlbumRecord {
@@ -73,7 +72,7 @@ export async function recordOf(library: Library, albumId: string, entries: Itera
   let head: string | null = null
   for (const entry of entries) {
     if (entry.asset_id !== recordId) continue
-    const read = await readManifestWith(fromBase64(entry.manifest_cbor), library.identityPublicKey, library.verify).catch(() => null)
+    const read = await readSignedManifest(library, fromBase64(entry.manifest_cbor)).catch(() => null)
     if (read === null || read.envelope.album_id !== albumId || read.envelope.file_id !== recordId || read.envelope.prior_provenance_hash !== head) continue
     head = read.manifestHash
     versions.push(entry)

@@ -6,10 +6,11 @@
 // upgrade window on the way is carried out without asking anyone (protocol.ts). Browser-safe.
 import { fromBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type AssetDeletion, type CofferClient } from '../sdk/client.ts'
-import { buildAssetDeletion, readManifestWith, type DeleteEnvelope, type Envelope, type SignedManifest } from '../sdk/manifest.ts'
+import { buildAssetDeletion, type DeleteEnvelope, type Envelope, type SignedManifest } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
 import {
   CLIENT_VERSION,
+  readSignedManifest,
   staleRevival,
   type BackupOptions,
   type BackupResult,
@@ -60,14 +61,14 @@ interface LastWrite {
  */
 async function lastWrite(
   client: CofferClient,
-  source: Pick<RestoreSource, 'identityPublicKey' | 'verify'>,
+  source: Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'>,
   albumId: string,
   assetId: string,
   position?: number,
 ): Promise<LastWrite> {
   const entry = position === undefined ? await findAssetEntry(client, albumId, assetId) : ((await client.feed(albumId, position - 1, 1)).entries[0] ?? null)
   if (entry === null || entry.asset_id !== assetId) throw new AssetNotFoundError(albumId, assetId)
-  const read = await readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, source.verify)
+  const read = await readSignedManifest(source, fromBase64(entry.manifest_cbor))
   if (read.envelope.action === 'delete') throw new AssetNotFoundError(albumId, assetId)
   const envelope = read.envelope as Envelope
   if (envelope.album_id !== albumId || envelope.file_id !== assetId) throw new Error(`the feed entry of asset ${assetId} carries a manifest of another asset`)
@@ -176,7 +177,7 @@ export class AssetMovedOnError extends Error {
 }
 
 /** Who replaces, where: a backup target that can also check the asset's signatures. */
-export type ReplaceTarget = BackupTarget & Pick<RestoreSource, 'identityPublicKey' | 'verify'>
+export type ReplaceTarget = BackupTarget & Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'>
 
 /**
  * A new version of an existing asset (e.g. the photo after an edit): `source` is encrypted and

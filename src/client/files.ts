@@ -8,7 +8,7 @@ import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import type { AlbumHistory } from './history.ts'
-import { readManifestWith, type Envelope } from '../sdk/manifest.ts'
+import { readManifestBy, readManifestWith, type Envelope, type ReadManifest, type WriterKeys } from '../sdk/manifest.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { ClientFormatError } from './format/errors.ts'
 import { deriveAlbumKey } from './format/keys.ts'
@@ -128,6 +128,8 @@ export interface BackupTarget {
   readonly sha256?: Sha256Hasher
   /** The album's checked history: each manifest commits to its head, each write applied is noted (history.ts). None unless given. */
   readonly history?: AlbumHistory
+  /** In an album shared with this account, the album key of an epoch as it received it (sharing.ts); derived from the master key unless given. */
+  readonly albumKey?: (albumId: string, epoch: number) => Promise<Uint8Array>
 }
 
 export interface BackupOptions {
@@ -336,13 +338,37 @@ export interface RestoreSource {
    * 5 ms) unless given. node/crypto.ts nativeVerify is node:crypto's, on the libuv pool.
    */
   readonly verify?: HybridVerifier
+  /**
+   * In an album with several writers (shared: decision 0067), the identity key of each account
+   * that may have written an entry (sharing.ts sharedLibrary); `identityPublicKey` alone signs
+   * every entry unless given.
+   */
+  readonly writerKeys?: WriterKeys
+  /** In an album shared with this account, the album key of an epoch as it received it (sharing.ts); derived from the master key unless given. */
+  readonly albumKey?: (albumId: string, epoch: number) => Promise<Uint8Array>
+}
+
+/** A manifest read, its signature checked under its writer's key: the account's own, or in a shared album each writer's (`writerKeys`). */
+export function readSignedManifest(
+  source: Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'>,
+  manifestCbor: Uint8Array,
+  verify: HybridVerifier | undefined = source.verify,
+): Promise<ReadManifest> {
+  return source.writerKeys === undefined
+    ? readManifestWith(manifestCbor, source.identityPublicKey, verify)
+    : readManifestBy(manifestCbor, source.writerKeys, verify)
+}
+
+/** The album key of an epoch: derived from the master key, or in an album shared with this account, the one it received (`albumKey`). */
+export function albumKeyOf(source: Pick<RestoreSource, 'masterKey' | 'albumKey'>, albumId: string, epoch: number): Promise<Uint8Array> {
+  return source.albumKey?.(albumId, epoch) ?? deriveAlbumKey(source.masterKey, albumId, epoch)
 }
 
 /** A feed entry (or its two fields this needs). */
 export type AssetEntry = Pick<Feed['entries'][number], 'asset_id' | 'manifest_cbor'>
 
 /** What opening an asset needs: the keys, and the album it must belong to. */
-export type AssetKeys = Pick<RestoreSource, 'masterKey' | 'albumId' | 'identityPublicKey' | 'verify'>
+export type AssetKeys = Pick<RestoreSource, 'masterKey' | 'albumId' | 'identityPublicKey' | 'verify' | 'writerKeys' | 'albumKey'>
 
 /**
  * An asset opened from its manifest and metadata blob (openAsset): plain data, so that it can be
@@ -360,7 +386,7 @@ export interface OpenedAsset {
 
 /** The manifest of a `create` or `replace` entry of the album, its signature and client format checked. */
 async function readAssetManifest(source: AssetKeys, manifestCbor: Uint8Array): Promise<Envelope> {
-  const { envelope } = await readManifestWith(manifestCbor, source.identityPublicKey, source.verify)
+  const { envelope } = await readSignedManifest(source, manifestCbor)
   if (envelope.album_id !== source.albumId) throw new Error(`the manifest names album ${envelope.album_id}, not ${source.albumId}`)
   if (envelope.crypto_suite_id !== CRYPTO_SUITE_V1 || envelope.key_mode !== 'wrapped')
     throw new Error(`not client format v1 (crypto_suite_id ${envelope.crypto_suite_id}, key_mode ${envelope.key_mode})`)
@@ -371,7 +397,7 @@ async function readAssetManifest(source: AssetKeys, manifestCbor: Uint8Array): P
 /** Opens the metadata blob a checked manifest commits, and checks that both agree. */
 async function openAssetMetadata(source: AssetKeys, assetId: string, envelope: Envelope, metadataBlob: Uint8Array): Promise<OpenedAsset> {
   if (toHex(sha256(metadataBlob)) !== envelope.metadata_blob_hash) throw new Error('the metadata blob is not the one the manifest commits (SHA-256 differs)')
-  const albumKey = await deriveAlbumKey(source.masterKey, source.albumId, envelope.amk_version)
+  const albumKey = await albumKeyOf(source, source.albumId, envelope.amk_version)
   const { fileKey, metadata } = await openMetadata(albumKey, { albumId: source.albumId, fileId: envelope.file_id }, metadataBlob)
   const original = metadata.blobs.find((blob) => blob.kind === 'original')!
   if (toHex(original.hash) !== envelope.ciphertext_hash)

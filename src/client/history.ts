@@ -16,9 +16,9 @@
 import type { CofferClient, Feed } from '../sdk/client.ts'
 import { equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
-import { readManifestWith, type ReadManifest } from '../sdk/manifest.ts'
+import type { ReadManifest, WriterKeys } from '../sdk/manifest.ts'
 import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type AlbumHandOver, type ChainHead, type OwnWrite } from './format/album-chain.ts'
-import { sha256Of, type Sha256Hasher } from './files.ts'
+import { readSignedManifest, sha256Of, type Sha256Hasher } from './files.ts'
 import { AlbumTamperedError, type TamperingKind } from './tampering.ts'
 
 export type { OwnWrite } from './format/album-chain.ts'
@@ -64,6 +64,8 @@ export interface HistorySource {
   readonly client: CofferClient
   readonly identityPublicKey: Uint8Array
   readonly verify?: HybridVerifier
+  /** In an album with several writers (shared), each writer's identity key (files.ts RestoreSource.writerKeys). */
+  readonly writerKeys?: WriterKeys
   /**
    * Awaited between slices of HISTORY_SLICE entries: a page's thread gives way there (the web
    * app: a task of its own per slice, so that decoding a page of manifests never holds a scroll
@@ -158,7 +160,7 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
         slice.map((entry) => {
           // Known at this place, as the feed names it. The name is the server's, but step() holds it to the hash of the bytes served.
           const checkedBefore = known.get(entry.sync_seq) === entry.envelope_hash
-          return readManifestWith(fromBase64(entry.manifest_cbor), source.identityPublicKey, checkedBefore ? () => true : source.verify).catch(() => null)
+          return readSignedManifest(source, fromBase64(entry.manifest_cbor), checkedBefore ? () => true : source.verify).catch(() => null)
         }),
       )
       for (const [i, entry] of slice.entries()) step(entry, reads[i]!)

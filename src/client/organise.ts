@@ -11,10 +11,9 @@ import type { Feed } from '../sdk/client.ts'
 import { buildLifecycleWrite } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
 import { AssetNotFoundError, deleteFile, type DeleteResult } from './edits.ts'
-import { CLIENT_VERSION, CRYPTO_SUITE_V1, openStoredAsset, restoreFile, staleRevival, Tap, type OpenedAsset } from './files.ts'
+import { albumKeyOf, CLIENT_VERSION, CRYPTO_SUITE_V1, openStoredAsset, restoreFile, staleRevival, Tap, type OpenedAsset } from './files.ts'
 import { contentMacOf } from './format/content.ts'
 import { assetIdFor, namedAssetIdFor } from './format/ids.ts'
-import { deriveAlbumKey } from './format/keys.ts'
 import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE } from './format/stream.ts'
 import { pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
@@ -174,7 +173,7 @@ async function copyOpened(library: Library, fromAlbumId: string, { asset, entry 
   if (asset.metadata.contentMac !== undefined && !equalBytes(asset.metadata.contentMac, contentMac))
     throw new Error(`asset ${asset.assetId}: its original is not the content its metadata names`)
   const metadata: AssetMetadata = { ...asset.metadata, contentMac }
-  const albumKey = await deriveAlbumKey(library.masterKey, toAlbumId, library.amkVersion ?? 1)
+  const albumKey = await albumKeyOf(library, toAlbumId, library.amkVersion ?? 1)
   const contentHash = sha256Hex(content)
   return withStoredBlobs(library, toAlbumId, asset, async (apply) => {
     for await (const id of copyIds(library, toAlbumId, content, metadata.name)) {
@@ -233,7 +232,7 @@ export async function setFavourite(library: Library, albumId: string, assetId: s
     const { asset, entry } = await current(library, albumId, assetId)
     if ((asset.metadata.favourite === true) === on) return { status: 'unchanged', syncSeq: null }
     const metadata: AssetMetadata = { ...asset.metadata, favourite: on }
-    const albumKey = await deriveAlbumKey(library.masterKey, albumId, asset.envelope.amk_version)
+    const albumKey = await albumKeyOf(library, albumId, asset.envelope.amk_version)
     const sealed = await sealMetadata(albumKey, { albumId, fileId: assetId }, asset.fileKey, metadata)
     try {
       const syncSeq = await withStoredBlobs(library, albumId, asset, (apply) =>

@@ -8,6 +8,7 @@ import { decodeCanonical } from '../codec/cbor.ts'
 import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
 import type { AlbumMember, AlbumMemberRole, CofferClient, Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
+import type { WriterKeys } from '../sdk/manifest.ts'
 import type { Library } from './albums.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { deriveAlbumKey } from './format/keys.ts'
@@ -177,4 +178,49 @@ export async function sharedAlbumKeys(member: MemberDevice, albumId: string): Pr
   })
   if (opened.albumId !== albumId || opened.ownerId !== membership.owner_id) throw new ContactUnusableError('the share names another album or owner')
   return opened.albumKeys
+}
+
+/**
+ * Each writer's identity key for an album with several writers: this account's own, and every
+ * other account's as this device pinned it (contactKey: pinned at first use, another key refused
+ * with IdentityKeyChangedError). Not yet: that the writer was a member allowed to write when it
+ * wrote (the membership record in the album's history, decision 0067).
+ */
+export function writerKeysOf(account: SharingAccount): WriterKeys {
+  const { library, contacts } = account
+  const keys = new Map<string, Promise<Uint8Array>>()
+  return (userId) => {
+    if (userId === library.userId) return library.identityPublicKey
+    let key = keys.get(userId)
+    if (key === undefined) {
+      key = contactKey(library.client, contacts, userId).then((contact) => contact.identityKey)
+      keys.set(userId, key)
+      key.catch(() => keys.delete(userId)) // a refusal is asked again next time, not remembered
+    }
+    return key
+  }
+}
+
+/** The owner's library for its album that others write into: entries verified under each writer's key. */
+export function ownSharedLibrary(owner: SharingAccount): Library {
+  return { ...owner.library, writerKeys: writerKeysOf(owner) }
+}
+
+/**
+ * A member's library for an album shared with it: its album keys as received (sharedAlbumKeys),
+ * and every entry verified under its writer's pinned key. Reads (restore, verify) and, for a
+ * contributor, writes (backup) go through the library's usual functions with it.
+ */
+export async function memberLibrary(member: MemberDevice, albumId: string): Promise<Library> {
+  const keys = await sharedAlbumKeys(member, albumId)
+  const { library } = member
+  return {
+    ...library,
+    writerKeys: writerKeysOf(member),
+    albumKey: async (id, epoch) => {
+      const key = id === albumId ? keys.get(epoch) : undefined
+      if (key === undefined) throw new ContactUnusableError(`this account holds no key of album ${id} at epoch ${epoch}`)
+      return key
+    },
+  }
 }

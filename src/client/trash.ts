@@ -7,9 +7,9 @@
 // Browser-safe.
 import { fromBase64 } from '../sdk/bytes.ts'
 import type { AssetDeletion, Trash } from '../sdk/client.ts'
-import { readManifestWith } from '../sdk/manifest.ts'
 import type { Library } from './albums.ts'
 import { retainedOr, withDeletion, type DeleteResult } from './edits.ts'
+import { readSignedManifest } from './files.ts'
 
 /** Entries `listTrash` asks for a page: the server's default page. */
 export const TRASH_PAGE = 200
@@ -62,9 +62,9 @@ export function restoreFromTrash(library: Library, albumId: string, assetId: str
 
 /** Checks one listed entry; the reason it is refused, or the file. */
 async function checkEntry(library: Library, entry: Trash['entries'][number]): Promise<TrashedFile | string> {
-  let read: Awaited<ReturnType<typeof readManifestWith>>
+  let read: Awaited<ReturnType<typeof readSignedManifest>>
   try {
-    read = await readManifestWith(fromBase64(entry.manifest_cbor), library.identityPublicKey, library.verify)
+    read = await readSignedManifest(library, fromBase64(entry.manifest_cbor))
   } catch (error) {
     return `its manifest is not one this account signed (${error instanceof Error ? error.message : String(error)})`
   }

@@ -39,7 +39,7 @@ import { buildLifecycleWrite } from '../sdk/manifest.ts'
 import { digestSha256, randomBytes } from './format/bytes.ts'
 import { contentKeys, contentMacOf } from './format/content.ts'
 import { assetIdFor } from './format/ids.ts'
-import { deriveAlbumKey, GCM_TAG_BYTES, generateFileKey } from './format/keys.ts'
+import { GCM_TAG_BYTES, generateFileKey } from './format/keys.ts'
 import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
 import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivative } from './format/resume.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
@@ -47,6 +47,7 @@ import {
   CLIENT_VERSION,
   CRYPTO_SUITE_V1,
   FileTransferError,
+  albumKeyOf,
   reasonOf,
   sha256Of,
   staleRevival,
@@ -629,7 +630,7 @@ async function commit(up: Upload): Promise<BackupResult> {
       ...up.derivatives.map((d) => ({ kind: d.kind, hash: fromHex(d.hash), size: d.size, type: d.type })),
     ],
   }
-  const albumKey = await deriveAlbumKey(target.masterKey, target.albumId, up.amkVersion)
+  const albumKey = await albumKeyOf(target, target.albumId, up.amkVersion)
   const metadataBlob = await sealMetadata(albumKey, { albumId: target.albumId, fileId: identity.assetId }, up.fileKey, metadata)
   const sign = async (protocolVersion: string) =>
     buildLifecycleWrite(target.identity, {

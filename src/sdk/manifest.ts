@@ -203,6 +203,21 @@ export async function readManifestWith(manifestCbor: Uint8Array, publicKey: Uint
   return acceptManifest(manifestCbor, parsed, await verify(publicKey, contextSigningBytes(MANIFEST_CONTEXT, parsed.body), parsed.sig))
 }
 
+/** The identity public key of the account a manifest names as its writer (`created_by_user`): one for the whole of an album of one account, each member's own in a shared one. */
+export type WriterKeys = (userId: string) => Uint8Array | Promise<Uint8Array>
+
+/**
+ * readManifestWith, the signature checked under the key `keyOf` gives for the account the
+ * envelope names as its writer (`created_by_user`): a shared album's entries are each signed by
+ * their writer's own identity key. `keyOf` throws for an account that may not have written it.
+ */
+export async function readManifestBy(manifestCbor: Uint8Array, keyOf: WriterKeys, verify: HybridVerifier = hybridVerify): Promise<ReadManifest> {
+  const parsed = parseManifest(manifestCbor)
+  const writer = (parsed.fields.envelope as { created_by_user?: unknown } | null)?.created_by_user
+  if (typeof writer !== 'string') throw new CofferInputError('manifest', ['the envelope names no writer (created_by_user)'])
+  return acceptManifest(manifestCbor, parsed, await verify(await keyOf(writer), contextSigningBytes(MANIFEST_CONTEXT, parsed.body), parsed.sig))
+}
+
 /** A field of a manifest's envelope, its signature NOT checked (statedPlaintextSize, statedOriginalHash); undefined when unreadable. */
 function statedField(manifestCbor: Uint8Array, field: string): unknown {
   try {

@@ -7,7 +7,7 @@
 // another album (refused: nothing is accepted). The rows are rewritten with SQL, as a
 // compromised operator would.
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,19 +19,25 @@ import { openMetadata } from '../../src/client/format/metadata.ts'
 import { safetyNumber, sealShare } from '../../src/client/format/share.ts'
 import { generateXWingKeyPair } from '../../src/client/format/xwing.ts'
 import { contactsFile } from '../../src/client/node/contacts.ts'
+import { memorySource, restoreFile } from '../../src/client/files.ts'
+import { checkAlbumHistory } from '../../src/client/history.ts'
 import {
   acceptShare,
   ContactUnusableError,
   IdentityKeyChangedError,
+  memberLibrary,
+  ownSharedLibrary,
   sharedAlbumKeys,
   shareAlbum,
   type MemberDevice,
   type SharingAccount,
 } from '../../src/client/sharing.ts'
+import { backupFile } from '../../src/client/upload.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
 import { writeRows } from '../support/database.ts'
 import { seedAlbum } from '../support/gallery.ts'
+import { writePhoto } from '../support/photos.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { webAccount, type WebAccount } from '../support/web-account.ts'
 
@@ -77,6 +83,43 @@ describe('sharing an album, end to end through the client library', () => {
       names.push((await openMetadata(keys.get(1)!, { albumId: album.albumId, fileId: entry.asset_id }, blob)).metadata.name)
     }
     expect(names.sort()).toEqual(['Summer', 'swatch-00000.webp', 'swatch-00001.webp'])
+  })
+
+  it("a contributor writes with the keys it received; the owner reads both writers' photos, each verified under its writer's key, and the history of two writers checks", async () => {
+    const { album } = await seedAlbum(owner.library, 'Together', 1, 1)
+    await shareAlbum(ownerDevice, album.albumId, member.email, 'contributor')
+    await acceptShare(memberDevice, (await invitationTo(album.albumId))!)
+    const contributing = await memberLibrary(memberDevice, album.albumId)
+    const file = path.join(work, 'from-member.jpg')
+    await writePhoto(file, { format: 'jpeg', width: 32, height: 24, seed: 7 })
+    const photo = new Uint8Array(await readFile(file))
+    const stored = await backupFile(
+      { ...contributing, albumId: album.albumId, protocolVersion: album.protocolVersion },
+      memorySource(photo, { name: 'from-member.jpg', type: 'image/jpeg', modified: null }),
+    )
+    expect(stored.status).toBe('stored')
+
+    const ownerView = { ...ownSharedLibrary(ownerDevice), albumId: album.albumId }
+    const entries = (await owner.client.feed(album.albumId, 0, 100)).entries
+    const contributed = entries.find((entry) => entry.asset_id === stored.assetId)!
+    const restored = await restoreFile(ownerView, contributed)
+    const chunks: Uint8Array[] = []
+    for await (const chunk of restored.bytes) chunks.push(chunk)
+    expect(Buffer.concat(chunks)).toEqual(Buffer.from(photo))
+    expect(restored.envelope.created_by_user).toBe(member.userId)
+    // The owner's own photo reads the same way; the member reads it too, with the keys it holds.
+    const ownersEntry = entries.find((entry) => entry.action === 'create' && entry.asset_id !== stored.assetId && entry !== entries[0])!
+    expect((await restoreFile(ownerView, ownersEntry)).metadata.name).toMatch(/^swatch-/)
+    expect((await restoreFile({ ...contributing, albumId: album.albumId }, ownersEntry)).metadata.name).toMatch(/^swatch-/)
+    // A reader that takes the account's own key for every entry refuses the contributor's.
+    await expect(restoreFile({ ...owner.library, albumId: album.albumId }, contributed)).rejects.toThrow(/signature/)
+    // The album's history, written by two accounts, checks under each writer's key.
+    const history = await checkAlbumHistory(
+      { client: owner.client, identityPublicKey: owner.keys.identityPublicKey, writerKeys: ownerView.writerKeys! },
+      album.albumId,
+      null,
+    )
+    expect(history.head.count).toBe(entries.length)
   })
 
   it("a server that serves another identity key in the member's directory: the owner's pin refuses it and nothing is sent; the safety number shows it", async () => {
