@@ -9,6 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Library } from '../../src/client/albums.ts'
 import { maintain } from '../../src/features/maintenance/sweep.service.ts'
+import { CofferAdmin } from '../../src/sdk/admin.ts'
 import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
 import { problemOf, raw, registered } from '../support/actors.ts'
 import { album as provisioned, photoLibrary, uploader, type Uploader } from '../support/albums.ts'
@@ -17,6 +18,7 @@ import { seedAlbum } from '../support/gallery.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const INVITATIONS_MAX = 3
+const ADMIN_TOKEN = randomBytes(32).toString('base64url')
 const LOOKUP_MAX = 4
 
 let server: TestServer
@@ -31,7 +33,7 @@ const account = (label: string): Promise<Library> => photoLibrary(server, label)
 const emailOf = async (library: Library): Promise<string> => (await library.client.getProfile()).email
 
 beforeAll(async () => {
-  server = await startServer({ INVITATIONS_MAX: String(INVITATIONS_MAX), ACCOUNT_LOOKUP_MAX: String(LOOKUP_MAX) })
+  server = await startServer({ INVITATIONS_MAX: String(INVITATIONS_MAX), ACCOUNT_LOOKUP_MAX: String(LOOKUP_MAX), ADMIN_TOKEN })
   owner = await account('owner')
   const seeded = await seedAlbum(owner, 'Holidays', 3, 1)
   albumId = seeded.album.albumId
@@ -362,6 +364,23 @@ describe('contributors and viewers writing into a shared album', () => {
       [another.fileId, 'create'],
       [another.fileId, 'delete'],
     ])
+  })
+
+  it("moderation: a contributor's photo taken down is withheld from every member and on the contributor's record; a suspended contributor writes nothing, and still reads", async () => {
+    const admin = new CofferAdmin({ baseUrl: server.url, adminToken: ADMIN_TOKEN })
+    const photo = await added(contributor)
+    const record = await admin.takeDown(photo.fileId, 'reported')
+    expect(record.events.at(-1)).toMatchObject({ action: 'taken_down', asset_id: photo.fileId })
+    expect((await contributor.client.moderationRecord()).events.at(-1)).toMatchObject({ action: 'taken_down', asset_id: photo.fileId })
+    for (const reader of [albumOwner, viewer, contributor]) expect(await downloaded(reader, photo.original)).toBe(451)
+    await admin.restore(photo.fileId)
+    expect(sha256(await downloaded(viewer, photo.original))).toBe(photo.original)
+
+    await admin.suspend(contributor.userId, 'spam')
+    expect(await problemOf(openBundle(contributor, shared))).toMatchObject({ status: 403, code: 'error.account.suspended' })
+    expect(sha256(await downloaded(contributor, photo.original))).toBe(photo.original)
+    await admin.reinstate(contributor.userId)
+    expect((await added(contributor)).fileId).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('a contributor removed, or become a viewer by being invited again as one, writes nothing more; its photos stay', async () => {

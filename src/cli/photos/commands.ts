@@ -101,6 +101,31 @@ export const COMMANDS: readonly ListedCommand[] = [
     load: async () => (await import('./free-up.ts')).freeUp,
   },
   {
+    name: 'share',
+    summary: 'invite another account into one of your albums (--contributor: they add photos too)',
+    photoWork: false,
+    load: async () => (await import('./sharing.ts')).share,
+  },
+  {
+    name: 'invites',
+    summary: 'the albums others invited you into; `invites accept <album-id>` or `decline`',
+    photoWork: false,
+    load: async () => (await import('./sharing.ts')).invites,
+  },
+  {
+    name: 'members',
+    summary: 'who one of your albums is shared with, and whether you verified them',
+    photoWork: false,
+    load: async () => (await import('./sharing.ts')).members,
+  },
+  { name: 'leave', summary: 'leave an album shared with you', photoWork: false, load: async () => (await import('./sharing.ts')).leave },
+  {
+    name: 'safety-number',
+    summary: 'the number to compare with someone you share with (--confirm once it matches)',
+    photoWork: false,
+    load: async () => (await import('./sharing.ts')).safetyNumberCommand,
+  },
+  {
     name: 'devices',
     summary: "the account's devices, from the signed device directory (checked here)",
     photoWork: false,

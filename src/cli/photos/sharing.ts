@@ -1,0 +1,201 @@
+// `coffer-photos share`, `invites`, `members`, `leave` and `safety-number`: sharing an album with
+// another account (docs/photos.md, "Sharing an album"; decision 0067). The album's keys are
+// sealed here for the other account's devices, under the identity key this device pinned for it
+// (client/sharing.ts); a key that changed stops the command (exit 7) until the two people compare
+// safety numbers and `safety-number --confirm` pins the new one.
+import path from 'node:path'
+import { safetyNumber } from '../../client/format/share.ts'
+import { contactsFile } from '../../client/node/contacts.ts'
+import { acceptShare, contactKey, IdentityKeyChangedError, shareAlbum, type ContactStore } from '../../client/sharing.ts'
+import { fromBase64 } from '../../sdk/bytes.ts'
+import { commandClientOptions, openAccount, type Account } from './account.ts'
+import { EXIT, SetupNeeded, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
+import { libraryOf, namedAlbum } from './library.ts'
+
+/** Where this device keeps the identity keys it pinned: the config folder's state.sqlite. */
+const contactsOf = (account: Account): ContactStore => contactsFile(path.join(account.home, 'state.sqlite'))
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+function albumIdArgument(given: string | undefined, what: string): string {
+  if (given === undefined || !UUID.test(given)) throw new UsageError(`${what} takes the album's id, as \`coffer-photos invites\` lists it`)
+  return given
+}
+
+/** The sentence for an identity key that is not the pinned one: what to do, exit 7. */
+function changedKey(out: Invocation['out'], email: string, error: IdentityKeyChangedError): ExitCode {
+  out.warn(
+    `coffer-photos: the server is not trustworthy, or ${email} set their account up again: their identity key is not the one this device pinned. Compare safety numbers with them in person (\`coffer-photos safety-number ${email}\`) and only if they match run \`coffer-photos safety-number ${email} --confirm\``,
+  )
+  out.event('identity_key_changed', { user_id: error.userId })
+  return EXIT.untrusted
+}
+
+export const share: Command = {
+  usage: `usage: coffer-photos share <album> <email> [--contributor] [--json]
+
+  Invites the account with this email into one of your albums: a viewer sees its photos, a
+  contributor (--contributor) adds photos too. The album's keys are sealed here for the devices
+  of that account, so the server cannot read them; they accept with \`coffer-photos invites accept\`.
+  The first share with an account pins its identity key: compare safety numbers with them
+  (\`coffer-photos safety-number <email>\`) to know it is theirs. Exit 7 when its key changed.
+
+  --contributor   they may add photos (and delete the ones they added)
+  --json          the result as one JSON line`,
+  options: { contributor: { type: 'boolean' } },
+  async run({ positionals, values, out, signal, home }) {
+    const [albumName, email] = positionals
+    if (positionals.length !== 2 || email === undefined) throw new UsageError('share takes an album name and an email address')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const library = libraryOf(account)
+    const album = await namedAlbum(library, albumName)
+    const role = values.contributor === true ? 'contributor' : 'viewer'
+    const contacts = contactsOf(account)
+    try {
+      const invited = await shareAlbum({ library, contacts }, album.albumId, email, role)
+      out.say(`Invited ${email} to "${album.name}" as a ${role}: they accept with \`coffer-photos invites accept ${album.albumId}\`.`)
+      const pinned = await contacts.pinned(invited.user_id)
+      if (pinned?.verifiedAt === null)
+        out.say(`You have not compared safety numbers with ${email} yet: \`coffer-photos safety-number ${email}\` shows the one to compare.`)
+      out.event('invited', { album_id: album.albumId, user_id: invited.user_id, email, role })
+      return EXIT.ok
+    } catch (error) {
+      if (error instanceof IdentityKeyChangedError) return changedKey(out, email, error)
+      throw error
+    }
+  },
+}
+
+export const invites: Command = {
+  usage: `usage: coffer-photos invites [--json]
+       coffer-photos invites accept <album-id> [--json]
+       coffer-photos invites decline <album-id> [--json]
+
+  The albums others invited this account into, and who invited it. \`accept\` opens the album's
+  keys on this device (checked against the inviter's pinned identity key: exit 7 when it changed,
+  and a share the server altered is refused) and keeps them for your other devices; \`decline\`
+  drops the invitation.
+
+  --json   one JSON object per line: invitation (one per album), accepted, declined`,
+  options: {},
+  async run({ positionals, out, signal, home }) {
+    const [action, given] = positionals
+    if (action !== undefined && action !== 'accept' && action !== 'decline') throw new UsageError('invites takes nothing, accept or decline')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const { invitations } = await account.client.listInvitations()
+    if (action === undefined) {
+      if (positionals.length > 0) throw new UsageError('invites takes no arguments')
+      if (invitations.length === 0) out.say('No invitations are waiting.')
+      for (const invitation of invitations) {
+        out.say(`${invitation.album_id}  from ${invitation.owner.email}  as a ${invitation.role}  (${invitation.invited_at})`)
+        out.event('invitation', {
+          album_id: invitation.album_id,
+          owner_email: invitation.owner.email,
+          role: invitation.role,
+          invited_at: invitation.invited_at,
+        })
+      }
+      return EXIT.ok
+    }
+    const albumId = albumIdArgument(given, `invites ${action}`)
+    const invitation = invitations.find((waiting) => waiting.album_id === albumId)
+    if (invitation === undefined) throw new UsageError(`no invitation to album ${albumId} is waiting (\`coffer-photos invites\` lists them)`)
+    if (action === 'decline') {
+      await account.client.declineInvitation(albumId)
+      out.say(`Declined the invitation from ${invitation.owner.email}.`)
+      out.event('declined', { album_id: albumId })
+      return EXIT.ok
+    }
+    const keys = home.readKeys()
+    if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` or \`join\` first`)
+    try {
+      await acceptShare({ library: libraryOf(account), contacts: contactsOf(account), xwingSecret: fromBase64(keys.xwing_seed) }, invitation)
+    } catch (error) {
+      if (error instanceof IdentityKeyChangedError) return changedKey(out, invitation.owner.email, error)
+      throw error
+    }
+    out.say(`Accepted: album ${albumId} from ${invitation.owner.email}, as a ${invitation.role}. Its keys are kept for your other devices too.`)
+    out.event('accepted', { album_id: albumId, role: invitation.role })
+    return EXIT.ok
+  },
+}
+
+export const members: Command = {
+  usage: `usage: coffer-photos members <album> [--json]
+
+  Who one of your albums is shared with: each member's email, role, whether they accepted, and
+  whether you compared safety numbers with them (verified).
+
+  --json   one JSON object per line: member`,
+  options: {},
+  async run({ positionals, out, signal, home }) {
+    if (positionals.length !== 1) throw new UsageError('members takes an album name')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const album = await namedAlbum(libraryOf(account), positionals[0])
+    const listed = await account.client.listMembers(album.albumId)
+    const contacts = contactsOf(account)
+    if (listed.members.length === 0) out.say(`"${album.name}" is shared with nobody.`)
+    for (const member of listed.members) {
+      const verified = (await contacts.pinned(member.user_id))?.verifiedAt != null
+      out.say(`${member.email}  ${member.role}  ${member.state === 'active' ? 'member' : 'invited'}${verified ? '  verified' : ''}`)
+      out.event('member', { user_id: member.user_id, email: member.email, role: member.role, state: member.state, verified })
+    }
+    return EXIT.ok
+  },
+}
+
+export const leave: Command = {
+  usage: `usage: coffer-photos leave <album-id> [--json]
+
+  Leaves an album shared with this account: from then on it reads nothing of it.
+
+  --json   the result as one JSON line`,
+  options: {},
+  async run({ positionals, out, signal, home }) {
+    if (positionals.length !== 1) throw new UsageError('leave takes the album id')
+    const albumId = albumIdArgument(positionals[0], 'leave')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    await account.client.removeMember(albumId, account.userId)
+    out.say(`Left album ${albumId}.`)
+    out.event('left', { album_id: albumId })
+    return EXIT.ok
+  },
+}
+
+export const safetyNumberCommand: Command = {
+  usage: `usage: coffer-photos safety-number <email> [--confirm] [--json]
+
+  The 60-digit safety number of your account and theirs. Compare it with the one their device
+  shows, in person or on a call you trust: the same number means the identity key this device
+  pinned for them is theirs. --confirm, once it matches: marks them verified, and pins their
+  current key if it changed (only then do shares with them go on).
+
+  --confirm   the numbers match: trust this key
+  --json      the number as one JSON line`,
+  options: { confirm: { type: 'boolean' } },
+  async run({ positionals, values, out, signal, home }) {
+    const [email] = positionals
+    if (positionals.length !== 1 || email === undefined) throw new UsageError('safety-number takes an email address')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const library = libraryOf(account)
+    const contacts = contactsOf(account)
+    const userId = await account.client.lookupAccount(email)
+    let identityKey: Uint8Array
+    try {
+      identityKey = (await contactKey(account.client, contacts, userId)).identityKey
+    } catch (error) {
+      if (!(error instanceof IdentityKeyChangedError)) throw error
+      identityKey = error.presented
+      if (values.confirm !== true) out.warn(`coffer-photos: ${email}'s identity key is not the one this device pinned: compare this number before trusting it`)
+    }
+    const number = safetyNumber({ userId: account.userId, identityKey: library.identityPublicKey }, { userId, identityKey })
+    out.say(number)
+    if (values.confirm === true) {
+      await contacts.pin(userId, identityKey)
+      await contacts.markVerified(userId, identityKey, Date.now())
+      out.say(`${email} is verified on this device.`)
+    }
+    out.event('safety_number', { email, user_id: userId, safety_number: number, verified: values.confirm === true })
+    return EXIT.ok
+  },
+}

@@ -1,0 +1,115 @@
+// `coffer-photos share`, `invites`, `members`, `leave` and `safety-number` (docs/photos.md,
+// "Sharing an album"; decision 0067), in-process against a real server with two accounts, each
+// set up on a device of its own: an album shared, the invitation listed and accepted with the
+// keys opened on the member's device, both sides showing the same safety number, the member
+// verified and then leaving. A server that serves the member another identity key stops the next
+// share with exit 7 until the owner compares numbers and confirms.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deviceEntry, newXWingSeed } from '../../src/client/account.ts'
+import { EXIT } from '../../src/cli/photos/command.ts'
+import { signDirectory } from '../../src/sdk/directory.ts'
+import { IdentityKey } from '../../src/sdk/identity.ts'
+import { PASSWORD, uniqueEmail } from '../support/actors.ts'
+import { readRows, writeRows } from '../support/database.ts'
+import { writePhoto } from '../support/photos.ts'
+import { events, expectOk, photos, readJson } from '../support/photos-cli.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+let server: TestServer
+let work: string
+const owner = { home: '', email: uniqueEmail('sharing-owner') }
+const member = { home: '', email: uniqueEmail('sharing-member') }
+
+beforeAll(async () => {
+  server = await startServer()
+  work = await mkdtemp(path.join(tmpdir(), 'coffer-photos-sharing-'))
+  for (const [person, name] of [
+    [owner, 'Laptop'],
+    [member, 'Phone'],
+  ] as const) {
+    person.home = path.join(work, name)
+    expectOk(await photos(person.home, ['login', server.url, '--register', '--email', person.email, '--password-stdin'], { stdin: PASSWORD }))
+    expectOk(await photos(person.home, ['setup', '--yes', '--device-name', name]))
+  }
+  const folder = path.join(work, 'pictures')
+  await mkdir(folder)
+  await writePhoto(path.join(folder, 'beach.jpg'), { format: 'jpeg', width: 48, height: 32, seed: 3 })
+  expectOk(await photos(owner.home, ['backup', folder, '--album', 'Holidays']))
+}, 120_000)
+afterAll(async () => {
+  await server?.close()
+  await rm(work, { recursive: true, force: true })
+})
+
+const eventOf = (run: { stdout: string }, name: string) => events(run).find((e) => e.event === name)!
+
+describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
+  it('share, invites, accept, members, safety-number on both sides, leave', async () => {
+    const shared = await photos(owner.home, ['share', 'Holidays', member.email, '--contributor', '--json'])
+    expectOk(shared)
+    const albumId = eventOf(shared, 'invited').album_id as string
+    expect(eventOf(shared, 'invited')).toMatchObject({ email: member.email, role: 'contributor' })
+
+    const listed = await photos(member.home, ['invites', '--json'])
+    expectOk(listed)
+    expect(events(listed).filter((e) => e.event === 'invitation')).toEqual([
+      expect.objectContaining({ album_id: albumId, owner_email: owner.email, role: 'contributor' }),
+    ])
+    const human = await photos(member.home, ['invites'])
+    expect(human.stdout).toContain(`${albumId}  from ${owner.email}  as a contributor`)
+
+    const accepted = await photos(member.home, ['invites', 'accept', albumId, '--json'])
+    expectOk(accepted)
+    expect(eventOf(accepted, 'accepted')).toMatchObject({ album_id: albumId, role: 'contributor' })
+    const [keyring] = await readRows(server.database, `SELECT keyring FROM album_members WHERE album_id = '${albumId}'`)
+    expect(keyring?.keyring).toBeTruthy() // kept for the member's other devices
+
+    const membersBefore = await photos(owner.home, ['members', 'Holidays', '--json'])
+    expect(events(membersBefore).filter((e) => e.event === 'member')).toEqual([
+      expect.objectContaining({ email: member.email, role: 'contributor', state: 'active', verified: false }),
+    ])
+
+    const [fromOwner, fromMember] = await Promise.all([
+      photos(owner.home, ['safety-number', member.email, '--json']),
+      photos(member.home, ['safety-number', owner.email, '--json']),
+    ])
+    expectOk(fromOwner)
+    expectOk(fromMember)
+    const number = eventOf(fromOwner, 'safety_number').safety_number as string
+    expect(number).toMatch(/^(\d{5} ){11}\d{5}$/)
+    expect(eventOf(fromMember, 'safety_number').safety_number).toBe(number)
+    expectOk(await photos(owner.home, ['safety-number', member.email, '--confirm']))
+    const membersAfter = await photos(owner.home, ['members', 'Holidays'])
+    expect(membersAfter.stdout).toContain(`${member.email}  contributor  member  verified`)
+
+    expectOk(await photos(member.home, ['leave', albumId]))
+    expect((await photos(owner.home, ['members', 'Holidays'])).stdout).toContain('"Holidays" is shared with nobody.')
+    const again = await photos(member.home, ['leave', albumId])
+    expect(again.code).toBe(EXIT.refused)
+  })
+
+  it('a server that serves the member another identity key: share exits 7 and sends nothing, and the safety numbers differ; served truthfully again, the share goes on', async () => {
+    const { user_id: memberId } = await readJson<{ user_id: string }>(member.home, 'account.json')
+    const [saved] = await readRows(server.database, `SELECT body FROM directories WHERE user_id = '${memberId}'`)
+    const intruder = IdentityKey.generate()
+    const forged = await signDirectory(intruder, { version: 1, devices: [deviceEntry(intruder, crypto.randomUUID(), newXWingSeed(), 'Intruder')] })
+    await writeRows(server.database, 'UPDATE directories SET body = ? WHERE user_id = ?', [Buffer.from(forged), memberId])
+    try {
+      const refused = await photos(owner.home, ['share', 'Holidays', member.email])
+      expect(refused.code).toBe(EXIT.untrusted)
+      expect(refused.stderr).toContain('their identity key is not the one this device pinned')
+      const pending = await readRows(server.database, `SELECT user_id FROM album_members WHERE user_id = '${memberId}'`)
+      expect(pending).toEqual([])
+      // The number shown now is the intruder's: not the one the member's device shows.
+      const shown = await photos(owner.home, ['safety-number', member.email, '--json'])
+      const theirs = await photos(member.home, ['safety-number', owner.email, '--json'])
+      expect(eventOf(shown, 'safety_number').safety_number).not.toBe(eventOf(theirs, 'safety_number').safety_number)
+    } finally {
+      await writeRows(server.database, 'UPDATE directories SET body = ? WHERE user_id = ?', [saved!.body, memberId])
+    }
+    expectOk(await photos(owner.home, ['share', 'Holidays', member.email]))
+  })
+})
