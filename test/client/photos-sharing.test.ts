@@ -112,4 +112,21 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     }
     expectOk(await photos(owner.home, ['share', 'Holidays', member.email]))
   })
+
+  it('unshare takes an invitation back, or removes a member: they read nothing more', async () => {
+    // The invitation the previous test left is taken back.
+    const taken = await photos(owner.home, ['unshare', 'Holidays', member.email, '--json'])
+    expectOk(taken)
+    expect((await photos(member.home, ['invites'])).stdout).toContain('No invitations are waiting.')
+    const albumId = eventOf(taken, 'unshared').album_id as string
+    expectOk(await photos(owner.home, ['share', 'Holidays', member.email]))
+    expectOk(await photos(member.home, ['invites', 'accept', albumId]))
+    expectOk(await photos(owner.home, ['unshare', 'Holidays', member.email.toUpperCase()]))
+    expect((await photos(owner.home, ['members', 'Holidays'])).stdout).toContain('"Holidays" is shared with nobody.')
+    const { user_id: memberId } = await readJson<{ user_id: string }>(member.home, 'account.json')
+    expect(await readRows(server.database, `SELECT user_id FROM album_members WHERE user_id = '${memberId}'`)).toEqual([])
+    const again = await photos(owner.home, ['unshare', 'Holidays', member.email])
+    expect(again.code).toBe(EXIT.usage)
+    expect(again.stderr).toContain(`"Holidays" is not shared with ${member.email}`)
+  })
 })

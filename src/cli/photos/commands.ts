@@ -118,6 +118,7 @@ export const COMMANDS: readonly ListedCommand[] = [
     photoWork: false,
     load: async () => (await import('./sharing.ts')).members,
   },
+  { name: 'unshare', summary: 'stop sharing one of your albums with someone', photoWork: false, load: async () => (await import('./sharing.ts')).unshare },
   { name: 'leave', summary: 'leave an album shared with you', photoWork: false, load: async () => (await import('./sharing.ts')).leave },
   {
     name: 'safety-number',

@@ -162,6 +162,28 @@ export const leave: Command = {
   },
 }
 
+export const unshare: Command = {
+  usage: `usage: coffer-photos unshare <album> <email> [--json]
+
+  Stops sharing one of your albums with someone: a member is removed, an invitation not yet
+  answered is taken back. From then on they read nothing of the album, on every device.
+
+  --json   the result as one JSON line`,
+  options: {},
+  async run({ positionals, out, signal, home }) {
+    const [albumName, email] = positionals
+    if (positionals.length !== 2 || email === undefined) throw new UsageError('unshare takes an album name and an email address')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const album = await namedAlbum(libraryOf(account), albumName)
+    const member = (await account.client.listMembers(album.albumId)).members.find((listed) => listed.email.toLowerCase() === email.trim().toLowerCase())
+    if (member === undefined) throw new UsageError(`"${album.name}" is not shared with ${email} (\`coffer-photos members ${album.name}\` lists who it is)`)
+    await account.client.removeMember(album.albumId, member.user_id)
+    out.say(`"${album.name}" is no longer shared with ${email}.`)
+    out.event('unshared', { album_id: album.albumId, user_id: member.user_id, email })
+    return EXIT.ok
+  },
+}
+
 export const safetyNumberCommand: Command = {
   usage: `usage: coffer-photos safety-number <email> [--confirm] [--json]
 
