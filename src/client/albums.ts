@@ -19,7 +19,14 @@ import { ALBUM_ID_ATTEMPTS, albumIdFor, albumName, assetIdFor } from './format/i
 export const ALBUM_RECORD_TYPE = 'application/vnd.coffer.album'
 
 /** An account's keys and client, as the album functions need them. */
-export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> & Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'>
+export type Library = Omit<BackupTarget, 'albumId' | 'protocolVersion'> &
+  Pick<RestoreSource, 'identityPublicKey' | 'verify' | 'writerKeys'> & {
+    /**
+     * The asset id of an album's record, in an album shared with this account (sharing.ts
+     * memberLibrary: the owner's master key names it); albumRecordId of this account's unless given.
+     */
+    readonly albumRecordId?: (albumId: string) => Promise<string>
+  }
 
 /** What an album's record says. */
 export interface AlbumRecord {
@@ -50,9 +57,12 @@ export class AlbumNameTakenError extends Error {
 /** The asset id of an album's record (its content is empty), to tell it from the album's photos. */
 export const albumRecordId = (masterKey: Uint8Array, albumId: string): Promise<string> => assetIdFor(masterKey, albumId, sha256(new Uint8Array(0)))
 
+/** The asset id of the album's record: this account's (albumRecordId), or in an album shared with it, the owner's (Library.albumRecordId). */
+const recordIdOf = (library: Library, albumId: string): Promise<string> => library.albumRecordId?.(albumId) ?? albumRecordId(library.masterKey, albumId)
+
 /** The record's entries of an album's feed, in feed order. */
 async function recordEntries(library: Library, albumId: string): Promise<Feed['entries'][number][]> {
-  const recordId = await albumRecordId(library.masterKey, albumId)
+  const recordId = await recordIdOf(library, albumId)
   const found: Feed['entries'][number][] = []
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) if (entry.asset_id === recordId) found.push(entry)
   return found
@@ -67,7 +77,7 @@ async function recordEntries(library: Library, albumId: string): Promise<Feed['e
  * (null), as does a record without any version that opens.
  */
 export async function recordOf(library: Library, albumId: string, entries: Iterable<Feed['entries'][number]>): Promise<AlbumRecord | null> {
-  const recordId = await albumRecordId(library.masterKey, albumId)
+  const recordId = await recordIdOf(library, albumId)
   const versions: Feed['entries'][number][] = []
   let head: string | null = null
   for (const entry of entries) {
@@ -97,7 +107,7 @@ async function writeRecord(library: Library, albumId: string, protocolVersion: s
   // never the same blob as an empty file backed up into the album.
   const source = { name: record.name, size: 0, type: ALBUM_RECORD_TYPE, modified: null, open: () => [new Uint8Array(0)] }
   const options = record.cover === null ? {} : { cover: record.cover }
-  if (exists) await replaceFile(target, await albumRecordId(library.masterKey, albumId), source, options)
+  if (exists) await replaceFile(target, await recordIdOf(library, albumId), source, options)
   else await backupFile(target, source, options)
 }
 
@@ -166,7 +176,7 @@ export async function renameAlbum(library: Library, albumId: string, newName: st
 export async function setAlbumCover(library: Library, albumId: string, assetId: string | null): Promise<AlbumRecord> {
   const record = await albumRecordOf(library, albumId)
   if (record === null) throw new Error('this album has no readable name: rename it first')
-  if (assetId !== null && (assetId === (await albumRecordId(library.masterKey, albumId)) || (await findAssetEntry(library.client, albumId, assetId)) === null))
+  if (assetId !== null && (assetId === (await recordIdOf(library, albumId)) || (await findAssetEntry(library.client, albumId, assetId)) === null))
     throw new Error(`asset ${assetId} is not a photo of the album`)
   const covered = { name: record.name, cover: assetId }
   if (record.cover !== assetId) await writeRecord(library, albumId, undefined, covered, true)
@@ -342,7 +352,7 @@ export interface PlanOptions {
  * where the feed ended. openPlanned then opens the files one window at a time.
  */
 export async function planAlbum(library: Library, albumId: string, options: PlanOptions = {}): Promise<AlbumPlan> {
-  const recordId = await albumRecordId(library.masterKey, albumId)
+  const recordId = await recordIdOf(library, albumId)
   const assets = new Map<string, PlannedAsset>()
   let through = 0
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {

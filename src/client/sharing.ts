@@ -9,7 +9,8 @@ import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
 import type { AlbumMember, AlbumMemberRole, CofferClient, Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
 import type { WriterKeys } from '../sdk/manifest.ts'
-import type { Library } from './albums.ts'
+import { ALBUM_RECORD_TYPE, albumRecordId, feedEntries, STREAM_PAGE, type Library } from './albums.ts'
+import { openStoredAsset } from './files.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { deriveAlbumKey } from './format/keys.ts'
 import { openKeyring, openShare, sealKeyring, sealShare, shareFacts } from './format/share.ts'
@@ -213,14 +214,36 @@ export function ownSharedLibrary(owner: SharingAccount): Library {
  */
 export async function memberLibrary(member: MemberDevice, albumId: string): Promise<Library> {
   const keys = await sharedAlbumKeys(member, albumId)
-  const { library } = member
-  return {
-    ...library,
-    writerKeys: writerKeysOf(member),
+  const { owner_id: ownerId } = await member.library.client.readMembership(albumId)
+  const writerKeys = writerKeysOf(member)
+  let recordId: Promise<string> | undefined
+  const shared: Library = {
+    ...member.library,
+    writerKeys,
     albumKey: async (id, epoch) => {
       const key = id === albumId ? keys.get(epoch) : undefined
       if (key === undefined) throw new ContactUnusableError(`this account holds no key of album ${id} at epoch ${epoch}`)
       return key
     },
+    albumRecordId: (id) => {
+      if (id !== albumId) return albumRecordId(member.library.masterKey, id)
+      recordId ??= ownersRecordId(shared, albumId, ownerId)
+      return recordId
+    },
   }
+  return shared
+}
+
+/**
+ * The asset id of the record of an album shared with this account: the owner's master key names
+ * it, so it is found as the asset the owner created (signed under the owner's pinned key) whose
+ * metadata, opened with the album key, is an album record. Throws when there is none.
+ */
+async function ownersRecordId(library: Library, albumId: string, ownerId: string): Promise<string> {
+  for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
+    if (entry.action !== 'create') continue
+    const opened = await openStoredAsset({ ...library, albumId }, entry).catch(() => null)
+    if (opened?.envelope.created_by_user === ownerId && opened.metadata.type === ALBUM_RECORD_TYPE) return entry.asset_id
+  }
+  throw new ContactUnusableError(`album ${albumId} has no record its owner wrote: it has no name here`)
 }

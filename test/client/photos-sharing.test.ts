@@ -1,10 +1,10 @@
 // `coffer-photos share`, `invites`, `members`, `leave` and `safety-number` (docs/photos.md,
 // "Sharing an album"; decision 0067), in-process against a real server with two accounts, each
 // set up on a device of its own: an album shared, the invitation listed and accepted with the
-// keys opened on the member's device, both sides showing the same safety number, the member
+// keys opened on the member's device, the album listed and restored there by its name, both sides showing the same safety number, the member
 // verified and then leaving. A server that serves the member another identity key stops the next
 // share with exit 7 until the owner compares numbers and confirms.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -66,6 +66,16 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     expect(eventOf(accepted, 'accepted')).toMatchObject({ album_id: albumId, role: 'contributor' })
     const [keyring] = await readRows(server.database, `SELECT keyring FROM album_members WHERE album_id = '${albumId}'`)
     expect(keyring?.keyring).toBeTruthy() // kept for the member's other devices
+
+    // The member lists and restores the album by its name, with the keys it received, each entry checked under its writer's key.
+    const listedFiles = await photos(member.home, ['ls', 'Holidays', '--json'])
+    expectOk(listedFiles)
+    expect(events(listedFiles).filter((e) => e.event === 'file').map((e) => e.name)).toEqual(['beach.jpg'])
+    const dest = path.join(work, 'restored-by-member')
+    expectOk(await photos(member.home, ['restore', 'Holidays', dest]))
+    expect(await readFile(path.join(dest, 'beach.jpg'))).toEqual(await readFile(path.join(work, 'pictures', 'beach.jpg')))
+    const unknown = await photos(member.home, ['ls', 'Nowhere'])
+    expect(unknown.code).toBe(EXIT.usage)
 
     const membersBefore = await photos(owner.home, ['members', 'Holidays', '--json'])
     expect(events(membersBefore).filter((e) => e.event === 'member')).toEqual([

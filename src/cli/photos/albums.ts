@@ -5,7 +5,7 @@ import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
-import { libraryOf, namedAlbum, outsideTrash } from './library.ts'
+import { albumByName, libraryOf, namedAlbum, outsideTrash } from './library.ts'
 
 /** `header` and `rows` as lines of columns two spaces apart, each as wide as its widest cell; the columns at `rightAligned` (sizes) aligned right. */
 export function columns(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
@@ -126,8 +126,7 @@ export const ls: Command = {
   options: {},
   async run({ positionals, out, signal, home, zone }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
-    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
-    const album = await namedAlbum(library, positionals[0])
+    const { album, library } = await albumByName(await openAccount(home, commandClientOptions(out, signal)), positionals[0])
     const now = Date.now()
     const files = [] // what is listed, not the opened files (their streams and keys)
     for await (const file of albumFiles(library, album.albumId, await outsideTrash(library, out)))

@@ -1,7 +1,11 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
 import path from 'node:path'
-import { findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
+import { albumRecordOf, findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
+import { albumName } from '../../client/format/ids.ts'
+import { contactsFile } from '../../client/node/contacts.ts'
+import { memberLibrary } from '../../client/sharing.ts'
+import { fromBase64 } from '../../sdk/bytes.ts'
 import type { ChainHead } from '../../client/format/album-chain.ts'
 import { AlbumHistoryKeeper, type AlbumMemoryStore } from '../../client/history.ts'
 import { AlbumTamperedError } from '../../client/tampering.ts'
@@ -9,7 +13,8 @@ import { albumMemoryFile } from '../../client/node/album-memory.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import { listTrash, type TrashList } from '../../client/trash.ts'
 import type { Account } from './account.ts'
-import { UsageError, type Invocation } from './command.ts'
+import { SetupNeeded, UsageError, type Invocation } from './command.ts'
+import { Home } from './home.ts'
 import type { Output } from './output.ts'
 
 /** The account as the client library takes it, with the albums' histories this device checks and remembers (in state.sqlite). */
@@ -52,6 +57,45 @@ export async function historyOf(library: PhotosLibrary, album: Pick<NamedAlbum, 
 }
 
 /** The album named `name`; a usage error naming `coffer-photos albums` when there is none. */
+/**
+ * The library for an album shared with this account (client/sharing.ts memberLibrary: the keys it
+ * received, each writer's pinned identity key), its history checked and remembered as this
+ * account's own albums' are, under each writer's key.
+ */
+async function sharedPhotosLibrary(account: Account, albumId: string): Promise<PhotosLibrary> {
+  const keys = new Home(account.home).readKeys()
+  if (keys === null) throw new SetupNeeded('this device is not set up: run `coffer-photos setup` or `join` first')
+  const own = libraryOf(account)
+  const contacts = contactsFile(path.join(account.home, 'state.sqlite'))
+  const shared = await memberLibrary({ library: { ...own, client: account.client }, contacts, xwingSecret: fromBase64(keys.xwing_seed) }, albumId)
+  const source = {
+    client: account.client,
+    identityPublicKey: own.identityPublicKey,
+    verify: nativeVerify,
+    sha256: nativeSha256,
+    ...(shared.writerKeys === undefined ? {} : { writerKeys: shared.writerKeys }),
+  }
+  const history = new AlbumHistoryKeeper(source, albumMemoryIn(account.home))
+  return { ...shared, client: history.guard(account.client), history }
+}
+
+/**
+ * An album by the name its record gives: one of this account's, else one shared with it (with
+ * the library that reads it: sharedPhotosLibrary). A usage error names what to run when none is.
+ */
+export async function albumByName(account: Account, name: string | undefined): Promise<{ album: NamedAlbum; library: PhotosLibrary }> {
+  const library = libraryOf(account)
+  if (name === undefined) throw new UsageError('name the album (`coffer-photos albums` lists them)')
+  const own = await findAlbum(library, name)
+  if (own !== null) return { album: own, library }
+  for (const listed of (await account.client.listSharedAlbums()).albums) {
+    const shared = await sharedPhotosLibrary(account, listed.album_id)
+    const record = await albumRecordOf(shared, listed.album_id).catch(() => null)
+    if (record?.name === albumName(name)) return { album: { albumId: listed.album_id, ...record, protocolVersion: listed.protocol_version }, library: shared }
+  }
+  throw new UsageError(`there is no album "${name}" (\`coffer-photos albums\` lists yours, \`coffer-photos invites\` those others invited you into)`)
+}
+
 export async function namedAlbum(library: Library, name: string | undefined): Promise<NamedAlbum> {
   if (name === undefined) throw new UsageError('name the album (`coffer-photos albums` lists them)')
   const album = await findAlbum(library, name)

@@ -13,7 +13,7 @@ import { datedName, restoreAll } from '../../client/restore.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
-import { checkHistory, countOption, libraryOf, namedAlbum, outsideTrash } from './library.ts'
+import { albumByName, checkHistory, countOption, outsideTrash } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -72,8 +72,7 @@ export const restore: Command = {
     if (layout !== 'path' && layout !== 'date') throw new UsageError('--layout takes path or date')
     const verbosity = verbosityOf(values)
     const dest = resolvePath(positionals[1]!)
-    const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
-    const album = await namedAlbum(library, positionals[0])
+    const { album, library } = await albumByName(await openAccount(home, commandClientOptions(out, signal)), positionals[0])
     await checkHistory(library, album)
     await mkdir(dest, { recursive: true })
     const partials = await removePartials(dest)
