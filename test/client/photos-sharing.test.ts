@@ -70,10 +70,19 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     // The member lists and restores the album by its name, with the keys it received, each entry checked under its writer's key.
     const listedFiles = await photos(member.home, ['ls', 'Holidays', '--json'])
     expectOk(listedFiles)
-    expect(events(listedFiles).filter((e) => e.event === 'file').map((e) => e.name)).toEqual(['beach.jpg'])
+    expect(
+      events(listedFiles)
+        .filter((e) => e.event === 'file')
+        .map((e) => e.name),
+    ).toEqual(['beach.jpg'])
     const dest = path.join(work, 'restored-by-member')
     expectOk(await photos(member.home, ['restore', 'Holidays', dest]))
     expect(await readFile(path.join(dest, 'beach.jpg'))).toEqual(await readFile(path.join(work, 'pictures', 'beach.jpg')))
+    const albums = await photos(member.home, ['albums', '--json'])
+    expect(events(albums).filter((e) => e.event === 'album')).toEqual([
+      expect.objectContaining({ name: 'Holidays', album_id: albumId, files: 1, shared_by: owner.email }),
+    ])
+    expect((await photos(member.home, ['albums'])).stdout).toContain(`Holidays (shared by ${owner.email})`)
     const unknown = await photos(member.home, ['ls', 'Nowhere'])
     expect(unknown.code).toBe(EXIT.usage)
 

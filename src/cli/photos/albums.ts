@@ -5,7 +5,7 @@ import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
-import { albumByName, libraryOf, namedAlbum, outsideTrash } from './library.ts'
+import { albumByName, libraryOf, namedAlbum, outsideTrash, sharedAlbumsOf } from './library.ts'
 
 /** `header` and `rows` as lines of columns two spaces apart, each as wide as its widest cell; the columns at `rightAligned` (sizes) aligned right. */
 export function columns(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
@@ -36,11 +36,21 @@ async function albumDates(library: Library, albumId: string, options: TakenOptio
 const dayOf = (local: number | null): string | null => (local === null ? null : takenIso({ local, offset: null }).slice(0, 10))
 
 async function listAlbums({ out, signal, home, zone }: Invocation): Promise<ExitCode> {
-  const library = libraryOf(await openAccount(home, commandClientOptions(out, signal)))
+  const account = await openAccount(home, commandClientOptions(out, signal))
+  const library = libraryOf(account)
   const now = Date.now()
   const albums = await namedAlbums(library)
-  const rows = await Promise.all(albums.map(async (album) => ({ ...album, ...(await albumDates(library, album.albumId, { now, zone })) })))
-  rows.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'))
+  const own = await Promise.all(albums.map(async (album) => ({ ...album, sharedBy: null, ...(await albumDates(library, album.albumId, { now, zone })) })))
+  // Albums shared with this account, after its own, each read with the keys it received.
+  const shared = await Promise.all(
+    (await sharedAlbumsOf(account)).map(async ({ album, library: sharedLibrary }) => ({
+      ...album,
+      sharedBy: (await account.client.listMembers(album.albumId)).owner.email,
+      ...(await albumDates(sharedLibrary, album.albumId, { now, zone })),
+    })),
+  )
+  const byName = (a: { name: string | null }, b: { name: string | null }) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
+  const rows = [...own.sort(byName), ...shared.sort(byName)]
   for (const row of rows)
     out.event('album', {
       name: row.name,
@@ -49,13 +59,14 @@ async function listAlbums({ out, signal, home, zone }: Invocation): Promise<Exit
       taken_from: dayOf(row.oldest),
       taken_to: dayOf(row.newest),
       protocol_version: row.protocolVersion,
+      ...(row.sharedBy === null ? {} : { shared_by: row.sharedBy }),
     })
   if (rows.length === 0) {
     out.say('no albums yet: `coffer-photos backup <folder>` makes one')
     return EXIT.ok
   }
   const cells = rows.map((row) => [
-    row.name ?? `(unnamed album ${row.albumId})`,
+    `${row.name ?? `(unnamed album ${row.albumId})`}${row.sharedBy === null ? '' : ` (shared by ${row.sharedBy})`}`,
     String(row.files),
     row.oldest === null || row.newest === null ? '' : takenMonthRange(row.oldest, row.newest),
   ])

@@ -79,6 +79,18 @@ async function sharedPhotosLibrary(account: Account, albumId: string): Promise<P
   return { ...shared, client: history.guard(account.client), history }
 }
 
+/** The albums shared with this account, each named by its record (null when none opens) with the library that reads it and its owner's id. */
+export async function sharedAlbumsOf(account: Account): Promise<Array<{ album: NamedAlbum; library: PhotosLibrary; ownerId: string }>> {
+  const out = []
+  for (const listed of (await account.client.listSharedAlbums()).albums) {
+    const library = await sharedPhotosLibrary(account, listed.album_id)
+    const record = await albumRecordOf(library, listed.album_id).catch(() => null)
+    const album = { albumId: listed.album_id, name: record?.name ?? null, cover: record?.cover ?? null, protocolVersion: listed.protocol_version }
+    out.push({ album, library, ownerId: listed.owner_id })
+  }
+  return out
+}
+
 /**
  * An album by the name its record gives: one of this account's, else one shared with it (with
  * the library that reads it: sharedPhotosLibrary). A usage error names what to run when none is.
@@ -88,11 +100,7 @@ export async function albumByName(account: Account, name: string | undefined): P
   if (name === undefined) throw new UsageError('name the album (`coffer-photos albums` lists them)')
   const own = await findAlbum(library, name)
   if (own !== null) return { album: own, library }
-  for (const listed of (await account.client.listSharedAlbums()).albums) {
-    const shared = await sharedPhotosLibrary(account, listed.album_id)
-    const record = await albumRecordOf(shared, listed.album_id).catch(() => null)
-    if (record?.name === albumName(name)) return { album: { albumId: listed.album_id, ...record, protocolVersion: listed.protocol_version }, library: shared }
-  }
+  for (const shared of await sharedAlbumsOf(account)) if (shared.album.name === albumName(name)) return shared
   throw new UsageError(`there is no album "${name}" (\`coffer-photos albums\` lists yours, \`coffer-photos invites\` those others invited you into)`)
 }
 
