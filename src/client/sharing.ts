@@ -165,11 +165,16 @@ export async function acceptShare(member: MemberDevice, invitation: Invitation):
  * (held to the owner's pinned key). Throws ClientFormatError when neither opens.
  */
 export async function sharedAlbumKeys(member: MemberDevice, albumId: string): Promise<ReadonlyMap<number, Uint8Array>> {
+  return (await sharedAlbum(member, albumId)).albumKeys
+}
+
+/** sharedAlbumKeys, with the album's owner as the membership names it (the keys open only for that owner). */
+async function sharedAlbum(member: MemberDevice, albumId: string): Promise<{ ownerId: string; albumKeys: ReadonlyMap<number, Uint8Array> }> {
   const { library } = member
   const membership = await library.client.readMembership(albumId)
-  const album = { albumId, ownerId: membership.owner_id }
-  if (membership.keyring !== null) return openKeyring(library.masterKey, album, fromBase64(membership.keyring))
-  const { identityKey } = await contactKey(library.client, member.contacts, membership.owner_id)
+  const ownerId = membership.owner_id
+  if (membership.keyring !== null) return { ownerId, albumKeys: await openKeyring(library.masterKey, { albumId, ownerId }, fromBase64(membership.keyring)) }
+  const { identityKey } = await contactKey(library.client, member.contacts, ownerId)
   const opened = await openShare(fromBase64(membership.invitation), {
     ownerIdentityKey: identityKey,
     memberId: library.userId,
@@ -177,8 +182,8 @@ export async function sharedAlbumKeys(member: MemberDevice, albumId: string): Pr
     deviceId: library.deviceId,
     xwingSecret: member.xwingSecret,
   })
-  if (opened.albumId !== albumId || opened.ownerId !== membership.owner_id) throw new ContactUnusableError('the share names another album or owner')
-  return opened.albumKeys
+  if (opened.albumId !== albumId || opened.ownerId !== ownerId) throw new ContactUnusableError('the share names another album or owner')
+  return { ownerId, albumKeys: opened.albumKeys }
 }
 
 /**
@@ -213,8 +218,7 @@ export function ownSharedLibrary(owner: SharingAccount): Library {
  * contributor, writes (backup) go through the library's usual functions with it.
  */
 export async function memberLibrary(member: MemberDevice, albumId: string): Promise<Library> {
-  const keys = await sharedAlbumKeys(member, albumId)
-  const { owner_id: ownerId } = await member.library.client.readMembership(albumId)
+  const { ownerId, albumKeys: keys } = await sharedAlbum(member, albumId)
   const writerKeys = writerKeysOf(member)
   let recordId: Promise<string> | undefined
   const shared: Library = {
