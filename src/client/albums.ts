@@ -12,6 +12,7 @@ import type { CofferClient, Feed } from '../sdk/client.ts'
 import { decodeCanonical } from '../codec/cbor.ts'
 import { fromBase64 } from '../sdk/bytes.ts'
 import { replaceFile } from './edits.ts'
+import type { Membership } from './format/membership.ts'
 import { FileTransferError, readSignedManifest, restoreFile, type BackupTarget, type RestoredFile, type RestoreSource } from './files.ts'
 import { backupFile } from './upload.ts'
 import { ALBUM_ID_ATTEMPTS, albumIdFor, albumName, assetIdFor } from './format/ids.ts'
@@ -101,12 +102,19 @@ export async function albumRecordOf(library: Library, albumId: string): Promise<
 }
 
 /** Writes the album's record: its first version, or (`exists`) a replace of its latest. */
-async function writeRecord(library: Library, albumId: string, protocolVersion: string | undefined, record: AlbumRecord, exists: boolean): Promise<void> {
+async function writeRecord(
+  library: Library,
+  albumId: string,
+  protocolVersion: string | undefined,
+  record: AlbumRecord,
+  exists: boolean,
+  membership?: Membership,
+): Promise<void> {
   const target = { ...library, albumId, ...(protocolVersion === undefined ? {} : { protocolVersion }) }
   // No digest: the record keeps a random file key (as before renames), so its empty original is
   // never the same blob as an empty file backed up into the album.
   const source = { name: record.name, size: 0, type: ALBUM_RECORD_TYPE, modified: null, open: () => [new Uint8Array(0)] }
-  const options = record.cover === null ? {} : { cover: record.cover }
+  const options = { ...(record.cover === null ? {} : { cover: record.cover }), ...(membership === undefined ? {} : { membership }) }
   if (exists) await replaceFile(target, await recordIdOf(library, albumId), source, options)
   else await backupFile(target, source, options)
 }
@@ -181,6 +189,17 @@ export async function setAlbumCover(library: Library, albumId: string, assetId: 
   const covered = { name: record.name, cover: assetId }
   if (record.cover !== assetId) await writeRecord(library, albumId, undefined, covered, true)
   return covered
+}
+
+/**
+ * Records the album's membership in its history (format/membership.ts): a replace of its record,
+ * name and cover kept, whose signed content carries it. The owner's alone count. Throws when the
+ * album has no readable record.
+ */
+export async function writeMembership(library: Library, albumId: string, membership: Membership): Promise<void> {
+  const record = await albumRecordOf(library, albumId)
+  if (record === null) throw new Error('this album has no readable name: rename it first')
+  await writeRecord(library, albumId, undefined, record, true, membership)
 }
 
 /** A photo as albumCover weighs it: its date taken (taken.ts `local`, the wall clock; `at` when there is none). */

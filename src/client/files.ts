@@ -7,6 +7,7 @@ import { concatBytes, equalBytes, fromBase64, toHex } from '../sdk/bytes.ts'
 import { CofferProblem, type CofferClient, type Feed } from '../sdk/client.ts'
 import type { Signer } from '../sdk/directory.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
+import type { Membership } from './format/membership.ts'
 import type { AlbumHistory } from './history.ts'
 import { readManifestBy, readManifestWith, type Envelope, type ReadManifest, type WriterKeys } from '../sdk/manifest.ts'
 import { digestSha256 } from './format/bytes.ts'
@@ -117,7 +118,7 @@ export interface BackupTarget {
   readonly deviceId: string
   readonly masterKey: Uint8Array
   readonly albumId: string
-  /** Album-key epoch (the envelope's amk_version); 1 unless given. */
+  /** Album-key epoch (the envelope's amk_version); unless given, the newest the checked history records (history.membership), else 1. */
   readonly amkVersion?: number
   /** The album's pinned protocol version; looked up with listAlbums when not given. */
   readonly protocolVersion?: string
@@ -178,6 +179,8 @@ export interface BackupOptions {
   readonly onProgress?: (progress: UploadProgress) => void
   /** An album record's cover (albums.ts setAlbumCover): the metadata's `cover`. None unless given. */
   readonly cover?: string
+  /** The album's membership, signed into the manifest's content (an album record the owner writes: albums.ts writeMembership). None unless given. */
+  readonly membership?: Membership
 }
 
 export interface BackupResult {
@@ -358,6 +361,10 @@ export function readSignedManifest(
     ? readManifestWith(manifestCbor, source.identityPublicKey, verify)
     : readManifestBy(manifestCbor, source.writerKeys, verify)
 }
+
+/** The epoch a write into the album wraps its keys under: the target's amkVersion, else the newest its checked history records, else 1. */
+export const writeEpoch = (target: Pick<BackupTarget, 'amkVersion' | 'history'>, albumId: string): number =>
+  target.amkVersion ?? target.history?.membership(albumId)?.epoch ?? 1
 
 /** The album key of an epoch: derived from the master key, or in an album shared with this account, the one it received (`albumKey`). */
 export function albumKeyOf(source: Pick<RestoreSource, 'masterKey' | 'albumKey'>, albumId: string, epoch: number): Promise<Uint8Array> {

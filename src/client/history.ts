@@ -10,6 +10,8 @@
 //   digest of that prefix is the writer's: fewer entries than it saw is "omitted", more is
 //   "forked" (the writer was shown a history without some of them), as many but others or in
 //   another order is "reordered";
+// - in an album with several writers, each entry's writer was the owner or a contributor in the
+//   membership the owner recorded last before it (format/membership.ts; "forged" otherwise);
 // - the head this device remembers from its last check is still there, the same way, and the
 //   feed reaches it ("rolled_back" when it ends before), and every write this device made since
 //   is at the sync_seq the server answered it with.
@@ -19,6 +21,7 @@ import type { HybridVerifier } from '../sdk/hybrid.ts'
 import type { ReadManifest, WriterKeys } from '../sdk/manifest.ts'
 import { advanceHead, chainContent, committedHead, EMPTY_HEAD, type AlbumHandOver, type ChainHead, type OwnWrite } from './format/album-chain.ts'
 import { readSignedManifest, sha256Of, type Sha256Hasher } from './files.ts'
+import { mayWrite, recordedMembership, UNSHARED, type Membership } from './format/membership.ts'
 import { AlbumTamperedError, type TamperingKind } from './tampering.ts'
 
 export type { OwnWrite } from './format/album-chain.ts'
@@ -57,6 +60,8 @@ export interface CheckedHistory {
   readonly head: ChainHead
   readonly entries: ReadonlyMap<number, string>
   readonly newEntries: ReadonlyMap<number, string>
+  /** The membership the owner recorded last (UNSHARED when it recorded none). */
+  readonly membership: Membership
 }
 
 /** What checking an album's history needs: the client, and the key every entry must be signed with. */
@@ -66,6 +71,17 @@ export interface HistorySource {
   readonly verify?: HybridVerifier
   /** In an album with several writers (shared), each writer's identity key (files.ts RestoreSource.writerKeys). */
   readonly writerKeys?: WriterKeys
+  /**
+   * The album's owner, with writerKeys: only its entries record the membership, and only it and
+   * the contributors they name may write. Without writerKeys every entry is the account's own.
+   */
+  readonly ownerId?: string
+  /**
+   * Holds what the server lists of the album's members to the membership its history records
+   * (sharing.ts membershipChecker): throws AlbumTamperedError (`membership`). Asked after each
+   * check that passed, by AlbumHistoryKeeper; not asked unless given.
+   */
+  readonly checkMembers?: (albumId: string, membership: Membership) => Promise<void>
   /**
    * Awaited between slices of HISTORY_SLICE entries: a page's thread gives way there (the web
    * app: a task of its own per slice, so that decoding a page of manifests never holds a scroll
@@ -106,7 +122,9 @@ function compareHeads(mine: ChainHead, theirs: ChainHead): TamperingKind | null 
  */
 export async function checkAlbumHistory(source: HistorySource, albumId: string, remembered: AlbumMemory | null): Promise<CheckedHistory> {
   const tampered = (kind: TamperingKind, seq: number, detail: string): AlbumTamperedError => new AlbumTamperedError(albumId, kind, seq, detail)
+  if (source.writerKeys !== undefined && source.ownerId === undefined) throw new TypeError('an album of several writers is checked knowing its owner (ownerId)')
   let head = EMPTY_HEAD
+  let membership = UNSHARED
   const positions = new Map<number, Position>()
   const seenAt = new Map<string, number>()
   const assets = new Map<string, AssetChain>()
@@ -122,6 +140,10 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
     if (envelope.album_id !== albumId || envelope.file_id !== entry.asset_id || envelope.action !== entry.action || entry.envelope_hash !== manifestHash)
       throw tampered('forged', seq, `entry ${seq} says other than its signed manifest (album, asset, action or hash)`)
     if (seq <= head.seq) throw tampered('reordered', seq, `entry ${seq} comes after entry ${head.seq}`)
+    const writer = envelope.created_by_user
+    const owner = source.ownerId ?? writer
+    if (!mayWrite(membership, owner, writer))
+      throw tampered('forged', seq, `entry ${seq} is written by account ${writer}, which the album's membership did not let write then`)
     const earlier = seenAt.get(manifestHash)
     if (earlier !== undefined) throw tampered('replayed', seq, `entry ${seq} is entry ${earlier} again`)
     const waiting = awaited.get(manifestHash)
@@ -142,6 +164,7 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
       if (kind === 'omitted') missing ??= tampered(kind, seq, detail)
       else if (kind !== null) throw tampered(kind, seq, detail)
     }
+    if (writer === owner) membership = recordedMembership(read.content) ?? membership
     head = advanceHead(head, seq, manifestHash)
     positions.set(seq, { head, manifestHash })
     seenAt.set(manifestHash, seq)
@@ -180,7 +203,7 @@ export async function checkAlbumHistory(source: HistorySource, albumId: string, 
     // After the remembered head, and before it on a device that took the head over from another (pairing) and remembers no entries yet.
     if (remembered?.checkedEntries.get(seq) !== position.manifestHash) newEntries.set(seq, position.manifestHash)
   }
-  return { head, entries, newEntries }
+  return { head, entries, newEntries, membership }
 }
 
 /** The remembered head and own writes against the feed as read (checkAlbumHistory). */
@@ -221,6 +244,8 @@ export interface AlbumHistory {
   /** The `content` a manifest written to the album now carries (chainContent of the head last checked), or undefined: this device never checked it. */
   content(albumId: string): Promise<ReturnType<typeof chainContent> | undefined>
   wrote(albumId: string, write: OwnWrite): Promise<void>
+  /** The membership the album's history records, as this process last checked it; undefined before a check. */
+  membership(albumId: string): Membership | undefined
 }
 
 /** Checks albums against a device's memory of them (AlbumMemoryStore), and keeps what writers commit to. */
@@ -228,6 +253,7 @@ export class AlbumHistoryKeeper implements AlbumHistory {
   readonly #source: HistorySource
   readonly #memory: AlbumMemoryStore
   readonly #heads = new Map<string, ChainHead>()
+  readonly #memberships = new Map<string, Membership>()
   /** What this keeper checked of each album in this process: the sync_seqs through the head, in order, and each manifest hash. */
   readonly #checked = new Map<string, { readonly seqs: readonly number[]; readonly hashes: ReadonlyMap<number, string> }>()
   constructor(source: HistorySource, memory: AlbumMemoryStore) {
@@ -245,10 +271,14 @@ export class AlbumHistoryKeeper implements AlbumHistory {
     try {
       checked = await checkAlbumHistory(this.#source, albumId, await this.#memory.load(albumId))
     } catch (error) {
-      throw error instanceof AlbumTamperedError && name !== null ? new AlbumTamperedError(albumId, error.kind, error.seq, error.detail, name) : error
+      throw named(error, name)
     }
     const { head } = checked
     await this.#memory.checked(albumId, head, checked.newEntries)
+    this.#memberships.set(albumId, checked.membership)
+    await this.#source.checkMembers?.(albumId, checked.membership).catch((error: unknown) => {
+      throw named(error, name)
+    })
     this.#heads.set(albumId, head)
     this.#checked.set(albumId, { seqs: [...checked.entries.keys()], hashes: checked.entries })
     return head
@@ -317,7 +347,15 @@ export class AlbumHistoryKeeper implements AlbumHistory {
   wrote(albumId: string, write: OwnWrite): Promise<void> {
     return this.#memory.wrote(albumId, write)
   }
+
+  membership(albumId: string): Membership | undefined {
+    return this.#memberships.get(albumId)
+  }
 }
+
+/** An AlbumTamperedError named after its album (`name`, when known); any other error as it is. */
+const named = (error: unknown, name: string | null): unknown =>
+  error instanceof AlbumTamperedError && name !== null ? new AlbumTamperedError(error.albumId, error.kind, error.seq, error.detail, name) : error
 
 /**
  * Applies a signed write with `apply` and notes it in `history` (when given) at the sync_seq the

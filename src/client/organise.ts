@@ -11,7 +11,7 @@ import type { Feed } from '../sdk/client.ts'
 import { buildLifecycleWrite } from '../sdk/manifest.ts'
 import { findAssetEntry, type Library } from './albums.ts'
 import { AssetNotFoundError, deleteFile, type DeleteResult } from './edits.ts'
-import { albumKeyOf, CLIENT_VERSION, CRYPTO_SUITE_V1, openStoredAsset, restoreFile, staleRevival, Tap, type OpenedAsset } from './files.ts'
+import { albumKeyOf, CLIENT_VERSION, CRYPTO_SUITE_V1, openStoredAsset, restoreFile, staleRevival, Tap, writeEpoch, type OpenedAsset } from './files.ts'
 import { contentMacOf } from './format/content.ts'
 import { assetIdFor, namedAssetIdFor } from './format/ids.ts'
 import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
@@ -100,7 +100,7 @@ async function applyWrite(
       protocol_version: protocolVersion,
       album_id: albumId,
       file_id: fileId,
-      amk_version: chain.action === 'replace' ? envelope.amk_version : (library.amkVersion ?? 1),
+      amk_version: chain.action === 'replace' ? envelope.amk_version : writeEpoch(library, albumId),
       ciphertext_hash: envelope.ciphertext_hash,
       plaintext_size: envelope.plaintext_size,
       chunk_size: envelope.chunk_size,
@@ -173,7 +173,7 @@ async function copyOpened(library: Library, fromAlbumId: string, { asset, entry 
   if (asset.metadata.contentMac !== undefined && !equalBytes(asset.metadata.contentMac, contentMac))
     throw new Error(`asset ${asset.assetId}: its original is not the content its metadata names`)
   const metadata: AssetMetadata = { ...asset.metadata, contentMac }
-  const albumKey = await albumKeyOf(library, toAlbumId, library.amkVersion ?? 1)
+  const albumKey = await albumKeyOf(library, toAlbumId, writeEpoch(library, toAlbumId))
   const contentHash = sha256Hex(content)
   return withStoredBlobs(library, toAlbumId, asset, async (apply) => {
     for await (const id of copyIds(library, toAlbumId, content, metadata.name)) {

@@ -9,11 +9,14 @@ import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
 import type { AlbumMember, AlbumMemberRole, CofferClient, Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
 import type { WriterKeys } from '../sdk/manifest.ts'
-import { ALBUM_RECORD_TYPE, albumRecordId, feedEntries, STREAM_PAGE, type Library } from './albums.ts'
-import { openStoredAsset } from './files.ts'
+import { checkAlbumHistory, type HistorySource } from './history.ts'
+import { albumRecordId, feedEntries, STREAM_PAGE, writeMembership, type Library } from './albums.ts'
+import { readSignedManifest } from './files.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { deriveAlbumKey } from './format/keys.ts'
-import { openKeyring, openShare, sealKeyring, sealShare, shareFacts } from './format/share.ts'
+import { recordedMembership, UNSHARED, type Membership, type RecordedMember } from './format/membership.ts'
+import { openKeyring, openShare, sealKeyring, sealShare, shareFacts, type ShareRecipient } from './format/share.ts'
+import { AlbumTamperedError } from './tampering.ts'
 
 /** An account's identity key as this device pinned it, and whether the person compared safety numbers. */
 export interface PinnedContact {
@@ -90,38 +93,129 @@ export async function contactKey(
   return { identityKey, directory, firstUse: pinned === null }
 }
 
-/** What sharing needs of the owner's account: the library, and where its device keeps pins. */
+/** What sharing needs of the owner's account: the library (its history checked: AlbumHistoryKeeper), and where its device keeps pins. */
 export interface SharingAccount {
   readonly library: Library
   readonly contacts: ContactStore
 }
 
 /**
+ * The membership the owner's album's history records, the history checked now (the owner acts on
+ * it: nothing the server lists is taken on its word): by the library's keeper when it has one
+ * (against what the device remembers), else from the feed alone.
+ */
+async function checkedMembership(owner: SharingAccount, albumId: string): Promise<Membership> {
+  const { history } = owner.library
+  if (history === undefined) return (await checkAlbumHistory(ownSharedLibrary(owner), albumId, null)).membership
+  await history.check(albumId)
+  return history.membership(albumId) ?? UNSHARED
+}
+
+/** The devices of a directory that can receive keys (those with an X-Wing key). */
+function recipientsOf(directory: DeviceDirectory): ShareRecipient[] {
+  return directory.devices.flatMap((device) =>
+    device.encryption_key === undefined ? [] : [{ deviceId: device.device_id, encryptionKey: device.encryption_key }],
+  )
+}
+
+/** The owner's album keys of every epoch from 1 through `epoch`, derived from its master key. */
+async function ownerKeys(library: Library, albumId: string, epoch: number): Promise<Map<number, Uint8Array>> {
+  const keys = new Map<number, Uint8Array>()
+  for (let at = 1; at <= epoch; at++) keys.set(at, await deriveAlbumKey(library.masterKey, albumId, at))
+  return keys
+}
+
+/** The share the owner seals for one member: every epoch's key through the membership's, for each of the member's devices. */
+async function sealFor(owner: SharingAccount, albumId: string, member: RecordedMember, epoch: number): Promise<Uint8Array> {
+  const { library, contacts } = owner
+  const { identityKey, directory } = await contactKey(library.client, contacts, member.userId)
+  if (!equalBytes(await digestSha256(identityKey), member.keyHash)) throw new IdentityKeyChangedError(member.userId, member.keyHash, identityKey)
+  const recipients = recipientsOf(directory)
+  if (recipients.length === 0) throw new ContactUnusableError(`account ${member.userId} has no device that can receive keys yet`)
+  return sealShare(library.identity, {
+    albumId,
+    ownerId: library.userId,
+    memberId: member.userId,
+    role: member.role,
+    memberKeyHash: member.keyHash,
+    firstEpoch: 1,
+    lastEpoch: epoch,
+    albumKeys: await ownerKeys(library, albumId, epoch),
+    recipients,
+  })
+}
+
+/**
  * Invites the account with this email into the owner's album, as a viewer or a contributor: the
- * album's keys (epoch 1: the one epoch albums have until a removal moves them) sealed for each
- * device of the account's directory, signed with the owner's identity key. Throws
- * IdentityKeyChangedError before anything is sent when the account's key is not the pinned one.
+ * member is recorded in the album's membership (its history), then the album's keys of every
+ * epoch are sealed for each device of the account's directory, signed with the owner's identity
+ * key, and sent. Throws IdentityKeyChangedError before anything is written when the account's key
+ * is not the pinned one.
  */
 export async function shareAlbum(owner: SharingAccount, albumId: string, email: string, role: AlbumMemberRole): Promise<AlbumMember> {
   const { library, contacts } = owner
   const memberId = await library.client.lookupAccount(email)
   const { identityKey, directory } = await contactKey(library.client, contacts, memberId)
-  const recipients = directory.devices.flatMap((device) =>
-    device.encryption_key === undefined ? [] : [{ deviceId: device.device_id, encryptionKey: device.encryption_key }],
-  )
-  if (recipients.length === 0) throw new ContactUnusableError(`${email} has no device that can receive keys yet`)
-  const share = await sealShare(library.identity, {
-    albumId,
-    ownerId: library.userId,
-    memberId,
-    role,
-    memberKeyHash: await digestSha256(identityKey),
-    firstEpoch: 1,
-    lastEpoch: 1,
-    albumKeys: new Map([[1, await deriveAlbumKey(library.masterKey, albumId, 1)]]),
-    recipients,
-  })
-  return library.client.inviteMember(albumId, memberId, role, share)
+  if (recipientsOf(directory).length === 0) throw new ContactUnusableError(`${email} has no device that can receive keys yet`)
+  const membership = await checkedMembership(owner, albumId)
+  const member: RecordedMember = { userId: memberId, role, keyHash: await digestSha256(identityKey), since: membership.epoch }
+  // Recorded before the server is told: a listing the record does not cover is what members' clients refuse.
+  await writeMembership(library, albumId, { epoch: membership.epoch, members: new Map([...membership.members, [memberId, member]]) })
+  return library.client.inviteMember(albumId, memberId, role, await sealFor(owner, albumId, member, membership.epoch))
+}
+
+/**
+ * The owner takes a member out of its album (or an invitation back), and moves the album to a
+ * new epoch: the server stops serving the member at once; the remaining members get the new
+ * epoch's key sealed for their devices, then the album's membership records them without it.
+ * Photos added from then on are wrapped under a key the removed member never had.
+ */
+export async function removeFromAlbum(owner: SharingAccount, albumId: string, userId: string): Promise<void> {
+  await owner.library.client.removeMember(albumId, userId)
+  await settleMembership(owner, albumId)
+}
+
+/**
+ * Brings the album's recorded membership to what the server serves: anyone it records but the
+ * server no longer lists (removed, left, declined) leaves the record, and the album moves to a
+ * new epoch sealed to those who remain. Nothing when every recorded member is listed. The owner's
+ * client runs it after a removal and when it lists members (a member who left cannot move the
+ * epoch: it holds no master key of the album).
+ */
+export async function settleMembership(owner: SharingAccount, albumId: string): Promise<Membership> {
+  const { library } = owner
+  const membership = await checkedMembership(owner, albumId)
+  const listed = new Set((await library.client.listMembers(albumId)).members.map((member) => member.user_id))
+  const remaining = [...membership.members.values()].filter((member) => listed.has(member.userId))
+  if (remaining.length === membership.members.size) return membership
+  const settled: Membership = { epoch: membership.epoch + 1, members: new Map(remaining.map((member) => [member.userId, member])) }
+  // Sealed before it is recorded: a member told to write under the new epoch already holds its key.
+  for (const member of remaining) await library.client.replaceInvitation(albumId, member.userId, await sealFor(owner, albumId, member, settled.epoch))
+  await writeMembership(library, albumId, settled)
+  return settled
+}
+
+/**
+ * Holds what the server lists of an album's members (GET …/members) to the membership its
+ * history records: its owner is the one the album is read as; everyone listed is recorded, in
+ * the role recorded, and the identity key this device pins for it is the one the owner recorded.
+ * Throws AlbumTamperedError (`membership`) otherwise: a member the server added, a removal it did
+ * not apply, a role or a key it changed. HistorySource.checkMembers takes it.
+ */
+export function membershipChecker(client: CofferClient, ownerId: string, keyOf: WriterKeys): (albumId: string, membership: Membership) => Promise<void> {
+  return async (albumId, membership) => {
+    const tampered = (detail: string): AlbumTamperedError => new AlbumTamperedError(albumId, 'membership', 0, detail)
+    const listed = await client.listMembers(albumId)
+    if (listed.owner.user_id !== ownerId) throw tampered(`the server names account ${listed.owner.user_id} its owner, not ${ownerId}`)
+    for (const member of listed.members) {
+      const recorded = membership.members.get(member.user_id)
+      if (recorded === undefined) throw tampered(`the server lists ${member.email} as a member the owner did not add (or removed)`)
+      if (recorded.role !== member.role) throw tampered(`the server lists ${member.email} as a ${member.role}; the owner made them a ${recorded.role}`)
+      const key = await keyOf(member.user_id)
+      if (!equalBytes(await digestSha256(key), recorded.keyHash))
+        throw tampered(`the identity key of ${member.email} is not the one the owner recorded when sharing with them`)
+    }
+  }
 }
 
 /** What a member's device needs: the library, its pins, and its own X-Wing secret (the 32-byte seed). */
@@ -173,26 +267,46 @@ async function sharedAlbum(member: MemberDevice, albumId: string): Promise<{ own
   const { library } = member
   const membership = await library.client.readMembership(albumId)
   const ownerId = membership.owner_id
-  if (membership.keyring !== null) return { ownerId, albumKeys: await openKeyring(library.masterKey, { albumId, ownerId }, fromBase64(membership.keyring)) }
+  const invitation = fromBase64(membership.invitation)
+  const kept = membership.keyring === null ? null : await openKeyring(library.masterKey, { albumId, ownerId }, fromBase64(membership.keyring))
+  // The owner's newest sealing names a later epoch than the keyring (a removal moved the album on): opened here when this device has a part.
+  if (kept !== null && shareFacts(invitation).lastEpoch <= Math.max(...kept.keys())) return { ownerId, albumKeys: kept }
+  const opened = await openOwnersShare(member, invitation, ownerId).catch((error: unknown) => {
+    if (kept === null) throw error
+    return null
+  })
+  if (opened === null) return { ownerId, albumKeys: kept ?? new Map() }
+  if (opened.albumId !== albumId) throw new ContactUnusableError('the share names another album')
+  const albumKeys = new Map([...(kept ?? []), ...opened.albumKeys])
+  if (kept !== null) await library.client.storeKeyring(albumId, await sealKeyring(library.masterKey, opened, albumKeys))
+  return { ownerId, albumKeys }
+}
+
+/** The owner's share for this device, held to the owner's pinned key and to the owner the server names. */
+async function openOwnersShare(member: MemberDevice, invitation: Uint8Array, ownerId: string): Promise<Awaited<ReturnType<typeof openShare>>> {
+  const { library } = member
   const { identityKey } = await contactKey(library.client, member.contacts, ownerId)
-  const opened = await openShare(fromBase64(membership.invitation), {
+  const opened = await openShare(invitation, {
     ownerIdentityKey: identityKey,
     memberId: library.userId,
     memberIdentityKey: library.identityPublicKey,
     deviceId: library.deviceId,
     xwingSecret: member.xwingSecret,
   })
-  if (opened.albumId !== albumId || opened.ownerId !== ownerId) throw new ContactUnusableError('the share names another album or owner')
-  return { ownerId, albumKeys: opened.albumKeys }
+  if (opened.ownerId !== ownerId) throw new ContactUnusableError('the share names another owner')
+  return opened
 }
 
 /**
  * Each writer's identity key for an album with several writers: this account's own, and every
  * other account's as this device pinned it (contactKey: pinned at first use, another key refused
- * with IdentityKeyChangedError). Not yet: that the writer was a member allowed to write when it
- * wrote (the membership record in the album's history, decision 0067).
+ * with IdentityKeyChangedError). That the writer was allowed to write when it wrote is the
+ * history's check (history.ts, under the membership the owner recorded).
  */
-export function writerKeysOf(account: SharingAccount): WriterKeys {
+export function writerKeysOf(account: {
+  readonly library: Pick<Library, 'client' | 'userId' | 'identityPublicKey'>
+  readonly contacts: ContactStore
+}): WriterKeys {
   const { library, contacts } = account
   const keys = new Map<string, Promise<Uint8Array>>()
   return (userId) => {
@@ -207,23 +321,34 @@ export function writerKeysOf(account: SharingAccount): WriterKeys {
   }
 }
 
+/** A library for albums of several writers: each entry verified under its writer's key, and the owner whose membership record says who may write. */
+export type SharedLibrary = Library & { readonly writerKeys: WriterKeys; readonly ownerId: string }
+
 /** The owner's library for its album that others write into: entries verified under each writer's key. */
-export function ownSharedLibrary(owner: SharingAccount): Library {
-  return { ...owner.library, writerKeys: writerKeysOf(owner) }
+export function ownSharedLibrary(owner: SharingAccount): SharedLibrary {
+  return { ...owner.library, writerKeys: writerKeysOf(owner), ownerId: owner.library.userId }
 }
+
+/** What checking the history of an album of several writers takes of its library (history.ts HistorySource): the writers' keys, the owner, the members' check. */
+export const sharedHistory = (library: SharedLibrary): Required<Pick<HistorySource, 'writerKeys' | 'ownerId' | 'checkMembers'>> => ({
+  writerKeys: library.writerKeys,
+  ownerId: library.ownerId,
+  checkMembers: membershipChecker(library.client, library.ownerId, library.writerKeys),
+})
 
 /**
  * A member's library for an album shared with it: its album keys as received (sharedAlbumKeys),
  * and every entry verified under its writer's pinned key. Reads (restore, verify) and, for a
  * contributor, writes (backup) go through the library's usual functions with it.
  */
-export async function memberLibrary(member: MemberDevice, albumId: string): Promise<Library> {
+export async function memberLibrary(member: MemberDevice, albumId: string): Promise<SharedLibrary> {
   const { ownerId, albumKeys: keys } = await sharedAlbum(member, albumId)
   const writerKeys = writerKeysOf(member)
   let recordId: Promise<string> | undefined
-  const shared: Library = {
+  const shared: SharedLibrary = {
     ...member.library,
     writerKeys,
+    ownerId,
     albumKey: async (id, epoch) => {
       const key = id === albumId ? keys.get(epoch) : undefined
       if (key === undefined) throw new ContactUnusableError(`this account holds no key of album ${id} at epoch ${epoch}`)
@@ -240,14 +365,15 @@ export async function memberLibrary(member: MemberDevice, albumId: string): Prom
 
 /**
  * The asset id of the record of an album shared with this account: the owner's master key names
- * it, so it is found as the asset the owner created (signed under the owner's pinned key) whose
- * metadata, opened with the album key, is an album record. Throws when there is none.
+ * it, so it is found as the asset whose manifest, signed under the owner's pinned key, records
+ * the album's membership (the owner records it in a replace of the record when it shares).
+ * Throws when there is none.
  */
 async function ownersRecordId(library: Library, albumId: string, ownerId: string): Promise<string> {
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
-    if (entry.action !== 'create') continue
-    const opened = await openStoredAsset({ ...library, albumId }, entry).catch(() => null)
-    if (opened?.envelope.created_by_user === ownerId && opened.metadata.type === ALBUM_RECORD_TYPE) return entry.asset_id
+    if (entry.action === 'delete') continue
+    const read = await readSignedManifest(library, fromBase64(entry.manifest_cbor)).catch(() => null)
+    if (read?.envelope.created_by_user === ownerId && read.envelope.album_id === albumId && recordedMembership(read.content) !== null) return entry.asset_id
   }
   throw new ContactUnusableError(`album ${albumId} has no record its owner wrote: it has no name here`)
 }

@@ -2,7 +2,7 @@
 // from the check itself, so that what only reports it (coffer-photos' error lines) loads none of
 // the manifest and signature code.
 
-export type TamperingKind = 'forged' | 'replayed' | 'reordered' | 'omitted' | 'forked' | 'rolled_back'
+export type TamperingKind = 'forged' | 'replayed' | 'reordered' | 'omitted' | 'forked' | 'rolled_back' | 'membership'
 
 /** What each kind means, in a sentence a person can read. */
 export const TAMPERING: Readonly<Record<TamperingKind, string>> = {
@@ -12,6 +12,7 @@ export const TAMPERING: Readonly<Record<TamperingKind, string>> = {
   omitted: 'the server left out an entry a device of this account wrote',
   forked: 'the server showed devices of this account different histories',
   rolled_back: 'the server rolled the album back to an earlier state',
+  membership: 'the server lists members, roles or keys of the album that its owner did not record',
 }
 
 /** The server served an album's history that is not the one the account's devices wrote and saw. */

@@ -41,6 +41,7 @@ import { contentKeys, contentMacOf } from './format/content.ts'
 import { assetIdFor } from './format/ids.ts'
 import { GCM_TAG_BYTES, generateFileKey } from './format/keys.ts'
 import { sealMetadata, type AssetMetadata } from './format/metadata.ts'
+import { manifestContent } from './format/membership.ts'
 import { openResumePoint, sealResumePoint, type ResumePoint, type SealedDerivative } from './format/resume.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, encryptBytes, encryptStream, HEADER_BYTES, SALT_BYTES } from './format/stream.ts'
 import {
@@ -52,6 +53,7 @@ import {
   sha256Of,
   staleRevival,
   Tap,
+  writeEpoch,
   type BackupOptions,
   type BackupResult,
   type BackupTarget,
@@ -344,7 +346,7 @@ async function plan(
     lifecycle,
     meter,
     chunkSize,
-    amkVersion: target.amkVersion ?? 1,
+    amkVersion: writeEpoch(target, target.albumId),
     ciphertextSize: size,
     inParts,
     resumed,
@@ -652,7 +654,7 @@ async function commit(up: Upload): Promise<BackupResult> {
         ...(up.options.retentionUntil === undefined ? {} : { retention_until: up.options.retentionUntil }),
       },
       metadata: metadataBlob,
-      content: await target.history?.content(target.albumId),
+      content: manifestContent(await target.history?.content(target.albumId), up.options.membership),
     })
   const signAndApply = async (version: string): Promise<void> => {
     const write = await sign(version)

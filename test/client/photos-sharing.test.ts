@@ -86,6 +86,26 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     const unknown = await photos(member.home, ['ls', 'Nowhere'])
     expect(unknown.code).toBe(EXIT.usage)
 
+    // The contributor backs a folder up into the shared album by its name; the owner lists both writers' photos.
+    const theirs = path.join(work, 'member-pictures')
+    await mkdir(theirs)
+    await writePhoto(path.join(theirs, 'dunes.jpg'), { format: 'jpeg', width: 40, height: 30, seed: 5 })
+    const contributed = await photos(member.home, ['backup', theirs, '--album', 'Holidays', '--json'])
+    expectOk(contributed)
+    expect(eventOf(contributed, 'start')).toMatchObject({ album_id: albumId })
+    expect(eventOf(contributed, 'summary')).toMatchObject({ stored: 1 })
+    const ownersList = await photos(owner.home, ['ls', 'Holidays', '--json'])
+    expectOk(ownersList)
+    expect(
+      events(ownersList)
+        .filter((e) => e.event === 'file')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['beach.jpg', 'dunes.jpg'])
+    const seenByMember = await photos(member.home, ['members', 'Holidays', '--json'])
+    expectOk(seenByMember)
+    expect(events(seenByMember).filter((e) => e.event === 'member')).toEqual([expect.objectContaining({ email: member.email, role: 'contributor' })])
+
     const membersBefore = await photos(owner.home, ['members', 'Holidays', '--json'])
     expect(events(membersBefore).filter((e) => e.event === 'member')).toEqual([
       expect.objectContaining({ email: member.email, role: 'contributor', state: 'active', verified: false }),
@@ -140,6 +160,10 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     const albumId = eventOf(taken, 'unshared').album_id as string
     expectOk(await photos(owner.home, ['share', 'Holidays', member.email]))
     expectOk(await photos(member.home, ['invites', 'accept', albumId]))
+    // A viewer adds nothing.
+    const viewing = await photos(member.home, ['backup', path.join(work, 'member-pictures'), '--album', 'Holidays'])
+    expect(viewing.code).toBe(EXIT.usage)
+    expect(viewing.stderr).toContain('"Holidays" was shared with you to view')
     expectOk(await photos(owner.home, ['unshare', 'Holidays', member.email.toUpperCase()]))
     expect((await photos(owner.home, ['members', 'Holidays'])).stdout).toContain('"Holidays" is shared with nobody.')
     const { user_id: memberId } = await readJson<{ user_id: string }>(member.home, 'account.json')
@@ -147,5 +171,21 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     const again = await photos(owner.home, ['unshare', 'Holidays', member.email])
     expect(again.code).toBe(EXIT.usage)
     expect(again.stderr).toContain(`"Holidays" is not shared with ${member.email}`)
+
+    // A server that lets the removed member back in, as if the removal had not happened: the owner's next look at the album exits 7.
+    const { user_id: ownerId } = await readJson<{ user_id: string }>(owner.home, 'account.json')
+    await writeRows(
+      server.database,
+      "INSERT INTO album_members (album_id, user_id, role, state, invited_by, invitation, created_at, accepted_at) VALUES (?, ?, 'viewer', 'active', ?, ?, 1, 2)",
+      [albumId, memberId, ownerId, Buffer.from([1])],
+    )
+    try {
+      const caught = await photos(owner.home, ['restore', 'Holidays', path.join(work, 'not-restored')])
+      expect(caught.code).toBe(EXIT.untrusted)
+      expect(caught.stderr).toContain(`the server lists ${member.email} as a member the owner did not add (or removed)`)
+    } finally {
+      await writeRows(server.database, 'DELETE FROM album_members WHERE user_id = ?', [memberId])
+    }
+    expectOk(await photos(owner.home, ['restore', 'Holidays', path.join(work, 'restored-by-owner')]))
   })
 })

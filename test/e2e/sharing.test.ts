@@ -19,6 +19,7 @@ import { openMetadata } from '../../src/client/format/metadata.ts'
 import { safetyNumber, sealShare } from '../../src/client/format/share.ts'
 import { generateXWingKeyPair } from '../../src/client/format/xwing.ts'
 import { contactsFile } from '../../src/client/node/contacts.ts'
+import { liveEntries } from '../../src/client/albums.ts'
 import { memorySource, restoreFile } from '../../src/client/files.ts'
 import { checkAlbumHistory } from '../../src/client/history.ts'
 import {
@@ -78,7 +79,7 @@ describe('sharing an album, end to end through the client library', () => {
 
     // The album's record and its photos, read and opened by the member with the key it was given.
     const names = []
-    for (const entry of (await member.client.feed(album.albumId, 0, 10)).entries) {
+    for (const entry of await liveEntries(member.client, album.albumId)) {
       const blob = await member.client.downloadBlob(entry.metadata_blob_hash!)
       names.push((await openMetadata(keys.get(1)!, { albumId: album.albumId, fileId: entry.asset_id }, blob)).metadata.name)
     }
@@ -115,7 +116,7 @@ describe('sharing an album, end to end through the client library', () => {
     await expect(restoreFile({ ...owner.library, albumId: album.albumId }, contributed)).rejects.toThrow(/signature/)
     // The album's history, written by two accounts, checks under each writer's key.
     const history = await checkAlbumHistory(
-      { client: owner.client, identityPublicKey: owner.keys.identityPublicKey, writerKeys: ownerView.writerKeys! },
+      { client: owner.client, identityPublicKey: owner.keys.identityPublicKey, writerKeys: ownerView.writerKeys, ownerId: owner.userId },
       album.albumId,
       null,
     )

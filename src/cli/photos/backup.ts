@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { openAlbum } from '../../client/albums.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { AlbumHistoryKeeper } from '../../client/history.ts'
+import { sharedHistory } from '../../client/sharing.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
 import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
@@ -19,7 +19,7 @@ import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type Command, type Invocation } from './command.ts'
 import { dryRunBackup } from './backup-dry-run.ts'
-import { countOption, libraryOf } from './library.ts'
+import { backupAlbum, countOption, libraryOf } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -119,10 +119,10 @@ export const backup: Command = {
       await dryRunBackup({ library, album: albumGiven, files: walk(), stateFile: path.join(account.home, 'state.sqlite'), out, verbosity })
       return EXIT.ok
     }
-    const album = await openAlbum(library, albumGiven)
+    const { album, library: albumLibrary } = await backupAlbum(account, albumGiven)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
     // The album's history on the sync state's connection: a write per file noted without opening the file again.
-    const history = new AlbumHistoryKeeper({ ...library, client: account.client }, state)
+    const history = new AlbumHistoryKeeper({ ...albumLibrary, ...sharedHistory(albumLibrary), client: account.client }, state)
     try {
       await history.check(album.albumId, album.name)
     } catch (error) {
@@ -130,7 +130,7 @@ export const backup: Command = {
       throw error
     }
     let watcher: FolderWatch | null = null
-    const target = { ...library, client: history.guard(library.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion }
+    const target = { ...albumLibrary, client: history.guard(account.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**

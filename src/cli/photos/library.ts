@@ -1,10 +1,10 @@
 // What the album commands share: the account as the client library's Library, and an album
 // named on the command line.
 import path from 'node:path'
-import { albumRecordOf, findAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
+import { albumRecordOf, findAlbum, openAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { contactsFile } from '../../client/node/contacts.ts'
-import { memberLibrary } from '../../client/sharing.ts'
+import { memberLibrary, sharedHistory, writerKeysOf, type ContactStore, type SharedLibrary } from '../../client/sharing.ts'
 import { fromBase64 } from '../../sdk/bytes.ts'
 import type { ChainHead } from '../../client/format/album-chain.ts'
 import { AlbumHistoryKeeper, type AlbumMemoryStore } from '../../client/history.ts'
@@ -18,24 +18,37 @@ import { Home } from './home.ts'
 import type { Output } from './output.ts'
 
 /** The account as the client library takes it, with the albums' histories this device checks and remembers (in state.sqlite). */
-export type PhotosLibrary = Library & { readonly history: AlbumHistoryKeeper }
+export type PhotosLibrary = SharedLibrary & { readonly history: AlbumHistoryKeeper }
 
 /** What this device remembers of the albums' histories: in the config folder's state.sqlite. */
 export const albumMemoryIn = (home: string): AlbumMemoryStore => albumMemoryFile(path.join(home, 'state.sqlite'))
 
+/** Where this device keeps the identity keys it pinned for other accounts: the config folder's state.sqlite. */
+export const contactsOf = (account: Pick<Account, 'home'>): ContactStore => contactsFile(path.join(account.home, 'state.sqlite'))
+
+/**
+ * The account's own albums: every entry verified under its writer's key (the account's, or in an
+ * album it shares a contributor's, pinned), the membership it recorded held to what the server lists.
+ */
 export function libraryOf(account: Account): PhotosLibrary {
-  const source = { client: account.client, identityPublicKey: account.identity.publicKey, verify: nativeVerify, sha256: nativeSha256 }
-  const history = new AlbumHistoryKeeper(source, albumMemoryIn(account.home))
-  // Once an album is checked, every later read of its feed in this command is held to what was checked.
-  return {
-    ...source,
-    client: history.guard(account.client),
+  const own = { client: account.client, userId: account.userId, identityPublicKey: account.identity.publicKey }
+  return withHistory(account, {
+    ...own,
+    verify: nativeVerify,
+    sha256: nativeSha256,
     identity: account.identity,
-    userId: account.userId,
     deviceId: account.deviceId,
     masterKey: account.masterKey,
-    history,
-  }
+    writerKeys: writerKeysOf({ library: own, contacts: contactsOf(account) }),
+    ownerId: account.userId,
+  })
+}
+
+/** The library with the history keeper that checks its albums; once an album is checked, every later read of its feed in this command is held to what was checked. */
+function withHistory(account: Account, library: SharedLibrary): PhotosLibrary {
+  const source = { client: account.client, identityPublicKey: library.identityPublicKey, verify: nativeVerify, sha256: nativeSha256, ...sharedHistory(library) }
+  const history = new AlbumHistoryKeeper(source, albumMemoryIn(account.home))
+  return { ...library, client: history.guard(account.client), history }
 }
 
 /**
@@ -66,27 +79,23 @@ async function sharedPhotosLibrary(account: Account, albumId: string): Promise<P
   const keys = new Home(account.home).readKeys()
   if (keys === null) throw new SetupNeeded('this device is not set up: run `coffer-photos setup` or `join` first')
   const own = libraryOf(account)
-  const contacts = contactsFile(path.join(account.home, 'state.sqlite'))
-  const shared = await memberLibrary({ library: { ...own, client: account.client }, contacts, xwingSecret: fromBase64(keys.xwing_seed) }, albumId)
-  const source = {
-    client: account.client,
-    identityPublicKey: own.identityPublicKey,
-    verify: nativeVerify,
-    sha256: nativeSha256,
-    ...(shared.writerKeys === undefined ? {} : { writerKeys: shared.writerKeys }),
-  }
-  const history = new AlbumHistoryKeeper(source, albumMemoryIn(account.home))
-  return { ...shared, client: history.guard(account.client), history }
+  const shared = await memberLibrary(
+    { library: { ...own, client: account.client }, contacts: contactsOf(account), xwingSecret: fromBase64(keys.xwing_seed) },
+    albumId,
+  )
+  return withHistory(account, shared)
 }
 
-/** The albums shared with this account, each named by its record (null when none opens) with the library that reads it and its owner's id. */
-export async function sharedAlbumsOf(account: Account): Promise<Array<{ album: NamedAlbum; library: PhotosLibrary; ownerId: string }>> {
+/** The albums shared with this account, each named by its record (null when none opens) with the library that reads it, its owner's id and this account's role. */
+export async function sharedAlbumsOf(
+  account: Account,
+): Promise<Array<{ album: NamedAlbum; library: PhotosLibrary; ownerId: string; role: 'viewer' | 'contributor' }>> {
   const out = []
   for (const listed of (await account.client.listSharedAlbums()).albums) {
     const library = await sharedPhotosLibrary(account, listed.album_id)
     const record = await albumRecordOf(library, listed.album_id).catch(() => null)
     const album = { albumId: listed.album_id, name: record?.name ?? null, cover: record?.cover ?? null, protocolVersion: listed.protocol_version }
-    out.push({ album, library, ownerId: listed.owner_id })
+    out.push({ album, library, ownerId: listed.owner_id, role: listed.role })
   }
   return out
 }
@@ -102,6 +111,23 @@ export async function albumByName(account: Account, name: string | undefined): P
   if (own !== null) return { album: own, library }
   for (const shared of await sharedAlbumsOf(account)) if (shared.album.name === albumName(name)) return shared
   throw new UsageError(`there is no album "${name}" (\`coffer-photos albums\` lists yours, \`coffer-photos invites\` those others invited you into)`)
+}
+
+/**
+ * The album `backup` writes into: one of this account's by that name, else one shared with it as
+ * a contributor (a viewer's is a usage error: it may not add photos), else a new album of this
+ * account's by that name.
+ */
+export async function backupAlbum(account: Account, name: string): Promise<{ album: NamedAlbum; library: PhotosLibrary }> {
+  const library = libraryOf(account)
+  const own = await findAlbum(library, name)
+  if (own !== null) return { album: own, library }
+  for (const shared of await sharedAlbumsOf(account)) {
+    if (shared.album.name !== albumName(name)) continue
+    if (shared.role === 'viewer') throw new UsageError(`"${shared.album.name}" was shared with you to view: only its owner and contributors add photos to it`)
+    return shared
+  }
+  return { album: await openAlbum(library, name), library }
 }
 
 export async function namedAlbum(library: Library, name: string | undefined): Promise<NamedAlbum> {

@@ -3,17 +3,12 @@
 // sealed here for the other account's devices, under the identity key this device pinned for it
 // (client/sharing.ts); a key that changed stops the command (exit 7) until the two people compare
 // safety numbers and `safety-number --confirm` pins the new one.
-import path from 'node:path'
 import { safetyNumber } from '../../client/format/share.ts'
-import { contactsFile } from '../../client/node/contacts.ts'
-import { acceptShare, contactKey, IdentityKeyChangedError, shareAlbum, type ContactStore } from '../../client/sharing.ts'
+import { acceptShare, contactKey, IdentityKeyChangedError, removeFromAlbum, settleMembership, shareAlbum } from '../../client/sharing.ts'
 import { fromBase64 } from '../../sdk/bytes.ts'
-import { commandClientOptions, openAccount, type Account } from './account.ts'
+import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
-import { libraryOf, namedAlbum } from './library.ts'
-
-/** Where this device keeps the identity keys it pinned: the config folder's state.sqlite. */
-const contactsOf = (account: Account): ContactStore => contactsFile(path.join(account.home, 'state.sqlite'))
+import { albumByName, contactsOf, libraryOf, namedAlbum } from './library.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -123,17 +118,27 @@ export const invites: Command = {
 export const members: Command = {
   usage: `usage: coffer-photos members <album> [--json]
 
-  Who one of your albums is shared with: each member's email, role, whether they accepted, and
-  whether you compared safety numbers with them (verified).
+  Who an album is shared with (one of yours, or one shared with you): each member's email, role,
+  whether they accepted, and whether you compared safety numbers with them (verified). The list
+  is held to the membership the album's owner signed into its history: exit 7 when the server
+  lists anyone, any role or any key the owner did not record. On your own album, members who left
+  or declined are taken out of that record, and the album's key moves on without them.
 
   --json   one JSON object per line: member`,
   options: {},
   async run({ positionals, out, signal, home }) {
     if (positionals.length !== 1) throw new UsageError('members takes an album name')
     const account = await openAccount(home, commandClientOptions(out, signal))
-    const album = await namedAlbum(libraryOf(account), positionals[0])
-    const listed = await account.client.listMembers(album.albumId)
+    const { album, library } = await albumByName(account, positionals[0])
     const contacts = contactsOf(account)
+    try {
+      if (library.ownerId === account.userId) await settleMembership({ library, contacts }, album.albumId)
+      else await library.history.check(album.albumId, album.name)
+    } catch (error) {
+      if (error instanceof IdentityKeyChangedError) return changedKey(out, error.userId, error)
+      throw error
+    }
+    const listed = await account.client.listMembers(album.albumId)
     if (listed.members.length === 0) out.say(`"${album.name}" is shared with nobody.`)
     for (const member of listed.members) {
       const verified = (await contacts.pinned(member.user_id))?.verifiedAt != null
@@ -174,10 +179,16 @@ export const unshare: Command = {
     const [albumName, email] = positionals
     if (positionals.length !== 2 || email === undefined) throw new UsageError('unshare takes an album name and an email address')
     const account = await openAccount(home, commandClientOptions(out, signal))
-    const album = await namedAlbum(libraryOf(account), albumName)
+    const library = libraryOf(account)
+    const album = await namedAlbum(library, albumName)
     const member = (await account.client.listMembers(album.albumId)).members.find((listed) => listed.email.toLowerCase() === email.trim().toLowerCase())
     if (member === undefined) throw new UsageError(`"${album.name}" is not shared with ${email} (\`coffer-photos members ${album.name}\` lists who it is)`)
-    await account.client.removeMember(album.albumId, member.user_id)
+    try {
+      await removeFromAlbum({ library, contacts: contactsOf(account) }, album.albumId, member.user_id)
+    } catch (error) {
+      if (error instanceof IdentityKeyChangedError) return changedKey(out, error.userId, error)
+      throw error
+    }
     out.say(`"${album.name}" is no longer shared with ${email}.`)
     out.event('unshared', { album_id: album.albumId, user_id: member.user_id, email })
     return EXIT.ok
