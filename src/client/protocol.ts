@@ -173,9 +173,15 @@ export async function writeWithProtocol<T>(
   }
 }
 
+/** The protocol version the server pins for an album this account owns or is a member of; undefined for any other. */
+export async function albumPinOf(client: CofferClient, albumId: string): Promise<string | undefined> {
+  const owned = (await client.listAlbums()).albums.find((a) => a.album_id === albumId)
+  return (owned ?? (await client.listSharedAlbums()).albums.find((a) => a.album_id === albumId))?.protocol_version
+}
+
 /** The album's pinned version now, or `fallback` when it is older than that (a pin only moves forward). */
 export async function pinnedVersion(client: CofferClient, albumId: string, fallback: string): Promise<string> {
-  const pinned = (await client.listAlbums()).albums.find((a) => a.album_id === albumId)?.protocol_version
+  const pinned = await albumPinOf(client, albumId)
   const version = pinned !== undefined && pinned > fallback ? pinned : fallback
   learnVersion(client, albumId, version)
   return version

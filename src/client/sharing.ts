@@ -322,7 +322,12 @@ export function writerKeysOf(account: {
 }
 
 /** A library for albums of several writers: each entry verified under its writer's key, and the owner whose membership record says who may write. */
-export type SharedLibrary = Library & { readonly writerKeys: WriterKeys; readonly ownerId: string }
+export type SharedLibrary = Library & {
+  readonly writerKeys: WriterKeys
+  readonly ownerId: string
+  /** A member's: the album keys it holds, by epoch (the owner derives its own). */
+  readonly albumKeys?: ReadonlyMap<number, Uint8Array>
+}
 
 /** The owner's library for its album that others write into: entries verified under each writer's key. */
 export function ownSharedLibrary(owner: SharingAccount): SharedLibrary {
@@ -349,6 +354,7 @@ export async function memberLibrary(member: MemberDevice, albumId: string): Prom
     ...member.library,
     writerKeys,
     ownerId,
+    albumKeys: keys,
     albumKey: async (id, epoch) => {
       const key = id === albumId ? keys.get(epoch) : undefined
       if (key === undefined) throw new ContactUnusableError(`this account holds no key of album ${id} at epoch ${epoch}`)

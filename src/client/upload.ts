@@ -68,7 +68,7 @@ import {
   type UploadWay,
 } from './files.ts'
 import { appliedWrite } from './history.ts'
-import { knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
+import { albumPinOf, knownVersion, pinnedVersion, upgradeInFlight, waitForUpgrade, writeWithProtocol } from './protocol.ts'
 import { transientFailure } from './retry.ts'
 
 /**
@@ -719,9 +719,9 @@ async function ended(up: Upload, outcome: Omit<BackupResult, 'assetId' | 'conten
 
 async function albumProtocol(target: BackupTarget): Promise<string> {
   if (target.protocolVersion !== undefined) return target.protocolVersion
-  const found = (await target.client.listAlbums()).albums.find((a) => a.album_id === target.albumId)
-  if (found === undefined) throw new Error(`album ${target.albumId} is not one of this account's`)
-  return found.protocol_version
+  const found = await albumPinOf(target.client, target.albumId)
+  if (found === undefined) throw new Error(`album ${target.albumId} is neither one of this account's nor shared with it`)
+  return found
 }
 
 // --- resume points ------------------------------------------------------------------------------

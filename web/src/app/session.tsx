@@ -7,6 +7,7 @@ import { sessionClient } from '../lib/client.ts'
 import { keysWithPublicKey } from '../lib/library.ts'
 import { dropKeys, dropSession, readKeys, readSession, saveKeys, startSignIn, type PasswordKey, type SavedKeys, type SavedSession } from '../lib/store.ts'
 import { dropAlbumHistory } from '../lib/album-history.ts'
+import { dropContacts } from '../lib/contacts.ts'
 import { dropDateIndex } from '../lib/date-index.ts'
 import { dropPhotoIndex } from '../lib/photo-index.ts'
 import { dropQueuedUploads } from '../lib/uploads.ts'
@@ -130,7 +131,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       signOut,
       forgetBrowser: async () => {
         await signOut('This browser has forgotten the account and its keys.')
-        await Promise.all([dropKeys(), dropAlbumHistory()])
+        await Promise.all([dropKeys(), dropAlbumHistory(), dropContacts()])
       },
       revokeAll: async () => {
         if (state.kind !== 'signed-in' || state.keys === null)
@@ -151,7 +152,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex(), dropAlbumHistory()])
+        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex(), dropAlbumHistory(), dropContacts()])
       },
       watch,
     }

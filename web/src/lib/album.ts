@@ -15,7 +15,8 @@
 import { toHex } from '#sdk/bytes.ts'
 import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
 import { albumRecordId, recordOf, STREAM_PAGE, type AlbumRecord, type Library } from '#photos/albums.ts'
-import { derivativeBlob, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
+import { derivativeBlob, type OpenedAsset } from '#photos/files.ts'
+import type { AlbumKeys, SharedKeys } from './album-keys.ts'
 import { AlbumTamperedError } from '#photos/tampering.ts'
 import { Lru } from './lru.ts'
 import { rememberPhoto } from './photo-index.ts'
@@ -56,6 +57,8 @@ export interface AlbumOptions {
    * opening, in the workers its thumbnails need, with nowhere to say what it found.
    */
   readonly checkHistory?: boolean
+  /** An album others write into or shared with this account: the keys its assets open with besides the account's own (lib/sharing.ts). */
+  readonly shared?: SharedKeys
 }
 
 export type Tile =
@@ -145,7 +148,7 @@ export function albumMadeHere(albumId: string, name: string): void {
 export class AlbumModel {
   readonly albumId: string
   readonly library: Library
-  readonly #keys: AssetKeys
+  readonly #keys: AlbumKeys
   readonly #recordId: Promise<string>
   /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
   readonly #order = new Map<string, number>()
@@ -204,8 +207,8 @@ export class AlbumModel {
     warmPool() // the workers load while the feed's first page is read
     this.library = library
     this.albumId = albumId
-    this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey }
-    this.#recordId = albumRecordId(library.masterKey, albumId)
+    this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey, ...options.shared }
+    this.#recordId = library.albumRecordId?.(albumId) ?? albumRecordId(library.masterKey, albumId)
     this.#name = namesMadeHere.get(albumId)
     this.#onPage = options.onPage
     this.#checksHistory = options.checkHistory === true

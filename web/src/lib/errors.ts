@@ -1,6 +1,7 @@
 // Every failure the person sees is a sentence that says what happened and what to do next.
 // Problems from the server are matched by their stable code (docs/errors.md); anything else
 // (the network, a format error) by its kind.
+import { IdentityKeyChangedError } from '#photos/sharing.ts'
 import { CofferProblem } from '#sdk/client.ts'
 
 const BY_CODE: Readonly<Record<string, string>> = {
@@ -30,6 +31,12 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.storage.full': 'The server is out of space. Try again later, or tell the operator.',
   'error.enroll.code_refused': 'That code is wrong or has expired. Ask the other device for a new one.',
   'error.enroll.channel_not_found': 'The pairing has ended on the other device. Start again.',
+  'error.member.exists': 'They are in this album already, or invited to it.',
+  'error.member.too_many_invitations': 'You have many invitations nobody answered yet. Take some back, or wait for answers, before inviting more people.',
+  'error.member.read_only': 'You can look at this album but not change it: its owner shared it with you to view.',
+  'error.member.not_creator': 'Only the person who added this photo, or the album’s owner, can change or delete it.',
+  'error.directory.required':
+    'That person has not set Coffer up on a device yet, so there is nowhere to send the album’s keys. Ask them to sign in once first.',
 }
 
 /** The server's problem behind an error: the error itself, or its cause (the library wraps a refused upload in a FileTransferError). */
@@ -48,6 +55,8 @@ export function sentenceFor(caught: unknown): string {
       `${error.problem.detail || error.problem.title}. Try again; if it keeps failing, tell the operator (request ${error.headers.get('x-request-id') ?? 'unknown'}).`
     )
   }
+  if (error instanceof IdentityKeyChangedError)
+    return 'This person’s identity key is not the one this browser saw before: the server may be lying, or they set their account up again. Compare safety numbers with them before going on.'
   if (error instanceof TypeError && /fetch|network/i.test(error.message)) return 'The server cannot be reached. Check your connection and try again.'
   return error instanceof Error ? error.message : String(error)
 }

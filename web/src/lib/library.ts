@@ -2,12 +2,14 @@
 // this browser's device keys. The identity key (to sign with) is made from its seeds when first
 // used, once per keys object; its public half (to check manifests with) is the one the keys keep.
 // Signatures are checked with WebCrypto's Ed25519 (sdk/hybrid.ts webCryptoHybridVerify). Albums'
-// histories are checked and remembered as lib/album-history.ts says.
-import type { Library } from '#photos/albums.ts'
+// histories are checked and remembered as lib/album-history.ts says, with what others wrote into
+// a shared album checked under their pinned keys (lib/sharing.ts).
+import { membershipChecker, writerKeysOf, type SharedLibrary } from '#photos/sharing.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
 import { IdentityKey } from '#sdk/identity.ts'
 import { browserHistory } from './album-history.ts'
+import { browserContacts } from './contacts.ts'
 import type { SavedKeys } from './store.ts'
 
 const identities = new WeakMap<SavedKeys, IdentityKey>()
@@ -31,11 +33,20 @@ export function keysWithPublicKey(keys: SavedKeys): SavedKeys {
   return keys.identityPublicKey === undefined ? { ...keys, identityPublicKey: identityPublicKeyOf(keys) } : keys
 }
 
-export function libraryOf(client: CofferClient, keys: SavedKeys): Library {
+/**
+ * The account's library. In an album others write into, each writer's identity key is the one
+ * this browser pinned (lib/contacts.ts), and the album's history is held to the membership it
+ * records (src/client/sharing.ts).
+ */
+export function libraryOf(client: CofferClient, keys: SavedKeys): SharedLibrary {
   const identityPublicKey = identityPublicKeyOf(keys)
+  const writerKeys = writerKeysOf({ library: { client, userId: keys.userId, identityPublicKey }, contacts: browserContacts(keys.masterKey) })
+  const ownerId = keys.userId
   return {
     client,
-    history: browserHistory({ client, identityPublicKey }, keys.masterKey),
+    writerKeys,
+    ownerId,
+    history: browserHistory({ client, identityPublicKey, writerKeys, ownerId, checkMembers: membershipChecker(client, ownerId, writerKeys) }, keys.masterKey),
     get identity() {
       return identityOf(keys)
     },

@@ -5,7 +5,8 @@
 // worker of the pool takes any call.
 import * as Comlink from 'comlink'
 import exifr from 'exifr'
-import { openAsset, openDerivative, openOriginal, type AssetEntry, type AssetKeys, type OpenedAsset } from '#photos/files.ts'
+import { openAsset, openDerivative, openOriginal, type AssetEntry, type OpenedAsset } from '#photos/files.ts'
+import { assetKeysOf, type AlbumKeys } from '../lib/album-keys.ts'
 import { webCryptoHybridVerify } from '#sdk/hybrid.ts'
 import type { CameraFacts, CapturedSource } from '#photos/format/metadata.ts'
 import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '#photos/media.ts'
@@ -66,8 +67,8 @@ const api = {
   verifySignature: (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> =>
     webCryptoHybridVerify(publicKey, message, signature),
 
-  openAsset: (keys: AssetKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> =>
-    openAsset({ ...keys, verify: webCryptoHybridVerify }, entry, metadataBlob),
+  openAsset: (keys: AlbumKeys, entry: AssetEntry, metadataBlob: Uint8Array): Promise<OpenedAsset> =>
+    openAsset({ ...assetKeysOf(keys), verify: webCryptoHybridVerify }, entry, metadataBlob),
 
   // The plaintext goes back as a Blob made here: the page receives a handle, not bytes it would
   // copy into a Blob of its own on its thread (what a scroll through thousands of thumbnails

@@ -3,8 +3,8 @@
 // selection and its bar (Selection.tsx: download as a zip, delete to Recently deleted), Download album, and the photo
 // view when the route names a photo (#/albums/<album>/<asset>), drawn over the grid so that going
 // back keeps the place; its menu sets the album's cover.
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent } from 'react'
-import { renameAlbum, setAlbumCover, type Library } from '#photos/albums.ts'
+import { useCallback, useEffect, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
+import { renameAlbum, setAlbumCover } from '#photos/albums.ts'
 import { TAMPERING } from '#photos/tampering.ts'
 import type { CofferClient } from '#sdk/client.ts'
 import { linkTo } from '../../app/router.ts'
@@ -13,7 +13,7 @@ import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { AlbumModel, type HistoryState } from '../../lib/album.ts'
 import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
-import { libraryOf } from '../../lib/library.ts'
+import { albumAccess, type AlbumAccess } from '../../lib/sharing.ts'
 import { zipNameOf } from '../../lib/zip-download.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
@@ -21,7 +21,8 @@ import { takeHandedOver } from '../../lib/upload-handoff.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
-import { PhotoView } from './PhotoView.tsx'
+import { People } from './People.tsx'
+import { PhotoView, type PhotoSharing } from './PhotoView.tsx'
 import { useOrganiseSelection } from './OrganiseSelection.tsx'
 import { deletion, SelectionBar, useSelectMode, useZipSave, ZipStatus } from './Selection.tsx'
 import { UndoToast, useUndoable } from './Undo.tsx'
@@ -30,10 +31,11 @@ import { UploadPanel } from './UploadPanel.tsx'
 /** How often an open album asks for what other devices added. */
 const POLL_MS = 20_000
 
-function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploads: Uploads } | null {
+function useAlbum(access: AlbumAccess | null, albumId: string): { model: AlbumModel; uploads: Uploads } | null {
   const [opened, setOpened] = useState<{ model: AlbumModel; uploads: Uploads } | null>(null)
   useEffect(() => {
-    const model = new AlbumModel(library, albumId, { checkHistory: true })
+    if (access === null) return
+    const model = new AlbumModel(access.library, albumId, { checkHistory: true, shared: access.shared })
     const uploads = new Uploads(model)
     setOpened({ model, uploads })
     // The album first (isStored needs its assets), then what an earlier visit left to upload,
@@ -53,25 +55,75 @@ function useAlbum(library: Library, albumId: string): { model: AlbumModel; uploa
       uploads.close()
       model.close()
     }
-  }, [library, albumId])
+  }, [access, albumId])
   return opened?.model.albumId === albumId ? opened : null
 }
 
 const photos = (n: number): string => countText(n, 'photo')
 
+/** Who added each photo of an album others are in, and what this account may change (the owner anything, a contributor its own); undefined for an album only its owner is in. */
+function photoSharing(access: AlbumAccess, userId: string): PhotoSharing | undefined {
+  const { owner, members } = access.members
+  if (access.role === 'owner' && members.length === 0) return undefined
+  const emails = new Map([[owner.user_id, owner.email], ...members.map((member) => [member.user_id, member.email] as const)])
+  return {
+    addedBy: (writer) => (writer === userId ? 'you' : (emails.get(writer) ?? null)),
+    mayChange: (writer) => access.role === 'owner' || (access.role === 'contributor' && writer === userId),
+    mayOrganise: access.role === 'owner',
+  }
+}
+
 export function Album({ client, keys, albumId, assetId }: { client: CofferClient; keys: SavedKeys; albumId: string; assetId: string | null }) {
-  const library = useMemo(() => libraryOf(client, keys), [client, keys])
-  const opened = useAlbum(library, albumId)
-  if (opened === null)
+  const [access, setAccess] = useState<AlbumAccess | null>(null)
+  const load = useAction()
+  const loadRun = load.run
+  useEffect(() => {
+    void loadRun(async () => setAccess(await albumAccess(client, keys, albumId)))
+  }, [client, keys, albumId, loadRun])
+  const opened = useAlbum(access, albumId)
+  if (load.error !== null)
+    return (
+      <main>
+        <p className="crumbs">
+          <a href={linkTo('albums')}>Albums</a>
+        </p>
+        <Heading>This album does not open</Heading>
+        <ErrorLine error={load.error} />
+      </main>
+    )
+  if (opened === null || access === null)
     return (
       <p className="loading" role="status">
         Opening the album…
       </p>
     )
-  return <OpenAlbum model={opened.model} uploads={opened.uploads} assetId={assetId} />
+  return (
+    <OpenAlbum
+      model={opened.model}
+      uploads={opened.uploads}
+      assetId={assetId}
+      people={<People client={client} keys={keys} access={access} albumId={albumId} />}
+      role={access.role}
+      sharing={photoSharing(access, keys.userId)}
+    />
+  )
 }
 
-function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Uploads; assetId: string | null }) {
+function OpenAlbum({
+  model,
+  uploads,
+  assetId,
+  people,
+  role,
+  sharing,
+}: {
+  model: AlbumModel
+  uploads: Uploads
+  assetId: string | null
+  people: ReactNode
+  role: AlbumAccess['role']
+  sharing: PhotoSharing | undefined
+}) {
   const subscribeModel = useCallback((listener: () => void) => model.subscribe(listener), [model])
   const ids = useSyncExternalStore(subscribeModel, () => model.ids)
   const history = useSyncExternalStore(subscribeModel, () => model.history)
@@ -92,6 +144,8 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     model.albumId,
   )
   const { watch } = useSession()
+  // A viewer adds and deletes nothing: the album is shown as a suspended account's is, without saying so.
+  const viewer = role === 'viewer'
   const suspended = watch.record?.standing === 'suspended'
   // An upload refused for a suspension the page did not know of yet: read the record now (the banner, the disabled button).
   const refusedAsSuspended = items.some((item) => item.state === 'failed' && problemOf(item.error)?.code === 'error.account.suspended')
@@ -126,11 +180,11 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
     })
 
   const add = (files: Iterable<Picked> | AsyncIterable<Picked>) => {
-    if (!suspended) void uploads.add(files)
+    if (!suspended && !viewer) void uploads.add(files)
   }
 
   const dragOver = (event: DragEvent) => {
-    if (!event.dataTransfer.types.includes('Files')) return
+    if (viewer || !event.dataTransfer.types.includes('Files')) return
     event.preventDefault()
     event.dataTransfer.dropEffect = 'copy'
     setDropping(true)
@@ -144,7 +198,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
   }
 
   const cover = useAction()
-  const empty = model.scanned && ids.length === 0 && items.length === 0 && !suspended
+  const empty = model.scanned && ids.length === 0 && items.length === 0 && !suspended && !viewer
   const setCover = (id: string) => void cover.run(async () => model.recordChanged(await setAlbumCover(model.library, model.albumId, id)))
 
   return (
@@ -158,10 +212,10 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       <p className="crumbs">
         <a href={linkTo('albums')}>Albums</a>
       </p>
-      <AlbumTitle model={model} />
+      <AlbumTitle model={model} canRename={role === 'owner'} />
       <HistoryWarning history={history} />
       <div className="toolbar">
-        <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />
+        {!viewer && <Pickers onPicked={add} disabled={suspended} describedBy={suspended ? 'adding-paused' : undefined} />}
         <button type="button" className="secondary" aria-pressed={selecting} onClick={() => (selecting ? endSelection() : startSelecting())}>
           {selecting ? 'Cancel selection' : 'Select'}
         </button>
@@ -189,7 +243,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
       {!empty && (
         <p className="hint">
           {model.scanned ? `${photos(ids.length)}.` : `${photos(ids.length)} so far…`}
-          {suspended ? '' : ' Drop photos or folders anywhere on this page to add them.'}
+          {suspended || viewer ? '' : ' Drop photos or folders anywhere on this page to add them.'}
         </p>
       )}
       <ErrorLine error={model.scanError} />
@@ -202,12 +256,13 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
           onClear={endSelection}
           actions={[
             { label: 'Download', busy: zip.busy, run: () => zip.save(zipName, inOrder(selected)) },
-            ...organise.actions,
-            { label: 'Delete', danger: true, run: () => remove(ids.filter((id) => selected.has(id))) },
+            ...(role === 'owner' ? organise.actions : []),
+            ...(viewer ? [] : [{ label: 'Delete', danger: true, run: () => remove(ids.filter((id) => selected.has(id))) }]),
           ]}
         />
       )}
       {organise.shown}
+      {people}
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {empty && (
         <section className="empty-state" aria-labelledby="album-empty">
@@ -239,6 +294,7 @@ function OpenAlbum({ model, uploads, assetId }: { model: AlbumModel; uploads: Up
           onReplace={replace}
           cover={{ current: cover.busy ? null : model.cover, set: setCover }}
           onChanged={() => void model.refresh()}
+          {...(sharing === undefined ? {} : { sharing })}
         />
       )}
       <UndoToast toast={toast} undo={undo} dismiss={dismiss} />
@@ -271,7 +327,7 @@ function HistoryWarning({ history }: { history: HistoryState }) {
 }
 
 /** The album's name, and a Rename button that turns it into a form (Escape or Cancel leave it as it was). */
-function AlbumTitle({ model }: { model: AlbumModel }) {
+function AlbumTitle({ model, canRename }: { model: AlbumModel; canRename: boolean }) {
   const [renaming, setRenaming] = useState(false)
   const [draft, setDraft] = useState('')
   const rename = useAction()
@@ -290,17 +346,19 @@ function AlbumTitle({ model }: { model: AlbumModel }) {
     return (
       <div className="album-title">
         <Heading>{name === undefined ? 'Album' : name === null ? 'Unnamed album' : name}</Heading>
-        <button
-          type="button"
-          className="secondary"
-          disabled={name === undefined}
-          onClick={() => {
-            setDraft(name ?? '')
-            setRenaming(true)
-          }}
-        >
-          Rename
-        </button>
+        {canRename && (
+          <button
+            type="button"
+            className="secondary"
+            disabled={name === undefined}
+            onClick={() => {
+              setDraft(name ?? '')
+              setRenaming(true)
+            }}
+          >
+            Rename
+          </button>
+        )}
       </div>
     )
   return (

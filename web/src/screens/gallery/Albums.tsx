@@ -13,6 +13,7 @@ import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
 import { useTile } from './Grid.tsx'
+import { Invitations, SharedWithYou } from './SharedAlbums.tsx'
 import type { CofferClient } from '#sdk/client.ts'
 
 const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
@@ -46,6 +47,7 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
   return (
     <main>
       <Heading>Albums</Heading>
+      <Invitations client={client} keys={keys} />
       <ErrorLine error={load.error} />
       {albums === null && load.error === null && <p role="status">Opening your albums…</p>}
       {albums !== null && albums.length === 0 && (
@@ -64,6 +66,7 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
           ))}
         </ul>
       )}
+      <SharedWithYou client={client} keys={keys} />
       <form className="inline" onSubmit={submit}>
         <label>
           New album

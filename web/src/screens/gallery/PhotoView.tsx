@@ -131,6 +131,16 @@ interface Props {
   readonly albumIds?: readonly string[]
   /** Told once the photo was marked, added or moved: the screen reads the albums' feeds again. */
   readonly onChanged?: () => void
+  /** In an album several people are in: who added each photo, and whether this account may change it (the owner any, a contributor its own). */
+  readonly sharing?: PhotoSharing
+}
+
+export interface PhotoSharing {
+  /** The email of the account that added a photo (its manifest's writer), or null when not known here. */
+  readonly addedBy: (userId: string) => string | null
+  readonly mayChange: (userId: string) => boolean
+  /** Add to and move to another album: the owner's alone (its other albums are its own). */
+  readonly mayOrganise: boolean
 }
 
 /** A pointer on the stage: where it went down and where it is. */
@@ -142,7 +152,7 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: given, albumIds, onChanged }: Props) {
+export function PhotoView({ model, assetId, onDelete: deleting, onReplace: replacing, cover: covering, place: given, albumIds, onChanged, sharing }: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -220,6 +230,14 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
   useEffect(() => heading.current?.focus(), [])
 
   const asset = loaded.kind === 'opened' ? loaded.asset : null
+  const writer = asset?.envelope.created_by_user ?? null
+  // What this account may do to the photo: anything in its own albums; in a shared one, what its role lets it.
+  const mayChange = sharing === undefined || (writer !== null && sharing.mayChange(writer))
+  const onDelete = mayChange ? deleting : undefined
+  const onReplace = mayChange ? replacing : undefined
+  const cover = sharing === undefined || sharing.mayOrganise ? covering : undefined
+  const mayOrganise = sharing === undefined || sharing.mayOrganise
+  const addedBy = sharing !== undefined && writer !== null ? sharing.addedBy(writer) : null
   const metadata = asset?.metadata
   const imageUrl = originalUrl ?? shownUrl
   // The photo's size as shown (fitted to the stage, never enlarged): from its metadata, else from what was drawn.
@@ -343,7 +361,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
   const here = [{ albumId: model.albumId, assetId }]
 
   function toggleFavourite(): void {
-    if (asset === null || organise.busy) return
+    if (asset === null || !mayChange || organise.busy) return
     const on = !favourite
     setMarked(on)
     void organise.run(async () => {
@@ -395,7 +413,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
             {download.busy ? 'Decrypting…' : 'Download'}
           </button>
         )}
-        {asset !== null && (
+        {asset !== null && mayChange && (
           <button
             type="button"
             className={favourite ? 'viewer-icon viewer-favourite on' : 'viewer-icon viewer-favourite'}
@@ -415,7 +433,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
             More
           </button>
           <div id="photo-more" className="viewer-menu" hidden={!more}>
-            {asset !== null && (
+            {asset !== null && mayOrganise && (
               <>
                 <button
                   type="button"
@@ -462,7 +480,7 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
                 Delete
               </button>
             ) : (
-              <a href={linkTo('albums', model.albumId, assetId)}>In its album</a>
+              deleting === undefined && <a href={linkTo('albums', model.albumId, assetId)}>In its album</a>
             )}
             <a href={linkTo('custody', model.albumId, assetId)}>Custody</a>
             <p className="muted">Where and how safely the server keeps it.</p>
@@ -558,6 +576,12 @@ export function PhotoView({ model, assetId, onDelete, onReplace, cover, place: g
           <dl>
             <dt>Name</dt>
             <dd data-fact="name">{metadata.name}</dd>
+            {addedBy !== null && (
+              <>
+                <dt>Added by</dt>
+                <dd data-fact="added-by">{addedBy}</dd>
+              </>
+            )}
             {favourite && (
               <>
                 <dt>Favourite</dt>
