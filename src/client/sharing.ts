@@ -146,22 +146,90 @@ async function sealFor(owner: SharingAccount, albumId: string, member: RecordedM
 }
 
 /**
- * Invites the account with this email into the owner's album, as a viewer or a contributor: the
- * member is recorded in the album's membership (its history), then the album's keys of every
- * epoch are sealed for each device of the account's directory, signed with the owner's identity
- * key, and sent. Throws IdentityKeyChangedError before anything is written when the account's key
- * is not the pinned one.
+ * Invites the account with this email into the owner's album, as a viewer or a contributor
+ * (shareAlbumWith, the account looked up by its email).
  */
 export async function shareAlbum(owner: SharingAccount, albumId: string, email: string, role: AlbumMemberRole): Promise<AlbumMember> {
+  return shareAlbumWith(owner, albumId, await owner.library.client.lookupAccount(email), role)
+}
+
+/**
+ * Invites an account into the owner's album, as a viewer or a contributor: the member is
+ * recorded in the album's membership (its history), then the album's keys of every epoch are
+ * sealed for each device of the account's directory, signed with the owner's identity key, and
+ * sent. Throws IdentityKeyChangedError before anything is written when the account's key is not
+ * the pinned one.
+ */
+export async function shareAlbumWith(owner: SharingAccount, albumId: string, memberId: string, role: AlbumMemberRole): Promise<AlbumMember> {
   const { library, contacts } = owner
-  const memberId = await library.client.lookupAccount(email)
   const { identityKey, directory } = await contactKey(library.client, contacts, memberId)
-  if (recipientsOf(directory).length === 0) throw new ContactUnusableError(`${email} has no device that can receive keys yet`)
+  if (recipientsOf(directory).length === 0) throw new ContactUnusableError(`account ${memberId} has no device that can receive keys yet`)
   const membership = await checkedMembership(owner, albumId)
   const member: RecordedMember = { userId: memberId, role, keyHash: await digestSha256(identityKey), since: membership.epoch }
   // Recorded before the server is told: a listing the record does not cover is what members' clients refuse.
   await writeMembership(library, albumId, { epoch: membership.epoch, members: new Map([...membership.members, [memberId, member]]) })
   return library.client.inviteMember(albumId, memberId, role, await sealFor(owner, albumId, member, membership.epoch))
+}
+
+/**
+ * "Share everything with my partner": names the account with this email a partner (the server
+ * keeps the list, so the owner's other devices follow it), its identity key pinned now, then
+ * shares every album of the owner with it (sharePartnerAlbums).
+ */
+export async function addPartner(owner: SharingAccount, email: string, role: AlbumMemberRole): Promise<PartnerShares & { readonly userId: string }> {
+  const { client } = owner.library
+  const partnerId = await client.lookupAccount(email)
+  await contactKey(client, owner.contacts, partnerId)
+  await client.setPartner(partnerId, role)
+  return { userId: partnerId, ...(await sharePartnerAlbums(owner)) }
+}
+
+/** What sharePartnerAlbums did: the invitations it sent, and the albums it left alone because their history or membership did not check. */
+export interface PartnerShares {
+  readonly sent: number
+  readonly refused: readonly AlbumTamperedError[]
+}
+
+/**
+ * Shares each of the owner's albums (`albumIds`, else all of them) with each of its partners not
+ * yet invited to it or in it, in the partner's role: a new album, or albums made on a device
+ * before it knew of the partner. An album whose history or membership the server changed is
+ * left alone (nothing is recorded or sealed on a history in doubt) and named in `refused`; the
+ * others go on.
+ */
+export async function sharePartnerAlbums(owner: SharingAccount, albumIds?: readonly string[]): Promise<PartnerShares> {
+  const { client } = owner.library
+  const { partners } = await client.listPartners()
+  if (partners.length === 0) return { sent: 0, refused: [] }
+  let sent = 0
+  const refused: AlbumTamperedError[] = []
+  for (const albumId of albumIds ?? (await client.listAlbums()).albums.map((album) => album.album_id)) {
+    const listed = new Set((await client.listMembers(albumId)).members.map((member) => member.user_id))
+    try {
+      for (const partner of partners) {
+        if (listed.has(partner.user_id)) continue
+        await shareAlbumWith(owner, albumId, partner.user_id, partner.role)
+        sent++
+      }
+    } catch (error) {
+      if (!(error instanceof AlbumTamperedError)) throw error
+      refused.push(error)
+    }
+  }
+  return { sent, refused }
+}
+
+/** Accepts every invitation waiting from an account that shares every album with this one (a partner): answers the albums accepted. */
+export async function acceptPartnerShares(member: MemberDevice): Promise<string[]> {
+  const { client } = member.library
+  const partners = new Set((await client.listPartners()).partner_of.map((partner) => partner.user_id))
+  const accepted: string[] = []
+  for (const invitation of (await client.listInvitations()).invitations) {
+    if (!partners.has(invitation.owner.user_id)) continue
+    await acceptShare(member, invitation)
+    accepted.push(invitation.album_id)
+  }
+  return accepted
 }
 
 /**

@@ -36,6 +36,7 @@ export const errorCatalog = {
   'error.asset.trashed': { status: 409, title: 'Asset in the trash' },
   'error.member.exists': { status: 409, title: 'Already invited or a member' },
   'error.member.too_many_invitations': { status: 409, title: 'Too many invitations outstanding' },
+  'error.member.too_many_partners': { status: 409, title: 'Too many partners' },
   'error.moderation.state_conflict': { status: 409, title: 'Moderation state unchanged' },
   'error.upload.offset_mismatch': { status: 409, title: 'Part offset mismatch' },
   'error.request.precondition_failed': { status: 412, title: 'Precondition failed' },

@@ -93,3 +93,17 @@ export const MembershipResponse = Type.Object({
   invitation: Type.String({ description: 'Standard base64 of the owner’s latest sealing for this member' }),
   keyring: Type.Union([Type.String(), Type.Null()], { description: 'Standard base64 of the member’s keyring, once it stored one' }),
 })
+
+/** The most partners an account names. */
+export const PARTNERS_MAX = 8
+
+export const PartnerParams = Type.Object({ user_id: Uuid })
+
+export const PartnerRequest = Type.Object({ role: MemberRole }, { additionalProperties: false })
+
+export const PartnerView = Type.Object({ ...Person, role: MemberRole, since: Timestamp })
+
+export const PartnersResponse = Type.Object({
+  partners: Type.Array(PartnerView, { description: 'The accounts the caller shares every album with, oldest first' }),
+  partner_of: Type.Array(PartnerView, { description: 'The accounts that share every album with the caller, oldest first' }),
+})

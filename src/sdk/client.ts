@@ -53,6 +53,8 @@ import type {
   MembershipResponse,
   MemberView,
   SharedAlbumsResponse,
+  PartnersResponse,
+  PartnerView as PartnerViewSchema,
 } from '../contract/sharing.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
 import { decodeStrict } from '../codec/cbor.ts'
@@ -96,6 +98,8 @@ export type AlbumMembers = Static<typeof MembersResponse>
 export type Invitations = Static<typeof InvitationsResponse>
 export type AcceptedInvitation = Static<typeof AcceptedResponse>
 export type SharedAlbums = Static<typeof SharedAlbumsResponse>
+export type Partners = Static<typeof PartnersResponse>
+export type PartnerView = Static<typeof PartnerViewSchema>
 export type Membership = Static<typeof MembershipResponse>
 /** The account export's document, once the whole body is read and parsed. */
 export type AccountExportDocument = Static<typeof AccountExport>
@@ -706,6 +710,20 @@ export class CofferClient {
   /** The albums shared with this account, with its role in each (`listAlbums` stays the ones it owns). */
   listSharedAlbums(): Promise<SharedAlbums> {
     return this.#json({ method: 'GET', path: '/v1/shared-albums', bearer: true })
+  }
+
+  /** The accounts this account shares every album with (`partners`), and those sharing every album with it (`partner_of`). */
+  listPartners(): Promise<Partners> {
+    return this.#json({ method: 'GET', path: '/v1/partners', bearer: true })
+  }
+
+  /** Names an account a partner: this account's clients share every album with it, the new ones too. */
+  setPartner(userId: string, role: AlbumMemberRole): Promise<PartnerView> {
+    return this.#json({ method: 'PUT', path: `/v1/partners/${encodeURIComponent(userId)}`, json: { role }, bearer: true })
+  }
+
+  removePartner(userId: string): Promise<void> {
+    return this.#empty({ method: 'DELETE', path: `/v1/partners/${encodeURIComponent(userId)}`, bearer: true })
   }
 
   // --- uploads -----------------------------------------------------------------------------

@@ -61,6 +61,7 @@ const CONTENT_WRITES = [
   'acceptInvitation',
   'replaceInvitation',
   'storeKeyring',
+  'setPartner',
 ]
 
 describe('OpenAPI document', async () => {

@@ -178,4 +178,34 @@ describe('sharing an album in the web app', { timeout: 180_000 }, () => {
     await checkScreen(beaPage, 'sharing-membership-tampered')
     await beaPage.context.close()
   })
+  it('share everything: every album shared with a partner, a new one too; the partner accepts them all at once', async () => {
+    const ownerPage = await openDevice(browser, server.url)
+    await openAs(ownerPage.page, server, owner, '/#/albums')
+    const everything = ownerPage.page.locator('details.share-everything')
+    await everything.locator('summary').click()
+    await ownerPage.page.getByLabel('Share every album with').fill(cal.email)
+    await everything.getByRole('button', { name: 'Share everything' }).click()
+    const owned = (await owner.client.listAlbums()).albums.length
+    // The album whose members the server changed (the test before) is left alone, and said so; the others are shared.
+    expect(owned).toBe(2) // Beach house, and Garden, whose members the server changed
+    const said = `You share every album with ${cal.email} now. 1 invitation sent. 1 album was not shared`
+    await everything.getByRole('status').filter({ hasText: said }).waitFor({ timeout: 30_000 })
+    await checkScreen(ownerPage, 'sharing-everything')
+    await ownerPage.page.getByLabel('New album').fill('Picnic')
+    await ownerPage.page.getByRole('button', { name: 'Create album' }).click()
+    await ownerPage.page.getByRole('heading', { name: 'Picnic' }).waitFor()
+    await ownerPage.context.close()
+
+    const calPage = await openDevice(browser, server.url, { phone: true })
+    await openAs(calPage.page, server, cal, '/#/albums')
+    await calPage.page.locator('details.share-everything summary').click()
+    await calPage.page.getByText(`${owner.email} shares every album with you.`).waitFor()
+    const acceptAll = calPage.page.getByRole('button', { name: `Accept all ${owned} from people who share everything with you` })
+    await acceptAll.click()
+    await calPage.page.getByRole('heading', { name: 'Shared with you' }).waitFor({ timeout: 30_000 })
+    await calPage.page.locator('.album-card').filter({ hasText: 'Picnic' }).waitFor()
+    expect(await calPage.page.locator('section.invitations').count()).toBe(0)
+    await checkScreen(calPage, 'sharing-everything-accepted')
+    await calPage.context.close()
+  })
 })

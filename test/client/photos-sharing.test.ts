@@ -188,4 +188,29 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     }
     expectOk(await photos(owner.home, ['restore', 'Holidays', path.join(work, 'restored-by-owner')]))
   })
+  it('partner: every album shared with the partner now, and each new one backup makes; the partner accepts them all at once', async () => {
+    const named = await photos(owner.home, ['partner', member.email, '--json'])
+    expectOk(named)
+    expect(eventOf(named, 'shared')).toMatchObject({ email: member.email, role: 'viewer', invitations: 1 })
+    // A new album: shared as backup makes it.
+    const garden = path.join(work, 'garden')
+    await mkdir(garden)
+    await writePhoto(path.join(garden, 'rose.jpg'), { format: 'jpeg', width: 40, height: 30, seed: 8 })
+    expectOk(await photos(owner.home, ['backup', garden, '--album', 'Garden']))
+    const listed = await photos(member.home, ['partner', '--json'])
+    expect(events(listed).filter((e) => e.event === 'partner_of')).toEqual([expect.objectContaining({ email: owner.email, role: 'viewer' })])
+    expect(events(await photos(member.home, ['invites', '--json'])).filter((e) => e.event === 'invitation')).toHaveLength(2)
+    const accepted = await photos(member.home, ['invites', 'accept', '--partners', '--json'])
+    expectOk(accepted)
+    expect(events(accepted).filter((e) => e.event === 'accepted')).toHaveLength(2)
+    const albums = await photos(member.home, ['albums', '--json'])
+    expect(
+      events(albums)
+        .filter((e) => e.event === 'album')
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Garden', 'Holidays'])
+    expectOk(await photos(owner.home, ['partner', '--stop', member.email]))
+    expect((await photos(owner.home, ['partner'])).stdout).toContain('You share everything with nobody')
+  })
 })

@@ -1250,6 +1250,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accounts the caller shares every album with, and those that share every album with it */
+        get: operations["listPartners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partners/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Share every album with an account, the new ones too
+         * @description The server keeps the list; the caller’s clients share each album with the partner (inviting it as for any member, sealed for its devices), and each new album as they make it. A partner already gets the new role. At most PARTNERS_MAX (8) partners (409 error.member.too_many_partners). The caller itself: 422; an unknown account: 404.
+         */
+        put: operations["setPartner"];
+        post?: never;
+        /**
+         * Stop sharing every album with an account
+         * @description The albums shared with it stay shared (remove it from each to stop that); new albums are no longer shared with it. Not a partner: 404.
+         */
+        delete: operations["removePartner"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/upload/{upload_id}/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -1786,6 +1827,26 @@ export interface components {
             blobs: components["schemas"]["UploadBlobDeclaration"][];
             manifest_envelope?: components["schemas"]["ManifestEnvelope"];
         };
+        PartnerRequest: {
+            role: components["schemas"]["MemberRole"];
+        };
+        PartnerView: {
+            user_id: string;
+            email: string;
+            display_name: string | null;
+            role: components["schemas"]["MemberRole"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            since: string;
+        };
+        PartnersResponse: {
+            /** @description The accounts the caller shares every album with, oldest first */
+            partners: components["schemas"]["PartnerView"][];
+            /** @description The accounts that share every album with the caller, oldest first */
+            partner_of: components["schemas"]["PartnerView"][];
+        };
         ProfileResponse: {
             user_id: string;
             /** @description Read-only here */
@@ -2263,6 +2324,16 @@ export interface components {
         };
         /** @description `error.internal` */
         "error.internal": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CodedProblem"];
+            };
+        };
+        /** @description `error.member.too_many_partners` */
+        "error.member.too_many_partners": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5473,6 +5544,107 @@ export interface operations {
             };
             400: components["responses"]["error.request.malformed"];
             401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listPartners: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Both lists, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnersResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    setPartner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerRequest"];
+            };
+        };
+        responses: {
+            /** @description The partner */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerView"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            409: components["responses"]["error.member.too_many_partners"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    removePartner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description It is no longer a partner */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];

@@ -378,6 +378,7 @@ describe('contributors and viewers writing into a shared album', () => {
 
     await admin.suspend(contributor.userId, 'spam')
     expect(await problemOf(openBundle(contributor, shared))).toMatchObject({ status: 403, code: 'error.account.suspended' })
+    expect(await problemOf(contributor.client.setPartner(albumOwner.userId, 'viewer'))).toMatchObject({ status: 403, code: 'error.account.suspended' })
     expect(sha256(await downloaded(contributor, photo.original))).toBe(photo.original)
     await admin.reinstate(contributor.userId)
     expect((await added(contributor)).fileId).toMatch(/^[0-9a-f-]{36}$/)
@@ -414,6 +415,47 @@ describe('contributors and viewers writing into a shared album', () => {
     expect(entries.filter((e) => e.asset_id === photo.fileId).map((e) => e.action)).toEqual(['create'])
     for (const hash of photo.blobs) expect(await downloaded(albumOwner, hash), hash).toBe(404)
     expect(await problemOf(albumOwner.client.assetReceipts(photo.fileId))).toMatchObject({ status: 404 })
+  })
+})
+
+describe('partners: sharing every album with an account', () => {
+  it('names a partner (a new role for one already named), lists it on both sides, refuses itself and strangers, and stops', async () => {
+    const sharer = await registered(server, 'sharer')
+    const partner = await registered(server, 'partner')
+    const [{ user_id: sharerId }, { user_id: partnerId }] = await Promise.all([sharer.client.getProfile(), partner.client.getProfile()])
+    expect(await sharer.client.setPartner(partnerId, 'viewer')).toMatchObject({ user_id: partnerId, email: partner.email, role: 'viewer' })
+    expect(await sharer.client.setPartner(partnerId, 'contributor')).toMatchObject({ user_id: partnerId, role: 'contributor' })
+    expect((await sharer.client.listPartners()).partners).toEqual([expect.objectContaining({ user_id: partnerId, role: 'contributor' })])
+    expect(await partner.client.listPartners()).toMatchObject({
+      partners: [],
+      partner_of: [expect.objectContaining({ user_id: sharerId, email: sharer.email, role: 'contributor' })],
+    })
+    expect(await problemOf(sharer.client.setPartner(sharerId, 'viewer'))).toMatchObject({ status: 422, code: 'error.request.invalid' })
+    expect(await problemOf(sharer.client.setPartner(randomUUID(), 'viewer'))).toMatchObject({ status: 404, code: 'error.not_found' })
+    const badRole = await raw(server, 'PUT', `/v1/partners/${partnerId}`, {
+      headers: { authorization: `Bearer ${sharer.client.tokens!.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'owner' }),
+    })
+    expect(badRole.status).toBe(422)
+    await sharer.client.removePartner(partnerId)
+    expect(await problemOf(sharer.client.removePartner(partnerId))).toMatchObject({ status: 404, code: 'error.not_found' })
+    expect((await partner.client.listPartners()).partner_of).toEqual([])
+  })
+
+  it('at most PARTNERS_MAX (8) partners, however many are named at once', async () => {
+    const sharer = await registered(server, 'many-partners')
+    const others = await Promise.all(Array.from({ length: 11 }, (_, i) => registered(server, `partner-${i}`).then((member) => member.client.getProfile())))
+    const outcomes = await Promise.all(
+      others.map((other) =>
+        sharer.client.setPartner(other.user_id, 'viewer').then(
+          () => 200,
+          (error: CofferProblem) => `${error.status} ${error.code}`,
+        ),
+      ),
+    )
+    expect(outcomes.filter((outcome) => outcome === 200)).toHaveLength(8)
+    expect(outcomes.filter((outcome) => outcome === '409 error.member.too_many_partners')).toHaveLength(3)
+    expect((await sharer.client.listPartners()).partners).toHaveLength(8)
   })
 })
 

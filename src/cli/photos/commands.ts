@@ -119,6 +119,12 @@ export const COMMANDS: readonly ListedCommand[] = [
     load: async () => (await import('./sharing.ts')).members,
   },
   { name: 'unshare', summary: 'stop sharing one of your albums with someone', photoWork: false, load: async () => (await import('./sharing.ts')).unshare },
+  {
+    name: 'partner',
+    summary: 'share every album with someone, the new ones too (`partner --stop <email>` ends it)',
+    photoWork: false,
+    load: async () => (await import('./sharing.ts')).partner,
+  },
   { name: 'leave', summary: 'leave an album shared with you', photoWork: false, load: async () => (await import('./sharing.ts')).leave },
   {
     name: 'safety-number',

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { albumRecordOf, findAlbum, openAlbum, type Library, type NamedAlbum, type PlanOptions } from '../../client/albums.ts'
 import { albumName } from '../../client/format/ids.ts'
 import { contactsFile } from '../../client/node/contacts.ts'
-import { memberLibrary, sharedHistory, writerKeysOf, type ContactStore, type SharedLibrary } from '../../client/sharing.ts'
+import { memberLibrary, sharedHistory, sharePartnerAlbums, writerKeysOf, type ContactStore, type SharedLibrary } from '../../client/sharing.ts'
 import { fromBase64 } from '../../sdk/bytes.ts'
 import type { ChainHead } from '../../client/format/album-chain.ts'
 import { AlbumHistoryKeeper, type AlbumMemoryStore } from '../../client/history.ts'
@@ -127,7 +127,11 @@ export async function backupAlbum(account: Account, name: string): Promise<{ alb
     if (shared.role === 'viewer') throw new UsageError(`"${shared.album.name}" was shared with you to view: only its owner and contributors add photos to it`)
     return shared
   }
-  return { album: await openAlbum(library, name), library }
+  const made = await openAlbum(library, name)
+  // A new album of this account's: shared with its partners at once ("share everything").
+  const { refused } = await sharePartnerAlbums({ library, contacts: contactsOf(account) }, [made.albumId])
+  if (refused[0] !== undefined) throw refused[0]
+  return { album: made, library }
 }
 
 export async function namedAlbum(library: Library, name: string | undefined): Promise<NamedAlbum> {

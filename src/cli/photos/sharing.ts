@@ -4,7 +4,16 @@
 // (client/sharing.ts); a key that changed stops the command (exit 7) until the two people compare
 // safety numbers and `safety-number --confirm` pins the new one.
 import { safetyNumber } from '../../client/format/share.ts'
-import { acceptShare, contactKey, IdentityKeyChangedError, removeFromAlbum, settleMembership, shareAlbum } from '../../client/sharing.ts'
+import {
+  acceptPartnerShares,
+  acceptShare,
+  addPartner,
+  contactKey,
+  IdentityKeyChangedError,
+  removeFromAlbum,
+  settleMembership,
+  shareAlbum,
+} from '../../client/sharing.ts'
 import { fromBase64 } from '../../sdk/bytes.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, SetupNeeded, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
@@ -64,19 +73,41 @@ export const share: Command = {
 export const invites: Command = {
   usage: `usage: coffer-photos invites [--json]
        coffer-photos invites accept <album-id> [--json]
+       coffer-photos invites accept --partners [--json]
        coffer-photos invites decline <album-id> [--json]
 
   The albums others invited this account into, and who invited it. \`accept\` opens the album's
   keys on this device (checked against the inviter's pinned identity key: exit 7 when it changed,
   and a share the server altered is refused) and keeps them for your other devices; \`decline\`
-  drops the invitation.
+  drops the invitation. \`accept --partners\` accepts every invitation from someone who shares
+  all their albums with you (\`coffer-photos partner\` lists them).
 
-  --json   one JSON object per line: invitation (one per album), accepted, declined`,
-  options: {},
-  async run({ positionals, out, signal, home }) {
+  --partners   with accept: every invitation from a partner
+  --json       one JSON object per line: invitation (one per album), accepted, declined`,
+  options: { partners: { type: 'boolean' } },
+  async run({ positionals, values, out, signal, home }) {
     const [action, given] = positionals
     if (action !== undefined && action !== 'accept' && action !== 'decline') throw new UsageError('invites takes nothing, accept or decline')
     const account = await openAccount(home, commandClientOptions(out, signal))
+    if (values.partners === true) {
+      if (action !== 'accept' || given !== undefined) throw new UsageError('--partners goes with `invites accept` and no album id')
+      const keys = home.readKeys()
+      if (keys === null) throw new SetupNeeded(`this device is not set up for ${account.email}: run \`coffer-photos setup\` or \`join\` first`)
+      let accepted: string[]
+      try {
+        accepted = await acceptPartnerShares({ library: libraryOf(account), contacts: contactsOf(account), xwingSecret: fromBase64(keys.xwing_seed) })
+      } catch (error) {
+        if (error instanceof IdentityKeyChangedError) return changedKey(out, error.userId, error)
+        throw error
+      }
+      out.say(
+        accepted.length === 0
+          ? 'No invitation from a partner is waiting.'
+          : `Accepted ${accepted.length} album${accepted.length === 1 ? '' : 's'} from your partners.`,
+      )
+      for (const albumId of accepted) out.event('accepted', { album_id: albumId })
+      return EXIT.ok
+    }
     const { invitations } = await account.client.listInvitations()
     if (action === undefined) {
       if (positionals.length > 0) throw new UsageError('invites takes no arguments')
@@ -192,6 +223,61 @@ export const unshare: Command = {
     out.say(`"${album.name}" is no longer shared with ${email}.`)
     out.event('unshared', { album_id: album.albumId, user_id: member.user_id, email })
     return EXIT.ok
+  },
+}
+
+export const partner: Command = {
+  usage: `usage: coffer-photos partner [--json]
+       coffer-photos partner <email> [--contributor] [--json]
+       coffer-photos partner --stop <email> [--json]
+
+  Shares every album of yours with someone, the new ones too ("share everything with my
+  partner"): each album is shared as \`share\` does (its keys sealed here for their devices), now
+  for the albums you have, and by \`backup\` for each album it makes. Run it again to share
+  albums another device of yours made meanwhile. They accept with \`coffer-photos invites accept
+  --partners\`. Without an email: who you share everything with, and who shares everything with
+  you. --stop: new albums are no longer shared with them (those shared stay: \`unshare\` each).
+
+  --contributor   they may add photos too
+  --stop          stop sharing new albums with them
+  --json          one JSON object per line: partner, partner_of, shared`,
+  options: { contributor: { type: 'boolean' }, stop: { type: 'boolean' } },
+  async run({ positionals, values, out, signal, home }) {
+    const [email] = positionals
+    if (positionals.length > 1) throw new UsageError('partner takes at most one email address')
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const owner = { library: libraryOf(account), contacts: contactsOf(account) }
+    if (email === undefined) {
+      if (values.stop === true) throw new UsageError('partner --stop takes the email address of a partner')
+      const { partners, partner_of: partnerOf } = await account.client.listPartners()
+      if (partners.length === 0 && partnerOf.length === 0) out.say('You share everything with nobody, and nobody shares everything with you.')
+      for (const named of partners) {
+        out.say(`You share every album with ${named.email} (as a ${named.role}).`)
+        out.event('partner', { user_id: named.user_id, email: named.email, role: named.role })
+      }
+      for (const named of partnerOf) {
+        out.say(`${named.email} shares every album with you (as a ${named.role}).`)
+        out.event('partner_of', { user_id: named.user_id, email: named.email, role: named.role })
+      }
+      return EXIT.ok
+    }
+    try {
+      if (values.stop === true) {
+        await account.client.removePartner(await account.client.lookupAccount(email))
+        out.say(`New albums are no longer shared with ${email}; those shared stay shared (\`coffer-photos unshare <album> ${email}\`).`)
+        out.event('stopped', { email })
+        return EXIT.ok
+      }
+      const role = values.contributor === true ? 'contributor' : 'viewer'
+      const { userId, sent, refused } = await addPartner(owner, email, role)
+      out.say(`You share every album with ${email} as a ${role}: ${sent} invitation${sent === 1 ? '' : 's'} sent now, and each new album will be shared too.`)
+      for (const album of refused) out.warn(`coffer-photos: not shared: ${album.message}`)
+      out.event('shared', { user_id: userId, email, role, invitations: sent, refused: refused.map((album) => album.albumId) })
+      return refused.length === 0 ? EXIT.ok : EXIT.untrusted
+    } catch (error) {
+      if (error instanceof IdentityKeyChangedError) return changedKey(out, email, error)
+      throw error
+    }
   },
 }
 

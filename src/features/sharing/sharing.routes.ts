@@ -16,24 +16,31 @@ import {
   MembershipResponse,
   MembersResponse,
   MemberView,
+  PartnerParams,
+  PartnerRequest,
+  PartnersResponse,
+  PartnerView,
   SharedAlbumsResponse,
 } from '../../contract/sharing.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
-import type { ListedMember } from '../../storage/port/members.ts'
+import type { ListedMember, Partner } from '../../storage/port/members.ts'
 import { strictBase64 } from '../lifecycle/envelope.ts'
 import {
   acceptInvitation,
   albumMembers,
   declineInvitation,
   inviteMember,
+  listPartners,
   lookupAccount,
   ownMembership,
   pendingInvitations,
   removeMember,
+  removePartner,
   replaceInvitation,
+  setPartner,
   sharedAlbums,
   storeKeyring,
   type Person,
@@ -52,6 +59,8 @@ function memberView(member: ListedMember): Static<typeof MemberView> {
     accepted_at: member.acceptedAt === null ? null : timestamp(member.acceptedAt),
   }
 }
+
+const partnerView = (partner: Partner): Static<typeof PartnerView> => ({ ...personView(partner), role: partner.role, since: timestamp(partner.since) })
 
 /** Sealed bytes a client sends (an invitation, a keyring): strict standard base64 of 1 to INVITATION_MAX_BYTES bytes. */
 function sealedBytes(text: string, field: string): Buffer {
@@ -311,5 +320,62 @@ export function sharingRoutes(app: App, deps: Deps): void {
         joined_at: timestamp(joinedAt),
       })),
     }),
+  })
+  app.route({
+    method: 'GET',
+    url: '/v1/partners',
+    ...operation({
+      operationId: 'listPartners',
+      summary: 'The accounts the caller shares every album with, and those that share every album with it',
+      tags,
+      auth: 'bearer',
+      responses: { 200: PartnersResponse },
+      described: { 200: 'Both lists, oldest first' },
+      errors: [],
+    }),
+    handler: async (request) => {
+      const { partners, partnerOf } = await listPartners(deps, requireCaller(request))
+      return { partners: partners.map(partnerView), partner_of: partnerOf.map(partnerView) }
+    },
+  })
+
+  app.route({
+    method: 'PUT',
+    url: '/v1/partners/:user_id',
+    ...operation({
+      operationId: 'setPartner',
+      summary: 'Share every album with an account, the new ones too',
+      description:
+        'The server keeps the list; the caller’s clients share each album with the partner (inviting it as for any member, sealed for its devices), and each new album as they make it. A partner already gets the new role. At most PARTNERS_MAX (8) partners (409 error.member.too_many_partners). The caller itself: 422; an unknown account: 404.',
+      tags,
+      auth: 'bearer',
+      accepts: JSON_MEDIA,
+      params: PartnerParams,
+      body: PartnerRequest,
+      responses: { 200: PartnerView },
+      described: { 200: 'The partner' },
+      errors: ['error.account.suspended', 'error.not_found', 'error.request.invalid', 'error.member.too_many_partners'],
+    }),
+    handler: async (request) => partnerView(await setPartner(deps, requireCaller(request), request.params.user_id, request.body.role)),
+  })
+
+  app.route({
+    method: 'DELETE',
+    url: '/v1/partners/:user_id',
+    ...operation({
+      operationId: 'removePartner',
+      summary: 'Stop sharing every album with an account',
+      description: 'The albums shared with it stay shared (remove it from each to stop that); new albums are no longer shared with it. Not a partner: 404.',
+      tags,
+      auth: 'bearer',
+      params: PartnerParams,
+      responses: { 204: NoContent },
+      described: { 204: 'It is no longer a partner' },
+      errors: ['error.not_found'],
+    }),
+    handler: async (request, reply) => {
+      await removePartner(deps, requireCaller(request), request.params.user_id)
+      return noContent(reply)
+    },
   })
 }

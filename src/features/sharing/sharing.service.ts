@@ -7,7 +7,8 @@ import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
 import { normalizeEmail } from '../../domain/account.ts'
 import { AppError } from '../../errors.ts'
 import type { Album } from '../../storage/port/albums.ts'
-import type { ListedMember, MemberRole, Membership, PendingInvitation } from '../../storage/port/members.ts'
+import { PARTNERS_MAX } from '../../contract/sharing.ts'
+import type { ListedMember, MemberRole, Membership, Partner, PendingInvitation } from '../../storage/port/members.ts'
 import { ownAlbum, readableAlbum } from '../albums/albums.service.ts'
 import type { Caller } from '../context.ts'
 import { ensureNotSuspended } from '../moderation/moderation.service.ts'
@@ -130,4 +131,31 @@ export async function storeKeyring(deps: Deps, caller: Caller, albumId: string, 
   ensureNotSuspended(caller)
   if (!(await deps.storage.storeKeyring(albumId, caller.userId, keyring)))
     throw new AppError('error.not_found', 'This account is no member of an album with that id')
+}
+
+/**
+ * The caller names an account a partner: its clients then share every album with it, the new
+ * ones too (the server keeps the list; each album is sealed by the owner's client). At most
+ * PARTNERS_MAX, counted under the caller's account row lock. The caller itself or an unknown
+ * account: 422, 404.
+ */
+export async function setPartner(deps: Deps, caller: Caller, partnerId: string, role: MemberRole): Promise<Partner> {
+  ensureNotSuspended(caller)
+  if (partnerId === caller.userId) throw new AppError('error.request.invalid', 'An account is not its own partner')
+  const partner = await deps.storage.findAccount(partnerId)
+  if (partner === undefined || partner.deletedAt !== null) throw new AppError('error.not_found', 'No account has that user id')
+  const now = deps.clock.now()
+  const outcome = await deps.storage.transaction((tx) => tx.setPartner(caller.userId, partnerId, role, now, PARTNERS_MAX))
+  if (outcome === 'limit') throw new AppError('error.member.too_many_partners', `This account has ${PARTNERS_MAX} partners already`)
+  const listed = (await deps.storage.listPartners(caller.userId)).partners.find((named) => named.userId === partnerId)
+  return listed ?? { userId: partnerId, email: partner.email, displayName: partner.displayName, role, since: now }
+}
+
+/** The caller stops sharing every album with an account (the albums shared stay shared); not a partner: 404. */
+export async function removePartner(deps: Deps, caller: Caller, partnerId: string): Promise<void> {
+  if (!(await deps.storage.removePartner(caller.userId, partnerId))) throw new AppError('error.not_found', 'That account is not a partner of this account')
+}
+
+export function listPartners(deps: Deps, caller: Caller): Promise<{ readonly partners: Partner[]; readonly partnerOf: Partner[] }> {
+  return deps.storage.listPartners(caller.userId)
 }

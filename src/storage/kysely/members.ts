@@ -1,5 +1,5 @@
 // Members of shared albums (decision 0067): one row per invitation or membership.
-import type { MemberStore, Membership } from '../port/members.ts'
+import type { MemberStore, Membership, Partner } from '../port/members.ts'
 import { albumColumns, albumOf } from './albums.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
 import type { AlbumMembersTable } from './tables.ts'
@@ -9,6 +9,33 @@ const memberColumns = columns.map((column) => `albumMembers.${column}` as const)
 
 function membershipOf(row: AlbumMembersTable): Membership {
   return { ...row, invitation: asBuffer(row.invitation), keyring: row.keyring === null ? null : asBuffer(row.keyring) }
+}
+
+/**
+ * Takes the account's row lock with a write that changes nothing (PostgreSQL); SQLite's BEGIN
+ * IMMEDIATE already holds the database's write lock. A count made after it is exact.
+ */
+async function lockAccount(db: Executor, userId: string): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ userId: eb.ref('userId') }))
+    .where('userId', '=', userId)
+    .execute()
+}
+
+/** The partners joined to the other account's email and name: `mine` the account's own, else those naming it. */
+async function partnersOf(db: Executor, userId: string, mine: boolean): Promise<Partner[]> {
+  const [self, other] = mine ? (['partners.ownerId', 'partners.partnerId'] as const) : (['partners.partnerId', 'partners.ownerId'] as const)
+  const rows = await db
+    .selectFrom('partners')
+    .innerJoin('accounts', 'accounts.userId', other)
+    .select(['accounts.userId', 'accounts.email', 'accounts.displayName', 'partners.role', 'partners.createdAt'])
+    .where(self, '=', userId)
+    .where('accounts.deletedAt', 'is', null)
+    .orderBy('partners.createdAt')
+    .orderBy('accounts.userId')
+    .execute()
+  return rows.map((row) => ({ userId: row.userId, email: row.email, displayName: row.displayName, role: row.role, since: row.createdAt }))
 }
 
 export function memberQueries(db: Executor): MemberStore {
@@ -29,13 +56,7 @@ export function memberQueries(db: Executor): MemberStore {
     },
 
     async inviteMember(invitation, max) {
-      // A write that changes nothing takes the inviter's account row lock (PostgreSQL); SQLite's
-      // BEGIN IMMEDIATE already holds the database's write lock. The count below is then exact.
-      await db
-        .updateTable('accounts')
-        .set((eb) => ({ userId: eb.ref('userId') }))
-        .where('userId', '=', invitation.invitedBy)
-        .execute()
+      await lockAccount(db, invitation.invitedBy)
       const outstanding = await db
         .selectFrom('albumMembers')
         .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -130,6 +151,31 @@ export function memberQueries(db: Executor): MemberStore {
         .orderBy('albums.albumId')
         .execute()
       return rows.map((row) => ({ album: albumOf(row), role: row.role, joinedAt: row.acceptedAt ?? row.createdAt }))
+    },
+
+    async setPartner(ownerId, partnerId, role, at, max) {
+      await lockAccount(db, ownerId)
+      const existing = await db.selectFrom('partners').select('role').where('ownerId', '=', ownerId).where('partnerId', '=', partnerId).executeTakeFirst()
+      if (existing !== undefined) {
+        await db.updateTable('partners').set({ role }).where('ownerId', '=', ownerId).where('partnerId', '=', partnerId).execute()
+        return 'set'
+      }
+      const counted = await db
+        .selectFrom('partners')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('ownerId', '=', ownerId)
+        .executeTakeFirstOrThrow()
+      if (Number(counted.count) >= max) return 'limit'
+      await db.insertInto('partners').values({ ownerId, partnerId, role, createdAt: at }).execute()
+      return 'set'
+    },
+
+    async removePartner(ownerId, partnerId) {
+      return affected(await db.deleteFrom('partners').where('ownerId', '=', ownerId).where('partnerId', '=', partnerId).executeTakeFirst()) === 1
+    },
+
+    async listPartners(userId) {
+      return { partners: await partnersOf(db, userId, true), partnerOf: await partnersOf(db, userId, false) }
     },
   }
 }

@@ -399,6 +399,14 @@ export interface AlbumMembersTable {
   keyring: Uint8Array | null
 }
 
+/** An account's partner: its clients share every album with it (migration 0024). */
+export interface PartnersTable {
+  ownerId: string
+  partnerId: string
+  role: 'viewer' | 'contributor'
+  createdAt: number
+}
+
 export interface Tables {
   accounts: AccountsTable
   accountPurges: AccountPurgesTable
@@ -438,4 +446,5 @@ export interface Tables {
   moderationEvents: ModerationEventsTable
   trash: TrashTable
   albumMembers: AlbumMembersTable
+  partners: PartnersTable
 }

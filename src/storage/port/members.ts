@@ -35,6 +35,15 @@ export interface PendingInvitation extends Membership {
   readonly ownerDisplayName: string | null
 }
 
+/** A partner of an account: the other account with its email and name, the role its albums are shared in, since when. */
+export interface Partner {
+  readonly userId: string
+  readonly email: string
+  readonly displayName: string | null
+  readonly role: MemberRole
+  readonly since: number
+}
+
 export interface MemberStore {
   /** The album and what `userId` is to it: its owner, or an active member; undefined for anyone else (an invitee too) and for no album. */
   albumAccess(albumId: string, userId: string): Promise<{ readonly album: Album; readonly role: AlbumRole } | undefined>
@@ -60,4 +69,13 @@ export interface MemberStore {
   removeMember(albumId: string, userId: string, state?: Membership['state']): Promise<boolean>
   /** The albums shared with the account (its active memberships), in the order it joined them, each with its role. */
   sharedAlbums(userId: string): Promise<Array<{ readonly album: Album; readonly role: MemberRole; readonly joinedAt: number }>>
+  /**
+   * Names `partnerId` a partner of `ownerId` in `role` (a partner already gets the role), unless
+   * the owner has `max` partners ('limit'): counted under the owner's account row lock.
+   */
+  setPartner(ownerId: string, partnerId: string, role: MemberRole, at: number, max: number): Promise<'set' | 'limit'>
+  /** False when it was not a partner. */
+  removePartner(ownerId: string, partnerId: string): Promise<boolean>
+  /** The account's partners (`partners`) and the accounts that name it one (`partnerOf`), oldest first. */
+  listPartners(userId: string): Promise<{ readonly partners: Partner[]; readonly partnerOf: Partner[] }>
 }

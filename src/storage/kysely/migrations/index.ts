@@ -26,6 +26,7 @@ import { up as trash } from './0020-trash.ts'
 import { up as albumMembers } from './0021-album-members.ts'
 import { up as manifestsByHash } from './0022-manifests-by-hash.ts'
 import { up as memberKeyrings } from './0023-member-keyrings.ts'
+import { up as partners } from './0024-partners.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -51,6 +52,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0021-album-members', albumMembers],
   ['0022-manifests-by-hash', manifestsByHash],
   ['0023-member-keyrings', memberKeyrings],
+  ['0024-partners', partners],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -4,16 +4,18 @@
 // Photos screen keeps and opens only what it lacks, so a second opening decrypts next to nothing.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type FormEvent } from 'react'
 import { albumCover, namedAlbums, openAlbum, type NamedAlbum } from '#photos/albums.ts'
+import { sharePartnerAlbums } from '#photos/sharing.ts'
 import { takenMonthRange } from '#photos/taken.ts'
 import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
 import { albumMadeHere } from '../../lib/album.ts'
+import { browserContacts } from '../../lib/contacts.ts'
 import { countText } from '../../lib/format.ts'
 import { libraryOf } from '../../lib/library.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { Timeline } from '../../lib/timeline.ts'
 import { useTile } from './Grid.tsx'
-import { Invitations, SharedWithYou } from './SharedAlbums.tsx'
+import { Invitations, ShareEverything, SharedWithYou } from './SharedAlbums.tsx'
 import type { CofferClient } from '#sdk/client.ts'
 
 const byName = (a: NamedAlbum, b: NamedAlbum): number => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff')
@@ -40,6 +42,9 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
     void create.run(async () => {
       const album = await openAlbum(library, name)
       if (album.name !== null) albumMadeHere(album.albumId, album.name)
+      // Shared at once with the people this account shares everything with.
+      const { refused } = await sharePartnerAlbums({ library, contacts: browserContacts(keys.masterKey) }, [album.albumId])
+      if (refused[0] !== undefined) throw refused[0]
       navigate('albums', album.albumId)
     })
   }
@@ -78,6 +83,7 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
         <ErrorLine error={create.error} />
       </form>
       <p className="hint">An album's name is encrypted like its photos: the server knows it only by a random id.</p>
+      <ShareEverything client={client} keys={keys} />
     </main>
   )
 }

@@ -38,6 +38,12 @@ const TAKEN_FROM: Record<TakenSource, string> = {
 /** The info panel stays open (or closed) from one photo to the next, for this page's life. */
 let infoOpen = false
 
+/**
+ * The photo whose More menu is open: a new version of it (a favourite mark written, the album
+ * read again) is a view of its own, which opens with the menu as the person left it.
+ */
+let moreOpenFor: string | null = null
+
 /** An object URL for a Blob, revoked when it changes or the view closes. */
 function useObjectUrl(blob: Blob | null): string | null {
   const [url, setUrl] = useState<string | null>(null)
@@ -166,7 +172,11 @@ export function PhotoView({ model, assetId, onDelete: deleting, onReplace: repla
   const [natural, setNatural] = useState<Size | null>(null)
   const [zoom, setZoom] = useState<Zoom>(FITTED)
   const [info, setInfo] = useState(infoOpen)
-  const [more, setMore] = useState(false)
+  const [more, setMoreShown] = useState(() => moreOpenFor === assetId)
+  const setMore = (open: boolean) => {
+    moreOpenFor = open ? assetId : null
+    setMoreShown(open)
+  }
   const shownUrl = useObjectUrl(shown)
   const originalUrl = useObjectUrl(original)
   const download = useAction()
