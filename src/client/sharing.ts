@@ -6,7 +6,7 @@
 // on trust that a signature or a pin can check. Browser-safe.
 import { decodeCanonical } from '../codec/cbor.ts'
 import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
-import type { AlbumMember, AlbumMemberRole, CofferClient, Invitations } from '../sdk/client.ts'
+import { CofferProblem, type AlbumMember, type AlbumMemberRole, type CofferClient, type Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
 import type { WriterKeys } from '../sdk/manifest.ts'
 import { checkAlbumHistory, type HistorySource } from './history.ts'
@@ -188,6 +188,8 @@ export async function addPartner(owner: SharingAccount, email: string, role: Alb
 export interface PartnerShares {
   readonly sent: number
   readonly refused: readonly AlbumTamperedError[]
+  /** The server's bound on invitations waiting for an answer stopped it: the rest follow once the partner accepts some (the next run). */
+  readonly more: boolean
 }
 
 /**
@@ -200,7 +202,7 @@ export interface PartnerShares {
 export async function sharePartnerAlbums(owner: SharingAccount, albumIds?: readonly string[]): Promise<PartnerShares> {
   const { client } = owner.library
   const { partners } = await client.listPartners()
-  if (partners.length === 0) return { sent: 0, refused: [] }
+  if (partners.length === 0) return { sent: 0, refused: [], more: false }
   let sent = 0
   const refused: AlbumTamperedError[] = []
   for (const albumId of albumIds ?? (await client.listAlbums()).albums.map((album) => album.album_id)) {
@@ -212,11 +214,12 @@ export async function sharePartnerAlbums(owner: SharingAccount, albumIds?: reado
         sent++
       }
     } catch (error) {
+      if (error instanceof CofferProblem && error.code === 'error.member.too_many_invitations') return { sent, refused, more: true }
       if (!(error instanceof AlbumTamperedError)) throw error
       refused.push(error)
     }
   }
-  return { sent, refused }
+  return { sent, refused, more: false }
 }
 
 /** Accepts every invitation waiting from an account that shares every album with this one (a partner): answers the albums accepted. */

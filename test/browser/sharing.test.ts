@@ -6,11 +6,14 @@
 // nothing to add or delete with; removed, the viewer's album no longer opens. A lying server
 // that lists a member the owner never added (its row inserted with SQL) is caught on the
 // contributor's album page as a changed membership.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findAlbum } from '../../src/client/albums.ts'
+import { memorySource } from '../../src/client/files.ts'
+import { backupFile } from '../../src/client/upload.ts'
 import { writeRows } from '../support/database.ts'
 import { checkScreen, launchChromium, openDevice, type WatchedPage } from '../support/browser.ts'
 import { decryptedThumbnails, picker, seedAlbum } from '../support/gallery.ts'
@@ -205,7 +208,29 @@ describe('sharing an album in the web app', { timeout: 180_000 }, () => {
     await calPage.page.getByRole('heading', { name: 'Shared with you' }).waitFor({ timeout: 30_000 })
     await calPage.page.locator('.album-card').filter({ hasText: 'Picnic' }).waitFor()
     expect(await calPage.page.locator('section.invitations').count()).toBe(0)
+    // A browser that never opened Beach house: its three photos are new; Picnic has none.
+    const beachCard = calPage.page.locator('.album-card').filter({ hasText: 'Beach house' })
+    expect(await beachCard.locator('.badge').textContent()).toBe('3 new')
+    expect(await calPage.page.locator('.album-card').filter({ hasText: 'Picnic' }).locator('.badge').count()).toBe(0)
     await checkScreen(calPage, 'sharing-everything-accepted')
+    // Opened once, nothing is new; then the photo the owner adds is.
+    await beachCard.click()
+    await expect.poll(() => historyState(calPage.page), { timeout: 20_000 }).toBe('trusted')
+    await calPage.page.goto('/#/albums')
+    await calPage.page.getByRole('heading', { name: 'Shared with you' }).waitFor()
+    await calPage.page.locator('.album-card').filter({ hasText: 'Picnic' }).waitFor()
+    expect(await beachCard.locator('.badge').count()).toBe(0)
+    const beach = (await findAlbum(owner.library, 'Beach house'))!
+    const later = path.join(work, 'later.jpg')
+    await writePhoto(later, { format: 'jpeg', width: 40, height: 30, seed: 33 })
+    const bytes = new Uint8Array(await readFile(later))
+    await backupFile(
+      { ...owner.library, albumId: beach.albumId, protocolVersion: beach.protocolVersion },
+      memorySource(bytes, { name: 'later.jpg', type: 'image/jpeg', modified: null }),
+    )
+    await calPage.page.reload()
+    await beachCard.locator('.badge').waitFor()
+    expect(await beachCard.locator('.badge').textContent()).toBe('1 new')
     await calPage.context.close()
   })
 })

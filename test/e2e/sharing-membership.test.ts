@@ -17,12 +17,15 @@ import { AlbumHistoryKeeper } from '../../src/client/history.ts'
 import { albumMemoryFile } from '../../src/client/node/album-memory.ts'
 import { contactsFile } from '../../src/client/node/contacts.ts'
 import {
+  acceptPartnerShares,
   acceptShare,
+  addPartner,
   memberLibrary,
   ownSharedLibrary,
   removeFromAlbum,
   sharedHistory,
   shareAlbum,
+  sharePartnerAlbums,
   type ContactStore,
   type SharedLibrary,
 } from '../../src/client/sharing.ts'
@@ -204,5 +207,25 @@ describe('the membership in the album history', () => {
       albumId,
     )
     expect(await otherDevice.albumKey!(albumId, 2)).toEqual(await beaView.albumKey!(albumId, 2))
+  })
+})
+
+describe('share everything, under the bound on unanswered invitations', () => {
+  it('sends what INVITATIONS_MAX lets it, says more wait, and sends the rest once the partner accepts', async () => {
+    const bounded = await startServer({ INVITATIONS_MAX: '1' })
+    try {
+      const [sharer, partner] = await Promise.all([webAccount(bounded, 'bounded-sharer'), webAccount(bounded, 'bounded-partner')])
+      for (const name of ['One', 'Two']) await seedAlbum(sharer.library, name, 1, 1)
+      const device = { library: ownSharedLibrary({ library: sharer.library, contacts: pins('bounded-sharer') }), contacts: pins('bounded-sharer') }
+      expect(await addPartner(device, partner.email, 'viewer')).toMatchObject({ sent: 1, refused: [], more: true })
+      const partnerDevice = { library: partner.library, contacts: pins('bounded-partner'), xwingSecret: partner.keys.xwingSeed }
+      expect(await acceptPartnerShares(partnerDevice)).toHaveLength(1)
+      expect(await sharePartnerAlbums(device)).toMatchObject({ sent: 1, more: false })
+      expect(await acceptPartnerShares(partnerDevice)).toHaveLength(1)
+      expect((await partner.client.listSharedAlbums()).albums).toHaveLength(2)
+      expect(await sharePartnerAlbums(device)).toMatchObject({ sent: 0, more: false })
+    } finally {
+      await bounded.close()
+    }
   })
 })

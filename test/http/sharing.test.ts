@@ -306,6 +306,45 @@ describe('contributors and viewers writing into a shared album', () => {
     }
   }
 
+  it('every route of a shared album refuses a stranger and a removed member as an unknown album: 404, nothing written', async () => {
+    const photo = await added(contributor)
+    const [stranger, removed] = await Promise.all([uploader(server, 'w-stranger'), uploader(server, 'w-removed')])
+    await albumOwner.client.inviteMember(shared, removed.userId, 'contributor', Uint8Array.of(1))
+    await removed.client.acceptInvitation(shared)
+    const pending = await openBundle(removed, shared) // opened while a member
+    const write = await writeFor(removed, pending)
+    await albumOwner.client.removeMember(shared, removed.userId)
+    const before = (await albumOwner.client.feed(shared, 0, 1000)).entries.length
+    for (const outsider of [stranger, removed]) {
+      const { client } = outsider
+      const routes: Record<string, () => Promise<unknown>> = {
+        feed: () => client.feed(shared, 0, 10),
+        upgrade: () => client.readUpgrade(shared),
+        blob: () => client.downloadBlob(photo.original),
+        receipts: () => client.assetReceipts(photo.fileId),
+        members: () => client.listMembers(shared),
+        membership: () => client.readMembership(shared),
+        keyring: () => client.storeKeyring(shared, Uint8Array.of(7)),
+        invite: () => client.inviteMember(shared, stranger.userId === outsider.userId ? removed.userId : stranger.userId, 'viewer', Uint8Array.of(1)),
+        replaceInvitation: () => client.replaceInvitation(shared, contributor.userId, Uint8Array.of(2)),
+        remove: () => client.removeMember(shared, contributor.userId),
+        accept: () => client.acceptInvitation(shared),
+        upload: () => openBundle(outsider, shared),
+        write: () => client.applyManifest(shared, write.request),
+        delete: async () => client.deleteAsset(shared, photo.fileId, (await deletionFor(outsider, photo)).request),
+      }
+      for (const [name, route] of Object.entries(routes))
+        expect(await problemOf(route()), `${name} by a ${outsider === stranger ? 'stranger' : 'removed member'}`).toMatchObject({
+          status: 404,
+          code: 'error.not_found',
+        })
+      const batch = await client.downloadBlobs(photo.blobs.slice(0, 3))
+      expect([...batch.refused.values()].map((refusal) => refusal.status)).toEqual([404, 404, 404])
+    }
+    expect((await albumOwner.client.feed(shared, 0, 1000)).entries).toHaveLength(before)
+    expect((await albumOwner.client.listMembers(shared)).members.map((member) => member.user_id).sort()).toEqual([contributor.userId, viewer.userId].sort())
+  })
+
   it("a contributor's photo is stored against its own quota, signed by it, and read byte for byte by the owner and the viewer", async () => {
     const [ownerBefore, contributorBefore] = [await albumOwner.client.storageUsage(), await contributor.client.storageUsage()]
     const photo = await added(contributor)

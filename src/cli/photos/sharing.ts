@@ -269,10 +269,11 @@ export const partner: Command = {
         return EXIT.ok
       }
       const role = values.contributor === true ? 'contributor' : 'viewer'
-      const { userId, sent, refused } = await addPartner(owner, email, role)
+      const { userId, sent, refused, more } = await addPartner(owner, email, role)
       out.say(`You share every album with ${email} as a ${role}: ${sent} invitation${sent === 1 ? '' : 's'} sent now, and each new album will be shared too.`)
+      if (more) out.say(`More albums wait: the server holds at most so many unanswered invitations. Once ${email} accepts, run this again.`)
       for (const album of refused) out.warn(`coffer-photos: not shared: ${album.message}`)
-      out.event('shared', { user_id: userId, email, role, invitations: sent, refused: refused.map((album) => album.albumId) })
+      out.event('shared', { user_id: userId, email, role, invitations: sent, refused: refused.map((album) => album.albumId), more })
       return refused.length === 0 ? EXIT.ok : EXIT.untrusted
     } catch (error) {
       if (error instanceof IdentityKeyChangedError) return changedKey(out, email, error)

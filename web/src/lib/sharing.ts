@@ -5,7 +5,7 @@
 // record, each writer's pinned key, and its history held to the membership the owner signed.
 import { ContactUnusableError, memberLibrary, sharedHistory, type MemberDevice, type SharedLibrary } from '#photos/sharing.ts'
 import { CofferProblem, type AlbumMembers, type CofferClient } from '#sdk/client.ts'
-import { browserHistory } from './album-history.ts'
+import { browserAlbumMemory, browserHistory } from './album-history.ts'
 import type { SharedKeys } from './album-keys.ts'
 import { browserContacts } from './contacts.ts'
 import { libraryOf } from './library.ts'
@@ -70,4 +70,22 @@ export async function albumAccess(client: CofferClient, keys: SavedKeys, albumId
     role: own?.role ?? 'viewer',
     members,
   }
+}
+
+/** The most new photos a badge counts ("99+" past it): one page of the feed. */
+export const NEW_PHOTOS_COUNTED = 99
+
+/**
+ * How many photos others added to an album since this browser last checked it (its album page
+ * opened): the feed's creates after the head this browser remembers, less its own writes; every
+ * photo for an album it never opened. A hint for a badge, read from the feed's plain fields (the
+ * album page checks each entry when it opens); at most NEW_PHOTOS_COUNTED + 1.
+ */
+export async function newPhotosIn(client: CofferClient, masterKey: Uint8Array, albumId: string): Promise<number> {
+  const remembered = await browserAlbumMemory(masterKey).load(albumId)
+  const own = new Set(remembered?.ownWrites.map((write) => write.seq))
+  const page = await client.feed(albumId, remembered?.head.seq ?? 0, NEW_PHOTOS_COUNTED + 1)
+  const created = page.entries.filter((entry) => entry.action === 'create' && !own.has(entry.sync_seq)).length
+  // Never opened here: the album's record is the first create, not a photo.
+  return Math.max(0, created - (remembered === null ? 1 : 0))
 }

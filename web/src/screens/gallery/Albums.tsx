@@ -71,7 +71,6 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
           ))}
         </ul>
       )}
-      <SharedWithYou client={client} keys={keys} />
       <form className="inline" onSubmit={submit}>
         <label>
           New album
@@ -83,6 +82,7 @@ export function Albums({ client, keys }: { client: CofferClient; keys: SavedKeys
         <ErrorLine error={create.error} />
       </form>
       <p className="hint">An album's name is encrypted like its photos: the server knows it only by a random id.</p>
+      <SharedWithYou client={client} keys={keys} />
       <ShareEverything client={client} keys={keys} />
     </main>
   )

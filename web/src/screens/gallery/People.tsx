@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react'
 import { safetyNumber } from '#photos/format/share.ts'
 import { contactKey, IdentityKeyChangedError, removeFromAlbum, settleMembership, shareAlbum } from '#photos/sharing.ts'
-import type { AlbumMembers, CofferClient } from '#sdk/client.ts'
+import type { AlbumMemberRole as MemberRole, AlbumMembers, CofferClient } from '#sdk/client.ts'
 import { navigate } from '../../app/router.ts'
 import { Confirm, ErrorLine, Modal, useAction } from '../../app/ui.tsx'
 import { browserContacts } from '../../lib/contacts.ts'
@@ -34,7 +34,7 @@ export function People({ client, keys, access, albumId }: { client: CofferClient
   const [comparing, setComparing] = useState<Person | null>(null)
   const [leaving, setLeaving] = useState(false)
   const [email, setEmail] = useState('')
-  const [role, setRole] = useState<'viewer' | 'contributor'>('viewer')
+  const [role, setRole] = useState<MemberRole>('viewer')
   const invite = useAction()
   const change = useAction()
   const owner = access.role === 'owner'
@@ -117,13 +117,7 @@ export function People({ client, keys, access, albumId }: { client: CofferClient
             Invite by email
             <input name="share-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           </label>
-          <label>
-            as
-            <select name="share-role" value={role} onChange={(e) => setRole(e.target.value === 'contributor' ? 'contributor' : 'viewer')}>
-              <option value="viewer">viewer (sees the photos)</option>
-              <option value="contributor">contributor (adds photos too)</option>
-            </select>
-          </label>
+          <RoleChoice name="share-role" role={role} onChange={setRole} />
           <button type="submit" disabled={invite.busy}>
             {invite.busy ? 'Inviting…' : 'Invite'}
           </button>
@@ -156,6 +150,19 @@ export function People({ client, keys, access, albumId }: { client: CofferClient
         </Confirm>
       )}
     </details>
+  )
+}
+
+/** The role someone is invited in: a viewer sees the photos, a contributor adds photos too. */
+export function RoleChoice({ name, role, onChange }: { name: string; role: MemberRole; onChange: (role: MemberRole) => void }) {
+  return (
+    <label>
+      as
+      <select name={name} value={role} onChange={(e) => onChange(e.target.value === 'contributor' ? 'contributor' : 'viewer')}>
+        <option value="viewer">viewer (sees the photos)</option>
+        <option value="contributor">contributor (adds photos too)</option>
+      </select>
+    </label>
   )
 }
 

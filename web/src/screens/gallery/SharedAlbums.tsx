@@ -11,7 +11,8 @@ import { linkTo, navigate } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { browserContacts } from '../../lib/contacts.ts'
 import { libraryOf } from '../../lib/library.ts'
-import { memberDevice } from '../../lib/sharing.ts'
+import { memberDevice, NEW_PHOTOS_COUNTED, newPhotosIn } from '../../lib/sharing.ts'
+import { RoleChoice } from './People.tsx'
 import type { SavedKeys } from '../../lib/store.ts'
 
 interface SharedCard {
@@ -19,6 +20,8 @@ interface SharedCard {
   readonly name: string | null
   readonly ownerEmail: string
   readonly role: 'viewer' | 'contributor'
+  /** Photos others added since this browser last opened it (lib/sharing.ts newPhotosIn). */
+  readonly fresh: number
 }
 
 const roleText = (role: 'viewer' | 'contributor'): string => (role === 'viewer' ? 'to view' : 'to view and add photos')
@@ -98,14 +101,15 @@ export function SharedWithYou({ client, keys }: { client: CofferClient; keys: Sa
     void loadRun(async () => {
       const cards: SharedCard[] = []
       for (const album of (await client.listSharedAlbums()).albums) {
-        const [members, name] = await Promise.all([
+        const [members, fresh, name] = await Promise.all([
           client.listMembers(album.album_id),
+          newPhotosIn(client, keys.masterKey, album.album_id),
           memberLibrary(memberDevice(client, keys), album.album_id)
             .then((library) => albumRecordOf(library, album.album_id))
             .then((record) => record?.name ?? null)
             .catch(() => null),
         ])
-        cards.push({ albumId: album.album_id, name, ownerEmail: members.owner.email, role: album.role })
+        cards.push({ albumId: album.album_id, name, ownerEmail: members.owner.email, role: album.role, fresh })
       }
       setShared(cards)
     })
@@ -121,7 +125,10 @@ export function SharedWithYou({ client, keys }: { client: CofferClient; keys: Sa
           <li key={album.albumId}>
             <a className="album-card" href={linkTo('albums', album.albumId)}>
               <span className="album-cover" aria-hidden="true" />
-              <span className="album-name">{album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`}</span>
+              <span className="album-name">
+                {album.name ?? `Unnamed album (${album.albumId.slice(0, 8)})`}
+                {album.fresh > 0 && <span className="badge">{album.fresh > NEW_PHOTOS_COUNTED ? `${NEW_PHOTOS_COUNTED}+` : album.fresh} new</span>}
+              </span>
               <span className="album-facts">
                 Shared by {album.ownerEmail}, {roleText(album.role)}
               </span>
@@ -134,8 +141,8 @@ export function SharedWithYou({ client, keys }: { client: CofferClient; keys: Sa
 }
 
 /** What sharing every album did, in a sentence: the invitations sent, and the albums left alone because the server changed them. */
-function shareOutcome(sent: number, refused: number): string {
-  const invited = `${sent === 1 ? '1 invitation' : `${sent} invitations`} sent.`
+function shareOutcome(sent: number, refused: number, more: boolean): string {
+  const invited = `${sent === 1 ? '1 invitation' : `${sent} invitations`} sent.${more ? ' More follow once they accept some (the server holds only so many unanswered).' : ''}`
   return refused === 0
     ? invited
     : `${invited} ${refused === 1 ? '1 album was' : `${refused} albums were`} not shared: the server changed its history or its members (open it to see).`
@@ -159,16 +166,16 @@ export function ShareEverything({ client, keys }: { client: CofferClient; keys: 
     void loadRun(async () => {
       setLists(await client.listPartners())
       // Albums made since on any device of this account: shared with the partners now.
-      const { sent, refused } = await sharePartnerAlbums(owner())
-      if (sent > 0 || refused.length > 0) setSaid(shareOutcome(sent, refused.length))
+      const { sent, refused, more } = await sharePartnerAlbums(owner())
+      if (sent > 0 || refused.length > 0) setSaid(shareOutcome(sent, refused.length, more))
     })
   }, [client, loadRun, owner])
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
     void change.run(async () => {
-      const { sent, refused } = await addPartner(owner(), email, role)
-      setSaid(`You share every album with ${email} now. ${shareOutcome(sent, refused.length)}`)
+      const { sent, refused, more } = await addPartner(owner(), email, role)
+      setSaid(`You share every album with ${email} now. ${shareOutcome(sent, refused.length, more)}`)
       setEmail('')
       setLists(await client.listPartners())
     })
@@ -210,13 +217,7 @@ export function ShareEverything({ client, keys }: { client: CofferClient; keys: 
           Share every album with
           <input name="partner-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </label>
-        <label>
-          as
-          <select name="partner-role" value={role} onChange={(e) => setRole(e.target.value === 'contributor' ? 'contributor' : 'viewer')}>
-            <option value="viewer">viewer (sees the photos)</option>
-            <option value="contributor">contributor (adds photos too)</option>
-          </select>
-        </label>
+        <RoleChoice name="partner-role" role={role} onChange={setRole} />
         <button type="submit" disabled={change.busy}>
           {change.busy ? 'Sharing…' : 'Share everything'}
         </button>
