@@ -25,7 +25,7 @@ export const BlobVerdictResponse = Type.Object({
   hash: Type.String(),
   role: Type.String({ description: 'original, derivative, metadata, provenance, or unknown for a hash the asset does not hold' }),
   stored: Type.Boolean(),
-  indexed: Type.Boolean({ description: 'A live asset of the caller references it' }),
+  indexed: Type.Boolean({ description: 'A live asset of the account that added the asset references it' }),
   retrievable: Type.Boolean({ description: 'Nothing withholds it' }),
   deep: Type.Optional(
     Type.Union([Type.Literal('intact'), Type.Literal('corrupt'), Type.Literal('rate_limited')], { description: 'Absent when no deep scan ran' }),

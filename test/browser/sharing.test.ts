@@ -119,6 +119,12 @@ describe('sharing an album in the web app', { timeout: 180_000 }, () => {
     await checkScreen(ownerPage, 'sharing-added-by')
     await ownerPage.page.keyboard.press('Escape')
 
+    // Bea checks the album's custody, her photo and the owner's alike, with the keys she holds.
+    await beaPage.page.goto(`/#/custody/${album.albumId}`)
+    await beaPage.page.getByRole('status').filter({ hasText: 'All 3 photos' }).waitFor({ timeout: 30_000 })
+    await beaPage.page.goto(`/#/albums/${album.albumId}`)
+    await beaPage.page.getByRole('heading', { name: 'Beach house' }).waitFor()
+
     // The same safety number on both sides; each marks the other verified.
     const onBea = await safetyNumberWith(beaPage.page, owner.email)
     const onOwner = await safetyNumberWith(ownerPage.page, bea.email)

@@ -99,9 +99,13 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     expect(
       events(ownersList)
         .filter((e) => e.event === 'file')
-        .map((e) => e.name)
+        .map((e) => [e.name, e.added_by])
         .sort(),
-    ).toEqual(['beach.jpg', 'dunes.jpg'])
+    ).toEqual([
+      ['beach.jpg', 'you'],
+      ['dunes.jpg', member.email],
+    ])
+    expect((await photos(owner.home, ['ls', 'Holidays'])).stdout).toMatch(/ADDED BY[\s\S]*dunes\.jpg.*sharing-member/)
     const seenByMember = await photos(member.home, ['members', 'Holidays', '--json'])
     expectOk(seenByMember)
     expect(events(seenByMember).filter((e) => e.event === 'member')).toEqual([expect.objectContaining({ email: member.email, role: 'contributor' })])

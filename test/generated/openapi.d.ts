@@ -799,7 +799,7 @@ export interface paths {
         put?: never;
         /**
          * Does the server durably hold these blobs? (before the client stops holding them)
-         * @description Verdicts in request order, blobs in declaration order. With `deep`, bytes are re-read and re-hashed within the per-account budget (past it: rate_limited). Writes nothing but the budget.
+         * @description Verdicts in request order, blobs in declaration order. Each asset is judged against the blobs of the account that added it: the caller’s own assets, and those of albums the caller owns or is an active member of (docs/sharing.md); any other asset is unknown. With `deep`, bytes are re-read and re-hashed within the caller’s budget (past it: rate_limited). Writes nothing but the budget.
          */
         post: operations["verifyStorage"];
         delete?: never;
@@ -1494,7 +1494,7 @@ export interface components {
             /** @description original, derivative, metadata, provenance, or unknown for a hash the asset does not hold */
             role: string;
             stored: boolean;
-            /** @description A live asset of the caller references it */
+            /** @description A live asset of the account that added the asset references it */
             indexed: boolean;
             /** @description Nothing withholds it */
             retrievable: boolean;

@@ -306,6 +306,19 @@ describe('contributors and viewers writing into a shared album', () => {
     }
   }
 
+  it("storage verification of a contributor's photo: the owner and the viewer get the contributor's own verdicts; a stranger, unknown", async () => {
+    const photo = await added(contributor)
+    const request = { assets: [{ asset_id: photo.fileId, blob_hashes: photo.blobs }] }
+    const own = await contributor.client.verifyStorage(request)
+    expect(own.verdicts[0]).toMatchObject({ asset_id: photo.fileId, durable: true })
+    const verdictsOf = (answer: typeof own) => answer.verdicts.map(({ checked_at: _checked, ...verdict }) => verdict)
+    for (const member of [albumOwner, viewer]) expect(verdictsOf(await member.client.verifyStorage(request))).toEqual(verdictsOf(own))
+    const stranger = await uploader(server, 'w-verify-stranger')
+    const unknown = await stranger.client.verifyStorage(request)
+    expect(unknown.verdicts[0]).toMatchObject({ durable: false })
+    expect(unknown.verdicts[0]!.blobs.every((blob) => blob.role === 'unknown' && !blob.stored)).toBe(true)
+  })
+
   it('every route of a shared album refuses a stranger and a removed member as an unknown album: 404, nothing written', async () => {
     const photo = await added(contributor)
     const [stranger, removed] = await Promise.all([uploader(server, 'w-stranger'), uploader(server, 'w-removed')])
@@ -354,10 +367,10 @@ describe('contributors and viewers writing into a shared album', () => {
       for (const hash of photo.blobs) expect(sha256(await downloaded(reader, hash)), `${hash} for ${reader.userId}`).toBe(hash)
     expect((await albumOwner.client.storageUsage()).stored_bytes).toBe(ownerBefore.stored_bytes)
     expect((await contributor.client.storageUsage()).stored_bytes).toBeGreaterThan(contributorBefore.stored_bytes)
-    // Storage verification is of what the caller uploaded: the contributor may free its copy; the owner holds none of it.
+    // Storage verification reads the photo's own custody: the contributor may free its copy, and the owner sees the same.
     const asked = { assets: [{ asset_id: photo.fileId, blob_hashes: photo.blobs }] }
     expect((await contributor.client.verifyStorage(asked)).verdicts[0]).toMatchObject({ durable: true })
-    expect((await albumOwner.client.verifyStorage(asked)).verdicts[0]).toMatchObject({ durable: false })
+    expect((await albumOwner.client.verifyStorage(asked)).verdicts[0]).toMatchObject({ durable: true })
   })
 
   it('a viewer writes nothing (403 error.member.read_only); a contributor changes only its own photos (403 error.member.not_creator); the owner any', async () => {

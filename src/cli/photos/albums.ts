@@ -121,8 +121,8 @@ export const ls: Command = {
 
   Lists the album's files, decrypted here, newest first by the date each was taken, under a
   heading for each month ("July 2019"): one file a line in columns under a header (name with
-  its subfolder, size, type, dimensions, the date taken, FROM: where that date came from, and
-  FAV: ♥ for a favourite),
+  its subfolder, size, type, dimensions, the date taken, FROM: where that date came from,
+  FAV: ♥ for a favourite, and in an album others are in, ADDED BY: who added it),
   and a last line with the count and the total size. The date taken is the first of: EXIF
   DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate (exif-modified),
   the GPS date and time (gps), a date in the file's name (file-name), its modification time at
@@ -133,15 +133,27 @@ export const ls: Command = {
 
   --json   one JSON object per line on stdout: file (one per file, in the same order), with
            taken (ISO 8601 at that clock: with its offset when known, "2019-07-31T23:30:00-07:00",
-           else without a zone, "2019-07-04T12:34:56"), taken_source and favourite`,
+           else without a zone, "2019-07-04T12:34:56"), taken_source, favourite, and
+           added_by (an email, or "you") in an album others are in`,
   options: {},
   async run({ positionals, out, signal, home, zone }) {
     if (positionals.length !== 1) throw new UsageError('ls takes one album name')
-    const { album, library } = await albumByName(await openAccount(home, commandClientOptions(out, signal)), positionals[0])
+    const account = await openAccount(home, commandClientOptions(out, signal))
+    const { album, library } = await albumByName(account, positionals[0])
+    // In an album others are in: who added each file (its signed manifest's writer), by email.
+    const people = await account.client.listMembers(album.albumId)
+    const shared = people.members.length > 0 || people.owner.user_id !== account.userId
+    const emails = new Map([[people.owner.user_id, people.owner.email], ...people.members.map((member) => [member.user_id, member.email] as const)])
+    const addedBy = (writer: string): string => (writer === account.userId ? 'you' : (emails.get(writer) ?? writer))
     const now = Date.now()
     const files = [] // what is listed, not the opened files (their streams and keys)
     for await (const file of albumFiles(library, album.albumId, await outsideTrash(library, out)))
-      files.push({ assetId: file.assetId, metadata: file.metadata, taken: metadataTaken(file.metadata, file.envelope.timestamp, { now, zone }) })
+      files.push({
+        assetId: file.assetId,
+        metadata: file.metadata,
+        taken: metadataTaken(file.metadata, file.envelope.timestamp, { now, zone }),
+        writer: file.envelope.created_by_user,
+      })
     // Newest first by the wall clock, as the months group them: a photo at 23:30 on 31 July at
     // -07:00 is under July, below one taken at 00:30 on 1 August in Tokyo, hours before it. Then
     // the moment, a name, then an asset id settle a tie, so that the order is the same every time.
@@ -167,6 +179,7 @@ export const ls: Command = {
         height,
         asset_id: file.assetId,
         favourite: file.metadata.favourite === true,
+        ...(shared ? { added_by: addedBy(file.writer) } : {}),
         derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
       })
       rows.push([
@@ -177,6 +190,7 @@ export const ls: Command = {
         new Date(file.taken.local).toISOString().slice(0, 19).replace('T', ' '),
         file.taken.source,
         file.metadata.favourite === true ? '♥' : '',
+        ...(shared ? [addedBy(file.writer)] : []),
       ])
       const heading = MONTH.format(file.taken.local)
       if (months.at(-1)?.heading === heading) months.push({ heading, rows: months.pop()!.rows + 1 })
@@ -184,7 +198,7 @@ export const ls: Command = {
     }
     if (rows.length > 0) {
       // One header over every month, so that the columns line up down the whole list.
-      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN', 'FROM', 'FAV'], rows, [1])
+      const [header, ...lines] = columns(['NAME', 'SIZE', 'TYPE', 'DIMENSIONS', 'TAKEN', 'FROM', 'FAV', ...(shared ? ['ADDED BY'] : [])], rows, [1])
       out.say(header!)
       for (const month of months) {
         out.say('')

@@ -24,7 +24,7 @@ export function custodyRoutes(app: App, deps: Deps): void {
       operationId: 'verifyStorage',
       summary: 'Does the server durably hold these blobs? (before the client stops holding them)',
       description:
-        'Verdicts in request order, blobs in declaration order. With `deep`, bytes are re-read and re-hashed within the per-account budget (past it: rate_limited). Writes nothing but the budget.',
+        'Verdicts in request order, blobs in declaration order. Each asset is judged against the blobs of the account that added it: the caller’s own assets, and those of albums the caller owns or is an active member of (docs/sharing.md); any other asset is unknown. With `deep`, bytes are re-read and re-hashed within the caller’s budget (past it: rate_limited). Writes nothing but the budget.',
       tags,
       auth: 'bearer',
       accepts: JSON_MEDIA,

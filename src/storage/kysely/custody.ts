@@ -145,6 +145,22 @@ export function custodyQueries(db: Executor): CustodyStore {
       return custody
     },
 
+    async verifiableAssetOwners(userId, assetIds) {
+      if (assetIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('assets')
+        .innerJoin('albums', 'albums.albumId', 'assets.albumId')
+        .leftJoin('albumMembers', (join) =>
+          join.onRef('albumMembers.albumId', '=', 'assets.albumId').on('albumMembers.userId', '=', userId).on('albumMembers.state', '=', 'active'),
+        )
+        .select(['assets.assetId', 'assets.ownerId'])
+        .where('assets.assetId', 'in', assetIds)
+        .where('assets.deletedAt', 'is', null)
+        .where((eb) => eb.or([eb('assets.ownerId', '=', userId), eb('albums.ownerId', '=', userId), eb('albumMembers.userId', 'is not', null)]))
+        .execute()
+      return new Map(rows.map((row) => [row.assetId, row.ownerId]))
+    },
+
     async liveReferencedHashes(ownerId, hashes) {
       if (hashes.length === 0) return new Set()
       const rows = await db

@@ -38,6 +38,11 @@ export interface CustodyStore {
   reserveDeepScan(userId: string, bytes: number, now: number, budget: number, windowMs: number): Promise<boolean>
   /** The live (not deleted) assets of the owner among `assetIds`, with their live bundles. */
   assetCustody(ownerId: string, assetIds: readonly string[]): Promise<Map<string, AssetCustody>>
+  /**
+   * The uploader of each of these assets (not deleted) that `userId` may verify: its own, and
+   * those of albums it owns or is an active member of (decision 0067). Others are left out.
+   */
+  verifiableAssetOwners(userId: string, assetIds: readonly string[]): Promise<Map<string, string>>
   /** Which of these hashes a live asset of the owner references. */
   liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
 }

@@ -4,12 +4,12 @@
 // re-hashed by the server), and every custody receipt checked here against the server's
 // attestation keys (signature, chain, and that it names the photo's parts by hash and size).
 // Names come from the encrypted metadata, decrypted here.
-import { useMemo, useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { Library } from '#photos/albums.ts'
 import { linkTo } from '../../app/router.ts'
 import { useSignedIn } from '../../app/session.tsx'
-import { Heading } from '../../app/ui.tsx'
-import { libraryOf } from '../../lib/library.ts'
+import { ErrorLine, Heading, useAction } from '../../app/ui.tsx'
+import { albumAccess } from '../../lib/sharing.ts'
 import { countText, whenText } from '../../lib/format.ts'
 import { CheckAgain, ProblemList, useAlbumName, Verdict } from './parts.tsx'
 import { PhotoCustody } from './PhotoCustody.tsx'
@@ -20,8 +20,14 @@ const PAGE = 50
 
 export function Custody({ albumId, assetId }: { albumId: string; assetId: string | null }) {
   const { client, keys } = useSignedIn()
-  const library = useMemo(() => (keys === null ? null : libraryOf(client, keys)), [client, keys])
-  if (library === null) {
+  // The album as this account reads it: its own, or one shared with it (the keys it received).
+  const [library, setLibrary] = useState<Library | null>(null)
+  const load = useAction()
+  const loadRun = load.run
+  useEffect(() => {
+    if (keys !== null) void loadRun(async () => setLibrary((await albumAccess(client, keys, albumId)).library))
+  }, [client, keys, albumId, loadRun])
+  if (keys === null) {
     return (
       <main>
         <Heading>Custody</Heading>
@@ -29,6 +35,19 @@ export function Custody({ albumId, assetId }: { albumId: string; assetId: string
       </main>
     )
   }
+  if (load.error !== null)
+    return (
+      <main>
+        <Heading>Custody</Heading>
+        <ErrorLine error={load.error} />
+      </main>
+    )
+  if (library === null)
+    return (
+      <p className="loading" role="status">
+        Opening the album…
+      </p>
+    )
   return assetId === null ? <AlbumCustody library={library} albumId={albumId} /> : <PhotoCustody library={library} albumId={albumId} assetId={assetId} />
 }
 
