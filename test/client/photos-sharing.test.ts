@@ -109,6 +109,7 @@ describe('sharing an album with coffer-photos', { timeout: 180_000 }, () => {
     const seenByMember = await photos(member.home, ['members', 'Holidays', '--json'])
     expectOk(seenByMember)
     expect(events(seenByMember).filter((e) => e.event === 'member')).toEqual([expect.objectContaining({ email: member.email, role: 'contributor' })])
+    expect(eventOf(seenByMember, 'owner')).toMatchObject({ email: owner.email, verified: false })
 
     const membersBefore = await photos(owner.home, ['members', 'Holidays', '--json'])
     expect(events(membersBefore).filter((e) => e.event === 'member')).toEqual([

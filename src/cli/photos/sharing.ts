@@ -171,6 +171,12 @@ export const members: Command = {
     }
     const listed = await account.client.listMembers(album.albumId)
     if (listed.members.length === 0) out.say(`"${album.name}" is shared with nobody.`)
+    if (listed.owner.user_id !== account.userId) {
+      // An album shared with this account: its owner first.
+      const verified = (await contacts.pinned(listed.owner.user_id))?.verifiedAt != null
+      out.say(`${listed.owner.email}  owner${verified ? '  verified' : ''}`)
+      out.event('owner', { user_id: listed.owner.user_id, email: listed.owner.email, verified })
+    }
     for (const member of listed.members) {
       const verified = (await contacts.pinned(member.user_id))?.verifiedAt != null
       out.say(`${member.email}  ${member.role}  ${member.state === 'active' ? 'member' : 'invited'}${verified ? '  verified' : ''}`)
