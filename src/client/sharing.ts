@@ -8,7 +8,7 @@ import { decodeCanonical } from '../codec/cbor.ts'
 import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type AlbumMember, type AlbumMemberRole, type CofferClient, type Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
-import type { WriterKeys } from '../sdk/manifest.ts'
+import { statedWriting, type WriterKeys } from '../sdk/manifest.ts'
 import { checkAlbumHistory, type HistorySource } from './history.ts'
 import { albumRecordId, feedEntries, STREAM_PAGE, writeMembership, type Library } from './albums.ts'
 import { readSignedManifest } from './files.ts'
@@ -449,7 +449,11 @@ export async function memberLibrary(member: MemberDevice, albumId: string): Prom
 async function ownersRecordId(library: Library, albumId: string, ownerId: string): Promise<string> {
   for await (const entry of feedEntries(library.client, albumId, { pageSize: STREAM_PAGE })) {
     if (entry.action === 'delete') continue
-    const read = await readSignedManifest(library, fromBase64(entry.manifest_cbor)).catch(() => null)
+    const manifest = fromBase64(entry.manifest_cbor)
+    // Only the entry that says it is the owner's record of the membership is worth a signature check.
+    const stated = statedWriting(manifest)
+    if (stated?.writer !== ownerId || recordedMembership(stated.content) === null) continue
+    const read = await readSignedManifest(library, manifest).catch(() => null)
     if (read?.envelope.created_by_user === ownerId && read.envelope.album_id === albumId && recordedMembership(read.content) !== null) return entry.asset_id
   }
   throw new ContactUnusableError(`album ${albumId} has no record its owner wrote: it has no name here`)

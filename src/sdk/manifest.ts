@@ -228,6 +228,20 @@ function statedField(manifestCbor: Uint8Array, field: string): unknown {
 }
 
 /**
+ * The writer (`created_by_user`) and the `content` a manifest states, its signature NOT checked:
+ * a hint to find the one entry worth a checked read among many (a shared album's record, the
+ * owner's entry that records its membership). Null for bytes that are no manifest.
+ */
+export function statedWriting(manifestCbor: Uint8Array): { readonly writer: unknown; readonly content: unknown } | null {
+  try {
+    const { fields } = parseManifest(manifestCbor)
+    return { writer: (fields.envelope as Record<string, unknown> | null)?.created_by_user, content: fields.content }
+  } catch {
+    return null
+  }
+}
+
+/**
  * The plaintext size a `create` or `replace` manifest states, its signature NOT checked: a hint
  * only (the sync engine's guess whether an album may hold a file's content), never a fact to act
  * on without the checked read. Null for a manifest that states none (a delete, another layout).
