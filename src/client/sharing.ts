@@ -71,12 +71,15 @@ function claimedIdentityKey(bytes: Uint8Array): Uint8Array {
 
 /**
  * The account's identity key and directory, the directory verified under that key, the key held
- * to the one this device pinned for the account (pinned now when it is the first use).
+ * to the one this device pinned for the account (pinned now when it is the first use, unless
+ * `pin` is false: a read that only checks signatures pins nothing, so that a server cannot make a
+ * device pin a key of its choosing for an account the person never shared with).
  */
 export async function contactKey(
   client: CofferClient,
   contacts: ContactStore,
   userId: string,
+  { pin = true }: { readonly pin?: boolean } = {},
 ): Promise<{ identityKey: Uint8Array; directory: DeviceDirectory; firstUse: boolean }> {
   const fetched = await client.fetchDirectory(userId)
   if (fetched === null) throw new ContactUnusableError(`account ${userId} has no device directory`)
@@ -89,7 +92,7 @@ export async function contactKey(
   }
   const pinned = await contacts.pinned(userId)
   if (pinned !== null && !equalBytes(pinned.identityKey, identityKey)) throw new IdentityKeyChangedError(userId, pinned.identityKey, identityKey)
-  if (pinned === null) await contacts.pin(userId, identityKey)
+  if (pinned === null && pin) await contacts.pin(userId, identityKey)
   return { identityKey, directory, firstUse: pinned === null }
 }
 
@@ -370,9 +373,10 @@ async function openOwnersShare(member: MemberDevice, invitation: Uint8Array, own
 
 /**
  * Each writer's identity key for an album with several writers: this account's own, and every
- * other account's as this device pinned it (contactKey: pinned at first use, another key refused
- * with IdentityKeyChangedError). That the writer was allowed to write when it wrote is the
- * history's check (history.ts, under the membership the owner recorded).
+ * other account's from its signed directory, held to this device's pin when it has one (another
+ * key refused with IdentityKeyChangedError) and pinning nothing. That the writer was allowed to
+ * write when it wrote is the history's check (history.ts, under the membership the owner
+ * recorded), and that its key is the one the owner recorded is the members' check.
  */
 export function writerKeysOf(account: {
   readonly library: Pick<Library, 'client' | 'userId' | 'identityPublicKey'>
@@ -384,7 +388,8 @@ export function writerKeysOf(account: {
     if (userId === library.userId) return library.identityPublicKey
     let key = keys.get(userId)
     if (key === undefined) {
-      key = contactKey(library.client, contacts, userId).then((contact) => contact.identityKey)
+      // Held to a pin when there is one; none is made here (an entry the server put in an album could name anyone).
+      key = contactKey(library.client, contacts, userId, { pin: false }).then((contact) => contact.identityKey)
       keys.set(userId, key)
       key.catch(() => keys.delete(userId)) // a refusal is asked again next time, not remembered
     }

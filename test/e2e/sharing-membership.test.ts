@@ -171,6 +171,9 @@ describe('the membership in the album history', () => {
     const refused = await tampering((await memberOf(bea, 'bea-Viewer', albumId)).history.check(albumId))
     expect(refused.kind).toBe('forged')
     expect(refused.detail).toContain(`written by account ${cal.userId}, which the album's membership did not let write then`)
+    // Reading the entry pinned nothing: a server cannot have a device pin a key for an account its person never shared with.
+    expect(await pins('bea-Viewer').pinned(cal.userId)).toBeNull()
+    expect(await pins('bea-Viewer').pinned(owner.userId)).not.toBeNull() // accepting the share pinned the owner
   })
 
   it('a removal moves the album to a new epoch: photos added after it open with a key the removed member never had', async () => {
