@@ -102,7 +102,7 @@ export function Album({ client, keys, albumId, assetId }: { client: CofferClient
       model={opened.model}
       uploads={opened.uploads}
       assetId={assetId}
-      people={<People client={client} keys={keys} access={access} albumId={albumId} />}
+      people={(trusted) => <People client={client} keys={keys} access={access} albumId={albumId} trusted={trusted} />}
       role={access.role}
       sharing={photoSharing(access, keys.userId)}
     />
@@ -120,7 +120,8 @@ function OpenAlbum({
   model: AlbumModel
   uploads: Uploads
   assetId: string | null
-  people: ReactNode
+  /** The album's people, told whether the album's history checked out. */
+  people: (trusted: boolean) => ReactNode
   role: AlbumAccess['role']
   sharing: PhotoSharing | undefined
 }) {
@@ -262,7 +263,7 @@ function OpenAlbum({
         />
       )}
       {organise.shown}
-      {people}
+      {people(history.state === 'trusted')}
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {empty && (
         <section className="empty-state" aria-labelledby="album-empty">

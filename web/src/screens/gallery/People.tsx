@@ -28,7 +28,20 @@ function othersOf(members: AlbumMembers, userId: string): Person[] {
   return everyone.filter((person) => person.userId !== userId)
 }
 
-export function People({ client, keys, access, albumId }: { client: CofferClient; keys: SavedKeys; access: AlbumAccess; albumId: string }) {
+export function People({
+  client,
+  keys,
+  access,
+  albumId,
+  trusted,
+}: {
+  client: CofferClient
+  keys: SavedKeys
+  access: AlbumAccess
+  albumId: string
+  /** The album page's check of the album's history passed: its entries are remembered, so the owner's settling reads them again without verifying each. */
+  trusted: boolean
+}) {
   const [members, setMembers] = useState(access.members)
   const [verified, setVerified] = useState<ReadonlySet<string>>(new Set())
   const [comparing, setComparing] = useState<Person | null>(null)
@@ -50,12 +63,17 @@ export function People({ client, keys, access, albumId }: { client: CofferClient
   }, [client, albumId, keys])
   const changeRun = change.run
   useEffect(() => {
-    // The owner's page also takes out of the record anyone who left or declined since (a new key epoch without them).
-    void changeRun(async () => {
-      if (access.role === 'owner') await settleMembership(sharing, albumId)
-      await reload()
-    })
-  }, [access, albumId, changeRun, reload, sharing])
+    void changeRun(reload)
+  }, [changeRun, reload])
+  useEffect(() => {
+    // Once the album's history checked out, the owner's page takes out of the record anyone who
+    // left or declined since (a new key epoch without them); never on a history in doubt.
+    if (owner && trusted)
+      void changeRun(async () => {
+        await settleMembership(sharing, albumId)
+        await reload()
+      })
+  }, [owner, trusted, albumId, changeRun, reload, sharing])
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
