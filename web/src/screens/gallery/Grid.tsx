@@ -51,13 +51,37 @@ export interface TileSource {
   hrefOf?(assetId: string): string
 }
 
-function useWidth(ref: React.RefObject<HTMLElement | null>): number {
-  const [width, setWidth] = useState(0)
+/** The width of a classic vertical scrollbar here (0 where scrollbars overlay the page), measured once. */
+let scrollbarWidth: number | undefined
+function measuredScrollbarWidth(): number {
+  if (scrollbarWidth === undefined) {
+    const probe = document.createElement('div')
+    Object.assign(probe.style, { position: 'absolute', top: '-999px', width: '100px', height: '100px', overflow: 'scroll' })
+    document.body.append(probe)
+    scrollbarWidth = probe.offsetWidth - probe.clientWidth
+    probe.remove()
+  }
+  return scrollbarWidth
+}
+
+/**
+ * The element's width, and the width its columns are counted for: as if the page's scrollbar
+ * showed, so that the grid growing past the screen (the scrollbar appearing) never changes the
+ * number of columns and lays every tile out again under the person's eyes.
+ */
+function useWidth(ref: React.RefObject<HTMLElement | null>): { width: number; forColumns: number } {
+  const [width, setWidth] = useState({ width: 0, forColumns: 0 })
   useLayoutEffect(() => {
     const element = ref.current
     if (element === null) return
-    setWidth(element.clientWidth)
-    const observer = new ResizeObserver(() => setWidth(element.clientWidth))
+    const measure = () => {
+      const scrollbarShows = innerWidth > document.documentElement.clientWidth
+      const width = element.clientWidth
+      const forColumns = scrollbarShows ? width : width - measuredScrollbarWidth()
+      setWidth((was) => (was.width === width && was.forColumns === forColumns ? was : { width, forColumns }))
+    }
+    measure()
+    const observer = new ResizeObserver(measure)
     observer.observe(element)
     return () => observer.disconnect()
   }, [ref])
@@ -302,9 +326,9 @@ export function Grid({
 }) {
   const space = useRef<HTMLDivElement>(null)
   const layer = useRef<HTMLDivElement>(null)
-  const width = useWidth(space)
+  const { width, forColumns } = useWidth(space)
   const screen = useViewportHeight()
-  const columns = Math.max(3, Math.floor((width + GAP) / (MIN_TILE + GAP)))
+  const columns = Math.max(3, Math.floor((forColumns + GAP) / (MIN_TILE + GAP)))
   const edge = width > 0 ? (width - GAP * (columns - 1)) / columns : MIN_TILE
   const layout = useLayout(months, days, { columns, rowHeight: edge + GAP, headingHeight: HEADING, monthHeadingHeight: MONTH_AND_DAY })
   const geometry = useMemo(() => (layout === null ? null : geometryOf(layout, screen)), [layout, screen])
