@@ -11,6 +11,7 @@ import { directoryRoutes } from './features/directory/directory.routes.ts'
 import { enrollmentRoutes } from './features/enrollment/enrollment.routes.ts'
 import { escrowRoutes } from './features/escrow/escrow.routes.ts'
 import { exportRoutes } from './features/export/export.routes.ts'
+import { linksRoutes } from './features/links/links.routes.ts'
 import { sharingRoutes } from './features/sharing/sharing.routes.ts'
 import { lifecycleRoutes } from './features/lifecycle/lifecycle.routes.ts'
 import { moderationRoutes } from './features/moderation/moderation.routes.ts'
@@ -81,11 +82,12 @@ export async function buildApp(deps: Deps): Promise<App> {
   uploadsRoutes(app, deps)
   quotaRoutes(app, deps)
   lifecycleRoutes(app, deps)
-  blobsRoutes(app, deps)
+  const batchSlots = blobsRoutes(app, deps)
   custodyRoutes(app, deps)
   moderationRoutes(app, deps)
   exportRoutes(app, deps)
   sharingRoutes(app, deps)
+  linksRoutes(app, deps, batchSlots)
   await registerWebApp(app)
   return app
 }

@@ -46,6 +46,21 @@ export interface Config {
   readonly trashRetentionS: number
   /** Sharing (decision 0067): invitations an account has outstanding at once, and account lookups per account per window. */
   readonly sharing: { readonly invitationsMax: number; readonly lookupMax: number; readonly lookupWindowS: number }
+  /**
+   * Public links (decision 0068): links that still work per account; how long an open lasts;
+   * reads per link and per client address per window; refused opens (a wrong password) per link
+   * and per client address per window.
+   */
+  readonly links: {
+    readonly max: number
+    readonly sessionTtlS: number
+    readonly readsPerLink: number
+    readonly readsPerAddress: number
+    readonly readWindowS: number
+    readonly openFailuresPerLink: number
+    readonly openFailuresPerAddress: number
+    readonly openFailureWindowS: number
+  }
   readonly freshnessWindowS: number
   readonly revokeChallengeTtlS: number
   readonly enrollment: { readonly codeTtlS: number; readonly redeemMaxFailures: number; readonly redeemWindowS: number; readonly channelTtlS: number }
@@ -277,6 +292,16 @@ export function loadConfig(env: Env = process.env): Config {
       invitationsMax: integer(env, 'INVITATIONS_MAX', 100, 1),
       lookupMax: integer(env, 'ACCOUNT_LOOKUP_MAX', 60, 1),
       lookupWindowS: integer(env, 'ACCOUNT_LOOKUP_WINDOW_S', 3600, 1),
+    },
+    links: {
+      max: integer(env, 'LINKS_MAX', 200, 1),
+      sessionTtlS: integer(env, 'LINK_SESSION_TTL_S', 43_200, 60),
+      readsPerLink: integer(env, 'LINK_READS_PER_LINK', 6000, 1),
+      readsPerAddress: integer(env, 'LINK_READS_PER_ADDRESS', 1200, 1),
+      readWindowS: integer(env, 'LINK_READ_WINDOW_S', 60, 1),
+      openFailuresPerLink: integer(env, 'LINK_OPEN_FAILURES_PER_LINK', 100, 1),
+      openFailuresPerAddress: integer(env, 'LINK_OPEN_FAILURES_PER_ADDRESS', 10, 1),
+      openFailureWindowS: integer(env, 'LINK_OPEN_FAILURE_WINDOW_S', 900, 1),
     },
     freshnessWindowS: integer(env, 'FRESHNESS_WINDOW_S', 600, 1),
     revokeChallengeTtlS: integer(env, 'REVOKE_CHALLENGE_TTL_S', 300, 1),

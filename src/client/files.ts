@@ -367,15 +367,21 @@ export const writeEpoch = (target: Pick<BackupTarget, 'amkVersion' | 'history'>,
   target.amkVersion ?? target.history?.membership(albumId)?.epoch ?? 1
 
 /** The album key of an epoch: derived from the master key, or in an album shared with this account, the one it received (`albumKey`). */
-export function albumKeyOf(source: Pick<RestoreSource, 'masterKey' | 'albumKey'>, albumId: string, epoch: number): Promise<Uint8Array> {
-  return source.albumKey?.(albumId, epoch) ?? deriveAlbumKey(source.masterKey, albumId, epoch)
+export function albumKeyOf(source: Pick<AssetKeys, 'masterKey' | 'albumKey'>, albumId: string, epoch: number): Promise<Uint8Array> {
+  if (source.albumKey !== undefined) return source.albumKey(albumId, epoch)
+  if (source.masterKey === undefined) throw new Error('no album key: neither a master key nor the album’s keys')
+  return deriveAlbumKey(source.masterKey, albumId, epoch)
 }
 
 /** A feed entry (or its two fields this needs). */
 export type AssetEntry = Pick<Feed['entries'][number], 'asset_id' | 'manifest_cbor'>
 
-/** What opening an asset needs: the keys, and the album it must belong to. */
-export type AssetKeys = Pick<RestoreSource, 'masterKey' | 'albumId' | 'identityPublicKey' | 'verify' | 'writerKeys' | 'albumKey'>
+/**
+ * What opening an asset needs: the keys, and the album it must belong to. The master key derives
+ * the album's keys unless `albumKey` gives them; a public link's page has no master key
+ * (links.ts), only the album's keys its envelope holds.
+ */
+export type AssetKeys = Pick<RestoreSource, 'albumId' | 'identityPublicKey' | 'verify' | 'writerKeys' | 'albumKey'> & { readonly masterKey?: Uint8Array }
 
 /**
  * An asset opened from its manifest and metadata blob (openAsset): plain data, so that it can be

@@ -5,15 +5,16 @@
 // under its own master key for its other devices, and accepts. Nothing the server says is taken
 // on trust that a signature or a pin can check. Browser-safe.
 import { decodeCanonical } from '../codec/cbor.ts'
-import { equalBytes, fromBase64 } from '../sdk/bytes.ts'
+import { equalBytes, fromBase64, toBase64 } from '../sdk/bytes.ts'
 import { CofferProblem, type AlbumMember, type AlbumMemberRole, type CofferClient, type Invitations } from '../sdk/client.ts'
 import { readDirectory, type DeviceDirectory } from '../sdk/directory.ts'
 import { statedWriting, type WriterKeys } from '../sdk/manifest.ts'
 import { checkAlbumHistory, type HistorySource } from './history.ts'
-import { albumRecordId, feedEntries, STREAM_PAGE, writeMembership, type Library } from './albums.ts'
+import { albumNameOf, albumRecordId, feedEntries, liveEntries, STREAM_PAGE, writeMembership, type Library } from './albums.ts'
 import { readSignedManifest } from './files.ts'
 import { digestSha256 } from './format/bytes.ts'
 import { deriveAlbumKey } from './format/keys.ts'
+import { openOwnerCopy, sealLinkEnvelope, type LinkContents } from './format/link.ts'
 import { recordedMembership, UNSHARED, type Membership, type RecordedMember } from './format/membership.ts'
 import { openKeyring, openShare, sealKeyring, sealShare, shareFacts, type ShareRecipient } from './format/share.ts'
 import { AlbumTamperedError } from './tampering.ts'
@@ -107,7 +108,7 @@ export interface SharingAccount {
  * it: nothing the server lists is taken on its word): by the library's keeper when it has one
  * (against what the device remembers), else from the feed alone.
  */
-async function checkedMembership(owner: SharingAccount, albumId: string): Promise<Membership> {
+export async function checkedMembership(owner: SharingAccount, albumId: string): Promise<Membership> {
   const { history } = owner.library
   if (history === undefined) return (await checkAlbumHistory(ownSharedLibrary(owner), albumId, null)).membership
   await history.check(albumId)
@@ -263,10 +264,51 @@ export async function settleMembership(owner: SharingAccount, albumId: string): 
   const remaining = [...membership.members.values()].filter((member) => listed.has(member.userId))
   if (remaining.length === membership.members.size) return membership
   const settled: Membership = { epoch: membership.epoch + 1, members: new Map(remaining.map((member) => [member.userId, member])) }
-  // Sealed before it is recorded: a member told to write under the new epoch already holds its key.
+  // Sealed before it is recorded: a member told to write under the new epoch already holds its key, and so does each link.
   for (const member of remaining) await library.client.replaceInvitation(albumId, member.userId, await sealFor(owner, albumId, member, settled.epoch))
+  await resealLinks(owner, albumId, settled)
   await writeMembership(library, albumId, settled)
   return settled
+}
+
+/**
+ * What a public link's envelope seals of the owner's album (decision 0068): its name, its keys
+ * through the membership's epoch, and the identity keys of its owner, its contributors (each held
+ * to the key the membership recorded) and every other account a live photo of it says it was
+ * written by (a contributor removed since: held to this device's pin), so that the link's page
+ * checks every photo's signature.
+ */
+export async function linkContents(owner: SharingAccount, albumId: string, membership?: Membership): Promise<LinkContents> {
+  const { library, contacts } = owner
+  const recorded = membership ?? (await checkedMembership(owner, albumId))
+  const writers = new Map([[library.userId, library.identityPublicKey]])
+  for (const member of recorded.members.values()) {
+    if (member.role !== 'contributor') continue
+    const { identityKey } = await contactKey(library.client, contacts, member.userId, { pin: false })
+    if (!equalBytes(await digestSha256(identityKey), member.keyHash)) throw new IdentityKeyChangedError(member.userId, member.keyHash, identityKey)
+    writers.set(member.userId, identityKey)
+  }
+  for (const entry of await liveEntries(library.client, albumId)) {
+    const writer = statedWriting(fromBase64(entry.manifest_cbor))?.writer
+    if (typeof writer !== 'string' || writers.has(writer)) continue
+    // An account the server cannot show a key for (none, or not the pinned one) is left out: its photos do not check.
+    const contact = await contactKey(library.client, contacts, writer, { pin: false }).catch(() => null)
+    if (contact !== null) writers.set(writer, contact.identityKey)
+  }
+  const name = (await albumNameOf(library, albumId)) ?? ''
+  return { albumId, name, ownerId: library.userId, writers, albumKeys: await ownerKeys(library, albumId, recorded.epoch) }
+}
+
+/** Seals each link of the album that still works anew, for a new epoch: its holders read what is added under the new key too. */
+async function resealLinks(owner: SharingAccount, albumId: string, membership: Membership): Promise<void> {
+  const { client, masterKey } = owner.library
+  const links = (await client.listLinks(albumId)).links.filter((link) => link.state === 'active' || link.state === 'used_up')
+  if (links.length === 0) return
+  const contents = await linkContents(owner, albumId, membership)
+  for (const link of links) {
+    const { key } = await openOwnerCopy(masterKey, link.link_id, fromBase64(link.owner_copy))
+    await client.replaceLinkEnvelope(link.link_id, toBase64(await sealLinkEnvelope(key, link.link_id, contents)))
+  }
 }
 
 /**

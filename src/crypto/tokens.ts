@@ -2,9 +2,9 @@
 // (so a leaked token is recognisable). Only the SHA-256 of a token is ever stored.
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 
-export type TokenKind = 'access' | 'refresh' | 'mfa'
+export type TokenKind = 'access' | 'refresh' | 'mfa' | 'link'
 
-const PREFIX: Record<TokenKind, string> = { access: 'coffer_at_', refresh: 'coffer_rt_', mfa: 'coffer_mfa_' }
+const PREFIX: Record<TokenKind, string> = { access: 'coffer_at_', refresh: 'coffer_rt_', mfa: 'coffer_mfa_', link: 'coffer_ls_' }
 
 export function newToken(kind: TokenKind): string {
   return PREFIX[kind] + randomBytes(32).toString('base64url')

@@ -50,6 +50,8 @@ export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
     // Well-formed tokens, the usual case, are parsed once.
     const presented = token ?? presentedBearer(header)
     if (presented === null) throw new AppError('error.auth.unauthenticated', 'An Authorization: Bearer <access_token> header is required')
+    // A link's session is looked up by the link's handlers (features/links), against the link.
+    if (mode === 'link') return
     if (mode === 'bearer-presented') {
       request.bearerToken = presented
       return
@@ -76,7 +78,7 @@ export function registerBearerCheck(app: FastifyInstance, deps: Deps): void {
   // Attached to the operations that need it only, so that the others pay nothing per request.
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth
-    if (mode === 'bearer' || mode === 'bearer-presented') route.onRequest = [check, ...toArray(route.onRequest)]
+    if (mode === 'bearer' || mode === 'bearer-presented' || mode === 'link') route.onRequest = [check, ...toArray(route.onRequest)]
     if (mode === 'admin') route.onRequest = [checkAdmin, ...toArray(route.onRequest)]
   })
 }

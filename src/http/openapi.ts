@@ -24,6 +24,7 @@ import * as accountExport from '../contract/export.ts'
 import * as profile from '../contract/profile.ts'
 import * as quota from '../contract/quota.ts'
 import * as sessions from '../contract/sessions.ts'
+import * as links from '../contract/links.ts'
 import * as sharing from '../contract/sharing.ts'
 import * as signing from '../contract/signing.ts'
 import { PROBLEM_MEDIA } from './problem.ts'
@@ -85,6 +86,7 @@ const namedSchemas: ReadonlyMap<string, object> = new Map(
     ...quota,
     ...sessions,
     ...sharing,
+    ...links,
     ...signing,
   })
     .filter((entry): entry is [string, Json] => {
@@ -455,6 +457,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An access token from register, login, verify login or refresh' },
           admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator API; enabled only when it is set)' },
+          link: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A public link’s session, from POST /v1/links/{link_id}/open (docs/sharing.md, "Public links")',
+          },
         },
       },
     },

@@ -13,8 +13,9 @@ import type { CachePolicy } from './response-headers.ts'
 /**
  * none: no credential. bearer: a live access token. bearer-presented: any bearer token,
  * checked by the handler itself (logout answers 204 for a dead one). admin: ADMIN_TOKEN.
+ * link: a public link's session (a bearer token too), checked by the link's handlers.
  */
-export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin'
+export type AuthMode = 'none' | 'bearer' | 'bearer-presented' | 'admin' | 'link'
 
 /**
  * Request headers an operation reads besides Authorization, Content-Type and X-Request-Id
@@ -107,7 +108,7 @@ export function operation<
     ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [...spec.tags],
     // An operation without a credential says so (an empty list), rather than saying nothing.
-    security: spec.auth === 'none' ? [] : [{ [spec.auth === 'admin' ? 'admin' : 'bearer']: [] }],
+    security: spec.auth === 'none' ? [] : [{ [spec.auth === 'admin' || spec.auth === 'link' ? spec.auth : 'bearer']: [] }],
     ...(spec.accepts ? { consumes: [...spec.accepts] } : {}),
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.params ? { params: spec.params } : {}),

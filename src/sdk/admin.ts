@@ -3,7 +3,7 @@
 // only when ADMIN_TOKEN is set; every action answers the affected account's moderation record.
 import type { Static } from 'typebox'
 import type { AdminAccountResponse } from '../contract/custody.ts'
-import { problemOf, type ModerationRecord } from './client.ts'
+import { problemOf, type LinkList, type LinkView, type ModerationRecord } from './client.ts'
 
 /** An account as the operator sees it: standing, usage, second factor and moderation record. */
 export type AdminAccount = Static<typeof AdminAccountResponse>
@@ -79,7 +79,21 @@ export class CofferAdmin {
     return this.#act(`assets/${encodeURIComponent(assetId)}/lift-hold`, reason)
   }
 
-  #act(path: string, reason: string | undefined): Promise<ModerationRecord> {
+  /** Public links of an account or an album (or the newest of all), newest first: their owner's copy left out. */
+  listLinks(query: { readonly userId?: string; readonly albumId?: string; readonly limit?: number } = {}): Promise<LinkList> {
+    const params = new URLSearchParams()
+    if (query.userId !== undefined) params.set('user_id', query.userId)
+    if (query.albumId !== undefined) params.set('album_id', query.albumId)
+    if (query.limit !== undefined) params.set('limit', String(query.limit))
+    return this.#get(`links?${params}`)
+  }
+
+  /** Every read through the link answers 410 error.link.disabled from now; the reason is shown to its owner. */
+  disableLink(linkId: string, reason?: string): Promise<LinkView> {
+    return this.#act(`links/${encodeURIComponent(linkId)}/disable`, reason)
+  }
+
+  #act<T = ModerationRecord>(path: string, reason: string | undefined): Promise<T> {
     return this.#call(path, {
       method: 'POST',
       headers: reason === undefined ? {} : { 'content-type': 'application/json' },

@@ -19,6 +19,17 @@ export function fromBase64(text: string): Uint8Array {
   return bytes
 }
 
+/** base64url without padding (RFC 4648 section 5): a URL's form of the bytes. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+}
+
+/** The bytes of base64url without padding; throws on anything else. */
+export function fromBase64Url(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw new Error('not base64url')
+  return fromBase64(text.replaceAll('-', '+').replaceAll('_', '/'))
+}
+
 export function toHex(bytes: Uint8Array): string {
   let hex = ''
   for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')

@@ -57,6 +57,7 @@ import type {
   PartnerView as PartnerViewSchema,
 } from '../contract/sharing.ts'
 import type { DevicesResponse, SecurityEventsResponse } from '../contract/sessions.ts'
+import type { CreateLinkRequest, LinkProbeResponse, LinksResponse, LinkView as LinkViewSchema, OpenLinkResponse } from '../contract/links.ts'
 import { decodeStrict } from '../codec/cbor.ts'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { sha256Hex, toBase64 } from './bytes.ts'
@@ -85,6 +86,11 @@ export type OpResult = Static<typeof OpResponse>
 export type Trashed = Static<typeof TrashedAsset>
 export type Trash = Static<typeof TrashPage>
 export type Feed = Static<typeof FeedResponse>
+export type NewLink = Static<typeof CreateLinkRequest>
+export type LinkView = Static<typeof LinkViewSchema>
+export type LinkList = Static<typeof LinksResponse>
+export type LinkProbe = Static<typeof LinkProbeResponse>
+export type OpenedLink = Static<typeof OpenLinkResponse>
 export type UpgradePhase = Static<typeof UpgradePhaseResponse>
 export type StorageVerification = Static<typeof StorageVerifyRequest>
 export type StorageVerdicts = Static<typeof StorageVerifyResponse>
@@ -237,6 +243,18 @@ export interface CofferClientOptions {
   readonly now?: () => number
   readonly fetch?: typeof fetch
   readonly userAgent?: string
+  /**
+   * A public link's session (docs/sharing.md, "Public links"): the client then reads the linked
+   * album through the link, `feed` and the blob downloads at the link's routes, with the session as
+   * its bearer token; nothing else is open to it.
+   */
+  readonly link?: LinkSession
+}
+
+/** A link's id and the session `openLink` answered. */
+export interface LinkSession {
+  readonly linkId: string
+  readonly session: string
 }
 
 interface Call {
@@ -257,6 +275,9 @@ export class CofferClient {
   readonly #now: () => number
   readonly #fetch: typeof fetch
   readonly #userAgent: string | undefined
+  readonly #link: LinkSession | undefined
+  /** Where blobs are read: the account's, or the link's. */
+  readonly #blobsPath: string
 
   constructor(options: CofferClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -266,6 +287,8 @@ export class CofferClient {
     // Bound, as in CofferAdmin: a browser's fetch called as a method of this object throws.
     this.#fetch = options.fetch ?? fetch.bind(globalThis)
     this.#userAgent = options.userAgent
+    this.#link = options.link
+    this.#blobsPath = options.link === undefined ? '/v1/blobs' : `/v1/links/${options.link.linkId}/blobs`
   }
 
   get tokens(): Tokens | null {
@@ -292,7 +315,8 @@ export class CofferClient {
     }
     // A streamed body needs half-duplex fetch.
     const streamed = call.bytes !== undefined && !(call.bytes instanceof Uint8Array)
-    if (call.bearer) {
+    if (call.bearer && this.#link !== undefined) headers.authorization = `Bearer ${this.#link.session}`
+    else if (call.bearer) {
       if (this.#tokens === null) throw new Error('not signed in: register or log in first')
       headers.authorization = `Bearer ${this.#tokens.access_token}`
     }
@@ -596,8 +620,10 @@ export class CofferClient {
     return this.#json({ method: 'GET', path: '/v1/albums', bearer: true })
   }
 
+  /** The album's feed; a link's client reads its linked album's (whatever `albumId` says). */
   feed(albumId: string, after = 0, limit = 100): Promise<Feed> {
-    return this.#json({ method: 'GET', path: `/v1/albums/${encodeURIComponent(albumId)}/feed?after=${after}&limit=${limit}`, bearer: true })
+    const base = this.#link === undefined ? `/v1/albums/${encodeURIComponent(albumId)}` : `/v1/links/${this.#link.linkId}`
+    return this.#json({ method: 'GET', path: `${base}/feed?after=${after}&limit=${limit}`, bearer: true })
   }
 
   applyManifest(albumId: string, write: LifecycleWrite): Promise<OpResult> {
@@ -726,6 +752,37 @@ export class CofferClient {
     return this.#empty({ method: 'DELETE', path: `/v1/partners/${encodeURIComponent(userId)}`, bearer: true })
   }
 
+  // --- public links (decision 0068; docs/sharing.md "Public links") --------------------------
+
+  /** Makes a link to an album of this account (or to some of its photos): the client made its id, secret and envelope. */
+  createLink(albumId: string, link: NewLink): Promise<LinkView> {
+    return this.#json({ method: 'POST', path: `/v1/albums/${encodeURIComponent(albumId)}/links`, json: link, bearer: true })
+  }
+
+  /** This account's links (of one album), newest first, with how often each was opened. */
+  listLinks(albumId?: string): Promise<LinkList> {
+    const query = albumId === undefined ? '' : `?album_id=${encodeURIComponent(albumId)}`
+    return this.#json({ method: 'GET', path: `/v1/links${query}`, bearer: true })
+  }
+
+  revokeLink(linkId: string): Promise<void> {
+    return this.#empty({ method: 'POST', path: `/v1/links/${encodeURIComponent(linkId)}/revoke`, bearer: true })
+  }
+
+  replaceLinkEnvelope(linkId: string, envelope: string): Promise<void> {
+    return this.#empty({ method: 'PUT', path: `/v1/links/${encodeURIComponent(linkId)}/envelope`, json: { envelope }, bearer: true })
+  }
+
+  /** What opening a link takes (no account needed): whether it asks a password, and its argon2id parameters. */
+  probeLink(linkId: string): Promise<LinkProbe> {
+    return this.#json({ method: 'GET', path: `/v1/links/${encodeURIComponent(linkId)}` })
+  }
+
+  /** Opens a link with the access token its secret (and password) derive: a session for `new CofferClient({link})`. */
+  openLink(linkId: string, token: string): Promise<OpenedLink> {
+    return this.#json({ method: 'POST', path: `/v1/links/${encodeURIComponent(linkId)}/open`, json: { token } })
+  }
+
   // --- uploads -----------------------------------------------------------------------------
 
   openUploadSession(declaration: OpenUpload): Promise<UploadSessionView> {
@@ -836,7 +893,7 @@ export class CofferClient {
   async downloadBlob(hash: string, range?: { start: number; end: number }): Promise<Uint8Array> {
     const response = await this.#request({
       method: 'GET',
-      path: `/v1/blobs/${hash}`,
+      path: `${this.#blobsPath}/${hash}`,
       bearer: true,
       ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}),
     })
@@ -890,7 +947,7 @@ export class CofferClient {
   async #batchRequest(hashes: readonly string[]): Promise<Response> {
     for (let tried = 1; ; tried++) {
       try {
-        return await this.#request({ method: 'POST', path: '/v1/blobs/batch', json: { hashes }, bearer: true })
+        return await this.#request({ method: 'POST', path: `${this.#blobsPath}/batch`, json: { hashes }, bearer: true })
       } catch (error) {
         const busy = error instanceof CofferProblem && BATCH_BUSY_CODES.has(error.code) && error.retryAfterS !== null
         if (!busy || tried >= BATCH_BUSY_TRIES) throw error
@@ -915,7 +972,7 @@ export class CofferClient {
    * The request is made (and a problem thrown) before the iterable is returned.
    */
   async downloadBlobStream(hash: string): Promise<AsyncIterable<Uint8Array>> {
-    const response = await this.#request({ method: 'GET', path: `/v1/blobs/${hash}`, bearer: true })
+    const response = await this.#request({ method: 'GET', path: `${this.#blobsPath}/${hash}`, bearer: true })
     const body = response.body
     return (async function* () {
       if (body === null) return

@@ -18,6 +18,7 @@ import type { EscrowStore } from './port/escrow.ts'
 import type { GarbageStore } from './port/garbage.ts'
 import type { IntegrityStore } from './port/integrity.ts'
 import type { LifecycleStore } from './port/lifecycle.ts'
+import type { LinkStore } from './port/links.ts'
 import type { MaintenanceStore } from './port/maintenance.ts'
 import type { MemberStore } from './port/members.ts'
 import type { ModerationStore } from './port/moderation.ts'
@@ -51,6 +52,7 @@ export interface Store
     LifecycleStore,
     TrashStore,
     MemberStore,
+    LinkStore,
     GarbageStore,
     CustodyStore,
     ModerationStore,

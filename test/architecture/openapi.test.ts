@@ -62,6 +62,8 @@ const CONTENT_WRITES = [
   'replaceInvitation',
   'storeKeyring',
   'setPartner',
+  'createLink',
+  'replaceLinkEnvelope',
 ]
 
 describe('OpenAPI document', async () => {

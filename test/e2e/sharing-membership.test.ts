@@ -11,11 +11,12 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deviceEntry, newXWingSeed } from '../../src/client/account.ts'
 import { liveEntries, type Library } from '../../src/client/albums.ts'
-import { memorySource, restoreFile } from '../../src/client/files.ts'
+import { memorySource, openAsset, restoreFile } from '../../src/client/files.ts'
 import { openMetadata } from '../../src/client/format/metadata.ts'
 import { AlbumHistoryKeeper } from '../../src/client/history.ts'
 import { albumMemoryFile } from '../../src/client/node/album-memory.ts'
 import { contactsFile } from '../../src/client/node/contacts.ts'
+import { createLink, openPublicLink } from '../../src/client/links.ts'
 import {
   acceptPartnerShares,
   acceptShare,
@@ -180,6 +181,7 @@ describe('the membership in the album history', () => {
     const { albumId, protocolVersion } = await sharedAlbum('Epochs')
     const calBefore = await memberOf(cal, 'cal-Epochs', albumId)
     const calKeyOne = await calBefore.albumKey!(albumId, 1)
+    const link = await createLink({ library: ownerOf('owner-Epochs'), contacts: pins('owner-Epochs') }, albumId)
     await removeFromAlbum({ library: ownerOf('owner-Epochs'), contacts: pins('owner-Epochs') }, albumId, cal.userId)
     await expect(cal.client.feed(albumId, 0, 10)).rejects.toMatchObject({ status: 404 })
 
@@ -201,6 +203,14 @@ describe('the membership in the album history', () => {
       // The key Cal kept opens nothing added since.
       const blob = await owner.client.downloadBlob(entry.metadata_blob_hash!)
       await expect(openMetadata(calKeyOne, { albumId, fileId: assetId }, blob)).rejects.toThrow()
+    }
+    // The link made before the removal was sealed anew: its holders open what the owner and Bea added since, each checked under its writer's key.
+    const opened = await openPublicLink(link.url)
+    const linked = (await opened.client.feed(albumId, 0, 1000)).entries
+    for (const assetId of [added.assetId, beaAdded.assetId]) {
+      const entry = linked.find((live) => live.asset_id === assetId)!
+      const asset = await openAsset(opened.keys, entry, await opened.client.downloadBlob(entry.metadata_blob_hash!))
+      expect([asset.envelope.amk_version, asset.metadata.name]).toEqual([2, expect.stringMatching(/after-cal\.jpg$/)])
     }
     // Bea's other devices get epoch 2 from her keyring, which her first read after the removal brought up to date.
     const [row] = await readRows(server.database, `SELECT keyring FROM album_members WHERE album_id = '${albumId}' AND user_id = '${bea.userId}'`)

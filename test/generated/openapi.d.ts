@@ -1291,6 +1291,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/albums/{album_id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a public link to the caller’s album, or to some of its photos
+         * @description The owner only (anyone else: 404). The client makes the link id, its secret and keys; it sends the SHA-256 of the access token they derive and the envelope sealed under the link’s key, both kept byte for byte, never a key or a password. At most LINKS_MAX links of an account work at once (409 error.link.too_many), however many are made together; a link id taken, 409 error.link.exists; a selection naming anything but a live photo of the album, 422.
+         */
+        post: operations["createLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s links, with how often each was opened
+         * @description Every link the caller made (of one album with `album_id`), newest first, revoked and expired ones too.
+         */
+        get: operations["listLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke one of the caller’s links, at once
+         * @description Its sessions end: every read through it after this answers 410 error.link.revoked, on every instance. Revoking a revoked link changes nothing. Anyone’s but the caller’s: 404.
+         */
+        post: operations["revokeLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/envelope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace what the owner’s client sealed for a link (the album’s keys of a new epoch) */
+        put: operations["replaceLinkEnvelope"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What opening a link takes: whether it asks a password, and how the browser stretches it
+         * @description No credential: the link’s page asks this first. Counted against the link’s and the address’s reads (LINK_READS_PER_LINK, LINK_READS_PER_ADDRESS per LINK_READ_WINDOW_S). A link that stopped answers 410 with why.
+         */
+        get: operations["probeLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a link: a session for its feed and blobs, counted against its opens
+         * @description No credential but the access token the URL’s secret (and the password) derive. A wrong token: 403 error.link.denied, counted against the link’s and the address’s refused opens (LINK_OPEN_FAILURES_PER_LINK, LINK_OPEN_FAILURES_PER_ADDRESS per LINK_OPEN_FAILURE_WINDOW_S; past them 429 with Retry-After). A link opened max_opens times: 410 error.link.used_up. The session lasts LINK_SESSION_TTL_S, never past the link’s expiry, and ends when the link is revoked or disabled.
+         */
+        post: operations["openLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The linked album’s feed (of the selection’s photos only, for a selection link)
+         * @description As GET /v1/albums/{album_id}/feed answers it, through a link’s session. Each read counts against the link’s and the address’s reads.
+         */
+        get: operations["linkFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/blobs/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A blob of the linked album’s live photos (Range supported)
+         * @description As GET /v1/blobs/{hash} answers it, of the blobs the link lets its holder read: its album’s (its selection’s) live photos; their originals only when it allows downloads, or where the photo is shown from its original (docs/sharing.md, "View only"). Anything else: 404; a photo taken down: 451.
+         */
+        get: operations["linkBlob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{link_id}/blobs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Many blobs of the linked album’s live photos in one request
+         * @description As POST /v1/blobs/batch answers it, of the blobs GET /v1/links/{link_id}/blobs/{hash} would serve. It holds a slot of the server’s BATCH_DOWNLOADS_PER_PROCESS (503 past it); the link’s reads are bounded by its rate limits.
+         */
+        post: operations["linkBlobBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public links of an account or an album (or the newest of all) */
+        get: operations["adminListLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/links/{link_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a public link: every read through it answers 410 error.link.disabled, at once
+         * @description The reason, when given, is shown to the link’s owner beside it. The action is an audit line of the log.
+         */
+        post: operations["adminDisableLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/upload/{upload_id}/blobs/{hash}": {
         parameters: {
             query?: never;
@@ -1544,6 +1758,25 @@ export interface components {
              */
             last_seen: string;
         };
+        CreateLinkRequest: {
+            /** @description 16 random bytes, base64url without padding */
+            link_id: string;
+            /** @description SHA-256 (hex) of the 32-byte access token the link’s secret (and password) derive */
+            token_hash: string;
+            /** @description Standard base64 of what the owner's client seals under the link's key: 1 to 262144 bytes, kept byte for byte */
+            envelope: string;
+            /** @description Standard base64 of the owner's client's copy of the link's secret and key, sealed under its master key: 1 to 1024 bytes, answered to the owner only */
+            owner_copy: string;
+            /** @description A selection link: the album’s photos it shows. null: the whole album, as it grows */
+            asset_ids: string[] | null;
+            /** @description Whether the link’s holder may read the originals (see docs/sharing.md, "View only") */
+            downloads: boolean;
+            password: components["schemas"]["LinkPassword"] | null;
+            /** @description Seconds from now until the link stops; null: until revoked */
+            expires_in_s: number | null;
+            /** @description How many times the link may be opened (each open is a session); null: no limit */
+            max_opens: number | null;
+        };
         DeleteAccountRequest: {
             /** @description Required when the account has a confirmed second factor: a live code from it */
             totp_code?: string;
@@ -1692,6 +1925,54 @@ export interface components {
             /** @description Standard base64 of the member’s own sealing of the album keys it received, under its own master key: 1 to 65536 bytes, opaque to the server */
             keyring: string;
         };
+        LinkEnvelopeRequest: {
+            /** @description Standard base64 of the new envelope: 1 to 262144 bytes */
+            envelope: string;
+        };
+        /** @description How the browser stretches the password (argon2id, parallelism 1, 32 bytes); the server never sees the password */
+        LinkPassword: {
+            /** @description Standard base64 of the 16-byte argon2id salt */
+            salt: string;
+            memory_kib: number;
+            iterations: number;
+        };
+        LinkProbeResponse: {
+            link_id: string;
+            /** @description null: the secret in the URL opens it alone */
+            password: components["schemas"]["LinkPassword"] | null;
+        };
+        /** @description active: opens; used_up: opened max_opens times (sessions already open read on); the others give nothing more */
+        LinkState: "active" | "expired" | "used_up" | "revoked" | "disabled";
+        LinkView: {
+            link_id: string;
+            album_id: string;
+            owner_id: string;
+            /** @description Standard base64 of the owner’s copy, byte for byte (the operator’s list leaves it empty) */
+            owner_copy: string;
+            asset_ids: string[] | null;
+            downloads: boolean;
+            /** @description Whether opening it takes a password */
+            password: boolean;
+            expires_at: string | null;
+            max_opens: number | null;
+            /** @description How many times it was opened */
+            opens: number;
+            last_opened_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            created_at: string;
+            revoked_at: string | null;
+            /** @description When the operator disabled it */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            state: components["schemas"]["LinkState"];
+        };
+        LinksResponse: {
+            /** @description Newest first */
+            links: components["schemas"]["LinkView"][];
+        };
         LoginRequest: {
             email: string;
             password: string;
@@ -1817,6 +2098,26 @@ export interface components {
             action: string;
             /** @description Advisory */
             replayed: boolean;
+        };
+        OpenLinkRequest: {
+            /** @description The 32-byte access token, base64url without padding */
+            token: string;
+        };
+        OpenLinkResponse: {
+            /** @description Present it as `Authorization: Bearer <session>` to the link’s feed and blobs */
+            session: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            session_expires_at: string;
+            album_id: string;
+            /** @description Standard base64 of the envelope, byte for byte */
+            envelope: string;
+            downloads: boolean;
+            selection: boolean;
+            /** @description When the link stops */
+            expires_at: string | null;
         };
         OpenUploadRequest: {
             /** @description Canonical UUID: lowercase, hyphenated */
@@ -2324,6 +2625,16 @@ export interface components {
         };
         /** @description `error.internal` */
         "error.internal": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CodedProblem"];
+            };
+        };
+        /** @description `error.link.denied` */
+        "error.link.denied": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5646,6 +5957,519 @@ export interface operations {
             401: components["responses"]["error.auth.unauthenticated"];
             404: components["responses"]["error.not_found"];
             413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    createLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link works from now */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkView"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.exists`, `error.link.too_many` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    listLinks: {
+        parameters: {
+            query?: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id?: string;
+            };
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller’s links, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinksResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    revokeLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link gives nothing more */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    replaceLinkEnvelope: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkEnvelopeRequest"];
+            };
+        };
+        responses: {
+            /** @description Kept byte for byte; the next open answers it */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            403: components["responses"]["error.account.suspended"];
+            404: components["responses"]["error.not_found"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    probeLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link works */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkProbeResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.expired`, `error.link.revoked`, `error.link.disabled`, `error.link.used_up` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    openLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description A session of the link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenLinkResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            403: components["responses"]["error.link.denied"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.expired`, `error.link.revoked`, `error.link.disabled`, `error.link.used_up` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    linkFeed: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of applied manifests after `after` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.expired`, `error.link.revoked`, `error.link.disabled` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    linkBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 section 14.2): a satisfiable one answers 206 with only those bytes, an unsatisfiable one 416. Anything else is ignored (the whole blob, 200) */
+                Range?: components["parameters"]["Range"];
+                /** @description ETags of a copy already held (or `*`): when one matches, the answer is 304 without a body */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+                /** @description SHA-256, 64 lowercase hex characters */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blob bytes, exactly as uploaded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range of the bytes, with Content-Range */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified: If-None-Match names these bytes’ ETag; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The bytes are at Location (`BLOB_DOWNLOAD=redirect`): request them there, with the same Range if any, without Authorization */
+            307: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.expired`, `error.link.revoked`, `error.link.disabled` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            416: components["responses"]["error.request.range_not_satisfiable"];
+            429: components["responses"]["error.rate_limited"];
+            451: components["responses"]["error.moderation.taken_down"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    linkBlobBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlobBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Canonical CBOR, as POST /v1/blobs/batch answers: one map per requested hash, in request order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/cbor": string;
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            /** @description `error.link.expired`, `error.link.revoked`, `error.link.disabled` */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
+            429: components["responses"]["error.rate_limited"];
+            500: components["responses"]["error.internal"];
+            /** @description `error.unavailable`, `error.batch.server_busy` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CodedProblem"];
+                };
+            };
+        };
+    };
+    adminListLinks: {
+        parameters: {
+            query?: {
+                /** @description Canonical UUID: lowercase, hyphenated */
+                user_id?: string;
+                /** @description Canonical UUID: lowercase, hyphenated */
+                album_id?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinksResponse"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            413: components["responses"]["error.request.too_large"];
+            500: components["responses"]["error.internal"];
+            503: components["responses"]["error.unavailable"];
+        };
+    };
+    adminDisableLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An id for this request (1-128 of `A-Z a-z 0-9 . _ : -`), echoed in the answer and in every log line of the request; another value is replaced by a fresh UUID */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /** @description 16 random bytes, base64url without padding */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ModerationReason"];
+            };
+        };
+        responses: {
+            /** @description The link, disabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkView"];
+                };
+            };
+            400: components["responses"]["error.request.malformed"];
+            401: components["responses"]["error.auth.unauthenticated"];
+            404: components["responses"]["error.not_found"];
+            409: components["responses"]["error.moderation.state_conflict"];
+            413: components["responses"]["error.request.too_large"];
+            415: components["responses"]["error.request.unsupported_media_type"];
+            422: components["responses"]["error.request.invalid"];
             500: components["responses"]["error.internal"];
             503: components["responses"]["error.unavailable"];
         };

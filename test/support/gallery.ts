@@ -6,7 +6,7 @@ import { albumRecordId, liveEntries, openAlbum, type Library, type NamedAlbum } 
 import { backupFile } from '../../src/client/upload.ts'
 
 /** A tiny distinct image (a flat colour from `n`) as WebP: the original and the thumbnail of a seeded asset. */
-async function swatch(n: number): Promise<Uint8Array> {
+export async function swatch(n: number): Promise<Uint8Array> {
   const pixel = Buffer.from([n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff])
   const bytes = await sharp(Buffer.concat(Array.from({ length: 16 * 16 }, () => pixel)), { raw: { width: 16, height: 16, channels: 3 } })
     .webp({ lossless: true })
@@ -28,6 +28,8 @@ export async function seedAlbum(
   thumbnail?: (n: number) => Promise<Uint8Array>,
   /** The n-th photo's date taken (as EXIF DateTimeOriginal would give it), ms since the epoch; none unless given. */
   captured?: (n: number) => number,
+  /** Each photo also gets a preview (the same image), as a photo larger than a preview does. */
+  preview = false,
 ): Promise<{ album: NamedAlbum; assetIds: string[] }> {
   const album = await openAlbum(library, name)
   const assetIds: string[] = []
@@ -44,7 +46,10 @@ export async function seedAlbum(
             capturedSource: captured === undefined ? null : 'exif-original',
             width: 16,
             height: 16,
-            derivatives: [{ kind: 'thumbnail', type: 'image/webp', bytes: (await thumbnail?.(n)) ?? bytes }],
+            derivatives: [
+              { kind: 'thumbnail', type: 'image/webp', bytes: (await thumbnail?.(n)) ?? bytes },
+              ...(preview ? [{ kind: 'preview', type: 'image/webp', bytes }] : []),
+            ],
           }),
         },
       )

@@ -146,7 +146,7 @@ interface ShareBody {
 
 const isMap = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
-const exactly = (value: unknown, keys: string): value is Record<string, unknown> => isMap(value) && Object.keys(value).sort().join() === keys
+export const exactly = (value: unknown, keys: string): value is Record<string, unknown> => isMap(value) && Object.keys(value).sort().join() === keys
 
 /** The share's signed body, checked to be exactly a v1 share's shape (ClientFormatError 'malformed'); its signature not yet. */
 function readBody(body: Uint8Array): ShareBody {

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { Caller } from '../context.ts'
 
 /** A batch is sent in well under a second: the client may ask again at once. */
 export const BATCH_BUSY_RETRY_AFTER_S = 1
@@ -37,11 +36,11 @@ export class ProcessBatchSlots {
 }
 
 /**
- * Takes a slot of this process and one of the caller's account, or throws 503
+ * Takes a slot of this process and, for an account's batch, one of the account's, or throws 503
  * `error.batch.server_busy` / 429 `error.batch.too_many` with Retry-After. The function
- * returned frees both (once, however often it is called).
+ * returned frees what it took (once, however often it is called).
  */
-export async function takeBatchSlot(deps: Deps, processSlots: ProcessBatchSlots, caller: Caller): Promise<() => Promise<void>> {
+export async function takeBatchSlot(deps: Deps, processSlots: ProcessBatchSlots, account: string | null): Promise<() => Promise<void>> {
   const retryAfterS = BATCH_BUSY_RETRY_AFTER_S
   if (!processSlots.tryTake()) {
     throw new AppError('error.batch.server_busy', `This server is sending ${processSlots.max} batch downloads already; try again after Retry-After seconds`, {
@@ -50,10 +49,13 @@ export async function takeBatchSlot(deps: Deps, processSlots: ProcessBatchSlots,
   }
   const holder = randomUUID()
   const limit = { slots: deps.config.batchDownloads.perAccount, leaseMs: BATCH_SLOT_LEASE_MS }
-  const slot = await deps.storage.takeBatchDownloadSlot(caller.userId, holder, deps.clock.now(), limit).catch((error: unknown) => {
-    processSlots.release()
-    throw error
-  })
+  const slot =
+    account === null
+      ? null
+      : await deps.storage.takeBatchDownloadSlot(account, holder, deps.clock.now(), limit).catch((error: unknown) => {
+          processSlots.release()
+          throw error
+        })
   if (slot === undefined) {
     processSlots.release()
     throw new AppError('error.batch.too_many', `This account has ${limit.slots} batch downloads in flight already; try again after Retry-After seconds`, {
@@ -65,6 +67,6 @@ export async function takeBatchSlot(deps: Deps, processSlots: ProcessBatchSlots,
     if (released) return
     released = true
     processSlots.release()
-    await deps.storage.releaseBatchDownloadSlot(caller.userId, slot, holder)
+    if (account !== null && slot !== null) await deps.storage.releaseBatchDownloadSlot(account, slot, holder)
   }
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
 import { BlobBatchRequest, BlobParams } from '../../contract/albums.ts'
@@ -8,12 +9,13 @@ import { requireCaller } from '../../http/bearer.ts'
 import { noneMatchHits, parseRange } from '../../http/range.ts'
 import { JSON_MEDIA, operation, type App } from '../../http/route.ts'
 import { ProcessBatchSlots, takeBatchSlot } from './batch-slots.ts'
-import { downloadableBlob, downloadBlobBatch } from './blobs.service.ts'
+import { accountBlobs, downloadableBlob, downloadBlobBatch, type BlobFinder } from './blobs.service.ts'
 
 /** How long a presigned download URL works (BLOB_DOWNLOAD=redirect). */
 const PRESIGNED_DOWNLOAD_TTL_S = 300
 
-export function blobsRoutes(app: App, deps: Deps): void {
+/** Answers the process's batch slots, which a link's batch downloads take too. */
+export function blobsRoutes(app: App, deps: Deps): ProcessBatchSlots {
   const batchSlots = new ProcessBatchSlots(deps.config.batchDownloads.perProcess)
   app.route({
     method: 'GET',
@@ -37,36 +39,7 @@ export function blobsRoutes(app: App, deps: Deps): void {
       reads: ['Range', 'If-None-Match'],
       redirect: 'The bytes are at Location (`BLOB_DOWNLOAD=redirect`): request them there, with the same Range if any, without Authorization',
     }),
-    handler: async (request, reply) => {
-      const hash = request.params.hash
-      const blob = await downloadableBlob(deps, requireCaller(request), hash)
-      const etag = `"${hash}"`
-      reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
-      if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
-      const presign = deps.blobs.presignedDownload
-      if (deps.config.blobDownload === 'redirect' && presign !== undefined && blob.inStore) {
-        // The URL is a credential for a few minutes: a 307 is never cached (response-headers.ts).
-        return reply
-          .code(307)
-          .header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S))
-          .send()
-      }
-      const range = parseRange(request.headers.range, blob.size)
-      if (range.kind === 'unsatisfiable') {
-        reply.header('content-range', `bytes */${blob.size}`)
-        throw new AppError('error.request.range_not_satisfiable', `The blob has ${blob.size} bytes`)
-      }
-      // Fastify answers HEAD through this handler and drains a stream body to discard it, which
-      // would read the whole blob: HEAD gets an empty stream (the Content-Length set stays).
-      const body = async (bytes?: ByteRange) => (request.method === 'HEAD' ? Readable.from([]) : await blob.open(bytes))
-      if (range.kind === 'whole') return reply.header('content-length', blob.size).send(await body())
-      const { start, end } = range.range
-      return reply
-        .code(206)
-        .header('content-range', `bytes ${start}-${end}/${blob.size}`)
-        .header('content-length', end - start + 1)
-        .send(await body(range.range))
-    },
+    handler: (request, reply) => sendBlob(deps, request.params.hash, request, reply, accountBlobs(deps, requireCaller(request))),
   })
 
   app.route({
@@ -97,20 +70,70 @@ export function blobsRoutes(app: App, deps: Deps): void {
           'Not served: `{"hash": text, "status": 404 | 413 | 451, "code": text}`, the catalog code a single download (or the budget) gives.',
       },
     }),
-    handler: async (request, reply) => {
+    handler: (request, reply) => {
       const caller = requireCaller(request)
-      const release = await takeBatchSlot(deps, batchSlots, caller)
-      // The slots are held until the answer is sent or the client goes, whichever comes first:
-      // until then its bytes are in memory. A release that fails leaves the slot to its lease.
-      const released = () => {
-        release().catch((error: unknown) => request.log.warn({ cause: (error as Error).message }, 'batch download slot not released'))
-      }
-      // A client gone while the slots were being taken has closed the response already.
-      if (reply.raw.closed) released()
-      else reply.raw.once('close', released)
-      const pieces = await downloadBlobBatch(deps, caller, request.body.hashes)
-      const length = pieces.reduce((total, piece) => total + piece.length, 0)
-      return reply.type('application/cbor').header('content-length', length).send(Readable.from(pieces))
+      return sendBlobBatch(deps, batchSlots, request, reply, { hashes: request.body.hashes, readable: accountBlobs(deps, caller), account: caller.userId })
     },
   })
+  return batchSlots
+}
+
+/**
+ * Answers GET of one blob as `GET /v1/blobs/{hash}` decides it, of the blobs
+ * `readable` lets the reader read: ETag, Range, If-None-Match, and the redirect mode.
+ */
+export async function sendBlob(deps: Deps, hash: string, request: FastifyRequest, reply: FastifyReply, readable: BlobFinder) {
+  const blob = await downloadableBlob(deps, readable, hash)
+  const etag = `"${hash}"`
+  reply.header('etag', etag).header('accept-ranges', 'bytes').type('application/octet-stream')
+  if (noneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
+  const presign = deps.blobs.presignedDownload
+  if (deps.config.blobDownload === 'redirect' && presign !== undefined && blob.inStore) {
+    // The URL is a credential for a few minutes: a 307 is never cached (response-headers.ts).
+    return reply
+      .code(307)
+      .header('location', await presign(hash, PRESIGNED_DOWNLOAD_TTL_S))
+      .send()
+  }
+  const range = parseRange(request.headers.range, blob.size)
+  if (range.kind === 'unsatisfiable') {
+    reply.header('content-range', `bytes */${blob.size}`)
+    throw new AppError('error.request.range_not_satisfiable', `The blob has ${blob.size} bytes`)
+  }
+  // Fastify answers HEAD through this handler and drains a stream body to discard it, which
+  // would read the whole blob: HEAD gets an empty stream (the Content-Length set stays).
+  const body = async (bytes?: ByteRange) => (request.method === 'HEAD' ? Readable.from([]) : await blob.open(bytes))
+  if (range.kind === 'whole') return reply.header('content-length', blob.size).send(await body())
+  const { start, end } = range.range
+  return reply
+    .code(206)
+    .header('content-range', `bytes ${start}-${end}/${blob.size}`)
+    .header('content-length', end - start + 1)
+    .send(await body(range.range))
+}
+
+/**
+ * Answers a batch download of `hashes` as `POST /v1/blobs/batch` decides it, of the blobs
+ * `readable` lets the reader read, holding a slot of this process and, for an account, one of
+ * the account's (`account`; a link's reads are bounded by its rate limits instead).
+ */
+export async function sendBlobBatch(
+  deps: Deps,
+  batchSlots: ProcessBatchSlots,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reader: { readonly hashes: readonly string[]; readonly readable: BlobFinder; readonly account: string | null },
+) {
+  const release = await takeBatchSlot(deps, batchSlots, reader.account)
+  // The slots are held until the answer is sent or the client goes, whichever comes first:
+  // until then its bytes are in memory. A release that fails leaves the slot to its lease.
+  const released = () => {
+    release().catch((error: unknown) => request.log.warn({ cause: (error as Error).message }, 'batch download slot not released'))
+  }
+  // A client gone while the slots were being taken has closed the response already.
+  if (reply.raw.closed) released()
+  else reply.raw.once('close', released)
+  const pieces = await downloadBlobBatch(deps, reader.readable, reader.hashes)
+  const length = pieces.reduce((total, piece) => total + piece.length, 0)
+  return reply.type('application/cbor').header('content-length', length).send(Readable.from(pieces))
 }

@@ -1,6 +1,6 @@
 // Blob download (API.md section 6): the bytes of a blob a live asset references in an album the
-// caller may read (its own, or one shared with it: decision 0067),
-// one at a time or many in a batch (docs/decisions/0029-blob-batches.md).
+// caller may read (its own, or one shared with it: decision 0067; or the one a link opens:
+// decision 0068), one at a time or many in a batch (docs/decisions/0029-blob-batches.md).
 import { Readable } from 'node:stream'
 import type { ByteRange } from '../../blob-store/port.ts'
 import { encodeCanonicalPieces } from '../../codec/cbor.ts'
@@ -8,7 +8,23 @@ import type { Deps } from '../../deps.ts'
 import { decideBatch } from '../../domain/blob-batch.ts'
 import { AppError } from '../../errors.ts'
 import type { LiveBlob } from '../../storage/port/lifecycle.ts'
+import type { LinkScope } from '../../storage/port/links.ts'
 import type { Caller } from '../context.ts'
+
+/** Of these hashes, the live blobs a reader may read: what decides every download. */
+export type BlobFinder = (hashes: readonly string[]) => Promise<Map<string, LiveBlob>>
+
+/** An account's: its albums' and those shared with it. */
+export const accountBlobs =
+  (deps: Deps, caller: Caller): BlobFinder =>
+  (hashes) =>
+    deps.storage.findLiveBlobs(caller.userId, hashes)
+
+/** A link's: its album's (its selection's), originals only when it allows downloads. */
+export const linkBlobs =
+  (deps: Deps, link: LinkScope): BlobFinder =>
+  (hashes) =>
+    deps.storage.findLinkBlobs(link, hashes)
 
 /** Blobs one batch reads from the store at once. */
 const BATCH_READS = 8
@@ -20,11 +36,11 @@ const BATCH_READS = 8
  */
 export async function downloadableBlob(
   deps: Deps,
-  caller: Caller,
+  readable: BlobFinder,
   hash: string,
 ): Promise<{ size: number; inStore: boolean; open: (range?: ByteRange) => Promise<Readable> }> {
-  const blob = (await deps.storage.findLiveBlobs(caller.userId, [hash])).get(hash)
-  if (blob === undefined) throw new AppError('error.not_found', 'No live asset of an album this account may read references that blob')
+  const blob = (await readable([hash])).get(hash)
+  if (blob === undefined) throw new AppError('error.not_found', 'No live asset of an album this credential may read references that blob')
   if (blob.withheld) throw new AppError('error.moderation.taken_down', 'The asset holding this blob was taken down')
   const bytes = (await heldBytes(deps, [hash], new Map([[hash, blob]]))).get(hash)
   if (bytes === undefined) return { size: blob.size, inStore: true, open: (range) => deps.blobs.open(hash, range) }
@@ -54,8 +70,8 @@ async function heldBytes(deps: Deps, hashes: readonly string[], live: ReadonlyMa
  * its own buffer, BATCH_READS at a time (a provenance blob's from the database, in one query
  * for all), and passed to the answer without another copy.
  */
-export async function downloadBlobBatch(deps: Deps, caller: Caller, hashes: readonly string[]): Promise<Uint8Array[]> {
-  const live = await deps.storage.findLiveBlobs(caller.userId, hashes)
+export async function downloadBlobBatch(deps: Deps, readable: BlobFinder, hashes: readonly string[]): Promise<Uint8Array[]> {
+  const live = await readable(hashes)
   const decisions = decideBatch(hashes, live, deps.config.blobBatchMaxBytes)
   const served = decisions.flatMap((decision) => (decision.status === 200 ? [decision] : []))
   const bytes = new Map<string, Uint8Array>(

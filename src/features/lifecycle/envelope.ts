@@ -51,3 +51,10 @@ export function strictBase64(text: string): Buffer | null {
   const bytes = Buffer.from(text, 'base64')
   return bytes.toString('base64') === text ? bytes : null
 }
+
+/** Sealed bytes a client sends (an invitation, a keyring, a link's envelope): strict standard base64 of 1 to `max` bytes, else 422 naming the field. */
+export function sealedBytes(text: string, field: string, max: number): Buffer {
+  const bytes = strictBase64(text)
+  if (bytes === null || bytes.length === 0 || bytes.length > max) throw new AppError('error.request.invalid', `${field}: standard base64 of 1 to ${max} bytes`)
+  return bytes
+}

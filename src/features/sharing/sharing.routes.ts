@@ -23,11 +23,10 @@ import {
   SharedAlbumsResponse,
 } from '../../contract/sharing.ts'
 import type { Deps } from '../../deps.ts'
-import { AppError } from '../../errors.ts'
 import { requireCaller } from '../../http/bearer.ts'
 import { JSON_MEDIA, noContent, operation, type App } from '../../http/route.ts'
 import type { ListedMember, Partner } from '../../storage/port/members.ts'
-import { strictBase64 } from '../lifecycle/envelope.ts'
+import { sealedBytes } from '../lifecycle/envelope.ts'
 import {
   acceptInvitation,
   albumMembers,
@@ -61,14 +60,6 @@ function memberView(member: ListedMember): Static<typeof MemberView> {
 }
 
 const partnerView = (partner: Partner): Static<typeof PartnerView> => ({ ...personView(partner), role: partner.role, since: timestamp(partner.since) })
-
-/** Sealed bytes a client sends (an invitation, a keyring): strict standard base64 of 1 to INVITATION_MAX_BYTES bytes. */
-function sealedBytes(text: string, field: string): Buffer {
-  const bytes = strictBase64(text)
-  if (bytes === null || bytes.length === 0 || bytes.length > INVITATION_MAX_BYTES)
-    throw new AppError('error.request.invalid', `${field}: standard base64 of 1 to ${INVITATION_MAX_BYTES} bytes`)
-  return bytes
-}
 
 export function sharingRoutes(app: App, deps: Deps): void {
   app.route({
@@ -119,7 +110,7 @@ export function sharingRoutes(app: App, deps: Deps): void {
       const invited = await inviteMember(deps, requireCaller(request), request.params.album_id, {
         userId,
         role,
-        invitation: sealedBytes(invitation, 'invitation'),
+        invitation: sealedBytes(invitation, 'invitation', INVITATION_MAX_BYTES),
       })
       return reply.code(201).send(memberView(invited))
     },
@@ -185,7 +176,7 @@ export function sharingRoutes(app: App, deps: Deps): void {
     }),
     handler: async (request, reply) => {
       const { album_id: albumId, user_id: userId } = request.params
-      await replaceInvitation(deps, requireCaller(request), albumId, userId, sealedBytes(request.body.invitation, 'invitation'))
+      await replaceInvitation(deps, requireCaller(request), albumId, userId, sealedBytes(request.body.invitation, 'invitation', INVITATION_MAX_BYTES))
       return noContent(reply)
     },
   })
@@ -233,7 +224,7 @@ export function sharingRoutes(app: App, deps: Deps): void {
       errors: ['error.account.suspended', 'error.not_found', 'error.request.invalid'],
     }),
     handler: async (request, reply) => {
-      await storeKeyring(deps, requireCaller(request), request.params.album_id, sealedBytes(request.body.keyring, 'keyring'))
+      await storeKeyring(deps, requireCaller(request), request.params.album_id, sealedBytes(request.body.keyring, 'keyring', INVITATION_MAX_BYTES))
       return noContent(reply)
     },
   })

@@ -48,6 +48,8 @@ export function accountDeletionQueries(db: Executor): AccountDeletionStore {
         .deleteFrom('albumMembers')
         .where('albumId', 'in', db.selectFrom('albums').select('albumId').where('ownerId', '=', userId))
         .execute()
+      // Its public links (decision 0068): they stop with the deletion, their sessions with them.
+      await db.deleteFrom('albumLinks').where('ownerId', '=', userId).execute()
       // The budgets counted per account (those per client address or per email are not its own).
       await db.deleteFrom('attemptBudgets').where('scope', 'in', ['second_factor', 'export', 'account_lookup']).where('subject', '=', userId).execute()
       await db.updateTable('uploadSessions').set({ closedAt: now }).where('ownerId', '=', userId).where('closedAt', 'is', null).execute()

@@ -113,27 +113,16 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
       await db.insertInto('albumOps').values(op).execute()
     },
 
-    async feed(albumId, afterSeq, limit) {
-      const rows = await db
-        .selectFrom('albumOps')
-        .select(opColumns)
-        .where('albumId', '=', albumId)
-        .where('syncSeq', '>', afterSeq)
-        .orderBy('syncSeq')
-        .limit(limit)
-        .execute()
+    async feed(albumId, afterSeq, limit, linkId) {
+      let query = db.selectFrom('albumOps').select(opColumns).where('albumId', '=', albumId).where('syncSeq', '>', afterSeq)
+      if (linkId !== undefined) query = query.where('assetId', 'in', db.selectFrom('albumLinkAssets').select('assetId').where('linkId', '=', linkId))
+      const rows = await query.orderBy('syncSeq').limit(limit).execute()
       return rows.map(opOf)
     },
 
     async findLiveBlobs(readerId, hashes) {
-      const live = new Map<string, LiveBlob>()
-      if (hashes.length === 0) return live
-      const refs = await db
-        .selectFrom('assetBlobs')
-        .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
-        .select(['assetBlobs.hash', 'assetBlobs.size', 'assetBlobs.role', 'assets.takenDownAt'])
-        .where('assetBlobs.hash', 'in', hashes)
-        .where('assetBlobs.supersededAt', 'is', null)
+      if (hashes.length === 0) return new Map()
+      const refs = await liveRefs(db, hashes)
         .where((eb) =>
           eb.or([
             eb('assets.albumId', 'in', eb.selectFrom('albums').select('albumId').where('ownerId', '=', readerId)),
@@ -141,16 +130,32 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
           ]),
         )
         .execute()
-      // Several live assets may reference one blob: withheld only when every one is taken down.
-      for (const ref of refs) {
-        const seen = live.get(ref.hash)
-        live.set(ref.hash, {
-          size: ref.size,
-          withheld: ref.takenDownAt !== null && (seen?.withheld ?? true),
-          provenance: ref.role === 'provenance' || (seen?.provenance ?? false),
-        })
-      }
-      return live
+      return liveBlobsOf(refs)
+    },
+
+    async findLinkBlobs(link, hashes) {
+      if (hashes.length === 0) return new Map()
+      let query = liveRefs(db, hashes).where('assets.albumId', '=', link.albumId)
+      if (link.selection) query = query.where('assets.assetId', 'in', db.selectFrom('albumLinkAssets').select('assetId').where('linkId', '=', link.linkId))
+      // Without downloads, an original only where it is what the photo is shown from: no preview
+      // beside its thumbnail (a small photo), or no derivative at all (a video).
+      if (!link.downloads)
+        query = query.where((eb) =>
+          eb.or([
+            eb('assetBlobs.role', '!=', 'original'),
+            eb(
+              eb
+                .selectFrom('assetBlobs as shown')
+                .select((shown) => shown.fn.countAll<number>().as('count'))
+                .whereRef('shown.assetId', '=', 'assets.assetId')
+                .where('shown.role', '=', 'derivative')
+                .where('shown.supersededAt', 'is', null),
+              '<',
+              2,
+            ),
+          ]),
+        )
+      return liveBlobsOf(await query.execute())
     },
 
     async heldManifests(hashes, ownerId) {
@@ -172,4 +177,28 @@ export function lifecycleQueries(db: Executor, engine: Engine): LifecycleStore {
       return new Set([...owned, ...declared].map((row) => row.hash))
     },
   }
+}
+
+/** The live references of these blob hashes, with what deciding the answer takes; the caller narrows them to what the reader may read. */
+function liveRefs(db: Executor, hashes: readonly string[]) {
+  return db
+    .selectFrom('assetBlobs')
+    .innerJoin('assets', 'assets.assetId', 'assetBlobs.assetId')
+    .select(['assetBlobs.hash', 'assetBlobs.size', 'assetBlobs.role', 'assets.takenDownAt'])
+    .where('assetBlobs.hash', 'in', hashes)
+    .where('assetBlobs.supersededAt', 'is', null)
+}
+
+/** By hash; several live assets may reference one blob: withheld only when every one is taken down. */
+function liveBlobsOf(refs: readonly { hash: string; size: number; role: string; takenDownAt: number | null }[]): Map<string, LiveBlob> {
+  const live = new Map<string, LiveBlob>()
+  for (const ref of refs) {
+    const seen = live.get(ref.hash)
+    live.set(ref.hash, {
+      size: ref.size,
+      withheld: ref.takenDownAt !== null && (seen?.withheld ?? true),
+      provenance: ref.role === 'provenance' || (seen?.provenance ?? false),
+    })
+  }
+  return live
 }

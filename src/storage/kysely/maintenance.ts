@@ -15,6 +15,7 @@ export function maintenanceQueries(db: Executor): MaintenanceStore {
       await count('revoke_challenges', db.deleteFrom('revokeChallenges').where('expiresAt', '<=', now))
       await count('enrollment_codes', db.deleteFrom('enrollmentCodes').where('expiresAt', '<=', now))
       await count('relay_channels', db.deleteFrom('relayChannels').where('expiresAt', '<=', now))
+      await count('link_sessions', db.deleteFrom('linkSessions').where('expiresAt', '<=', now))
       await queueUnownedDeclarations(db, { expiredBy: now })
       await count('upload_sessions', db.deleteFrom('uploadSessions').where('expiresAt', '<=', now))
       await count('attempt_budgets', db.deleteFrom('attemptBudgets').where('windowEndsAt', '<=', now))

@@ -15,7 +15,7 @@ function membershipOf(row: AlbumMembersTable): Membership {
  * Takes the account's row lock with a write that changes nothing (PostgreSQL); SQLite's BEGIN
  * IMMEDIATE already holds the database's write lock. A count made after it is exact.
  */
-async function lockAccount(db: Executor, userId: string): Promise<void> {
+export async function lockAccount(db: Executor, userId: string): Promise<void> {
   await db
     .updateTable('accounts')
     .set((eb) => ({ userId: eb.ref('userId') }))

@@ -27,6 +27,7 @@ import { secondFactorQueries } from './second-factor.ts'
 import { sessionQueries } from './sessions.ts'
 import { openSqlite } from './sqlite.ts'
 import { storageUsageQueries } from './storage-usage.ts'
+import { linkQueries } from './links.ts'
 import { memberQueries } from './members.ts'
 import { trashQueries } from './trash.ts'
 import { uploadQueries } from './uploads.ts'
@@ -52,6 +53,7 @@ function store(db: Executor, engine: Engine): Store {
     ...lifecycleQueries(db, engine),
     ...trashQueries(db),
     ...memberQueries(db),
+    ...linkQueries(db),
     ...garbageQueries(db),
     ...custodyQueries(db),
     ...moderationQueries(db),

@@ -407,6 +407,47 @@ export interface PartnersTable {
   createdAt: number
 }
 
+/** A public link to an album or a selection of its photos (migration 0025, decision 0068). */
+export interface AlbumLinksTable {
+  linkId: string
+  albumId: string
+  ownerId: string
+  /** Hex SHA-256 of the link's access token (derived on the client from the secret in the URL's fragment, and the password). */
+  tokenHash: string
+  /** What the owner's client sealed under the link's key: opaque here. */
+  envelope: Uint8Array
+  /** The owner's client's copy of the link's secret and key, sealed under its master key: opaque here. */
+  ownerCopy: Uint8Array
+  /** 1: only the photos in album_link_assets; 0: the whole album. */
+  selection: number
+  /** 1: originals may be read too. */
+  downloads: number
+  passwordSalt: Uint8Array | null
+  passwordMemoryKib: number | null
+  passwordIterations: number | null
+  expiresAt: number | null
+  maxOpens: number | null
+  opens: number
+  lastOpenedAt: number | null
+  createdAt: number
+  revokedAt: number | null
+  disabledAt: number | null
+  disabledReason: string | null
+}
+
+export interface AlbumLinkAssetsTable {
+  linkId: string
+  assetId: string
+}
+
+/** One open of a link: its token's hash, until it expires or the link stops. */
+export interface LinkSessionsTable {
+  sessionHash: string
+  linkId: string
+  createdAt: number
+  expiresAt: number
+}
+
 export interface Tables {
   accounts: AccountsTable
   accountPurges: AccountPurgesTable
@@ -447,4 +488,7 @@ export interface Tables {
   trash: TrashTable
   albumMembers: AlbumMembersTable
   partners: PartnersTable
+  albumLinks: AlbumLinksTable
+  albumLinkAssets: AlbumLinkAssetsTable
+  linkSessions: LinkSessionsTable
 }

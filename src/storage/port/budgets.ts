@@ -46,7 +46,15 @@ export interface LockoutRule {
 }
 
 /** redeem: refused redemptions per client address; second_factor: wrong codes per account; export: account exports per account. */
-export type BudgetScope = 'redeem' | 'second_factor' | 'export' | 'account_lookup'
+export type BudgetScope =
+  | 'redeem'
+  | 'second_factor'
+  | 'export'
+  | 'account_lookup'
+  | 'link_open_link'
+  | 'link_open_address'
+  | 'link_read_link'
+  | 'link_read_address'
 
 export interface AttemptBudget {
   readonly windowEndsAt: number

@@ -1,5 +1,6 @@
 // Lifecycle: assets, their bundles and the feed of applied manifests.
 // Part of the storage port (../port.ts); storage/kysely/lifecycle.ts implements it.
+import type { LinkScope } from './links.ts'
 
 export interface LifecycleStore {
   findAppliedOp(albumId: string, manifestHash: string): Promise<AppliedOp | undefined>
@@ -22,14 +23,19 @@ export interface LifecycleStore {
   /** Marks the asset's live bundle as replaced. */
   supersedeBundle(assetId: string, now: number): Promise<void>
   insertAppliedOp(op: AppliedOp): Promise<void>
-  /** Feed entries after `afterSeq`, in order. */
-  feed(albumId: string, afterSeq: number, limit: number): Promise<AppliedOp[]>
+  /** Feed entries after `afterSeq`, in order; through a selection link (`linkId`), only those of its photos. */
+  feed(albumId: string, afterSeq: number, limit: number, linkId?: string): Promise<AppliedOp[]>
   /**
    * Of these hashes, the blobs a live asset references in an album `readerId` may read (its own,
    * and those shared with it as an active member: decision 0067), by hash (the others are
    * absent); `withheld` when every such asset is taken down. One query however many.
    */
   findLiveBlobs(readerId: string, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
+  /**
+   * The same through a link (decision 0068): blobs of the live assets of the link's album, of its
+   * selection only when it is one, its originals only when it allows downloads.
+   */
+  findLinkBlobs(link: LinkScope, hashes: readonly string[]): Promise<Map<string, LiveBlob>>
   /**
    * The bytes the database holds for these blob hashes: a signed manifest (`album_ops`) whose
    * hash a blob row names (of `ownerId` only, when given). A provenance blob's

@@ -27,6 +27,7 @@ import { up as albumMembers } from './0021-album-members.ts'
 import { up as manifestsByHash } from './0022-manifests-by-hash.ts'
 import { up as memberKeyrings } from './0023-member-keyrings.ts'
 import { up as partners } from './0024-partners.ts'
+import { up as links } from './0025-links.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -53,6 +54,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0022-manifests-by-hash', manifestsByHash],
   ['0023-member-keyrings', memberKeyrings],
   ['0024-partners', partners],
+  ['0025-links', links],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
