@@ -1,4 +1,4 @@
-// The web app's build: two pages (the gallery and the operator page) and their workers, into
+// The web app's build: three pages (the gallery, the operator page, a public link's page) and their workers, into
 // web/dist, served by the server (src/http/web-app.ts). Hashed file names under assets/ are
 // what lets the server cache them for a year. No inline script or style anywhere: the CSP
 // (WEB_CSP) refuses both.
@@ -13,7 +13,7 @@ const web = import.meta.dirname
 /**
  * The service worker (web/src/sw/sw.ts) is built as its own entry at the stable URL /sw.js, and
  * this writes into it the app shell it caches: `/`, the gallery's files under /assets/ (not the
- * operator page's, not the grid lab's), the manifest and the icons (web/public); and a version
+ * operator page's, the link page's or the grid lab's), the manifest and the icons (web/public); and a version
  * made of them, so that every build whose files differ is a new worker (docs/decisions/0057).
  */
 function shellList(): Plugin {
@@ -25,7 +25,7 @@ function shellList(): Plugin {
       const page = bundle['index.html']
       if (worker?.type !== 'chunk' || page?.type !== 'asset') throw new Error('the build has no sw.js or index.html')
       const assets = Object.keys(bundle)
-        .filter((name) => name.startsWith('assets/') && !/^assets\/(admin|grid-lab)[-.]/.test(name) && !name.endsWith('.map'))
+        .filter((name) => name.startsWith('assets/') && !/^assets\/(admin|grid-lab|link)[-.]/.test(name) && !name.endsWith('.map'))
         .sort()
       const icons = readdirSync(path.join(web, 'public/icons'))
         .sort()
@@ -58,6 +58,7 @@ export default defineConfig({
       input: {
         index: path.join(web, 'index.html'),
         admin: path.join(web, 'admin.html'),
+        link: path.join(web, 'link.html'),
         'grid-lab': path.join(web, 'grid-lab.html'),
         sw: path.join(web, 'src/sw/sw.ts'),
       },

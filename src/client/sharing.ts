@@ -296,7 +296,8 @@ export async function linkContents(owner: SharingAccount, albumId: string, membe
     if (contact !== null) writers.set(writer, contact.identityKey)
   }
   const name = (await albumNameOf(library, albumId)) ?? ''
-  return { albumId, name, ownerId: library.userId, writers, albumKeys: await ownerKeys(library, albumId, recorded.epoch) }
+  const recordId = await (library.albumRecordId?.(albumId) ?? albumRecordId(library.masterKey, albumId))
+  return { albumId, name, recordId, ownerId: library.userId, writers, albumKeys: await ownerKeys(library, albumId, recorded.epoch) }
 }
 
 /** Seals each link of the album that still works anew, for a new epoch: its holders read what is added under the new key too. */

@@ -12,6 +12,8 @@ export const LINK_OWNER_COPY_MAX_BYTES = 1024
 export const LINK_SELECTION_MAX = 1000
 /** The longest a link may last when it expires at all: ten years. */
 export const LINK_EXPIRY_MAX_S = 315_360_000
+/** The most opens a link may be limited to. */
+export const LINK_OPENS_MAX = 1_000_000
 /** argon2id memory (KiB) a password may ask browsers for: enough for a strong stretch, little enough for a phone. */
 export const LINK_PASSWORD_MEMORY_MAX_KIB = 262_144
 export const LINK_PASSWORD_ITERATIONS_MAX = 8
@@ -52,7 +54,7 @@ export const CreateLinkRequest = Type.Object(
     expires_in_s: Type.Union([WholeNumber({ minimum: 60, maximum: LINK_EXPIRY_MAX_S }), Type.Null()], {
       description: 'Seconds from now until the link stops; null: until revoked',
     }),
-    max_opens: Type.Union([WholeNumber({ minimum: 1, maximum: 1_000_000 }), Type.Null()], {
+    max_opens: Type.Union([WholeNumber({ minimum: 1, maximum: LINK_OPENS_MAX }), Type.Null()], {
       description: 'How many times the link may be opened (each open is a session); null: no limit',
     }),
   },

@@ -1,5 +1,5 @@
 // The web app (web/, built by Vite into web/dist when the project is installed): the gallery at
-// `/` and the operator page at `/admin`, each an HTML page that is never cached (a new release
+// `/`, the operator page at `/admin` and a public link's page at `/s/<link id>`, each an HTML page that is never cached (a new release
 // must be picked up at once), and the files they load under `/assets/`, whose names carry their
 // content hash and are therefore cached for a year. Every page answers with WEB_CSP. None of
 // this is an API operation: the routes are left out of the OpenAPI document. Beside them, what
@@ -59,6 +59,8 @@ export async function registerWebApp(app: FastifyInstance, root: string = WEB_DI
   await app.register(fastifyStatic, { root, serve: false, index: false, wildcard: false })
   app.get('/', hidden, (_request, reply) => page(reply, 'index.html'))
   app.get('/admin', hidden, (_request, reply) => page(reply, 'admin.html'))
+  // A public link's page (decision 0068): its id in the path, its key in the fragment, which never comes here.
+  app.get('/s/:link_id', hidden, (_request, reply) => page(reply, 'link.html'))
   app.get('/sw.js', hidden, (_request, reply) => page(reply, 'sw.js'))
   app.get('/manifest.webmanifest', hidden, (_request, reply) => page(reply, 'manifest.webmanifest'))
   app.get<{ Params: { name: string } }>('/icons/:name', hidden, (request, reply) => page(reply, `icons/${request.params.name}`))

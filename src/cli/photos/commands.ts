@@ -133,6 +133,24 @@ export const COMMANDS: readonly ListedCommand[] = [
     load: async () => (await import('./sharing.ts')).safetyNumberCommand,
   },
   {
+    name: 'link',
+    summary: 'make a public link to an album, or to some of its photos, for people with no account',
+    photoWork: true,
+    load: async () => (await import('./links.ts')).link,
+  },
+  {
+    name: 'links',
+    summary: 'your public links: how often each was opened, its state and URL',
+    photoWork: false,
+    load: async () => (await import('./links.ts')).links,
+  },
+  {
+    name: 'unlink',
+    summary: 'revoke a public link (its id or URL): it shows nothing more',
+    photoWork: false,
+    load: async () => (await import('./links.ts')).unlink,
+  },
+  {
     name: 'devices',
     summary: "the account's devices, from the signed device directory (checked here)",
     photoWork: false,

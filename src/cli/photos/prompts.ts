@@ -73,11 +73,20 @@ export class Prompts {
   }
 
   /** The account password: from stdin with --password-stdin, else asked without echo on a terminal. */
-  async accountPassword(fromStdin: boolean, signal: AbortSignal): Promise<string> {
+  accountPassword(fromStdin: boolean, signal: AbortSignal): Promise<string> {
+    return this.#password(fromStdin, 'Password', signal)
+  }
+
+  /** The password a new public link asks for (`link --password`): read as the account password is. */
+  linkPassword(fromStdin: boolean, signal: AbortSignal): Promise<string> {
+    return this.#password(fromStdin, 'Password for the link', signal)
+  }
+
+  async #password(fromStdin: boolean, message: string, signal: AbortSignal): Promise<string> {
     if (fromStdin) return this.#passwordFromStdin()
     if (!this.interactive()) throw new UsageError('a password is needed: pass --password-stdin and write it on stdin (there is no terminal to ask on)')
     const { password } = await inquirer()
-    return asked(password({ message: 'Password', toggleMask: false, validate: (value) => value !== '' || 'type the password' }, this.#context(signal)))
+    return asked(password({ message, toggleMask: false, validate: (value) => value !== '' || 'type the password' }, this.#context(signal)))
   }
 
   /** A yes/no question; `--yes` answers yes, and without a terminal there must be a --yes. */

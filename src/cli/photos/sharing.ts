@@ -27,7 +27,7 @@ function albumIdArgument(given: string | undefined, what: string): string {
 }
 
 /** The sentence for an identity key that is not the pinned one: what to do, exit 7. */
-function changedKey(out: Invocation['out'], email: string, error: IdentityKeyChangedError): ExitCode {
+export function changedKey(out: Invocation['out'], email: string, error: IdentityKeyChangedError): ExitCode {
   out.warn(
     `coffer-photos: the server is not trustworthy, or ${email} set their account up again: their identity key is not the one this device pinned. Compare safety numbers with them in person (\`coffer-photos safety-number ${email}\`) and only if they match run \`coffer-photos safety-number ${email} --confirm\``,
   )

@@ -37,6 +37,7 @@ describe('a public link’s format', () => {
     const contents: LinkContents = {
       albumId: '0f4d5b1e-3c2a-4e9b-8a7d-1b2c3d4e5f60',
       name: 'Wedding',
+      recordId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
       ownerId: 'user-a',
       writers: new Map([['user-a', owner.publicKey]]),
       albumKeys: new Map([

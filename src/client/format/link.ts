@@ -35,6 +35,8 @@ export interface LinkContents {
   readonly albumId: string
   /** The album's name as the owner's client read it (shown as the page's title). */
   readonly name: string
+  /** The asset id of the album's record (its name), which the page leaves out of the photos; null when there is none. */
+  readonly recordId: string | null
   readonly ownerId: string
   /** Each account whose photos the link's page accepts, with its identity public key (the owner's, and the contributors' as the owner pinned them). */
   readonly writers: ReadonlyMap<string, Uint8Array>
@@ -84,7 +86,7 @@ const aadOf = (linkId: string) => concatBytes(utf8(LINK_ENVELOPE_AAD), new Uint8
 
 /**
  * The envelope: 0x01 || nonce (12) || AES-256-GCM(envelope key, nonce, aad = UTF-8 "coffer/v1/link"
- * || 0x00 || link id (16), canonical CBOR {"album_id", "name", "owner_id", "writers": [[user id,
+ * || 0x00 || link id (16), canonical CBOR {"album_id", "name", "record_id", "owner_id", "writers": [[user id,
  * identity public key], ...] by user id, "epochs": [first, last], "keys": 32 bytes per epoch}).
  */
 export async function sealLinkEnvelope(
@@ -102,6 +104,7 @@ export async function sealLinkEnvelope(
   const plain = encodeCanonical({
     album_id: contents.albumId,
     name: contents.name,
+    record_id: contents.recordId,
     owner_id: contents.ownerId,
     writers: writers.map(([userId, publicKey]) => [userId, publicKey]),
     epochs: [first, last],
@@ -117,9 +120,16 @@ export async function openLinkEnvelope(key: Uint8Array, linkId: string, bytes: U
   const plain = await (await primitives().aesGcm(key)).open(bytes.subarray(1, 1 + GCM_NONCE_BYTES), aadOf(linkId), bytes.subarray(1 + GCM_NONCE_BYTES))
   if (plain === null) throw new ClientFormatError('authentication', 'link: the envelope does not open under this link’s key')
   const value = decodeCanonical(plain)
-  if (!exactly(value, 'album_id,epochs,keys,name,owner_id,writers')) throw malformed('envelope: not {album_id, name, owner_id, writers, epochs, keys}')
-  const { album_id: albumId, name, owner_id: ownerId, writers, epochs, keys } = value
-  if (typeof albumId !== 'string' || typeof name !== 'string' || typeof ownerId !== 'string' || !(keys instanceof Uint8Array))
+  if (!exactly(value, 'album_id,epochs,keys,name,owner_id,record_id,writers'))
+    throw malformed('envelope: not {album_id, name, record_id, owner_id, writers, epochs, keys}')
+  const { album_id: albumId, name, record_id: recordId, owner_id: ownerId, writers, epochs, keys } = value
+  if (
+    typeof albumId !== 'string' ||
+    typeof name !== 'string' ||
+    (recordId !== null && typeof recordId !== 'string') ||
+    typeof ownerId !== 'string' ||
+    !(keys instanceof Uint8Array)
+  )
     throw malformed('envelope: field types')
   if (!Array.isArray(epochs) || epochs.length !== 2 || !epochs.every((epoch) => Number.isInteger(epoch))) throw malformed('envelope: epochs')
   const [first, last] = epochs as [number, number]
@@ -141,7 +151,7 @@ export async function openLinkEnvelope(key: Uint8Array, linkId: string, bytes: U
     writerKeys.set(writer[0], writer[1])
   }
   if (!writerKeys.has(ownerId)) throw malformed('envelope: the owner is not among the writers')
-  return { albumId, name, ownerId, writers: writerKeys, albumKeys }
+  return { albumId, name, recordId, ownerId, writers: writerKeys, albumKeys }
 }
 
 /** The link's URL: `<origin>/s/<link id>#<secret in base64url>`. */

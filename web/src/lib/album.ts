@@ -13,7 +13,7 @@
 // Each photo opened with its thumbnail is handed to the photo index (lib/photo-index.ts), which
 // keeps its name and thumbnail sealed for the moderation record, should it be taken down.
 import { toHex } from '#sdk/bytes.ts'
-import { CofferProblem, type BlobRefusal, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
+import { CofferProblem, type BlobRefusal, type CofferClient, type DownloadedBlobs, type Feed } from '#sdk/client.ts'
 import { albumRecordId, recordOf, STREAM_PAGE, type AlbumRecord, type Library } from '#photos/albums.ts'
 import { derivativeBlob, type OpenedAsset } from '#photos/files.ts'
 import type { AlbumKeys, SharedKeys } from './album-keys.ts'
@@ -59,6 +59,18 @@ export interface AlbumOptions {
   readonly checkHistory?: boolean
   /** An album others write into or shared with this account: the keys its assets open with besides the account's own (lib/sharing.ts). */
   readonly shared?: SharedKeys
+}
+
+/**
+ * An album read through a public link (the link page, web/src/link): its client in link mode,
+ * the keys of its envelope, the record it leaves out and the name it states. Nothing of an
+ * account: no trash, no history check, no photo index.
+ */
+export interface LinkedAlbum {
+  readonly client: CofferClient
+  readonly keys: AlbumKeys
+  readonly recordId: string | null
+  readonly name: string
 }
 
 export type Tile =
@@ -147,7 +159,8 @@ export function albumMadeHere(albumId: string, name: string): void {
 
 export class AlbumModel {
   readonly albumId: string
-  readonly library: Library
+  readonly #library: Library | null
+  readonly #client: CofferClient
   readonly #keys: AlbumKeys
   readonly #recordId: Promise<string>
   /** Live assets in feed order: id → latest sync_seq (Map keeps insertion order). */
@@ -203,13 +216,23 @@ export class AlbumModel {
   /** Told when the last tile in flight settled with none left waiting (the scan's next page). */
   readonly #whenIdle = new Set<() => void>()
 
-  constructor(library: Library, albumId: string, options: AlbumOptions = {}) {
+  /** An album of the account's library, or one read through a public link (`LinkedAlbum`). */
+  constructor(source: Library | LinkedAlbum, albumId: string, options: AlbumOptions = {}) {
     warmPool() // the workers load while the feed's first page is read
-    this.library = library
     this.albumId = albumId
-    this.#keys = { masterKey: library.masterKey, albumId, identityPublicKey: library.identityPublicKey, ...options.shared }
-    this.#recordId = library.albumRecordId?.(albumId) ?? albumRecordId(library.masterKey, albumId)
-    this.#name = namesMadeHere.get(albumId)
+    this.#client = source.client
+    if ('keys' in source) {
+      this.#library = null
+      this.#keys = source.keys
+      this.#recordId = Promise.resolve(source.recordId ?? '')
+      this.#name = source.name
+      this.#recordSeen = true
+    } else {
+      this.#library = source
+      this.#keys = { masterKey: source.masterKey, albumId, identityPublicKey: source.identityPublicKey, ...options.shared }
+      this.#recordId = source.albumRecordId?.(albumId) ?? albumRecordId(source.masterKey, albumId)
+      this.#name = namesMadeHere.get(albumId)
+    }
     this.#onPage = options.onPage
     this.#checksHistory = options.checkHistory === true
     if (options.start !== undefined) {
@@ -219,6 +242,12 @@ export class AlbumModel {
       this.#recordSeen = true
       this.#changed()
     }
+  }
+
+  /** The account's library the album is read from; a linked album has none (its page never asks). */
+  get library(): Library {
+    if (this.#library === null) throw new Error('an album read through a link belongs to no library here')
+    return this.#library
   }
 
   // --- the album's order ----------------------------------------------------------------
@@ -262,7 +291,7 @@ export class AlbumModel {
 
   /** Checks the album's history once per opening, after its feed was read and its first screen drawn; signatures are checked in the workers. */
   async #checkHistory(): Promise<void> {
-    const history = this.library.history
+    const history = this.#library?.history
     if (this.#historyChecked || history === undefined || !this.#checksHistory) return
     this.#historyChecked = true
     try {
@@ -302,9 +331,9 @@ export class AlbumModel {
     const recordId = await this.#recordId
     try {
       // First, so that a photo in the trash is never drawn while the feed's pages come in.
-      this.#trashed = await trashedNow(this.library)
+      if (this.#library !== null) this.#trashed = await trashedNow(this.#library)
       for (;;) {
-        const page = await this.library.client.feed(this.albumId, this.#through, STREAM_PAGE)
+        const page = await this.#client.feed(this.albumId, this.#through, STREAM_PAGE)
         for (const entry of page.entries) {
           this.#order.delete(entry.asset_id) // re-inserted below: the order is of the latest entries
           this.#monthOf.delete(entry.asset_id)
@@ -363,7 +392,8 @@ export class AlbumModel {
   /** Reads the name and cover from the record's entries met so far (recordOf: the latest verified version). */
   async #readRecord(): Promise<void> {
     const read = ++this.#recordReads
-    const record = await recordOf(this.library, this.albumId, [...this.#recordEntries]).catch(() => null)
+    if (this.#library === null) return
+    const record = await recordOf(this.#library, this.albumId, [...this.#recordEntries]).catch(() => null)
     if (read === this.#recordReads) this.#applyRecord(record)
   }
 
@@ -421,7 +451,7 @@ export class AlbumModel {
 
   /** Reads the WINDOW entries after `start` again: every position in (start, start + WINDOW] is among them. */
   #readPage(start: number): Promise<void> {
-    const reading = this.library.client.feed(this.albumId, start, WINDOW).then((page) => {
+    const reading = this.#client.feed(this.albumId, start, WINDOW).then((page) => {
       for (const entry of page.entries) if (this.#order.get(entry.asset_id) === entry.sync_seq) this.#entries.set(entry.asset_id, entry)
     })
     this.#pages.set(start, reading)
@@ -430,7 +460,7 @@ export class AlbumModel {
 
   /** An entry opened in a worker: its signature checked, its metadata decrypted. */
   async #open(entry: Entry): Promise<OpenedAsset> {
-    return this.#openWith(entry, await this.library.client.downloadBlob(metadataHashOf(entry)))
+    return this.#openWith(entry, await this.#client.downloadBlob(metadataHashOf(entry)))
   }
 
   #openWith(entry: Entry, metadataBlob: Uint8Array): Promise<OpenedAsset> {
@@ -472,7 +502,7 @@ export class AlbumModel {
       const hashes = entries.flatMap((entry) =>
         entry.status === 'fulfilled' && entry.value.metadata_blob_hash !== undefined ? [entry.value.metadata_blob_hash] : [],
       )
-      return { entries, blobs: await this.library.client.downloadBlobs(hashes) }
+      return { entries, blobs: await this.#client.downloadBlobs(hashes) }
     })()
     toRead.forEach((assetId, i) => {
       const key = this.#keyOf(assetId)!
@@ -496,7 +526,7 @@ export class AlbumModel {
   async openEntries(entries: readonly Entry[]): Promise<PromiseSettledResult<OpenedAsset>[]> {
     const held = entries.map((entry) => this.#opened.get(`${entry.asset_id}@${entry.sync_seq}`))
     const hashes = entries.flatMap((entry, i) => (held[i] === undefined && entry.metadata_blob_hash !== undefined ? [entry.metadata_blob_hash] : []))
-    const blobs = hashes.length === 0 ? null : await this.library.client.downloadBlobs(hashes)
+    const blobs = hashes.length === 0 ? null : await this.#client.downloadBlobs(hashes)
     return Promise.allSettled(
       entries.map((entry, i) => {
         const kept = held[i]
@@ -519,14 +549,14 @@ export class AlbumModel {
       if (kind === 'thumbnail') this.#seen(asset, null)
       return null
     }
-    const opened = await this.#openDerivative(asset, kind, await this.library.client.downloadBlob(toHex(blob.hash)))
+    const opened = await this.#openDerivative(asset, kind, await this.#client.downloadBlob(toHex(blob.hash)))
     if (kind === 'thumbnail') this.#seen(asset, opened)
     return opened
   }
 
   /** A photo opened here with its thumbnail (null: it has none), for the photo index. */
   #seen(asset: OpenedAsset, thumbnail: Blob | null): void {
-    if (this.#closed) return
+    if (this.#closed || this.#library === null) return
     const version = asset.envelope.metadata_blob_hash
     if (typeof version === 'string') rememberPhoto({ assetId: asset.assetId, albumId: this.albumId, version, name: asset.metadata.name, thumbnail })
   }
@@ -537,7 +567,7 @@ export class AlbumModel {
 
   /** The original, decrypted in a worker and checked against its manifest. */
   async original(asset: OpenedAsset): Promise<Blob> {
-    const ciphertext = await this.library.client.downloadBlob(asset.envelope.ciphertext_hash)
+    const ciphertext = await this.#client.downloadBlob(asset.envelope.ciphertext_hash)
     return inWorker((worker) => worker.openOriginal(asset, transfer(ciphertext, [ciphertext.buffer])))
   }
 
@@ -630,7 +660,7 @@ export class AlbumModel {
     if (waiting.size === 0 || this.#closed) return
     let thumbnails: DownloadedBlobs
     try {
-      thumbnails = await this.library.client.downloadBlobs([...waiting.values()].map(({ hash }) => hash))
+      thumbnails = await this.#client.downloadBlobs([...waiting.values()].map(({ hash }) => hash))
     } catch (error) {
       for (const assetId of waiting.keys()) this.#show(assetId, batch.get(assetId)!, failedTile(error))
       return

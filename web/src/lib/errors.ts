@@ -35,6 +35,11 @@ const BY_CODE: Readonly<Record<string, string>> = {
   'error.member.too_many_invitations': 'You have many invitations nobody answered yet. Take some back, or wait for answers, before inviting more people.',
   'error.member.read_only': 'You can look at this album but not change it: its owner shared it with you to view.',
   'error.member.not_creator': 'Only the person who added this photo, or the album’s owner, can change or delete it.',
+  'error.link.expired': 'This link has expired. Ask the person who shared it for a new one.',
+  'error.link.revoked': 'This link was turned off by the person who shared it.',
+  'error.link.disabled': 'This link was turned off by the operator of this server.',
+  'error.link.used_up': 'This link has been opened as many times as the person who shared it allowed. Ask them for a new one.',
+  'error.link.too_many': 'You have many links that still work. Revoke some before making more.',
   'error.directory.required':
     'That person has not set Coffer up on a device yet, so there is nowhere to send the album’s keys. Ask them to sign in once first.',
 }

@@ -3,7 +3,7 @@
 // selection and its bar (Selection.tsx: download as a zip, delete to Recently deleted), Download album, and the photo
 // view when the route names a photo (#/albums/<album>/<asset>), drawn over the grid so that going
 // back keeps the place; its menu sets the album's cover.
-import { useCallback, useEffect, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type DragEvent, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { renameAlbum, setAlbumCover } from '#photos/albums.ts'
 import { TAMPERING } from '#photos/tampering.ts'
 import type { CofferClient } from '#sdk/client.ts'
@@ -14,6 +14,8 @@ import { AlbumModel, type HistoryState } from '../../lib/album.ts'
 import { problemOf } from '../../lib/errors.ts'
 import { countText } from '../../lib/format.ts'
 import { albumAccess, type AlbumAccess } from '../../lib/sharing.ts'
+import { browserContacts } from '../../lib/contacts.ts'
+import type { SharingAccount } from '#photos/sharing.ts'
 import { zipNameOf } from '../../lib/zip-download.ts'
 import type { SavedKeys } from '../../lib/store.ts'
 import { dropOf, droppedItems, type Picked } from '../../lib/picked.ts'
@@ -21,6 +23,7 @@ import { takeHandedOver } from '../../lib/upload-handoff.ts'
 import { replacePhoto, Uploads } from '../../lib/uploads.ts'
 import { Grid, useReturnTo } from './Grid.tsx'
 import { Pickers } from './Pickers.tsx'
+import { Links, SelectionLink } from './Links.tsx'
 import { People } from './People.tsx'
 import { PhotoView, type PhotoSharing } from './PhotoView.tsx'
 import { useOrganiseSelection } from './OrganiseSelection.tsx'
@@ -81,6 +84,8 @@ export function Album({ client, keys, albumId, assetId }: { client: CofferClient
     void loadRun(async () => setAccess(await albumAccess(client, keys, albumId)))
   }, [client, keys, albumId, loadRun])
   const opened = useAlbum(access, albumId)
+  // The owner's links (Links.tsx) seal with the same account its sharing does.
+  const linkSharing = useMemo(() => (access?.role === 'owner' ? { library: access.library, contacts: browserContacts(keys.masterKey) } : null), [access, keys])
   if (load.error !== null)
     return (
       <main>
@@ -105,6 +110,7 @@ export function Album({ client, keys, albumId, assetId }: { client: CofferClient
       people={(trusted) => <People client={client} keys={keys} access={access} albumId={albumId} trusted={trusted} />}
       role={access.role}
       sharing={photoSharing(access, keys.userId)}
+      linkSharing={linkSharing}
     />
   )
 }
@@ -116,6 +122,7 @@ function OpenAlbum({
   people,
   role,
   sharing,
+  linkSharing,
 }: {
   model: AlbumModel
   uploads: Uploads
@@ -124,6 +131,8 @@ function OpenAlbum({
   people: (trusted: boolean) => ReactNode
   role: AlbumAccess['role']
   sharing: PhotoSharing | undefined
+  /** The owner's, to make and list the album's public links; null for a member. */
+  linkSharing: SharingAccount | null
 }) {
   const subscribeModel = useCallback((listener: () => void) => model.subscribe(listener), [model])
   const ids = useSyncExternalStore(subscribeModel, () => model.ids)
@@ -155,6 +164,7 @@ function OpenAlbum({
     if (refusedAsSuspended) refreshRecord()
   }, [refusedAsSuspended, refreshRecord])
   const returnTo = useReturnTo(assetId)
+  const [linking, setLinking] = useState<readonly string[] | null>(null)
 
   const remove = (assetIds: readonly string[]) => {
     endSelection()
@@ -258,12 +268,25 @@ function OpenAlbum({
           actions={[
             { label: 'Download', busy: zip.busy, run: () => zip.save(zipName, inOrder(selected)) },
             ...(role === 'owner' ? organise.actions : []),
+            ...(linkSharing === null ? [] : [{ label: 'Link', run: () => setLinking(ids.filter((id) => selected.has(id))) }]),
             ...(viewer ? [] : [{ label: 'Delete', danger: true, run: () => remove(ids.filter((id) => selected.has(id))) }]),
           ]}
         />
       )}
       {organise.shown}
       {people(history.state === 'trusted')}
+      {linkSharing !== null && <Links sharing={linkSharing} albumId={model.albumId} />}
+      {linkSharing !== null && linking !== null && (
+        <SelectionLink
+          sharing={linkSharing}
+          albumId={model.albumId}
+          assetIds={linking}
+          onDone={() => {
+            setLinking(null)
+            endSelection()
+          }}
+        />
+      )}
       <UploadPanel uploads={uploads} items={items} suspended={suspended} adding={adding} />
       {empty && (
         <section className="empty-state" aria-labelledby="album-empty">

@@ -139,6 +139,8 @@ interface Props {
   readonly onChanged?: () => void
   /** In an album several people are in: who added each photo, and whether this account may change it (the owner any, a contributor its own). */
   readonly sharing?: PhotoSharing
+  /** Shown through a public link (web/src/link): nothing changes, nothing of an account is offered, and Download only when the link allows it. */
+  readonly link?: { readonly downloads: boolean }
 }
 
 export interface PhotoSharing {
@@ -158,7 +160,18 @@ interface Touch {
   y: number
 }
 
-export function PhotoView({ model, assetId, onDelete: deleting, onReplace: replacing, cover: covering, place: given, albumIds, onChanged, sharing }: Props) {
+export function PhotoView({
+  model,
+  assetId,
+  onDelete: deleting,
+  onReplace: replacing,
+  cover: covering,
+  place: given,
+  albumIds,
+  onChanged,
+  sharing,
+  link,
+}: Props) {
   const place: PhotoPlace = given ?? {
     back: linkTo('albums', model.albumId),
     backLabel: 'Back to the album',
@@ -242,7 +255,7 @@ export function PhotoView({ model, assetId, onDelete: deleting, onReplace: repla
   const asset = loaded.kind === 'opened' ? loaded.asset : null
   const writer = asset?.envelope.created_by_user ?? null
   // What this account may do to the photo: anything in its own albums; in a shared one, what its role lets it.
-  const mayChange = sharing === undefined || (writer !== null && sharing.mayChange(writer))
+  const mayChange = link === undefined && (sharing === undefined || (writer !== null && sharing.mayChange(writer)))
   const onDelete = mayChange ? deleting : undefined
   const onReplace = mayChange ? replacing : undefined
   const cover = sharing === undefined || sharing.mayOrganise ? covering : undefined
@@ -418,7 +431,7 @@ export function PhotoView({ model, assetId, onDelete: deleting, onReplace: repla
         <h2 id="photo-title" ref={heading} tabIndex={-1}>
           {metadata?.name ?? (loaded.kind === 'withheld' ? 'Withheld photo' : 'Photo')}
         </h2>
-        {asset !== null && (
+        {asset !== null && (link?.downloads ?? true) && (
           <button type="button" className="secondary" onClick={() => void save()} disabled={download.busy}>
             {download.busy ? 'Decrypting…' : 'Download'}
           </button>
@@ -438,7 +451,7 @@ export function PhotoView({ model, assetId, onDelete: deleting, onReplace: repla
         <button type="button" className="secondary" aria-pressed={info} aria-controls="photo-info" onClick={() => showInfo(!info)} title="Info (i)">
           Info
         </button>
-        <div className="viewer-more">
+        <div className="viewer-more" hidden={link !== undefined}>
           <button type="button" className="secondary" aria-expanded={more} aria-controls="photo-more" onClick={() => setMore(!more)}>
             More
           </button>
