@@ -51,8 +51,8 @@ const historyState = (page: Page): Promise<string | null> => page.locator('main.
 
 async function invite(page: Page, email: string, role: 'viewer' | 'contributor'): Promise<void> {
   await openPeople(page)
-  await page.getByLabel('Invite by email').fill(email)
-  await page.getByLabel('as').selectOption(role)
+  await people(page).getByLabel('Invite by email').fill(email)
+  await people(page).getByLabel('as').selectOption(role)
   await page.getByRole('button', { name: 'Invite', exact: true }).click()
   await people(page).getByText(email).waitFor()
 }

@@ -244,3 +244,26 @@ describe('a public link', () => {
     await expect(photosThrough(opened)).rejects.toThrow(/album/)
   })
 })
+
+describe('a public link’s reads, per client address', () => {
+  let limited: TestServer
+  beforeAll(async () => {
+    limited = await startServer({ LINK_READS_PER_ADDRESS: '6' })
+  }, 60_000)
+  afterAll(async () => {
+    await limited?.close()
+  })
+
+  it('serves a burst from one address no more reads than LINK_READS_PER_ADDRESS, then 429 until the window ends', async () => {
+    const library = await photoLibrary(limited, 'limited')
+    const sharing = { library, contacts: contactsFile(path.join(folder, `limited-${library.userId}.sqlite`)) }
+    const seeded = await seedAlbum(library, 'Limited', 1, 1)
+    const opened = await openPublicLink((await createLink(sharing, seeded.album.albumId)).url)
+    // The probe before the open was one read of the six.
+    const reads = await Promise.all(Array.from({ length: 9 }, () => outcome(opened.client.feed(seeded.album.albumId).then(() => 'read'))))
+    expect(reads.filter((answer) => answer === 'read')).toHaveLength(5)
+    expect(reads.filter((answer) => answer === '429 error.rate_limited')).toHaveLength(4)
+    limited.clock.advance(61_000)
+    expect(await outcome(opened.client.feed(seeded.album.albumId).then(() => 'read'))).toBe('read')
+  })
+})

@@ -137,11 +137,11 @@ export function Links({ sharing, albumId }: { sharing: SharingAccount; albumId: 
   const listed = links === null ? null : [...links.filter(works), ...links.filter((owned) => !works(owned))]
   const working = (links ?? []).filter(works)
   return (
-    <details className="people links">
+    <details className="links">
       <summary>{working.length === 0 ? 'Links' : `Links: ${countText(working.length, 'link')} working`}</summary>
       <p className="hint">Anyone with a link sees these photos without an account. Its key is in the link itself: the server cannot open them.</p>
       {listed !== null && listed.length > 0 && (
-        <ul className="people-list link-list">
+        <ul className="link-list">
           {listed.map((owned) => (
             <li key={owned.link.link_id} data-link={owned.link.link_id} data-state={owned.link.state}>
               <LinkUrl url={owned.url} />
