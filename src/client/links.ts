@@ -3,7 +3,7 @@
 // and revokes its links; anyone with the link's URL (and its password) opens it with no account
 // and reads the photos, each checked as the owner's own devices check them. Browser-safe.
 import { fromBase64, toBase64, toBase64Url, utf8 } from '../sdk/bytes.ts'
-import { CofferClient, CofferProblem, type LinkView } from '../sdk/client.ts'
+import { CofferClient, CofferProblem, type LinkView, type OpenedLink as OpenedLinkView } from '../sdk/client.ts'
 import type { HybridVerifier } from '../sdk/hybrid.ts'
 import type { AssetKeys } from './files.ts'
 import { randomBytes } from './format/bytes.ts'
@@ -103,6 +103,8 @@ export interface OpenedPublicLink {
   readonly linkId: string
   /** The session the server opened (`Authorization: Bearer` of the link's reads), until it ends with the link or LINK_SESSION_TTL_S. */
   readonly session: string
+  /** What to keep to read on after a reload without another open (resumePublicLink). */
+  readonly kept: KeptLink
   readonly client: CofferClient
   readonly contents: LinkContents
   /** For files.ts openAsset: the album's keys of the envelope, each photo checked under its writer's key there. */
@@ -149,14 +151,36 @@ export async function openPublicLink(url: string, options: OpenLinkOptions = {})
     stretched = await passwordKey(options.password, fromBase64(probe.password.salt), params, options.argon2id)
   }
   const keys = await linkKeys(linkId, secret, stretched)
-  let opened: Awaited<ReturnType<CofferClient['openLink']>>
+  let opened: OpenedLinkView
   try {
     opened = await server.openLink(linkId, toBase64Url(keys.token))
   } catch (error) {
     if (error instanceof CofferProblem && error.code === 'error.link.denied' && probe.password !== null) throw new LinkPasswordError(true)
     throw error
   }
-  const contents = await openLinkEnvelope(keys.key, linkId, fromBase64(opened.envelope))
+  return resumePublicLink(url, { opened, key: toBase64(keys.key) }, options)
+}
+
+/**
+ * What a page keeps to read on after a reload without opening the link again (which would spend
+ * another of its opens): the server's answer to the open (its session, its envelope) and the
+ * envelope's key. The link page keeps it for its tab only (sessionStorage).
+ */
+export interface KeptLink {
+  readonly opened: OpenedLinkView
+  /** The envelope key, standard base64. */
+  readonly key: string
+}
+
+/**
+ * The link opened before, from what was kept of it: the envelope opened again under its key
+ * (so it is held to the link as at the first open), no request made. A session that ended since
+ * answers 401 at the first read: open the link again then.
+ */
+export async function resumePublicLink(url: string, kept: KeptLink, options: Pick<OpenLinkOptions, 'fetch' | 'verify'> = {}): Promise<OpenedPublicLink> {
+  const { origin, linkId } = parseLinkUrl(url)
+  const { opened } = kept
+  const contents = await openLinkEnvelope(fromBase64(kept.key), linkId, fromBase64(opened.envelope))
   if (contents.albumId !== opened.album_id) throw new Error('the server answered the link with another album than its envelope names')
   const client = new CofferClient({
     baseUrl: origin,
@@ -166,6 +190,7 @@ export async function openPublicLink(url: string, options: OpenLinkOptions = {})
   return {
     linkId,
     session: opened.session,
+    kept,
     client,
     contents,
     keys: linkAssetKeys(contents, options.verify),

@@ -63,7 +63,7 @@ async function gridShown(page: Page, count = PHOTOS): Promise<void> {
 
 describe('a public link’s page', () => {
   it('shows the album with no account: the grid, a photo, and its original downloaded byte for byte, under the same CSP', async () => {
-    const { url } = await createLink(owner, albumId)
+    const { url, link } = await createLink(owner, albumId)
     const visitor = await visit(url)
     const { page } = visitor
     const answer = await page.request.get(new URL(url).pathname)
@@ -85,6 +85,16 @@ describe('a public link’s page', () => {
     // Back closes the photo, and the album is there again.
     await page.goBack()
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0)
+    // A reload reads on with the session this tab kept: no other open is spent.
+    await page.reload()
+    await gridShown(page)
+    const opensOf = async () => (await owner.library.client.listLinks(albumId)).links.find((made) => made.link_id === link.link_id)?.opens
+    expect(await opensOf()).toBe(1)
+    // Once that session has ended (LINK_SESSION_TTL_S, 12 h), a reload opens the link again.
+    server.clock.advance(13 * 3600_000)
+    await page.reload()
+    await gridShown(page)
+    expect(await opensOf()).toBe(2)
     expect(visitor.problems).toEqual([])
   })
 

@@ -1,13 +1,13 @@
 // The page a public link opens (decision 0068; docs/web.md "Public links"): no account, the key in
 // the URL's fragment. It asks the server whether the link wants a password, stretches the
-// password in a worker, opens the link and shows its album with the gallery's own grid and photo
+// password in a worker, opens the link (kept for the tab: a reload spends no other open) and shows its album with the gallery's own grid and photo
 // view, every photo checked under its writer's key as the owner's devices check it. Inside the
 // page the fragment is `<secret>` or `<secret>/<photo>`: the photo view is a fragment too, so it
 // never reaches the server and the back button closes it. A link that stops (expired, revoked,
 // disabled) stops the page at its next read, mid-view too.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type FormEvent } from 'react'
 import { ClientFormatError } from '#photos/format/errors.ts'
-import { linkAsksPassword, LinkPasswordError, openPublicLink, type OpenedPublicLink } from '#photos/links.ts'
+import { linkAsksPassword, LinkPasswordError, openPublicLink, resumePublicLink, type KeptLink, type OpenedPublicLink } from '#photos/links.ts'
 import { CofferProblem } from '#sdk/client.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
 import { AlbumModel } from '../lib/album.ts'
@@ -52,13 +52,26 @@ function stoppedSentence(why: unknown): string {
   return sentenceFor(why)
 }
 
+/** Where this tab keeps the link it opened (resumePublicLink): a reload reads on, and spends no other open. */
+const keptItem = (url: string): string => `coffer-link:${url}`
+
+function readKept(url: string): KeptLink | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(keptItem(url)) ?? 'null') as KeptLink | null
+  } catch {
+    return null
+  }
+}
+
 /**
  * fetch, telling `stopped` of each 410 the server answers (the link expired, was revoked or
- * disabled): the page stops at once rather than leave its tiles failing one by one.
+ * disabled): the page stops at once rather than leave its tiles failing one by one; and `ended`
+ * of a 401 (the kept session ended: the link is opened again).
  */
-function watchedFetch(stopped: (problem: CofferProblem) => void): typeof fetch {
+function watchedFetch(stopped: (problem: CofferProblem) => void, ended: () => void): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init)
+    if (response.status === 401) ended()
     if (response.status === 410) {
       const problem = (await response
         .clone()
@@ -82,9 +95,22 @@ export function LinkPage() {
   const open = useCallback(
     (password?: string) =>
       openRun(async () => {
+        const kept = readKept(url)
         try {
-          const stop = (why: unknown) => setStage({ kind: 'stopped', why })
-          const link = await openPublicLink(url, { ...(password === undefined ? {} : { password }), argon2id: workerArgon2id, fetch: watchedFetch(stop) })
+          const stop = (why: unknown) => {
+            sessionStorage.removeItem(keptItem(url))
+            setStage({ kind: 'stopped', why })
+          }
+          const ended = () => {
+            sessionStorage.removeItem(keptItem(url))
+            location.reload()
+          }
+          const fetchWatched = watchedFetch(stop, ended)
+          const link =
+            kept !== null
+              ? await resumePublicLink(url, kept, { fetch: fetchWatched })
+              : await openPublicLink(url, { ...(password === undefined ? {} : { password }), argon2id: workerArgon2id, fetch: fetchWatched })
+          sessionStorage.setItem(keptItem(url), JSON.stringify(link.kept))
           const { contents } = link
           const model = new AlbumModel(
             {
@@ -97,7 +123,11 @@ export function LinkPage() {
           )
           setStage({ kind: 'opened', link, model })
         } catch (error) {
-          if (error instanceof LinkPasswordError) setStage({ kind: 'password', wrong: error.wrong })
+          if (kept !== null) {
+            // What this tab kept no longer opens: open the link afresh.
+            sessionStorage.removeItem(keptItem(url))
+            location.reload()
+          } else if (error instanceof LinkPasswordError) setStage({ kind: 'password', wrong: error.wrong })
           else setStage({ kind: 'stopped', why: error })
         }
       }),
@@ -106,6 +136,10 @@ export function LinkPage() {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: opened once per page; the fragment's photo part changes within it
   useEffect(() => {
+    if (readKept(url) !== null) {
+      void open()
+      return
+    }
     linkAsksPassword(url).then(
       (asks) => (asks ? setStage({ kind: 'password', wrong: false }) : open()),
       (error: unknown) => setStage({ kind: 'stopped', why: error }),
