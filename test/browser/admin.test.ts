@@ -14,6 +14,13 @@ import { PASSWORD, withSecondFactor } from '../support/actors.ts'
 import { checkScreen, launchChromium, openDevice } from '../support/browser.ts'
 import { member, upload } from '../support/cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { webAccount } from '../support/web-account.ts'
+import { seedAlbum } from '../support/gallery.ts'
+import { createLink, openPublicLink } from '../../src/client/links.ts'
+import { contactsFile } from '../../src/client/node/contacts.ts'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url')
 
@@ -170,6 +177,35 @@ describe('the operator page', () => {
     expect((await again.login(carol.email, PASSWORD)).kind).toBe('session')
     expect((await again.moderationRecord()).events).toEqual([
       expect.objectContaining({ action: 'second_factor_reset', reason: 'lost phone; identity checked by video call' }),
+    ])
+    await device.context.close()
+  }, 60_000)
+
+  it('lists an account’s public links without their keys, and disables one: its open page stops, its owner sees why', async () => {
+    const owner = await webAccount(server, 'admin-links')
+    const sharing = { library: owner.library, contacts: contactsFile(path.join(await mkdtemp(path.join(tmpdir(), 'coffer-admin-links-')), 'pins.sqlite')) }
+    const { album } = await seedAlbum(owner.library, 'Reported', 1, 1)
+    const { url, link } = await createLink(sharing, album.albumId)
+    const opened = await openPublicLink(url)
+    const device = await openDevice(browser, server.url)
+    const { page } = device
+    await page.goto('/admin')
+    await open(page, ADMIN_TOKEN)
+    await lookUp(page, owner.email)
+    const card = page.getByRole('region', { name: owner.email })
+    const row = card.locator(`li[data-link="${link.link_id}"]`)
+    await expect.poll(() => row.textContent()).toContain('works')
+    // The operator sees the link's id, never its secret.
+    expect(await card.textContent()).not.toContain(url.split('#')[1])
+    await row.getByRole('button', { name: 'Disable' }).click()
+    const confirm = page.getByRole('dialog', { name: `Disable the link ${link.link_id}?` })
+    await confirm.getByLabel(/^Reason/).fill('reported: not the owner’s photos')
+    await checkScreen(device, 'admin-disable-link')
+    await confirm.getByRole('button', { name: 'Disable', exact: true }).click()
+    await expect.poll(() => row.getAttribute('data-state')).toBe('disabled')
+    await expect(opened.client.feed(album.albumId)).rejects.toMatchObject({ status: 410, code: 'error.link.disabled' })
+    expect((await owner.client.listLinks()).links).toEqual([
+      expect.objectContaining({ link_id: link.link_id, state: 'disabled', disabled_reason: 'reported: not the owner’s photos' }),
     ])
     await device.context.close()
   }, 60_000)

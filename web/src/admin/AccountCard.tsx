@@ -1,12 +1,13 @@
 // One account as the operator sees it (GET /v1/admin/accounts/{user_id}): who, since when, its
-// standing, what it stores, its second factor (with its recovery codes left) and its moderation
-// record; suspend or reinstate it, reset its second factor, delete it. A deleted account is a
+// standing, what it stores, its second factor (with its recovery codes left), its public links
+// (AccountLinks.tsx) and its moderation record; suspend or reinstate it, reset its second factor, delete it. A deleted account is a
 // tombstone: its record and what a hold keeps are shown, and nothing more can be done to it.
 import { useState } from 'react'
 import type { AdminAccount, CofferAdmin } from '#sdk/admin.ts'
 import { ErrorLine, useAction } from '../app/ui.tsx'
 import { countText, sizeText, whenText } from '../lib/format.ts'
 import { Confirm, REASON_MAX } from './Confirm.tsx'
+import { AccountLinks } from './AccountLinks.tsx'
 import { asOperator, type Lock } from './errors.ts'
 import { RecordEvents } from './Record.tsx'
 
@@ -121,6 +122,8 @@ export function AccountCard({ admin, account, onChange, onLock }: Props) {
           )}
         </div>
       )}
+
+      {!deleted && <AccountLinks admin={admin} userId={account.user_id} onLock={onLock} />}
 
       <h3>Moderation record</h3>
       <p className="hint">Oldest first. The account’s owner sees the same record.</p>
