@@ -19,7 +19,8 @@ import { CofferProblem } from '../../src/sdk/client.ts'
 import { raw } from '../support/actors.ts'
 import { photoLibrary } from '../support/albums.ts'
 import { seedAlbum, swatch } from '../support/gallery.ts'
-import { writeRows } from '../support/database.ts'
+import { flipStoredByte } from '../support/blobs.ts'
+import { readRows, writeRows } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url')
@@ -231,8 +232,18 @@ describe('a public link', () => {
     ])
     await expect(openPublicLink(first.url)).rejects.toThrow(/does not open under this link’s key/)
 
-    // Another album's photo of the same owner (its manifest validly signed), put in this album's feed.
+    // A thumbnail's stored bytes altered: the photo is refused, never shown changed.
     const opened = await openPublicLink(second.url)
+    const [photo] = (await photosThrough(opened)).keys()
+    const entry = (await opened.client.feed(albumId, 0, 1000)).entries.findLast((e) => e.asset_id === photo)!
+    const asset = await openAsset(opened.keys, entry, await opened.client.downloadBlob(entry.metadata_blob_hash!))
+    const thumbnail = Buffer.from(asset.metadata.blobs.find((blob) => blob.kind === 'thumbnail')!.hash).toString('hex')
+    await flipStoredByte(server, thumbnail, 40)
+    await expect(photosThrough(opened)).rejects.toThrow(/SHA-256/)
+    await flipStoredByte(server, thumbnail, 40)
+    expect((await photosThrough(opened)).size).toBe(assetIds.length)
+
+    // Another album's photo of the same owner (its manifest validly signed), put in this album's feed.
     const elsewhere = await seedAlbum(owner.library, 'Elsewhere', 1, 1)
     const foreign = (await liveEntries(owner.library.client, elsewhere.album.albumId)).find((entry) => entry.asset_id === elsewhere.assetIds[0])!
     const victim = (await liveEntries(owner.library.client, albumId)).find((entry) => entry.asset_id === assetIds[2])!
@@ -263,6 +274,9 @@ describe('a public link’s reads, per client address', () => {
     const reads = await Promise.all(Array.from({ length: 9 }, () => outcome(opened.client.feed(seeded.album.albumId).then(() => 'read'))))
     expect(reads.filter((answer) => answer === 'read')).toHaveLength(5)
     expect(reads.filter((answer) => answer === '429 error.rate_limited')).toHaveLength(4)
+    // The refused reads did not count against the link's own budget, which every visitor shares.
+    const [counted] = await readRows(limited.database, `SELECT failures FROM attempt_budgets WHERE scope = 'link_read_link' AND subject = '${opened.linkId}'`)
+    expect(Number(counted?.failures)).toBe(6)
     limited.clock.advance(61_000)
     expect(await outcome(opened.client.feed(seeded.album.albumId).then(() => 'read'))).toBe('read')
   })

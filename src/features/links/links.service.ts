@@ -131,8 +131,10 @@ async function spend(
 ): Promise<() => Promise<void>> {
   const now = deps.clock.now()
   const windowMs = limits.windowS * 1000
-  const budgets: [BudgetScope, string, number][] = [[scopes.link, subjects.linkId, limits.perLink]]
-  if (subjects.address !== null) budgets.push([scopes.address, subjects.address, limits.perAddress])
+  // The address's first: an address past its own budget is refused without counting against the
+  // link's, so one client cannot spend the budget every other visitor of the link shares.
+  const budgets: [BudgetScope, string, number][] = subjects.address === null ? [] : [[scopes.address, subjects.address, limits.perAddress]]
+  budgets.push([scopes.link, subjects.linkId, limits.perLink])
   for (const [scope, subject, max] of budgets) {
     if ((await deps.storage.reserveAttempt(scope, subject, now, { maxFailures: max, windowMs })) === undefined) {
       const retryAfterS = budgetBlockedForS(await deps.storage.findAttemptBudget(scope, subject), now, max) ?? 1
