@@ -102,6 +102,8 @@ export interface MediaFacts {
   readonly capturedOffset?: number | null
   readonly width: number | null
   readonly height: number | null
+  /** A video's length in whole milliseconds (the metadata's duration, version 4); null or absent for a photo and when unknown. */
+  readonly duration?: number | null
   /** Make, model, lens and exposure read from EXIF (media.ts cameraFromTags): written as the metadata's `camera` (version 3 only); null or absent when none. */
   readonly camera?: CameraFacts | null
   /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */

@@ -447,6 +447,7 @@ async function describe(up: Upload): Promise<void> {
       ...(media.capturedOffset === undefined ? {} : { capturedOffset: media.capturedOffset }),
       width: media.width,
       height: media.height,
+      ...(media.duration === undefined || media.duration === null ? {} : { duration: media.duration }),
       ...(media.camera === undefined || media.camera === null ? {} : { camera: media.camera }),
       location: media.location ?? null,
     }
@@ -608,6 +609,13 @@ function cameraOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'cam
   return { camera }
 }
 
+/** The metadata's duration (a video's, version 4 only: beside a capture time written as version 3). */
+function durationOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'duration'> {
+  const duration = facts.duration
+  if (duration === undefined || duration === null || capturedSourceOf(facts).capturedSource === undefined) return {}
+  return { duration }
+}
+
 /** commit: the metadata blob and the signed manifest, applied; a replace whose asset moved on continues from its new head, once. */
 async function commit(up: Upload): Promise<BackupResult> {
   const { target, source, lifecycle } = up
@@ -624,6 +632,7 @@ async function commit(up: Upload): Promise<BackupResult> {
     ...cameraOf(up.facts!),
     width: up.facts!.width,
     height: up.facts!.height,
+    ...durationOf(up.facts!),
     ...(up.facts!.location === null ? {} : { location: up.facts!.location }),
     ...(up.options.cover === undefined ? {} : { cover: up.options.cover }),
     contentMac: identity.contentMac,

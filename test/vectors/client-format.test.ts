@@ -104,6 +104,19 @@ interface Vectors {
     salt: string
     blob: string
   }
+  metadata_v4: {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
+      blobs: { kind: string; hash: string; size: number; type: string }[]
+      content_mac: string
+      favourite: false
+      captured_source: CapturedSource | null
+      captured_offset: number | null
+    }
+    cbor: string
+    wrap_nonce: string
+    salt: string
+    blob: string
+  }
   content_keys: {
     content_key: string
     cases: { plaintext: string; plaintext_sha256: string; chunk_size: number; content_mac: string; file_key: string; salt: string; ciphertext: string }[]
@@ -394,6 +407,27 @@ onEachPrimitives('client format v1 test vectors (test/vectors/client-format-v1.j
     const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), metadataV3Value, { wrapNonce: bytes(v3.wrap_nonce), salt: bytes(v3.salt) })
     expect(hex(blob)).toBe(v3.blob)
     expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(metadataV3Value)
+  })
+
+  it('metadata blob v4 (a video: duration): this implementation seals exactly its bytes, and an independent implementation opens it into the documented CBOR map', async () => {
+    const v4 = vectors.metadata_v4
+    const { content_mac: mac, captured_source: source, captured_offset: offset, favourite: _favourite, ...fields } = v4.value
+    const value: AssetMetadata = {
+      ...fields,
+      blobs: fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+      contentMac: bytes(mac),
+      capturedSource: source,
+      capturedOffset: offset,
+    }
+    const albumKey = bytes(keys.album_key)
+    expect(hex(encodeMetadata(value))).toBe(v4.cbor)
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), value, { wrapNonce: bytes(v4.wrap_nonce), salt: bytes(v4.salt) })
+    expect(hex(blob)).toBe(v4.blob)
+    expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(value)
+    const fileKey = independent.unwrap(albumKey, keys.album_id, keys.file_id, blob.subarray(0, 61))
+    const cbor = independent.decrypt(fileKey, blob.subarray(61))
+    expect(decodeCanonical(cbor)).toEqual({ v: 4, ...v4.value, content_mac: bytes(mac), blobs: value.blobs })
+    expect((decodeCanonical(cbor) as { duration: number }).duration).toBe(12_345)
   })
 
   it('album record (metadata v3 with cover): this implementation writes exactly its CBOR, the documented map', () => {

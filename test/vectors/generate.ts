@@ -117,6 +117,29 @@ const metadataV3Salt = pattern(16, 0xbc)
 const metadataV3WrapNonce = pattern(12, 0x9c)
 const metadataV3Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV3, { wrapNonce: metadataV3WrapNonce, salt: metadataV3Salt })
 
+// Metadata version 4: a video's (decision 0069), version 3 with its duration (12.345 s), its
+// poster frame as the thumbnail, its capture time unknown (video files carry no EXIF).
+const metadataV4: AssetMetadata = {
+  name: 'VID_0002.mp4',
+  size: 40,
+  type: 'video/mp4',
+  modified: 1_767_225_600_000,
+  captured: null,
+  capturedSource: null,
+  capturedOffset: null,
+  width: 1920,
+  height: 1080,
+  duration: 12_345,
+  contentMac: metadataV2.contentMac!,
+  blobs: [
+    { kind: 'original', hash: pattern(32, 0xc4), size: 40, type: 'video/mp4' },
+    { kind: 'thumbnail', hash: pattern(32, 0xe4), size: 20, type: 'image/webp' },
+  ],
+}
+const metadataV4Salt = pattern(16, 0xbd)
+const metadataV4WrapNonce = pattern(12, 0x9d)
+const metadataV4Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV4, { wrapNonce: metadataV4WrapNonce, salt: metadataV4Salt })
+
 // An album's record (docs/client-format.md, "Albums"): version 3 metadata of the empty content,
 // named as the album, with the cover the person chose (an asset id of the album). Its mac and
 // blob hash are patterns: the vector pins the map.
@@ -200,6 +223,20 @@ const vectors = {
     wrap_nonce: hex(metadataV3WrapNonce),
     salt: hex(metadataV3Salt),
     blob: hex(metadataV3Blob),
+  },
+  metadata_v4: {
+    value: {
+      ...(({ contentMac: _mac, capturedSource: _source, capturedOffset: _offset, ...fields }) => fields)(metadataV4),
+      content_mac: contentCases[0]!.content_mac,
+      captured_source: null,
+      captured_offset: null,
+      favourite: false,
+      blobs: metadataV4.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
+    },
+    cbor: hex(encodeMetadata(metadataV4)),
+    wrap_nonce: hex(metadataV4WrapNonce),
+    salt: hex(metadataV4Salt),
+    blob: hex(metadataV4Blob),
   },
   album_record: {
     value: {

@@ -129,7 +129,8 @@ describe('metadata version 3', () => {
       [{ ...stored, captured_offset: 'Z' }, /captured_offset: an integer of minutes/],
       [{ ...stored, captured_offset: '+02:00' }, /captured_offset: an integer of minutes/],
       [{ ...stored, v: 2 }, /keys: expected .*content_mac/],
-      [{ ...stored, v: 4 }, /v: expected 1, 2 or 3/],
+      [{ ...stored, v: 4 }, /keys: expected .*duration.*\(v 4\)/],
+      [{ ...stored, v: 5 }, /v: expected 1, 2, 3 or 4/],
       [(({ captured_source: _source, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
       [(({ captured_offset: _offset, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
       [(({ captured_source: _source, captured_offset: _offset, ...rest }) => ({ ...rest, v: 2, captured_offset: 0 }))(stored), /keys: expected .*\(v 2\)/],
@@ -300,5 +301,37 @@ describe('metadata favourite', () => {
     expect(decodeMetadata(encodeMetadata({ ...metadata, favourite: true }))).toEqual({ ...metadata, favourite: true })
     const stored = { v: 1, ...metadata, blobs: metadata.blobs.map((blob) => ({ ...blob })) }
     for (const value of [1, 'yes', null]) expect(() => decodeMetadata(encodeCanonical({ ...stored, favourite: value }))).toThrow(/favourite: true or false/)
+  })
+})
+
+describe('metadata version 4: a video', () => {
+  const v3: AssetMetadata = {
+    ...metadata,
+    type: 'video/mp4',
+    contentMac: new Uint8Array(32).fill(4),
+    capturedSource: null,
+    captured: null,
+    capturedOffset: null,
+  }
+
+  it('is version 3 with a duration: written only when there is one, read back as it was', () => {
+    const video = { ...v3, duration: 61_500 }
+    expect(decodeCanonical(encodeMetadata(video))).toMatchObject({ v: 4, duration: 61_500, favourite: false })
+    expect(decodeMetadata(encodeMetadata(video))).toEqual(video)
+    expect(decodeMetadata(encodeMetadata({ ...video, favourite: true }))).toEqual({ ...video, favourite: true })
+    // Without one (a photo, a video whose length was not read): version 3, as before.
+    expect(decodeCanonical(encodeMetadata(v3))).toMatchObject({ v: 3 })
+    expect(decodeCanonical(encodeMetadata(v3))).not.toHaveProperty('duration')
+  })
+
+  it('refuses a duration that is not whole milliseconds, one before version 4, and a version 4 without one', () => {
+    for (const bad of [-1, 1.5, Number.NaN]) expect(() => encodeMetadata({ ...v3, duration: bad }), String(bad)).toThrow(/duration: an unsigned integer/)
+    // A duration needs version 3's fields: beside a version 1 metadata it is an unknown key.
+    expect(() => encodeMetadata({ ...metadata, duration: 1000 })).toThrow(/keys: expected .*\(v 1\)/)
+    const stored = decodeCanonical(encodeMetadata({ ...v3, duration: 1000 })) as Record<string, unknown>
+    const { duration: _duration, ...withoutDuration } = stored
+    expect(() => decodeMetadata(encodeCanonical(withoutDuration))).toThrow(/keys: expected .*duration/)
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 3 }))).toThrow(/keys: expected/)
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 5 }))).toThrow(/v: expected 1, 2, 3 or 4/)
   })
 })

@@ -11,9 +11,14 @@ import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 /**
  * Version 3 adds `captured_source` and `captured_offset` (and the optional `camera`); version 2
  * added `content_mac` (required in 2 and 3); version 1, written before it, has none of them. A
- * writer writes 3; a reader takes all three.
+ * writer writes 3, or 4 for a video's (VIDEO_METADATA_VERSION); a reader takes all four.
  */
 export const METADATA_VERSION = 3
+/**
+ * Version 4 is version 3 with a video's `duration`: written only when there is one, so that a
+ * photo's metadata stays readable by the clients from before it (decision 0069).
+ */
+export const VIDEO_METADATA_VERSION = 4
 
 /**
  * Where `captured` came from (`captured_source`, version 3): a date read from the file itself at
@@ -88,6 +93,8 @@ export interface AssetMetadata {
   /** Pixel dimensions of the original, or null (not an image or video). */
   readonly width: number | null
   readonly height: number | null
+  /** A video's length in whole milliseconds, as the device read it at backup: version 4 only, absent for a photo and when unknown. */
+  readonly duration?: number
   /** Where the photo was taken (EXIF GPS): present only when the user opted in to recording it. */
   readonly location?: GeoLocation
   /** What the camera recorded (EXIF make, model, lens, exposure): version 3 only, present only when any of it is known. */
@@ -120,12 +127,17 @@ const LOCATION_UNITS_PER_DEGREE = 1e7
 
 const REQUIRED_KEYS = ['blobs', 'captured', 'height', 'modified', 'name', 'size', 'type', 'v', 'width']
 /** The keys a version adds to REQUIRED_KEYS. */
-const VERSION_KEYS: Record<number, string[]> = { 1: [], 2: ['content_mac'], 3: ['captured_offset', 'captured_source', 'content_mac'] }
+const VERSION_KEYS: Record<number, string[]> = {
+  1: [],
+  2: ['content_mac'],
+  3: ['captured_offset', 'captured_source', 'content_mac'],
+  4: ['captured_offset', 'captured_source', 'content_mac', 'duration'],
+}
 // `favourite` in every version: a photo stored before version 3 can be marked without inventing
 // the capture source version 3 requires (decision 0061). Version 3 writers always write it.
 const OPTIONAL_KEYS = ['favourite', 'location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
-const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera', 'cover'] }
+const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera', 'cover'], 4: ['camera', 'cover'] }
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 /** The keys of `camera` (each optional, at least one present), and each one's TypeScript name. */
 const CAMERA_KEYS = {
@@ -180,13 +192,14 @@ function problems(metadata: Record<string, unknown>): string[] {
   const optional = [...OPTIONAL_KEYS, ...(VERSION_OPTIONAL_KEYS[metadata.v as number] ?? VERSION_OPTIONAL_KEYS[METADATA_VERSION]!)].sort()
   const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || optional.includes(key))
   if (!wellKeyed) found.push(`keys: expected ${required.join(', ')} and optionally ${optional.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
-  if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2 or 3')
+  if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2, 3 or 4')
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
   for (const field of ['modified', 'captured'] as const) if (!isTime(metadata[field])) found.push(`${field}: an integer (ms since the Unix epoch) or null`)
   for (const field of ['width', 'height'] as const)
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
+  if ('duration' in metadata && !isSize(metadata.duration)) found.push('duration: an unsigned integer of milliseconds')
   if ('favourite' in metadata && typeof metadata.favourite !== 'boolean') found.push('favourite: true or false')
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
@@ -248,12 +261,20 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
 /**
  * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
  * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
- * (what a backup writes; `capturedOffset` is then required; `camera` and `cover` only here), 2 with `contentMac` alone (a capture
+ * (what a backup writes; `capturedOffset` is then required; `camera` and `cover` only here), 4
+ * when a `duration` comes with them (a video), 2 with `contentMac` alone (a capture
  * time whose source is not known: an upload resumed from a point sealed before version 3), 1
  * with neither (the test vectors).
  */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
-  const version = metadata.contentMac === undefined ? 1 : metadata.capturedSource === undefined ? 2 : METADATA_VERSION
+  const version =
+    metadata.contentMac === undefined
+      ? 1
+      : metadata.capturedSource === undefined
+        ? 2
+        : metadata.duration === undefined
+          ? METADATA_VERSION
+          : VIDEO_METADATA_VERSION
   const value = {
     v: version,
     name: metadata.name,
@@ -263,12 +284,13 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     captured: metadata.captured,
     width: metadata.width,
     height: metadata.height,
+    ...(metadata.duration === undefined ? {} : { duration: metadata.duration }),
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.cover === undefined ? {} : { cover: metadata.cover }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
-    // Always in version 3, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
-    ...(metadata.favourite !== undefined || version === METADATA_VERSION ? { favourite: metadata.favourite === true } : {}),
+    // Always in versions 3 and 4, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
+    ...(metadata.favourite !== undefined || version >= METADATA_VERSION ? { favourite: metadata.favourite === true } : {}),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.
     ...(metadata.capturedOffset === undefined ? {} : { captured_offset: metadata.capturedOffset === null ? null : metadata.capturedOffset + 0 }),

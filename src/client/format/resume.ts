@@ -48,6 +48,8 @@ export interface ResumePoint {
     readonly capturedOffset?: number | null
     readonly width: number | null
     readonly height: number | null
+    /** A video's length in ms; absent in a point sealed before it, for a photo, and when unknown. */
+    readonly duration?: number
     /** Absent in a point sealed before the camera facts (or when there are none). */
     readonly camera?: CameraFacts | null
     readonly location: GeoLocation | null
