@@ -33,6 +33,7 @@ export {
   type ResumeStore,
 } from './files.ts'
 export { backupFile, partEnd, UPLOAD_PART_BYTES } from './upload.ts'
+export { OriginalRanges, type CiphertextRange } from './ranges.ts'
 export {
   albumView,
   backupAll,

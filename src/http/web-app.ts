@@ -16,13 +16,16 @@ export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist')
 /**
  * Only this origin's scripts, styles, workers and connections; no inline script or style, no
  * eval, no plug-ins, no framing. Images may be `blob:` URLs: thumbnails and photos are decrypted
- * in the page and shown from object URLs. `form-action 'none'`: every form is handled by script.
+ * in the page and shown from object URLs. Media the same: a video plays from /video/<id>, which
+ * the app's service worker answers (decrypted in the page), or from an object URL; a video picked
+ * for upload is read from one for its poster. `form-action 'none'`: every form is handled by script.
  */
 export const WEB_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' blob:",
+  "media-src 'self' blob:",
   "connect-src 'self'",
   "worker-src 'self'",
   "manifest-src 'self'",

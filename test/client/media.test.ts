@@ -3,6 +3,9 @@
 // position only when asked for, the camera facts (make, model, lens, exposure), WebP derivatives of the
 // documented sizes with orientation applied and no metadata, and files that are not images
 // that decode (a video, a RAW, a corrupt JPEG) giving no derivatives rather than an error.
+// Videos made here with ffmpeg (test/support/videos.ts; without ffmpeg those tests fail): their
+// length, dimensions as shown (rotation applied) and a poster frame's derivatives, read with
+// ffprobe and ffmpeg; without them ({ ffmpeg: false }, what coffer-photos passes with COFFER_FFMPEG=off), or from a broken file, nulls and none.
 import exifr from 'exifr'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
@@ -13,10 +16,13 @@ import { runInNewContext } from 'node:vm'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exifTime } from '../../src/client/taken.ts'
-import { describeMedia, type MediaDescription } from '../../src/client/node/media.ts'
+import { describeMedia, probedVideo, type MediaDescription } from '../../src/client/node/media.ts'
+import { candidateOf, walkedFile } from '../../src/client/node/walk.ts'
 import { generateLibrary, writeOpaque, writePhoto } from '../support/photos.ts'
+import { writeVideo, type MadeVideo } from '../support/videos.ts'
 
 let folder: string
+let rotated: MadeVideo
 const at = (name: string): string => path.join(folder, name)
 const captured = new Date(Date.UTC(2021, 6, 4, 10, 34, 56))
 const eiffelTower = { latitude: 48.8582602, longitude: 2.2944991 }
@@ -194,7 +200,7 @@ describe('describeMedia', () => {
   })
 
   it('describes a video, a RAW-like TIFF and a truncated JPEG without derivatives or dimensions, and without throwing', async () => {
-    const none = { width: null, height: null, location: null, derivatives: [] }
+    const none = { width: null, height: null, duration: null, location: null, derivatives: [] }
     const undated = { captured: null, capturedSource: null, capturedOffset: null, camera: null, ...none }
     expect(await describeMedia(at('clip.mp4'), 'video/mp4', { location: true })).toEqual(undated)
     // TIFF's magic under another media type is taken for a camera RAW file.
@@ -220,10 +226,11 @@ describe('describeMedia', () => {
       camera: null,
       width: null,
       height: null,
+      duration: null,
       location: null,
       derivatives: [],
     })
-    expect(performance.now() - started).toBeLessThan(1000)
+    expect(performance.now() - started).toBeLessThan(1000) // ffprobe gave up on it at once
     expect(process.memoryUsage().rss - before).toBeLessThan(256 * 2 ** 20) // reading it whole would take 4 GiB
   })
 
@@ -253,6 +260,173 @@ describe('describeMedia', () => {
   it('throws when the file cannot be read', async () => {
     await expect(describeMedia(at('missing.jpg'), 'image/jpeg')).rejects.toMatchObject({ code: 'ENOENT' })
     await expect(describeMedia(folder, 'image/jpeg')).rejects.toMatchObject({ code: 'EISDIR' })
+  })
+})
+
+/** A frame that shows something: the test pattern's colours, not one flat colour (a black or grey frame, a failed decode). */
+async function expectPicture(bytes: Uint8Array): Promise<void> {
+  const { channels } = await sharp(bytes).stats()
+  expect(Math.max(...channels.map((channel) => channel.stdev))).toBeGreaterThan(30)
+}
+
+/** Mean difference per byte of two images of the same size, as RGB. */
+async function difference(a: Uint8Array, b: Uint8Array): Promise<number> {
+  const [x, y] = await Promise.all([a, b].map((bytes) => sharp(bytes).removeAlpha().raw().toBuffer()))
+  expect(x!.length).toBe(y!.length)
+  let sum = 0
+  for (let i = 0; i < x!.length; i++) sum += Math.abs(x![i]! - y![i]!)
+  return sum / x!.length
+}
+
+const FRAME_MS = 40 // at 25 frames a second
+const noCapture = { captured: null, capturedSource: null, capturedOffset: null, camera: null, location: null }
+
+describe('describeMedia on videos (ffprobe and ffmpeg)', () => {
+  // Without ffmpeg, writeVideo fails saying so: these tests fail rather than skip.
+  beforeAll(async () => {
+    // Videos: 3 s at 25 frames a second, 320×240, unless said otherwise.
+    const clip = { width: 320, height: 240, seconds: 3 } as const
+    await writeVideo(at('faststart.mp4'), { codec: 'h264', ...clip, faststart: true })
+    await writeVideo(at('phone.mp4'), { codec: 'h264', ...clip, creationTime: captured }) // the index (moov) at the end, as ffmpeg and phones write it
+    await writeVideo(at('clip.webm'), { codec: 'vp9', ...clip })
+    rotated = await writeVideo(at('portrait.mp4'), { codec: 'h264', ...clip, rotate: 90 })
+    await writeVideo(at('wide.mov'), { codec: 'h264', width: 2560, height: 1440, seconds: 1, rate: 10 })
+    await writeVideo(at('short.mp4'), { codec: 'h264', width: 64, height: 48, seconds: 0.4 })
+    await writeVideo(at('anamorphic.mp4'), { codec: 'h264', width: 720, height: 576, seconds: 1, pixelAspect: '16:15' }) // PAL DV, shown 4:3
+    await writeVideo(at('long-sound.mp4'), { codec: 'h264', width: 64, height: 48, seconds: 0.4, audioSeconds: 12 }) // the picture ends 1 s in
+    // Broken: the index gone (cut in half, with the moov at the end), and every frame's bytes zeroed under an intact index.
+    const phone = await readFile(at('phone.mp4'))
+    await writeFile(at('cut.mp4'), phone.subarray(0, phone.length >> 1))
+    const fast = await readFile(at('faststart.mp4'))
+    const mdat = fast.indexOf('mdat', 0, 'latin1') + 4
+    await writeFile(at('blank-frames.mp4'), Buffer.concat([fast.subarray(0, mdat), Buffer.alloc(fast.length - mdat)]))
+  }, 60_000)
+
+  it('reads the length to a frame and the dimensions, and makes a thumbnail and a preview (WebP) of a poster frame: MP4 with its index first or last, WebM', async () => {
+    for (const [name, type] of [
+      ['faststart.mp4', 'video/mp4'],
+      ['phone.mp4', 'video/mp4'],
+      ['clip.webm', 'video/webm'],
+    ] as const) {
+      const video = await describeMedia(at(name), type, { location: true })
+      // phone.mp4 states a creation_time: no capture source names it (decision 0069), so none is read.
+      expect(video, name).toMatchObject({ ...noCapture, width: 320, height: 240 })
+      expect(Math.abs(video.duration! - 3000), name).toBeLessThanOrEqual(FRAME_MS)
+      expect(sizes(video), name).toEqual(['thumbnail 320x240', 'preview 320x240'])
+      for (const derivative of video.derivatives) {
+        const decoded = await sharp(derivative.bytes).metadata()
+        expect([`image/${decoded.format}`, decoded.width, decoded.height], name).toEqual(['image/webp', derivative.width, derivative.height])
+        expect([decoded.exif, decoded.xmp, decoded.icc], name).toEqual([undefined, undefined, undefined])
+        await expectPicture(derivative.bytes)
+      }
+    }
+    // The same frames, the same poster: the index's place changes nothing.
+    const [first, last] = await Promise.all(['faststart.mp4', 'phone.mp4'].map((name) => describeMedia(at(name), 'video/mp4')))
+    expect(await difference(first!.derivatives[0]!.bytes, last!.derivatives[0]!.bytes)).toBeLessThan(2)
+  })
+
+  it("reduces a large video's poster to the preview and thumbnail sizes, never enlarges a small one, widens non-square pixels, and reads a length under a second", async () => {
+    const wide = await describeMedia(at('wide.mov'), 'video/quicktime')
+    expect([wide.width, wide.height, wide.duration]).toEqual([2560, 1440, 1000])
+    expect(sizes(wide)).toEqual(['thumbnail 512x288', 'preview 2048x1152'])
+    expect(wide.derivatives.map((d) => d.type)).toEqual(['image/webp', 'image/webp'])
+    const short = await describeMedia(at('short.mp4'), 'video/mp4')
+    expect([short.width, short.height, short.duration]).toEqual([64, 48, 400])
+    expect(sizes(short)).toEqual(['thumbnail 64x48', 'preview 64x48'])
+    // Pixels wider than tall: the width as shown, and a poster of square pixels.
+    const anamorphic = await describeMedia(at('anamorphic.mp4'), 'video/mp4')
+    expect([anamorphic.width, anamorphic.height]).toEqual([768, 576])
+    expect(sizes(anamorphic)).toEqual(['thumbnail 512x384', 'preview 768x576'])
+    // The container's length is its sound track's; 1 s in there is no picture, and the poster is the first frame.
+    const longSound = await describeMedia(at('long-sound.mp4'), 'video/mp4')
+    expect([longSound.width, longSound.height]).toEqual([64, 48])
+    expect(Math.abs(longSound.duration! - 12_000)).toBeLessThanOrEqual(50) // to an AAC frame
+    expect(sizes(longSound)).toEqual(['thumbnail 64x48', 'preview 64x48'])
+  })
+
+  it('shows a rotated video as a player does: its dimensions swapped, its poster upright', async () => {
+    expect(Math.abs(rotated.rotation)).toBe(90) // the display matrix ffmpeg wrote, as ffprobe reads it back
+    const portrait = await describeMedia(at('portrait.mp4'), 'video/mp4')
+    expect([portrait.width, portrait.height]).toEqual([240, 320])
+    expect(sizes(portrait)).toEqual(['thumbnail 240x320', 'preview 240x320'])
+    // The same frames stored upright, turned as the matrix says (ffprobe's angle is counterclockwise; sharp's clockwise).
+    const upright = (await describeMedia(at('faststart.mp4'), 'video/mp4')).derivatives[0]!.bytes
+    const turned = (angle: number): Promise<Buffer> => sharp(upright).rotate(angle).webp({ lossless: true }).toBuffer()
+    expect(await difference(portrait.derivatives[0]!.bytes, await turned((360 - rotated.rotation) % 360))).toBeLessThan(4)
+    expect(await difference(portrait.derivatives[0]!.bytes, await turned(rotated.rotation))).toBeGreaterThan(30) // the other way round is told apart
+  })
+
+  it('reads a video given as bytes on stdin: as from its path when its index comes first; with the index last, no poster (a pipe cannot seek), so a backup gives a video by its path', async () => {
+    const fromPath = await describeMedia(at('faststart.mp4'), 'video/mp4')
+    const fromBytes = await describeMedia(await readFile(at('faststart.mp4')), 'video/mp4')
+    expect([fromBytes.width, fromBytes.height, fromBytes.duration]).toEqual([fromPath.width, fromPath.height, fromPath.duration])
+    expect(sizes(fromBytes)).toEqual(sizes(fromPath))
+    expect(await difference(fromBytes.derivatives[0]!.bytes, fromPath.derivatives[0]!.bytes)).toBeLessThan(2)
+    const indexLast = await describeMedia(await readFile(at('phone.mp4')), 'video/mp4')
+    expect([indexLast.width, indexLast.height, indexLast.derivatives]).toEqual([320, 240, []])
+    // What backup describes: a photo's bytes read once, a video's path.
+    const given: (string | Uint8Array)[] = []
+    for (const name of ['phone.mp4', 'tiny.jpg']) {
+      const candidate = candidateOf((await walkedFile(folder, name))!, {
+        inMemoryMax: 64 * 2 ** 20,
+        describe: async (file, type) => {
+          given.push(file)
+          return describeMedia(file, type)
+        },
+      })
+      const facts = await candidate.describe!()
+      expect(facts.derivatives.length, name).toBeGreaterThan(0)
+    }
+    expect(given[0]).toBe(at('phone.mp4'))
+    expect(given[1]).toBeInstanceOf(Uint8Array)
+  })
+
+  it('without ffmpeg ({ ffmpeg: false }), or from a broken video, gives nulls and no derivatives, and does not throw', async () => {
+    const nothing = { ...noCapture, width: null, height: null, duration: null, derivatives: [] }
+    expect(await describeMedia(at('faststart.mp4'), 'video/mp4', { location: true, ffmpeg: false })).toEqual(nothing)
+    expect(sizes(await describeMedia(at('faststart.mp4'), 'video/mp4', { ffmpeg: true }))).toEqual(['thumbnail 320x240', 'preview 320x240'])
+    expect(await describeMedia(at('cut.mp4'), 'video/mp4', { location: true })).toEqual(nothing) // no index: nothing to read
+    // An intact index over frames that do not decode: the length and dimensions it states, no poster.
+    const blank = await describeMedia(at('blank-frames.mp4'), 'video/mp4')
+    expect([blank.width, blank.height, blank.derivatives]).toEqual([320, 240, []])
+    expect(Math.abs(blank.duration! - 3000)).toBeLessThanOrEqual(FRAME_MS)
+    // The file's type decides: a video under an image's name is not handed to ffmpeg.
+    expect(await describeMedia(at('faststart.mp4'), 'image/jpeg')).toEqual(nothing)
+  })
+
+  it('describes many videos at once, more than it decodes at a time, each as alone; a broken one frees its turn', async () => {
+    const names = Array.from({ length: 3 * availableParallelism() }, (_, i) => ['faststart.mp4', 'cut.mp4', 'clip.webm'][i % 3]!)
+    const facts = (d: MediaDescription): string => `${d.width}x${d.height} ${d.duration} ${sizes(d).join(', ')}`
+    const alone = new Map<string, string>()
+    for (const name of new Set(names)) alone.set(name, facts(await describeMedia(at(name), 'video/mp4')))
+    const together = await Promise.all(names.map((name) => describeMedia(at(name), 'video/mp4')))
+    expect(together.map(facts)).toEqual(names.map((name) => alone.get(name)))
+    expect(alone.get('cut.mp4')).toBe('nullxnull null ')
+  })
+})
+
+describe('probedVideo', () => {
+  const stream = (facts: Record<string, unknown>, format: Record<string, unknown> = { duration: '12.345678' }) => probedVideo({ streams: [facts], format })
+  it('applies the pixel aspect ratio, then a quarter turn either way (display matrix or rotate tag), and rounds the length to a millisecond', () => {
+    expect(stream({ width: 1920, height: 1080, sample_aspect_ratio: '1:1' })).toEqual({ width: 1920, height: 1080, duration: 12_346 })
+    expect(stream({ width: 720, height: 576, sample_aspect_ratio: '16:15' })).toEqual({ width: 768, height: 576, duration: 12_346 })
+    expect(stream({ width: 1920, height: 1080, sample_aspect_ratio: '0:1', side_data_list: [{}, { rotation: -90 }] })).toMatchObject({
+      width: 1080,
+      height: 1920,
+    })
+    expect(stream({ width: 1920, height: 1080, side_data_list: [{ rotation: 180 }] })).toMatchObject({ width: 1920, height: 1080 })
+    expect(stream({ width: 1920, height: 1080, tags: { rotate: '270' } })).toMatchObject({ width: 1080, height: 1920 })
+  })
+  it("takes the stream's length without the container's, null without either; null without a video stream or with absurd dimensions", () => {
+    expect(stream({ width: 640, height: 480, duration: '2.0005' }, {})).toEqual({ width: 640, height: 480, duration: 2001 })
+    expect(stream({ width: 640, height: 480, duration: 'N/A' }, { duration: 'N/A' })).toEqual({ width: 640, height: 480, duration: null })
+    expect(probedVideo({ streams: [], format: { duration: '3.0' } })).toBeNull()
+    expect(probedVideo({})).toBeNull()
+    expect(probedVideo(null)).toBeNull()
+    expect(stream({ width: 0, height: 480 })).toBeNull()
+    expect(stream({ width: 640.5, height: 480 })).toBeNull()
+    expect(stream({ width: 100_000, height: 480 })).toBeNull()
+    expect(stream({ width: '640', height: 480 })).toBeNull()
   })
 })
 

@@ -2,7 +2,7 @@
 // stores, read from the feed and decrypted on this device.
 import { AlbumNameTakenError, albumFiles, namedAlbums, openPlanned, planAlbum, renameAlbum, type Library } from '../../client/albums.ts'
 import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../../client/taken.ts'
-import { bytesText } from '../progress.ts'
+import { bytesText, durationText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
 import { albumByName, libraryOf, namedAlbum, outsideTrash, sharedAlbumsOf } from './library.ts'
@@ -121,8 +121,8 @@ export const ls: Command = {
 
   Lists the album's files, decrypted here, newest first by the date each was taken, under a
   heading for each month ("July 2019"): one file a line in columns under a header (name with
-  its subfolder, size, type, dimensions, the date taken, FROM: where that date came from,
-  FAV: ♥ for a favourite, and in an album others are in, ADDED BY: who added it),
+  its subfolder, size, type, dimensions and a video's length (m:ss), the date taken, FROM:
+  where that date came from, FAV: ♥ for a favourite, and in an album others are in, ADDED BY: who added it),
   and a last line with the count and the total size. The date taken is the first of: EXIF
   DateTimeOriginal (exif-original), CreateDate (exif-digitized), ModifyDate (exif-modified),
   the GPS date and time (gps), a date in the file's name (file-name), its modification time at
@@ -133,7 +133,8 @@ export const ls: Command = {
 
   --json   one JSON object per line on stdout: file (one per file, in the same order), with
            taken (ISO 8601 at that clock: with its offset when known, "2019-07-31T23:30:00-07:00",
-           else without a zone, "2019-07-04T12:34:56"), taken_source, favourite, and
+           else without a zone, "2019-07-04T12:34:56"), taken_source, duration (a video's
+           length in milliseconds, else null), favourite, and
            added_by (an email, or "you") in an album others are in`,
   options: {},
   async run({ positionals, out, signal, home, zone }) {
@@ -164,6 +165,7 @@ export const ls: Command = {
     const months: { readonly heading: string; readonly rows: number }[] = []
     for (const file of files) {
       const { name, size, type, captured, capturedOffset, modified, width, height } = file.metadata
+      const duration = file.metadata.duration ?? null
       const taken = takenIso(file.taken)
       bytes += size
       out.event('file', {
@@ -177,6 +179,7 @@ export const ls: Command = {
         modified,
         width,
         height,
+        duration,
         asset_id: file.assetId,
         favourite: file.metadata.favourite === true,
         ...(shared ? { added_by: addedBy(file.writer) } : {}),
@@ -186,7 +189,9 @@ export const ls: Command = {
         name,
         bytesText(size),
         type,
-        width !== null && height !== null ? `${width}×${height}` : '',
+        [width !== null && height !== null ? `${width}×${height}` : '', duration === null ? '' : durationText(duration)]
+          .filter((cell) => cell !== '')
+          .join(' '),
         new Date(file.taken.local).toISOString().slice(0, 19).replace('T', ' '),
         file.taken.source,
         file.metadata.favourite === true ? '♥' : '',

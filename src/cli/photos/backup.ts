@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { describeMedia } from '../../client/node/media.ts'
+import { describeMedia, findVideoTools } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { AlbumHistoryKeeper } from '../../client/history.ts'
 import { sharedHistory } from '../../client/sharing.ts'
@@ -17,7 +17,7 @@ import { uploadFraction } from '../../client/files.ts'
 import { albumView, backupAll, type BackupSummary } from '../../client/sync.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
-import { EXIT, UsageError, type Command, type Invocation } from './command.ts'
+import { EXIT, FFMPEG_SWITCH, UsageError, type Command, type Invocation } from './command.ts'
 import { dryRunBackup } from './backup-dry-run.ts'
 import { backupAlbum, countOption, libraryOf } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
@@ -66,9 +66,10 @@ export const backup: Command = {
   Walks <folder> and its subfolders for photos and videos (JPEG, HEIC, PNG, WebP, GIF, AVIF,
   TIFF, camera RAW such as DNG, NEF, CR2, ARW; MP4, MOV, M4V, AVI, MKV, WebM; hidden files are
   skipped, any other file is named as not backed up), encrypts each with a thumbnail and
-  a preview, and stores it in the album, reading each new photo once. What the album already
-  holds is not sent again, nor the photos another album holds (only their thumbnails and
-  names); files unchanged since the last run (same path, size, mtime and inode) are not even
+  a preview (a video's made from a frame 1 s in, with its length, by ffmpeg and ffprobe when
+  they are on the PATH, unless COFFER_FFMPEG=off), and stores it in the album, reading each
+  new photo once. What the album already holds is not sent again, nor the photos another
+  album holds (only their thumbnails and names); files unchanged since the last run (same path, size, mtime and inode) are not even
   read; a file whose content changed is stored as a new version of the same photo, unless the
   album holds a newer version written elsewhere (then it is kept, or named as a conflict). Ctrl-C stops after the files in flight; run the same command
   again to continue.
@@ -100,7 +101,7 @@ export const backup: Command = {
     watch: { type: 'boolean' },
     ...VERBOSITY_OPTIONS,
   },
-  async run({ positionals, values, out, signal, home, resolvePath }) {
+  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('backup takes one folder')
     const root = resolvePath(folder)
@@ -144,6 +145,12 @@ export const backup: Command = {
     ): Promise<BackupSummary> => {
       const progress = transferProgress(out, totals, { verbosity })
       const started = Date.now()
+      // Described (to be stored) without ffprobe and ffmpeg, by path (candidateOf gives a video's): no poster, no length.
+      const videosWithoutFfmpeg = new Set<string | Uint8Array>()
+      const describe = async (at: string | Uint8Array, type: string) => {
+        if (type.startsWith('video/') && (!ffmpeg || (await findVideoTools()) === null)) videosWithoutFfmpeg.add(at)
+        return describeMedia(at, type, { location, ffmpeg })
+      }
       const readBefore = bytesReadByProcess()
       try {
         const summary = await backupAll(
@@ -185,7 +192,7 @@ export const backup: Command = {
             onProgress: (path, upload) => progress.moving(path, uploadFraction(upload) * upload.size),
           },
           (async function* () {
-            for await (const file of files) yield candidateOf(file, { describe: (at, type) => describeMedia(at, type, { location }), inMemoryMax })
+            for await (const file of files) yield candidateOf(file, { describe, inMemoryMax })
           })(),
         )
         progress.stop()
@@ -205,6 +212,12 @@ export const backup: Command = {
             `${summary.deleted > 0 ? `${summary.deleted} deleted from the album (not stored again), ` : ''}${summary.failed} failed` +
             `${readBytes === null ? '' : `; ${bytesText(readBytes)} read`}`,
         )
+        if (videosWithoutFfmpeg.size > 0 && verbosity !== 'quiet') {
+          out.say(
+            `${videosWithoutFfmpeg.size} video${videosWithoutFfmpeg.size === 1 ? '' : 's'} stored without a poster frame or length: ` +
+              (ffmpeg ? 'ffmpeg and ffprobe are not on the PATH (Debian and Ubuntu: apt install ffmpeg)' : `${FFMPEG_SWITCH} is off`),
+          )
+        }
         for (const failure of summary.failures) out.warn(`failed: ${failure.path}: ${failure.error}`)
         for (const conflict of summary.conflicts) out.warn(`conflict: ${conflict.path}: ${conflict.reason}`)
         for (const folder of unreadable) out.warn(`not backed up: ${folder.path}/: the folder cannot be read: ${folder.error}`)

@@ -48,7 +48,15 @@ export interface Invocation {
    * this machine's.
    */
   readonly zone: ZoneOffset
+  /**
+   * Whether videos are read with ffprobe and ffmpeg when they are on the PATH (a poster frame, the
+   * length): yes unless FFMPEG_SWITCH (COFFER_FFMPEG) is "off" in the run's environment.
+   */
+  readonly ffmpeg: boolean
 }
+
+/** The environment variable that, set to "off", backs videos up without reading them with ffmpeg (no poster, no length). */
+export const FFMPEG_SWITCH = 'COFFER_FFMPEG'
 
 export interface Command {
   /** The command's `--help`: its arguments and options, one per line. */

@@ -86,16 +86,30 @@ async function sharedPhotosLibrary(account: Account, albumId: string): Promise<P
   return withHistory(account, shared)
 }
 
+/** The albums shared with this account, each with the library that reads it (its name not read: sharedAlbumsOf reads it). */
+export async function sharedLibrariesOf(
+  account: Account,
+): Promise<Array<{ albumId: string; protocolVersion: string; library: PhotosLibrary; ownerId: string; role: 'viewer' | 'contributor' }>> {
+  const out = []
+  for (const listed of (await account.client.listSharedAlbums()).albums)
+    out.push({
+      albumId: listed.album_id,
+      protocolVersion: listed.protocol_version,
+      library: await sharedPhotosLibrary(account, listed.album_id),
+      ownerId: listed.owner_id,
+      role: listed.role,
+    })
+  return out
+}
+
 /** The albums shared with this account, each named by its record (null when none opens) with the library that reads it, its owner's id and this account's role. */
 export async function sharedAlbumsOf(
   account: Account,
 ): Promise<Array<{ album: NamedAlbum; library: PhotosLibrary; ownerId: string; role: 'viewer' | 'contributor' }>> {
   const out = []
-  for (const listed of (await account.client.listSharedAlbums()).albums) {
-    const library = await sharedPhotosLibrary(account, listed.album_id)
-    const record = await albumRecordOf(library, listed.album_id).catch(() => null)
-    const album = { albumId: listed.album_id, name: record?.name ?? null, cover: record?.cover ?? null, protocolVersion: listed.protocol_version }
-    out.push({ album, library, ownerId: listed.owner_id, role: listed.role })
+  for (const { albumId, protocolVersion, library, ownerId, role } of await sharedLibrariesOf(account)) {
+    const record = await albumRecordOf(library, albumId).catch(() => null)
+    out.push({ album: { albumId, name: record?.name ?? null, cover: record?.cover ?? null, protocolVersion }, library, ownerId, role })
   }
   return out
 }

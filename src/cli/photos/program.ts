@@ -8,7 +8,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { localZone, zoneOffset } from '../../client/taken.ts'
 import type { CommandIo } from '../io.ts'
-import { EXIT, UsageError, type Command, type ExitCode } from './command.ts'
+import { EXIT, FFMPEG_SWITCH, UsageError, type Command, type ExitCode } from './command.ts'
 import { COMMANDS } from './commands.ts'
 import { Home, homeFolder } from './home.ts'
 import { consoleOutput, describeError, errorLine, sessionEnded } from './output.ts'
@@ -130,6 +130,7 @@ async function run(args: readonly string[], io: CommandIo, signal: AbortSignal):
       prompts: new Prompts(io),
       resolvePath: (given) => path.resolve(io.cwd, given),
       zone: (io.env.TZ ? zoneOffset(io.env.TZ) : null) ?? localZone,
+      ffmpeg: io.env[FFMPEG_SWITCH] !== 'off',
     })
     return signal.aborted && code === EXIT.ok ? EXIT.interrupted : code
   } catch (error) {

@@ -215,6 +215,83 @@ export async function* decryptStream(
   yield plain
 }
 
+/** Where a chunk of a stream lies in its ciphertext: its first byte and its sealed length. */
+export interface ChunkSpan {
+  readonly start: number
+  readonly length: number
+}
+
+/** Chunks in a stream of `size` plaintext bytes: an empty plaintext has one, empty. */
+export const chunkCount = (size: number, chunkSize: number): number => Math.max(1, Math.ceil(size / chunkSize))
+
+/** Chunk `index`'s place in the ciphertext of a stream of `size` plaintext bytes (chunk i starts at 22 + i × (C + 16); the last is short). */
+export function chunkSpan(size: number, chunkSize: number, index: number): ChunkSpan {
+  const plain = index === chunkCount(size, chunkSize) - 1 ? size - index * chunkSize : chunkSize
+  return { start: HEADER_BYTES + index * (chunkSize + GCM_TAG_BYTES), length: plain + GCM_TAG_BYTES }
+}
+
+/**
+ * Random access to a stream whose plaintext size is known (an original's, from its signed
+ * metadata): which chunks hold a plaintext range, where they lie in the ciphertext, and each
+ * chunk opened at its place. Opening authenticates as decryptStream does, chunk by chunk: the
+ * index and the last-chunk flag in the nonce make a chunk from another place, another stream or a
+ * cut-short stream fail, so a reader that never sees the rest of the stream still gets only the
+ * stream's own bytes at the place asked for (docs/client-format.md, "Streams": seeking).
+ */
+export class StreamSeeker {
+  readonly size: number
+  readonly chunkSize: number
+  /** Chunks in the stream: an empty plaintext has one, empty. */
+  readonly chunks: number
+  readonly #headerBytes: Uint8Array
+  readonly #cipher: AesGcm
+
+  private constructor(size: number, headerBytes: Uint8Array, header: StreamHeader, cipher: AesGcm) {
+    this.size = size
+    this.chunkSize = header.chunkSize
+    this.chunks = chunkCount(size, header.chunkSize)
+    this.#headerBytes = headerBytes
+    this.#cipher = cipher
+  }
+
+  /** From the stream's first HEADER_BYTES bytes and its plaintext size; `expected` as decryptStream's. Throws ClientFormatError. */
+  static async open(
+    fileKey: Uint8Array,
+    headerBytes: Uint8Array,
+    size: number,
+    expected: Partial<Pick<StreamHeader, 'role' | 'chunkSize'>> = {},
+  ): Promise<StreamSeeker> {
+    const header = decodeHeader(headerBytes.subarray(0, HEADER_BYTES))
+    if (expected.role !== undefined && expected.role !== header.role)
+      throw new ClientFormatError('malformed', `stream header: role ${header.role}, expected ${expected.role}`)
+    if (expected.chunkSize !== undefined && expected.chunkSize !== header.chunkSize)
+      throw new ClientFormatError('malformed', `stream header: chunk size ${header.chunkSize}, expected ${expected.chunkSize}`)
+    if (!Number.isSafeInteger(size) || size < 0 || Math.ceil(size / header.chunkSize) > MAX_CHUNKS)
+      throw new TypeError('size: a plaintext size the stream can hold')
+    return new StreamSeeker(size, headerBytes.slice(0, HEADER_BYTES), header, await streamCipher(fileKey, header))
+  }
+
+  /** The chunk holding plaintext byte `offset` (0 to size - 1; 0 for an empty stream). */
+  chunkOf(offset: number): number {
+    return Math.min(this.chunks - 1, Math.floor(offset / this.chunkSize))
+  }
+
+  /** Chunk `index`'s place in the ciphertext. */
+  span(index: number): ChunkSpan {
+    return chunkSpan(this.size, this.chunkSize, index)
+  }
+
+  /** Chunk `index`'s plaintext from its sealed bytes; throws ClientFormatError `authentication` when they are not that chunk's. */
+  async openChunk(index: number, sealed: Uint8Array): Promise<Uint8Array> {
+    if (sealed.length !== this.span(index).length)
+      throw new ClientFormatError('truncated', `chunk ${index}: ${sealed.length} bytes, expected ${this.span(index).length}`)
+    const plain = await this.#cipher.open(chunkNonce(index, index === this.chunks - 1), this.#headerBytes, sealed)
+    if (plain === null)
+      throw new ClientFormatError('authentication', `chunk ${index} fails to authenticate: altered, from another place or stream, or a wrong key`)
+    return plain
+  }
+}
+
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const parts: Uint8Array[] = []
   for await (const chunk of chunks) parts.push(chunk)

@@ -1,16 +1,20 @@
-// What the client learns from a photo before backing it up (docs/client-library.md, "Derivatives
-// and EXIF"): its dimensions, capture time (EXIF or GPS: taken.ts) and (only when the user opted
-// in) location, and the derivatives a viewer shows instead of the original, all made here with
-// sharp (libvips) and exifr. Node-only: sharp is native code.
+// What the client learns from a photo or video before backing it up (docs/client-library.md,
+// "Derivatives and EXIF"): its dimensions, capture time (EXIF or GPS: taken.ts) and (only when
+// the user opted in) location, a video's length, and the derivatives a viewer shows instead of
+// the original, all made here with sharp (libvips) and exifr; a video's poster frame and length
+// with ffmpeg and ffprobe when they are on the PATH (decision 0069). Node-only: sharp is native code.
 //
 // Bounded work: the file's first bytes decide whether it is an image at all, so a video or any
-// other file is never handed to a decoder and never read beyond its head; sharp refuses inputs
+// other file is never handed to an image decoder and never read here beyond its head; sharp refuses inputs
 // over MAX_INPUT_PIXELS; exifr is given the EXIF block sharp found in the header, or reads only
-// the head of the file. An image that does not decode gives no derivatives and no dimensions,
-// never an error: only I/O (a missing file) throws.
+// the head of the file. A video is read by ffprobe and ffmpeg in processes of their own, each
+// with a time limit and a cap on what it may print. An image that does not decode, or a video
+// they cannot read, gives no derivatives, never an error: only I/O (a missing file) throws.
 import exifr from 'exifr'
+import { execFile } from 'node:child_process'
 import { open } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
+import path from 'node:path'
 import sharp, { type Metadata, type Sharp } from 'sharp'
 import type { CameraFacts, CapturedSource } from '../format/metadata.ts'
 import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '../media.ts'
@@ -32,14 +36,19 @@ export interface MediaDescription {
   readonly capturedSource: CapturedSource | null
   /** Minutes east of UTC of the wall clock where it was taken (taken.ts capturedFromTags); null without one (a floating time) or without `captured`. */
   readonly capturedOffset: number | null
-  /** The original's dimensions as displayed (EXIF orientation applied); null unless it decoded. */
+  /**
+   * The original's dimensions as displayed: a photo's with its EXIF orientation applied, null unless it decoded;
+   * a video's with its rotation and pixel aspect applied, as ffprobe reads them, null without ffprobe or when it cannot read the file.
+   */
   readonly width: number | null
   readonly height: number | null
+  /** A video's length in whole milliseconds, as ffprobe reads it (the metadata's duration); null for a photo and when unknown. */
+  readonly duration: number | null
   /** Make, model, lens and exposure from EXIF (media.ts cameraFromTags); null when the file states none. */
   readonly camera: CameraFacts | null
   /** EXIF GPS in degrees; null unless asked for and present. */
   readonly location: { readonly latitude: number; readonly longitude: number } | null
-  /** A thumbnail, then a preview when one is made; empty when the file is not an image that decodes. */
+  /** A thumbnail, then a preview when one is made (always, for a video's poster frame); empty when the file is not an image that decodes nor a video ffmpeg decodes. */
   readonly derivatives: readonly Derivative[]
 }
 
@@ -125,8 +134,7 @@ const previewNeeded = (format: ImageFormat, width: number, height: number): bool
  * Decodes the image once, oriented and reduced to the largest derivative's size, and encodes the
  * derivatives from those pixels. Throws when sharp cannot decode it.
  */
-async function derive(file: MediaInput, format: ImageFormat, width: number, height: number): Promise<Derivative[]> {
-  const withPreview = previewNeeded(format, width, height)
+async function derive(file: MediaInput, format: ImageFormat, withPreview: boolean): Promise<Derivative[]> {
   const largest = withPreview ? PREVIEW_SIZE : THUMBNAIL_SIZE
   const { data, info } = await input(file)
     .rotate()
@@ -179,18 +187,39 @@ function locationOf(tags: Record<string, unknown>): MediaDescription['location']
   return { latitude, longitude }
 }
 
+export interface MediaOptions {
+  /** Read the GPS position (the user opted in); off unless given. */
+  readonly location?: boolean
+  /** Read videos with ffprobe and ffmpeg when they are on the PATH; on unless given (false: a video is described as any other file). */
+  readonly ffmpeg?: boolean
+}
+
 /**
  * Describes one file for backup: capture time and its source, dimensions, camera facts, location when
- * `options.location` (opt-in: otherwise the GPS position is not even parsed) and derivatives, from its path or from its
- * bytes when they are already in memory (read once: nothing here reads the file again). `type` is the file's media
- * type (e.g. from mediaTypeOf). Throws only when the file cannot be read (missing, a folder,
- * no permission); content sharp or exifr cannot read gives nulls and no derivatives.
+ * `options.location` (opt-in: otherwise the GPS position is not even parsed), a video's length, and derivatives, from its path or from its
+ * bytes when they are already in memory (read once: nothing here reads the file again; a video is
+ * better given by its path: ffmpeg seeks in a file, and cannot in a pipe). `type` is the file's media
+ * type (e.g. from mediaTypeOf): a file of a video/* type whose first bytes are not an image's is
+ * read with ffprobe and ffmpeg (describeVideo) unless `options.ffmpeg` is false. Throws only when the file cannot be read (missing, a folder,
+ * no permission); content sharp, exifr or ffmpeg cannot read gives nulls and no derivatives.
  */
-export async function describeMedia(file: MediaInput, type: string, options: { location?: boolean } = {}): Promise<MediaDescription> {
+export async function describeMedia(file: MediaInput, type: string, options: MediaOptions = {}): Promise<MediaDescription> {
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
-  if (format === null)
-    return { captured: null, capturedSource: null, capturedOffset: null, width: null, height: null, camera: null, location: null, derivatives: [] }
+  if (format === null) {
+    const video = type.startsWith('video/') && options.ffmpeg !== false ? await describeVideo(file) : null
+    return {
+      captured: null, // a video's creation_time is left out: CAPTURED_SOURCES names no container tag (decision 0069)
+      capturedSource: null,
+      capturedOffset: null,
+      width: video?.width ?? null,
+      height: video?.height ?? null,
+      duration: video?.duration ?? null,
+      camera: null,
+      location: null,
+      derivatives: video?.derivatives ?? [],
+    }
+  }
   const metadata: Metadata | null = await input(file)
     .metadata()
     .catch(() => null)
@@ -198,7 +227,7 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
   if (metadata !== null) {
     // autoOrient: the dimensions once EXIF orientation is applied.
     const { width, height } = metadata.autoOrient
-    derived = await withDecodeSlot(() => derive(file, format, width, height)).then(
+    derived = await withDecodeSlot(() => derive(file, format, previewNeeded(format, width, height))).then(
       (derivatives) => ({ width, height, derivatives }),
       () => null,
     )
@@ -213,8 +242,167 @@ export async function describeMedia(file: MediaInput, type: string, options: { l
     capturedOffset: captured?.offset ?? null,
     width: derived?.width ?? null,
     height: derived?.height ?? null,
+    duration: null,
     camera: cameraFromTags(tags),
     location: location ? locationOf(tags) : null,
     derivatives: derived?.derivatives ?? [],
   }
+}
+
+// Videos: ffprobe reads the length and the dimensions from the container, ffmpeg decodes one
+// frame, and sharp makes the derivatives of that frame as it makes a photo's (decision 0069).
+
+/** How long ffprobe may take to read a video's container, and ffmpeg to decode its poster frame. */
+const PROBE_TIMEOUT_MS = 10_000
+const POSTER_TIMEOUT_MS = 30_000
+/** What ffprobe may print (a few hundred bytes of JSON: only the fields asked for), and ffmpeg: one PNG of at most PREVIEW_SIZE² RGB pixels. */
+const PROBE_OUTPUT_MAX = 64 * 1024
+const POSTER_OUTPUT_MAX = 3 * PREVIEW_SIZE * PREVIEW_SIZE + 1024 * 1024
+/** The poster frame: a second in, or a tenth of the way into a video shorter than 10 s (the first frames are often black). */
+const POSTER_AT_MS = 1000
+/** The poster's way out: the first video stream's one frame, RGB, as a PNG quickly compressed, on a pipe. */
+const POSTER_OUTPUT = '-map 0:v:0 -an -sn -dn -frames:v 1 -pix_fmt rgb24 -c:v png -compression_level 1 -f image2pipe'.split(' ')
+/** Seconds of the video ffmpeg reads past the poster's time, at most. */
+const POSTER_READ_S = 10
+/** Dimensions past this are not a video's (a file that lies). */
+const VIDEO_SIDE_MAX = 1 << 16
+
+/** The programs, as the PATH finds them. */
+interface VideoTools {
+  readonly ffprobe: string
+  readonly ffmpeg: string
+}
+
+let videoTools: Promise<VideoTools | null> | undefined
+
+/**
+ * ffprobe and ffmpeg, found on the PATH once per process (each run once with -version, which
+ * fails when it is missing or broken); null when either is not there.
+ */
+export function findVideoTools(): Promise<VideoTools | null> {
+  const works = (name: string): Promise<boolean> =>
+    run(name, ['-version'], null, { timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_OUTPUT_MAX }).then(
+      () => true,
+      () => false,
+    )
+  videoTools ??= Promise.all([works('ffprobe'), works('ffmpeg')]).then(([ffprobe, ffmpeg]) =>
+    ffprobe && ffmpeg ? { ffprobe: 'ffprobe', ffmpeg: 'ffmpeg' } : null,
+  )
+  return videoTools
+}
+
+/**
+ * Runs `command` (no shell: the arguments as they are) and answers what it printed on stdout;
+ * rejects when it fails, runs past `timeoutMs` (killed) or prints more than `maxBytes`.
+ * `input` is written to its stdin, which is closed either way.
+ */
+function run(command: string, args: readonly string[], input: Uint8Array | null, limits: { timeoutMs: number; maxBytes: number }): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      command,
+      args,
+      { encoding: 'buffer', timeout: limits.timeoutMs, maxBuffer: limits.maxBytes, killSignal: 'SIGKILL', windowsHide: true },
+      (error, stdout) => (error === null ? resolve(stdout) : reject(error)),
+    )
+    child.stdin?.on('error', () => {}) // it may stop reading before the end (EPIPE): its exit says how it went
+    child.stdin?.end(input ?? undefined)
+  })
+}
+
+interface ProbedVideo {
+  readonly width: number
+  readonly height: number
+  readonly duration: number | null
+}
+
+const positiveNumber = (value: unknown): number | null => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number.parseFloat(value) : Number.NaN
+  return Number.isFinite(n) && n > 0 ? n : null
+}
+
+/**
+ * What ffprobe's JSON says of the first video stream: its dimensions as displayed (the pixel aspect
+ * ratio applied, then the rotation: a phone's portrait video is stored landscape and turned by 90°
+ * in its display matrix) and the length in whole milliseconds (the container's, else the stream's).
+ * Null when there is no video stream or its dimensions are missing or absurd.
+ */
+export function probedVideo(json: unknown): ProbedVideo | null {
+  if (typeof json !== 'object' || json === null) return null
+  const { streams, format } = json as { streams?: unknown; format?: { duration?: unknown } }
+  const stream: unknown = Array.isArray(streams) ? streams[0] : undefined
+  if (typeof stream !== 'object' || stream === null) return null
+  const facts = stream as {
+    width?: unknown
+    height?: unknown
+    duration?: unknown
+    sample_aspect_ratio?: unknown
+    tags?: { rotate?: unknown }
+    side_data_list?: unknown
+  }
+  const { width, height } = facts
+  if (!Number.isSafeInteger(width) || !Number.isSafeInteger(height)) return null
+  let shown = { width: width as number, height: height as number }
+  // Anamorphic video (a DV camera's 720×576 at 16:15) is shown wider than it is stored; "0:1" and "1:1" change nothing.
+  const aspect = typeof facts.sample_aspect_ratio === 'string' ? /^(\d+):(\d+)$/.exec(facts.sample_aspect_ratio) : null
+  if (aspect !== null && Number(aspect[1]) > 0 && Number(aspect[2]) > 0) {
+    shown = { ...shown, width: Math.max(1, Math.round((shown.width * Number(aspect[1])) / Number(aspect[2]))) }
+  }
+  // The display matrix (ffprobe 5 and later), else the rotate tag older versions printed; in degrees, either way round.
+  const sideData = Array.isArray(facts.side_data_list) ? (facts.side_data_list as unknown[]) : []
+  const matrix = sideData.find((entry): entry is { rotation: number } => typeof (entry as { rotation?: unknown } | null)?.rotation === 'number')
+  const rotation = matrix?.rotation ?? Number(facts.tags?.rotate ?? 0)
+  if (Number.isFinite(rotation) && Math.abs(Math.round(rotation / 90)) % 2 === 1) shown = { width: shown.height, height: shown.width }
+  if (shown.width < 1 || shown.height < 1 || shown.width > VIDEO_SIDE_MAX || shown.height > VIDEO_SIDE_MAX) return null
+  const seconds = positiveNumber(format?.duration) ?? positiveNumber(facts.duration)
+  const duration = seconds === null ? null : Math.round(seconds * 1000)
+  return { ...shown, duration: duration !== null && Number.isSafeInteger(duration) && duration > 0 ? duration : null }
+}
+
+/** ffmpeg's name for the input: the file by its path (file: so that no name is taken for a protocol or an option), or stdin. */
+const ffmpegInput = (file: MediaInput): string => (typeof file === 'string' ? `file:${path.resolve(file)}` : 'pipe:0')
+const stdinOf = (file: MediaInput): Uint8Array | null => (typeof file === 'string' ? null : file)
+
+async function probe(tools: VideoTools, file: MediaInput): Promise<ProbedVideo | null> {
+  const entries = 'format=duration:stream=width,height,duration,sample_aspect_ratio:stream_tags=rotate:stream_side_data=rotation'
+  const args = ['-v', 'error', '-hide_banner', '-print_format', 'json', '-select_streams', 'v:0', '-show_entries', entries, ffmpegInput(file)]
+  const printed = await run(tools.ffprobe, args, stdinOf(file), { timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_OUTPUT_MAX })
+  return probedVideo(JSON.parse(printed.toString('utf8')))
+}
+
+/**
+ * One frame `atMs` into the video, upright (ffmpeg applies the rotation), square pixels, no larger
+ * than the preview, as a PNG; empty when there is no frame there.
+ */
+function posterFrame(tools: VideoTools, file: MediaInput, atMs: number): Promise<Buffer> {
+  const fit = `scale=iw*sar:ih,setsar=1,scale='min(${PREVIEW_SIZE},iw)':'min(${PREVIEW_SIZE},ih)':force_original_aspect_ratio=decrease`
+  // -ss before -i: ffmpeg seeks in the file to the keyframe before, then decodes up to that time,
+  // reading no more than POSTER_READ_S past it (a broken video is not decoded to its end, error
+  // after error); after -i, for a pipe, which cannot seek: it decodes from the start. Its errors
+  // are not printed (-v fatal): nothing reads them, and a broken video has one a frame.
+  const seek = ['-ss', (atMs / 1000).toFixed(3)]
+  const before = typeof file === 'string' ? [...seek, '-t', String(POSTER_READ_S)] : []
+  const args = ['-nostdin', '-v', 'fatal', '-hide_banner', ...before, '-i', ffmpegInput(file), ...(typeof file === 'string' ? [] : seek)]
+  args.push('-vf', fit, ...POSTER_OUTPUT, 'pipe:1')
+  return run(tools.ffmpeg, args, stdinOf(file), { timeoutMs: POSTER_TIMEOUT_MS, maxBytes: POSTER_OUTPUT_MAX })
+}
+
+/**
+ * A video's dimensions, length and derivatives (a thumbnail and a preview of its poster frame,
+ * WebP: decision 0069), or null without ffprobe and ffmpeg or when ffprobe cannot read it. A video
+ * ffprobe reads but ffmpeg cannot decode keeps its dimensions and length, with no derivatives.
+ * One decode slot for the whole: ffmpeg decodes on as many cores as it finds.
+ */
+async function describeVideo(file: MediaInput): Promise<(ProbedVideo & { derivatives: Derivative[] }) | null> {
+  const tools = await findVideoTools()
+  if (tools === null) return null
+  return withDecodeSlot(async () => {
+    const probed = await probe(tools, file).catch(() => null)
+    if (probed === null) return null
+    const at = probed.duration === null ? 0 : Math.min(POSTER_AT_MS, probed.duration / 10)
+    // At 0 again when there was no frame there: a length that overstates what is there, a seek that fails.
+    const first = await posterFrame(tools, file, at).catch(() => Buffer.alloc(0))
+    const poster = first.length > 0 || at === 0 ? first : await posterFrame(tools, file, 0).catch(() => Buffer.alloc(0))
+    const derivatives = poster.length === 0 ? [] : await derive(poster, 'png', true).catch(() => [])
+    return { ...probed, derivatives }
+  })
 }

@@ -108,7 +108,8 @@ export async function walkedFile(root: string, relative: string): Promise<Walked
 /**
  * A walked file as the sync engine's candidate; `describe` adds derivatives and EXIF
  * (node/media.ts). A file of at most `inMemoryMax` bytes is read once, and `describe` is given
- * its bytes rather than its path (node/files.ts fileSource).
+ * its bytes rather than its path (node/files.ts fileSource); a video always its path, which
+ * ffmpeg reads itself, seeking to the index an MP4 may keep at its end (a pipe cannot seek).
  */
 export function candidateOf(
   walked: WalkedFile,
@@ -126,6 +127,8 @@ export function candidateOf(
     modified: walked.modified,
     identity: walked.identity,
     source,
-    ...(describe === undefined ? {} : { describe: async () => describe((await source()).bytes ?? walked.file, type) }),
+    ...(describe === undefined
+      ? {}
+      : { describe: async () => describe(type.startsWith('video/') ? walked.file : ((await source()).bytes ?? walked.file), type) }),
   }
 }

@@ -565,6 +565,11 @@ export class AlbumModel {
     return inWorker((worker) => worker.openDerivative(asset, kind, transfer(sealed, [sealed.buffer]), derivativeBlob(asset, kind)?.type ?? ''))
   }
 
+  /** Bytes start..end (inclusive) of the original's ciphertext, as stored: what a video plays from (lib/video.ts). */
+  originalCiphertext(asset: OpenedAsset, start: number, end: number): Promise<Uint8Array> {
+    return this.#client.downloadBlob(asset.envelope.ciphertext_hash, { start, end })
+  }
+
   /** The original, decrypted in a worker and checked against its manifest. */
   async original(asset: OpenedAsset): Promise<Blob> {
     const ciphertext = await this.#client.downloadBlob(asset.envelope.ciphertext_hash)

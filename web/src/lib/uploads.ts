@@ -21,6 +21,8 @@
 // is sent again.
 import { clear, createStore, del, entries, get, keys, set } from 'idb-keyval'
 import { replaceFile } from '#photos/edits.ts'
+import { describeVideo } from './video-poster.ts'
+import { isVideo } from './video.ts'
 import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '#photos/files.ts'
 import { backupFile } from '#photos/upload.ts'
 import type { AlbumModel } from './album.ts'
@@ -132,8 +134,11 @@ function fileSource(file: File, name: string): FileSource {
   }
 }
 
-/** The describe option of backupFile and replaceFile: the file's derivatives and capture time, made in a worker. */
-export const describeIn = (file: Blob) => (): Promise<MediaFacts> => inWorker((worker) => worker.describe(file))
+/**
+ * The describe option of backupFile and replaceFile: a photo's derivatives and capture time, made
+ * in a worker; a video's length, size and poster frame, read by the page's player (video-poster.ts).
+ */
+const describeIn = (file: Blob, type: string) => (): Promise<MediaFacts> => (isVideo(type) ? describeVideo(file) : inWorker((worker) => worker.describe(file)))
 
 /**
  * What backupFile and replaceFile are given for a file: a photo (up to IN_MEMORY_FILE_MAX) is
@@ -143,9 +148,10 @@ export const describeIn = (file: Blob) => (): Promise<MediaFacts> => inWorker((w
  * streamed: read once, sent in parts as it is read (decision 0034).
  */
 async function sending(file: File, name = file.name): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
-  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, name), describe: describeIn(file) }
+  const { type } = factsOf(file, name)
+  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, name), describe: describeIn(file, type) }
   const bytes = new Uint8Array(await file.arrayBuffer())
-  return { source: memorySource(bytes, factsOf(file, name)), describe: describeIn(new Blob([bytes], { type: file.type })) }
+  return { source: memorySource(bytes, factsOf(file, name)), describe: describeIn(new Blob([bytes], { type: file.type }), type) }
 }
 
 /** Stores a new version of a photo (replaceFile); `onProgress` is told where it is. */

@@ -10,6 +10,11 @@
 //   MessageChannel for a download id, then follows a link to /download/<id>; the answer is a
 //   stream that asks the page for each next chunk. Held in this worker's memory while the
 //   download runs, never cached; an id serves once.
+// - Videos that play as they download and seek without fetching what they skip (lib/video.ts;
+//   decision 0069): the page hands over one end of a MessageChannel for a video id, and sets a
+//   video element's src to /video/<id>. Each range request the element makes is answered here
+//   with at most VIDEO_ANSWER_MAX bytes (206), which the page fetches and decrypts: only the
+//   chunks holding them. Held in memory while the page keeps the video open, never cached.
 // - The share target: the manifest's `share_target` posts the shared files to /share. The POST
 //   is answered here (it never reaches the server): the files are kept in this worker's memory
 //   only (no storage), and the page is sent to #/share, which asks for them by postMessage. A
@@ -146,6 +151,82 @@ function download(id: string): Response {
   })
 }
 
+/** A video the page opened, until it says done: its channel, size and type, and the range requests awaiting bytes. */
+interface Video {
+  readonly port: MessagePort
+  readonly size: number
+  readonly contentType: string
+  readonly waiting: Map<number, { resolve: (bytes: Uint8Array<ArrayBuffer>) => void; reject: (error: Error) => void }>
+  next: number
+}
+
+const videos = new Map<string, Video>()
+
+/**
+ * The most bytes one answer carries (a 206 shorter than asked is what a video element expects of
+ * any server: it asks again from where the answer ended). 2 MiB: a few seconds of a phone's video,
+ * 32 chunks of 64 KiB decrypted in one go; a seek fetches no more than this past where it lands.
+ */
+const VIDEO_ANSWER_MAX = 2 * 2 ** 20
+
+/** What the page sends on a video's channel (lib/video.ts). */
+type VideoFromPage =
+  | { readonly type: 'bytes'; readonly request: number; readonly bytes: Uint8Array<ArrayBuffer> }
+  | { readonly type: 'error'; readonly request: number; readonly message: string }
+  | { readonly type: 'done' }
+
+function askForBytes(video: Video, start: number, end: number): Promise<Uint8Array<ArrayBuffer>> {
+  const request = video.next++
+  return new Promise((resolve, reject) => {
+    video.waiting.set(request, { resolve, reject })
+    video.port.postMessage({ type: 'range', request, start, end })
+  })
+}
+
+/** A Range header's first range (bytes=a-b, bytes=a-, bytes=-n), within the size; 'unsatisfiable', or null without one. */
+function rangeOf(header: string | null, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (header === null) return null
+  const match = /^bytes=(\d*)-(\d*)/.exec(header.trim())
+  if (match === null || (match[1] === '' && match[2] === '')) return null
+  const [start, end] =
+    match[1] === '' ? [Math.max(0, size - Number(match[2])), size - 1] : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)]
+  return start > end || start >= size ? 'unsatisfiable' : { start, end }
+}
+
+async function video(id: string, request: Request): Promise<Response> {
+  const open = videos.get(id)
+  if (open === undefined) return new Response('This video is no longer open here: open it again.', { status: 404 })
+  const headers = { 'content-type': open.contentType, 'accept-ranges': 'bytes', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+  const range = rangeOf(request.headers.get('range'), open.size)
+  if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${open.size}` } })
+  if (range === null) {
+    // No Range header (a video element always sends one): the whole video, asked for piece by piece as it is read.
+    let at = 0
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          if (at >= open.size) return controller.close()
+          const bytes = await askForBytes(open, at, Math.min(open.size, at + VIDEO_ANSWER_MAX) - 1)
+          at += bytes.length
+          controller.enqueue(bytes)
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    return new Response(open.size === 0 ? null : body, { status: 200, headers: { ...headers, 'content-length': String(open.size) } })
+  }
+  const end = Math.min(range.end, range.start + VIDEO_ANSWER_MAX - 1)
+  try {
+    const bytes = await askForBytes(open, range.start, end)
+    return new Response(bytes, {
+      status: 206,
+      headers: { ...headers, 'content-length': String(bytes.length), 'content-range': `bytes ${range.start}-${range.start + bytes.length - 1}/${open.size}` },
+    })
+  } catch (error) {
+    return new Response((error as Error).message, { status: 502 })
+  }
+}
+
 scope.addEventListener('fetch', (event) => {
   const { request } = event
   const url = new URL(request.url)
@@ -153,6 +234,7 @@ scope.addEventListener('fetch', (event) => {
   if (url.pathname === '/share' && request.method === 'POST') return event.respondWith(receiveShare(request))
   if (request.method !== 'GET') return
   if (url.pathname.startsWith('/download/')) return event.respondWith(download(url.pathname.slice('/download/'.length)))
+  if (url.pathname.startsWith('/video/')) return event.respondWith(video(url.pathname.slice('/video/'.length), request))
   if (url.pathname === '/' && request.mode === 'navigate') return event.respondWith(shellPage(request))
   if (url.pathname.startsWith('/assets/') && SHELL.paths.includes(url.pathname)) return event.respondWith(shellFile(request))
   // Everything else (the API, blobs, the operator page): the network, never the cache.
@@ -167,6 +249,25 @@ scope.addEventListener('message', (event) => {
     downloads.set(id, { port, name: String(message.name), contentType: String(message.contentType) })
     // Given up before its link was followed (its source refused): forgotten.
     port.onmessage = () => downloads.delete(id)
+    port.postMessage({ type: 'ready' })
+  } else if (message?.type === 'video' && port !== undefined && typeof message.id === 'string') {
+    const id = message.id
+    const size = Number((message as { size?: unknown }).size)
+    const open: Video = { port, size, contentType: String(message.contentType), waiting: new Map(), next: 0 }
+    videos.set(id, open)
+    port.onmessage = (answer: MessageEvent<VideoFromPage>) => {
+      const data = answer.data
+      if (data.type === 'done') {
+        videos.delete(id)
+        for (const waiter of open.waiting.values()) waiter.reject(new Error('The video was closed.'))
+        port.close()
+        return
+      }
+      const waiter = open.waiting.get(data.request)
+      open.waiting.delete(data.request)
+      if (data.type === 'bytes') waiter?.resolve(data.bytes)
+      else waiter?.reject(new Error(data.message))
+    }
     port.postMessage({ type: 'ready' })
   } else if (message?.type === 'shared-files') event.ports[0]?.postMessage({ type: 'shared-files', files: shared })
   else if (message?.type === 'shared-done') shared = null

@@ -62,6 +62,13 @@ async function encode(image: ImageBitmap, size: number, type: string): Promise<{
   return { type: blob.type, bytes: new Uint8Array(await blob.arrayBuffer()) }
 }
 
+/** A thumbnail, and a preview when the image is larger than one, at the sizes node/media.ts makes them. */
+async function derivativesOf(image: ImageBitmap, jpeg: boolean): Promise<MadeDerivative[]> {
+  const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE, THUMBNAIL_TYPE)) }]
+  if (Math.max(image.width, image.height) > PREVIEW_SIZE) derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE, previewType(jpeg))) })
+  return derivatives
+}
+
 const api = {
   /** One hybrid signature (an album's history check: lib/album-history.ts). */
   verifySignature: (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> =>
@@ -88,8 +95,8 @@ const api = {
    * video, HEIC in most browsers) gets no dimensions and no derivatives.
    */
   async describe(file: Blob): Promise<Described> {
-    // A video is not opened: exifr reads no video format, and createImageBitmap would read all of
-    // it (hundreds of MiB) to fail. node/media.ts reads nothing of one either.
+    // A video is not opened here: exifr reads no video format, and createImageBitmap would read
+    // all of it (hundreds of MiB) to fail. The page reads its poster frame (lib/video-poster.ts).
     if (file.type.startsWith('video/'))
       return { captured: null, capturedSource: null, capturedOffset: null, camera: null, width: null, height: null, derivatives: [] }
     const when = await captured(file)
@@ -100,15 +107,26 @@ const api = {
       return { ...when, width: null, height: null, derivatives: [] }
     }
     try {
-      const derivatives: MadeDerivative[] = [{ kind: 'thumbnail', ...(await encode(image, THUMBNAIL_SIZE, THUMBNAIL_TYPE)) }]
-      if (Math.max(image.width, image.height) > PREVIEW_SIZE)
-        derivatives.push({ kind: 'preview', ...(await encode(image, PREVIEW_SIZE, previewType(file.type === 'image/jpeg'))) })
+      const derivatives = await derivativesOf(image, file.type === 'image/jpeg')
       return Comlink.transfer(
         { ...when, width: image.width, height: image.height, derivatives },
         derivatives.map((d) => d.bytes.buffer),
       )
     } finally {
       image.close()
+    }
+  },
+
+  /** A video's thumbnail and preview from its poster frame (the page reads the frame: lib/video-poster.ts); the frame is closed here. */
+  async derive(frame: ImageBitmap): Promise<MadeDerivative[]> {
+    try {
+      const derivatives = await derivativesOf(frame, false)
+      return Comlink.transfer(
+        derivatives,
+        derivatives.map((d) => d.bytes.buffer),
+      )
+    } finally {
+      frame.close()
     }
   },
 }

@@ -10,6 +10,7 @@ import * as Comlink from 'comlink'
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { linkTo } from '../../app/router.ts'
 import type { Tile } from '../../lib/album.ts'
+import { durationText, isVideo } from '../../lib/video.ts'
 import { sentenceFor } from '../../lib/errors.ts'
 import { heightOf, isHeading, itemsOf, NO_DAY, rowAt, rowOfItem, rowsOf, startsMonth, type Layout, type Sizes } from '../../lib/layout.ts'
 import { dayText, monthShortText, monthText, yearOf } from '../../lib/format.ts'
@@ -151,12 +152,26 @@ function TileFace({ tile }: { tile: Tile }) {
       return <span className="tile-note">Withheld by the operator</span>
     case 'failed':
       return <span className="tile-note">Cannot be opened</span>
-    case 'ready':
-      return tile.thumbnail === null ? (
-        <span className="tile-note tile-name">{tile.asset.metadata.name}</span>
-      ) : (
-        <img src={tile.thumbnail} alt={tile.asset.metadata.name} draggable={false} />
+    case 'ready': {
+      const { metadata } = tile.asset
+      // A video without a poster (made where it could not be decoded) shows the generic one: a play mark over its name.
+      const face =
+        tile.thumbnail === null ? (
+          <span className={isVideo(metadata.type) ? 'tile-note tile-name tile-video-poster' : 'tile-note tile-name'}>{metadata.name}</span>
+        ) : (
+          <img src={tile.thumbnail} alt={metadata.name} draggable={false} />
+        )
+      if (!isVideo(metadata.type)) return face
+      return (
+        <>
+          {face}
+          <span className="tile-video" data-duration={metadata.duration ?? ''}>
+            <span aria-hidden="true">▶</span>
+            {metadata.duration === undefined ? <span className="visually-hidden">Video</span> : ` ${durationText(metadata.duration)}`}
+          </span>
+        </>
       )
+    }
   }
 }
 

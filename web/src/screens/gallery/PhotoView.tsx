@@ -16,6 +16,7 @@ import { takenDown, type AlbumModel } from '../../lib/album.ts'
 import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
 import { cameraText, coordinatesText, exposureParts, megapixelsText } from '../../lib/photo-facts.ts'
 import { preloadNeighbours, previewOf } from '../../lib/previews.ts'
+import { durationText, isVideo, streamedVideo } from '../../lib/video.ts'
 import { clamp, FITTED, panBy, STEP, swipeOf, toggled, wheelScale, zoomAt, type Size, type Zoom } from '../../lib/zoom.ts'
 import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
 import { AlbumChooser } from './AlbumChooser.tsx'
@@ -181,6 +182,9 @@ export function PhotoView({
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' })
   const [shown, setShown] = useState<Blob | null>(null)
   const [original, setOriginal] = useState<Blob | null>(null)
+  /** A video's src through the service worker (lib/video.ts); null until set up, or without a worker (then the original's object URL). */
+  const [streamed, setStreamed] = useState<string | null>(null)
+  const [unplayable, setUnplayable] = useState(false)
   const [imageError, setImageError] = useState<unknown>(null)
   const [natural, setNatural] = useState<Size | null>(null)
   const [zoom, setZoom] = useState<Zoom>(FITTED)
@@ -219,6 +223,7 @@ export function PhotoView({
 
   useEffect(() => {
     let live = true
+    let closeVideo = () => {}
     void (async () => {
       let asset: OpenedAsset
       let preview: Awaited<ReturnType<typeof previewOf>>
@@ -236,7 +241,22 @@ export function PhotoView({
       // This photo's preview first, then its neighbours', then its original.
       preloadNeighbours(model, assetId)
       try {
-        if (SHOWABLE.has(asset.metadata.type)) {
+        if (isVideo(asset.metadata.type)) {
+          const opened = asset
+          const video = await streamedVideo(
+            opened,
+            (start, end) => model.originalCiphertext(opened, start, end),
+            (error) => live && setImageError(error),
+          )
+          if (video !== null) {
+            if (!live) return video.close()
+            closeVideo = video.close
+            setStreamed(video.src)
+            return
+          }
+        }
+        // A video without a service worker to stream it plays from the whole original, as an image shows from it.
+        if (SHOWABLE.has(asset.metadata.type) || isVideo(asset.metadata.type)) {
           const full = await model.original(asset)
           if (live) setOriginal(full)
         }
@@ -246,6 +266,7 @@ export function PhotoView({
     })()
     return () => {
       live = false
+      closeVideo()
     }
   }, [model, assetId])
 
@@ -262,7 +283,9 @@ export function PhotoView({
   const mayOrganise = sharing === undefined || sharing.mayOrganise
   const addedBy = sharing !== undefined && writer !== null ? sharing.addedBy(writer) : null
   const metadata = asset?.metadata
-  const imageUrl = originalUrl ?? shownUrl
+  const video = metadata !== undefined && isVideo(metadata.type)
+  const videoUrl = video ? (streamed ?? originalUrl) : null
+  const imageUrl = video ? null : (originalUrl ?? shownUrl)
   // The photo's size as shown (fitted to the stage, never enlarged): from its metadata, else from what was drawn.
   const full = metadata?.width != null && metadata.height != null ? { width: metadata.width, height: metadata.height } : natural
   const fit = full === null || stageSize.width === 0 ? 0 : Math.min(1, stageSize.width / full.width, stageSize.height / full.height)
@@ -329,7 +352,8 @@ export function PhotoView({
   })
 
   const pointerDown = (event: ReactPointerEvent) => {
-    if (event.pointerType === 'mouse' && event.button !== 0) return
+    // A video's own controls take the pointer (its seek bar is dragged).
+    if ((event.pointerType === 'mouse' && event.button !== 0) || event.target instanceof HTMLVideoElement) return
     try {
       event.currentTarget.setPointerCapture(event.pointerId)
     } catch {
@@ -550,8 +574,23 @@ export function PhotoView({
         onPointerMove={pointerMove}
         onPointerUp={pointerUp}
         onPointerCancel={pointerUp}
-        onDoubleClick={(event) => setZoom((now) => toggled(now, fromCentre(event.clientX, event.clientY), fitted, stageSize))}
+        onDoubleClick={(event) => !video && setZoom((now) => toggled(now, fromCentre(event.clientX, event.clientY), fitted, stageSize))}
       >
+        {video && videoUrl !== null && (
+          // biome-ignore lint/a11y/useMediaCaption: a person's own video has no captions to offer
+          <video
+            src={videoUrl}
+            poster={shownUrl ?? undefined}
+            controls
+            autoPlay
+            playsInline
+            aria-label={metadata.name}
+            data-streamed={streamed !== null ? 'yes' : 'no'}
+            onLoadedMetadata={(event) => setNatural({ width: event.currentTarget.videoWidth, height: event.currentTarget.videoHeight })}
+            onError={(event) => setUnplayable(event.currentTarget.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED)}
+            style={fitted.width > 0 ? { width: fitted.width, height: fitted.height } : {}}
+          />
+        )}
         {imageUrl !== null && metadata !== undefined && (
           <img
             src={imageUrl}
@@ -571,9 +610,13 @@ export function PhotoView({
             <p className="notice">Withheld by the operator: this photo was taken down and cannot be shown or downloaded. Your moderation record says why.</p>
           )}
           {loaded.kind === 'failed' && <ErrorLine error={loaded.error} />}
-          {(loaded.kind === 'loading' || (loaded.kind === 'opened' && imageUrl === null && imageError === null)) && <p role="status">Decrypting…</p>}
-          {loaded.kind === 'opened' && !SHOWABLE.has(loaded.asset.metadata.type) && (
-            <p className="muted">This browser cannot show a {loaded.asset.metadata.type} file; download it to open it.</p>
+          {(loaded.kind === 'loading' || (loaded.kind === 'opened' && imageUrl === null && videoUrl === null && imageError === null)) && (
+            <p role="status">Decrypting…</p>
+          )}
+          {loaded.kind === 'opened' && ((!video && !SHOWABLE.has(loaded.asset.metadata.type)) || unplayable) && (
+            <p className="muted">
+              This browser cannot {video ? 'play' : 'show'} a {loaded.asset.metadata.type} file; download it to open it.
+            </p>
           )}
           <ErrorLine error={imageError} />
         </div>
@@ -662,6 +705,12 @@ export function PhotoView({
                 </span>
               )}
             </dd>
+            {metadata.duration !== undefined && (
+              <>
+                <dt>Length</dt>
+                <dd data-fact="duration">{durationText(metadata.duration)}</dd>
+              </>
+            )}
             <dt>Size</dt>
             <dd data-fact="size">{sizeText(metadata.size)}</dd>
             <dt>Type</dt>
