@@ -14,6 +14,7 @@ import { receipts } from './receipts.ts'
 import { relay } from './relay.ts'
 import { restore } from './restore.ts'
 import { revokeAll } from './revoke-all.ts'
+import { search } from './search.ts'
 import { thumbnails } from './thumbnails.ts'
 import { upload } from './upload.ts'
 import { web } from './web.ts'
@@ -34,5 +35,6 @@ export const scenarios: readonly Scenario[] = [
   peers,
   library,
   web,
+  search,
   cli,
 ]

@@ -66,6 +66,12 @@ export const COMMANDS: readonly ListedCommand[] = [
   },
   { name: 'ls', summary: 'list the files of an album', photoWork: true, load: async () => (await import('./albums.ts')).ls },
   {
+    name: 'search',
+    summary: 'find photos by name, date taken, place, camera, album, favourite or video (on this device)',
+    photoWork: true,
+    load: async () => (await import('./search.ts')).search,
+  },
+  {
     name: 'verify',
     summary: 'check that the server holds every file, and every custody receipt',
     photoWork: true,
