@@ -29,6 +29,10 @@ const photo = (n: number, version = HASH): DatedPhoto => ({
   source: 'exif-original',
   original: HASH,
   favourite: false,
+  name: `IMG_${n}.jpg`,
+  camera: null,
+  place: null,
+  video: false,
 })
 
 describe('the date index', () => {
@@ -42,12 +46,17 @@ describe('the date index', () => {
       source: 'exif-original',
       original: 'cd'.repeat(32),
       favourite: true,
+      name: 'Malmö.mp4',
+      camera: 'Canon EOS R6',
+      place: { latitude: 55.6, longitude: -13 },
+      video: true,
     }
     const bytes = encodeChunk([one])
-    // format 2, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0; 32 bytes of original; flags 1 (favourite)
+    // format 3, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0; 32 bytes of original;
+    // flags 7 (favourite, video, a place); the name (u16 length, UTF-8), the camera, the place's latitude and longitude
     expect(toHex(bytes)).toBe(
       [
-        '0200000001',
+        '0300000001',
         '00',
         '0f1e2d3c4b5a8697a8b9cadbecfd0e1f',
         '401c000000000000',
@@ -58,10 +67,16 @@ describe('the date index', () => {
         '00',
         '20',
         'cd'.repeat(32),
-        '01',
+        '07',
+        '000a',
+        Buffer.from('Malmö.mp4').toString('hex'),
+        '000c',
+        Buffer.from('Canon EOS R6').toString('hex'),
+        '404bcccccccccccd',
+        'c02a000000000000',
       ].join(''),
     )
-    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1 + 1 + 32 + 1)
+    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1 + 1 + 32 + 1 + 2 + 10 + 2 + 12 + 16)
     expect(decodeChunk(bytes)).toEqual([one])
     // Other ids, no version, every source: read back as given.
     const others = SOURCES.map((source, i) => ({
@@ -70,10 +85,13 @@ describe('the date index', () => {
       source,
       original: i % 3 === 0 ? '' : HASH,
       favourite: i % 2 === 1,
+      camera: i % 2 === 0 ? null : 'NIKON D750',
+      place: i % 3 === 1 ? { latitude: -33.9, longitude: 151.2 } : null,
+      video: i % 4 === 2,
     }))
     expect(decodeChunk(encodeChunk(others))).toEqual(others)
     expect(() => decodeChunk(bytes.subarray(0, bytes.length - 1))).toThrow(/cut short/)
-    expect(() => decodeChunk(Uint8Array.of(1, 0, 0, 0, 0))).toThrow(/unknown format/)
+    expect(() => decodeChunk(Uint8Array.of(2, 0, 0, 0, 0))).toThrow(/unknown format/)
   })
 
   it('opens a chunk and the directory only under the key that sealed them and their own names', async () => {

@@ -88,6 +88,7 @@ const PLACES: [string[], string][] = [
   [['photos'], 'Photos'],
   [['albums'], 'Albums'],
   [['favourites'], 'Favourites'],
+  [['search'], 'Search'],
 ]
 
 /**
@@ -165,6 +166,10 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   if (first === 'share') return <Share client={client} keys={keys} />
   if (first === 'trash') return <Trash client={client} keys={keys} />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
+  if (first === 'search') {
+    const [query = '', inAlbum, photo = null] = rest
+    return <Photos key={first} client={client} keys={keys} albumId={inAlbum ?? null} assetId={photo} search={query} />
+  }
   const [albumId, assetId = null] = rest
   if (first === 'albums')
     return albumId !== undefined ? (

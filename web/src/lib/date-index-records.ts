@@ -7,7 +7,9 @@
 // read), its version (the metadata blob hash: a later entry of the same version needs no second
 // opening), its date taken (src/client/taken.ts: `at`, the wall-clock `local` when known,
 // and the source), its original's hash (a photo in two albums is one original: the Photos
-// screen shows it once) and its favourite mark. Nothing else: no name, no thumbnail.
+// screen shows it once), its favourite mark, and what search needs of it (lib/search-screen.ts;
+// decision 0070): its name, its camera, its place when its metadata has one, and whether it is a
+// video. No thumbnail.
 //
 // - The directory ('directory', sealed under the name `dates`): JSON, {v: 1, albums: {<album
 //   id>: {through, chunks: [[record key, count], ...]}}}.
@@ -18,13 +20,14 @@
 //   chunks again, not the album's every date; a million photos are 200 chunks of about 400 KB.
 import { randomBytes, uuidBytes } from '#photos/format/bytes.ts'
 import { fromHex, toHex } from '#sdk/bytes.ts'
+import type { GeoLocation } from '#photos/format/metadata.ts'
 import type { TakenSource } from '#photos/taken.ts'
 import { decodedValue, encodedValue, type Sealed } from './sealed.ts'
 import type { Open, Seal } from './photo-index-records.ts'
 
 export type { Open, Seal }
 
-/** A photo's date as the index keeps it. */
+/** A photo's date as the index keeps it, and what search reads of it. */
 export interface DatedPhoto {
   readonly assetId: string
   /** The feed position of its latest entry. */
@@ -40,6 +43,13 @@ export interface DatedPhoto {
   readonly original: string
   /** The metadata marks it a favourite. */
   readonly favourite: boolean
+  /** Its name as stored ("trip/IMG_0001.jpg"). */
+  readonly name: string
+  /** Make and model as one text (src/client/search.ts cameraText), or null. */
+  readonly camera: string | null
+  /** Where it was taken, when its metadata says (only coffer-photos records it, and only when asked). */
+  readonly place: GeoLocation | null
+  readonly video: boolean
 }
 
 /** Photos a chunk holds at most. */
@@ -47,14 +57,21 @@ export const CHUNK = 5000
 export const DIRECTORY = 'directory'
 const DIRECTORY_NAME = 'dates'
 const chunkName = (key: string): string => `dates/${key}`
-// 2: each photo's original and favourite mark (decision 0061); an index of format 1 is read again from the feeds.
-const FORMAT = 2
+// 2: each photo's original and favourite mark (decision 0061); 3: its name, camera, place and
+// kind, for search (decision 0070). An index of an earlier format is read again from the feeds.
+const FORMAT = 3
 
 /** The sources by their code in a chunk: never reordered, only appended to. */
 export const SOURCES: readonly TakenSource[] = ['exif-original', 'exif-digitized', 'exif-modified', 'gps', 'exif', 'file-name', 'file-modified', 'uploaded']
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const HASH = /^[0-9a-f]{64}$/
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+/** A photo's flags byte. */
+const FAVOURITE = 1
+const VIDEO = 2
+const PLACE = 4
 /** An id's kind byte: a UUID as its 16 bytes; otherwise its UTF-8 length (1 to 255) and bytes. */
 const ID_UUID = 0
 
@@ -72,8 +89,11 @@ function uuidText(bytes: Uint8Array): string {
  *   local   f64 (NaN: none)
  *   source  1 byte, its index in SOURCES
  *   original length (1 byte: 32, or 0 for none), then the hash's bytes
- *   flags   1 byte: 1 for a favourite
- * About 110 bytes a photo.
+ *   flags   1 byte: 1 for a favourite, 2 for a video, 4 when a place follows
+ *   name    length (u16), then its UTF-8
+ *   camera  length (u16, 0 for none), then its UTF-8
+ *   place   (when flagged) latitude, longitude: f64 each
+ * About 140 bytes a photo.
  */
 export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
   const list = [...photos]
@@ -86,7 +106,27 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     const source = SOURCES.indexOf(photo.source)
     if (source < 0) throw new Error(`a date source the date index does not know: ${photo.source}`)
     const original = HASH.test(photo.original) ? fromHex(photo.original) : new Uint8Array(0)
-    const part = new Uint8Array(1 + (UUID.test(photo.assetId) ? 16 : id.length) + 8 + 1 + version.length + 8 + 8 + 1 + 1 + original.length + 1)
+    const name = encoder.encode(photo.name)
+    const camera = encoder.encode(photo.camera ?? '')
+    if (name.length > 0xffff || camera.length > 0xffff) throw new Error('a name or camera the date index cannot keep')
+    const part = new Uint8Array(
+      1 +
+        (UUID.test(photo.assetId) ? 16 : id.length) +
+        8 +
+        1 +
+        version.length +
+        8 +
+        8 +
+        1 +
+        1 +
+        original.length +
+        1 +
+        2 +
+        name.length +
+        2 +
+        camera.length +
+        (photo.place === null ? 0 : 16),
+    )
     const view = new DataView(part.buffer)
     let at = 0
     part[at++] = UUID.test(photo.assetId) ? ID_UUID : id.length
@@ -105,7 +145,17 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     part[at++] = original.length
     part.set(original, at)
     at += original.length
-    part[at] = photo.favourite ? 1 : 0
+    part[at++] = (photo.favourite ? FAVOURITE : 0) | (photo.video ? VIDEO : 0) | (photo.place === null ? 0 : PLACE)
+    view.setUint16(at, name.length)
+    part.set(name, at + 2)
+    at += 2 + name.length
+    view.setUint16(at, camera.length)
+    part.set(camera, at + 2)
+    at += 2 + camera.length
+    if (photo.place !== null) {
+      view.setFloat64(at, photo.place.latitude)
+      view.setFloat64(at + 8, photo.place.longitude)
+    }
     parts.push(part)
     size += part.length
   }
@@ -137,6 +187,10 @@ export function decodeChunk(bytes: Uint8Array): DatedPhoto[] {
     take(8)
     return view.getFloat64(at - 8)
   }
+  const text = (): string => {
+    take(2)
+    return decoder.decode(take(view.getUint16(at - 2)))
+  }
   for (let i = 0; i < count; i++) {
     const kind = take(1)[0]!
     const assetId = kind === ID_UUID ? uuidText(take(16)) : new TextDecoder().decode(take(kind))
@@ -147,8 +201,24 @@ export function decodeChunk(bytes: Uint8Array): DatedPhoto[] {
     const source = SOURCES[take(1)[0]!]
     if (source === undefined) throw new Error('a date index chunk with an unknown date source')
     const original = toHex(take(take(1)[0]!))
-    const favourite = take(1)[0] === 1
-    photos.push({ assetId, seq, version, at: taken, local: Number.isNaN(local) ? null : local, source, original, favourite })
+    const flags = take(1)[0]!
+    const name = text()
+    const camera = text()
+    const place = (flags & PLACE) === 0 ? null : { latitude: number(), longitude: number() }
+    photos.push({
+      assetId,
+      seq,
+      version,
+      at: taken,
+      local: Number.isNaN(local) ? null : local,
+      source,
+      original,
+      favourite: (flags & FAVOURITE) !== 0,
+      name,
+      camera: camera === '' ? null : camera,
+      place,
+      video: (flags & VIDEO) !== 0,
+    })
   }
   if (at !== bytes.length) throw new Error('a date index chunk with bytes after its photos')
   return photos

@@ -13,6 +13,7 @@
 // A photo in several albums (copied, decision 0061) is one original: it is placed once, under the
 // first album that holds it, and albumsOf names every album that does. The Favourites screen is
 // the same timeline, its favourites only.
+import { cameraText, kindOf } from '#photos/search.ts'
 import { metadataTaken } from '#photos/taken.ts'
 import type { DatedAsset, Library } from '#photos/albums.ts'
 import { linkTo } from '../app/router.ts'
@@ -49,14 +50,19 @@ export interface Progress {
 export interface TimelineOptions {
   /** Only the photos marked favourite (the Favourites screen); every photo unless given. */
   readonly favourites?: boolean
+  /** Only the photos a search found (the Search screen: setFound); every photo unless given. */
+  readonly search?: boolean
 }
 
 export class Timeline {
   /** TileSource's: the timeline has no album of its own (tiles lead through hrefOf). */
   readonly albumId = ''
   readonly library: Library
-  /** The screen's route: its photos open under it. */
-  readonly route: 'photos' | 'favourites'
+  /** The screen's route: its photos open under it (the Search screen's, under its query too). */
+  readonly route: 'photos' | 'favourites' | 'search'
+  /** The Search screen's query and the photos it found (setFound): only those are placed. */
+  #query = ''
+  #found: ReadonlySet<string> = new Set()
   /** Each original placed (its hash): the albums' photos that are it, the one shown first. */
   #holders = new Map<string, { readonly albumId: string; readonly assetId: string }[]>()
   /** Each photo placed: its original's hash ('' when not known). */
@@ -88,7 +94,30 @@ export class Timeline {
 
   constructor(library: Library, options: TimelineOptions = {}) {
     this.library = library
-    this.route = options.favourites === true ? 'favourites' : 'photos'
+    this.route = options.search === true ? 'search' : options.favourites === true ? 'favourites' : 'photos'
+  }
+
+  /** The Search screen's route parts: its query after 'search'. */
+  get routeParts(): readonly string[] {
+    return this.route === 'search' && this.#query !== '' ? ['search', this.#query] : [this.route]
+  }
+
+  /** The Search screen: the photos `query` found, the only ones placed from now on. */
+  setFound(query: string, found: ReadonlySet<string>): void {
+    this.#query = query
+    this.#found = found
+    this.#reorder()
+    this.#tell()
+  }
+
+  /** Every photo whose date was read, with its album (those in Recently deleted left out): what search indexes. */
+  *dated(): Iterable<readonly [albumId: string, photo: DatedPhoto]> {
+    for (const [albumId, { dates }] of this.#albums) for (const photo of dates.photos()) if (!this.#trashed.has(photo.assetId)) yield [albumId, photo]
+  }
+
+  /** The albums' names as read from their records so far (null: unnamed or not read). */
+  albumNames(): Map<string, string | null> {
+    return new Map([...this.#albums].map(([albumId, { model }]) => [albumId, model.name ?? null] as const))
   }
 
   /** The photos, newest first. */
@@ -260,6 +289,10 @@ export class Timeline {
           source: taken.source,
           original: result.value.envelope.ciphertext_hash,
           favourite: result.value.metadata.favourite === true,
+          name: result.value.metadata.name,
+          camera: cameraText(result.value.metadata.camera),
+          place: result.value.metadata.location ?? null,
+          video: kindOf(result.value.metadata.type) === 'video',
         } satisfies DatedPhoto)
       })
       this.#read += batch.length
@@ -296,10 +329,17 @@ export class Timeline {
     const holders = new Map<string, { albumId: string; assetId: string }[]>()
     const originalOf = new Map<string, string>()
     const favourites = this.route === 'favourites'
+    const searching = this.route === 'search'
     for (const [albumId, { dates, unread }] of this.#albums) {
       for (const photo of dates.photos()) {
         // In Recently deleted, or hidden while its delete is sent: a copy in another album may still place the original.
-        if ((favourites && !photo.favourite) || this.#trashed.has(photo.assetId) || this.#hidden.has(photo.assetId)) continue
+        if (
+          (favourites && !photo.favourite) ||
+          (searching && !this.#found.has(photo.assetId)) ||
+          this.#trashed.has(photo.assetId) ||
+          this.#hidden.has(photo.assetId)
+        )
+          continue
         const held = photo.original === '' ? undefined : holders.get(photo.original)
         originalOf.set(photo.assetId, photo.original)
         if (held !== undefined) {
@@ -309,8 +349,9 @@ export class Timeline {
         if (photo.original !== '') holders.set(photo.original, [{ albumId, assetId: photo.assetId }])
         placed.push({ assetId: photo.assetId, day: dayOfTaken(photo.at, photo.local), at: photo.at })
       }
-      // Not read yet: its favourite mark and original are not known.
-      if (!favourites) for (const photo of unread.values()) if (!this.#trashed.has(photo.assetId) && !this.#hidden.has(photo.assetId)) placed.push(photo)
+      // Not read yet: its favourite mark and original are not known, nor what a search would find in it.
+      if (!favourites && !searching)
+        for (const photo of unread.values()) if (!this.#trashed.has(photo.assetId) && !this.#hidden.has(photo.assetId)) placed.push(photo)
     }
     this.#holders = holders
     this.#originalOf = originalOf
@@ -380,7 +421,7 @@ export class Timeline {
 
   hrefOf(assetId: string): string {
     const albumId = this.#albumOf.get(assetId)
-    return albumId === undefined ? linkTo(this.route) : linkTo(this.route, albumId, assetId)
+    return albumId === undefined ? linkTo(...this.routeParts) : linkTo(...this.routeParts, albumId, assetId)
   }
 
   /** Ends the timeline: every album's model closed, nothing more read. */

@@ -161,7 +161,8 @@ function TileFace({ tile }: { tile: Tile }) {
         ) : (
           <img src={tile.thumbnail} alt={metadata.name} draggable={false} />
         )
-      if (!isVideo(metadata.type)) return face
+      // The generic poster says it is a video already; a length, when known, still goes in the corner.
+      if (!isVideo(metadata.type) || (tile.thumbnail === null && metadata.duration === undefined)) return face
       return (
         <>
           {face}
@@ -193,6 +194,8 @@ const labelOf = (tile: Tile): string | undefined => {
 interface TileProps {
   readonly source: TileSource
   readonly assetId: string
+  /** Where the tile leads: given by the grid, so that a source whose links change (the Search screen's, with its query) draws them again. */
+  readonly href: string
   /** In a row drawn ahead of a scroll, off screen: loaded after those on screen. */
   readonly ahead: boolean
   readonly selecting: boolean
@@ -202,7 +205,7 @@ interface TileProps {
 }
 
 // Memoized: the rows are drawn again at every step of a scroll, and a tile already on screen has nothing new to draw.
-const TileView = memo(function TileView({ source, assetId, ahead, selecting, selected, onSelect }: TileProps) {
+const TileView = memo(function TileView({ source, assetId, href, ahead, selecting, selected, onSelect }: TileProps) {
   const tile = useTile(source, assetId, ahead)
   const className = `tile tile-${tile.kind}${selected ? ' selected' : ''}`
   // Why a tile cannot be opened, on hover: the tile itself has room only for "Cannot be opened".
@@ -233,7 +236,7 @@ const TileView = memo(function TileView({ source, assetId, ahead, selecting, sel
     <a
       className={className}
       title={reason}
-      href={source.hrefOf?.(assetId) ?? linkTo('albums', source.albumId, assetId)}
+      href={href}
       aria-label={labelOf(tile)}
       data-asset={assetId}
       onPointerDown={(event) => {
@@ -593,6 +596,7 @@ export function Grid({
               key={assetId}
               source={source}
               assetId={assetId}
+              href={source.hrefOf?.(assetId) ?? linkTo('albums', source.albumId, assetId)}
               ahead={ahead}
               selecting={selecting}
               selected={selected.has(assetId)}
