@@ -6,7 +6,6 @@
 // size and mtime put back), a file never backed up. A server whose deep-scan budget is spent
 // keeps every file as "not checked yet", unless `verify --deep` checked them here; and the rest of
 // a folder goes on a complete sample, not when a sampled file is lost on the server.
-import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -19,6 +18,7 @@ import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { generateLibrary, writePhoto, type LibraryFile } from '../support/photos.ts'
 import { accountLibrary, events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
+import { fileExists, fileSha256 } from '../support/files.ts'
 
 let server: TestServer
 let work: string
@@ -45,18 +45,8 @@ async function setUpHome(on: TestServer): Promise<{ home: string; email: string 
 /** The account as the test reads it: keys from the config folder, a session of its own. */
 const libraryOf = (on: TestServer, home: string, email: string): Promise<Library> => accountLibrary(home, on.client(), email)
 
-const sha256 = async (file: string): Promise<string> =>
-  createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex')
-const exists = (file: string): Promise<boolean> =>
-  stat(file).then(
-    () => true,
-    () => false,
-  )
-
 async function hashes(folder: string, files: readonly LibraryFile[]): Promise<Map<string, string>> {
-  return new Map(await Promise.all(files.map(async (f) => [f.path, await sha256(path.join(folder, f.path))] as const)))
+  return new Map(await Promise.all(files.map(async (f) => [f.path, await fileSha256(path.join(folder, f.path))] as const)))
 }
 
 const fileEvents = (run: PhotosRun): Record<string, unknown>[] => events(run).filter((e) => e.event === 'file')
@@ -87,20 +77,20 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     expect(fileEvents(dry).every((e) => e.freeable === true && e.reason === null)).toBe(true)
     const bytes = files.reduce((sum, f) => sum + f.size, 0)
     expect(summaryOf(dry)).toMatchObject({ dry_run: true, freeable: files.length, freeable_bytes: bytes, freed: 0, kept: 0 })
-    for (const f of files) expect(await exists(path.join(folder, f.path))).toBe(true)
+    for (const f of files) expect(await fileExists(path.join(folder, f.path))).toBe(true)
     const human = await photos(home, ['free-up', folder])
     expectOk(human)
     expect(human.stdout).toContain(`dry run: ${files.length} files`)
     const downloaded = await photos(home, ['free-up', folder, '--download', '--json']) // every blob also downloaded and decrypted here
     expectOk(downloaded)
     expect(summaryOf(downloaded)).toMatchObject({ dry_run: true, freeable: files.length, kept: 0 })
-    expect(await exists(path.join(home, 'freed.log'))).toBe(false)
+    expect(await fileExists(path.join(home, 'freed.log'))).toBe(false)
 
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
     expectOk(act)
     expect(summaryOf(act)).toMatchObject({ dry_run: false, freed: files.length, freed_bytes: bytes, kept: 0 })
-    for (const f of files) expect(await exists(path.join(folder, f.path)), f.path).toBe(false)
-    expect(await exists(folder)).toBe(true) // the folders stay
+    for (const f of files) expect(await fileExists(path.join(folder, f.path)), f.path).toBe(false)
+    expect(await fileExists(folder)).toBe(true) // the folders stay
 
     const log = path.join(home, 'freed.log')
     expect((await stat(log)).mode & 0o777).toBe(0o600)
@@ -125,7 +115,7 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
 
     const dest = path.join(work, 'Holiday-restored')
     expectOk(await photos(home, ['restore', 'Holiday', dest]))
-    for (const f of files) expect(await sha256(path.join(dest, f.path)), f.path).toBe(before.get(f.path))
+    for (const f of files) expect(await fileSha256(path.join(dest, f.path)), f.path).toBe(before.get(f.path))
   })
 
   it('keeps a file whose blob is damaged on the server, files changed after the backup and a file never backed up; frees the rest', async () => {
@@ -188,8 +178,8 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
       .map(([p]) => p)
       .sort()
     expect(freed).toEqual(freeable)
-    for (const p of freeable) expect(await exists(path.join(folder, p)), p).toBe(false)
-    for (const p of [damaged!.path, grown!.path, rewritten!.path, 'new/IMG_NEW.jpg']) expect(await exists(path.join(folder, p)), p).toBe(true)
+    for (const p of freeable) expect(await fileExists(path.join(folder, p)), p).toBe(false)
+    for (const p of [damaged!.path, grown!.path, rewritten!.path, 'new/IMG_NEW.jpg']) expect(await fileExists(path.join(folder, p)), p).toBe(true)
   })
 
   it('does not follow a symbolic link out of the folder', async () => {
@@ -205,7 +195,7 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
     expectOk(act)
     expect(summaryOf(act)).toMatchObject({ files: 0, freed: 0 })
-    for (const f of files) expect(await exists(path.join(outside, f.path))).toBe(true)
+    for (const f of files) expect(await fileExists(path.join(outside, f.path))).toBe(true)
   })
 
   it("keeps a copy recorded as another name's photo (a record from before each path was its own, decision 0048): restore would not bring it back there", async () => {
@@ -226,8 +216,8 @@ describe('coffer-photos free-up', { timeout: 300_000 }, () => {
     }
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
     expect(reasons(act)).toMatchObject({ [original!.path]: null, [path.basename(copy)]: 'not_backed_up' })
-    expect(await exists(copy)).toBe(true)
-    expect(await exists(path.join(folder, original!.path))).toBe(false)
+    expect(await fileExists(copy)).toBe(true)
+    expect(await fileExists(path.join(folder, original!.path))).toBe(false)
   })
 })
 
@@ -249,11 +239,11 @@ describe("coffer-photos free-up with the server's deep-scan budget spent", { tim
     expectOk(act)
     expect(fileEvents(act).map((e) => e.reason)).toEqual(files.map(() => 'deep_pending'))
     expect(summaryOf(act)).toMatchObject({ freed: 0, kept: files.length, kept_by_reason: { deep_pending: files.length } })
-    for (const f of files) expect(await exists(path.join(folder, f.path))).toBe(true)
+    for (const f of files) expect(await fileExists(path.join(folder, f.path))).toBe(true)
     const human = await photos(home, ['free-up', folder])
     expectOk(human)
     expect(human.stdout).toMatch(/not checked yet .*run again later/)
-    expect(await exists(path.join(home, 'freed.log'))).toBe(false)
+    expect(await fileExists(path.join(home, 'freed.log'))).toBe(false)
   })
 
   it('frees every file a deep verify downloaded and checked here', async () => {
@@ -341,6 +331,6 @@ describe('coffer-photos free-up, a dry run then --yes, with a deep-scan budget f
     const act = await photos(home, ['free-up', folder, '--yes', '--json'])
     expectOk(act)
     expect(summaryOf(act)).toMatchObject({ freed: files.length, kept: 0 })
-    for (const f of files) expect(await exists(path.join(folder, f.path))).toBe(false)
+    for (const f of files) expect(await fileExists(path.join(folder, f.path))).toBe(false)
   })
 })

@@ -8,8 +8,7 @@
 // Without ffmpeg (COFFER_FFMPEG=off, or none on the PATH: the real program with its PATH emptied)
 // a video is still backed up, with no poster and no length, and backup says so and what to
 // install. Without ffmpeg installed, making the videos fails: these tests fail.
-import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
@@ -22,6 +21,7 @@ import { writePhoto } from '../support/photos.ts'
 import { accountLibrary, events, expectOk, photos, spawnPhotos, type PhotosRun } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { writeVideo } from '../support/videos.ts'
+import { fileExists, fileSha256 } from '../support/files.ts'
 
 let server: TestServer
 let work: string
@@ -31,15 +31,6 @@ let folder: string
 const FILES = ['IMG_0001.jpg', 'clip.mp4', 'river.webm'] as const
 const before = new Map<string, string>()
 
-const sha256 = async (file: string): Promise<string> =>
-  createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex')
-const exists = (file: string): Promise<boolean> =>
-  stat(file).then(
-    () => true,
-    () => false,
-  )
 const summaryOf = (run: PhotosRun): Record<string, unknown> => events(run).find((e) => e.event === 'summary')!
 
 /** The album's files as another session of the account opens them, by name. */
@@ -61,7 +52,7 @@ beforeAll(async () => {
   // A phone's: H.264, the index (moov) at the end, stored landscape and shown portrait.
   await writeVideo(path.join(folder, 'clip.mp4'), { codec: 'h264', width: 320, height: 240, seconds: 2, rotate: 90, audioSeconds: 2 })
   await writeVideo(path.join(folder, 'river.webm'), { codec: 'vp9', width: 320, height: 180, seconds: 2.4 })
-  for (const name of FILES) before.set(name, await sha256(path.join(folder, name)))
+  for (const name of FILES) before.set(name, await fileSha256(path.join(folder, name)))
   expectOk(await photos(home, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: `${PASSWORD}\n` }))
   expectOk(await photos(home, ['setup', '--yes', '--json']))
 }, 120_000)
@@ -114,7 +105,7 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
     const restore = await photos(home, ['restore', 'Trip', dest, '--json'])
     expectOk(restore)
     expect(summaryOf(restore)).toMatchObject({ restored: 3, failed: 0 })
-    for (const name of FILES) expect(await sha256(path.join(dest, name)), name).toBe(before.get(name))
+    for (const name of FILES) expect(await fileSha256(path.join(dest, name)), name).toBe(before.get(name))
   })
 
   it('free-up frees a video as a photo, only once its bytes are checked: kept while the server cannot check them, freed after verify --deep checked them here', async () => {
@@ -129,7 +120,7 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
     const unchecked = await photos(home, ['free-up', folder, '--yes', '--json'])
     expectOk(unchecked)
     expect(reasons(unchecked)).toEqual({ 'IMG_0001.jpg': 'deep_pending', 'clip.mp4': 'deep_pending', 'river.webm': 'deep_pending' })
-    for (const name of FILES) expect(await exists(path.join(folder, name)), name).toBe(true)
+    for (const name of FILES) expect(await fileExists(path.join(folder, name)), name).toBe(true)
 
     const verify = await photos(home, ['verify', 'Trip', '--deep', '--json'])
     expectOk(verify) // every blob downloaded and decrypted here: originals, thumbnails, previews, metadata
@@ -139,10 +130,10 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
     expectOk(act)
     expect(reasons(act)).toEqual({ 'IMG_0001.jpg': null, 'clip.mp4': null, 'river.webm': null })
     expect(summaryOf(act)).toMatchObject({ freed: 3, kept: 0 })
-    for (const name of FILES) expect(await exists(path.join(folder, name)), name).toBe(false)
+    for (const name of FILES) expect(await fileExists(path.join(folder, name)), name).toBe(false)
     const back = path.join(work, 'back')
     expectOk(await photos(home, ['restore', 'Trip', back]))
-    for (const name of FILES) expect(await sha256(path.join(back, name)), name).toBe(before.get(name))
+    for (const name of FILES) expect(await fileSha256(path.join(back, name)), name).toBe(before.get(name))
   })
 
   it('without ffmpeg (COFFER_FFMPEG=off) backs a video up with no poster and no length, and says so', async () => {
@@ -155,7 +146,7 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
     expect([metadata.width, metadata.height, metadata.duration, metadata.blobs.map((blob) => blob.kind)]).toEqual([null, null, undefined, ['original']])
     const restore = await photos(home, ['restore', 'Plain', path.join(work, 'Plain-restored')])
     expectOk(restore)
-    expect(await sha256(path.join(work, 'Plain-restored', 'clip.mp4'))).toBe(await sha256(path.join(plain, 'clip.mp4')))
+    expect(await fileSha256(path.join(work, 'Plain-restored', 'clip.mp4'))).toBe(await fileSha256(path.join(plain, 'clip.mp4')))
   })
 
   it('with no ffmpeg on the PATH (the real program, its PATH emptied) backs a video up all the same, and says what to install', async () => {

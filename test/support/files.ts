@@ -1,5 +1,7 @@
-// Stored blobs seen from outside, as fsck would: which of them no row owns.
-import { readdir } from 'node:fs/promises'
+// Stored blobs seen from outside, as fsck would: which of them no row owns; and a file's hash
+// and presence, as the coffer-photos tests check what a restore or free-up left.
+import { createHash } from 'node:crypto'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { DatabaseTarget } from '../../src/storage/kysely/storage.ts'
 import { readRows } from './database.ts'
@@ -28,3 +30,16 @@ export async function unownedBlobs(stored: readonly string[], database: Database
   const owned = new Set(named.map((row) => String(row.hash)))
   return stored.filter((hash) => !owned.has(hash))
 }
+
+/** A file's SHA-256 in hex. */
+export const fileSha256 = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
+
+/** Whether anything is at the path. */
+export const fileExists = (file: string): Promise<boolean> =>
+  stat(file).then(
+    () => true,
+    () => false,
+  )
