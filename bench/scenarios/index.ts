@@ -17,6 +17,7 @@ import { revokeAll } from './revoke-all.ts'
 import { search } from './search.ts'
 import { thumbnails } from './thumbnails.ts'
 import { upload } from './upload.ts'
+import { video } from './video.ts'
 import { web } from './web.ts'
 
 export const scenarios: readonly Scenario[] = [
@@ -36,5 +37,6 @@ export const scenarios: readonly Scenario[] = [
   library,
   web,
   search,
+  video,
   cli,
 ]
