@@ -317,6 +317,11 @@ describe.each(SIZES)('the viewer at $label size', ({ suffix, viewport, touch: is
     expect(await fact('megapixels')).toBe(' · 2.9 MP')
     expect(await fact('album')).toBe(ALBUM)
     expect(await fact('place')).toBe('38.7078° N, 9.1366° W')
+    // Named from the table shipped with the app (loaded now), with a link to the map there.
+    await poll(() => info.locator('[data-fact=place-name]').textContent()).toBe('Lisbon, Portugal')
+    expect(await info.getByRole('link', { name: 'Map' }).getAttribute('href')).toBe(
+      'https://www.openstreetmap.org/?mlat=38.70775&mlon=-9.13659#map=13/38.70775/-9.13659',
+    )
     expect(await info.locator('[data-fact=taken]').getAttribute('data-source')).toBe('exif-original')
     expect(await dialog().getByRole('button', { name: 'Info', exact: true }).getAttribute('aria-pressed')).toBe('true')
     // The panel stays open on the next photo, which states no lens or exposure (test/support/photos.ts writes only a make and model).

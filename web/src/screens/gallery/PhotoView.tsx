@@ -9,6 +9,7 @@
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
 import { albumNameOf } from '#photos/albums.ts'
 import type { OpenedAsset } from '#photos/files.ts'
+import type { GeoLocation } from '#photos/format/metadata.ts'
 import { linkTo } from '../../app/router.ts'
 import { ErrorLine, useAction } from '../../app/ui.tsx'
 import { addToAlbum, moveToAlbum, setFavourites } from '../../lib/organise.ts'
@@ -17,6 +18,7 @@ import { sizeText, utcOffsetText, wallClockText } from '../../lib/format.ts'
 import { cameraText, coordinatesText, exposureParts, megapixelsText } from '../../lib/photo-facts.ts'
 import { preloadNeighbours, previewOf } from '../../lib/previews.ts'
 import { durationText, isVideo, streamedVideo } from '../../lib/video.ts'
+import { loadPlaces, mapLink, placeText } from '#photos/places.ts'
 import { clamp, FITTED, panBy, STEP, swipeOf, toggled, wheelScale, zoomAt, type Size, type Zoom } from '../../lib/zoom.ts'
 import { metadataTaken, takenIso, viewerZoned, type TakenSource } from '#photos/taken.ts'
 import { AlbumChooser } from './AlbumChooser.tsx'
@@ -105,6 +107,27 @@ function useAlbumNames(model: AlbumModel, albumIds: readonly string[]): string[]
     .map((albumId) => (albumId === model.albumId && model.name !== undefined ? model.name : known.get(albumId)))
     .map((name) => (name === undefined ? '…' : name === null ? 'Unnamed album' : name))
     .sort((a, b) => a.localeCompare(b))
+}
+
+/** The place's name from the shipped table (places.ts), once loaded; null while it loads, when it cannot, and at sea. */
+function usePlaceName(location: GeoLocation | undefined): string | null {
+  const [name, setName] = useState<string | null>(null)
+  useEffect(() => {
+    setName(null)
+    if (location === undefined) return
+    let live = true
+    void loadPlaces().then(
+      (lookup) => {
+        const place = lookup(location)
+        if (live && place !== null) setName(placeText(place))
+      },
+      () => {}, // offline before the table was ever loaded: the coordinates alone
+    )
+    return () => {
+      live = false
+    }
+  }, [location])
+  return name
 }
 
 /** The names read so far (albumNames, settled). */
@@ -404,6 +427,7 @@ export function PhotoView({
   const camera = cameraText(metadata?.camera)
   const exposure = exposureParts(metadata?.camera)
   const albumNames = useAlbumNames(model, albumIds ?? [model.albumId])
+  const placeName = usePlaceName(metadata?.location)
   const favourite = marked ?? metadata?.favourite === true
   const here = [{ albumId: model.albumId, assetId }]
 
@@ -720,7 +744,21 @@ export function PhotoView({
             {metadata.location !== undefined && (
               <>
                 <dt>Place</dt>
-                <dd data-fact="place">{coordinatesText(metadata.location)}</dd>
+                <dd>
+                  {placeName !== null && (
+                    <>
+                      <span data-fact="place-name">{placeName}</span>
+                      <br />
+                    </>
+                  )}
+                  <span className="muted" data-fact="place">
+                    {coordinatesText(metadata.location)}
+                  </span>{' '}
+                  · {/* The map is OpenStreetMap's: opening it tells them the position, which is why it is only a link. */}
+                  <a href={mapLink(metadata.location)} target="_blank" rel="noreferrer noopener">
+                    Map
+                  </a>
+                </dd>
               </>
             )}
           </dl>
