@@ -168,7 +168,7 @@ export async function writeOpaque(file: string, bytes: number, seed: number): Pr
 }
 
 /** Numbers in [0, 1) from a seed (mulberry32): a library's choices, the same for the same seed. */
-function randomNumbers(seed: number): () => number {
+export function randomNumbers(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
