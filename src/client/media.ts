@@ -78,3 +78,11 @@ export function cameraFromTags(tags: Readonly<Record<string, unknown>>): CameraF
   if (focalLengthTenths !== undefined) facts.focalLengthTenths = focalLengthTenths
   return Object.keys(facts).length === 0 ? null : facts
 }
+
+/** A video's length as a player shows it: m:ss, or h:mm:ss from an hour; at least 0:01 for a clip under a second. */
+export function durationText(ms: number): string {
+  const total = Math.max(1, Math.round(ms / 1000))
+  const [hours, minutes, seconds] = [Math.floor(total / 3600), Math.floor(total / 60) % 60, total % 60]
+  const ss = String(seconds).padStart(2, '0')
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${ss}` : `${minutes}:${ss}`
+}

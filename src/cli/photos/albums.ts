@@ -2,7 +2,8 @@
 // stores, read from the feed and decrypted on this device.
 import { AlbumNameTakenError, albumFiles, namedAlbums, openPlanned, planAlbum, renameAlbum, type Library } from '../../client/albums.ts'
 import { metadataTaken, takenIso, takenMonthRange, type TakenOptions } from '../../client/taken.ts'
-import { bytesText, durationText } from '../progress.ts'
+import { durationText } from '../../client/media.ts'
+import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, Refused, UsageError, type Command, type ExitCode, type Invocation } from './command.ts'
 import { albumByName, libraryOf, namedAlbum, outsideTrash, sharedAlbumsOf } from './library.ts'

@@ -93,12 +93,4 @@ async function controller(): Promise<ServiceWorker | null> {
   return serviceWorker.controller
 }
 
-/** Minutes and seconds (h:mm:ss past an hour) of a duration in ms: a grid tile's and the viewer's. */
-export function durationText(ms: number): string {
-  const seconds = Math.round(ms / 1000)
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60]
-  const two = (n: number) => String(n).padStart(2, '0')
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`
-}
-
 export const isVideo = (type: string): boolean => type.startsWith('video/')
