@@ -108,6 +108,10 @@ export interface MediaFacts {
   readonly camera?: CameraFacts | null
   /** Where it was taken, in degrees; only when the person opted in (null or absent otherwise). */
   readonly location?: GeoLocation | null
+  /** A caption an import brought (a Takeout or XMP sidecar's): the metadata's `description`, version 5; null or absent when none. */
+  readonly description?: string | null
+  /** The photo was a favourite where it came from (a Takeout sidecar's `favorited`): the metadata's `favourite`. */
+  readonly favourite?: boolean
   readonly derivatives: readonly DerivativeSource[]
 }
 

@@ -9,6 +9,9 @@
 //   file-modified   the file's modification time recorded at backup
 //   uploaded        when the asset was uploaded (its manifest's signed timestamp)
 //
+// A date from outside the file's EXIF (metadata version 5: `takeout`, `xmp`, `container`; decision
+// 0071) is recorded at backup or import in place of the first four, with its offset, and read as they are.
+//
 // The first four need the file: a backup reads them (capturedFromTags) and records the first as
 // the metadata's `captured`, `captured_source` and `captured_offset`. The last three are computed
 // here whenever the date is read, from the metadata's name and modified and the manifest, so that

@@ -449,6 +449,8 @@ async function describe(up: Upload): Promise<void> {
       height: media.height,
       ...(media.duration === undefined || media.duration === null ? {} : { duration: media.duration }),
       ...(media.camera === undefined || media.camera === null ? {} : { camera: media.camera }),
+      ...(media.description === undefined || media.description === null ? {} : { description: media.description }),
+      ...(media.favourite === true ? { favourite: true } : {}),
       location: media.location ?? null,
     }
     up.derivatives = await Promise.all(
@@ -602,18 +604,18 @@ function capturedSourceOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetada
   return { capturedSource: facts.capturedSource, capturedOffset: facts.capturedOffset }
 }
 
-/** The metadata's camera (version 3 only: not beside a capture time written as version 2). */
-function cameraOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'camera'> {
-  const camera = facts.camera
-  if (camera === undefined || camera === null || capturedSourceOf(facts).capturedSource === undefined) return {}
-  return { camera }
-}
-
-/** The metadata's duration (a video's, version 4 only: beside a capture time written as version 3). */
-function durationOf(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'duration'> {
-  const duration = facts.duration
-  if (duration === undefined || duration === null || capturedSourceOf(facts).capturedSource === undefined) return {}
-  return { duration }
+/**
+ * The metadata's fields of version 3 and later: `camera`, a video's `duration` (version 4) and a
+ * `description` (version 5); none beside a capture time written as version 2.
+ */
+function laterFields(facts: NonNullable<Upload['facts']>): Pick<AssetMetadata, 'camera' | 'duration' | 'description'> {
+  if (capturedSourceOf(facts).capturedSource === undefined) return {}
+  const { camera, duration, description } = facts
+  return {
+    ...(camera === undefined || camera === null ? {} : { camera }),
+    ...(duration === undefined || duration === null ? {} : { duration }),
+    ...(description === undefined ? {} : { description }),
+  }
 }
 
 /** commit: the metadata blob and the signed manifest, applied; a replace whose asset moved on continues from its new head, once. */
@@ -629,10 +631,10 @@ async function commit(up: Upload): Promise<BackupResult> {
     modified: source.modified,
     captured: up.facts!.captured,
     ...capturedSourceOf(up.facts!),
-    ...cameraOf(up.facts!),
+    ...laterFields(up.facts!),
     width: up.facts!.width,
     height: up.facts!.height,
-    ...durationOf(up.facts!),
+    ...(up.facts!.favourite === true ? { favourite: true } : {}),
     ...(up.facts!.location === null ? {} : { location: up.facts!.location }),
     ...(up.options.cover === undefined ? {} : { cover: up.options.cover }),
     contentMac: identity.contentMac,

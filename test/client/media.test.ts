@@ -4,7 +4,8 @@
 // documented sizes with orientation applied and no metadata, and files that are not images
 // that decode (a video, a RAW, a corrupt JPEG) giving no derivatives rather than an error.
 // Videos made here with ffmpeg (test/support/videos.ts; without ffmpeg those tests fail): their
-// length, dimensions as shown (rotation applied) and a poster frame's derivatives, read with
+// length, dimensions as shown (rotation applied), capture time from the container (Apple's
+// creationdate, else creation_time) and a poster frame's derivatives, read with
 // ffprobe and ffmpeg; without them ({ ffmpeg: false }, what coffer-photos passes with COFFER_FFMPEG=off), or from a broken file, nulls and none.
 import exifr from 'exifr'
 import { createHash } from 'node:crypto'
@@ -15,8 +16,8 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { exifTime } from '../../src/client/taken.ts'
-import { describeMedia, probedVideo, type MediaDescription } from '../../src/client/node/media.ts'
+import { exifTime, localZone, zoneOffset } from '../../src/client/taken.ts'
+import { containerCaptured, describeMedia, probedVideo, type MediaDescription, type MediaOptions } from '../../src/client/node/media.ts'
 import { candidateOf, walkedFile } from '../../src/client/node/walk.ts'
 import { generateLibrary, writeOpaque, writePhoto } from '../support/photos.ts'
 import { writeVideo, type MadeVideo } from '../support/videos.ts'
@@ -294,6 +295,14 @@ describe('describeMedia on videos (ffprobe and ffmpeg)', () => {
     await writeVideo(at('short.mp4'), { codec: 'h264', width: 64, height: 48, seconds: 0.4 })
     await writeVideo(at('anamorphic.mp4'), { codec: 'h264', width: 720, height: 576, seconds: 1, pixelAspect: '16:15' }) // PAL DV, shown 4:3
     await writeVideo(at('long-sound.mp4'), { codec: 'h264', width: 64, height: 48, seconds: 0.4, audioSeconds: 12 }) // the picture ends 1 s in
+    // Dated: an iPhone's MOV (Apple's creationdate where it was shot; its creation_time, the end of the recording, 14 s on), Apple's tag
+    // alone, a WebM's date (Matroska DateUTC), a winter creation_time, and a camera whose clock was never set (5 s past the Unix epoch).
+    const dated = { codec: 'h264', width: 64, height: 48, seconds: 0.4 } as const
+    await writeVideo(at('iphone.mov'), { ...dated, appleCreationDate: '2019-07-04T12:34:56-0700', creationTime: new Date(Date.UTC(2019, 6, 4, 19, 35, 10)) })
+    await writeVideo(at('apple-only.mov'), { ...dated, appleCreationDate: '2019-07-04T12:34:56+0530' })
+    await writeVideo(at('dated.webm'), { ...dated, codec: 'vp9', creationTime: captured })
+    await writeVideo(at('winter.mp4'), { ...dated, creationTime: new Date(Date.UTC(2020, 0, 15, 12, 0, 0)) })
+    await writeVideo(at('unset-clock.mp4'), { ...dated, creationTime: new Date(5000) })
     // Broken: the index gone (cut in half, with the moov at the end), and every frame's bytes zeroed under an intact index.
     const phone = await readFile(at('phone.mp4'))
     await writeFile(at('cut.mp4'), phone.subarray(0, phone.length >> 1))
@@ -303,14 +312,14 @@ describe('describeMedia on videos (ffprobe and ffmpeg)', () => {
   }, 60_000)
 
   it('reads the length to a frame and the dimensions, and makes a thumbnail and a preview (WebP) of a poster frame: MP4 with its index first or last, WebM', async () => {
-    for (const [name, type] of [
-      ['faststart.mp4', 'video/mp4'],
-      ['phone.mp4', 'video/mp4'],
-      ['clip.webm', 'video/webm'],
+    const utc = () => 0
+    for (const [name, type, capture] of [
+      ['faststart.mp4', 'video/mp4', {}],
+      ['phone.mp4', 'video/mp4', { captured: captured.getTime(), capturedSource: 'container', capturedOffset: 0 }], // its creation_time
+      ['clip.webm', 'video/webm', {}],
     ] as const) {
-      const video = await describeMedia(at(name), type, { location: true })
-      // phone.mp4 states a creation_time: no capture source names it (decision 0069), so none is read.
-      expect(video, name).toMatchObject({ ...noCapture, width: 320, height: 240 })
+      const video = await describeMedia(at(name), type, { location: true, zone: utc })
+      expect(video, name).toMatchObject({ ...noCapture, ...capture, width: 320, height: 240 })
       expect(Math.abs(video.duration! - 3000), name).toBeLessThanOrEqual(FRAME_MS)
       expect(sizes(video), name).toEqual(['thumbnail 320x240', 'preview 320x240'])
       for (const derivative of video.derivatives) {
@@ -323,6 +332,28 @@ describe('describeMedia on videos (ffprobe and ffmpeg)', () => {
     // The same frames, the same poster: the index's place changes nothing.
     const [first, last] = await Promise.all(['faststart.mp4', 'phone.mp4'].map((name) => describeMedia(at(name), 'video/mp4')))
     expect(await difference(first!.derivatives[0]!.bytes, last!.derivatives[0]!.bytes)).toBeLessThan(2)
+  })
+
+  it("dates a video by its container: Apple's creationdate at its own offset, else creation_time (UTC) at the device's zone then; none when its clock was never set or it states none", async () => {
+    const newYork = zoneOffset('America/New_York')!
+    const dated = async (name: string, options: MediaOptions = { zone: newYork }) => {
+      const { captured, capturedSource, capturedOffset } = await describeMedia(at(name), name.endsWith('.mov') ? 'video/quicktime' : 'video/mp4', options)
+      return { captured, capturedSource, capturedOffset }
+    }
+    const container = (captured: number, capturedOffset: number) => ({ captured, capturedSource: 'container', capturedOffset })
+    // creation_time is a moment: shown at the backing-up device's zone at that moment (summer time in July, not in January).
+    expect(await dated('phone.mp4')).toEqual(container(captured.getTime(), -240))
+    expect(await dated('winter.mp4')).toEqual(container(Date.UTC(2020, 0, 15, 12, 0, 0), -300))
+    expect(await dated('dated.webm')).toEqual(container(captured.getTime(), -240))
+    expect(await dated('phone.mp4', {})).toEqual(container(captured.getTime(), localZone(captured.getTime()))) // this machine's zone unless given
+    // Apple's tag is where it was shot, whatever the device's zone: it wins over creation_time.
+    expect(await dated('iphone.mov')).toEqual(container(Date.UTC(2019, 6, 4, 19, 34, 56), -420))
+    expect(await dated('apple-only.mov')).toEqual(container(Date.UTC(2019, 6, 4, 7, 4, 56), 330))
+    const iphone = await describeMedia(await readFile(at('iphone.mov')), 'video/quicktime', { zone: newYork }) // on stdin as from its path
+    expect([iphone.captured, iphone.capturedOffset]).toEqual([Date.UTC(2019, 6, 4, 19, 34, 56), -420])
+    for (const name of ['unset-clock.mp4', 'faststart.mp4', 'wide.mov'])
+      expect(await dated(name), name).toEqual({ captured: null, capturedSource: null, capturedOffset: null })
+    expect((await describeMedia(at('iphone.mov'), 'video/quicktime', { ffmpeg: false })).captured).toBeNull() // ffprobe reads it, or nothing does
   })
 
   it("reduces a large video's poster to the preview and thumbnail sizes, never enlarges a small one, widens non-square pixels, and reads a length under a second", async () => {
@@ -402,6 +433,60 @@ describe('describeMedia on videos (ffprobe and ffmpeg)', () => {
     const together = await Promise.all(names.map((name) => describeMedia(at(name), 'video/mp4')))
     expect(together.map(facts)).toEqual(names.map((name) => alone.get(name)))
     expect(alone.get('cut.mp4')).toBe('nullxnull null ')
+  })
+})
+
+describe('containerCaptured', () => {
+  const zone = (at: number) => (at >= Date.UTC(2019, 0, 1) ? 60 : -60)
+  const read = (format: Record<string, unknown>, stream: Record<string, unknown> = {}) =>
+    containerCaptured({ streams: [{ tags: stream }], format: { tags: format } }, zone)
+  const apple = 'com.apple.quicktime.creationdate'
+  it("takes Apple's creationdate at its offset, else creation_time as a moment at the zone given, else the video stream's creation_time", () => {
+    const moment = Date.UTC(2019, 6, 4, 10, 34, 56)
+    expect(read({ [apple]: '2019-07-04T12:34:56+0200', creation_time: '2019-07-04T10:40:00.000000Z' })).toEqual({
+      at: moment,
+      source: 'container',
+      offset: 120,
+    })
+    expect(read({ [apple]: '2019-07-04T05:04:56-05:30' })).toEqual({ at: moment, source: 'container', offset: -330 })
+    expect(read({ [apple]: '2019-07-04T10:34:56Z' })).toEqual({ at: moment, source: 'container', offset: 0 })
+    expect(read({ creation_time: '2019-07-04T10:34:56.000000Z' })).toEqual({ at: moment, source: 'container', offset: 60 })
+    expect(read({ creation_time: '2019-07-04T10:34:56.123456789Z' })).toEqual({ at: moment + 123, source: 'container', offset: 60 })
+    expect(read({ creation_time: '2019-07-04 10:34:56' })).toEqual({ at: moment, source: 'container', offset: 60 }) // older ffprobe: UTC, unsaid
+    expect(read({ creation_time: '2019-07-04T12:34:56+02:00' })).toEqual({ at: moment, source: 'container', offset: 60 }) // a moment all the same
+    expect(read({ creation_time: '2018-07-04T10:34:56Z' })).toEqual({ at: Date.UTC(2018, 6, 4, 10, 34, 56), source: 'container', offset: -60 }) // the zone then
+    expect(read({}, { creation_time: '2019-07-04T10:34:56.000000Z' })).toEqual({ at: moment, source: 'container', offset: 60 })
+    expect(read({ creation_time: '2019-07-04T10:34:56Z' }, { creation_time: '2020-01-01T00:00:00Z' })?.at).toBe(moment)
+  })
+  it("passes over a time that is unset (QuickTime's or Unix's zero, the day after), not a real date, unparsable, or at an offset beyond ±18 hours; Apple's without an offset", () => {
+    for (const unusable of [
+      '1904-01-01T00:00:00.000000Z',
+      '1970-01-01T00:00:00.000000Z',
+      '1970-01-01T23:59:59Z',
+      '1970-01-02T01:00:00+0200', // 23:00 on 1 January, UTC
+      '2019-02-30T10:34:56Z',
+      '2019-07-04T24:00:00Z',
+      '2019-07-04T10:34Z',
+      '2019:07:04 10:34:56',
+      'yesterday',
+      '',
+      '2019-07-04T10:34:56+1900',
+      '2019-07-04T10:34:56+0260',
+      20190704,
+      null,
+    ]) {
+      expect(read({ [apple]: unusable, creation_time: unusable }, { creation_time: unusable }), String(unusable)).toBeNull()
+    }
+    expect(read({ creation_time: '1970-01-02T00:00:00Z' })?.at).toBe(Date.UTC(1970, 0, 2)) // a clock a day on from its zero may be right
+    // Apple's tag without an offset, or unusable: creation_time.
+    expect(read({ [apple]: '2019-07-04T12:34:56', creation_time: '2019-07-04T10:34:56Z' })).toEqual({
+      at: Date.UTC(2019, 6, 4, 10, 34, 56),
+      source: 'container',
+      offset: 60,
+    })
+    expect(read({ [apple]: '1904-01-01T00:00:00+0000', creation_time: '2019-07-04T10:34:56Z' })?.offset).toBe(60)
+    expect(containerCaptured({ streams: [], format: {} }, zone)).toBeNull()
+    expect(containerCaptured(null, zone)).toBeNull()
   })
 })
 

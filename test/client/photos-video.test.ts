@@ -1,7 +1,7 @@
 // `coffer-photos` with videos (issue 41; docs/decisions/0069-video.md), in-process against a real
 // server, on a folder of a photo and two small real videos made by ffmpeg (a phone-style MP4,
-// turned 90° and its index at the end, and a VP9 WebM): backup reads each video's length and
-// dimensions with ffprobe and makes its thumbnail and preview from a poster frame (ffmpeg);
+// turned 90°, its index at the end and its creation_time set, and a VP9 WebM with none): backup reads each video's length,
+// dimensions and creation time with ffprobe and makes its thumbnail and preview from a poster frame (ffmpeg);
 // `ls` shows the length; restore gives the videos back byte for byte; free-up frees a video as
 // it frees a photo, only once its bytes are checked (kept while the server cannot check them,
 // freed once `verify --deep`, which passes, checked them here).
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { albumFiles, findAlbum, type Library } from '../../src/client/albums.ts'
 import type { RestoredFile } from '../../src/client/files.ts'
 import { durationText } from '../../src/client/media.ts'
+import { localZone } from '../../src/client/taken.ts'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { writePhoto } from '../support/photos.ts'
 import { accountLibrary, events, expectOk, photos, spawnPhotos, type PhotosRun } from '../support/photos-cli.ts'
@@ -29,6 +30,7 @@ let home: string
 let email: string
 let folder: string
 const FILES = ['IMG_0001.jpg', 'clip.mp4', 'river.webm'] as const
+const SHOT = Date.UTC(2019, 6, 4, 10, 34, 56) // clip.mp4's creation_time
 const before = new Map<string, string>()
 
 const summaryOf = (run: PhotosRun): Record<string, unknown> => events(run).find((e) => e.event === 'summary')!
@@ -49,8 +51,16 @@ beforeAll(async () => {
   email = uniqueEmail('video')
   folder = path.join(work, 'Trip')
   await writePhoto(path.join(folder, 'IMG_0001.jpg'), { format: 'jpeg', width: 640, height: 480, seed: 3 })
-  // A phone's: H.264, the index (moov) at the end, stored landscape and shown portrait.
-  await writeVideo(path.join(folder, 'clip.mp4'), { codec: 'h264', width: 320, height: 240, seconds: 2, rotate: 90, audioSeconds: 2 })
+  // A phone's: H.264, the index (moov) at the end, stored landscape and shown portrait, its creation_time in UTC.
+  await writeVideo(path.join(folder, 'clip.mp4'), {
+    codec: 'h264',
+    width: 320,
+    height: 240,
+    seconds: 2,
+    rotate: 90,
+    audioSeconds: 2,
+    creationTime: new Date(SHOT),
+  })
   await writeVideo(path.join(folder, 'river.webm'), { codec: 'vp9', width: 320, height: 180, seconds: 2.4 })
   for (const name of FILES) before.set(name, await fileSha256(path.join(folder, name)))
   expectOk(await photos(home, ['login', server.url, '--register', '--email', email, '--password-stdin'], { stdin: `${PASSWORD}\n` }))
@@ -74,7 +84,9 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
       const { metadata } = files.get(name)!
       expect([metadata.width, metadata.height], name).toEqual([width, height])
       expect(Math.abs(metadata.duration! - duration), name).toBeLessThanOrEqual(50)
-      expect(metadata.captured, name).toBeNull() // no capture source names a container's creation_time: its modification time dates it
+      // The container's creation_time, at this machine's zone then (metadata version 5); river.webm states none: its modification time dates it.
+      const dated = name === 'clip.mp4' ? [SHOT, 'container', localZone(SHOT)] : [null, null, null]
+      expect([metadata.captured, metadata.capturedSource, metadata.capturedOffset], name).toEqual(dated)
       expect(metadata.blobs.map((blob) => blob.kind).sort(), name).toEqual(['original', 'preview', 'thumbnail'])
       const thumbnail = await files.get(name)!.derivative('thumbnail')
       const shown = await sharp(thumbnail!).metadata()
@@ -92,6 +104,7 @@ describe('coffer-photos with videos', { timeout: 120_000 }, () => {
     expect(line('clip.mp4').split(/ {2,}/)[3]).toBe('240×320 0:02')
     expect(line('river.webm').split(/ {2,}/)[3]).toBe('320×180 0:02') // 2.4 s
     expect(line('IMG_0001.jpg').split(/ {2,}/)[3]).toBe('640×480')
+    expect([line('clip.mp4').split(/ {2,}/)[5], line('river.webm').split(/ {2,}/)[5]]).toEqual(['container', 'file-modified'])
     const json = await photos(home, ['ls', 'Trip', '--json'])
     const listed = Object.fromEntries(events(json).map((e) => [e.name, e]))
     expect(Math.abs((listed['clip.mp4']!.duration as number) - 2000)).toBeLessThanOrEqual(50)

@@ -29,6 +29,8 @@ export interface VideoOptions {
   readonly pixelAspect?: `${number}:${number}`
   /** The container's creation_time (MP4 and WebM). */
   readonly creationTime?: Date
+  /** MP4 and QuickTime only: Apple's com.apple.quicktime.creationdate, as an iPhone writes it ("2019-07-04T12:34:56+0200"), in the container's metadata keys (mdta). */
+  readonly appleCreationDate?: string
 }
 
 export interface MadeVideo {
@@ -69,9 +71,13 @@ export async function probedRotation(file: string): Promise<number> {
 export async function writeVideo(file: string, options: VideoOptions): Promise<MadeVideo> {
   await mkdir(path.dirname(file), { recursive: true })
   const source = ['-f', 'lavfi', '-i', `testsrc2=size=${options.width}x${options.height}:rate=${options.rate ?? 25}:duration=${options.seconds}`]
+  if (options.appleCreationDate !== undefined && options.codec !== 'h264') throw new Error('writeVideo: only an MP4 or QuickTime file has Apple tags')
+  // use_metadata_tags: every -metadata as an mdta key, as an iPhone writes its own.
+  const movFlags = [...(options.faststart === true ? ['+faststart'] : []), ...(options.appleCreationDate === undefined ? [] : ['+use_metadata_tags'])]
+  const muxing = movFlags.length === 0 ? [] : ['-movflags', movFlags.join('')]
   const codec =
     options.codec === 'h264'
-      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', ...(options.faststart === true ? ['-movflags', '+faststart'] : [])]
+      ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', ...muxing]
       : ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '400k']
   const audio =
     options.audioSeconds === undefined
@@ -82,7 +88,10 @@ export async function writeVideo(file: string, options: VideoOptions): Promise<M
     ...(options.pixelAspect === undefined ? [] : [`setsar=${options.pixelAspect.replace(':', '/')}`]),
   ]
   const filter = filters.length === 0 ? [] : ['-vf', filters.join(',')]
-  const created = options.creationTime === undefined ? [] : ['-metadata', `creation_time=${options.creationTime.toISOString()}`]
+  const created = [
+    ...(options.creationTime === undefined ? [] : ['-metadata', `creation_time=${options.creationTime.toISOString()}`]),
+    ...(options.appleCreationDate === undefined ? [] : ['-metadata', `com.apple.quicktime.creationdate=${options.appleCreationDate}`]),
+  ]
   if (options.rotate === undefined) {
     await ffmpeg([...source, ...audio.input, ...filter, ...codec, ...audio.codec, ...created, file])
     return { file, rotation: 0 }
@@ -91,16 +100,8 @@ export async function writeVideo(file: string, options: VideoOptions): Promise<M
   // ffmpeg 5 writes the rotate tag as a display matrix only when it copies the stream: encode, then remux.
   const encoded = `${file}.unrotated${path.extname(file)}`
   await ffmpeg([...source, ...audio.input, ...filter, ...codec, ...audio.codec, ...created, encoded])
-  await ffmpeg([
-    '-i',
-    encoded,
-    '-c',
-    'copy',
-    '-metadata:s:v:0',
-    `rotate=${options.rotate}`,
-    ...(options.faststart === true ? ['-movflags', '+faststart'] : []),
-    `${file}.tmp.mp4`,
-  ])
+  // The container's tags again: ffmpeg does not copy a creation_time over.
+  await ffmpeg(['-i', encoded, '-c', 'copy', '-metadata:s:v:0', `rotate=${options.rotate}`, ...created, ...muxing, `${file}.tmp.mp4`])
   await rm(encoded)
   await rename(`${file}.tmp.mp4`, file)
   const rotation = await probedRotation(file)

@@ -117,6 +117,18 @@ interface Vectors {
     salt: string
     blob: string
   }
+  metadata_v5: {
+    value: Omit<AssetMetadata, 'blobs' | 'contentMac' | 'capturedSource' | 'capturedOffset'> & {
+      blobs: { kind: string; hash: string; size: number; type: string }[]
+      content_mac: string
+      captured_source: CapturedSource | null
+      captured_offset: number | null
+    }
+    cbor: string
+    wrap_nonce: string
+    salt: string
+    blob: string
+  }
   content_keys: {
     content_key: string
     cases: { plaintext: string; plaintext_sha256: string; chunk_size: number; content_mac: string; file_key: string; salt: string; ciphertext: string }[]
@@ -428,6 +440,27 @@ onEachPrimitives('client format v1 test vectors (test/vectors/client-format-v1.j
     const cbor = independent.decrypt(fileKey, blob.subarray(61))
     expect(decodeCanonical(cbor)).toEqual({ v: 4, ...v4.value, content_mac: bytes(mac), blobs: value.blobs })
     expect((decodeCanonical(cbor) as { duration: number }).duration).toBe(12_345)
+  })
+
+  it('metadata blob v5 (an import: a sidecar date, a description): this implementation seals exactly its bytes, and an independent implementation opens it into the documented CBOR map', async () => {
+    const v5 = vectors.metadata_v5
+    const { content_mac: mac, captured_source: source, captured_offset: offset, ...fields } = v5.value
+    const value: AssetMetadata = {
+      ...fields,
+      blobs: fields.blobs.map((blob) => ({ ...blob, hash: bytes(blob.hash) })),
+      contentMac: bytes(mac),
+      capturedSource: source,
+      capturedOffset: offset,
+    }
+    const albumKey = bytes(keys.album_key)
+    expect(hex(encodeMetadata(value))).toBe(v5.cbor)
+    const blob = await sealMetadata(albumKey, ids, bytes(keys.file_key), value, { wrapNonce: bytes(v5.wrap_nonce), salt: bytes(v5.salt) })
+    expect(hex(blob)).toBe(v5.blob)
+    expect((await openMetadata(albumKey, ids, blob)).metadata).toEqual(value)
+    const fileKey = independent.unwrap(albumKey, keys.album_id, keys.file_id, blob.subarray(0, 61))
+    const cbor = independent.decrypt(fileKey, blob.subarray(61))
+    expect(decodeCanonical(cbor)).toEqual({ v: 5, ...v5.value, content_mac: bytes(mac), blobs: value.blobs })
+    expect(decodeCanonical(cbor)).toMatchObject({ captured_source: 'takeout', description: 'Grandma at 80, in the garden', favourite: true })
   })
 
   it('album record (metadata v3 with cover): this implementation writes exactly its CBOR, the documented map', () => {

@@ -140,6 +140,31 @@ const metadataV4Salt = pattern(16, 0xbd)
 const metadataV4WrapNonce = pattern(12, 0x9d)
 const metadataV4Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV4, { wrapNonce: metadataV4WrapNonce, salt: metadataV4Salt })
 
+// Metadata version 5 (decision 0071): a photo brought in from a Google Takeout export, its date
+// taken from the sidecar's photoTakenTime (2019-07-04 10:34:56 UTC) at the offset of its EXIF
+// wall clock (+02:00), its caption and favourite mark from the sidecar too.
+const metadataV5: AssetMetadata = {
+  name: 'Photos from 2019/IMG_0003.jpg',
+  size: 30,
+  type: 'image/jpeg',
+  modified: 1_767_225_600_000,
+  captured: 1_562_236_496_000,
+  capturedSource: 'takeout',
+  capturedOffset: 120,
+  width: 4032,
+  height: 3024,
+  description: 'Grandma at 80, in the garden',
+  favourite: true,
+  contentMac: metadataV2.contentMac!,
+  blobs: [
+    { kind: 'original', hash: pattern(32, 0xc5), size: 30, type: 'image/jpeg' },
+    { kind: 'thumbnail', hash: pattern(32, 0xe5), size: 20, type: 'image/webp' },
+  ],
+}
+const metadataV5Salt = pattern(16, 0xbe)
+const metadataV5WrapNonce = pattern(12, 0x9e)
+const metadataV5Blob = await sealMetadata(albumKey, { albumId, fileId }, fileKey, metadataV5, { wrapNonce: metadataV5WrapNonce, salt: metadataV5Salt })
+
 // An album's record (docs/client-format.md, "Albums"): version 3 metadata of the empty content,
 // named as the album, with the cover the person chose (an asset id of the album). Its mac and
 // blob hash are patterns: the vector pins the map.
@@ -237,6 +262,19 @@ const vectors = {
     wrap_nonce: hex(metadataV4WrapNonce),
     salt: hex(metadataV4Salt),
     blob: hex(metadataV4Blob),
+  },
+  metadata_v5: {
+    value: {
+      ...(({ contentMac: _mac, capturedSource: _source, capturedOffset: _offset, ...fields }) => fields)(metadataV5),
+      content_mac: contentCases[0]!.content_mac,
+      captured_source: metadataV5.capturedSource,
+      captured_offset: metadataV5.capturedOffset,
+      blobs: metadataV5.blobs.map((blob) => ({ ...blob, hash: hex(blob.hash) })),
+    },
+    cbor: hex(encodeMetadata(metadataV5)),
+    wrap_nonce: hex(metadataV5WrapNonce),
+    salt: hex(metadataV5Salt),
+    blob: hex(metadataV5Blob),
   },
   album_record: {
     value: {

@@ -183,6 +183,8 @@ export const ls: Command = {
         duration,
         asset_id: file.assetId,
         favourite: file.metadata.favourite === true,
+        location: file.metadata.location === undefined ? null : [file.metadata.location.latitude, file.metadata.location.longitude],
+        description: file.metadata.description ?? null,
         ...(shared ? { added_by: addedBy(file.writer) } : {}),
         derivatives: file.metadata.blobs.filter((b) => b.kind !== 'original').map((b) => b.kind),
       })

@@ -135,7 +135,7 @@ export const replace: Command = {
   --location   keep the GPS position from the photo's EXIF (encrypted like the rest); off by default
   --json       one JSON object per line on stdout: replaced`,
   options: { location: { type: 'boolean' } },
-  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg }) {
+  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg, zone }) {
     if (positionals.length !== 3) throw new UsageError("replace takes an album name, the file's name in the album, and the new file")
     const [albumName, given, local] = positionals as [string, string, string]
     const file = resolvePath(local)
@@ -151,7 +151,7 @@ export const replace: Command = {
     try {
       let uploadId: string | null = null
       const result = await replaceFile({ ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }, target.assetId, source, {
-        describe: () => describeMedia(file, source.type, { location: values.location === true, ffmpeg }),
+        describe: () => describeMedia(file, source.type, { location: values.location === true, ffmpeg, zone }),
         onUploadOpened: async (id) => {
           uploadId = id
           await state.uploadOpened(id)

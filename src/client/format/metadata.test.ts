@@ -5,7 +5,17 @@ import { describe, expect, it } from 'vitest'
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { ClientFormatError } from './errors.ts'
 import { generateFileKey, deriveAlbumKey } from './keys.ts'
-import { decodeMetadata, encodeMetadata, openMetadata, sealMetadata, type AssetMetadata, type CameraFacts } from './metadata.ts'
+import {
+  decodeMetadata,
+  DESCRIPTION_MAX,
+  descriptionOf,
+  encodeMetadata,
+  openMetadata,
+  sealMetadata,
+  SOURCED_CAPTURES,
+  type AssetMetadata,
+  type CameraFacts,
+} from './metadata.ts'
 import { cameraFromTags, exposureFraction } from '../media.ts'
 
 const metadata: AssetMetadata = {
@@ -130,7 +140,8 @@ describe('metadata version 3', () => {
       [{ ...stored, captured_offset: '+02:00' }, /captured_offset: an integer of minutes/],
       [{ ...stored, v: 2 }, /keys: expected .*content_mac/],
       [{ ...stored, v: 4 }, /keys: expected .*duration.*\(v 4\)/],
-      [{ ...stored, v: 5 }, /v: expected 1, 2, 3 or 4/],
+      [{ ...stored, v: 6 }, /v: expected 1, 2, 3, 4 or 5/],
+      [{ ...stored, captured_source: 'takeout' }, /captured_source: one of exif-original, exif-digitized, exif-modified, gps, or null/],
       [(({ captured_source: _source, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
       [(({ captured_offset: _offset, ...rest }) => rest)(stored), /keys: expected blobs, captured, captured_offset, captured_source, content_mac/],
       [(({ captured_source: _source, captured_offset: _offset, ...rest }) => ({ ...rest, v: 2, captured_offset: 0 }))(stored), /keys: expected .*\(v 2\)/],
@@ -332,6 +343,61 @@ describe('metadata version 4: a video', () => {
     const { duration: _duration, ...withoutDuration } = stored
     expect(() => decodeMetadata(encodeCanonical(withoutDuration))).toThrow(/keys: expected .*duration/)
     expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 3 }))).toThrow(/keys: expected/)
-    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 5 }))).toThrow(/v: expected 1, 2, 3 or 4/)
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 6 }))).toThrow(/v: expected 1, 2, 3, 4 or 5/)
+  })
+})
+
+describe('metadata version 5: a date from a sidecar or a container, a description', () => {
+  const v3: AssetMetadata = {
+    ...metadata,
+    contentMac: new Uint8Array(32).fill(7),
+    captured: 1_562_236_496_000,
+    capturedSource: 'exif-original',
+    capturedOffset: 120,
+  }
+
+  it('is written for a capture source that is not EXIF, and for a description; read back as it was', () => {
+    for (const source of SOURCED_CAPTURES) {
+      const sourced = { ...v3, capturedSource: source }
+      expect(decodeCanonical(encodeMetadata(sourced)), source).toMatchObject({ v: 5, captured_source: source })
+      expect(decodeMetadata(encodeMetadata(sourced))).toEqual(sourced)
+    }
+    const described = { ...v3, description: "Grandma's 80th\n\tin the garden ☀️" }
+    expect(decodeCanonical(encodeMetadata(described))).toMatchObject({ v: 5, description: described.description })
+    expect(decodeMetadata(encodeMetadata(described))).toEqual(described)
+    // A video's length comes along, optional in 5; without any of these a photo stays 3 and a video 4.
+    const video = { ...v3, capturedSource: 'container' as const, duration: 5000 }
+    expect(decodeMetadata(encodeMetadata(video))).toEqual(video)
+    expect(decodeCanonical(encodeMetadata({ ...v3, duration: 5000 }))).toMatchObject({ v: 4 })
+    expect(decodeCanonical(encodeMetadata(v3))).toMatchObject({ v: 3 })
+    expect(decodeCanonical(encodeMetadata(v3))).not.toHaveProperty('description')
+  })
+
+  it('takes a caption as a description can hold it: controls made spaces, trimmed, clipped whole', () => {
+    expect(descriptionOf('  Line one\r\nline two\rthree\u0007four\u0085 ')).toBe('Line one\nline two\nthree four')
+    expect(descriptionOf(' \t\n ')).toBeNull()
+    expect(descriptionOf('x'.repeat(DESCRIPTION_MAX + 10))).toHaveLength(DESCRIPTION_MAX)
+    // A surrogate pair the limit would split is left out whole.
+    const clipped = descriptionOf(`${'x'.repeat(DESCRIPTION_MAX - 1)}😀tail`)!
+    expect(clipped).toBe('x'.repeat(DESCRIPTION_MAX - 1))
+    for (const text of ['Grandma\tat 80', 'x'.repeat(DESCRIPTION_MAX + 1), 'a\u0000b'])
+      expect(encodeMetadata({ ...v3, description: descriptionOf(text)! }), JSON.stringify(text)).toBeInstanceOf(Uint8Array)
+  })
+
+  it('refuses a description empty, too long or with control characters, one before version 5, and a sourced date in an older version', () => {
+    expect(encodeMetadata({ ...v3, description: 'x'.repeat(DESCRIPTION_MAX) })).toBeInstanceOf(Uint8Array)
+    for (const bad of ['', 'x'.repeat(DESCRIPTION_MAX + 1), 'a\u0000b', 'bell\u0007', 'c1\u0085'])
+      expect(() => encodeMetadata({ ...v3, description: bad }), JSON.stringify(bad)).toThrow(/description: text of 1 to 4096 characters/)
+    // Without version 3's fields it cannot be written at all (a version 2 or 1 has no such key).
+    expect(() => encodeMetadata({ ...metadata, contentMac: new Uint8Array(32), description: 'x' })).toThrow(/keys: expected .*\(v 2\)/)
+    const stored = decodeCanonical(encodeMetadata({ ...v3, capturedSource: 'takeout', description: 'x' })) as Record<string, unknown>
+    expect(() => decodeMetadata(encodeCanonical({ ...stored, v: 4 }))).toThrow(/keys: expected/)
+    const { description: _description, ...sourcedOnly } = stored
+    for (const older of [3, 4])
+      expect(() => decodeMetadata(encodeCanonical({ ...sourcedOnly, v: older, ...(older === 4 ? { duration: 1 } : {}) })), String(older)).toThrow(
+        /captured_source: one of exif-original, exif-digitized, exif-modified, gps, or null/,
+      )
+    expect(() => decodeMetadata(encodeCanonical({ ...sourcedOnly, captured_source: 'file-name' }))).toThrow(/captured_source: one of .*takeout, xmp, container/)
+    expect(() => decodeMetadata(encodeCanonical({ ...sourcedOnly, description: 7 }))).toThrow(/description: text/)
   })
 })

@@ -1,7 +1,7 @@
 // The metadata blob of client format v1 (docs/client-format.md, "Metadata blob"): the file key
 // wrapped under the album key, then a metadata stream (STREAM, role metadata, under the file
-// key) of canonical CBOR naming the file and which blob is which (metadata version 3; 1 and 2
-// are read). Re-wrapping under a new album key rewrites the first 61 bytes only.
+// key) of canonical CBOR naming the file and which blob is which (metadata version 3, 4 for a
+// video, 5 for what an import or a container brought; 1 and 2 are read). Re-wrapping under a new album key rewrites the first 61 bytes only.
 import { decodeCanonical, encodeCanonical } from '../../codec/cbor.ts'
 import { concatBytes } from '../../sdk/bytes.ts'
 import { ClientFormatError } from './errors.ts'
@@ -11,7 +11,8 @@ import { decryptBytes, DEFAULT_CHUNK_SIZE, encryptBytes } from './stream.ts'
 /**
  * Version 3 adds `captured_source` and `captured_offset` (and the optional `camera`); version 2
  * added `content_mac` (required in 2 and 3); version 1, written before it, has none of them. A
- * writer writes 3, or 4 for a video's (VIDEO_METADATA_VERSION); a reader takes all four.
+ * writer writes 3, 4 for a video's (VIDEO_METADATA_VERSION), or 5 (SOURCED_METADATA_VERSION); a
+ * reader takes all five.
  */
 export const METADATA_VERSION = 3
 /**
@@ -19,13 +20,29 @@ export const METADATA_VERSION = 3
  * photo's metadata stays readable by the clients from before it (decision 0069).
  */
 export const VIDEO_METADATA_VERSION = 4
+/**
+ * Version 5 is version 4 with `duration` optional, the capture sources that are not the file's
+ * EXIF (SOURCED_CAPTURES) and an optional `description` (decision 0071): written only when one of
+ * those is there, so that a backup's photos and videos stay readable by the clients from before it.
+ */
+export const SOURCED_METADATA_VERSION = 5
 
 /**
  * Where `captured` came from (`captured_source`, version 3): a date read from the file itself at
  * backup, in the order src/client/taken.ts tries them (docs/client-format.md, "Date taken").
  */
-export const CAPTURED_SOURCES = ['exif-original', 'exif-digitized', 'exif-modified', 'gps'] as const
+export const EXIF_CAPTURES = ['exif-original', 'exif-digitized', 'exif-modified', 'gps'] as const
+/**
+ * The sources of version 5: a Google Takeout sidecar's `photoTakenTime`, an XMP sidecar's date,
+ * a video container's creation time (decision 0071).
+ */
+export const SOURCED_CAPTURES = ['takeout', 'xmp', 'container'] as const
+export const CAPTURED_SOURCES = [...EXIF_CAPTURES, ...SOURCED_CAPTURES] as const
 export type CapturedSource = (typeof CAPTURED_SOURCES)[number]
+const isSourced = (source: unknown): boolean => (SOURCED_CAPTURES as readonly unknown[]).includes(source)
+
+/** The longest `description`, in UTF-16 code units (a caption, not a document). */
+export const DESCRIPTION_MAX = 4096
 
 /** `captured_offset` spans ±18 hours, in minutes (taken.ts MAX_OFFSET_MINUTES). */
 const MAX_CAPTURED_OFFSET = 1080
@@ -93,8 +110,10 @@ export interface AssetMetadata {
   /** Pixel dimensions of the original, or null (not an image or video). */
   readonly width: number | null
   readonly height: number | null
-  /** A video's length in whole milliseconds, as the device read it at backup: version 4 only, absent for a photo and when unknown. */
+  /** A video's length in whole milliseconds, as the device read it at backup: versions 4 and 5, absent for a photo and when unknown. */
   readonly duration?: number
+  /** The person's caption, brought by an import (a Takeout sidecar, an XMP dc:description): version 5 only, absent when none. */
+  readonly description?: string
   /** Where the photo was taken (EXIF GPS): present only when the user opted in to recording it. */
   readonly location?: GeoLocation
   /** What the camera recorded (EXIF make, model, lens, exposure): version 3 only, present only when any of it is known. */
@@ -132,12 +151,19 @@ const VERSION_KEYS: Record<number, string[]> = {
   2: ['content_mac'],
   3: ['captured_offset', 'captured_source', 'content_mac'],
   4: ['captured_offset', 'captured_source', 'content_mac', 'duration'],
+  5: ['captured_offset', 'captured_source', 'content_mac'],
 }
 // `favourite` in every version: a photo stored before version 3 can be marked without inventing
 // the capture source version 3 requires (decision 0061). Version 3 writers always write it.
 const OPTIONAL_KEYS = ['favourite', 'location']
 /** The optional keys a version adds to OPTIONAL_KEYS. */
-const VERSION_OPTIONAL_KEYS: Record<number, string[]> = { 1: [], 2: [], 3: ['camera', 'cover'], 4: ['camera', 'cover'] }
+const VERSION_OPTIONAL_KEYS: Record<number, string[]> = {
+  1: [],
+  2: [],
+  3: ['camera', 'cover'],
+  4: ['camera', 'cover'],
+  5: ['camera', 'cover', 'description', 'duration'],
+}
 const BLOB_KEYS = ['hash', 'kind', 'size', 'type']
 /** The keys of `camera` (each optional, at least one present), and each one's TypeScript name. */
 const CAMERA_KEYS = {
@@ -153,6 +179,23 @@ const CAMERA_TEXT = ['lens', 'make', 'model'] as const
 const CAMERA_COUNTS = ['f_number_tenths', 'focal_length_tenths', 'iso'] as const
 
 const isSize = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+// C0 controls but tab and line feed, DEL and C1: a caption keeps its lines.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters refused
+const DESCRIPTION_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+/**
+ * A caption as `description` takes it, or null for none: controls but tab and line feed made
+ * spaces (a carriage return too: CR LF is one line feed), trimmed, clipped to DESCRIPTION_MAX
+ * code units without splitting a surrogate pair.
+ */
+export function descriptionOf(text: string): string | null {
+  let clean = text.replace(/\r\n?/g, '\n').replace(new RegExp(DESCRIPTION_CONTROL.source, 'g'), ' ').trim()
+  if (clean.length > DESCRIPTION_MAX) {
+    const cut = DESCRIPTION_MAX - (/[\ud800-\udbff]/.test(clean[DESCRIPTION_MAX - 1]!) ? 1 : 0)
+    clean = clean.slice(0, cut).trimEnd()
+  }
+  return clean === '' ? null : clean
+}
+
 const isTime = (value: unknown): value is number | null => value === null || (typeof value === 'number' && Number.isSafeInteger(value))
 const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.length >= 1 && value.length <= max
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -192,7 +235,7 @@ function problems(metadata: Record<string, unknown>): string[] {
   const optional = [...OPTIONAL_KEYS, ...(VERSION_OPTIONAL_KEYS[metadata.v as number] ?? VERSION_OPTIONAL_KEYS[METADATA_VERSION]!)].sort()
   const wellKeyed = required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || optional.includes(key))
   if (!wellKeyed) found.push(`keys: expected ${required.join(', ')} and optionally ${optional.join(', ')} (v ${String(metadata.v)}); got ${keys.join(', ')}`)
-  if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2, 3 or 4')
+  if (metadata.v !== undefined && !(typeof metadata.v === 'number' && metadata.v in VERSION_KEYS)) found.push('v: expected 1, 2, 3, 4 or 5')
   if (!isText(metadata.name, 1024)) found.push('name: text of 1 to 1024 characters')
   if (!isSize(metadata.size)) found.push('size: an unsigned integer up to 2^53-1')
   if (!isText(metadata.type, 255)) found.push('type: a media type of 1 to 255 characters')
@@ -200,12 +243,15 @@ function problems(metadata: Record<string, unknown>): string[] {
   for (const field of ['width', 'height'] as const)
     if (metadata[field] !== null && !isSize(metadata[field])) found.push(`${field}: an unsigned integer or null`)
   if ('duration' in metadata && !isSize(metadata.duration)) found.push('duration: an unsigned integer of milliseconds')
+  if ('description' in metadata && !(isText(metadata.description, DESCRIPTION_MAX) && !DESCRIPTION_CONTROL.test(metadata.description)))
+    found.push(`description: text of 1 to ${DESCRIPTION_MAX} characters without control characters but tab and line feed`)
   if ('favourite' in metadata && typeof metadata.favourite !== 'boolean') found.push('favourite: true or false')
   if ('content_mac' in metadata && !(metadata.content_mac instanceof Uint8Array && metadata.content_mac.length === 32))
     found.push('content_mac: 32 bytes (HMAC-SHA256)')
   if ('captured_source' in metadata) {
     const source = metadata.captured_source
-    if (source !== null && !CAPTURED_SOURCES.includes(source as CapturedSource)) found.push(`captured_source: one of ${CAPTURED_SOURCES.join(', ')}, or null`)
+    const sources = metadata.v === SOURCED_METADATA_VERSION ? CAPTURED_SOURCES : EXIF_CAPTURES
+    if (source !== null && !(sources as readonly unknown[]).includes(source)) found.push(`captured_source: one of ${sources.join(', ')}, or null`)
     else if ((source === null) !== (metadata.captured === null)) found.push('captured_source: null exactly when captured is null')
   }
   if ('captured_offset' in metadata) {
@@ -262,9 +308,9 @@ const toUnits = (degrees: number): number => Math.round(degrees * LOCATION_UNITS
  * The metadata as canonical CBOR (RFC 8949 section 4.2.1); throws TypeError listing every
  * problem. The version follows from the fields given: 3 with `contentMac` and `capturedSource`
  * (what a backup writes; `capturedOffset` is then required; `camera` and `cover` only here), 4
- * when a `duration` comes with them (a video), 2 with `contentMac` alone (a capture
- * time whose source is not known: an upload resumed from a point sealed before version 3), 1
- * with neither (the test vectors).
+ * when a `duration` comes with them (a video), 5 when the source is one of SOURCED_CAPTURES or a
+ * `description` comes with them, 2 with `contentMac` alone (a capture time whose source is not
+ * known: an upload resumed from a point sealed before version 3), 1 with neither (the test vectors).
  */
 export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
   const version =
@@ -272,9 +318,11 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
       ? 1
       : metadata.capturedSource === undefined
         ? 2
-        : metadata.duration === undefined
-          ? METADATA_VERSION
-          : VIDEO_METADATA_VERSION
+        : isSourced(metadata.capturedSource) || metadata.description !== undefined
+          ? SOURCED_METADATA_VERSION
+          : metadata.duration === undefined
+            ? METADATA_VERSION
+            : VIDEO_METADATA_VERSION
   const value = {
     v: version,
     name: metadata.name,
@@ -285,11 +333,12 @@ export function encodeMetadata(metadata: AssetMetadata): Uint8Array {
     width: metadata.width,
     height: metadata.height,
     ...(metadata.duration === undefined ? {} : { duration: metadata.duration }),
+    ...(metadata.description === undefined ? {} : { description: metadata.description }),
     ...(metadata.location === undefined ? {} : { location: [toUnits(metadata.location.latitude), toUnits(metadata.location.longitude)] }),
     ...(metadata.camera === undefined ? {} : { camera: cameraCbor(metadata.camera) }),
     ...(metadata.cover === undefined ? {} : { cover: metadata.cover }),
     ...(metadata.contentMac === undefined ? {} : { content_mac: metadata.contentMac }),
-    // Always in versions 3 and 4, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
+    // Always in versions 3 to 5, true or false: one byte either way, so a mark set or taken off keeps the blob's size.
     ...(metadata.favourite !== undefined || version >= METADATA_VERSION ? { favourite: metadata.favourite === true } : {}),
     ...(metadata.capturedSource === undefined ? {} : { captured_source: metadata.capturedSource }),
     // + 0: an offset of -0 would be written as a float.

@@ -52,6 +52,9 @@ export interface ResumePoint {
     readonly duration?: number
     /** Absent in a point sealed before the camera facts (or when there are none). */
     readonly camera?: CameraFacts | null
+    /** An import's caption and favourite mark (decision 0071); absent in a point sealed before them, and when there are none. */
+    readonly description?: string
+    readonly favourite?: boolean
     readonly location: GeoLocation | null
   }
   readonly derivatives: readonly SealedDerivative[]

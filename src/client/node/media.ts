@@ -1,8 +1,8 @@
 // What the client learns from a photo or video before backing it up (docs/client-library.md,
 // "Derivatives and EXIF"): its dimensions, capture time (EXIF or GPS: taken.ts) and (only when
 // the user opted in) location, a video's length, and the derivatives a viewer shows instead of
-// the original, all made here with sharp (libvips) and exifr; a video's poster frame and length
-// with ffmpeg and ffprobe when they are on the PATH (decision 0069). Node-only: sharp is native code.
+// the original, all made here with sharp (libvips) and exifr; a video's poster frame, length and
+// container creation time with ffmpeg and ffprobe when they are on the PATH (decision 0069). Node-only: sharp is native code.
 //
 // Bounded work: the file's first bytes decide whether it is an image at all, so a video or any
 // other file is never handed to an image decoder and never read here beyond its head; sharp refuses inputs
@@ -18,7 +18,7 @@ import path from 'node:path'
 import sharp, { type Metadata, type Sharp } from 'sharp'
 import type { CameraFacts, CapturedSource } from '../format/metadata.ts'
 import { CAMERA_TAGS, cameraFromTags, DERIVATIVE_QUALITY, PREVIEW_SIZE, previewType, THUMBNAIL_SIZE, THUMBNAIL_TYPE } from '../media.ts'
-import { capturedFromTags, TAKEN_TAGS } from '../taken.ts'
+import { type Captured, capturedFromTags, localZone, MAX_OFFSET_MINUTES, TAKEN_TAGS, type ZoneOffset } from '../taken.ts'
 
 /** A derivative's bytes as encoded (WebP, or JPEG for a JPEG's preview: media.ts; orientation applied, no metadata at all). */
 export interface Derivative {
@@ -30,11 +30,11 @@ export interface Derivative {
 }
 
 export interface MediaDescription {
-  /** Capture time from EXIF or GPS (taken.ts capturedFromTags), ms since the Unix epoch, or null. */
+  /** Capture time from EXIF or GPS (taken.ts capturedFromTags), or a video's container creation time (containerCaptured), ms since the Unix epoch, or null. */
   readonly captured: number | null
   /** The tag it came from; null exactly when `captured` is. */
   readonly capturedSource: CapturedSource | null
-  /** Minutes east of UTC of the wall clock where it was taken (taken.ts capturedFromTags); null without one (a floating time) or without `captured`. */
+  /** Minutes east of UTC of the wall clock where it was taken (taken.ts capturedFromTags, containerCaptured); null without one (a floating time) or without `captured`. */
   readonly capturedOffset: number | null
   /**
    * The original's dimensions as displayed: a photo's with its EXIF orientation applied, null unless it decoded;
@@ -192,6 +192,11 @@ export interface MediaOptions {
   readonly location?: boolean
   /** Read videos with ffprobe and ffmpeg when they are on the PATH; on unless given (false: a video is described as any other file). */
   readonly ffmpeg?: boolean
+  /**
+   * The backing-up device's time zone: the offset of a video's container `creation_time`, a
+   * moment with no zone of its own (containerCaptured). taken.ts localZone (TZ, else the system's) unless given.
+   */
+  readonly zone?: ZoneOffset
 }
 
 /**
@@ -207,11 +212,11 @@ export async function describeMedia(file: MediaInput, type: string, options: Med
   const location = options.location === true
   const format = imageFormat(await readHead(file), type)
   if (format === null) {
-    const video = type.startsWith('video/') && options.ffmpeg !== false ? await describeVideo(file) : null
+    const video = type.startsWith('video/') && options.ffmpeg !== false ? await describeVideo(file, options.zone ?? localZone) : null
     return {
-      captured: null, // a video's creation_time is left out: CAPTURED_SOURCES names no container tag (decision 0069)
-      capturedSource: null,
-      capturedOffset: null,
+      captured: video?.captured?.at ?? null,
+      capturedSource: video?.captured?.source ?? null,
+      capturedOffset: video?.captured?.offset ?? null,
       width: video?.width ?? null,
       height: video?.height ?? null,
       duration: video?.duration ?? null,
@@ -249,8 +254,8 @@ export async function describeMedia(file: MediaInput, type: string, options: Med
   }
 }
 
-// Videos: ffprobe reads the length and the dimensions from the container, ffmpeg decodes one
-// frame, and sharp makes the derivatives of that frame as it makes a photo's (decision 0069).
+// Videos: ffprobe reads the length, the dimensions and the creation time from the container,
+// ffmpeg decodes one frame, and sharp makes the derivatives of that frame as it makes a photo's (decision 0069).
 
 /** How long ffprobe may take to read a video's container, and ffmpeg to decode its poster frame. */
 const PROBE_TIMEOUT_MS = 10_000
@@ -358,15 +363,71 @@ export function probedVideo(json: unknown): ProbedVideo | null {
   return { ...shown, duration: duration !== null && Number.isSafeInteger(duration) && duration > 0 ? duration : null }
 }
 
+/** Apple's `com.apple.quicktime.creationdate` (an iPhone's MOV): the wall clock where it was shot with its offset, "2019-07-04T12:34:56+0200". */
+const APPLE_CREATION_DATE = 'com.apple.quicktime.creationdate'
+/** An ISO 8601 date and time as containers state them: "2019-07-04T10:34:56.000000Z" (ffprobe's creation_time), "…+0200", "…+02:00"; a space for the T (older ffprobe). */
+const CONTAINER_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/
+/** Before this a creation time is a clock never set: QuickTime's zero (1904-01-01), Unix's (1970-01-01) and the day after either. */
+const CONTAINER_TIME_MIN = Date.UTC(1970, 0, 2)
+
+/** A container's time as [the moment in ms, its stated offset in minutes east (null when it states none)]; null when it is not a real date and time or states an offset beyond ±18 hours. */
+function containerTime(value: unknown): [number, number | null] | null {
+  const match = typeof value === 'string' ? CONTAINER_TIME.exec(value.trim()) : null
+  if (match === null) return null
+  const [year, month, day, hours, minutes, seconds] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const wallClock = Date.UTC(year, month - 1, day, hours, minutes, seconds)
+  // Date.UTC rolls 30 February into March, 24:00 into the next day: a real date and time reads back the same.
+  if (new Date(wallClock).toISOString().slice(0, 19) !== `${match.slice(1, 4).join('-')}T${match.slice(4, 7).join(':')}`) return null
+  const zone = match[8]
+  let offset: number | null = null
+  if (zone === 'Z') offset = 0
+  else if (zone !== undefined) {
+    const [zoneHours, zoneMinutes] = [Number(zone.slice(1, 3)), Number(zone.slice(-2))]
+    if (zoneMinutes > 59 || zoneHours * 60 + zoneMinutes > MAX_OFFSET_MINUTES) return null
+    offset = (zone[0] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes) || 0
+  }
+  const milliseconds = match[7] === undefined ? 0 : Number(match[7].padEnd(3, '0').slice(0, 3))
+  return [wallClock - (offset ?? 0) * 60_000 + milliseconds, offset]
+}
+
+/**
+ * A video's capture time from ffprobe's JSON (source `container`, metadata version 5: docs/client-format.md,
+ * "Dates from outside the file's EXIF"): Apple's `com.apple.quicktime.creationdate` when it states
+ * an offset, at that offset (where it was shot); else the container's `creation_time`, else the
+ * video stream's (a moment: UTC, stated or not), at `zone` (the backing-up device's) at that
+ * moment. A time that does not parse, names no real date, lies before CONTAINER_TIME_MIN (a clock
+ * never set) or states an offset beyond ±18 hours is passed over. Null when none is left.
+ */
+export function containerCaptured(json: unknown, zone: ZoneOffset): Captured | null {
+  if (typeof json !== 'object' || json === null) return null
+  const { streams, format } = json as { streams?: unknown; format?: { tags?: Record<string, unknown> } }
+  const streamTags = Array.isArray(streams) ? (streams[0] as { tags?: Record<string, unknown> } | undefined)?.tags : undefined
+  const usable = (time: [number, number | null] | null): time is [number, number | null] => time !== null && time[0] >= CONTAINER_TIME_MIN
+  const apple = containerTime(format?.tags?.[APPLE_CREATION_DATE])
+  if (usable(apple) && apple[1] !== null) return { at: apple[0], source: 'container', offset: apple[1] }
+  for (const tags of [format?.tags, streamTags]) {
+    const created = containerTime(tags?.creation_time)
+    if (usable(created)) return { at: created[0], source: 'container', offset: zone(created[0]) }
+  }
+  return null
+}
+
 /** ffmpeg's name for the input: the file by its path (file: so that no name is taken for a protocol or an option), or stdin. */
 const ffmpegInput = (file: MediaInput): string => (typeof file === 'string' ? `file:${path.resolve(file)}` : 'pipe:0')
 const stdinOf = (file: MediaInput): Uint8Array | null => (typeof file === 'string' ? null : file)
 
-async function probe(tools: VideoTools, file: MediaInput): Promise<ProbedVideo | null> {
-  const entries = 'format=duration:stream=width,height,duration,sample_aspect_ratio:stream_tags=rotate:stream_side_data=rotation'
+/** What ffprobe says of the container and its first video stream: the facts probedVideo and containerCaptured read, as JSON. */
+async function probe(tools: VideoTools, file: MediaInput): Promise<unknown> {
+  const entries = [
+    'format=duration',
+    `format_tags=creation_time,${APPLE_CREATION_DATE}`,
+    'stream=width,height,duration,sample_aspect_ratio',
+    'stream_tags=rotate,creation_time',
+    'stream_side_data=rotation',
+  ].join(':')
   const args = ['-v', 'error', '-hide_banner', '-print_format', 'json', '-select_streams', 'v:0', '-show_entries', entries, ffmpegInput(file)]
   const printed = await run(tools.ffprobe, args, stdinOf(file), { timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_OUTPUT_MAX })
-  return probedVideo(JSON.parse(printed.toString('utf8')))
+  return JSON.parse(printed.toString('utf8'))
 }
 
 /**
@@ -387,22 +448,24 @@ function posterFrame(tools: VideoTools, file: MediaInput, atMs: number): Promise
 }
 
 /**
- * A video's dimensions, length and derivatives (a thumbnail and a preview of its poster frame,
- * WebP: decision 0069), or null without ffprobe and ffmpeg or when ffprobe cannot read it. A video
- * ffprobe reads but ffmpeg cannot decode keeps its dimensions and length, with no derivatives.
+ * A video's dimensions, length, capture time (containerCaptured, `zone` for a `creation_time`)
+ * and derivatives (a thumbnail and a preview of its poster frame, WebP: decision 0069), or null
+ * without ffprobe and ffmpeg or when ffprobe cannot read it. A video ffprobe reads but ffmpeg
+ * cannot decode keeps its dimensions, length and capture time, with no derivatives.
  * One decode slot for the whole: ffmpeg decodes on as many cores as it finds.
  */
-async function describeVideo(file: MediaInput): Promise<(ProbedVideo & { derivatives: Derivative[] }) | null> {
+async function describeVideo(file: MediaInput, zone: ZoneOffset): Promise<(ProbedVideo & { captured: Captured | null; derivatives: Derivative[] }) | null> {
   const tools = await findVideoTools()
   if (tools === null) return null
   return withDecodeSlot(async () => {
-    const probed = await probe(tools, file).catch(() => null)
+    const json = await probe(tools, file).catch(() => null)
+    const probed = probedVideo(json)
     if (probed === null) return null
     const at = probed.duration === null ? 0 : Math.min(POSTER_AT_MS, probed.duration / 10)
     // At 0 again when there was no frame there: a length that overstates what is there, a seek that fails.
     const first = await posterFrame(tools, file, at).catch(() => Buffer.alloc(0))
     const poster = first.length > 0 || at === 0 ? first : await posterFrame(tools, file, 0).catch(() => Buffer.alloc(0))
     const derivatives = poster.length === 0 ? [] : await derive(poster, 'png', true).catch(() => [])
-    return { ...probed, derivatives }
+    return { ...probed, captured: containerCaptured(json, zone), derivatives }
   })
 }

@@ -34,6 +34,9 @@ const TAKEN_FROM: Record<TakenSource, string> = {
   'exif-digitized': 'from the camera (EXIF, digitized)',
   'exif-modified': 'from EXIF (when the file was last saved)',
   gps: 'from the GPS clock',
+  takeout: 'from Google Photos (Takeout)',
+  xmp: 'from an XMP sidecar',
+  container: "from the video's creation time",
   'file-name': 'from the file name',
   'file-modified': "from the file's modification time",
   uploaded: 'upload time',
@@ -667,6 +670,14 @@ export function PhotoView({
           <dl>
             <dt>Name</dt>
             <dd data-fact="name">{metadata.name}</dd>
+            {metadata.description !== undefined && (
+              <>
+                <dt>Description</dt>
+                <dd data-fact="description" className="viewer-description">
+                  {metadata.description}
+                </dd>
+              </>
+            )}
             {addedBy !== null && (
               <>
                 <dt>Added by</dt>
