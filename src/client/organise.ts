@@ -161,17 +161,29 @@ export interface CopyResult {
  * and decrypted once to learn its content hash (nothing of it is sent). Throws
  * AssetNotFoundError when the source is not a live asset of its album.
  */
-export async function copyToAlbum(library: Library, fromAlbumId: string, assetId: string, toAlbumId: string): Promise<CopyResult> {
+export async function copyToAlbum(library: Library, fromAlbumId: string, assetId: string, toAlbumId: string, options: CopyOptions = {}): Promise<CopyResult> {
   if (fromAlbumId === toAlbumId) throw new TypeError('a photo is copied into another album, not its own')
-  return copyOpened(library, fromAlbumId, await current(library, fromAlbumId, assetId), toAlbumId)
+  return copyOpened(library, fromAlbumId, await current(library, fromAlbumId, assetId), toAlbumId, options)
 }
 
-async function copyOpened(library: Library, fromAlbumId: string, { asset, entry }: Current, toAlbumId: string): Promise<CopyResult> {
-  const content = await contentOf(library, fromAlbumId, entry)
+export interface CopyOptions {
+  /**
+   * The photo's plaintext SHA-256, when this device knows it (it stored the photo: the local
+   * index keeps it): the original is not downloaded. It must be what the metadata's `content_mac`
+   * names (checked: a copy is never made under another content's id); without a mac to check it
+   * by (metadata version 1), the original is read all the same.
+   */
+  readonly contentSha256?: Uint8Array
+}
+
+async function copyOpened(library: Library, fromAlbumId: string, { asset, entry }: Current, toAlbumId: string, options: CopyOptions = {}): Promise<CopyResult> {
+  // Only against a mac to check it by (metadata version 1 has none: the original is read then).
+  const known = asset.metadata.contentMac === undefined ? undefined : options.contentSha256
+  const content = known ?? (await contentOf(library, fromAlbumId, entry))
   const contentMac = await contentMacOf(library.masterKey, content)
   // The original is authenticated under the file key; a mac that differs would be metadata written for another content.
   if (asset.metadata.contentMac !== undefined && !equalBytes(asset.metadata.contentMac, contentMac))
-    throw new Error(`asset ${asset.assetId}: its original is not the content its metadata names`)
+    throw new Error(`asset ${asset.assetId}: its original is not the content ${known === undefined ? 'its metadata names' : 'given'}`)
   const metadata: AssetMetadata = { ...asset.metadata, contentMac }
   const albumKey = await albumKeyOf(library, toAlbumId, writeEpoch(library, toAlbumId))
   const contentHash = sha256Hex(content)

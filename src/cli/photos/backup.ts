@@ -7,8 +7,6 @@ import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { describeMedia, findVideoTools } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
-import { AlbumHistoryKeeper } from '../../client/history.ts'
-import { sharedHistory } from '../../client/sharing.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
 import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
@@ -19,7 +17,7 @@ import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, FFMPEG_SWITCH, UsageError, type Command, type Invocation } from './command.ts'
 import { dryRunBackup } from './backup-dry-run.ts'
-import { backupAlbum, countOption, libraryOf } from './library.ts'
+import { backupTargetOf, countOption, libraryOf } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -101,7 +99,7 @@ export const backup: Command = {
     watch: { type: 'boolean' },
     ...VERBOSITY_OPTIONS,
   },
-  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg }) {
+  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg, zone }) {
     const [folder, ...extra] = positionals
     if (folder === undefined || extra.length > 0) throw new UsageError('backup takes one folder')
     const root = resolvePath(folder)
@@ -120,18 +118,16 @@ export const backup: Command = {
       await dryRunBackup({ library, album: albumGiven, files: walk(), stateFile: path.join(account.home, 'state.sqlite'), out, verbosity })
       return EXIT.ok
     }
-    const { album, library: albumLibrary } = await backupAlbum(account, albumGiven)
     const state = openSyncState(path.join(account.home, 'state.sqlite'))
-    // The album's history on the sync state's connection: a write per file noted without opening the file again.
-    const history = new AlbumHistoryKeeper({ ...albumLibrary, ...sharedHistory(albumLibrary), client: account.client }, state)
+    let opened: Awaited<ReturnType<typeof backupTargetOf>>
     try {
-      await history.check(album.albumId, album.name)
+      opened = await backupTargetOf(account, albumGiven, state)
     } catch (error) {
       state.close()
       throw error
     }
+    const { album, target } = opened
     let watcher: FolderWatch | null = null
-    const target = { ...albumLibrary, client: history.guard(account.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)
     /**
@@ -149,7 +145,7 @@ export const backup: Command = {
       const videosWithoutFfmpeg = new Set<string | Uint8Array>()
       const describe = async (at: string | Uint8Array, type: string) => {
         if (type.startsWith('video/') && (!ffmpeg || (await findVideoTools()) === null)) videosWithoutFfmpeg.add(at)
-        return describeMedia(at, type, { location, ffmpeg })
+        return describeMedia(at, type, { location, ffmpeg, zone })
       }
       const readBefore = bytesReadByProcess()
       try {

@@ -59,6 +59,12 @@ export const COMMANDS: readonly ListedCommand[] = [
     load: async () => (await import('./backup.ts')).backup,
   },
   {
+    name: 'import',
+    summary: 'bring in a Google Takeout export (its zips as they are): dates, places, albums (resumable)',
+    photoWork: true,
+    load: async () => (await import('./import.ts')).importCommand,
+  },
+  {
     name: 'albums',
     summary: 'list the albums (how many files, when taken), or rename one',
     photoWork: true,

@@ -12,6 +12,7 @@ import { AlbumTamperedError } from '../../client/tampering.ts'
 import { albumMemoryFile } from '../../client/node/album-memory.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import { listTrash, type TrashList } from '../../client/trash.ts'
+import type { ReplaceTarget } from '../../client/edits.ts'
 import type { Account } from './account.ts'
 import { SetupNeeded, UsageError, type Invocation } from './command.ts'
 import { Home } from './home.ts'
@@ -146,6 +147,26 @@ export async function backupAlbum(account: Account, name: string): Promise<{ alb
   const { refused } = await sharePartnerAlbums({ library, contacts: contactsOf(account) }, [made.albumId])
   if (refused[0] !== undefined) throw refused[0]
   return { album: made, library }
+}
+
+/**
+ * The album `backup` or `import` writes into (backupAlbum), as the sync engine's target: its
+ * history checked first, and kept on the sync state's connection (`state`), so that each write is
+ * noted without opening the file again.
+ */
+export async function backupTargetOf(
+  account: Account,
+  name: string,
+  state: AlbumMemoryStore,
+): Promise<{ album: NamedAlbum; library: PhotosLibrary; target: ReplaceTarget & { readonly history: AlbumHistoryKeeper; readonly albumId: string } }> {
+  const { album, library } = await backupAlbum(account, name)
+  const history = new AlbumHistoryKeeper({ ...library, ...sharedHistory(library), client: account.client }, state)
+  await history.check(album.albumId, album.name)
+  return {
+    album,
+    library,
+    target: { ...library, client: history.guard(account.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion },
+  }
 }
 
 export async function namedAlbum(library: Library, name: string | undefined): Promise<NamedAlbum> {
