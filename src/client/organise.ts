@@ -25,9 +25,9 @@ interface Current {
   readonly entry: Feed['entries'][number]
 }
 
-async function current(library: Library, albumId: string, assetId: string): Promise<Current> {
-  const entry = await findAssetEntry(library.client, albumId, assetId)
-  if (entry === null) throw new AssetNotFoundError(albumId, assetId)
+async function current(library: Library, albumId: string, assetId: string, known?: Feed['entries'][number]): Promise<Current> {
+  const entry = known ?? (await findAssetEntry(library.client, albumId, assetId))
+  if (entry === null || entry.asset_id !== assetId || entry.action === 'delete') throw new AssetNotFoundError(albumId, assetId)
   const asset = await openStoredAsset({ ...library, albumId }, entry)
   // The envelope's file id is signed; the feed entry's asset_id is the server's word.
   if (asset.envelope.file_id !== assetId) throw new Error(`the feed entry of asset ${assetId} carries a manifest of another asset`)
@@ -163,7 +163,7 @@ export interface CopyResult {
  */
 export async function copyToAlbum(library: Library, fromAlbumId: string, assetId: string, toAlbumId: string, options: CopyOptions = {}): Promise<CopyResult> {
   if (fromAlbumId === toAlbumId) throw new TypeError('a photo is copied into another album, not its own')
-  return copyOpened(library, fromAlbumId, await current(library, fromAlbumId, assetId), toAlbumId, options)
+  return copyOpened(library, fromAlbumId, await current(library, fromAlbumId, assetId, options.entry), toAlbumId, options)
 }
 
 export interface CopyOptions {
@@ -174,6 +174,11 @@ export interface CopyOptions {
    * by (metadata version 1), the original is read all the same.
    */
   readonly contentSha256?: Uint8Array
+  /**
+   * The source's live feed entry, when the caller read the album's feed already (an import
+   * copying many photos reads it once, not once a photo): opened and checked as one found here.
+   */
+  readonly entry?: Feed['entries'][number]
 }
 
 async function copyOpened(library: Library, fromAlbumId: string, { asset, entry }: Current, toAlbumId: string, options: CopyOptions = {}): Promise<CopyResult> {

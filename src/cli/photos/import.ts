@@ -14,6 +14,8 @@ import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
 import { openSyncState } from '../../client/node/state.ts'
 import { copyToAlbum } from '../../client/organise.ts'
+import { liveEntriesOf } from '../../client/verify.ts'
+import type { Feed } from '../../sdk/client.ts'
 import { albumView, backupAll, type AlbumView, type BackupSummary, type Candidate } from '../../client/sync.ts'
 import { planTakeout, readSidecar, takeoutFacts, type TakeoutPhoto } from '../../client/takeout-import.ts'
 import { fromHex } from '../../sdk/bytes.ts'
@@ -95,7 +97,7 @@ export const importCommand: Command = {
       const staging = await openStaging(path.join(account.home, 'import-staging'))
       const progress = transferProgress(out, totals, { verbosity, skippedWord: 'already stored' })
       const sidecars = new Map<TakeoutPhoto, SidecarOutcome>()
-      const trashed: string[] = []
+      const trashed = new Set<string>()
       const summaries: BackupSummary[] = []
       const copies = { added: 0, present: 0, failed: 0 }
       const targets = new Map<string, Awaited<ReturnType<typeof backupTargetOf>>>()
@@ -123,7 +125,7 @@ export const importCommand: Command = {
               sidecars.set(photo, reading === null ? 'none' : sidecar === null ? 'unreadable' : photo.via!)
               if (reading !== null && 'error' in reading) out.warn(`coffer-photos: sidecar not read: ${reading.error}`)
               if (sidecar?.trashed === true) {
-                trashed.push(photo.file.path)
+                trashed.add(photo.file.path)
                 progress.advance(photo.file.size, photo.file.path, { skipped: true })
                 continue
               }
@@ -186,21 +188,32 @@ export const importCommand: Command = {
           return view
         }
         if (!stopped) {
+          const toCopy: { photo: TakeoutPhoto; from: string; assetId: string; content: Uint8Array; into: string[] }[] = []
           for (const photo of plan.photos) {
-            if (signal?.aborted === true) break
-            const others = photo.albums.filter((album) => album !== homeOf(photo))
-            if (others.length === 0 || trashed.includes(photo.file.path)) continue
+            const into = photo.albums.filter((album) => album !== homeOf(photo))
             const home = targets.get(homeOf(photo))
-            const indexed = home === undefined ? null : await state.lastBackedUp(home.target.albumId, storedName(photo))
-            if (home === undefined || indexed === null) continue // not stored (it failed): said above
-            const content = fromHex(indexed.contentHash)
-            for (const albumName of others) {
+            if (into.length === 0 || home === undefined || trashed.has(photo.file.path)) continue
+            const indexed = await state.lastBackedUp(home.target.albumId, storedName(photo))
+            if (indexed === null) continue // not stored (it failed): said above
+            toCopy.push({ photo, from: home.target.albumId, assetId: indexed.assetId, content: fromHex(indexed.contentHash), into })
+          }
+          // Each source's feed entry read once per album, in one pass over its feed (not a pass per copy).
+          const sources = new Map<string, Feed['entries'][number]>()
+          for (const from of new Set(toCopy.map((copy) => copy.from))) {
+            const client = [...targets.values()].find((opened) => opened.target.albumId === from)!.target.client
+            const wanted = toCopy.filter((copy) => copy.from === from).map((copy) => copy.assetId)
+            for await (const entry of liveEntriesOf(client, from, wanted)) sources.set(entry.asset_id, entry)
+          }
+          for (const { photo, from, assetId, content, into: albumNames } of toCopy) {
+            if (signal?.aborted === true) break
+            for (const albumName of albumNames) {
               const to = await targetOf(albumName)
               // The album's protocol version goes with the write, as `cp` gives it.
               const into = { ...to.library, client: to.target.client, protocolVersion: to.album.protocolVersion }
+              const entry = sources.get(assetId)
               const status = (await viewOf(to.target)).live.has(await assetIdFor(account.masterKey, to.target.albumId, content))
                 ? 'present'
-                : await copyToAlbum(into, home.target.albumId, indexed.assetId, to.target.albumId, { contentSha256: content }).then(
+                : await copyToAlbum(into, from, assetId, to.target.albumId, { contentSha256: content, ...(entry === undefined ? {} : { entry }) }).then(
                     (copied) => copied.status,
                     (error: unknown) => {
                       out.warn(`coffer-photos: ${photo.file.path}: not added to album "${albumName}": ${(error as Error).message}`)
@@ -224,7 +237,7 @@ export const importCommand: Command = {
       const sidecarCount = (outcome: SidecarOutcome) => [...sidecars.values()].filter((value) => value === outcome).length
       const skippedByReason = new Map<string, number>()
       for (const { reason } of plan.skipped) skippedByReason.set(reason, (skippedByReason.get(reason) ?? 0) + 1)
-      if (trashed.length > 0) skippedByReason.set(SKIPPED_TRASHED, trashed.length)
+      if (trashed.size > 0) skippedByReason.set(SKIPPED_TRASHED, trashed.size)
       const seconds = (Date.now() - started) / 1000
       const matched = { own: sidecarCount('own'), edited: sidecarCount('edited'), live: sidecarCount('live') }
       out.event('summary', {
