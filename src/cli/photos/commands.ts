@@ -60,7 +60,7 @@ export const COMMANDS: readonly ListedCommand[] = [
   },
   {
     name: 'import',
-    summary: 'bring in a Google Takeout export (its zips as they are): dates, places, albums (resumable)',
+    summary: 'bring in a Google Takeout export (its zips as they are), or a folder with XMP sidecars: dates, places (resumable)',
     photoWork: true,
     load: async () => (await import('./import.ts')).importCommand,
   },

@@ -21,6 +21,7 @@ import { planTakeout, readSidecar, takeoutFacts, type TakeoutPhoto } from '../..
 import { fromHex } from '../../sdk/bytes.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
+import { importFolder } from './import-folder.ts'
 import { EXIT, UsageError, type Command } from './command.ts'
 import { backupTargetOf, countOption } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
@@ -41,6 +42,8 @@ type SidecarOutcome = 'own' | 'edited' | 'live' | 'none' | 'unreadable'
 export const importCommand: Command = {
   usage: `usage: coffer-photos import takeout <zip file or folder>... [--album NAME] [--concurrency N]
                           [--no-location] [--quiet | --verbose] [--json]
+       coffer-photos import folder <folder> [--album NAME] [--concurrency N]
+                          [--no-location] [--quiet | --verbose] [--json]
 
   Brings in a Google Takeout export of Google Photos: give every zip archive of the export (or
   the folders holding them), or the one folder you unpacked it to. The archives are read as they
@@ -52,22 +55,35 @@ export const importCommand: Command = {
   Photos in Google Photos' trash are left out. Ctrl-C stops after the photos in flight; run the
   same command again to continue: nothing stored is sent again.
 
+  import folder backs up <folder> and its subfolders into one album, as backup does, with what
+  each photo's XMP sidecar says (IMG_1.jpg.xmp, else IMG_1.xmp: darktable, digiKam, Lightroom,
+  Immich, Apple Photos' "Export IPTC as XMP"): the date taken (it wins over the file's own), the
+  place and the description; and the favourites of Apple's iCloud Photos export (Photo
+  Details.csv). Resumable the same way.
+
   --album NAME       the album for the photos of the year folders; default: "${TAKEOUT_LIBRARY_ALBUM}"
+                     (import folder: the album for all; default: the folder's name)
   --concurrency N    photos in flight at once (1-64, default 4)
-  --no-location      leave out where the photos were taken (kept by default: Google Photos had it)
+  --no-location      leave out where the photos were taken (kept by default: the export had it)
   -q, --quiet        print only the summary and what went wrong (no progress)
-  -v, --verbose      also print one line per photo, and the JSON files no photo claims
+  -v, --verbose      also print one line per photo, and the JSON or XMP files no photo claims
   --json             one JSON object per line on stdout: plan, file (one per photo), copy (one
-                     per album a photo is added to), summary`,
+                     per album a photo is added to), summary; import folder: start, file (with
+                     its sidecar), summary`,
   options: {
     album: { type: 'string' },
     concurrency: { type: 'string' },
     'no-location': { type: 'boolean' },
     ...VERBOSITY_OPTIONS,
   },
-  async run({ positionals, values, out, signal, home, resolvePath, ffmpeg, zone }) {
+  async run(invocation) {
+    const { positionals, values, out, signal, home, resolvePath, ffmpeg, zone } = invocation
     const [kind, ...given] = positionals
-    if (kind !== 'takeout') throw new UsageError('import takes the kind of export first: `coffer-photos import takeout <zip files or folder>`')
+    if (kind === 'folder') return importFolder(invocation, given)
+    if (kind !== 'takeout')
+      throw new UsageError(
+        'import takes the kind of export first: `coffer-photos import takeout <zip files or folder>` or `coffer-photos import folder <folder>`',
+      )
     if (given.length === 0) throw new UsageError('import takeout takes the zip archives of the export, or the folder it was unpacked to')
     const concurrency = countOption(values.concurrency, 'concurrency', 4)
     const location = values['no-location'] !== true
