@@ -21,6 +21,7 @@ import { descriptionOf } from './format/metadata.ts'
 import type { MediaFacts } from './files.ts'
 import { fileNameDate } from './taken.ts'
 import type { XmpDatePrecision, XmpFacts } from './xmp.ts'
+import { ProblemError } from './problem-error.ts'
 
 // ---------------------------------------------------------------------------------------------
 // An XMP sidecar over the file
@@ -111,15 +112,7 @@ export const PHOTO_DETAILS_MAX_LENGTH = 32 * 1024 * 1024
 export type PhotoDetailsProblem = 'too-large' | 'malformed' | 'not-photo-details'
 
 /** A details file that is not read, and why: the one error parsePhotoDetails throws. */
-export class PhotoDetailsError extends Error {
-  readonly problem: PhotoDetailsProblem
-
-  constructor(problem: PhotoDetailsProblem, message: string) {
-    super(message)
-    this.name = 'PhotoDetailsError'
-    this.problem = problem
-  }
-}
+export class PhotoDetailsError extends ProblemError<PhotoDetailsProblem> {}
 
 /** One photo's row: its file's name (NFC) and whether it is a favourite (`yes`, `no`; null for anything else). */
 export interface PhotoDetailsRow {

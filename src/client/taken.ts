@@ -117,7 +117,7 @@ export function exifOffset(offset: unknown): number | null {
 }
 
 /** Date.UTC of these fields when they name a real date and time (Date.UTC rolls 30 February into March: a real one reads back the same), else null. */
-function realUtc(year: number, month: number, day: number, hours = 0, minutes = 0, seconds = 0): number | null {
+export function realUtc(year: number, month: number, day: number, hours = 0, minutes = 0, seconds = 0): number | null {
   const at = Date.UTC(year, month - 1, day, hours, minutes, seconds)
   const check = new Date(at)
   const real =

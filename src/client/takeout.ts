@@ -27,6 +27,7 @@
 //   extra_formats.dart, issue 100: more year-folder and special-folder translations.
 import type { GeoLocation } from './format/metadata.ts'
 import { BACKED_UP_TYPES, mediaTypeOfName } from './media-types.ts'
+import { ProblemError } from './problem-error.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Sidecar names
@@ -528,15 +529,7 @@ export const TAKEOUT_JSON_MAX_DEPTH = 32
 export type TakeoutJsonProblem = 'too-large' | 'too-deep' | 'malformed' | 'not-a-sidecar' | 'not-album-metadata'
 
 /** A JSON file of the export that is not read, and why: the one error parseSidecar and parseAlbumMetadata throw. */
-export class TakeoutJsonError extends Error {
-  readonly problem: TakeoutJsonProblem
-
-  constructor(problem: TakeoutJsonProblem, message: string) {
-    super(message)
-    this.name = 'TakeoutJsonError'
-    this.problem = problem
-  }
-}
+export class TakeoutJsonError extends ProblemError<TakeoutJsonProblem> {}
 
 /** What a photo's sidecar says that Coffer can keep. */
 export interface TakeoutSidecar {

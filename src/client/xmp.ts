@@ -26,7 +26,8 @@
 // ("2019" becomes 2019), takes time quadratic in the size of a file with unclosed tags (8 s for
 // 400 KB), and may not be imported by the client core (test/architecture/imports.test.ts).
 import type { GeoLocation } from './format/metadata.ts'
-import { MAX_OFFSET_MINUTES } from './taken.ts'
+import { MAX_OFFSET_MINUTES, realUtc } from './taken.ts'
+import { ProblemError } from './problem-error.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Which sidecar
@@ -75,15 +76,7 @@ export const XMP_MAX_DEPTH = 64
 export type XmpProblem = 'too-large' | 'too-deep' | 'doctype' | 'malformed' | 'not-xmp'
 
 /** A sidecar that is not read, and why: the one error parseXmpSidecar throws. */
-export class XmpError extends Error {
-  readonly problem: XmpProblem
-
-  constructor(problem: XmpProblem, message: string) {
-    super(message)
-    this.name = 'XmpError'
-    this.problem = problem
-  }
-}
+export class XmpError extends ProblemError<XmpProblem> {}
 
 /** The properties a date taken is read from, in order (named with their usual prefixes; matched by namespace). */
 export const XMP_DATE_TAGS = ['exif:DateTimeOriginal', 'photoshop:DateCreated', 'xmp:CreateDate', 'exif:DateTimeDigitized'] as const
@@ -203,21 +196,6 @@ function parseDate(value: string | null): ParsedDate | null {
   const milliseconds = fraction === undefined ? 0 : Number(fraction.slice(0, 3).padEnd(3, '0'))
   const precision: XmpDatePrecision = hours === undefined ? 'day' : seconds === undefined ? 'minute' : 'second'
   return { wallClock: wallClock + milliseconds, offset, precision }
-}
-
-/** Date.UTC of these fields when they name a real date and time (Date.UTC rolls 30 February into March: a real one reads back the same), else null. */
-function realUtc(year: number, month: number, day: number, hours: number, minutes: number, seconds: number): number | null {
-  const at = Date.UTC(year, month - 1, day, hours, minutes, seconds)
-  const check = new Date(at)
-  const real =
-    year >= 1 &&
-    check.getUTCFullYear() === year &&
-    check.getUTCMonth() === month - 1 &&
-    check.getUTCDate() === day &&
-    check.getUTCHours() === hours &&
-    check.getUTCMinutes() === minutes &&
-    check.getUTCSeconds() === seconds
-  return real ? at : null
 }
 
 /** The wall clock cut to a precision, to compare two dates written to different ones. */

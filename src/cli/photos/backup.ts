@@ -7,7 +7,6 @@ import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { describeMedia, findVideoTools } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
-import { openSyncState } from '../../client/node/state.ts'
 import { filtered, PatternError, pathFilter, type PathFilter } from '../../client/node/path-patterns.ts'
 import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile, type WalkReport } from '../../client/node/walk.ts'
 import { changedFiles, watchFolder, type FolderWatch } from '../../client/node/watch.ts'
@@ -17,7 +16,7 @@ import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, FFMPEG_SWITCH, UsageError, type Command, type Invocation } from './command.ts'
 import { dryRunBackup } from './backup-dry-run.ts'
-import { backupTargetOf, countOption, libraryOf } from './library.ts'
+import { openBackupTarget, countOption, libraryOf } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -118,15 +117,7 @@ export const backup: Command = {
       await dryRunBackup({ library, album: albumGiven, files: walk(), stateFile: path.join(account.home, 'state.sqlite'), out, verbosity })
       return EXIT.ok
     }
-    const state = openSyncState(path.join(account.home, 'state.sqlite'))
-    let opened: Awaited<ReturnType<typeof backupTargetOf>>
-    try {
-      opened = await backupTargetOf(account, albumGiven, state)
-    } catch (error) {
-      state.close()
-      throw error
-    }
-    const { album, target } = opened
+    const { album, target, state } = await openBackupTarget(account, albumGiven)
     let watcher: FolderWatch | null = null
     const view = albumView(album.albumId)
     const inMemoryMax = inMemoryMaxFor(concurrency)

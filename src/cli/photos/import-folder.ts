@@ -16,14 +16,13 @@ import { uploadFraction } from '../../client/files.ts'
 import { favouritesOf, folderFacts, isPhotoDetailsName, parsePhotoDetails, PHOTO_DETAILS_MAX_LENGTH, PhotoDetailsError } from '../../client/folder-import.ts'
 import { describeMedia } from '../../client/node/media.ts'
 import { inMemoryMaxFor } from '../../client/node/files.ts'
-import { openSyncState } from '../../client/node/state.ts'
 import { candidateOf, walkMedia, type SkippedFile, type UnreadableFolder, type WalkedFile } from '../../client/node/walk.ts'
 import { albumView, backupAll, type Candidate } from '../../client/sync.ts'
 import { parseXmpSidecar, XMP_MAX_LENGTH, xmpSidecarFor, XmpError, type XmpFacts } from '../../client/xmp.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
 import { EXIT, UsageError, type ExitCode, type Invocation } from './command.ts'
-import { backupTargetOf, countOption } from './library.ts'
+import { openBackupTarget, countOption } from './library.ts'
 import { verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
 
@@ -90,15 +89,7 @@ export async function importFolder(invocation: Invocation, given: readonly strin
   }
 
   const account = await openAccount(home, commandClientOptions(out, signal))
-  const state = openSyncState(path.join(account.home, 'state.sqlite'))
-  let opened: Awaited<ReturnType<typeof backupTargetOf>>
-  try {
-    opened = await backupTargetOf(account, albumName, state)
-  } catch (error) {
-    state.close()
-    throw error
-  }
-  const { album, target } = opened
+  const { album, target, state } = await openBackupTarget(account, albumName)
   if (verbosity !== 'quiet') out.say(`importing ${totals.files} photos and videos (${bytesText(totals.bytes)}) from ${root} into album "${album.name}"`)
 
   const unreadable: UnreadableFolder[] = []

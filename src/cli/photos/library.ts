@@ -12,6 +12,7 @@ import { AlbumTamperedError } from '../../client/tampering.ts'
 import { albumMemoryFile } from '../../client/node/album-memory.ts'
 import { nativeSha256, nativeVerify } from '../../client/node/crypto.ts'
 import { listTrash, type TrashList } from '../../client/trash.ts'
+import { openSyncState, type SqliteSyncState } from '../../client/node/state.ts'
 import type { ReplaceTarget } from '../../client/edits.ts'
 import type { Account } from './account.ts'
 import { SetupNeeded, UsageError, type Invocation } from './command.ts'
@@ -166,6 +167,23 @@ export async function backupTargetOf(
     album,
     library,
     target: { ...library, client: history.guard(account.client), history, albumId: album.albumId, protocolVersion: album.protocolVersion },
+  }
+}
+
+/**
+ * backupTargetOf on a sync state opened here (the config folder's state.sqlite), which the caller
+ * closes; closed here when the album cannot be opened or its history does not check.
+ */
+export async function openBackupTarget(
+  account: Account,
+  name: string,
+): Promise<Awaited<ReturnType<typeof backupTargetOf>> & { readonly state: SqliteSyncState }> {
+  const state = openSyncState(path.join(account.home, 'state.sqlite'))
+  try {
+    return { ...(await backupTargetOf(account, name, state)), state }
+  } catch (error) {
+    state.close()
+    throw error
   }
 }
 
