@@ -57,6 +57,19 @@ export interface TakeoutPlan {
   readonly skipped: readonly TakeoutSkipped[]
 }
 
+/** The album the photos of the export's year folders go to, unless the person names another. */
+export const TAKEOUT_LIBRARY_ALBUM = 'Google Photos'
+
+/** Why a photo of the export is not stored: its sidecar says it was in the trash. */
+export const SKIPPED_TRASHED = "in Google Photos' trash"
+
+/**
+ * The name a photo is stored under: its folder in the export and its own name ("Photos from
+ * 2019/IMG_0001.jpg"), the export's own folders left out; the same in coffer-photos and the web
+ * app, so that either finds what the other stored.
+ */
+export const storedName = (photo: Pick<TakeoutPhoto, 'file'>): string => photo.file.path.split('/').slice(-2).join('/')
+
 /** The bytes a sidecar or album metadata file is read to: 4 UTF-8 bytes a code unit of the JSON limit. */
 const JSON_BYTES_MAX = 4 * TAKEOUT_JSON_MAX_LENGTH
 

@@ -17,7 +17,7 @@ import { copyToAlbum } from '../../client/organise.ts'
 import { liveEntriesOf } from '../../client/verify.ts'
 import type { Feed } from '../../sdk/client.ts'
 import { albumView, backupAll, type AlbumView, type BackupSummary, type Candidate } from '../../client/sync.ts'
-import { planTakeout, readSidecar, takeoutFacts, type TakeoutPhoto } from '../../client/takeout-import.ts'
+import { planTakeout, readSidecar, SKIPPED_TRASHED, storedName, TAKEOUT_LIBRARY_ALBUM, takeoutFacts, type TakeoutPhoto } from '../../client/takeout-import.ts'
 import { fromHex } from '../../sdk/bytes.ts'
 import { bytesText } from '../progress.ts'
 import { commandClientOptions, openAccount } from './account.ts'
@@ -26,15 +26,6 @@ import { EXIT, UsageError, type Command } from './command.ts'
 import { backupTargetOf, countOption } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
-
-/** The album the photos of the export's year folders go to, unless --album names another. */
-export const TAKEOUT_LIBRARY_ALBUM = 'Google Photos'
-
-/** Why a photo of the export is not stored. */
-export const SKIPPED_TRASHED = "in Google Photos' trash"
-
-/** The name a photo is stored under: its folder in the export and its own name ("Photos from 2019/IMG_0001.jpg"), the export's own folders left out. */
-const storedName = (photo: TakeoutPhoto): string => photo.file.path.split('/').slice(-2).join('/')
 
 /** How a photo met its sidecar, for the report. */
 type SidecarOutcome = 'own' | 'edited' | 'live' | 'none' | 'unreadable'

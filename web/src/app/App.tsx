@@ -9,6 +9,7 @@ import { Security } from '../screens/security/Security.tsx'
 import { Album } from '../screens/gallery/Album.tsx'
 import { Albums } from '../screens/gallery/Albums.tsx'
 import { Photos } from '../screens/gallery/Photos.tsx'
+import { TakeoutImport } from '../screens/gallery/TakeoutImport.tsx'
 import { Trash } from '../screens/gallery/Trash.tsx'
 import { Share } from '../screens/share/Share.tsx'
 import { SignIn } from '../screens/SignIn.tsx'
@@ -165,6 +166,7 @@ function Screen({ first, rest }: { first: string; rest: string[] }) {
   if (first === 'devices' && rest[0] === 'add') return <AddDevice />
   if (first === 'share') return <Share client={client} keys={keys} />
   if (first === 'trash') return <Trash client={client} keys={keys} />
+  if (first === 'import') return <TakeoutImport client={client} keys={keys} />
   if (first === 'custody' && rest[0] !== undefined) return <Custody key={rest.join('/')} albumId={rest[0]} assetId={rest[1] ?? null} />
   if (first === 'search') {
     const [query = '', inAlbum, photo = null] = rest

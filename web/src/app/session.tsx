@@ -10,6 +10,7 @@ import { dropAlbumHistory } from '../lib/album-history.ts'
 import { dropContacts } from '../lib/contacts.ts'
 import { dropDateIndex } from '../lib/date-index.ts'
 import { dropPhotoIndex } from '../lib/photo-index.ts'
+import { endTakeoutImport } from '../lib/takeout-import.ts'
 import { dropQueuedUploads } from '../lib/uploads.ts'
 import { useAccountWatch, type AccountWatch } from './watch.ts'
 
@@ -62,13 +63,13 @@ let ending: Promise<number> | null = null
 
 /**
  * Drops the sign-in here: the session, its keys, and the upload queue and photo index they
- * sealed, and the date index; answers how many uploads were dropped. A sign-out runs it and so does the client's end
+ * sealed, and the date index; a Takeout import stops; answers how many uploads were dropped. A sign-out runs it and so does the client's end
  * of its tokens (open()): both are given the one run in flight, so both tell the same count.
  */
 function endedHere(): Promise<number> {
   ending ??= (async () => {
     await dropSession()
-    await Promise.all([dropPhotoIndex(), dropDateIndex()])
+    await Promise.all([dropPhotoIndex(), dropDateIndex(), endTakeoutImport()])
     return dropQueuedUploads()
   })().finally(() => (ending = null))
   return ending
@@ -152,7 +153,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         } finally {
           endingHere.current = null
         }
-        await Promise.all([dropKeys(), dropQueuedUploads(), dropPhotoIndex(), dropDateIndex(), dropAlbumHistory(), dropContacts()])
+        await Promise.all([dropKeys(), dropQueuedUploads(), endTakeoutImport(), dropPhotoIndex(), dropDateIndex(), dropAlbumHistory(), dropContacts()])
       },
       watch,
     }

@@ -106,21 +106,24 @@ export interface UploadItem {
 /** Files sent at once. */
 const PARALLEL = 2
 
+/** What a FileSource states of its file besides its bytes. */
+export type SourceFacts = Pick<FileSource, 'name' | 'type' | 'modified'>
+
 /** A File's name (in the album), media type and modification time as a FileSource states them. */
-const factsOf = (file: File, name: string): Pick<FileSource, 'name' | 'type' | 'modified'> => ({
+const factsOf = (file: File, name: string): SourceFacts => ({
   name,
   type: typeOf({ name, type: file.type }),
   modified: file.lastModified > 0 ? file.lastModified : null,
 })
 
-/** A File as backupFile reads it: streamed, from `start`, as often as its way of sending needs. */
-function fileSource(file: File, name: string): FileSource {
+/** A Blob (a File, or bytes gathered from a zip entry) as backupFile reads it: streamed, from `start`, as often as its way of sending needs. */
+function blobFileSource(blob: Blob, facts: SourceFacts): FileSource {
   return {
-    ...factsOf(file, name),
-    size: file.size,
+    ...facts,
+    size: blob.size,
     async *open(start = 0) {
       // Through the reader: ReadableStream is not async iterable in every browser.
-      const reader = file.slice(start).stream().getReader()
+      const reader = blob.slice(start).stream().getReader()
       try {
         for (;;) {
           const { done, value } = await reader.read()
@@ -140,18 +143,29 @@ function fileSource(file: File, name: string): FileSource {
  */
 const describeIn = (file: Blob, type: string) => (): Promise<MediaFacts> => (isVideo(type) ? describeVideo(file) : inWorker((worker) => worker.describe(file)))
 
+/** What backupFile and replaceFile are given for a file: its bytes, and how it is described. */
+export interface Sending {
+  readonly source: FileSource
+  readonly describe: () => Promise<MediaFacts>
+}
+
 /**
- * What backupFile and replaceFile are given for a file: a photo (up to IN_MEMORY_FILE_MAX) is
- * read once, whole, and both encryption passes and the worker's derivatives use that read (the
- * worker gets a Blob of the bytes in memory, not the file again); its keys then follow from its
- * content, so the same photo in two albums is stored once (decision 0030). A larger file is
- * streamed: read once, sent in parts as it is read (decision 0034).
+ * A photo (up to IN_MEMORY_FILE_MAX) read once, whole: both encryption passes and the worker's
+ * derivatives use that read (the worker gets a Blob of the bytes in memory, not the file again);
+ * its keys then follow from its content, so the same photo in two albums is stored once
+ * (decision 0030).
  */
-async function sending(file: File, name = file.name): Promise<{ readonly source: FileSource; readonly describe: () => Promise<MediaFacts> }> {
-  const { type } = factsOf(file, name)
-  if (file.size > IN_MEMORY_FILE_MAX) return { source: fileSource(file, name), describe: describeIn(file, type) }
-  const bytes = new Uint8Array(await file.arrayBuffer())
-  return { source: memorySource(bytes, factsOf(file, name)), describe: describeIn(new Blob([bytes], { type: file.type }), type) }
+export function sendingHeld(bytes: Uint8Array<ArrayBuffer>, facts: SourceFacts): Sending {
+  return { source: memorySource(bytes, facts), describe: describeIn(new Blob([bytes], { type: facts.type }), facts.type) }
+}
+
+/** A larger file (a long video), streamed: read once, sent in parts as it is read (decision 0034). */
+export const sendingStreamed = (blob: Blob, facts: SourceFacts): Sending => ({ source: blobFileSource(blob, facts), describe: describeIn(blob, facts.type) })
+
+/** What backupFile and replaceFile are given for a picked file: held (sendingHeld) up to IN_MEMORY_FILE_MAX, else streamed. */
+async function sending(file: File, name = file.name): Promise<Sending> {
+  const facts = factsOf(file, name)
+  return file.size > IN_MEMORY_FILE_MAX ? sendingStreamed(file, facts) : sendingHeld(new Uint8Array(await file.arrayBuffer()), facts)
 }
 
 /** Stores a new version of a photo (replaceFile); `onProgress` is told where it is. */

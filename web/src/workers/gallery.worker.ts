@@ -31,7 +31,8 @@ export interface Described {
 
 // Made once: exifr keeps every options object it is given (node/media.ts says the same). A pick
 // is all exifr reads: the GPS IFD is read for its date and time (TAKEN_TAGS), and its position
-// is neither picked nor parsed: the web app never records a location. The camera facts
+// is neither picked nor parsed: the web app records no position from a photo's EXIF (a Google
+// Takeout import keeps its sidecar's place: lib/takeout-import.ts). The camera facts
 // (CAMERA_TAGS: make, model, lens, exposure) are read in the same pick.
 const EXIF_OPTIONS = { pick: [...TAKEN_TAGS, ...CAMERA_TAGS], reviveValues: false }
 

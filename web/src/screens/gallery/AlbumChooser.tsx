@@ -1,7 +1,7 @@
 // Choosing an album, one of the account's or a new one named here: the upload's first step
 // (UploadChooser.tsx, decision 0058) and where the viewer's "Add to album…" and "Move to
 // album…" send a photo (decision 0061).
-import { useEffect, useId, useState, type FormEvent } from 'react'
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react'
 import { namedAlbums, openAlbum, type Library, type NamedAlbum } from '#photos/albums.ts'
 import { ErrorLine, Modal, useAction } from '../../app/ui.tsx'
 import { albumMadeHere } from '../../lib/album.ts'
@@ -20,6 +20,7 @@ export interface ChosenAlbum {
 /**
  * A dialog listing the account's albums (but `exclude`, the photo's own) and "A new album";
  * `onChosen` runs with the album (a new one made first) while the button says `busyLabel`.
+ * `footer`: a way out of the choice below it (the upload's Google Takeout import).
  */
 export function AlbumChooser({
   library,
@@ -27,6 +28,7 @@ export function AlbumChooser({
   submitLabel,
   busyLabel,
   exclude,
+  footer,
   onChosen,
   onCancel,
 }: {
@@ -35,6 +37,7 @@ export function AlbumChooser({
   submitLabel: string
   busyLabel: string
   exclude?: string
+  footer?: ReactNode
   onChosen: (album: ChosenAlbum) => Promise<void> | void
   onCancel: () => void
 }) {
@@ -109,6 +112,7 @@ export function AlbumChooser({
           </button>
         </div>
       </form>
+      {footer}
     </Modal>
   )
 }

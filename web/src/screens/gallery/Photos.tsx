@@ -245,7 +245,8 @@ export function Photos({
       )}
       {done && ids.length === 0 && error === null && !favourites && !searchScreen && (
         <p className="empty">
-          No photos yet. Upload some with the button above, drop them here, or <a href={linkTo('albums')}>add photos in an album</a>.
+          No photos yet. Upload some with the button above, drop them here, <a href={linkTo('albums')}>add photos in an album</a>, or{' '}
+          <a href={linkTo('import')}>import your Google Photos library</a>.
         </p>
       )}
       <Grid

@@ -1,10 +1,11 @@
 // The Photos screen's upload (decision 0058): the album is chosen first, an album of the account
 // or a new one named here, then the photos or a folder (or, for files dropped on the screen, they
 // go at once). The page then opens that album, whose uploads take the files (lib/upload-handoff.ts)
-// and show their progress.
+// and show their progress. Below the albums, a Google Takeout export goes to its own screen
+// (#/import, TakeoutImport.tsx): its photos go into the albums the export names.
 import { useState } from 'react'
 import type { Library } from '#photos/albums.ts'
-import { navigate } from '../../app/router.ts'
+import { linkTo, navigate } from '../../app/router.ts'
 import { Modal } from '../../app/ui.tsx'
 import type { Picked } from '../../lib/picked.ts'
 import { handOver } from '../../lib/upload-handoff.ts'
@@ -41,6 +42,13 @@ export function UploadChooser({ library, dropped, onCancel }: { library: Library
       title={dropped === null ? 'Upload to which album?' : 'Upload the dropped files to which album?'}
       submitLabel={dropped === null ? 'Continue' : 'Upload'}
       busyLabel="Opening it…"
+      footer={
+        dropped === null && (
+          <p className="chooser-footer">
+            Moving from Google Photos? <a href={linkTo('import')}>Import from Google Takeout</a>: your photos with their dates, places and albums.
+          </p>
+        )
+      }
       onChosen={(album) => (dropped !== null ? send(album.albumId, dropped) : setChosen(album))}
       onCancel={onCancel}
     />

@@ -1,13 +1,14 @@
-// The uploads of the album page: each file's stage and progress as the library tells them
-// (src/client UploadProgress: uploadFraction of the bytes read and sent, against those its way of
-// sending needs), and the total, with a way forward for the files that failed. A long queue is
-// not a long list: the files that need the person or are moving are listed, the rest counted.
+// The uploads of the album page, and of a Google Takeout import (TakeoutImport.tsx): each file's
+// stage and progress as the library tells them (src/client UploadProgress: uploadFraction of the
+// bytes read and sent, against those its way of sending needs), and the total, with a way forward
+// for the files that failed. A long queue is not a long list: the files that need the person or
+// are moving are listed, the rest counted.
 import { useEffect, useRef, useState } from 'react'
 import { uploadFraction, type UploadStage } from '#photos/files.ts'
 import { sentenceFor } from '../../lib/errors.ts'
 import { countText, percentText, sizeText, speedText, timeLeftText } from '../../lib/format.ts'
 import { UploadRate } from '../../lib/upload-rate.ts'
-import type { UploadItem, Uploads } from '../../lib/uploads.ts'
+import type { UploadItem } from '../../lib/uploads.ts'
 
 const STATE_TEXT: Record<Exclude<UploadItem['state'], 'sending'>, string> = {
   waiting: 'Waiting',
@@ -91,19 +92,41 @@ function useSummary(items: readonly UploadItem[], busy: boolean): string | null 
   return summary
 }
 
-/** `suspended`: the account is suspended, so trying again would be refused too; `adding`: files are still being read into the queue. */
+/** What the panel's buttons act on: an album's uploads (lib/uploads.ts), or a Takeout import (lib/takeout-import.ts), which keeps every photo it lists. */
+export interface UploadActions {
+  retry(): void
+  /** Drops a failed file from the queue. */
+  remove?(id: string): Promise<void>
+  /** Forgets the finished files of the list. */
+  clearFinished?(): void
+}
+
+/** What the panel says while files go: where the files left go on when the page is left. */
+const ALBUM_BUSY_HINT = 'You can leave or reload this page: the files left continue when the album is opened again in this browser.'
+
+/**
+ * `suspended`: the account is suspended, so trying again would be refused too; `adding`: files
+ * are still being read into the queue; `stopped`: nothing more is started (a Takeout import
+ * stopped), so no speed or time left is told; `busyHint`: what the panel says while files go.
+ */
 export function UploadPanel({
   uploads,
   items,
   suspended,
   adding = false,
+  stopped = false,
+  title = 'Uploads',
+  busyHint = ALBUM_BUSY_HINT,
 }: {
-  uploads: Uploads
+  uploads: UploadActions
   items: readonly UploadItem[]
   suspended: boolean
   adding?: boolean
+  stopped?: boolean
+  title?: string
+  busyHint?: string | null
 }) {
-  const busy = adding || items.some((item) => item.state === 'waiting' || item.state === 'sending')
+  const busy = !stopped && (adding || items.some((item) => item.state === 'waiting' || item.state === 'sending'))
   const summary = useSummary(items, busy)
   if (items.length === 0) return null
   const { total, done } = totalsOf(items)
@@ -112,7 +135,7 @@ export function UploadPanel({
   const { listed, moreWaiting, moreDone } = listedOf(items)
   return (
     <section className="uploads" aria-labelledby="uploads-title">
-      <h2 id="uploads-title">Uploads</h2>
+      <h2 id="uploads-title">{title}</h2>
       <p className="upload-total">
         <label>
           {finished} of {countText(items.length, 'file')} done{failed > 0 ? `, ${failed} failed` : ''} ({sizeText(total)})
@@ -138,9 +161,11 @@ export function UploadPanel({
             {item.state === 'failed' && (
               <p className="error">
                 {sentenceFor(item.error)}{' '}
-                <button type="button" className="link" onClick={() => void uploads.remove(item.id)}>
-                  Remove {item.name} from the queue
-                </button>
+                {uploads.remove !== undefined && (
+                  <button type="button" className="link" onClick={() => void uploads.remove?.(item.id)}>
+                    Remove {item.name} from the queue
+                  </button>
+                )}
               </p>
             )}
           </li>
@@ -158,12 +183,12 @@ export function UploadPanel({
           Try the failed files again
         </button>
       )}
-      {!busy && (
-        <button type="button" className="secondary" onClick={() => uploads.clearFinished()}>
+      {!busy && uploads.clearFinished !== undefined && (
+        <button type="button" className="secondary" onClick={() => uploads.clearFinished?.()}>
           Clear the finished files
         </button>
       )}
-      {busy && <p className="hint">You can leave or reload this page: the files left continue when the album is opened again in this browser.</p>}
+      {busy && busyHint !== null && <p className="hint">{busyHint}</p>}
     </section>
   )
 }
