@@ -25,6 +25,8 @@ import { row, type BenchContext, type Check, type Row, type Target } from './sce
 const MIB = 1024 * 1024
 /** Photos in the library (about 0.26 MiB each); fewer for a quick run. */
 const PHOTOS = positiveInteger('BENCH_PHOTOS', 2000)
+/** The generator's options of the backup and restore scenarios' library (photoLibrary 'photos'). */
+export const PHOTO_LIBRARY_OPTIONS = { count: PHOTOS, seed: 2026, subfolders: 4 } as const satisfies LibraryOptions
 /** The one file of the second library, a QuickTime look-alike. */
 const BIG_MIB = positiveInteger('BENCH_PHOTOS_BIG_MIB', 1024)
 /** `--concurrency` of coffer-photos (its default when unset) and files in flight in the ceiling. */
@@ -98,7 +100,7 @@ export function storedAlbum(context: BenchContext, engine: Engine, library: Phot
 }
 
 /** The backup and restore scenarios' library (BENCH_PHOTOS), their big file, the library scenario's, and the peers scenario's folders. */
-export type LibraryKind = 'photos' | 'big' | 'library' | 'peers'
+export type LibraryKind = 'photos' | 'big' | 'library' | 'peers' | 'import'
 
 export interface PhotoLibrary {
   readonly kind: LibraryKind
@@ -127,7 +129,7 @@ export function photoLibrary(context: BenchContext, kind: 'photos' | 'big'): Pro
 }
 
 async function makeLibrary(context: BenchContext, kind: 'photos' | 'big'): Promise<PhotoLibrary> {
-  if (kind === 'photos') return generatedLibrary(context, kind, { count: PHOTOS, seed: 2026, subfolders: 4 })
+  if (kind === 'photos') return generatedLibrary(context, kind, PHOTO_LIBRARY_OPTIONS)
   const folder = path.join(context.workDir, `library-${BIG_MIB}-mib`)
   const t0 = performance.now()
   await writeOpaque(path.join(folder, 'big.mov'), BIG_MIB * MIB, 2026)
@@ -250,13 +252,27 @@ export async function runSampled(
   return { code, seconds: (performance.now() - t0) / 1000, stderr, peak }
 }
 
+/** What else runPhotos watches for in the events coffer-photos prints. */
+export interface EventOptions {
+  /** The event after which its memory growth is counted ("start" unless given; import's is "plan"). */
+  readonly startEvent?: string
+  /** Every event it prints, with the seconds since its spawn. */
+  readonly onEvent?: (event: Record<string, unknown>, seconds: number) => void
+}
+
 /**
  * Runs `coffer-photos <args> --json` with config folder `home`, timed from its start to its
  * exit, its resident memory sampled; `files` is how many `progressEvent` events (one per file) it
  * will print. Node flags from BENCH_CHILD_EXEC_ARGV (e.g. --cpu-prof), as every bench child.
  * Throws unless it exits 0.
  */
-export async function runPhotos(home: string, args: readonly string[], files: number, progressEvent = 'file'): Promise<PhotosRun> {
+export async function runPhotos(
+  home: string,
+  args: readonly string[],
+  files: number,
+  progressEvent = 'file',
+  { startEvent = 'start', onEvent }: EventOptions = {},
+): Promise<PhotosRun> {
   const execArgv = (process.env.BENCH_CHILD_EXEC_ARGV ?? '').split(' ').filter((a) => a !== '')
   const concurrency = CONCURRENCY === null ? [] : ['--concurrency', String(CONCURRENCY)]
   const quarter = Math.ceil(files / 4)
@@ -265,6 +281,7 @@ export async function runPhotos(home: string, args: readonly string[], files: nu
   let peakAtQuarter: number | null = null
   let done = 0
   let summary: Record<string, unknown> | null = null
+  const t0 = performance.now()
   const run = await runSampled(process.execPath, [...execArgv, PHOTOS_CLI, ...args, ...concurrency, '--json'], {
     env: { PATH: process.env.PATH ?? '', COFFER_PHOTOS_HOME: home },
     onSample: (bytes) => {
@@ -272,7 +289,8 @@ export async function runPhotos(home: string, args: readonly string[], files: nu
     },
     onLine: (line, sampling) => {
       const event = JSON.parse(line) as Record<string, unknown>
-      if (event.event === 'start') {
+      onEvent?.(event, (performance.now() - t0) / 1000)
+      if (event.event === startEvent) {
         atStart = residentBytes(sampling.pid)
         peak = atStart
       } else if (event.event === progressEvent) {
@@ -309,17 +327,17 @@ export function photosContender(
   server: CofferChild,
   library: PhotoLibrary,
   traces: RunTrace[],
-  prepare: () => Promise<{ home: string; args: readonly string[]; progressEvent?: string; cleanUp?: () => Promise<void> }>,
+  prepare: () => Promise<{ home: string; args: readonly string[]; progressEvent?: string; events?: EventOptions; cleanUp?: () => Promise<void> }>,
   check: (summary: Record<string, unknown>, home: string) => string | null,
 ): Contender {
   return {
     name,
     async measure() {
-      const { home, args, progressEvent, cleanUp } = await prepare()
+      const { home, args, progressEvent, events, cleanUp } = await prepare()
       const client0 = reapedChildrenCpuSeconds()
       const server0 = server.cpuSeconds()
       const cpu = cpuWindow(() => server.cpuSeconds() + reapedChildrenCpuSeconds())
-      const run = await runPhotos(home, args, library.files.length, progressEvent)
+      const run = await runPhotos(home, args, library.files.length, progressEvent, events)
       const { subjectCores, loadgenCores, otherCores } = cpu.end()
       traces.push({ memory: run.memory, seconds: run.seconds, clientCpuS: reapedChildrenCpuSeconds() - client0, serverCpuS: server.cpuSeconds() - server0 })
       await cleanUp?.()

@@ -4,6 +4,7 @@ import type { Scenario } from '../lib/scenario.ts'
 import { backup } from './backup.ts'
 import { bearer } from './bearer.ts'
 import { cli } from './cli.ts'
+import { importTakeout } from './import.ts'
 import { deepVerify } from './deep-verify.ts'
 import { library } from './library.ts'
 import { lifecycle } from './lifecycle.ts'
@@ -39,4 +40,5 @@ export const scenarios: readonly Scenario[] = [
   search,
   video,
   cli,
+  importTakeout,
 ]
