@@ -11,7 +11,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { writePhoto, type PhotoOptions } from '../support/photos.ts'
-import { events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, expectOk, photos, type PhotosRun, listedFiles, summaryOf } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
@@ -131,18 +131,8 @@ const RIO = { latitude: -(22 + 54.408 / 60), longitude: -(43 + 10.374 / 60) }
 const LIMA = { latitude: -12.046374, longitude: -77.042794 }
 const ROME = { latitude: 41.8902, longitude: 12.4922 }
 
-/** `ls <album> --json`'s files by name. */
-async function listed(album: string): Promise<Map<string, Record<string, unknown>>> {
-  const run = await photos(laptop, ['ls', album, '--json'], ENV)
-  expectOk(run)
-  return new Map(
-    events(run)
-      .filter((e) => e.event === 'file')
-      .map((e) => [e.name as string, e]),
-  )
-}
+const listed = (album: string) => listedFiles(laptop, album, ENV)
 
-const summaryOf = (run: PhotosRun) => events(run).find((e) => e.event === 'summary')!
 const dated = (file: Record<string, unknown> | undefined) => [file?.taken, file?.taken_source, file?.captured, file?.captured_offset]
 const near = (location: unknown, place: { latitude: number; longitude: number }) => {
   const [latitude, longitude] = location as [number, number]

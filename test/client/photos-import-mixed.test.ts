@@ -12,7 +12,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { randomNumbers, writeOpaque, writePhoto } from '../support/photos.ts'
-import { events, expectOk, photos, spawnPhotos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, expectOk, photos, spawnPhotos, listedFiles, summaryOf } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { albumMetadataJson, bytesOf, sidecarJson, writeTakeout, type ExportItem } from '../support/takeout.ts'
 
@@ -142,13 +142,7 @@ afterAll(async () => {
 })
 
 /** `ls <album> --json`'s files. */
-async function listed(home: string, album: string): Promise<Array<Record<string, unknown>>> {
-  const run = await photos(home, ['ls', album, '--json'], ENV)
-  expectOk(run)
-  return events(run).filter((e) => e.event === 'file')
-}
-
-const summaryOf = (run: PhotosRun) => events(run).find((e) => e.event === 'summary')!
+const listed = async (home: string, album: string) => [...(await listedFiles(home, album, ENV)).values()]
 
 describe(`import takeout, a mixed export of ${ITEMS} photos and videos`, () => {
   it('stores each once and dates every one by its sidecar (or, without one, its EXIF); the albums hold their photos', async () => {

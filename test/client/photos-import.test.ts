@@ -12,7 +12,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../support/actors.ts'
 import { writeOpaque, writePhoto, type PhotoOptions } from '../support/photos.ts'
-import { events, expectOk, photos, type PhotosRun } from '../support/photos-cli.ts'
+import { events, expectOk, photos, type PhotosRun, listedFiles, summaryOf } from '../support/photos-cli.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { albumMetadataJson, bytesOf, sidecarJson, writeTakeout, type ExportItem } from '../support/takeout.ts'
 
@@ -49,18 +49,7 @@ async function jpeg(options: Partial<PhotoOptions> = {}): Promise<Uint8Array> {
   return bytesOf(file)
 }
 
-/** `ls <album> --json`'s files by name. */
-async function listed(album: string): Promise<Map<string, Record<string, unknown>>> {
-  const run = await photos(laptop, ['ls', album, '--json'], ENV)
-  expectOk(run)
-  return new Map(
-    events(run)
-      .filter((e) => e.event === 'file')
-      .map((e) => [e.name as string, e]),
-  )
-}
-
-const summaryOf = (run: PhotosRun) => events(run).find((e) => e.event === 'summary')!
+const listed = (album: string) => listedFiles(laptop, album, ENV)
 
 describe('coffer-photos import takeout', () => {
   let first: PhotosRun

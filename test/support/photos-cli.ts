@@ -141,6 +141,20 @@ export function events(run: Pick<PhotosRun, 'stdout'>): Array<Record<string, unk
     .map((line) => JSON.parse(line) as Record<string, unknown> & { event: string })
 }
 
+/** A run's --json `summary` event. */
+export const summaryOf = (run: Pick<PhotosRun, 'stdout'>): Record<string, unknown> => events(run).find((e) => e.event === 'summary')!
+
+/** `ls <album> --json` in `home` (it must succeed): its files by name. */
+export async function listedFiles(home: string, album: string, options: PhotosOptions = {}): Promise<Map<string, Record<string, unknown>>> {
+  const run = await photos(home, ['ls', album, '--json'], options)
+  expectOk(run)
+  return new Map(
+    events(run)
+      .filter((e) => e.event === 'file')
+      .map((e) => [e.name as string, e]),
+  )
+}
+
 /** Waits until `run` printed the --json event `name`; fails with its output when it exits first or `timeoutMs` passes. */
 export async function waitForEvent(run: StartedPhotos, name: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs
