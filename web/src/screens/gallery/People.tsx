@@ -50,6 +50,9 @@ export function People({
   const [role, setRole] = useState<MemberRole>('viewer')
   const invite = useAction()
   const change = useAction()
+  // What the page does by itself (the list read, the owner's settling) runs apart from what the
+  // person asks for: a click on Remove is never dropped as "already running" behind it.
+  const background = useAction()
   const owner = access.role === 'owner'
   const sharing = useMemo(() => ({ library: access.library, contacts: browserContacts(keys.masterKey) }), [access, keys])
 
@@ -61,19 +64,19 @@ export function People({
     setMembers(listed)
     setVerified(marked)
   }, [client, albumId, keys])
-  const changeRun = change.run
+  const backgroundRun = background.run
   useEffect(() => {
-    void changeRun(reload)
-  }, [changeRun, reload])
+    void backgroundRun(reload)
+  }, [backgroundRun, reload])
   useEffect(() => {
     // Once the album's history checked out, the owner's page takes out of the record anyone who
     // left or declined since (a new key epoch without them); never on a history in doubt.
     if (owner && trusted)
-      void changeRun(async () => {
+      void backgroundRun(async () => {
         await settleMembership(sharing, albumId)
         await reload()
       })
-  }, [owner, trusted, albumId, changeRun, reload, sharing])
+  }, [owner, trusted, albumId, backgroundRun, reload, sharing])
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
@@ -120,7 +123,12 @@ export function People({
               </span>
               <PersonActions person={{ userId: member.user_id, email: member.email }} verified={verified} onCompare={setComparing} />
               {owner && (
-                <button type="button" className="secondary" disabled={change.busy} onClick={() => remove({ userId: member.user_id, email: member.email })}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={change.busy || background.busy}
+                  onClick={() => remove({ userId: member.user_id, email: member.email })}
+                >
                   {member.state === 'invited' ? 'Take back' : 'Remove'}
                 </button>
               )}
@@ -128,7 +136,7 @@ export function People({
           ))}
         </ul>
       )}
-      <ErrorLine error={change.error} />
+      <ErrorLine error={change.error ?? background.error} />
       {owner ? (
         <form className="inline share-form" onSubmit={submit}>
           <label>
