@@ -135,7 +135,7 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
  * reuse a deleted asset's id). Empty content's content id is the album's record: never taken.
  */
 async function* copyIds(library: Library, albumId: string, content: Uint8Array, name: string): AsyncGenerator<string> {
-  if (sha256Hex(content) !== EMPTY_SHA256) yield assetIdFor(library.masterKey, albumId, content)
+  if (toHex(content) !== EMPTY_SHA256) yield assetIdFor(library.masterKey, albumId, content)
   yield namedAssetIdFor(library.masterKey, albumId, content, name)
   for (let n = 2; n <= MAX_COPY_IDS; n++) yield namedAssetIdFor(library.masterKey, albumId, content, `${name}\u0000${n}`)
 }
@@ -191,7 +191,7 @@ async function copyOpened(library: Library, fromAlbumId: string, { asset, entry 
     throw new Error(`asset ${asset.assetId}: its original is not the content ${known === undefined ? 'its metadata names' : 'given'}`)
   const metadata: AssetMetadata = { ...asset.metadata, contentMac }
   const albumKey = await albumKeyOf(library, toAlbumId, writeEpoch(library, toAlbumId))
-  const contentHash = sha256Hex(content)
+  const contentHash = toHex(content)
   return withStoredBlobs(library, toAlbumId, asset, async (apply) => {
     for await (const id of copyIds(library, toAlbumId, content, metadata.name)) {
       try {

@@ -4,7 +4,7 @@
 // target holding the photo, and moving back works; a favourite is a replace that keeps the
 // original. A lying server (a swapped original while copying, a metadata blob of another album,
 // another asset's entry) is noticed and nothing is written.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { feedEntries, findAssetEntry, openAlbum, type Library } from '../../src/client/albums.ts'
 import { AssetMovedOnError, deleteFile } from '../../src/client/edits.ts'
@@ -94,6 +94,34 @@ describe('copyToAlbum', () => {
     expect(backedUp).toMatchObject({ status: 'present', assetId: copy.assetId })
     expect((await library.client.storageUsage()).open_uploads).toBe(0)
     await expect(copyToAlbum(library, photo.albumId, photo.assetId, photo.albumId)).rejects.toThrow(/another album/)
+  })
+
+  it("given the content hash and the feed entry (an import), downloads nothing, and refuses a wrong hash or another asset's entry", async () => {
+    const photo = await photoIn('Known from')
+    const other = await photoIn('Known from', 'IMG_0002.jpg')
+    const to = await openAlbum(library, 'Known to')
+    const entry = (await findAssetEntry(library.client, photo.albumId, photo.assetId))!
+    const otherEntry = (await findAssetEntry(library.client, other.albumId, other.assetId))!
+    const content = createHash('sha256').update(photo.bytes).digest()
+    // The server's feed lies: the other photo's manifest under this photo's id, or its own entry for this id.
+    await expect(
+      copyToAlbum(library, photo.albumId, photo.assetId, to.albumId, { contentSha256: content, entry: { ...otherEntry, asset_id: photo.assetId } }),
+    ).rejects.toThrow(/carries a manifest of another asset/)
+    await expect(copyToAlbum(library, photo.albumId, photo.assetId, to.albumId, { contentSha256: content, entry: otherEntry })).rejects.toThrow(
+      /is not in the album/,
+    )
+    // A hash that is not this photo's content: never a copy under another content's id.
+    await expect(copyToAlbum(library, photo.albumId, photo.assetId, to.albumId, { contentSha256: new Uint8Array(32).fill(1), entry })).rejects.toThrow(
+      /not the content given/,
+    )
+    const counted = clientVia(() => null)
+    const copy = await copyToAlbum(counted.lib, photo.albumId, photo.assetId, to.albumId, { contentSha256: content, entry })
+    expect(copy).toMatchObject({ status: 'stored', contentHash: content.toString('hex') })
+    // Neither the album's feed read nor the original downloaded: the entry and the hash were given.
+    expect(counted.seen.filter((call) => call.includes('/feed'))).toEqual([])
+    expect(counted.seen.filter((call) => call.startsWith('GET ') && call.includes(photo.ciphertextHash))).toEqual([])
+    expect(counted.seen.filter((call) => call.startsWith('PUT '))).toEqual([])
+    expect((await restored(to.albumId, copy.assetId))!.bytes.equals(photo.bytes)).toBe(true)
   })
 })
 
