@@ -88,6 +88,16 @@ if (testEngine === 'sqlite')
       expect(await (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous).toBe(1)
     })
 
+    it('answers a write that returns rows (RETURNING) outside a transaction only after a sync of the WAL that began after it', async () => {
+      events.push('write')
+      const returned = await sql<{ n: number }>`insert into scratch (n) values (3) returning n`.execute(db)
+      events.push('answered')
+      await sql`delete from scratch where n = 3 returning n`.execute(db)
+      events.push('answered')
+      expect(returned.rows).toEqual([{ n: 3 }])
+      expect(events).toEqual(['write', 'sync-start', 'sync-end', 'answered', 'sync-start', 'sync-end', 'answered'])
+    })
+
     it('covers many concurrent commits with a few syncs (a group commit)', async () => {
       await sql`delete from scratch`.execute(db)
       events = []

@@ -213,8 +213,10 @@ class SqliteConnection implements DatabaseConnection {
     } finally {
       if (!writer.isTransaction) this.release()
     }
-    // A write outside a transaction, or the transaction's end, has committed: answer once it is on disk.
-    if (!writer.isTransaction && result.changes !== undefined && wal !== undefined) {
+    // A write outside a transaction, or the transaction's end, has committed: answer once it is on
+    // disk. A write that returns rows (RETURNING) ran as a reader and reports no changes: it is
+    // told by not being a SELECT.
+    if (!writer.isTransaction && wal !== undefined && (result.changes !== undefined || !READ_ONLY.test(query.sql))) {
       wal.commitMade()
       await wal.durable()
     }
