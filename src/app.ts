@@ -57,7 +57,13 @@ export async function buildApp(deps: Deps): Promise<App> {
     // own close no longer looks at: reap idle sockets until the server is closed.
     reaper = setInterval(() => app.server.closeIdleConnections(), 50)
   })
-  app.addHook('onClose', async () => clearInterval(reaper))
+  // A server about to listen takes a receipt chain's lease (decision 0072); a command that builds no server takes none.
+  app.addHook('onReady', async () => deps.receiptChain.start(deps))
+  app.addHook('onClose', async () => {
+    clearInterval(reaper)
+    // Another instance may take this one's receipt chain at once rather than when its lease ends.
+    await deps.receiptChain.release(deps.storage).catch((error: unknown) => deps.log.warn({ err: error }, 'could not give up the receipt chain lease'))
+  })
 
   registerProblemHandlers(app)
   registerValidators(app)

@@ -14,6 +14,8 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+/** Chains beyond this gain nothing on any machine we size for (a chain is about one core of signing). */
+export const MAX_RECEIPT_CHAINS = 64
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 export interface Config {
@@ -86,6 +88,8 @@ export interface Config {
   /** Null: the operator API is off (every /v1/admin path answers 404). */
   readonly adminToken: string | null
   readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
+  /** Custody receipt chains the server appends to (decision 0072); fixed once the first receipt is issued. */
+  readonly receiptChains: number
   /** Account exports each account may start per window (GET /v1/account/export). */
   readonly accountExport: { readonly maxPerWindow: number; readonly windowS: number }
 }
@@ -338,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
       deepScanBudgetBytes: integer(env, 'DEEP_SCAN_BUDGET_BYTES', 1_073_741_824, 0),
       deepScanWindowS: integer(env, 'DEEP_SCAN_WINDOW_S', 3600, 1),
     },
+    receiptChains: integer(env, 'RECEIPT_CHAINS', 1, 1, MAX_RECEIPT_CHAINS),
     accountExport: {
       maxPerWindow: integer(env, 'EXPORTS_PER_WINDOW', 3, 1),
       windowS: integer(env, 'EXPORT_WINDOW_S', 3600, 1),

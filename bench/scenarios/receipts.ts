@@ -6,11 +6,14 @@
 //   (bench/servers/hybrid-raw.ts `chain`: receipts signed one after another on one thread, each
 //   over the hash of the one before, in one process doing nothing else); and the same as writes per second
 //   beside (chain bound / receipts per write). On PostgreSQL also two instances of one
-//   deployment sharing the chain, the writes sent to each in turn.
+//   deployment, the writes sent to each in turn: sharing one chain, and with two chains
+//   (RECEIPT_CHAINS=2, decision 0072), each instance on the chain it holds a lease on, which
+//   must issue at least SCALE_OUT_TARGET of what one instance does.
 // - Responsiveness: GET /healthz latency while those writes run at full speed, beside the same
 //   probe on the idle server: signing runs on the receipt signer's thread (decision 0035), so
 //   the event loop stays free.
 import { startChild } from '../lib/child.ts'
+import { commandCpuSeconds } from '../lib/cpu.ts'
 import { startCofferInstances, type CofferChild } from '../lib/coffer.ts'
 import {
   RECEIPTS_PER_WRITE,
@@ -39,6 +42,17 @@ const CHAIN_PER_WRITE = `chain bound / ${RECEIPTS_PER_WRITE} receipts per write`
 /** Issue 16's targets: the signatures the only sequential thing, on either engine. */
 const RECEIPTS_TARGET: Target = { min: 0.8 }
 const WRITES_TARGET: Target = { min: 0.75 }
+/** Issue 43: adding an instance (with a chain of its own) never makes the deployment write slower. */
+const SCALE_OUT_TARGET: Target = { min: 0.95 }
+/** The subjects: an engine, a number of instances and of receipt chains. */
+const SUBJECTS = [
+  { engine: 'sqlite', instances: 1, chains: 1 },
+  { engine: 'postgres', instances: 1, chains: 1 },
+  { engine: 'postgres', instances: 2, chains: 1 },
+  { engine: 'postgres', instances: 2, chains: 2 },
+] as const
+const subjectLabel = ({ engine, instances, chains }: (typeof SUBJECTS)[number]) =>
+  `coffer ${engine}${instances === 1 ? '' : `, ${instances} instances`}${chains === 1 ? (instances === 1 ? '' : ' sharing one chain') : `, ${chains} chains`}`
 /** One health probe every PROBE_INTERVAL_MS, one at a time, as a load balancer's checks would come. */
 const PROBE_INTERVAL_MS = 5
 /** The health check must answer well inside any load balancer's timeout while writes run at full speed. */
@@ -148,6 +162,27 @@ async function healthzUnderWrites(context: BenchContext, label: string, server: 
   ]
 }
 
+/**
+ * What one lifecycle write costs the database and the instance in CPU, from a batch of writes at
+ * full speed on one instance: the figures docs/scale.md sizes N instances on N machines by (the
+ * database's CPU per write bounds what any number of instances can write together).
+ */
+async function costPerWrite(context: BenchContext, label: string, server: CofferChild, writers: readonly Writer[]): Promise<Check[]> {
+  const seconds = context.schedule.measureS
+  const batch = await writeBatches(server, writers).prepare(seconds)
+  const [database, total] = [commandCpuSeconds('postgres'), server.cpuSeconds()]
+  const measurement = await batch.run(seconds)
+  if (measurement.problems.length > 0) throw new Error(`${label}: writes: ${measurement.problems.join('; ')}`)
+  const databaseMs = ((commandCpuSeconds('postgres') - database) * 1000) / measurement.completed
+  const instanceMs = ((server.cpuSeconds() - total) * 1000) / measurement.completed - databaseMs
+  context.log(`  cost      ${label}: ${databaseMs.toFixed(2)} ms of PostgreSQL CPU and ${instanceMs.toFixed(2)} ms of the instance's per write`)
+  const info = (name: string, value: string): Check => ({ scenario: 'receipts', name: `${label}: ${name}`, value, target: '-', pass: null })
+  return [
+    info(`CPU per lifecycle write, PostgreSQL's backends (${measurement.completed} writes)`, `${databaseMs.toFixed(2)} ms`),
+    info('CPU per lifecycle write, the instance (its event loop, the signer, the blob files)', `${instanceMs.toFixed(2)} ms`),
+  ]
+}
+
 export const receipts: Scenario = {
   name: 'receipts',
   summary: `custody receipts issued by lifecycle writes (${WRITERS} in flight) beside the ${CHAIN_BOUND}; GET /healthz latency while they run`,
@@ -161,24 +196,22 @@ export const receipts: Scenario = {
     const subjects: Array<{ label: string; server: CofferChild; writers: Writer[]; target: boolean }> = []
     const notes = [
       `Each write: ${WRITE_SHAPE}; it issues ${RECEIPTS_PER_WRITE} receipts (original, 2 derivatives, provenance), checked on a first write through GET /v1/assets/{id}/receipts. Each receipt carries the hash of the previous signed receipt, so however many cores sign, receipts are signed one after another server-wide: the ceiling is that sequence alone, in a process doing nothing else.`,
-      `Two instances: two Coffer servers on one PostgreSQL schema and one DATA_DIR, the ${WRITERS} writers sent to each in turn; they share the chain through its row in the database (decision 0023). Informational.`,
+      `Two instances: two Coffer servers on one PostgreSQL schema and one DATA_DIR, the ${WRITERS} writers sent to each in turn. Sharing one chain, they contend for its row in the database (decision 0023; informational). With RECEIPT_CHAINS=2 each appends to the chain it holds a lease on (decision 0072), measured against one instance (target >= ${SCALE_OUT_TARGET.min}).`,
       `Several chains (docs/scale.md): ${SEVERAL_CHAINS.join(' and ')} independent chains in one process, each under its own key, signed as the chain bound is; their total rate beside one chain's says what chains per shard would give on this machine. Informational.`,
       `The healthz probe sends one GET /healthz every ${PROBE_INTERVAL_MS} ms on its own connection, first for BENCH_SECONDS on the idle server, then while a batch of writes runs.`,
     ]
-    for (const [engine, instances] of [
-      ['sqlite', 1],
-      ['postgres', 1],
-      ['postgres', 2],
-    ] as const) {
+    for (const subject of SUBJECTS) {
+      const { engine, instances, chains } = subject
       if (engine === 'postgres' && context.postgresUrl === null) {
         if (instances === 1) notes.push(POSTGRES_SKIPPED)
         continue
       }
-      const servers = await startCofferInstances(context, { engine, logLevel: 'info', env: WRITE_SERVER_ENV }, instances)
+      const env = { ...WRITE_SERVER_ENV, RECEIPT_CHAINS: String(chains) }
+      const servers = await startCofferInstances(context, { engine, logLevel: 'info', env }, instances)
       const server = servers[0] as CofferChild
       const writers = await writersOn(server)
       await receiptsPerWrite(server, writers[0] as Writer)
-      const label = instances === 1 ? `coffer ${engine}` : `coffer ${engine}, ${instances} instances`
+      const label = subjectLabel(subject)
       subjects.push({ label, server, writers, target: instances === 1 })
       contenders.push(receiptLoad(`receipts, ${label}`, servers, writers, context))
     }
@@ -199,8 +232,15 @@ export const receipts: Scenario = {
       rows.push(row('receipts', writes, `lifecycle writes with receipts, ${label}`, CHAIN_PER_WRITE, target ? WRITES_TARGET : null, 'write'))
     }
     for (const chains of SEVERAL_CHAINS) rows.push(row('receipts', measured, severalChains(chains), CHAIN_BOUND, null, 'receipt'))
+    // More instances against one: each of the two-instance deployments beside the one instance on the same engine.
+    const one = subjectLabel(SUBJECTS[1])
+    if (measured.has(`receipts, ${one}`))
+      for (const subject of SUBJECTS.filter((s) => s.instances > 1))
+        rows.push(row('receipts', measured, `receipts, ${subjectLabel(subject)}`, `receipts, ${one}`, subject.chains > 1 ? SCALE_OUT_TARGET : null, 'receipt'))
     const checks: Check[] = []
     for (const { label, server, writers, target } of subjects) if (target) checks.push(...(await healthzUnderWrites(context, label, server, writers)))
+    const onPostgres = subjects.find((subject) => subject.label === one)
+    if (onPostgres !== undefined) checks.push(...(await costPerWrite(context, onPostgres.label, onPostgres.server, onPostgres.writers)))
     return { rows, measured: [...measured.values()], notes, checks }
   },
 }

@@ -81,6 +81,12 @@ export const AttestationKey = Type.Object({
 export const AttestationKeysDocument = Type.Object({
   server_id: Type.String(),
   keys: Type.Array(AttestationKey),
+  receipt_chains: Type.Optional(
+    Type.Integer({
+      minimum: 2,
+      description: 'How many receipt chains the server keeps (decision 0072); absent: one. Chain c numbers its n-th receipt (n - 1) * receipt_chains + c.',
+    }),
+  ),
 })
 
 export const ModerationEventResponse = Type.Object({

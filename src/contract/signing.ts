@@ -60,3 +60,23 @@ export function encodeReceiptBody(body: ReceiptBody): Uint8Array {
 export function encodeSignedReceipt(body: Uint8Array, signature: Uint8Array): Uint8Array {
   return encodeCanonical({ body, sig: signature })
 }
+
+// Receipt chains (decision 0072): a server keeps `chains` chains (1 unless RECEIPT_CHAINS says
+// more; the attestation-keys document's `receipt_chains`). Chain c's n-th receipt is numbered
+// (n - 1) * chains + c, so receipt_seq names its chain and its place on it: strictly increasing
+// along each chain, never shared between chains, and with one chain exactly 1, 2, 3...
+
+/** The chain (1..chains) a receipt_seq is on. */
+export function chainOfReceipt(seq: number, chains: number): number {
+  return ((seq - 1) % chains) + 1
+}
+
+/** The number of the receipt before `seq` on its chain; null for a chain's first receipt, which names no predecessor. */
+export function priorReceiptSeq(seq: number, chains: number): number | null {
+  return seq > chains ? seq - chains : null
+}
+
+/** The number of the receipt after `lastSeq` on chain `chain` (lastSeq 0: the chain has none yet). */
+export function nextReceiptSeq(lastSeq: number, chain: number, chains: number): number {
+  return lastSeq === 0 ? chain : lastSeq + chains
+}

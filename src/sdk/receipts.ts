@@ -1,11 +1,12 @@
 // Client-side checking of custody receipts: each signature under the key the receipt names
 // (from the attestation-keys document), the JSON reading equal to the signed CBOR body, and
-// the chain links between consecutive receipts.
+// the chain links between receipts that follow each other on a chain (with several chains,
+// receipt_seq says which: decision 0072).
 import { decode } from 'cborg'
 import type { Static } from 'typebox'
 import type { AssetReceipt, AttestationKeysDocument } from '../contract/custody.ts'
 import { encodeCanonical } from '../codec/cbor.ts'
-import { receiptSigningBytes } from '../contract/signing.ts'
+import { priorReceiptSeq, receiptSigningBytes } from '../contract/signing.ts'
 import { equalBytes, fromBase64, sha256Hex } from './bytes.ts'
 import { hybridVerify, type HybridVerifier } from './hybrid.ts'
 
@@ -66,7 +67,10 @@ export async function verifyReceipts(
 ): Promise<ReceiptCheck> {
   const problems: string[] = []
   const publicKeys = new Map(keys.keys.map((key) => [key.key_id, decodeBase64(key.public_key)]))
-  let previous: { seq: number; hash: string } | null = null
+  const chains = keys.receipt_chains ?? 1
+  /** The hash of each receipt checked so far, by number: a later one on its chain must link to it. */
+  const hashes = new Map<number, string>()
+  let previousSeq: number | null = null
   for (const receipt of receipts) {
     const at = `receipt ${receipt.receipt_seq}`
     const bytes = decodeBase64(receipt.receipt_cbor)
@@ -85,16 +89,18 @@ export async function verifyReceipts(
       if (assetId !== undefined && decoded.fields.asset_id !== assetId) problems.push(`${at}: the signed body names asset ${String(decoded.fields.asset_id)}`)
       if (decoded.fields.server_id !== keys.server_id) problems.push(`${at}: issued by ${String(decoded.fields.server_id)}, the keys are ${keys.server_id}'s`)
     }
-    // The chain starts at 1 with nothing before it; every later receipt names its predecessor.
-    if ((receipt.receipt_seq === 1) !== (receipt.prior_receipt_hash === undefined)) {
-      problems.push(`${at}: ${receipt.receipt_seq === 1 ? 'the first receipt names a predecessor' : 'only the first receipt may lack prior_receipt_hash'}`)
+    // Each chain starts with nothing before it (receipt 1 on a one-chain server); every later
+    // receipt names its predecessor on its chain, which is checked when it is among these.
+    const prior = priorReceiptSeq(receipt.receipt_seq, chains)
+    const first = chains === 1 ? 'the first receipt' : 'the first receipt of its chain'
+    if ((prior === null) !== (receipt.prior_receipt_hash === undefined)) {
+      problems.push(`${at}: ${prior === null ? `${first} names a predecessor` : `only ${first} may lack prior_receipt_hash`}`)
     }
-    if (previous !== null) {
-      if (receipt.receipt_seq <= previous.seq) problems.push(`${at}: not after receipt ${previous.seq}`)
-      if (receipt.receipt_seq === previous.seq + 1 && receipt.prior_receipt_hash !== previous.hash)
-        problems.push(`${at}: prior_receipt_hash does not link to receipt ${previous.seq}`)
-    }
-    previous = { seq: receipt.receipt_seq, hash: sha256Hex(bytes) }
+    if (previousSeq !== null && receipt.receipt_seq <= previousSeq) problems.push(`${at}: not after receipt ${previousSeq}`)
+    const priorHash = prior === null ? undefined : hashes.get(prior)
+    if (priorHash !== undefined && receipt.prior_receipt_hash !== priorHash) problems.push(`${at}: prior_receipt_hash does not link to receipt ${prior}`)
+    hashes.set(receipt.receipt_seq, sha256Hex(bytes))
+    previousSeq = receipt.receipt_seq
   }
   return { valid: problems.length === 0, problems }
 }

@@ -1,14 +1,16 @@
 // The custody-receipt chain stays one line under concurrent lifecycle writes (several accounts,
 // albums and assets at once, creates, replaces and identical replays, on one instance or on two
 // sharing a database): receipt_seq 1..N each exactly once, every prior_receipt_hash linking to
-// the receipt before, every blob of every applied bundle receipted once.
+// the receipt before, every blob of every applied bundle receipted once. With two chains, each
+// is such a line on its own (its numbers c, c + 2, c + 4...).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CofferClient, sha256Hex } from '../../src/sdk/client.ts'
-import { expectOneReceiptLine } from '../support/receipts.ts'
+import { verifyReceipts } from '../../src/sdk/receipts.ts'
+import { expectReceiptChains } from '../support/receipts.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, writeFor, type Bundle, type Write } from '../support/bundles.ts'
 import type { TestClock } from '../support/clock.ts'
-import { testEngine } from '../support/database.ts'
+import { readRows, testEngine } from '../support/database.ts'
 import { startInstances, startServer, type Instances, type TestServer } from '../support/server.ts'
 
 const ROUNDS = 5
@@ -55,7 +57,7 @@ async function postOps(baseUrl: string, member: Uploader, albumId: string, body:
  * Runs ROUNDS rounds of concurrent writes from `members` (each with its albums), sending each
  * request to one of `urls` in turn, then checks the whole chain.
  */
-async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] }>, urls: readonly string[], clock: TestClock) {
+async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] }>, urls: readonly string[], clock: TestClock, tickMs = 3) {
   const assets: Asset[] = []
   let expected = 0
   let turn = 0
@@ -77,7 +79,7 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
     // Every planned write is sent once, and a third of them twice more (identical requests).
     const sends = planned.flatMap((plan, i) => (i % 3 === 0 ? [plan, plan, plan] : [plan]))
     // The server clock moves while the writes race, as a real one does.
-    const ticking = setInterval(() => clock.advance(3), 1)
+    const ticking = setInterval(() => clock.advance(tickMs), 1)
     const answers = await Promise.all(sends.map((plan) => postOps(urls[turn++ % urls.length]!, plan.owner, plan.albumId, plan.write.request))).finally(() =>
       clearInterval(ticking),
     )
@@ -119,14 +121,14 @@ async function raceAndCheck(members: Array<{ member: Uploader; albums: string[] 
     const seqs = receipts.map((r) => r.receipt_seq)
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
   }
-  // No gap and no fork, hash-linked, received_at at the finalization commit never going backwards.
+  // No gap and no fork on any chain, hash-linked, received_at at the finalization commit never going backwards.
   const keys = await members[0]!.member.client.attestationKeys()
-  const line = await expectOneReceiptLine(
+  const lines = await expectReceiptChains(
     lists.flatMap((l) => l.receipts),
     expected,
     keys,
   )
-  return { receipts: line.length, keys }
+  return { receipts: expected, lines, keys }
 }
 
 async function membersOf(server: TestServer, count: number, albumsEach: number) {
@@ -149,8 +151,9 @@ describe('concurrent lifecycle writes on one instance', () => {
 
   it('leave one gapless, unforked, hash-linked receipt chain', async () => {
     const members = await membersOf(server, 3, 2)
-    const { receipts, keys } = await raceAndCheck(members, [server.url], server.clock)
+    const { receipts, lines, keys } = await raceAndCheck(members, [server.url], server.clock)
     expect(receipts).toBeGreaterThan(100)
+    expect(lines).toHaveLength(1)
     expect(keys.keys).toHaveLength(1)
   }, 120_000)
 })
@@ -175,12 +178,55 @@ if (testEngine === 'postgres')
     it('leave one gapless, unforked, hash-linked receipt chain', async () => {
       const [a, b] = pair.instances
       const members = await membersOf(a!, 3, 2)
-      const { receipts } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
+      const { receipts, lines } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
       expect(receipts).toBeGreaterThan(100)
+      expect(lines).toHaveLength(1)
       // Both instances read the same line.
       const viaB = new CofferClient({ baseUrl: b!.url, tokens: members[0]!.member.client.tokens })
       const first = members[0]!.member
       const someAsset = (await first.client.feed(members[0]!.albums[0]!)).entries[0]!.asset_id
       expect(await viaB.assetReceipts(someAsset)).toEqual(await first.client.assetReceipts(someAsset))
+    }, 120_000)
+  })
+
+// Two instances and two chains (decision 0072): each instance appends to the chain it holds a
+// lease on, so neither waits for the other's head; neither chain forks or leaves a gap.
+if (testEngine === 'postgres')
+  describe('concurrent lifecycle writes on two instances with two receipt chains', () => {
+    let pair: Instances
+    beforeAll(async () => {
+      pair = await startInstances(2, { RECEIPT_CHAINS: '2' })
+    })
+    afterAll(() => pair.close())
+
+    it('leave two gapless, unforked, hash-linked chains, one per instance, each verifiable on its own', async () => {
+      const [a, b] = pair.instances
+      const members = await membersOf(a!, 3, 2)
+      const { receipts, lines, keys } = await raceAndCheck(members, [a!.url, b!.url], a!.clock)
+      expect(receipts).toBeGreaterThan(100)
+      expect(keys.receipt_chains).toBe(2)
+      // Each instance took a chain of its own: both chains grew.
+      expect(lines.map((line) => line.length > 0)).toEqual([true, true])
+      const holders = await readRows(a!.database, 'select holder from receipt_chain order by id')
+      expect(new Set(holders.map((row) => row.holder)).size).toBe(2)
+      for (const line of lines) expect(await verifyReceipts(line, keys)).toEqual({ valid: true, problems: [] })
+    }, 120_000)
+  })
+
+if (testEngine === 'postgres')
+  describe('concurrent lifecycle writes on two instances with two receipt chains, on a fast clock', () => {
+    let pair: Instances
+    beforeAll(async () => {
+      pair = await startInstances(2, { RECEIPT_CHAINS: '2' })
+    })
+    afterAll(() => pair.close())
+
+    it('leave two gapless, unforked chains while leases run out, are renewed and change hands under the writes', async () => {
+      const [a, b] = pair.instances
+      const members = await membersOf(a!, 3, 2)
+      // A lease lasts 100 ms of real time here: renewed every few writes, lost between bursts, taken over.
+      const { receipts, lines } = await raceAndCheck(members, [a!.url, b!.url], a!.clock, 300)
+      expect(receipts).toBeGreaterThan(100)
+      expect(lines).toHaveLength(2)
     }, 120_000)
   })

@@ -2,7 +2,7 @@
 // writes while the server is killed with SIGKILL at random moments and restarted on the same
 // data, CRASH_KILLS times (10 in CI). Afterwards every acknowledged write is in its album's feed
 // with its sync_seq and envelope hash, feeds have no gap or duplicate, every acknowledged blob
-// downloads byte-identical and every asset is durable, the receipt chain is one verified line,
+// downloads byte-identical and every asset is durable, each of the two receipt chains is one verified line,
 // a fresh write works, and one maintenance pass leaves no file that no row owns.
 import { randomBytes, randomUUID } from 'node:crypto'
 import path from 'node:path'
@@ -14,7 +14,7 @@ import { signedManifest, type Uploader } from '../support/albums.ts'
 import { testEngine } from '../support/database.ts'
 import { blobFilesUnder, unownedBlobs } from '../support/files.ts'
 import { ROOT, serveProcess, startProcess, workspace, type Started, type Workspace } from '../support/process.ts'
-import { expectOneReceiptLine } from '../support/receipts.ts'
+import { expectReceiptChains } from '../support/receipts.ts'
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 10)
 const WRITERS = 4
@@ -100,7 +100,10 @@ describe(`SIGKILL during writes, ${KILLS} times, on ${testEngine}`, () => {
   it(
     'loses no acknowledged write and leaves nothing behind',
     async () => {
-      work = await workspace('crash')
+      // Two receipt chains (decision 0072): a restarted server takes the chain the killed one
+      // did not hold (its lease outlives it), so kills land during appends to either chain.
+      const space = await workspace('crash')
+      work = { ...space, env: { ...space.env, RECEIPT_CHAINS: '2' } }
       let { url } = await serve()
       const members: Uploader[] = []
       const albums: string[][] = []
@@ -178,10 +181,11 @@ describe(`SIGKILL during writes, ${KILLS} times, on ${testEngine}`, () => {
         const [verdict] = (await member.client.verifyStorage({ assets: [{ asset_id: write.assetId, blob_hashes: [...write.blobs.keys()] }] })).verdicts
         expect(verdict?.durable).toBe(true)
       }
-      // One verified receipt line over every asset the feeds hold: 4 receipts per bundle.
+      // Two verified receipt lines over every asset the feeds hold, both used: 4 receipts per bundle.
       const receipts = []
       for (const [assetId, { member }] of assets) receipts.push(...(await clients[member]!.client.assetReceipts(assetId)).receipts)
-      await expectOneReceiptLine(receipts, assets.size * 4, await clients[0]!.client.attestationKeys())
+      const lines = await expectReceiptChains(receipts, assets.size * 4, await clients[0]!.client.attestationKeys())
+      expect(lines.map((line) => line.length > 0)).toEqual([true, true])
 
       // A fresh write works.
       const fresh = await create(clients[0]!, albums[0]![0]!, () => {})

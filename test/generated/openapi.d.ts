@@ -1698,6 +1698,8 @@ export interface components {
         AttestationKeysDocument: {
             server_id: string;
             keys: components["schemas"]["AttestationKey"][];
+            /** @description How many receipt chains the server keeps (decision 0072); absent: one. Chain c numbers its n-th receipt (n - 1) * receipt_chains + c. */
+            receipt_chains?: number;
         };
         BlobBatchRequest: {
             /** @description 1 to 100 distinct blob hashes; the answer keeps their order */

@@ -7,15 +7,13 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccountExport } from '../../src/contract/export.ts'
-import { hashToken } from '../../src/crypto/tokens.ts'
-import type { Caller } from '../../src/features/context.ts'
 import { EXPORT_PAGE_ROWS, exportAccount } from '../../src/features/export/export.service.ts'
 import { validateBody } from '../../src/http/validation.ts'
 import { CofferAdmin } from '../../src/sdk/admin.ts'
 import type { AccountExportDocument, CofferClient } from '../../src/sdk/client.ts'
 import { signDirectory } from '../../src/sdk/directory.ts'
 import { IdentityKey } from '../../src/sdk/identity.ts'
-import { PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
+import { callerOf, PASSWORD, problemOf, raw, registered, THIRTY_SECONDS, withSecondFactor } from '../support/actors.ts'
 import { album, uploader, type Uploader } from '../support/albums.ts'
 import { deletionFor, iso, openBundle, writeFor, type BundleOptions } from '../support/bundles.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -75,12 +73,6 @@ async function albumsAsRoutesShowThem(client: CofferClient): Promise<AccountExpo
       return { ...listed, feed, receipts }
     }),
   )
-}
-
-/** The bearer check's caller for a client's session, as a route would get it. */
-async function callerOf(client: CofferClient): Promise<Caller> {
-  const session = (await server.deps.storage.findBearerSession(hashToken(client.tokens!.access_token)))!
-  return { sessionId: session.sessionId, userId: session.account.userId, authenticatedAt: session.authenticatedAt, account: session.account }
 }
 
 const exportRaw = (client: CofferClient | null, method = 'GET') =>
@@ -192,7 +184,7 @@ describe('the account export', () => {
     const kept = await create(member, albumId)
     const before = await albumsAsRoutesShowThem(member.client)
 
-    const chunks = (await exportAccount(server.deps, await callerOf(member.client)))[Symbol.asyncIterator]()
+    const chunks = (await exportAccount(server.deps, await callerOf(server, member.client)))[Symbol.asyncIterator]()
     let text = ''
     const first = await chunks.next()
     text += first.value ?? ''

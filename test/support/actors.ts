@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto'
 import { type Secret, TOTP, URI } from 'otpauth'
 import { expect } from 'vitest'
 import { CofferProblem, type CofferClient } from '../../src/sdk/client.ts'
+import { hashToken } from '../../src/crypto/tokens.ts'
+import type { Caller } from '../../src/features/context.ts'
 import type { TestServer } from './server.ts'
 
 export const PASSWORD = 'correct horse battery staple'
@@ -88,4 +90,10 @@ export async function problemOf(promise: Promise<unknown>): Promise<CofferProble
   )
   expect(error).toBeInstanceOf(CofferProblem)
   return error as CofferProblem
+}
+
+/** The bearer check's caller for a client's session, as a route would get it (for a service called in-process). */
+export async function callerOf(server: Pick<TestServer, 'deps'>, client: CofferClient): Promise<Caller> {
+  const session = (await server.deps.storage.findBearerSession(hashToken(client.tokens!.access_token)))!
+  return { sessionId: session.sessionId, userId: session.account.userId, authenticatedAt: session.authenticatedAt, account: session.account }
 }

@@ -7,6 +7,7 @@ import { timestamp } from '../../contract/common.ts'
 import type { SecretBox } from '../../crypto/secret-box.ts'
 import { HYBRID_ALGORITHM, exportHybridSeeds, generateHybridKeyPair, importHybridSeeds, keyFingerprint, type HybridPrivateKey } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
+import { StartUpError } from '../../start-up-failure.ts'
 import type { CustodyStore } from '../../storage/port/custody.ts'
 
 export interface SigningKey {
@@ -47,21 +48,39 @@ export function createAttestationKeyring(box: SecretBox): AttestationKeyring {
   }
 }
 
-/** Generates the first attestation key unless one is active (several instances starting at once agree on one). */
+/**
+ * Generates the first attestation key unless one is active, and makes RECEIPT_CHAINS receipt
+ * chains (decision 0072) while no receipt has been issued; once one has, receipt_seq numbers
+ * each chain's receipts by the number of chains, and a start with another number is refused.
+ * Several instances starting at once agree on one key.
+ */
 export async function ensureAttestationKey(deps: Deps): Promise<string> {
   return deps.storage.transaction(async (tx) => {
-    const head = await tx.lockReceiptChain()
-    if (head.activeKeyId !== null) return head.activeKeyId
-    const key = deps.attestation.generate()
-    await tx.activateAttestationKey(key, deps.clock.now())
-    return key.keyId
+    const head = await tx.lockReceiptChain(1)
+    let keyId = head.activeKeyId
+    if (keyId === null) {
+      const key = deps.attestation.generate()
+      await tx.activateAttestationKey(key, deps.clock.now())
+      keyId = key.keyId
+    }
+    const wanted = deps.config.receiptChains
+    const layout = await tx.receiptChainLayout()
+    if (layout.chains !== wanted) {
+      if (layout.issued)
+        throw new StartUpError(
+          `RECEIPT_CHAINS=${wanted}, but this database has issued receipts on ${layout.chains} chain${layout.chains === 1 ? '' : 's'}: ` +
+            `start every instance with RECEIPT_CHAINS=${layout.chains} (the number of chains is fixed by the first receipt)`,
+        )
+      await tx.setReceiptChains(wanted)
+    }
+    return keyId
   })
 }
 
 /** Retires the active key and activates a new one; receipts signed from now on name the new key. */
 export async function rotateAttestationKey(deps: Deps): Promise<{ retired: string | null; active: string }> {
   return deps.storage.transaction(async (tx) => {
-    const head = await tx.lockReceiptChain()
+    const head = await tx.lockReceiptChain(1)
     const key = deps.attestation.generate()
     await tx.activateAttestationKey(key, deps.clock.now())
     return { retired: head.activeKeyId, active: key.keyId }
@@ -72,6 +91,8 @@ export async function attestationKeysDocument(deps: Deps): Promise<Static<typeof
   const keys = await deps.storage.listAttestationKeys()
   return {
     server_id: deps.config.publicOrigin,
+    // Only when there are several: a one-chain server's document stays exactly API.md's.
+    ...(deps.config.receiptChains === 1 ? {} : { receipt_chains: deps.config.receiptChains }),
     keys: keys.map((key) => ({
       key_id: key.keyId,
       algorithm: HYBRID_ALGORITHM,

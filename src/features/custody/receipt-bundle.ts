@@ -4,7 +4,7 @@
 // so that it runs on either thread.
 import { createHash } from 'node:crypto'
 import { timestamp } from '../../contract/common.ts'
-import { encodeReceiptBody, encodeSignedReceipt, receiptSigningBytes } from '../../contract/signing.ts'
+import { encodeReceiptBody, encodeSignedReceipt, nextReceiptSeq, receiptSigningBytes } from '../../contract/signing.ts'
 import type { ChainTip, Receipt } from '../../storage/port/custody.ts'
 import type { AssetBlobRef } from '../../storage/port/lifecycle.ts'
 
@@ -25,11 +25,17 @@ export interface SignedBundle {
   readonly tip: ChainTip
 }
 
+/** Which chain receipts go on, of how many (decision 0072): it numbers them. */
+export interface ChainPlace {
+  readonly chain: number
+  readonly chains: number
+}
+
 const ROLE_ORDER = { original: 0, derivative: 1, metadata: 2, provenance: 3 } as const
 
 /**
- * Signs a bundle's receipts one after another, continuing `after`, with the key `keyId` names
- * (`sign` makes its hybrid signature). received_at is `now`, or the last receipt's time if `now`
+ * Signs a bundle's receipts one after another, continuing `after` on the chain `place` names,
+ * with the key `keyId` names (`sign` makes its hybrid signature). received_at is `now`, or the last receipt's time if `now`
  * is behind it: it never goes backwards along the chain.
  */
 export async function signBundle(
@@ -37,6 +43,7 @@ export async function signBundle(
   serverId: string,
   bundle: CustodyBundle,
   after: ChainTip,
+  place: ChainPlace,
   now: number,
 ): Promise<SignedBundle> {
   const keyId = after.activeKeyId
@@ -47,7 +54,7 @@ export async function signBundle(
   let prior = after.lastReceiptHash
   let seq = after.lastSeq
   for (const blob of ordered) {
-    seq += 1
+    seq = nextReceiptSeq(seq, place.chain, place.chains)
     const envelopeHash = blob.role === 'provenance' ? bundle.envelopeHash : null
     const body = encodeReceiptBody({
       receipt_seq: seq,

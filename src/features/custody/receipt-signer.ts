@@ -9,13 +9,15 @@ import { Worker } from 'node:worker_threads'
 import type { HybridPrivateKey } from '../../crypto/hybrid.ts'
 import type { ChainTip } from '../../storage/port/custody.ts'
 import type { SigningKey } from './attestation.ts'
-import type { CustodyBundle, SignedBundle } from './receipt-bundle.ts'
+import type { ChainPlace, CustodyBundle, SignedBundle } from './receipt-bundle.ts'
 
 /** A slot to sign, as the worker receives it. */
 export interface SignRequest {
   readonly id: number
-  /** The sequencer whose chain this is. */
+  /** The sequencer and chain whose tip this continues. */
   readonly chain: number
+  /** Where on the server's chains the receipts go (numbers them). */
+  readonly place: ChainPlace
   /** The head to continue; null: the tip this chain's previous request left in the worker. */
   readonly after: ChainTip | null
   /** A key the worker does not hold yet (it keeps each by its id). */
@@ -32,7 +34,9 @@ export type SignReply =
   | { readonly id: number; readonly kind: 'failed'; readonly message: string }
 
 export interface SlotToSign {
+  /** The sequencer and chain whose tip this continues. */
   readonly chain: number
+  readonly place: ChainPlace
   readonly after: ChainTip | null
   /** The key of the chain's head (the one `after` names, or the previous request's). */
   readonly key: SigningKey
@@ -109,7 +113,16 @@ function workerSigner(): ReceiptSigner {
       sent.add(slot.key.keyId)
       const reply = await new Promise<SignReply>((resolve, reject) => {
         waiting.set(id, { resolve, reject })
-        thread.postMessage({ id, chain: slot.chain, after: slot.after, key, serverId: slot.serverId, bundle: slot.bundle, now: slot.now } satisfies SignRequest)
+        thread.postMessage({
+          id,
+          chain: slot.chain,
+          place: slot.place,
+          after: slot.after,
+          key,
+          serverId: slot.serverId,
+          bundle: slot.bundle,
+          now: slot.now,
+        } satisfies SignRequest)
       })
       if (reply.kind === 'failed') throw new Error(`signing custody receipts failed: ${reply.message}`)
       return reply.kind === 'no-tip' ? 'no-tip' : withBuffers(reply.signed)

@@ -21,7 +21,7 @@ async function signed(request: SignRequest): Promise<SignReply> {
   tips.delete(request.chain)
   if (after === undefined || key === undefined) return { id: request.id, kind: 'no-tip' }
   try {
-    const bundle = await signBundle((message) => hybridSignOnThisThread(key, message), request.serverId, request.bundle, after, request.now)
+    const bundle = await signBundle((message) => hybridSignOnThisThread(key, message), request.serverId, request.bundle, after, request.place, request.now)
     tips.set(request.chain, bundle.tip)
     return { id: request.id, kind: 'signed', signed: bundle }
   } catch (error) {

@@ -1,36 +1,101 @@
 // Custody receipts (API.md section 7): one per blob of a bundle, issued inside the lifecycle
-// write's transaction, chained across the whole server. Each receipt is signed over the hash of
+// write's transaction, chained across the whole server (or along one of RECEIPT_CHAINS chains,
+// the one this process holds a lease on: decision 0072). Each receipt is signed over the hash of
 // the previous signed one, so signatures are sequential; nothing else is (decision 0023). The
 // process's chain sequencer has each write's receipts signed ahead of its transaction, over its
 // guess of the head, by the receipt signer's thread (decision 0035); the transaction appends them
 // only if the database's head is still that guess, and otherwise signs them again under the chain
 // lock. The guess is never trusted: a wrong one costs signatures, never a fork, and nothing
 // signed but unstored is referenced by a stored receipt.
+import { randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AssetReceipt } from '../../contract/custody.ts'
 import { timestamp } from '../../contract/common.ts'
+import { MAX_RECEIPT_CHAINS } from '../../config.ts'
 import { hybridSign } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
 import type { ChainTip, CustodyStore, Receipt } from '../../storage/port/custody.ts'
 import type { Caller } from '../context.ts'
-import { signBundle, type CustodyBundle, type SignedBundle } from './receipt-bundle.ts'
+import { signBundle, type ChainPlace, type CustodyBundle, type SignedBundle } from './receipt-bundle.ts'
 import { receiptSigner, type ReceiptSigner } from './receipt-signer.ts'
 
 export type { CustodyBundle } from './receipt-bundle.ts'
 
-/** Signs over `after` on this thread's pool, with the key it names. */
-async function signHere(deps: Deps, store: CustodyStore, bundle: CustodyBundle, after: ChainTip): Promise<SignedBundle> {
+/** Signs over `after` on chain `place`, on this thread's pool, with the key it names. */
+async function signHere(deps: Deps, store: CustodyStore, bundle: CustodyBundle, after: ChainTip, place: ChainPlace): Promise<SignedBundle> {
   if (after.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
   const key = await deps.attestation.signingKey(store, after.activeKeyId)
-  return signBundle((message) => hybridSign(key.privateKey, message), deps.config.publicOrigin, bundle, after, deps.clock.now())
+  return signBundle((message) => hybridSign(key.privateKey, message), deps.config.publicOrigin, bundle, after, place, deps.clock.now())
 }
 
-/** The fallback: lock the head, sign over it, append (the lock is held while signing). */
-async function issueUnderLock(tx: CustodyStore, deps: Deps, bundle: CustodyBundle): Promise<void> {
-  await tx.lockReceiptChain()
-  const signed = await signHere(deps, tx, bundle, await tx.receiptChainHead())
-  if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(signed.receipts, signed.tip.lastReceiptHash)
+/** The fallback: lock the chain's head, sign over it, append (the lock is held while signing). */
+async function issueUnderLock(tx: CustodyStore, deps: Deps, bundle: CustodyBundle, place: ChainPlace): Promise<void> {
+  await tx.lockReceiptChain(place.chain)
+  const signed = await signHere(deps, tx, bundle, await tx.receiptChainHead(place.chain), place)
+  if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(place.chain, signed.receipts, signed.tip.lastReceiptHash)
+}
+
+/** How long a chain's lease lasts; the holder renews it at its first slot after half of it. */
+export const CHAIN_LEASE_MS = 30_000
+
+/**
+ * The chain this process appends to (decision 0072): with one chain, that one; with several,
+ * the one it holds a lease on, so that instances do not contend for one head. The lease only
+ * spreads the work: every append is conditional on the head, so a lease lost or shared costs
+ * signatures, never a fork. Until the first claim answers, and while every chain is held by
+ * others, a chain picked by this holder's id.
+ *
+ * Claims run beside the writes, never in one: a claim's row lock taken in a write's transaction
+ * would wait for an earlier write's append to the same row, which waits for the later write's
+ * transaction to end (a deadlock PostgreSQL cannot see: half of it is a promise), and a claim
+ * awaited on the pool could wait for a connection held by the writes that wait on this slot.
+ */
+function chainLease() {
+  const holder = randomUUID()
+  let held: number | null = null
+  /** When to claim (or renew) again. */
+  let claimAt = 0
+  let claiming: Promise<void> | null = null
+  const claim = async (deps: Deps) => {
+    const now = deps.clock.now()
+    try {
+      // Once more when another instance claimed the chosen chain between its read and its update.
+      held =
+        (await deps.storage.claimReceiptChain(holder, now, now + CHAIN_LEASE_MS)) ?? (await deps.storage.claimReceiptChain(holder, now, now + CHAIN_LEASE_MS))
+    } catch (error) {
+      deps.log.warn({ err: error }, 'could not claim a receipt chain lease: appending to the chain held so far')
+    }
+  }
+  return {
+    /** Claims a chain before the first write (a server that starts to listen), so that it does not start on a borrowed one. */
+    async start(deps: Deps): Promise<void> {
+      if (deps.config.receiptChains === 1) return
+      claimAt = deps.clock.now() + CHAIN_LEASE_MS / 2
+      await claim(deps)
+    },
+    current(deps: Deps): ChainPlace {
+      const chains = deps.config.receiptChains
+      if (chains === 1) return { chain: 1, chains }
+      const now = deps.clock.now()
+      if (now >= claimAt && claiming === null) {
+        claimAt = now + CHAIN_LEASE_MS / 2
+        claiming = claim(deps).finally(() => (claiming = null))
+      }
+      return { chain: held ?? 1 + (Number.parseInt(holder.slice(0, 8), 16) % chains), chains }
+    },
+    /** The held chain was appended to by another: claim again at the next slot. */
+    contended(): void {
+      claimAt = 0
+    },
+    async release(store: CustodyStore): Promise<void> {
+      await claiming
+      if (held === null) return
+      held = null
+      claimAt = 0
+      await store.releaseReceiptChains(holder)
+    },
+  }
 }
 
 /** A write's places on the chain, taken from the sequencer. */
@@ -51,52 +116,69 @@ export interface ReceiptSequencer {
    * transactions waiting on this slot hold), else the storage.
    */
   reserve(deps: Deps, store: CustodyStore, bundle: CustodyBundle): ChainSlot
+  /** Takes a chain's lease before the first write (when the server starts to listen). */
+  start(deps: Deps): Promise<void>
+  /** Gives up this process's chain leases (at close), so that an instance started next takes them at once. */
+  release(store: CustodyStore): Promise<void>
 }
 
-/** Tells each sequencer of the process its own chain in the shared signer. */
-let chains = 0
+/** Tells each sequencer of the process its own chains in the shared signer (the tests run many servers in one process). */
+let sequencers = 0
 
 export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()): ReceiptSequencer {
-  const chain = chains++
+  const signerChains = sequencers++ * (MAX_RECEIPT_CHAINS + 1)
+  const lease = chainLease()
   /** Settles once the slots handed out so far have been handed to the signer, in slot order. */
   let handedOver: Promise<void> = Promise.resolve()
-  /** Whether the signer's tip for this chain is the current run's guess (false: the next slot starts a run from the database). */
-  let guessing = false
+  /** The chain whose signer tip is the current run's guess (null: the next slot starts a run from the database). */
+  let guessing: number | null = null
   /** The key of the current run's head. */
   let runKeyId: string | null = null
   /** Settles when every slot handed out so far has ended. */
   let allEnded: Promise<void> = Promise.resolve()
-  /** Slots signed over one run of guesses; a failure in a run starts a new one from the database. */
+  /** Runs of guesses, each started from the database; a failure in a run ends it. */
   let run = 0
   return {
     reserve(deps, store, bundle) {
-      const slotRun = run
       const earlierEnded = allEnded
       let markEnded = () => {}
       allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
-      const continues = guessing
-      guessing = true
-      /** The head as the database has it once every earlier slot has ended, and its key. */
-      const fromDatabase = async () => {
+      /** The chain's head as the database has it once every earlier slot has ended, and its key. */
+      const fromDatabase = async (place: ChainPlace) => {
         await earlierEnded
-        const head = await store.receiptChainHead()
+        const head = await store.receiptChainHead(place.chain)
         if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
         return { after: head, key: await deps.attestation.signingKey(store, head.activeKeyId) }
       }
+      let slotRun: number | null = null
+      let place: ChainPlace | undefined
       // Handed to the signer in slot order, without waiting for the earlier slots' signatures:
       // the signer's thread continues each from the tip the one before left.
       let signing: Promise<SignedBundle | 'no-tip'> | undefined
       const handed = handedOver.then(async () => {
-        const start = continues && runKeyId !== null ? { after: null, key: await deps.attestation.signingKey(store, runKeyId) } : await fromDatabase()
+        const here = lease.current(deps)
+        place = here
+        const continues = guessing === here.chain && runKeyId !== null
+        if (!continues) run += 1
+        slotRun = run
+        guessing = here.chain
+        const start = continues ? { after: null, key: await deps.attestation.signingKey(store, runKeyId!) } : await fromDatabase(here)
         runKeyId = start.key.keyId
-        signing = signer.sign({ chain, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
+        signing = signer.sign({ chain: signerChains + here.chain, place: here, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
       })
       handedOver = handed.catch(() => {})
       const signed = handed.then(async () => {
         const answer = await signing!
         if (answer !== 'no-tip') return answer
-        const start = await fromDatabase()
-        const again = await signer.sign({ chain, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
+        const start = await fromDatabase(place!)
+        const again = await signer.sign({
+          chain: signerChains + place!.chain,
+          place: place!,
+          ...start,
+          serverId: deps.config.publicOrigin,
+          bundle,
+          now: deps.clock.now(),
+        })
         if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
         return again
       })
@@ -108,21 +190,23 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
         ready: async () => void (await ready),
         async append(tx) {
           const { after, receipts, tip: last } = await signed
-          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(after, receipts, last.lastReceiptHash))
-          if (!appended) await issueUnderLock(tx, deps, bundle)
+          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(place!.chain, after, receipts, last.lastReceiptHash))
+          if (!appended) {
+            lease.contended()
+            await issueUnderLock(tx, deps, bundle, place!)
+          }
         },
         end(committed) {
           if (ended) return
           ended = true
           // The head is no longer this slot's tip: every later guess of this run is wrong.
-          if (!(committed && appended) && slotRun === run) {
-            run += 1
-            guessing = false
-          }
+          if (!(committed && appended) && slotRun === run) guessing = null
           markEnded()
         },
       }
     },
+    start: (deps) => lease.start(deps),
+    release: (store) => lease.release(store),
   }
 }
 

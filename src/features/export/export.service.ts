@@ -3,6 +3,7 @@
 // receipts are read a page at a time and handed out a page at a time, as the reader takes them:
 // an account of 100,000 assets exports in a bounded amount of memory.
 import { EXPORT_FORMAT } from '../../contract/export.ts'
+import { chainOfReceipt } from '../../contract/signing.ts'
 import { timestamp } from '../../contract/common.ts'
 import type { Deps } from '../../deps.ts'
 import { budgetBlockedForS } from '../../domain/attempt-budget.ts'
@@ -83,7 +84,7 @@ async function* documentChunks(deps: Deps, opening: string, cut: AlbumsCut): Asy
     yield `${i === 0 ? '' : ','}{${members(albumView(album))},"feed":[`
     yield* feedChunks(deps, album.albumId, lastSyncSeq)
     yield '],"receipts":{'
-    yield* receiptChunks(deps, album.albumId, cut.lastReceiptSeq)
+    yield* receiptChunks(deps, album.albumId, cut.receiptHeads)
     yield '}}'
   }
   yield ']}'
@@ -101,18 +102,19 @@ async function* feedChunks(deps: Deps, albumId: string, lastSyncSeq: number): As
 }
 
 /**
- * The members `"<asset_id>":[receipts...]` of the album's receipts numbered up to `throughSeq`,
- * a page per chunk. Pages follow (asset_id, receipt_seq) order, so an asset's receipts may
- * continue on the next page: its array stays open until another asset, or the end, comes.
+ * The members `"<asset_id>":[receipts...]` of the album's receipts numbered up to their chain's
+ * head in `heads`, a page per chunk. Pages follow (asset_id, receipt_seq) order, so an asset's
+ * receipts may continue on the next page: its array stays open until another asset, or the end, comes.
  */
-async function* receiptChunks(deps: Deps, albumId: string, throughSeq: number): AsyncGenerator<string> {
+async function* receiptChunks(deps: Deps, albumId: string, heads: readonly number[]): AsyncGenerator<string> {
   let cursor: ReceiptCursor | null = null
   /** The asset whose array is open. */
   let open: string | null = null
   for (;;) {
-    const page = await deps.storage.albumReceipts(albumId, throughSeq, cursor, EXPORT_PAGE_ROWS)
+    const page = await deps.storage.albumReceipts(albumId, Math.max(0, ...heads), cursor, EXPORT_PAGE_ROWS)
     let chunk = ''
-    for (const receipt of page) {
+    // A receipt beyond its own chain's head was appended after the cut (chains move apart).
+    for (const receipt of page.filter((r) => r.receiptSeq <= (heads[chainOfReceipt(r.receiptSeq, heads.length) - 1] ?? 0))) {
       if (receipt.assetId === open) chunk += ','
       else chunk += `${open === null ? '' : '],'}${JSON.stringify(receipt.assetId)}:[`
       open = receipt.assetId

@@ -4,6 +4,7 @@
 // reported. Findings are problems (something acknowledged may be lost or unprovable: exit 1)
 // or notes (space held by files no row names: nothing is lost).
 import { createHash } from 'node:crypto'
+import { chainOfReceipt, nextReceiptSeq } from '../../contract/signing.ts'
 import { hybridVerify } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { verifyReceipts } from '../../sdk/receipts.ts'
@@ -123,43 +124,58 @@ async function checkUnownedFiles(deps: Deps, options: FsckOptions): Promise<{ un
   return { unowned, queued }
 }
 
-/** The receipt chain: receipts 1..head, each linked to the one before, each signature valid under the attestation keys. */
+/**
+ * The receipt chains: each chain's receipts from its first to its head without a gap, each
+ * linked to the one before it on its chain, each signature valid under the attestation keys.
+ */
 async function checkReceiptChain(deps: Deps, options: FsckOptions, problem: (line: string) => void): Promise<number> {
   const document = await attestationKeysDocument(deps)
-  // Read first: receipts appended while the check runs are beyond it and not looked at.
-  const head = await deps.storage.readReceiptChain()
-  let previous: { seq: number; hash: string } | null = null
+  // Read first: receipts appended while the check runs are beyond their chain's head and not looked at.
+  const heads = await deps.storage.readReceiptChains()
+  const chains = heads.length
+  const headOf = (seq: number) => heads[chainOfReceipt(seq, chains) - 1]!
+  const chainName = (chain: number) => (chains === 1 ? 'receipt chain' : `receipt chain ${chain}`)
+  /** The last receipt checked on each chain, by chain. */
+  const previous = new Map<number, { seq: number; hash: string }>()
+  const highest = Math.max(0, ...heads.map((head) => head.lastSeq))
   let count = 0
-  for (let after = 0; after < head.lastSeq; ) {
-    const page = (await deps.storage.receiptsAfter(after, PAGE)).filter((receipt) => receipt.receiptSeq <= head.lastSeq)
-    if (page.length === 0) break
+  for (let after = 0; after < highest; ) {
+    const fetched = await deps.storage.receiptsAfter(after, PAGE)
+    if (fetched.length === 0) break
+    after = fetched.at(-1)!.receiptSeq
+    const page = fetched.filter((receipt) => receipt.receiptSeq <= headOf(receipt.receiptSeq).lastSeq)
     // verifyReceipts checks one server's receipts: a PUBLIC_ORIGIN changed over the years makes runs.
     for (let start = 0; start < page.length; ) {
       let end = start + 1
       while (end < page.length && page[end]?.serverId === page[start]?.serverId) end++
       const run: Receipt[] = page.slice(start, end)
-      const first = run[0]!
-      const check = await verifyReceipts(run.map(receiptView), { ...document, server_id: first.serverId }, undefined, hybridVerify)
+      // The chains the database holds, whatever this command's RECEIPT_CHAINS says.
+      const layout = { ...document, server_id: run[0]!.serverId, ...(chains === 1 ? {} : { receipt_chains: chains }) }
+      const check = await verifyReceipts(run.map(receiptView), layout, undefined, hybridVerify)
       for (const line of check.problems) problem(line)
-      // Links inside a run are verifyReceipts's; the link into it, and gaps anywhere, are here.
-      let expected = (previous?.seq ?? 0) + 1
+      // Links inside a run are verifyReceipts's; the links into it, and gaps anywhere, are here.
+      const inRun = new Set(run.map((receipt) => receipt.receiptSeq))
       for (const receipt of run) {
-        if (receipt.receiptSeq !== expected) problem(`receipt chain: receipts ${expected}..${receipt.receiptSeq - 1} are missing`)
-        expected = receipt.receiptSeq + 1
+        const chain = chainOfReceipt(receipt.receiptSeq, chains)
+        const before = previous.get(chain)
+        const expected = nextReceiptSeq(before?.seq ?? 0, chain, chains)
+        if (receipt.receiptSeq !== expected) problem(`${chainName(chain)}: receipts ${expected}..${receipt.receiptSeq - chains} are missing`)
+        else if (before !== undefined && !inRun.has(before.seq) && receipt.priorReceiptHash !== before.hash)
+          problem(`receipt ${receipt.receiptSeq}: prior_receipt_hash does not link to receipt ${before.seq}`)
+        previous.set(chain, { seq: receipt.receiptSeq, hash: createHash('sha256').update(receipt.receiptCbor).digest('hex') })
       }
-      if (previous !== null && first.receiptSeq === previous.seq + 1 && first.priorReceiptHash !== previous.hash) {
-        problem(`receipt ${first.receiptSeq}: prior_receipt_hash does not link to receipt ${previous.seq}`)
-      }
-      const last = run.at(-1)!
-      previous = { seq: last.receiptSeq, hash: createHash('sha256').update(last.receiptCbor).digest('hex') }
       count += run.length
       start = end
     }
-    after = previous?.seq ?? after
     options.progress?.({ phase: 'receipts verified', count, bytes: 0 })
   }
-  if ((previous?.seq ?? 0) !== head.lastSeq) problem(`receipt chain: the head says ${head.lastSeq} receipts, the last one found is ${previous?.seq ?? 'none'}`)
-  else if (previous !== null && previous.hash !== head.lastReceiptHash) problem(`receipt chain: the head's hash does not name receipt ${previous.seq}`)
+  heads.forEach((head, i) => {
+    const chain = i + 1
+    const last = previous.get(chain)
+    const name = chainName(chain)
+    if ((last?.seq ?? 0) !== head.lastSeq) problem(`${name}: the head says receipt ${head.lastSeq}, the last one found is ${last?.seq ?? 'none'}`)
+    else if (last !== undefined && last.hash !== head.lastReceiptHash) problem(`${name}: the head's hash does not name receipt ${last.seq}`)
+  })
   return count
 }
 

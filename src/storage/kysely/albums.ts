@@ -36,16 +36,20 @@ export function albumQueries(db: Executor): AlbumStore {
     },
 
     async cutAlbums(ownerId) {
-      // One statement, so one snapshot: the chain head is read with the albums, not after them.
+      // One statement, so one snapshot: the chains' heads are read with the albums, not after
+      // them (a row per album and chain: there are few chains).
       const rows = await db
         .selectFrom('albums')
-        .select([...albumColumns, 'nextSyncSeq'])
-        .select((eb) => eb.selectFrom('receiptChain').select('lastSeq').where('id', '=', 1).as('lastReceiptSeq'))
-        .where('ownerId', '=', ownerId)
-        .orderBy('createdAt')
-        .orderBy('albumId')
+        .innerJoin('receiptChain', (join) => join.onTrue())
+        .select([...albumColumns.map((column) => `albums.${column}` as const), 'albums.nextSyncSeq', 'receiptChain.lastSeq'])
+        .where('albums.ownerId', '=', ownerId)
+        .orderBy('albums.createdAt')
+        .orderBy('albums.albumId')
+        .orderBy('receiptChain.id')
         .execute()
-      return { albums: rows.map((row) => ({ album: albumOf(row), lastSyncSeq: row.nextSyncSeq })), lastReceiptSeq: rows[0]?.lastReceiptSeq ?? 0 }
+      const albums = rows.filter((row, i) => row.albumId !== rows[i - 1]?.albumId)
+      const receiptHeads = rows.filter((row) => row.albumId === rows[0]?.albumId).map((row) => Number(row.lastSeq))
+      return { albums: albums.map((row) => ({ album: albumOf(row), lastSyncSeq: row.nextSyncSeq })), receiptHeads }
     },
 
     async lockAlbum(albumId) {

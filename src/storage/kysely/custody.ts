@@ -1,7 +1,7 @@
-import { sql } from 'kysely'
+import { sql, type ExpressionBuilder } from 'kysely'
 import type { AssetCustody, CustodyStore, Receipt } from '../port/custody.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
-import type { ReceiptsTable } from './tables.ts'
+import type { ReceiptsTable, Tables } from './tables.ts'
 
 const keyColumns = ['keyId', 'publicKey', 'privateBox', 'status', 'notBefore', 'notAfter'] as const
 
@@ -22,11 +22,11 @@ export function custodyQueries(db: Executor): CustodyStore {
       return row && { ...row, publicKey: asBuffer(row.publicKey), privateBox: asBuffer(row.privateBox) }
     },
 
-    async lockReceiptChain() {
+    async lockReceiptChain(chain) {
       return db
         .updateTable('receiptChain')
         .set((eb) => ({ lastSeq: eb.ref('lastSeq') }))
-        .where('id', '=', 1)
+        .where('id', '=', chain)
         .returning(['lastSeq', 'lastReceiptHash', 'activeKeyId'])
         .executeTakeFirstOrThrow()
     },
@@ -37,25 +37,65 @@ export function custodyQueries(db: Executor): CustodyStore {
         .insertInto('attestationKeys')
         .values({ ...key, status: 'active', notBefore: now, notAfter: null })
         .execute()
-      await db.updateTable('receiptChain').set({ activeKeyId: key.keyId }).where('id', '=', 1).execute()
+      await db.updateTable('receiptChain').set({ activeKeyId: key.keyId }).execute()
     },
 
-    async receiptChainHead() {
+    async receiptChainLayout() {
+      const chains = await db
+        .selectFrom('receiptChain')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow()
+      const issued = await db.selectFrom('receipts').select('receiptSeq').limit(1).executeTakeFirst()
+      return { chains: Number(chains.count), issued: issued !== undefined }
+    },
+
+    async setReceiptChains(count) {
+      await db.deleteFrom('receiptChain').where('id', '>', count).execute()
+      const first = await db.selectFrom('receiptChain').select('activeKeyId').where('id', '=', 1).executeTakeFirstOrThrow()
+      const rows = Array.from({ length: count - 1 }, (_, i) => ({ id: i + 2, lastSeq: 0, lastReceiptHash: null, activeKeyId: first.activeKeyId, holder: null }))
+      if (rows.length > 0)
+        await db
+          .insertInto('receiptChain')
+          .values(rows)
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute()
+    },
+
+    async claimReceiptChain(holder, now, until) {
+      const claimable = (eb: ExpressionBuilder<Tables, 'receiptChain'>) => eb.or([eb('holder', '=', holder), eb('leaseUntil', '<', now)])
+      const claimed = await db
+        .updateTable('receiptChain')
+        .set({ holder, leaseUntil: until })
+        .where('id', '=', (eb) =>
+          eb.selectFrom('receiptChain').select('id').where(claimable).orderBy(sql`case when holder = ${holder} then 0 else 1 end`).orderBy('id').limit(1),
+        )
+        // Again on the row itself: another instance may have claimed it since the choice was read.
+        .where(claimable)
+        .returning('id')
+        .executeTakeFirst()
+      return claimed?.id ?? null
+    },
+
+    async releaseReceiptChains(holder) {
+      await db.updateTable('receiptChain').set({ holder: null, leaseUntil: 0 }).where('holder', '=', holder).execute()
+    },
+
+    async receiptChainHead(chain) {
       return db
         .selectFrom('receiptChain')
         .leftJoin('receipts', 'receipts.receiptSeq', 'receiptChain.lastSeq')
         .select(['receiptChain.lastSeq', 'receiptChain.lastReceiptHash', 'receiptChain.activeKeyId', 'receipts.receivedAt as lastReceivedAt'])
-        .where('receiptChain.id', '=', 1)
+        .where('receiptChain.id', '=', chain)
         .executeTakeFirstOrThrow()
     },
 
-    async appendReceiptsAfter(after, receipts, lastReceiptHash) {
+    async appendReceiptsAfter(chain, after, receipts, lastReceiptHash) {
       const last = receipts.at(-1)
       if (last === undefined || after.activeKeyId === null) return false
       const moved = await db
         .updateTable('receiptChain')
         .set({ lastSeq: last.receiptSeq, lastReceiptHash })
-        .where('id', '=', 1)
+        .where('id', '=', chain)
         .where('lastSeq', '=', after.lastSeq)
         .where('lastReceiptHash', after.lastReceiptHash === null ? 'is' : '=', after.lastReceiptHash)
         .where('activeKeyId', '=', after.activeKeyId)
@@ -68,14 +108,14 @@ export function custodyQueries(db: Executor): CustodyStore {
       return true
     },
 
-    async appendReceipts(receipts, lastReceiptHash) {
+    async appendReceipts(chain, receipts, lastReceiptHash) {
       const last = receipts.at(-1)
       if (last === undefined) return
       await db
         .insertInto('receipts')
         .values([...receipts])
         .execute()
-      await db.updateTable('receiptChain').set({ lastSeq: last.receiptSeq, lastReceiptHash }).where('id', '=', 1).execute()
+      await db.updateTable('receiptChain').set({ lastSeq: last.receiptSeq, lastReceiptHash }).where('id', '=', chain).execute()
     },
 
     async listReceipts(assetId, after, limit) {

@@ -47,9 +47,9 @@ export function integrityQueries(db: Executor): IntegrityStore {
       }))
     },
 
-    async readReceiptChain() {
-      const head = await db.selectFrom('receiptChain').select(['lastSeq', 'lastReceiptHash', 'activeKeyId']).where('id', '=', 1).executeTakeFirstOrThrow()
-      return { ...head, lastSeq: n(head.lastSeq) }
+    async readReceiptChains() {
+      const heads = await db.selectFrom('receiptChain').select(['lastSeq', 'lastReceiptHash', 'activeKeyId']).orderBy('id').execute()
+      return heads.map((head) => ({ ...head, lastSeq: n(head.lastSeq) }))
     },
 
     async consistencyFindings() {

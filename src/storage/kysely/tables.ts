@@ -335,6 +335,8 @@ export interface ReceiptChainTable {
   lastSeq: number
   lastReceiptHash: string | null
   activeKeyId: string | null
+  holder: string | null
+  leaseUntil: Generated<number>
 }
 
 export interface ReceiptsTable {

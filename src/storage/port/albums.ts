@@ -58,9 +58,9 @@ export interface AlbumsCut {
   /** Oldest first, each with the last feed position handed out (0: none yet). */
   readonly albums: ReadonlyArray<{ readonly album: Album; readonly lastSyncSeq: number }>
   /**
-   * The receipt chain's last receipt_seq. A lifecycle write appends its receipts and moves the
-   * chain in the transaction that adds its feed entry: the receipts at or below it are exactly
-   * those of the feed entries at or below the albums' positions.
+   * Each receipt chain's last receipt_seq (chain 1 first). A lifecycle write appends its
+   * receipts and moves its chain in the transaction that adds its feed entry: the receipts at or
+   * below their chain's head are exactly those of the feed entries at or below the albums' positions.
    */
-  readonly lastReceiptSeq: number
+  readonly receiptHeads: readonly number[]
 }

@@ -6,20 +6,31 @@ export interface CustodyStore {
   /** Every attestation key, active and retired, oldest first. */
   listAttestationKeys(): Promise<AttestationKey[]>
   findAttestationKey(keyId: string): Promise<AttestationKey | undefined>
-  /** Writes the chain head row first, so its lock is held for the rest of the transaction, and reads it. */
-  lockReceiptChain(): Promise<ChainHead>
-  /** Makes a new key the active one, retiring the active one at `now` (call under lockReceiptChain). */
+  /** Writes chain `chain`'s head row first, so its lock is held for the rest of the transaction, and reads it. */
+  lockReceiptChain(chain: number): Promise<ChainHead>
+  /** Makes a new key the active one of every chain, retiring the active one at `now` (call under lockReceiptChain(1)). */
   activateAttestationKey(key: { readonly keyId: string; readonly publicKey: Buffer; readonly privateBox: Buffer }, now: number): Promise<void>
-  /** Reads the chain head, without locking it. */
-  receiptChainHead(): Promise<ChainTip>
-  /** Appends receipts (in order, continuing the head) and moves the head to the last, whose hash is given (under lockReceiptChain). */
-  appendReceipts(receipts: readonly Receipt[], lastReceiptHash: string): Promise<void>
+  /** Reads chain `chain`'s head, without locking it. */
+  receiptChainHead(chain: number): Promise<ChainTip>
+  /** Appends receipts (in order, continuing the head) and moves chain `chain`'s head to the last, whose hash is given (under lockReceiptChain). */
+  appendReceipts(chain: number, receipts: readonly Receipt[], lastReceiptHash: string): Promise<void>
   /**
-   * appendReceipts without lockReceiptChain: moves the head only if it is still `after` (and
-   * `after`'s key still the active one), which locks it for the rest of the transaction, then
-   * appends. False, writing nothing, when the head or the active key has changed.
+   * appendReceipts without lockReceiptChain: moves the chain's head only if it is still `after`
+   * (and `after`'s key still the active one), which locks it for the rest of the transaction,
+   * then appends. False, writing nothing, when the head or the active key has changed.
    */
-  appendReceiptsAfter(after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
+  appendReceiptsAfter(chain: number, after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
+  /** How many chains the server keeps, and whether any receipt has been issued on them. */
+  receiptChainLayout(): Promise<{ readonly chains: number; readonly issued: boolean }>
+  /** Makes the chains 1..count, each with the first chain's active key (call under lockReceiptChain(1), before the first receipt). */
+  setReceiptChains(count: number): Promise<void>
+  /**
+   * Takes or renews a chain's lease for `holder` until `until`: the chain it holds, else one
+   * whose lease ended before `now`, the lowest first. Null when every chain is held by others.
+   */
+  claimReceiptChain(holder: string, now: number, until: number): Promise<number | null>
+  /** Ends the leases `holder` holds. */
+  releaseReceiptChains(holder: string): Promise<void>
   /**
    * A page of the receipts ever issued for the asset, replaced bundles included, in receipt_seq
    * order: those numbered after `after`, at most `limit` of them (one index range).

@@ -12,8 +12,8 @@ export interface IntegrityStore {
   queuedAmong(hashes: readonly string[]): Promise<Set<string>>
   /** Up to `limit` receipts after `afterSeq`, in receipt_seq order. */
   receiptsAfter(afterSeq: number, limit: number): Promise<Receipt[]>
-  /** The chain head, read without taking its lock. */
-  readReceiptChain(): Promise<ChainHead>
+  /** Every chain's head (chain 1 first), read in one statement without taking their locks. */
+  readReceiptChains(): Promise<ChainHead[]>
   consistencyFindings(): Promise<ConsistencyFinding[]>
 }
 

@@ -28,6 +28,7 @@ import { up as manifestsByHash } from './0022-manifests-by-hash.ts'
 import { up as memberKeyrings } from './0023-member-keyrings.ts'
 import { up as partners } from './0024-partners.ts'
 import { up as links } from './0025-links.ts'
+import { up as receiptChainLeases } from './0026-receipt-chain-leases.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -55,6 +56,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0023-member-keyrings', memberKeyrings],
   ['0024-partners', partners],
   ['0025-links', links],
+  ['0026-receipt-chain-leases', receiptChainLeases],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
