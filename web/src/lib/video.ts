@@ -8,8 +8,12 @@ import type { OpenedAsset } from '#photos/files.ts'
 import { ClientFormatError } from '#photos/format/errors.ts'
 import { OriginalRanges, type CiphertextRange } from '#photos/ranges.ts'
 
-/** How long the worker has to take the video over: it answers at once when it runs. */
-const WORKER_WAIT_MS = 3000
+/**
+ * How long the worker has to take the page over and the video: it answers at once when it runs,
+ * but a slow phone (or a machine this busy: CI saw 3 s pass) can take seconds to start it, and
+ * giving up means reading the whole original before it plays, far worse for a long video.
+ */
+const WORKER_WAIT_MS = 10_000
 /** A paused video makes no requests: this keeps the worker (and what it holds of the video) running. */
 const KEEP_ALIVE_MS = 20_000
 
