@@ -73,7 +73,13 @@ const engineNeutral = [
 // below). test/architecture/test-isolation.test.ts keeps this list complete.
 export const mocksModules = ['test/client/photos-restore-messages.test.ts']
 // The long loops: a quick size runs in `npm test` (soak, crash); the library run only in `npm run test:long`.
-const longLoops = ['test/e2e/soak.test.ts', 'test/e2e/crash.test.ts', 'test/e2e/library.test.ts', 'test/client/photos-import-mixed.test.ts']
+const longLoops = [
+  'test/e2e/soak.test.ts',
+  'test/e2e/crash.test.ts',
+  'test/e2e/library.test.ts',
+  'test/client/photos-import-mixed.test.ts',
+  'test/client/photos.e2e.test.ts',
+]
 
 const onSqlite = { COFFER_TEST_ENGINE: 'sqlite' }
 const onPostgres = postgres ? { COFFER_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: postgres } : null
