@@ -19,6 +19,7 @@ import { dryRunBackup } from './backup-dry-run.ts'
 import { openBackupTarget, countOption, libraryOf } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
+import { reportFileEvent, reportRetry } from './file-events.ts'
 
 /** How long the folder must be quiet before a --watch batch is backed up: a copy or an editor's save has ended. */
 const WATCH_QUIET_MS = 1000
@@ -158,22 +159,10 @@ export const backup: Command = {
                   aborted_uploads: event.abortedUploads,
                 })
               } else if (event.type === 'file') {
-                progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
-                  path: event.path,
+                reportFileEvent(out, progress, verbosity, event, {
                   skipped: event.outcome === 'unchanged' || event.outcome === 'kept' || event.outcome === 'deleted',
                 })
-                if (verbosity === 'verbose') out.say(`${event.outcome}  ${event.path}  (${bytesText(event.size)})`)
-                out.event('file', {
-                  path: event.path,
-                  outcome: event.outcome,
-                  size: event.size,
-                  sent_bytes: event.sentBytes,
-                  asset_id: event.assetId,
-                  ...(event.error === undefined ? {} : { error: event.error }),
-                  ...(event.reason === undefined ? {} : { reason: event.reason }),
-                })
-                if (event.outcome === 'failed') out.warn(`coffer-photos: ${event.error}`)
-              } else out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+              } else reportRetry(out, event)
             },
             // The bar moves within each file as the library reads and sends it.
             onProgress: (path, upload) => progress.moving(path, uploadFraction(upload) * upload.size),

@@ -25,6 +25,7 @@ import { EXIT, UsageError, type ExitCode, type Invocation } from './command.ts'
 import { openBackupTarget, countOption } from './library.ts'
 import { verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
+import { reportFileEvent, reportRetry } from './file-events.ts'
 
 /** A folder of the walk, as listed when the walk entered it. */
 interface Folder {
@@ -209,27 +210,12 @@ export async function importFolder(invocation: Invocation, given: readonly strin
             counts[status.sidecar === null ? 'withoutSidecar' : 'withSidecar']++
             const sent = event.outcome === 'stored' || event.outcome === 'replaced'
             if (sent && status.favourite === true) counts.favourites++
-            progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
-              path: event.path,
+            reportFileEvent(out, progress, verbosity, event, {
               skipped: !sent && event.outcome !== 'failed',
+              note: status.sidecar === null ? '' : `  with ${status.sidecar}${status.error === undefined ? '' : ' (not read)'}`,
+              fields: { sidecar: status.sidecar, ...(status.error === undefined ? {} : { sidecar_error: status.error }) },
             })
-            if (verbosity === 'verbose')
-              out.say(
-                `${event.outcome}  ${event.path}  (${bytesText(event.size)})${status.sidecar === null ? '' : `  with ${status.sidecar}${status.error === undefined ? '' : ' (not read)'}`}`,
-              )
-            out.event('file', {
-              path: event.path,
-              outcome: event.outcome,
-              size: event.size,
-              sent_bytes: event.sentBytes,
-              asset_id: event.assetId,
-              sidecar: status.sidecar,
-              ...(status.error === undefined ? {} : { sidecar_error: status.error }),
-              ...(event.error === undefined ? {} : { error: event.error }),
-              ...(event.reason === undefined ? {} : { reason: event.reason }),
-            })
-            if (event.outcome === 'failed') out.warn(`coffer-photos: ${event.error}`)
-          } else out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+          } else reportRetry(out, event)
         },
         onProgress: (name, upload) => progress.moving(name, uploadFraction(upload) * upload.size),
       },

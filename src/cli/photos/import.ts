@@ -26,6 +26,7 @@ import { EXIT, UsageError, type Command } from './command.ts'
 import { backupTargetOf, countOption } from './library.ts'
 import { VERBOSITY_OPTIONS, verbosityOf } from './output.ts'
 import { transferProgress } from './transfer-progress.ts'
+import { reportFileEvent, reportRetry } from './file-events.ts'
 
 /** How a photo met its sidecar, for the report. */
 type SidecarOutcome = 'own' | 'edited' | 'live' | 'none' | 'unreadable'
@@ -153,25 +154,18 @@ export const importCommand: Command = {
               onEvent: (event) => {
                 if (event.type === 'file') {
                   const photo = byName.get(event.path)!
-                  void staging.release(photo.file)
-                  progress.advance(event.size, event.outcome === 'failed' ? `failed: ${event.path}` : event.path, {
-                    path: event.path,
+                  staging
+                    .release(photo.file)
+                    .catch((error: unknown) =>
+                      out.warn(`coffer-photos: the staged copy of ${photo.file.path} stays until the next import: ${(error as Error).message}`),
+                    )
+                  reportFileEvent(out, progress, verbosity, event, {
                     skipped: event.outcome !== 'stored' && event.outcome !== 'replaced' && event.outcome !== 'failed',
+                    shown: `${albumName}/${event.path}`,
+                    fields: { path: photo.file.path, album: albumName, name: event.path, sidecar: sidecars.get(photo) ?? 'none' },
+                    failedName: photo.file.path,
                   })
-                  if (verbosity === 'verbose') out.say(`${event.outcome}  ${albumName}/${event.path}  (${bytesText(event.size)})`)
-                  out.event('file', {
-                    path: photo.file.path,
-                    album: albumName,
-                    name: event.path,
-                    outcome: event.outcome,
-                    size: event.size,
-                    sent_bytes: event.sentBytes,
-                    asset_id: event.assetId,
-                    sidecar: sidecars.get(photo) ?? 'none',
-                    ...(event.error === undefined ? {} : { error: event.error }),
-                  })
-                  if (event.outcome === 'failed') out.warn(`coffer-photos: ${photo.file.path}: ${event.error}`)
-                } else if (event.type === 'retry') out.warn(`coffer-photos: ${event.path}: ${event.error}; trying again (attempt ${event.attempt + 1})`)
+                } else if (event.type === 'retry') reportRetry(out, event)
               },
               onProgress: (name, upload) => progress.moving(name, uploadFraction(upload) * upload.size),
             },
