@@ -57,6 +57,7 @@ const engineNeutral = [
   'test/http/logs.secrets.test.ts',
   'test/http/numbers.bounds.test.ts',
   'test/http/openapi-client.test.ts',
+  'test/http/receipts.bytes.test.ts',
   'test/http/statuses.test.ts',
   'test/http/web-app.test.ts',
   'test/http/blob-store.test.ts',

@@ -13,7 +13,6 @@ import { verifyReceipts, type ReceiptView } from '../../src/sdk/receipts.ts'
 import { raw, problemOf } from '../support/actors.ts'
 import { album, ciphertext, signedManifest, uploader, type Uploader } from '../support/albums.ts'
 import { PROTOCOL_MAX, bearer, openBundle, opsRaw, writeFor, type Bundle, type BundleOptions, type Write, type WriteOptions } from '../support/bundles.ts'
-import { testEngine } from '../support/database.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 const ORIGIN = 'https://photos.coffer.example'
@@ -454,26 +453,6 @@ describe('verifyReceipts (SDK)', () => {
   it('passes the receipts as served', async () => {
     expect(await verifyReceipts(receipts, document, asset.assetId)).toEqual({ valid: true, problems: [] })
   })
-
-  // The SDK's own check over served bytes: what the engine stored does not change it, so it runs
-  // once (SQLite), not again on PostgreSQL (3,871 hybrid verifications, 20-45 s on CI's cores).
-  it.runIf(testEngine === 'sqlite')(
-    'fails when any single byte of a receipt_cbor is flipped, whichever byte',
-    async () => {
-      const target = receipts[1]!
-      const bytes = Buffer.from(target.receipt_cbor, 'base64')
-      expect(bytes.length).toBeGreaterThan(3373)
-      const passing: number[] = []
-      for (let at = 0; at < bytes.length; at++) {
-        const flipped = Buffer.from(bytes)
-        flipped[at]! ^= at % 2 === 0 ? 0xff : 0x01
-        const check = await verifyReceipts([{ ...target, receipt_cbor: flipped.toString('base64') }], document, asset.assetId)
-        if (check.valid) passing.push(at)
-      }
-      expect(passing).toEqual([])
-    },
-    120_000,
-  )
 
   it('fails when a receipt stands in another’s place or the order is broken', async () => {
     const all = await chain()
