@@ -92,8 +92,7 @@ describe(`${CHAINS} receipt chains`, () => {
   it('with every chain held elsewhere, writes still land, each on one chain that stays continuous', async () => {
     await heldElsewhere([1, 2, 3])
     for (let i = 0; i < 3; i++) await write()
-    const lines = await expectReceiptChains(await everyReceipt(), 28, keys)
-    expect(lines.map((line) => line.length).reduce((a, b) => a + b)).toBe(28)
+    await expectReceiptChains(await everyReceipt(), 28, keys)
     expect(await fsckProblems()).toEqual({ problems: [], receipts: 28 })
   })
 

@@ -129,10 +129,12 @@ async function checkUnownedFiles(deps: Deps, options: FsckOptions): Promise<{ un
  * linked to the one before it on its chain, each signature valid under the attestation keys.
  */
 async function checkReceiptChain(deps: Deps, options: FsckOptions, problem: (line: string) => void): Promise<number> {
-  const document = await attestationKeysDocument(deps)
   // Read first: receipts appended while the check runs are beyond their chain's head and not looked at.
   const heads = await deps.storage.readReceiptChains()
   const chains = heads.length
+  // The chains the database holds, whatever this command's RECEIPT_CHAINS says.
+  const { receipt_chains: _, ...keys } = await attestationKeysDocument(deps)
+  const document = chains === 1 ? keys : { ...keys, receipt_chains: chains }
   const headOf = (seq: number) => heads[chainOfReceipt(seq, chains) - 1]!
   const chainName = (chain: number) => (chains === 1 ? 'receipt chain' : `receipt chain ${chain}`)
   /** The last receipt checked on each chain, by chain. */
@@ -149,9 +151,7 @@ async function checkReceiptChain(deps: Deps, options: FsckOptions, problem: (lin
       let end = start + 1
       while (end < page.length && page[end]?.serverId === page[start]?.serverId) end++
       const run: Receipt[] = page.slice(start, end)
-      // The chains the database holds, whatever this command's RECEIPT_CHAINS says.
-      const layout = { ...document, server_id: run[0]!.serverId, ...(chains === 1 ? {} : { receipt_chains: chains }) }
-      const check = await verifyReceipts(run.map(receiptView), layout, undefined, hybridVerify)
+      const check = await verifyReceipts(run.map(receiptView), { ...document, server_id: run[0]!.serverId }, undefined, hybridVerify)
       for (const line of check.problems) problem(line)
       // Links inside a run are verifyReceipts's; the links into it, and gaps anywhere, are here.
       const inRun = new Set(run.map((receipt) => receipt.receiptSeq))
