@@ -90,6 +90,8 @@ export interface Config {
   readonly verification: { readonly maxAssets: number; readonly maxHashes: number; readonly deepScanBudgetBytes: number; readonly deepScanWindowS: number }
   /** Custody receipt chains the server appends to (decision 0072); fixed once the first receipt is issued. */
   readonly receiptChains: number
+  /** How long a write on an instance without its chain's lease waits for the holder to append its receipts before appending them itself (decision 0073). */
+  readonly receiptHandoffWaitMs: number
   /** Account exports each account may start per window (GET /v1/account/export). */
   readonly accountExport: { readonly maxPerWindow: number; readonly windowS: number }
 }
@@ -343,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
       deepScanWindowS: integer(env, 'DEEP_SCAN_WINDOW_S', 3600, 1),
     },
     receiptChains: integer(env, 'RECEIPT_CHAINS', 1, 1, MAX_RECEIPT_CHAINS),
+    receiptHandoffWaitMs: integer(env, 'RECEIPT_HANDOFF_WAIT_MS', 250, 1, 60_000),
     accountExport: {
       maxPerWindow: integer(env, 'EXPORTS_PER_WINDOW', 3, 1),
       windowS: integer(env, 'EXPORT_WINDOW_S', 3600, 1),

@@ -41,7 +41,8 @@ const USAGE = `usage: coffer <command> [arguments]
   migrate                                 apply pending database migrations and exit
   maintain                                delete expired rows, finish the purges of deleted accounts, apply the trash's due
                                           deletes, garbage blobs, the parts of ended uploads and what failed blob writes
-                                          left, once (instances also do it periodically)
+                                          left, and append the receipts an instance killed while it waited for them
+                                          handed off, once (instances also do it periodically)
   keys rotate                             retire the active attestation key and activate a new one
   admin account <user_id>                 an account: standing, usage, second factor, moderation record
   admin accounts --email E                find the account with an email (case-insensitive): a list of one or none

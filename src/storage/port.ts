@@ -11,7 +11,7 @@ import type { AccountStore } from './port/accounts.ts'
 import type { AlbumStore } from './port/albums.ts'
 import type { BatchDownloadSlotStore } from './port/batch-downloads.ts'
 import type { AttemptBudgetStore, PasswordFailureStore } from './port/budgets.ts'
-import type { CustodyStore } from './port/custody.ts'
+import type { CustodyStore, ReceiptNotices, ReceiptWatch } from './port/custody.ts'
 import type { DirectoryStore } from './port/directory.ts'
 import type { EnrollmentStore } from './port/enrollment.ts'
 import type { EscrowStore } from './port/escrow.ts'
@@ -81,6 +81,12 @@ export interface Storage extends Store, RelayMailboxes {
   currentSchema(): Promise<{ readonly name: string | null; readonly tables: number }>
   /** PostgreSQL: creates the schema unless it exists (restore into an empty database). */
   createSchema(name: string): Promise<void>
+  /**
+   * Starts hearing the receipt requests of every instance (decision 0073): PostgreSQL's notices
+   * on a connection of its own, until the watch is closed; null on SQLite, which serves one
+   * instance (nothing to hear: the caller polls).
+   */
+  watchReceiptRequests(notices: ReceiptNotices): ReceiptWatch | null
   ping(): Promise<void>
   close(): Promise<void>
 }

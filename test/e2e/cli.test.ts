@@ -237,6 +237,7 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       garbage: { rows: number; files: number }
       partUploads: number
       leftovers: number
+      orphanedReceiptRequests: number
       trash: { purged: number; kept: number }
     }>(env, 'maintain')
     // The account deleted above was purged by its deletion: none is left to finish; no upload left parts.
@@ -247,6 +248,7 @@ describe(`coffer (the operator CLI) beside a running server on ${testEngine}`, (
       garbage: { rows: expect.any(Number), files: expect.any(Number) },
       partUploads: 0,
       leftovers: 0,
+      orphanedReceiptRequests: 0,
     })
     const migrate = await coffer(env, 'migrate')
     expect(migrate.code, migrate.stderr).toBe(0)

@@ -23,7 +23,8 @@ export interface SignRequest {
   /** A key the worker does not hold yet (it keeps each by its id). */
   readonly key: { readonly keyId: string; readonly privateKey: HybridPrivateKey } | null
   readonly serverId: string
-  readonly bundle: CustodyBundle
+  /** Signed in order: the slot's write's, then those handed to this chain's holder. */
+  readonly bundles: readonly CustodyBundle[]
   readonly now: number
 }
 
@@ -41,7 +42,8 @@ export interface SlotToSign {
   /** The key of the chain's head (the one `after` names, or the previous request's). */
   readonly key: SigningKey
   readonly serverId: string
-  readonly bundle: CustodyBundle
+  /** Signed in order: the slot's write's, then those handed to this chain's holder. */
+  readonly bundles: readonly CustodyBundle[]
   readonly now: number
 }
 
@@ -120,7 +122,7 @@ function workerSigner(): ReceiptSigner {
           after: slot.after,
           key,
           serverId: slot.serverId,
-          bundle: slot.bundle,
+          bundles: slot.bundles,
           now: slot.now,
         } satisfies SignRequest)
       })

@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads'
 import { hybridSignOnThisThread, type HybridPrivateKey } from '../../crypto/hybrid.ts'
 import type { ChainTip } from '../../storage/port/custody.ts'
-import { signBundle } from './receipt-bundle.ts'
+import { signBundles } from './receipt-bundle.ts'
 import type { SignReply, SignRequest } from './receipt-signer.ts'
 
 const port = parentPort
@@ -21,7 +21,7 @@ async function signed(request: SignRequest): Promise<SignReply> {
   tips.delete(request.chain)
   if (after === undefined || key === undefined) return { id: request.id, kind: 'no-tip' }
   try {
-    const bundle = await signBundle((message) => hybridSignOnThisThread(key, message), request.serverId, request.bundle, after, request.place, request.now)
+    const bundle = await signBundles((message) => hybridSignOnThisThread(key, message), request.serverId, request.bundles, after, request.place, request.now)
     tips.set(request.chain, bundle.tip)
     return { id: request.id, kind: 'signed', signed: bundle }
   } catch (error) {

@@ -6,38 +6,28 @@
 // guess of the head, by the receipt signer's thread (decision 0035); the transaction appends them
 // only if the database's head is still that guess, and otherwise signs them again under the chain
 // lock. The guess is never trusted: a wrong one costs signatures, never a fork, and nothing
-// signed but unstored is referenced by a stored receipt.
+// signed but unstored is referenced by a stored receipt. An instance whose chain another holds
+// hands its writes' bundles to the holder through the database (decision 0073).
 import { randomUUID } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AssetReceipt } from '../../contract/custody.ts'
 import { timestamp } from '../../contract/common.ts'
 import { MAX_RECEIPT_CHAINS } from '../../config.ts'
-import { hybridSign } from '../../crypto/hybrid.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { ChainTip, CustodyStore, Receipt } from '../../storage/port/custody.ts'
+import type { CustodyStore, Receipt, ReceiptRequest } from '../../storage/port/custody.ts'
 import type { Caller } from '../context.ts'
-import { signBundle, type ChainPlace, type CustodyBundle, type SignedBundle } from './receipt-bundle.ts'
+import { issueUnderLock } from './receipt-append.ts'
+import type { ChainPlace, CustodyBundle, SignedBundle } from './receipt-bundle.ts'
+import { appendOrphanedReceipts, receiptHandoff } from './receipt-handoff.ts'
 import { receiptSigner, type ReceiptSigner } from './receipt-signer.ts'
 
 export type { CustodyBundle } from './receipt-bundle.ts'
 
-/** Signs over `after` on chain `place`, on this thread's pool, with the key it names. */
-async function signHere(deps: Deps, store: CustodyStore, bundle: CustodyBundle, after: ChainTip, place: ChainPlace): Promise<SignedBundle> {
-  if (after.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
-  const key = await deps.attestation.signingKey(store, after.activeKeyId)
-  return signBundle((message) => hybridSign(key.privateKey, message), deps.config.publicOrigin, bundle, after, place, deps.clock.now())
-}
-
-/** The fallback: lock the chain's head, sign over it, append (the lock is held while signing). */
-async function issueUnderLock(tx: CustodyStore, deps: Deps, bundle: CustodyBundle, place: ChainPlace): Promise<void> {
-  await tx.lockReceiptChain(place.chain)
-  const signed = await signHere(deps, tx, bundle, await tx.receiptChainHead(place.chain), place)
-  if (signed.tip.lastReceiptHash !== null) await tx.appendReceipts(place.chain, signed.receipts, signed.tip.lastReceiptHash)
-}
-
 /** How long a chain's lease lasts; the holder renews it at its first slot after half of it. */
 export const CHAIN_LEASE_MS = 30_000
+/** How long a non-holder appends directly after its holder left a request untaken (the holder idle), unless it meets the holder's appends. */
+const DIRECT_MS = CHAIN_LEASE_MS / 2
 
 /**
  * The chain this process appends to (decision 0072): with one chain, that one; with several,
@@ -54,6 +44,10 @@ export const CHAIN_LEASE_MS = 30_000
 function chainLease() {
   const holder = randomUUID()
   let held: number | null = null
+  /** The last claim answered that every chain is held by another instance (nothing is known before the first). */
+  let heldElsewhere = false
+  /** Until when this instance appends directly though it holds no lease (its holder left a request untaken). */
+  let directUntil = 0
   /** When to claim (or renew) again. */
   let claimAt = 0
   let claiming: Promise<void> | null = null
@@ -63,30 +57,44 @@ function chainLease() {
       // Once more when another instance claimed the chosen chain between its read and its update.
       held =
         (await deps.storage.claimReceiptChain(holder, now, now + CHAIN_LEASE_MS)) ?? (await deps.storage.claimReceiptChain(holder, now, now + CHAIN_LEASE_MS))
+      heldElsewhere = held === null
     } catch (error) {
       deps.log.warn({ err: error }, 'could not claim a receipt chain lease: appending to the chain held so far')
     }
   }
+  const place = (deps: Deps): ChainPlace => {
+    const chains = deps.config.receiptChains
+    const now = deps.clock.now()
+    if (now >= claimAt && claiming === null) {
+      claimAt = now + CHAIN_LEASE_MS / 2
+      claiming = claim(deps).finally(() => (claiming = null))
+    }
+    return { chain: held ?? 1 + (Number.parseInt(holder.slice(0, 8), 16) % chains), chains }
+  }
   return {
     /** Claims a chain before the first write (a server that starts to listen), so that it does not start on a borrowed one. */
     async start(deps: Deps): Promise<void> {
-      if (deps.config.receiptChains === 1) return
       claimAt = deps.clock.now() + CHAIN_LEASE_MS / 2
       await claim(deps)
     },
-    current(deps: Deps): ChainPlace {
-      const chains = deps.config.receiptChains
-      if (chains === 1) return { chain: 1, chains }
-      const now = deps.clock.now()
-      if (now >= claimAt && claiming === null) {
-        claimAt = now + CHAIN_LEASE_MS / 2
-        claiming = claim(deps).finally(() => (claiming = null))
-      }
-      return { chain: held ?? 1 + (Number.parseInt(holder.slice(0, 8), 16) % chains), chains }
+    /** The chain to append to, and whether this instance holds its lease. */
+    current(deps: Deps): ChainPlace & { readonly holding: boolean } {
+      const here = place(deps)
+      return { ...here, holding: held === here.chain }
     },
-    /** The held chain was appended to by another: claim again at the next slot. */
+    /** The chain whose holder this write's receipts go to, or null when this instance appends them itself. */
+    handingOff(deps: Deps): ChainPlace | null {
+      const here = place(deps)
+      return heldElsewhere && deps.clock.now() >= directUntil ? here : null
+    },
+    /** The held chain was appended to by another: claim again at the next slot (and hand off again, if this instance holds none). */
     contended(): void {
       claimAt = 0
+      directUntil = 0
+    },
+    /** The holder left a request of this instance untaken: it is idle, and this instance appends directly for a while. */
+    holderIdle(deps: Deps): void {
+      directUntil = deps.clock.now() + DIRECT_MS
     },
     async release(store: CustodyStore): Promise<void> {
       await claiming
@@ -106,6 +114,12 @@ export interface ChainSlot {
   append(tx: CustodyStore): Promise<void>
   /** The write's transaction has ended, committed or not; call it exactly once, whatever happened. */
   end(committed: boolean): void
+  /**
+   * After end(true), before the write answers: settles once its receipts are on the chain (a
+   * write handed to the chain's holder waits for it, decision 0073). Never fails: a write that
+   * could not see them appended leaves them requested, and answers.
+   */
+  onChain(): Promise<void>
 }
 
 /** Hands out chain slots in order and has them signed one after another (one per process). */
@@ -116,14 +130,20 @@ export interface ReceiptSequencer {
    * transactions waiting on this slot hold), else the storage.
    */
   reserve(deps: Deps, store: CustodyStore, bundle: CustodyBundle): ChainSlot
-  /** Takes a chain's lease before the first write (when the server starts to listen). */
+  /**
+   * Before the first write (when the server starts to listen): takes a chain's lease, listens
+   * for other instances' receipt requests, and appends those a killed instance left.
+   */
   start(deps: Deps): Promise<void>
-  /** Gives up this process's chain leases (at close), so that an instance started next takes them at once. */
+  /** Stops listening, and gives up this process's chain leases (at close), so that an instance started next takes them at once. */
   release(store: CustodyStore): Promise<void>
 }
 
 /** Tells each sequencer of the process its own chains in the shared signer (the tests run many servers in one process). */
 let sequencers = 0
+
+/** How long (ms) requests the holder read wait for one of its own slots to carry them before a slot of their own does. */
+const CARRY_WAIT_MS = 2
 
 export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()): ReceiptSequencer {
   const signerChains = sequencers++ * (MAX_RECEIPT_CHAINS + 1)
@@ -138,75 +158,169 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   let allEnded: Promise<void> = Promise.resolve()
   /** Runs of guesses, each started from the database; a failure in a run ends it. */
   let run = 0
+  /** A slot of the holder's that carries only requests is under way. */
+  let draining = false
+
+  /**
+   * A slot of this process's own on its chain: its write's bundle (none for a slot that only
+   * carries requests), then the requests handed to the chain when this process holds it.
+   */
+  function slot(deps: Deps, store: CustodyStore, own: CustodyBundle | null): ChainSlot {
+    const earlierEnded = allEnded
+    let markEnded = () => {}
+    allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
+    /** The chain's head as the database has it once every earlier slot has ended, and its key. */
+    const fromDatabase = async (place: ChainPlace) => {
+      await earlierEnded
+      const head = await store.receiptChainHead(place.chain)
+      if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
+      return { after: head, key: await deps.attestation.signingKey(store, head.activeKeyId) }
+    }
+    let slotRun: number | null = null
+    let place: ChainPlace | undefined
+    /** Requests handed to this chain that the slot appends after its own write's receipts. */
+    let carried: ReceiptRequest[] = []
+    let bundles: readonly CustodyBundle[] = []
+    // Handed to the signer in slot order, without waiting for the earlier slots' signatures:
+    // the signer's thread continues each from the tip the one before left.
+    let signing: Promise<SignedBundle | 'no-tip'> | undefined
+    const handed = handedOver.then(async () => {
+      const { holding, ...here } = lease.current(deps)
+      place = here
+      if (holding) {
+        handoff.look(deps, here.chain)
+        carried = handoff.carry(here.chain)
+      }
+      bundles = [...(own === null ? [] : [own]), ...carried.map((request) => request.bundle)]
+      // A slot of requests that an earlier slot carried first: nothing to sign, no guess made.
+      if (bundles.length === 0) return
+      const continues = guessing === here.chain && runKeyId !== null
+      if (!continues) run += 1
+      slotRun = run
+      guessing = here.chain
+      const start = continues ? { after: null, key: await deps.attestation.signingKey(store, runKeyId!) } : await fromDatabase(here)
+      runKeyId = start.key.keyId
+      signing = signer.sign({ chain: signerChains + here.chain, place: here, ...start, serverId: deps.config.publicOrigin, bundles, now: deps.clock.now() })
+    })
+    handedOver = handed.catch(() => {})
+    const signed = handed.then(async () => {
+      if (signing === undefined) return null
+      const answer = await signing
+      if (answer !== 'no-tip') return answer
+      const start = await fromDatabase(place!)
+      const again = await signer.sign({
+        chain: signerChains + place!.chain,
+        place: place!,
+        ...start,
+        serverId: deps.config.publicOrigin,
+        bundles,
+        now: deps.clock.now(),
+      })
+      if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
+      return again
+    })
+    const ready = Promise.all([signed, earlierEnded])
+    ready.catch(() => {}) // the write that awaits it sees the failure
+    let appended = false
+    let ended = false
+    return {
+      ready: async () => void (await ready),
+      async append(tx) {
+        const answer = await signed
+        if (answer === null) return
+        const { after, receipts, tip: last } = answer
+        if (carried.length > 0) {
+          // Taken first, so that the chain's row is locked only once they are this slot's.
+          const taken = await tx.takeReceiptRequests(carried.map((request) => request.requestId))
+          if (taken.length < carried.length) {
+            // Their writers took some back: what was signed is not what this slot appends.
+            const still = carried.filter((request) => taken.includes(request.requestId)).map((request) => request.bundle)
+            const left = [...(own === null ? [] : [own]), ...still]
+            if (left.length > 0) await issueUnderLock(tx, deps, left, place!)
+            return
+          }
+        }
+        appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(place!.chain, after, receipts, last.lastReceiptHash))
+        if (!appended) {
+          lease.contended()
+          await issueUnderLock(tx, deps, bundles, place!)
+        }
+      },
+      end(committed) {
+        if (ended) return
+        ended = true
+        handoff.drop(carried)
+        // The head is no longer this slot's tip: every later guess of this run is wrong.
+        if (!(committed && appended) && slotRun === run) guessing = null
+        markEnded()
+      },
+      onChain: async () => {},
+    }
+  }
+
+  /** Appends the requests read for the held chain in a transaction of their own (no write of this process came to carry them). */
+  async function drain(deps: Deps): Promise<void> {
+    draining = true
+    let carrying: ChainSlot | undefined
+    // As a lifecycle write takes its slot: before the transaction on SQLite (one write
+    // connection), inside it on PostgreSQL (see lifecycle.service.ts).
+    const take = async (store: CustodyStore) => {
+      carrying ??= slot(deps, store, null)
+      await carrying.ready()
+      return carrying
+    }
+    try {
+      if (deps.storage.engine === 'sqlite') await take(deps.storage)
+      await deps.storage.transaction(async (tx) => (await take(tx)).append(tx))
+      carrying?.end(true)
+    } catch (error) {
+      carrying?.end(false)
+      deps.log.warn({ err: error }, 'could not append the receipt requests handed to this instance: a later slot takes them')
+    } finally {
+      draining = false
+    }
+  }
+
+  const handoff = receiptHandoff({
+    requested(deps, chain) {
+      const here = lease.current(deps)
+      if (here.holding && here.chain === chain) handoff.look(deps, chain, true)
+    },
+    found(deps, chain) {
+      setTimeout(() => {
+        if (draining || !handoff.waiting(chain)) return
+        void drain(deps).then(() => {
+          // More came while it ran: the next look (at once) finds them.
+          if (handoff.waiting(chain)) handoff.look(deps, chain, true)
+        })
+      }, CARRY_WAIT_MS).unref()
+    },
+  })
+
   return {
     reserve(deps, store, bundle) {
-      const earlierEnded = allEnded
-      let markEnded = () => {}
-      allEnded = Promise.all([earlierEnded, new Promise<void>((resolve) => (markEnded = resolve))]).then(() => undefined)
-      /** The chain's head as the database has it once every earlier slot has ended, and its key. */
-      const fromDatabase = async (place: ChainPlace) => {
-        await earlierEnded
-        const head = await store.receiptChainHead(place.chain)
-        if (head.activeKeyId === null) throw new Error('no active attestation key: the server did not finish starting up')
-        return { after: head, key: await deps.attestation.signingKey(store, head.activeKeyId) }
-      }
-      let slotRun: number | null = null
-      let place: ChainPlace | undefined
-      // Handed to the signer in slot order, without waiting for the earlier slots' signatures:
-      // the signer's thread continues each from the tip the one before left.
-      let signing: Promise<SignedBundle | 'no-tip'> | undefined
-      const handed = handedOver.then(async () => {
-        const here = lease.current(deps)
-        place = here
-        const continues = guessing === here.chain && runKeyId !== null
-        if (!continues) run += 1
-        slotRun = run
-        guessing = here.chain
-        const start = continues ? { after: null, key: await deps.attestation.signingKey(store, runKeyId!) } : await fromDatabase(here)
-        runKeyId = start.key.keyId
-        signing = signer.sign({ chain: signerChains + here.chain, place: here, ...start, serverId: deps.config.publicOrigin, bundle, now: deps.clock.now() })
+      const holderOf = lease.handingOff(deps)
+      if (holderOf === null) return slot(deps, store, bundle)
+      return handoff.handOff(deps, bundle, holderOf, () => {
+        // Its append moved the head: the next slot starts from the database, not from a guess it made wrong.
+        guessing = null
+        lease.holderIdle(deps)
       })
-      handedOver = handed.catch(() => {})
-      const signed = handed.then(async () => {
-        const answer = await signing!
-        if (answer !== 'no-tip') return answer
-        const start = await fromDatabase(place!)
-        const again = await signer.sign({
-          chain: signerChains + place!.chain,
-          place: place!,
-          ...start,
-          serverId: deps.config.publicOrigin,
-          bundle,
-          now: deps.clock.now(),
-        })
-        if (again === 'no-tip') throw new Error('the receipt signer held no tip after being given the head')
-        return again
-      })
-      const ready = Promise.all([signed, earlierEnded])
-      ready.catch(() => {}) // the write that awaits it sees the failure
-      let appended = false
-      let ended = false
-      return {
-        ready: async () => void (await ready),
-        async append(tx) {
-          const { after, receipts, tip: last } = await signed
-          appended = last.lastReceiptHash !== null && (await tx.appendReceiptsAfter(place!.chain, after, receipts, last.lastReceiptHash))
-          if (!appended) {
-            lease.contended()
-            await issueUnderLock(tx, deps, bundle, place!)
-          }
-        },
-        end(committed) {
-          if (ended) return
-          ended = true
-          // The head is no longer this slot's tip: every later guess of this run is wrong.
-          if (!(committed && appended) && slotRun === run) guessing = null
-          markEnded()
-        },
-      }
     },
-    start: (deps) => lease.start(deps),
-    release: (store) => lease.release(store),
+    async start(deps) {
+      handoff.listen(deps)
+      await lease.start(deps)
+      // Requests whose writers' wait is over: a kill left them (a writer still waiting takes its own back).
+      await appendOrphanedReceipts(deps, deps.clock.now() - deps.config.receiptHandoffWaitMs).then(
+        (adopted) => adopted > 0 && deps.log.info({ requests: adopted }, 'appended the receipts of requests an earlier instance left waiting'),
+        // The holder's reads and maintenance take them later.
+        (error: unknown) => deps.log.warn({ err: error }, 'could not append the receipt requests an earlier instance left waiting'),
+      )
+    },
+    async release(store) {
+      await handoff.close()
+      await lease.release(store)
+    },
   }
 }
 

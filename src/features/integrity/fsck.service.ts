@@ -169,6 +169,11 @@ async function checkReceiptChain(deps: Deps, options: FsckOptions, problem: (lin
     }
     options.progress?.({ phase: 'receipts verified', count, bytes: 0 })
   }
+  const pending = await deps.storage.pendingReceiptRequests(null, null, PAGE)
+  if (pending.length > 0)
+    options.note(
+      `${pending.length === PAGE ? `at least ${PAGE}` : pending.length} bundles' receipts are requested from their chain's holder, not yet appended (pending, not missing: the chain's holder appends them, or coffer maintain those older than 10 s)`,
+    )
   heads.forEach((head, i) => {
     const chain = i + 1
     const last = previous.get(chain)

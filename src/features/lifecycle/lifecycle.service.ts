@@ -211,6 +211,7 @@ async function storeAndApply(
     return slot
   }
   let storedAt: number | undefined
+  let written: OpOutcome
   try {
     // The slot is taken once the extras are stored: the later writes' receipts wait for this
     // write's transaction, never for its blob store (a slow bucket stalls this write alone).
@@ -225,7 +226,7 @@ async function storeAndApply(
       writeAndIndex(tx, caller, album, envelope, manifest, manifestHash, session, extras, bundle, takeSlot, now),
     )
     slot?.end(true)
-    return outcome
+    written = outcome
   } catch (error) {
     slot?.end(false)
     if (filed.length > 0) {
@@ -235,4 +236,7 @@ async function storeAndApply(
     }
     throw error
   }
+  // Outside the try: the write has committed; waiting for its receipts never undoes it.
+  await slot?.onChain()
+  return written
 }

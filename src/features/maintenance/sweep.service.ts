@@ -3,9 +3,11 @@
 // Plain conditional deletes: every instance may run it at the same time. Garbage collection
 // of blobs runs in the same periodic pass, and the removal of what failed blob writes left
 // behind (a staging object a bucket that went away kept), and the parts of uploads whose session
-// ended. And the deletes the trash held whose time has come (decision 0059).
+// ended. And the deletes the trash held whose time has come (decision 0059), and the receipts
+// handed to a chain's holder by an instance killed while it waited (decision 0073).
 import type { Deps } from '../../deps.ts'
 import { purgeDeletedAccounts } from '../account/deletion.service.ts'
+import { appendOrphanedReceipts } from '../custody/receipt-handoff.ts'
 import { purgeDueTrash } from '../lifecycle/trash.service.ts'
 import { collectGarbage } from './gc.service.ts'
 import { dropEndedParts } from './parts.service.ts'
@@ -29,7 +31,7 @@ export async function sweepExpired(deps: Deps): Promise<Record<string, number>> 
  * or waiting on a hold or a retention floor), then the trash's due deletes, then garbage blobs
  * (which all may have released),
  * then the parts of ended uploads (`partUploads`: how many uploads' parts went), then the
- * leftovers of failed blob writes.
+ * leftovers of failed blob writes, then the receipts of orphaned receipt requests.
  */
 export async function maintain(deps: Deps): Promise<{
   deleted: Record<string, number>
@@ -38,13 +40,15 @@ export async function maintain(deps: Deps): Promise<{
   garbage: { rows: number; files: number }
   partUploads: number
   leftovers: number
+  orphanedReceiptRequests: number
 }> {
   const deleted = await sweepExpired(deps)
   const purgedAccounts = await purgeDeletedAccounts(deps)
   const trash = await purgeDueTrash(deps)
   const garbage = await collectGarbage(deps)
   const partUploads = await dropEndedParts(deps)
-  return { deleted, purgedAccounts, trash, garbage, partUploads, leftovers: await deps.blobs.cleanLeftovers() }
+  const leftovers = await deps.blobs.cleanLeftovers()
+  return { deleted, purgedAccounts, trash, garbage, partUploads, leftovers, orphanedReceiptRequests: await appendOrphanedReceipts(deps) }
 }
 
 /**
@@ -63,7 +67,8 @@ export function startSweeping(deps: Deps, log: { info(o: object, m: string): voi
           done.trash.purged > 0 ||
           done.garbage.rows > 0 ||
           done.partUploads > 0 ||
-          done.leftovers > 0
+          done.leftovers > 0 ||
+          done.orphanedReceiptRequests > 0
         )
           log.info(done, 'maintenance removed expired rows and garbage')
       },

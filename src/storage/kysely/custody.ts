@@ -1,7 +1,9 @@
 import { sql, type ExpressionBuilder } from 'kysely'
-import type { AssetCustody, CustodyStore, Receipt } from '../port/custody.ts'
+import type { Engine } from '../port.ts'
+import type { AssetCustody, CustodyBundle, CustodyStore, Receipt, ReceiptRequest } from '../port/custody.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
-import type { ReceiptsTable, Tables } from './tables.ts'
+import { REQUESTED_CHANNEL, TAKEN_CHANNEL } from './receipt-notices.ts'
+import type { ReceiptRequestsTable, ReceiptsTable, Tables } from './tables.ts'
 
 const keyColumns = ['keyId', 'publicKey', 'privateBox', 'status', 'notBefore', 'notAfter'] as const
 
@@ -9,7 +11,17 @@ function receiptOf(row: ReceiptsTable): Receipt {
   return { ...row, receiptCbor: asBuffer(row.receiptCbor) }
 }
 
-export function custodyQueries(db: Executor): CustodyStore {
+function receiptRequestOf(row: ReceiptRequestsTable): ReceiptRequest {
+  const { blobs, envelopeHash } = JSON.parse(row.bundle) as Pick<CustodyBundle, 'blobs' | 'envelopeHash'>
+  return {
+    requestId: row.requestId,
+    chain: Number(row.chain),
+    bundle: { assetId: row.assetId, uploadId: row.uploadId, blobs, envelopeHash },
+    requestedAt: Number(row.requestedAt),
+  }
+}
+
+export function custodyQueries(db: Executor, engine: Engine): CustodyStore {
   return {
     async listAttestationKeys() {
       // Oldest first; a key retired in the instant its successor began comes before it.
@@ -78,6 +90,47 @@ export function custodyQueries(db: Executor): CustodyStore {
 
     async releaseReceiptChains(holder) {
       await db.updateTable('receiptChain').set({ holder: null, leaseUntil: 0 }).where('holder', '=', holder).execute()
+    },
+
+    async requestReceipts({ requestId, chain, bundle, requestedAt }) {
+      await db
+        .insertInto('receiptRequests')
+        .values({
+          requestId,
+          chain,
+          assetId: bundle.assetId,
+          uploadId: bundle.uploadId,
+          bundle: JSON.stringify({ blobs: bundle.blobs, envelopeHash: bundle.envelopeHash }),
+          requestedAt,
+        })
+        // On PostgreSQL the insert tells the chain's holder, when it commits (receipt-notices.ts).
+        .$if(engine === 'postgres', (insert) => insert.returning(sql<void>`pg_notify(${REQUESTED_CHANNEL}, ${String(chain)})`.as('notified')))
+        .execute()
+    },
+
+    async pendingReceiptRequests(chain, before, limit) {
+      let query = db.selectFrom('receiptRequests').selectAll()
+      if (chain !== null) query = query.where('chain', '=', chain)
+      if (before !== null) query = query.where('requestedAt', '<', before)
+      const rows = await query.orderBy('requestedAt').orderBy('requestId').limit(limit).execute()
+      return rows.map(receiptRequestOf)
+    },
+
+    async takeReceiptRequests(requestIds) {
+      if (requestIds.length === 0) return []
+      // On PostgreSQL each request taken tells its waiting writer, when the transaction that appends it commits.
+      const taken = await db
+        .deleteFrom('receiptRequests')
+        .where('requestId', 'in', requestIds)
+        .returning('requestId')
+        .$if(engine === 'postgres', (remove) => remove.returning(sql<void>`pg_notify(${TAKEN_CHANNEL}, request_id)`.as('notified')))
+        .execute()
+      return taken.map((row) => row.requestId)
+    },
+
+    async receiptRequestPending(requestId) {
+      const row = await db.selectFrom('receiptRequests').select('requestId').where('requestId', '=', requestId).executeTakeFirst()
+      return row !== undefined
     },
 
     async receiptChainHead(chain) {

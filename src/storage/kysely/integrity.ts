@@ -98,11 +98,13 @@ export function integrityQueries(db: Executor): IntegrityStore {
           blobSize: row.blobSize === null ? null : n(row.blobSize),
         })
       }
-      // Every blob of every bundle was receipted (replaced bundles keep their receipts too).
+      // Every blob of every bundle was receipted (replaced bundles keep their receipts too), or
+      // its bundle's receipts are requested from the chain's holder (pending: decision 0073).
       for (const row of await rows(sql<{ assetId: string; uploadId: string; hash: string; role: string }>`
         select r.asset_id, r.upload_id, r.hash, r.role from asset_blobs r
         where not exists (select 1 from receipts c where c.asset_id = r.asset_id and c.upload_id = r.upload_id
           and c.ciphertext_hash = r.hash and c.blob_role = r.role and c.size = r.size)
+        and not exists (select 1 from receipt_requests q where q.asset_id = r.asset_id and q.upload_id = r.upload_id)
         order by r.asset_id, r.hash limit ${FINDINGS_PER_KIND}`)) {
         findings.push({ kind: 'reference_unreceipted', assetId: row.assetId, uploadId: row.uploadId, hash: row.hash, role: row.role })
       }

@@ -20,6 +20,7 @@ import { maintenanceQueries } from './maintenance.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { moderationQueries } from './moderation.ts'
 import { openPostgres } from './postgres.ts'
+import { watchPostgresReceiptRequests } from './receipt-notices.ts'
 import { postgresRelayMailboxes, sqliteRelayMailboxes } from './relay-mailbox.ts'
 import { revokeQueries } from './revoke.ts'
 import { securityEventQueries } from './security-events.ts'
@@ -55,7 +56,7 @@ function store(db: Executor, engine: Engine): Store {
     ...memberQueries(db),
     ...linkQueries(db),
     ...garbageQueries(db),
-    ...custodyQueries(db),
+    ...custodyQueries(db, engine),
     ...moderationQueries(db),
     ...integrityQueries(db),
   }
@@ -131,6 +132,10 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
     async createSchema(name) {
       await sql`create schema if not exists ${sql.id(name)}`.execute(db)
     },
+    watchReceiptRequests: (notices) =>
+      target.engine === 'postgres'
+        ? watchPostgresReceiptRequests({ url: target.url, connectTimeoutMs: options.waitTimeoutS * 1000 }, options.log, notices)
+        : null,
     async ping() {
       await sql`select 1`.execute(db)
     },

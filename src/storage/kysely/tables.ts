@@ -339,6 +339,17 @@ export interface ReceiptChainTable {
   leaseUntil: Generated<number>
 }
 
+/** A bundle's receipts handed to its chain's holder (decision 0073). */
+export interface ReceiptRequestsTable {
+  requestId: string
+  chain: number
+  assetId: string
+  uploadId: string
+  /** JSON: the bundle's blobs and envelope hash. */
+  bundle: string
+  requestedAt: number
+}
+
 export interface ReceiptsTable {
   receiptSeq: number
   /** PUBLIC_ORIGIN when the receipt was issued. */
@@ -484,6 +495,7 @@ export interface Tables {
   albumOps: AlbumOpsTable
   attestationKeys: AttestationKeysTable
   receiptChain: ReceiptChainTable
+  receiptRequests: ReceiptRequestsTable
   receipts: ReceiptsTable
   deepScanBudgets: DeepScanBudgetsTable
   moderationEvents: ModerationEventsTable

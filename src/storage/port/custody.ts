@@ -1,6 +1,6 @@
 // Custody: attestation keys, the receipt chain and what storage verification reads.
 // Part of the storage port (../port.ts); storage/kysely/custody.ts implements it.
-import type { BlobRole } from './lifecycle.ts'
+import type { AssetBlobRef, BlobRole } from './lifecycle.ts'
 
 export interface CustodyStore {
   /** Every attestation key, active and retired, oldest first. */
@@ -31,6 +31,17 @@ export interface CustodyStore {
   claimReceiptChain(holder: string, now: number, until: number): Promise<number | null>
   /** Ends the leases `holder` holds. */
   releaseReceiptChains(holder: string): Promise<void>
+  /** Records a bundle's receipts for its chain's holder to append (decision 0073), in the write's transaction. */
+  requestReceipts(request: ReceiptRequest): Promise<void>
+  /** Waiting receipt requests, oldest first, at most `limit`: of chain `chain` (null: every chain), requested before `before` (null: whenever). */
+  pendingReceiptRequests(chain: number | null, before: number | null, limit: number): Promise<ReceiptRequest[]>
+  /**
+   * Deletes these requests and answers the ids of those that were still there: the caller's
+   * transaction now appends their receipts (one delete decides who appends a request).
+   */
+  takeReceiptRequests(requestIds: readonly string[]): Promise<string[]>
+  /** Whether the request still waits for its receipts. */
+  receiptRequestPending(requestId: string): Promise<boolean>
   /**
    * A page of the receipts ever issued for the asset, replaced bundles included, in receipt_seq
    * order: those numbered after `after`, at most `limit` of them (one index range).
@@ -56,6 +67,38 @@ export interface CustodyStore {
   verifiableAssetOwners(userId: string, assetIds: readonly string[]): Promise<Map<string, string>>
   /** Which of these hashes a live asset of the owner references. */
   liveReferencedHashes(ownerId: string, hashes: readonly string[]): Promise<Set<string>>
+}
+
+/** The blobs of one lifecycle write, each of which gets a receipt. */
+export interface CustodyBundle {
+  readonly assetId: string
+  readonly uploadId: string
+  /** In receipt order: original, derivatives, metadata, provenance. */
+  readonly blobs: readonly AssetBlobRef[]
+  /** SHA-256 of the signed manifest; carried by the provenance receipt. */
+  readonly envelopeHash: string
+}
+
+/** A bundle whose receipts an instance handed to the holder of chain `chain` (decision 0073). */
+export interface ReceiptRequest {
+  readonly requestId: string
+  readonly chain: number
+  readonly bundle: CustodyBundle
+  readonly requestedAt: number
+}
+
+/** What an instance hears of other instances' receipt requests (decision 0073). */
+export interface ReceiptNotices {
+  /** A request for chain `chain` was committed. */
+  requested(chain: number): void
+  /** A transaction that appended request `requestId`'s receipts committed. */
+  taken(requestId: string): void
+  /** Whether notices are heard now (false: the connection was lost; poll meanwhile). */
+  listening(live: boolean): void
+}
+
+export interface ReceiptWatch {
+  close(): Promise<void>
 }
 
 export interface AttestationKey {

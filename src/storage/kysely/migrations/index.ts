@@ -29,6 +29,7 @@ import { up as memberKeyrings } from './0023-member-keyrings.ts'
 import { up as partners } from './0024-partners.ts'
 import { up as links } from './0025-links.ts'
 import { up as receiptChainLeases } from './0026-receipt-chain-leases.ts'
+import { up as receiptRequests } from './0027-receipt-requests.ts'
 
 const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0001-accounts-and-sessions', accountsAndSessions],
@@ -57,6 +58,7 @@ const steps: ReadonlyArray<readonly [string, MigrationStep]> = [
   ['0024-partners', partners],
   ['0025-links', links],
   ['0026-receipt-chain-leases', receiptChainLeases],
+  ['0027-receipt-requests', receiptRequests],
 ]
 
 export function migrationProvider(engine: Engine): MigrationProvider {
