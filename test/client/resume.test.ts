@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { liveEntries, openAlbum, type Library } from '../../src/client/albums.ts'
 import { restoreFile, type FileSource, type ResumeStore, type StoredOriginal, type StoredOriginals } from '../../src/client/files.ts'
-import { backupFile, partEnd } from '../../src/client/upload.ts'
+import { backupFile, partEnd, UPLOAD_PART_BYTES } from '../../src/client/upload.ts'
 import { generateMasterKey } from '../../src/client/format/keys.ts'
 import { ciphertextSize, DEFAULT_CHUNK_SIZE, HEADER_BYTES } from '../../src/client/format/stream.ts'
 import { CofferClient } from '../../src/sdk/client.ts'
@@ -19,6 +19,9 @@ import { startServer, type TestServer } from '../support/server.ts'
 
 let server: TestServer
 let library: Library
+
+/** A large file: three parts, the last a short one (a part is whole chunks, just under UPLOAD_PART_BYTES), so that a cut at the second leaves one after it. */
+const LARGE = 2 * UPLOAD_PART_BYTES + 12_345
 
 beforeAll(async () => {
   server = await startServer()
@@ -100,7 +103,7 @@ describe('backupFile in parts', () => {
   it('sends a large streamed file in one pass: read once, its original named at the last part', async () => {
     const album = await openAlbum(library, 'One pass')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
-    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const bytes = randomBytes(LARGE)
     const file = streamedFile(bytes)
     const result = await backupFile(target, file)
     expect(result).toMatchObject({ status: 'stored', sentBytes: ciphertextSize(bytes.length), resumedBytes: 0 })
@@ -124,8 +127,10 @@ describe('backupFile in parts', () => {
   it('continues a one-pass upload the network cut: the file is read once more from its start, only the rest is sent', async () => {
     const album = await openAlbum(library, 'Resume one pass')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
-    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const bytes = randomBytes(LARGE)
     const total = ciphertextSize(bytes.length)
+    // The part cut (the second) is not the last.
+    expect(partEnd(partEnd(0, total, DEFAULT_CHUNK_SIZE), total, DEFAULT_CHUNK_SIZE)).toBeLessThan(total)
     const store = memoryStore()
     const cut = streamedFile(bytes)
     // The second part's request fails: the first part is stored, the session and the point are kept.
@@ -148,7 +153,7 @@ describe('backupFile in parts', () => {
   it('does not continue a cut upload whose file changed in place (same size and mtime): a new session under a new key (decision 0049)', async () => {
     const album = await openAlbum(library, 'Resume changed in place')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
-    const before = randomBytes(20 * 1024 * 1024 + 12_345)
+    const before = randomBytes(LARGE)
     const store = memoryStore()
     const network = recordingClient(2)
     // The second part is handed to the network and cut: it may have left the device.
@@ -193,7 +198,7 @@ describe('backupFile in parts', () => {
   it('continues a hashed-first upload the network cut, reading the file only from the first chunk the server does not hold', async () => {
     const album = await openAlbum(library, 'Resume inside a file')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
-    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const bytes = randomBytes(LARGE)
     const total = ciphertextSize(bytes.length)
     const store = memoryStore()
     const options = { resume: store, hashFirst: () => true }
@@ -215,7 +220,7 @@ describe('backupFile in parts', () => {
   it("names a stored original it is told of, and when the server no longer holds it, sends the file under keys of its own, never that original's", async () => {
     const album = await openAlbum(library, 'Stored originals')
     const target = { ...library, albumId: album.albumId, protocolVersion: album.protocolVersion }
-    const bytes = randomBytes(20 * 1024 * 1024 + 12_345)
+    const bytes = randomBytes(LARGE)
     const remembered: StoredOriginal[] = []
     const originals = (known: StoredOriginal | null): StoredOriginals => ({
       find: async () => known,

@@ -41,10 +41,13 @@ function machineNode(): string {
 
 let work: Workspace
 let server: Started & { url: string }
+let serving: Promise<Started & { url: string }> | undefined
 let scratch: string
 
 beforeAll(async () => {
   work = await workspace('sdk-package')
+  // The server starts in its own process while the package is built and installed.
+  serving = serveProcess(work.env)
   scratch = path.join(work.directory, 'scratch')
   const built = path.join(work.directory, 'package')
   await mkdir(built)
@@ -59,11 +62,12 @@ beforeAll(async () => {
   ])
   await writeFile(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module', dependencies }))
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], scratch)
-  server = await serveProcess(work.env)
+  server = await serving
 }, 120_000)
 
 afterAll(async () => {
-  await server?.kill()
+  // Started even when the build failed.
+  await (await serving?.catch(() => undefined))?.kill()
   await work?.remove()
 })
 

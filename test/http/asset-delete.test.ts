@@ -313,18 +313,21 @@ describe('check 2: shape (422)', () => {
     ['protocol_version not YYYY-MM-DD', setEnvelope('protocol_version', '2026-6-1')],
   ]
 
-  let otherUser: string
+  // One album, another asset in it and another album for every case: each case refuses and then
+  // deletes an asset of its own, and no check reads what else the album holds.
+  let context: { otherUser: string; otherAlbum: string; otherFile: string }
+  let albumId: string
   beforeAll(async () => {
-    otherUser = (await uploader(server, 'delete-shape')).userId
+    albumId = await album(member)
+    const otherUser = (await uploader(server, 'delete-shape')).userId
+    context = { otherUser, otherAlbum: await album(member), otherFile: (await written(albumId)).fileId }
   })
 
   it.each(cases)('refuses %s, writing nothing', async (_label, mutate) => {
-    const albumId = await album(member)
     const asset = await written(albumId)
-    const other = await written(albumId)
     const deletion = await deletionFor(member, asset)
     const request = structuredClone(deletion.request) as unknown as Record<string, unknown>
-    mutate(request, request.manifest_envelope as Record<string, unknown>, { otherUser, otherAlbum: await album(member), otherFile: other.fileId })
+    mutate(request, request.manifest_envelope as Record<string, unknown>, context)
     await expectRefused(asset, request, 422, 'error.request.invalid')
     expect((await member.client.deleteAsset(albumId, asset.fileId, deletion.request)).replayed).toBe(false)
   })
