@@ -51,6 +51,8 @@ export interface ExportItem {
   readonly name: string
   readonly data: Uint8Array | string
   readonly archive?: number
+  /** Its deflate level (zlib's default unless given). */
+  readonly level?: number
 }
 
 /**
@@ -67,6 +69,7 @@ export async function writeTakeout(folder: string, items: readonly ExportItem[])
         name: item.folder === '' ? `${TAKEOUT_ROOT}/${item.name}` : `${TAKEOUT_ROOT}/${item.folder}/${item.name}`,
         data: typeof item.data === 'string' ? new TextEncoder().encode(item.data) : item.data,
         method: 8 as const,
+        ...(item.level === undefined ? {} : { level: item.level }),
       }))
     const file = path.join(folder, `takeout-20261205T120000Z-${String(archive + 1).padStart(3, '0')}.zip`)
     await writeFile(file, writeArchive(entries).bytes())

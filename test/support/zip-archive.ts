@@ -14,6 +14,8 @@ export interface ArchiveEntry {
   /** Instead of `data`: this many zero bytes, stored, never held in memory. */
   readonly zeros?: number
   readonly method?: 0 | 8
+  /** Deflate's level (zlib's default unless given): 0 writes stored blocks inside the deflated stream, quickly, for data that would not compress anyway. */
+  readonly level?: number
   /** Bit 11; by default set when the name is a string that is not ASCII. */
   readonly utf8Flag?: boolean
   /** Bit 3: the CRC and sizes follow the data, zeros in the local header. */
@@ -118,7 +120,7 @@ export function writeArchive(entries: readonly ArchiveEntry[], options: ArchiveO
     const plain = entry.data ?? new Uint8Array(0)
     const size = entry.zeros ?? plain.length
     const crc = entry.zeros === undefined ? crc32(plain) : zerosCrc(entry.zeros)
-    const stored = method === 0 ? plain : deflateRawSync(plain)
+    const stored = method === 0 ? plain : deflateRawSync(plain, entry.level === undefined ? {} : { level: entry.level })
     const compressedSize = entry.zeros ?? stored.length
     const zip64 = entry.zip64 === true || size >= MAX32 || compressedSize >= MAX32
     const flags = (entry.descriptor ? 0x0008 : 0) | (utf8 ? 0x0800 : 0) | (entry.extraFlags ?? 0)
