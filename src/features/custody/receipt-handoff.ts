@@ -42,10 +42,11 @@ const LOOK_MAX_MS = 64
 const LOOK_HEARING_MS = 1_000
 /** Requests one slot carries besides its own write's bundle (each adds its receipts' signatures to the slot). */
 export const REQUESTS_PER_SLOT = 4
-/** A waiting writer's polls: the first pause, and the longest without notices and with them (a notice ends the wait sooner). */
+/** A waiting writer's polls without notices: the first pause, doubling up to the longest. */
 const POLL_FIRST_MS = 2
 const POLL_MAX_MS = 32
-const POLL_MAX_HEARING_MS = 64
+/** Hearing notices, a waiting writer polls only this often: in case its notice was missed. */
+const POLL_HEARING_MS = 50
 
 export interface ReceiptHandoff {
   /** Starts listening for notices (PostgreSQL), once; a server does at its start, so that as the holder it hears requests while idle. */
@@ -70,10 +71,10 @@ export interface ReceiptHandoff {
 }
 
 /**
- * `requested`: a notice says a request for `chain` came (the sequencer looks if it holds that
- * chain); `found`: a look read requests of `chain` that no slot carries yet.
+ * `holds`: whether this process holds chain `chain` (it takes the requests a notice tells of only
+ * then); `found`: requests of `chain` that no slot carries yet were read or told of.
  */
-export function receiptHandoff(hooks: { requested(deps: Deps, chain: number): void; found(deps: Deps, chain: number): void }): ReceiptHandoff {
+export function receiptHandoff(hooks: { holds(deps: Deps, chain: number): boolean; found(deps: Deps, chain: number): void }): ReceiptHandoff {
   /** Read and not yet carried by a slot. */
   let found: ReceiptRequest[] = []
   /** Carried by a slot that has not ended. */
@@ -94,7 +95,14 @@ export function receiptHandoff(hooks: { requested(deps: Deps, chain: number): vo
     if (watched) return
     watched = true
     watch = deps.storage.watchReceiptRequests({
-      requested: (chain) => hooks.requested(deps, chain),
+      requested(chain, request) {
+        if (!hooks.holds(deps, chain)) return
+        // Told in full: no read needed (a look's answer replaces what was told, a newer reading).
+        if (request === null) return handoff.look(deps, chain, true)
+        if (carried.has(request.requestId) || found.some((known) => known.requestId === request.requestId)) return
+        found.push(request)
+        hooks.found(deps, chain)
+      },
       taken: (requestId) => waiters.get(requestId)?.(),
       listening: (live) => (hearing = live),
     })
@@ -153,11 +161,13 @@ export function receiptHandoff(hooks: { requested(deps: Deps, chain: number): vo
         waiters.set(request.requestId, heard)
         try {
           const deadline = performance.now() + deps.config.receiptHandoffWaitMs
-          for (let pause = POLL_FIRST_MS; performance.now() < deadline; pause = Math.min(pause * 2, hearing ? POLL_MAX_HEARING_MS : POLL_MAX_MS)) {
+          for (let pause = POLL_FIRST_MS; performance.now() < deadline; pause = Math.min(pause * 2, POLL_MAX_MS)) {
             const pausing = new AbortController()
             const woken = await Promise.race([
               notice,
-              sleep(Math.max(1, Math.min(pause, deadline - performance.now())), false, { signal: pausing.signal }).catch(() => false),
+              sleep(Math.max(1, Math.min(hearing ? POLL_HEARING_MS : pause, deadline - performance.now())), false, { signal: pausing.signal }).catch(
+                () => false,
+              ),
             ])
             pausing.abort()
             if (woken || !(await deps.storage.receiptRequestPending(request.requestId))) return true

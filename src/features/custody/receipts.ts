@@ -143,7 +143,7 @@ export interface ReceiptSequencer {
 let sequencers = 0
 
 /** How long (ms) requests the holder read wait for one of its own slots to carry them before a slot of their own does. */
-const CARRY_WAIT_MS = 2
+const CARRY_WAIT_MS = 10
 
 export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()): ReceiptSequencer {
   const signerChains = sequencers++ * (MAX_RECEIPT_CHAINS + 1)
@@ -282,9 +282,9 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
   }
 
   const handoff = receiptHandoff({
-    requested(deps, chain) {
+    holds(deps, chain) {
       const here = lease.current(deps)
-      if (here.holding && here.chain === chain) handoff.look(deps, chain, true)
+      return here.holding && here.chain === chain
     },
     found(deps, chain) {
       setTimeout(() => {

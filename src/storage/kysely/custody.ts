@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely'
 import type { Engine } from '../port.ts'
 import type { AssetCustody, CustodyBundle, CustodyStore, Receipt, ReceiptRequest } from '../port/custody.ts'
 import { affected, asBuffer, type Executor } from './executor.ts'
-import { REQUESTED_CHANNEL, TAKEN_CHANNEL } from './receipt-notices.ts'
+import { NOTICE_BUNDLE_MAX, REQUESTED_CHANNEL, TAKEN_CHANNEL } from './receipt-notices.ts'
 import type { ReceiptRequestsTable, ReceiptsTable, Tables } from './tables.ts'
 
 const keyColumns = ['keyId', 'publicKey', 'privateBox', 'status', 'notBefore', 'notAfter'] as const
@@ -104,7 +104,13 @@ export function custodyQueries(db: Executor, engine: Engine): CustodyStore {
           requestedAt,
         })
         // On PostgreSQL the insert tells the chain's holder, when it commits (receipt-notices.ts).
-        .$if(engine === 'postgres', (insert) => insert.returning(sql<void>`pg_notify(${REQUESTED_CHANNEL}, ${String(chain)})`.as('notified')))
+        .$if(engine === 'postgres', (insert) =>
+          insert.returning(
+            sql<void>`pg_notify(${REQUESTED_CHANNEL}, json_build_object('schema', current_schema(), 'request_id', request_id, 'chain', chain,
+              'asset_id', asset_id, 'upload_id', upload_id, 'bundle', case when octet_length(bundle) <= ${NOTICE_BUNDLE_MAX} then bundle end,
+              'requested_at', requested_at)::text)`.as('notified'),
+          ),
+        )
         .execute()
     },
 
@@ -123,7 +129,7 @@ export function custodyQueries(db: Executor, engine: Engine): CustodyStore {
         .deleteFrom('receiptRequests')
         .where('requestId', 'in', requestIds)
         .returning('requestId')
-        .$if(engine === 'postgres', (remove) => remove.returning(sql<void>`pg_notify(${TAKEN_CHANNEL}, request_id)`.as('notified')))
+        .$if(engine === 'postgres', (remove) => remove.returning(sql<void>`pg_notify(${TAKEN_CHANNEL}, current_schema() || ' ' || request_id)`.as('notified')))
         .execute()
       return taken.map((row) => row.requestId)
     },

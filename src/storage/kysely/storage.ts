@@ -134,7 +134,11 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions): St
     },
     watchReceiptRequests: (notices) =>
       target.engine === 'postgres'
-        ? watchPostgresReceiptRequests({ url: target.url, connectTimeoutMs: options.waitTimeoutS * 1000 }, options.log, notices)
+        ? watchPostgresReceiptRequests(
+            { url: target.url, ...(target.searchPath ? { searchPath: target.searchPath } : {}), connectTimeoutMs: options.waitTimeoutS * 1000 },
+            options.log,
+            notices,
+          )
         : null,
     async ping() {
       await sql`select 1`.execute(db)

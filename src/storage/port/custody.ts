@@ -89,8 +89,8 @@ export interface ReceiptRequest {
 
 /** What an instance hears of other instances' receipt requests (decision 0073). */
 export interface ReceiptNotices {
-  /** A request for chain `chain` was committed. */
-  requested(chain: number): void
+  /** A request for chain `chain` was committed: the request itself, or null when its bundle was too long to tell (read it). */
+  requested(chain: number, request: ReceiptRequest | null): void
   /** A transaction that appended request `requestId`'s receipts committed. */
   taken(requestId: string): void
   /** Whether notices are heard now (false: the connection was lost; poll meanwhile). */
