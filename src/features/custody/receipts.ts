@@ -281,17 +281,21 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
     }
   }
 
+  /** The process's server has closed: no more slots of requests. */
+  let released = false
+  const holds = (deps: Deps, chain: number) => {
+    if (released) return false
+    const here = lease.current(deps)
+    return here.holding && here.chain === chain
+  }
   const handoff = receiptHandoff({
-    holds(deps, chain) {
-      const here = lease.current(deps)
-      return here.holding && here.chain === chain
-    },
+    holds,
     found(deps, chain) {
       setTimeout(() => {
-        if (draining || !handoff.waiting(chain)) return
+        if (draining || !handoff.waiting(chain) || !holds(deps, chain)) return
         void drain(deps).then(() => {
           // More came while it ran: the next look (at once) finds them.
-          if (handoff.waiting(chain)) handoff.look(deps, chain, true)
+          if (handoff.waiting(chain) && holds(deps, chain)) handoff.look(deps, chain, true)
         })
       }, CARRY_WAIT_MS).unref()
     },
@@ -318,6 +322,7 @@ export function createReceiptSequencer(signer: ReceiptSigner = receiptSigner()):
       )
     },
     async release(store) {
+      released = true
       await handoff.close()
       await lease.release(store)
     },
