@@ -397,10 +397,15 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
   }
   /**
    * Which path of this run claimed a content id the album did not hold yet, and when its file is
-   * done: another path of that content waits for it, as the server takes one upload session of
-   * an original per album at a time (it finds the session by the original's hash).
+   * done: the other paths of that content go one after another behind it, as the server takes one
+   * upload session of an original per album at a time (it finds the session by the original's
+   * hash: two copies' sessions open at once could be taken for one another).
    */
   const claimed = new Map<string, { readonly path: string; readonly done: Promise<void> }>()
+  /** By content id: when the last path of this run queued behind its claim is done. */
+  const lastInLine = new Map<string, Promise<void>>()
+  /** The paths that have had their turn (a retry of one does not queue again). */
+  const hadTurn = new Set<string>()
   const release = new Map<string, () => void>()
   /**
    * The asset id of the file at `path` with this content: its content id, unless that names
@@ -416,7 +421,12 @@ export async function backupAll(run: BackupRun, candidates: AsyncIterable<Candid
     const holder = claimed.get(byContent)
     if (holder !== undefined && holder.path === path) return byContent
     if (holder !== undefined) {
-      await holder.done
+      if (!hadTurn.has(path)) {
+        hadTurn.add(path)
+        const before = lastInLine.get(byContent) ?? holder.done
+        lastInLine.set(byContent, new Promise((resolve) => release.set(path, resolve)))
+        await before
+      }
       return named
     }
     if (!live.has(byContent)) {
