@@ -4,8 +4,9 @@
 // panel shows the whole upload's percentage, speed and time left while a few MiB go out (the
 // network throttled, so that it lasts some seconds); on the Photos screen the Upload button asks
 // for the album first (a new one, named there), then the photos, which land in it; files dropped
-// on the Photos screen ask for the album too. The folder walk of a drop (entries cannot be
-// synthesized) is tested with fake entries in upload-rate.test.ts.
+// on the Photos screen ask for the album too; copies of one photo dropped at once are one photo
+// whose thumbnail opens (coffer-photos's case: test/client/photos-copies.test.ts). The folder
+// walk of a drop (entries cannot be synthesized) is tested with fake entries in upload-rate.test.ts.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -160,6 +161,32 @@ describe.each(SIZES)('uploading at $label size', ({ label, suffix, viewport }) =
     await expect.poll(() => page.getByRole('heading', { name: 'Birthdays' }).isVisible(), { timeout: 15_000 }).toBe(true)
     await expect.poll(() => stored(page), { timeout: 30_000 }).toBe(1)
     expect(await liveAssetIds(account.library, kept.albumId)).toHaveLength(1)
+    await device.context.close()
+  }, 120_000)
+})
+
+describe('copies of one photo added at once', () => {
+  it('are one photo: the first is stored, the others found stored, and its thumbnail and every file open', async () => {
+    const { server, browser } = shared
+    const account = await webAccount(server, 'upload-copies')
+    const album = await openAlbum(account.library, 'Copies')
+    const device = await openDevice(browser, server.url, { viewport: SIZES[0].viewport })
+    const { page } = device
+    await openAs(page, server, account, `/#/albums/${album.albumId}`)
+    await expect.poll(() => page.getByRole('heading', { name: 'Copies' }).isVisible(), { timeout: 15_000 }).toBe(true)
+    const { readFile } = await import('node:fs/promises')
+    const bytes = await readFile(path.join(folder, 'Trip', 'sub', 'x.jpg'))
+    // Sent two at a time: copies of one content at once would each have an upload session open on the one original.
+    await dropFiles(
+      page,
+      Array.from({ length: 4 }, (_, i) => ({ name: `copy-${i}.jpg`, bytes })),
+    )
+    await expect.poll(() => page.locator('.uploads li[data-state=present]').count(), { timeout: 30_000 }).toBe(3)
+    expect(await stored(page)).toBe(1)
+    expect(await page.locator('.uploads li[data-state=failed]').count()).toBe(0)
+    expect(await liveAssetIds(account.library, album.albumId)).toHaveLength(1)
+    // The asset's bundle is the one its manifest names: its thumbnail decrypts.
+    await expect.poll(() => decryptedThumbnails(page).then((shown) => shown.length), { timeout: 15_000 }).toBe(1)
     await device.context.close()
   }, 120_000)
 })
