@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { namedAlbums, openAlbum } from '../../src/client/albums.ts'
+import { albumFiles, namedAlbums, openAlbum } from '../../src/client/albums.ts'
 import { checkScreen, openDevice, serverAndBrowser } from '../support/browser.ts'
 import { decryptedThumbnails, liveAssetIds, picker } from '../support/gallery.ts'
 import { writeOpaque, writePhoto } from '../support/photos.ts'
@@ -185,8 +185,10 @@ describe('copies of one photo added at once', () => {
     expect(await stored(page)).toBe(1)
     expect(await page.locator('.uploads li[data-state=failed]').count()).toBe(0)
     expect(await liveAssetIds(account.library, album.albumId)).toHaveLength(1)
-    // The asset's bundle is the one its manifest names: its thumbnail decrypts.
-    await expect.poll(() => decryptedThumbnails(page).then((shown) => shown.length), { timeout: 15_000 }).toBe(1)
+    // The asset's bundle is the one its manifest names: the thumbnail its metadata names is the
+    // one stored (derivative() checks its hash), and the grid shows it.
+    for await (const file of albumFiles(account.library, album.albumId)) expect((await file.derivative('thumbnail'))?.length).toBeGreaterThan(0)
+    await expect.poll(() => decryptedThumbnails(page).then((shown) => shown.length), { timeout: 30_000 }).toBe(1)
     await device.context.close()
   }, 120_000)
 })

@@ -24,6 +24,7 @@ import { replaceFile } from '#photos/edits.ts'
 import { describeVideo } from './video-poster.ts'
 import { isVideo } from './video.ts'
 import { IN_MEMORY_FILE_MAX, memorySource, type BackupResult, type FileSource, type MediaFacts, type UploadProgress } from '#photos/files.ts'
+import { assetIdFor } from '#photos/format/ids.ts'
 import { backupFile } from '#photos/upload.ts'
 import type { AlbumModel } from './album.ts'
 import { typeOf, type Picked } from './picked.ts'
@@ -183,6 +184,13 @@ export class Uploads {
   readonly #listeners = new Set<() => void>()
   #running = 0
   #closed = false
+  /**
+   * By asset id (it follows from the content): when the last file of this page sending that
+   * content is done. Copies go one after another: the server pairs a manifest with an open upload
+   * session of its original, so two copies' sessions open at once could be taken for one another
+   * (the photo would get the other's thumbnail); the later copy then finds the photo stored.
+   */
+  readonly #lastOfContent = new Map<string, Promise<void>>()
 
   constructor(model: AlbumModel) {
     this.#model = model
@@ -327,10 +335,21 @@ export class Uploads {
     const { file, name } = this.#files.get(id)!
     const target = { ...this.#model.library, albumId: this.#model.albumId }
     let stage: UploadProgress['stage'] | null = null
+    let sent = () => {}
+    const done = new Promise<void>((resolve) => (sent = resolve))
+    let content: string | null = null
     try {
       await this.#endLeftSession(id)
       const { source, describe } = await sending(file, name)
       const result = await backupFile(target, source, {
+        assetIdOf: async (contentSha256) => {
+          const assetId = await assetIdFor(target.masterKey, target.albumId, contentSha256)
+          const before = this.#lastOfContent.get(assetId)
+          content = assetId
+          this.#lastOfContent.set(assetId, done)
+          await before
+          return assetId
+        },
         isStored: (assetId) => this.#model.holds(assetId),
         onUploadOpened: (uploadId) => this.#sessionOpened(id, uploadId),
         describe,
@@ -346,6 +365,10 @@ export class Uploads {
       if (result.status === 'stored') await this.#model.refresh()
     } catch (error) {
       this.#update(id, { state: 'failed', error })
+    } finally {
+      // The next copy of this content (if any) goes now: it finds the photo stored (the album refreshed above).
+      sent()
+      if (content !== null && this.#lastOfContent.get(content) === done) this.#lastOfContent.delete(content)
     }
   }
 
