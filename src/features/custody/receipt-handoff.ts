@@ -41,7 +41,7 @@ const LOOK_MAX_MS = 64
 /** Hearing notices, it looks at its slots only this often: in case one was missed while the connection was down. */
 const LOOK_HEARING_MS = 1_000
 /** Requests one slot carries besides its own write's bundle (each adds its receipts' signatures to the slot). */
-export const REQUESTS_PER_SLOT = 4
+const REQUESTS_PER_SLOT = 4
 /** A waiting writer's polls without notices: the first pause, doubling up to the longest. */
 const POLL_FIRST_MS = 2
 const POLL_MAX_MS = 32
