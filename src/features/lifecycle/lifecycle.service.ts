@@ -7,7 +7,7 @@ import type { Static } from 'typebox'
 import type { OpRequest } from '../../contract/albums.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import type { Store } from '../../storage/port.ts'
+import { StorageUnavailableError, type Store } from '../../storage/port.ts'
 import type { Album } from '../../storage/port/albums.ts'
 import type { AssetBlobRef } from '../../storage/port/lifecycle.ts'
 import type { UploadSession } from '../../storage/port/uploads.ts'
@@ -163,6 +163,35 @@ async function dropUnownedExtras(deps: Deps, extras: readonly ExtraBlob[], store
   for (const extra of extras) if (!owned.has(extra.hash)) await deps.blobs.remove(extra.hash, storedAt)
 }
 
+/** A failed first try that came back sooner than this met a dead connection, not an unreachable database. */
+const DEAD_CONNECTION_MS = 1000
+/** Long enough for the pool to see its dead connections closed and drop them. */
+const RETRY_PAUSE_MS = 100
+
+/**
+ * Takes back the extras a failed write declared and stored. A connection cut under the write
+ * cuts its idle neighbours too, and the pool may hand one out before it has seen it close: a
+ * take-back that fails at once is tried once more. Past that (the database is unreachable) the
+ * session's expiry and garbage collection remove both, and the write's own error stands.
+ */
+async function takeBackExtras(deps: Deps, uploadId: string, extras: readonly ExtraBlob[], storedAt: number): Promise<void> {
+  const started = Date.now()
+  for (let tries = 1; ; tries++) {
+    try {
+      await deps.storage.withdrawExtras(uploadId)
+      await dropUnownedExtras(deps, extras, storedAt)
+      return
+    } catch (error) {
+      const deadConnection = error instanceof StorageUnavailableError && Date.now() - started < DEAD_CONNECTION_MS
+      if (tries > 1 || !deadConnection) {
+        deps.log.warn({ err: error, uploadId }, "could not take back a failed write's extras: its session's expiry and garbage collection remove them")
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS))
+    }
+  }
+}
+
 /**
  * The lifecycle write (create or replace). `validate` checks the request body's shape; it runs
  * after the album check, as API.md orders them.
@@ -229,11 +258,8 @@ async function storeAndApply(
     written = outcome
   } catch (error) {
     slot?.end(false)
-    if (filed.length > 0) {
-      await deps.storage.withdrawExtras(session.uploadId)
-      // What this write stored was written before `storedAt`, or before now when storing failed part-way.
-      await dropUnownedExtras(deps, filed, storedAt ?? Date.now())
-    }
+    // What this write stored was written before `storedAt`, or before now when storing failed part-way.
+    if (filed.length > 0) await takeBackExtras(deps, session.uploadId, filed, storedAt ?? Date.now())
     throw error
   }
   // Outside the try: the write has committed; waiting for its receipts never undoes it.
