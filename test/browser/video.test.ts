@@ -72,9 +72,26 @@ function rangesOf(page: Page, hash: string): [number, number][] {
 
 const fetched = (ranges: [number, number][]): number => ranges.reduce((sum, [start, end]) => sum + end - start + 1, 0)
 
+/** Whether a service worker controls the page, and the states of the registered one's workers (none: null). */
+const workerState = (page: Page): Promise<unknown> =>
+  page.evaluate(`(async () => {
+    const registration = await navigator.serviceWorker.getRegistration()
+    return {
+      controlled: navigator.serviceWorker.controller !== null,
+      registered: registration === undefined ? null : { active: registration.active?.state ?? null, installing: registration.installing?.state ?? null },
+    }
+  })()`)
+
 async function openVideo(page: Page, name: string): Promise<void> {
   await page.goto(`/#/albums/${encodeURIComponent(albumId)}/${videos.get(name)!.assetId}`)
-  await poll(() => page.locator('.viewer video').getAttribute('data-streamed')).toBe('yes')
+  // The app waits up to 10 s for a worker to take over, and 10 s more for it to answer (web/src/lib/video.ts).
+  const streamed = await poll(() => page.locator('.viewer video').getAttribute('data-streamed'), { timeout: 25_000 })
+    .toBe('yes')
+    .then(
+      () => true,
+      () => false,
+    )
+  expect(streamed, `${name} did not stream; the page's worker: ${JSON.stringify(await workerState(page))}`).toBe(true)
 }
 
 const video = (page: Page) => page.locator('.viewer video')
@@ -84,7 +101,8 @@ const state = (page: Page): Promise<VideoElement> =>
     return { currentTime: v.currentTime, duration: v.duration, paused: v.paused, readyState: v.readyState, videoWidth: v.videoWidth, error: v.error }
   })
 
-describe('videos in the web app', () => {
+// A minute per test: a video that does not stream is found by waiting out the app's own 20 s (openVideo).
+describe('videos in the web app', { timeout: 60_000 }, () => {
   it('backs up videos picked on the album page: each with its poster frame and its length on the tile, and its length and size in the info', async () => {
     await openAs(device.page, shared.server, account, '/#/albums')
     const { page } = device
@@ -179,6 +197,32 @@ describe('videos in the web app', () => {
       expect(visitor.problems).toEqual([])
     } finally {
       await visitor.context.close()
+    }
+  })
+
+  it('streams on a page whose worker failed to install: opening a video registers it again', async () => {
+    const other = await openDevice(shared.browser, shared.server.url)
+    const { page, context } = other
+    // The worker's fetch of a shell file fails, as on a dropped connection: its install fails and the browser forgets it.
+    let refusing = true
+    let refused = 0
+    await context.route('**/manifest.webmanifest', (route) => {
+      if (!refusing || route.request().serviceWorker() === null) return route.continue()
+      refused++
+      return route.abort('connectionreset')
+    })
+    try {
+      await openAs(page, shared.server, account, `/#/albums/${encodeURIComponent(albumId)}`)
+      await page.evaluate('navigator.serviceWorker.getRegistration().then((registration) => registration?.unregister())')
+      const before = refused
+      await page.reload()
+      await poll(async () => refused > before && JSON.stringify(await workerState(page))).toBe(JSON.stringify({ controlled: false, registered: null }))
+      refusing = false
+      await openVideo(page, 'river.webm')
+      await poll(async () => (await state(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3)
+      expect(other.problems).toEqual([])
+    } finally {
+      await context.close()
     }
   })
 

@@ -3,14 +3,24 @@
 // frame's offline screen.
 import { useEffect, useState } from 'react'
 
-/** Registers /sw.js (a build's; the development server has none, and the registration fails quietly). */
+/** Registers /sw.js when the page has loaded (see registerWorker). */
 export function registerServiceWorker(): void {
   if (!('serviceWorker' in navigator)) return
-  addEventListener('load', () => {
-    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {
-      // Without it the app works as before, only not offline and not as a share target.
-    })
-  })
+  addEventListener('load', () => void registerWorker())
+}
+
+/**
+ * Registers /sw.js (a build's); false when it cannot be: the development server has none, and
+ * without it the app works as before, only not offline, not as a share target, and videos play
+ * from their whole original.
+ */
+export async function registerWorker(): Promise<boolean> {
+  try {
+    await navigator.serviceWorker.register('/sw.js', { scope: '/' })
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The files the share sheet sent (null: none, or the worker was restarted and forgot them). */

@@ -7,6 +7,7 @@
 import type { OpenedAsset } from '#photos/files.ts'
 import { ClientFormatError } from '#photos/format/errors.ts'
 import { OriginalRanges, type CiphertextRange } from '#photos/ranges.ts'
+import { registerWorker } from '../app/installed.ts'
 
 /**
  * How long the worker has to take the page over and the video: it answers at once when it runs,
@@ -84,16 +85,23 @@ export async function streamedVideo(asset: OpenedAsset, fetchCiphertext: Ciphert
   }
 }
 
-/** The worker controlling this page; on a first visit, the one registered as it takes over (a moment after the page loaded). */
+/**
+ * The worker controlling this page; on a first visit, the one registered as it takes over (a
+ * moment after the page loaded). A page that has none registered (its install failed: a file of
+ * the shell it caches could not be fetched) registers it again: the browser never retries it
+ * before the next load.
+ */
 async function controller(): Promise<ServiceWorker | null> {
   if (!('serviceWorker' in navigator)) return null
   const { serviceWorker } = navigator
   if (serviceWorker.controller !== null) return serviceWorker.controller
-  if ((await serviceWorker.getRegistration()) === undefined) return null
-  await new Promise((resolve) => {
+  // Listened for first: the worker may take over while the registration is read.
+  const takenOver = new Promise((resolve) => {
     serviceWorker.addEventListener('controllerchange', resolve, { once: true })
     setTimeout(resolve, WORKER_WAIT_MS)
   })
+  if ((await serviceWorker.getRegistration()) === undefined && !(await registerWorker())) return null
+  await takenOver
   return serviceWorker.controller
 }
 
