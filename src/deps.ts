@@ -8,7 +8,7 @@ import type { Config } from './config.ts'
 import { createPasswordHasher, type PasswordHasher } from './crypto/passwords.ts'
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts'
 import { deriveKey, resolveSecretKey, SECRET_KEY_FILE } from './crypto/secret-key.ts'
-import { createAttestationKeyring, ensureAttestationKey, type AttestationKeyring } from './features/custody/attestation.ts'
+import { createAttestationKeyring, ensureAttestationKey, warnOfAnotherIssuer, type AttestationKeyring } from './features/custody/attestation.ts'
 import { createReceiptSequencer, type ReceiptSequencer } from './features/custody/receipts.ts'
 import { totpAssociatedData } from './features/totp/totp.service.ts'
 import { createLogger } from './http/logging.ts'
@@ -83,7 +83,8 @@ export async function openBlobStore(config: Config, onRead?: (bytes: number) => 
 
 /**
  * What every start does before serving: migrations, the leftovers of interrupted blob writes,
- * the first attestation key, and the check that SECRET_KEY opens what the database holds sealed.
+ * the first attestation key, the check that SECRET_KEY opens what the database holds sealed,
+ * and a warning when PUBLIC_ORIGIN is not the issuer of the newest receipts.
  * Answers how many leftover files went.
  */
 export async function startUp(deps: Deps): Promise<number> {
@@ -92,6 +93,7 @@ export async function startUp(deps: Deps): Promise<number> {
   await deps.blobs.ping()
   const leftovers = await deps.blobs.cleanLeftovers()
   await checkSecretKeyOpensSealed(deps, await ensureAttestationKey(deps))
+  await warnOfAnotherIssuer(deps)
   return leftovers
 }
 

@@ -9,6 +9,7 @@ import { createDeps, startUp } from '../../src/deps.ts'
 import { rotateAttestationKey } from '../../src/features/custody/attestation.ts'
 import { CHAIN_LEASE_MS } from '../../src/features/custody/receipts.ts'
 import { exportAccount } from '../../src/features/export/export.service.ts'
+import { createLogger } from '../../src/http/logging.ts'
 import { fsck } from '../../src/features/integrity/fsck.service.ts'
 import { chainOfReceipt } from '../../src/contract/signing.ts'
 import type { AccountExportDocument, AttestationKeys } from '../../src/sdk/client.ts'
@@ -18,7 +19,7 @@ import { album, uploader, type Uploader } from '../support/albums.ts'
 import { openBundle, writeFor } from '../support/bundles.ts'
 import { writeRows } from '../support/database.ts'
 import { expectReceiptChains } from '../support/receipts.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { capture, startServer, type TestServer } from '../support/server.ts'
 
 const CHAINS = 3
 const ORIGIN = 'https://chains.coffer.example'
@@ -155,6 +156,28 @@ describe(`${CHAINS} receipt chains`, () => {
       'receipt chain 2: receipts 5..5 are missing',
       expect.stringMatching(/^receipt chain 1: the head's hash does not name receipt \d+$/),
       expect.stringMatching(/^asset \S+: blob \S+ \(derivative, upload \S+\) has no custody receipt$/),
+    ])
+  })
+
+  it('warns at a start under another PUBLIC_ORIGIN than the newest receipt names (clients would refuse what it issues), and not under the same', async () => {
+    const warnings = async (publicOrigin: string) => {
+      const logs: string[] = []
+      const deps = await createDeps({ ...server.deps.config, publicOrigin }, { database: server.database, log: createLogger('warn', capture(logs)) })
+      try {
+        await startUp(deps)
+      } finally {
+        await deps.storage.close()
+      }
+      return logs.map((line) => JSON.parse(line) as Record<string, unknown>)
+    }
+    expect(await warnings(ORIGIN)).toEqual([])
+    expect(await warnings('https://elsewhere.example')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        public_origin: 'https://elsewhere.example',
+        newest_receipt_issued_by: ORIGIN,
+        msg: expect.stringMatching(/^PUBLIC_ORIGIN is not the issuer the newest receipt names/),
+      }),
     ])
   })
 

@@ -102,6 +102,10 @@ describe('a write on an instance that does not hold its chain', () => {
   it('maintenance appends a request older than ORPHANED_REQUEST_MS (its instance killed while it waited), and the write answers', async () => {
     expect(await maintain(server.deps)).toMatchObject({ orphanedReceiptRequests: 0 })
     server.clock.advance(ORPHANED_REQUEST_MS + 1)
+    // A `coffer maintain` run without the servers' PUBLIC_ORIGIN would issue receipts clients refuse: it leaves the request.
+    const elsewhere = { ...server.deps, config: { ...server.deps.config, publicOrigin: 'https://elsewhere.example' } }
+    expect(await maintain(elsewhere)).toMatchObject({ orphanedReceiptRequests: 0 })
+    expect(await waitingRequests(server)).toBe(1)
     expect(await maintain(server.deps)).toMatchObject({ orphanedReceiptRequests: 1 })
     written.push(await handedOff)
     expect(await waitingRequests(server)).toBe(0)

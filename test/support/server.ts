@@ -36,7 +36,7 @@ export interface TestServer {
 const TEST_ENV = { PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_ITERATIONS: '1', LOG_LEVEL: 'trace' }
 
 /** A log sink that keeps every line. */
-function capture(logs: string[]): Writable {
+export function capture(logs: string[]): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
       logs.push(

@@ -49,6 +49,29 @@ export function createAttestationKeyring(box: SecretBox): AttestationKeyring {
 }
 
 /**
+ * The issuer the newest receipt names when it is not this process's PUBLIC_ORIGIN, else null. A
+ * client checks a receipt's server_id against the attestation-keys document of the origin it
+ * reaches, so receipts issued under another origin fail its check: every instance, and every
+ * `coffer` command that appends receipts (`maintain`), must share one PUBLIC_ORIGIN. After the
+ * service moved to a new origin, this answers the old one until the first receipt issued under it.
+ */
+export async function anotherIssuer(deps: Deps): Promise<string | null> {
+  const newest = await deps.storage.newestReceiptIssuer()
+  return newest === null || newest === deps.config.publicOrigin ? null : newest
+}
+
+/** Says so at a start when the newest receipt names another issuer than PUBLIC_ORIGIN (see anotherIssuer). */
+export async function warnOfAnotherIssuer(deps: Deps): Promise<void> {
+  const other = await anotherIssuer(deps)
+  if (other === null) return
+  deps.log.warn(
+    { public_origin: deps.config.publicOrigin, newest_receipt_issued_by: other },
+    'PUBLIC_ORIGIN is not the issuer the newest receipt names: clients refuse a receipt whose issuer is not the origin they reach; ' +
+      'give every instance and every coffer command the same PUBLIC_ORIGIN (maintenance leaves orphaned receipt requests to a process that has it)',
+  )
+}
+
+/**
  * Generates the first attestation key unless one is active, and makes RECEIPT_CHAINS receipt
  * chains (decision 0072) while no receipt has been issued; once one has, receipt_seq numbers
  * each chain's receipts by the number of chains, and a start with another number is refused.

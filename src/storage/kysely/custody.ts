@@ -139,6 +139,19 @@ export function custodyQueries(db: Executor, engine: Engine): CustodyStore {
       return row !== undefined
     },
 
+    async newestReceiptIssuer() {
+      // The chains' heads, one receipt each: the newest of them is the newest receipt.
+      const row = await db
+        .selectFrom('receiptChain')
+        .innerJoin('receipts', 'receipts.receiptSeq', 'receiptChain.lastSeq')
+        .select('receipts.serverId')
+        .orderBy('receipts.receivedAt', 'desc')
+        .orderBy('receipts.receiptSeq', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row?.serverId ?? null
+    },
+
     async receiptChainHead(chain) {
       return db
         .selectFrom('receiptChain')

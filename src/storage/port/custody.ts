@@ -22,6 +22,8 @@ export interface CustodyStore {
   appendReceiptsAfter(chain: number, after: ChainHead, receipts: readonly Receipt[], lastReceiptHash: string): Promise<boolean>
   /** How many chains the server keeps, and whether any receipt has been issued on them. */
   receiptChainLayout(): Promise<{ readonly chains: number; readonly issued: boolean }>
+  /** The issuer (server_id) the newest receipt of any chain names; null before the first receipt. */
+  newestReceiptIssuer(): Promise<string | null>
   /** Makes the chains 1..count, each with the first chain's active key (call under lockReceiptChain(1), before the first receipt). */
   setReceiptChains(count: number): Promise<void>
   /**
