@@ -111,6 +111,8 @@ export function library(count: number): { entries: SearchEntry[]; albums: Map<st
       place: spot === null ? null : { latitude: spot[0] + (random() - 0.5) * 0.1, longitude: spot[1] + (random() - 0.5) * 0.1 },
       favourite: random() < 0.03,
       kind: random() < 0.05 ? 'video' : 'photo',
+      // A caption on one in twenty, as an import from Google Photos brings them.
+      description: random() < 0.05 ? `${pick(WORDS)} with the ${pick(WORDS)} by the ${pick(WORDS)}` : null,
     })
   }
   const albums = new Map(

@@ -63,6 +63,7 @@ function searchable(metadata: SearchMetadata): SearchMetadata {
     ...(make === undefined && model === undefined ? {} : { camera: { ...(make === undefined ? {} : { make }), ...(model === undefined ? {} : { model }) } }),
     ...(metadata.location === undefined ? {} : { location: { latitude: metadata.location.latitude, longitude: metadata.location.longitude } }),
     ...(metadata.favourite === true ? { favourite: true } : {}),
+    ...(metadata.description === undefined ? {} : { description: metadata.description }),
   }
 }
 

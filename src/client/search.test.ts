@@ -41,6 +41,7 @@ const entry = (assetId: string, fields: Partial<SearchEntry> = {}): SearchEntry 
   place: null,
   favourite: false,
   kind: 'photo',
+  description: null,
   ...fields,
 })
 
@@ -60,7 +61,7 @@ function library(): SearchIndex {
     entry('glacier', { name: 'glacier.jpg', taken: utc(2019, 7, 16), camera: 'FUJIFILM X-T3', place: at.reykjavik, favourite: true }),
     entry('puffins', { name: 'puffins.mp4', taken: utc(2019, 7, 15), kind: 'video' }),
     entry('cake', { albumId: 'family', name: 'IMG_1234.JPG', taken: utc(2018, 3, 10), camera: 'Apple iPhone 12', place: at.paris, favourite: true }),
-    entry('garden', { albumId: 'family', name: 'garden.jpg', taken: utc(2020, 6, 1), camera: 'NIKON D750' }),
+    entry('garden', { albumId: 'family', name: 'garden.jpg', taken: utc(2020, 6, 1), camera: 'NIKON D750', description: 'Roses in first bloom by the shed' }),
     entry('scan', { albumId: 'family', name: 'Großmutter.tif', taken: utc(2017, 12, 24) }),
     entry('bridge', { albumId: 'nameless', name: 'öresund-bridge.jpg', taken: utc(2021, 8, 2), place: at.malmo }),
     entry('undated', { albumId: 'nameless', name: 'undated.png' }),
@@ -95,7 +96,7 @@ describe('text as compared', () => {
     expect(cameraText(undefined)).toBeNull()
   })
 
-  it("makes an entry from a photo's metadata: the wall clock where it was taken, the camera, the position, the kind", () => {
+  it("makes an entry from a photo's metadata: the wall clock where it was taken, the camera, the position, the kind, the caption", () => {
     const metadata = {
       name: 'trip/IMG_0001.HEIC',
       type: 'image/heic',
@@ -107,6 +108,7 @@ describe('text as compared', () => {
       camera: { make: 'Apple', model: 'iPhone 12', iso: 100 },
       location: at.paris,
       favourite: true,
+      description: 'Dinner at the top',
     }
     expect(searchEntry('a1', 'b1', metadata, '2020-01-01T00:00:00Z')).toEqual({
       assetId: 'a1',
@@ -117,6 +119,7 @@ describe('text as compared', () => {
       place: at.paris,
       favourite: true,
       kind: 'photo',
+      description: 'Dinner at the top',
     })
     // No date in the file: its name's, else its upload time in the viewer's zone.
     const plain = { name: 'clip.mov', type: 'video/quicktime', modified: null, captured: null }
@@ -125,6 +128,7 @@ describe('text as compared', () => {
       kind: 'video',
       favourite: false,
       place: null,
+      description: null,
     })
     expect(searchEntry('a3', 'b1', { ...plain, name: 'VID_20200704_101500.mp4' }, 0).taken).toBe(Date.UTC(2020, 6, 4, 10, 15))
     expect(kindOf('VIDEO/MP4')).toBe('video')
@@ -197,7 +201,7 @@ describe('parseQuery', () => {
 })
 
 describe('search', () => {
-  it('finds by a word of the name, camera, album or place; three letters or more anywhere, fewer at the start of a word', () => {
+  it('finds by a word of the name, description, camera, album or place; three letters or more anywhere, fewer at the start of a word', () => {
     const index = library()
     expect(found(index, 'harbour')).toEqual(['harbour'])
     expect(found(index, 'iceland')).toEqual(['glacier', 'harbour']) // its folder, and Reykjavík's country
@@ -221,6 +225,11 @@ describe('search', () => {
     expect(found(index, 'canon paris')).toEqual([])
     expect(found(index, '"canon eos"')).toEqual(['harbour'])
     expect(found(index, '"eos canon"')).toEqual([])
+    // The caption (an import's description) as the name: a word, a phrase; never a phrase from the name into it.
+    expect(found(index, 'bloom')).toEqual(['garden'])
+    expect(found(index, 'Shed nikon')).toEqual(['garden'])
+    expect(found(index, '"first bloom"')).toEqual(['garden'])
+    expect(found(index, '"jpg roses"')).toEqual([])
   })
 
   it('finds by dates, favourites and kind, with words', () => {

@@ -1,6 +1,6 @@
 // Search that finds, on the device (issue 41, decision 0070): the account's photos by what their
 // encrypted metadata says — a file name, a date taken, a camera, an album, a place, a favourite
-// mark, a video — answered from an index this device keeps, never by the server (DESIGN.md
+// mark, a video, a caption — answered from an index this device keeps, never by the server (DESIGN.md
 // section 7: "Indexes live on the device").
 //
 // One SearchEntry per photo (searchEntry makes it from the metadata); a SearchIndex keeps them,
@@ -31,6 +31,8 @@ export interface SearchEntry {
   readonly place: GeoLocation | null
   readonly favourite: boolean
   readonly kind: MediaKind
+  /** The person's caption (a Takeout or XMP description, metadata version 5), or null. */
+  readonly description: string | null
 }
 
 /**
@@ -81,7 +83,7 @@ export const kindOf = (type: string): MediaKind => (/^video\//i.test(type) ? 'vi
 /** What searchEntry reads of a photo's metadata. */
 export type SearchMetadata = Pick<
   AssetMetadata,
-  'name' | 'type' | 'modified' | 'captured' | 'capturedSource' | 'capturedOffset' | 'camera' | 'location' | 'favourite'
+  'name' | 'type' | 'modified' | 'captured' | 'capturedSource' | 'capturedOffset' | 'camera' | 'location' | 'favourite' | 'description'
 >
 
 /**
@@ -99,6 +101,7 @@ export function searchEntry(assetId: string, albumId: string, metadata: SearchMe
     place: metadata.location ?? null,
     favourite: metadata.favourite === true,
     kind: kindOf(metadata.type),
+    description: metadata.description ?? null,
   }
 }
 
@@ -283,8 +286,9 @@ function tokensOf(text: string): Token[] {
  *   (those months of every year). A photo matches when it was taken in any date the query names;
  * - "favourites" (favorites, favourite, fav): favourites only; "videos" (video, movies), "photos"
  *   (photo, pictures, images): only those;
- * - every other word must match the start of a word of the photo's name, camera, album or place
- *   (a word of three letters or more may match anywhere in one: "1234" finds IMG_1234.JPG);
+ * - every other word must match the start of a word of the photo's name, description, camera,
+ *   album or place (a word of three letters or more may match anywhere in one: "1234" finds
+ *   IMG_1234.JPG);
  *   "a phrase in quotes" is one word, and is never read as a date or a keyword ("2019" finds a
  *   name with 2019 in it). Joining words ("in", "from", "taken", "the" ...) are left out.
  */
@@ -338,10 +342,14 @@ export function describeQuery(query: SearchQuery): string {
 /** Words as a query reads them: each after a space, and one at the end (" canon eos 5d "). */
 const spaced = (list: readonly string[]): string => (list.length === 0 ? '' : ['', ...list, ''].join(' '))
 
+/** A photo's name and description as one text; `|` between them, so that no phrase runs from one into the other. */
+const textOf = (entry: SearchEntry): string =>
+  entry.description === null ? spaced(words(entry.name)) : `${spaced(words(entry.name))}|${spaced(words(entry.description))}`
+
 /** A photo as the index keeps it: its entry and what a query compares, worked out once. */
 interface Item {
   readonly entry: SearchEntry
-  /** The words of its name, folded, each after a space: " trip img 0042 jpg ". */
+  /** The words of its name, then of its description, folded, each after a space: " trip img 0042 jpg | sunset at the pier ". */
   readonly name: string
   /** Its camera and place, numbered by the index (0: none): their words are matched once per query, not once per photo. */
   readonly camera: number
@@ -472,7 +480,7 @@ export class SearchIndex {
       entry,
       // Joined, not concatenated: a flat string, which includes() reads as it is (a concatenation
       // is a tree that each query would walk).
-      name: spaced(words(entry.name)),
+      name: textOf(entry),
       camera: entry.camera === null ? 0 : this.#cameraNumber(entry.camera),
       placeNumber: place === null ? 0 : this.#placeNumber(place),
       year: date === null ? 0 : date.getUTCFullYear(),

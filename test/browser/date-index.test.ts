@@ -33,6 +33,7 @@ const photo = (n: number, version = HASH): DatedPhoto => ({
   camera: null,
   place: null,
   video: false,
+  description: null,
 })
 
 describe('the date index', () => {
@@ -50,13 +51,14 @@ describe('the date index', () => {
       camera: 'Canon EOS R6',
       place: { latitude: 55.6, longitude: -13 },
       video: true,
+      description: 'Smörgåsbord',
     }
     const bytes = encodeChunk([one])
-    // format 3, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0; 32 bytes of original;
-    // flags 7 (favourite, video, a place); the name (u16 length, UTF-8), the camera, the place's latitude and longitude
+    // format 4, count 1; the UUID's 16 bytes after kind 0; seq 7.0; 32 bytes of version; at; local; source 0; 32 bytes of original;
+    // flags 7 (favourite, video, a place); the name (u16 length, UTF-8), the camera, the place's latitude and longitude, the description
     expect(toHex(bytes)).toBe(
       [
-        '0300000001',
+        '0400000001',
         '00',
         '0f1e2d3c4b5a8697a8b9cadbecfd0e1f',
         '401c000000000000',
@@ -74,9 +76,11 @@ describe('the date index', () => {
         Buffer.from('Canon EOS R6').toString('hex'),
         '404bcccccccccccd',
         'c02a000000000000',
+        '000d',
+        Buffer.from('Smörgåsbord').toString('hex'),
       ].join(''),
     )
-    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1 + 1 + 32 + 1 + 2 + 10 + 2 + 12 + 16)
+    expect(bytes.length).toBe(5 + 1 + 16 + 8 + 1 + 32 + 8 + 8 + 1 + 1 + 32 + 1 + 2 + 10 + 2 + 12 + 16 + 2 + 13)
     expect(decodeChunk(bytes)).toEqual([one])
     // Other ids, no version, every source: read back as given.
     const others = SOURCES.map((source, i) => ({
@@ -88,10 +92,11 @@ describe('the date index', () => {
       camera: i % 2 === 0 ? null : 'NIKON D750',
       place: i % 3 === 1 ? { latitude: -33.9, longitude: 151.2 } : null,
       video: i % 4 === 2,
+      description: i % 3 === 2 ? `a caption ${i} ✓` : null,
     }))
     expect(decodeChunk(encodeChunk(others))).toEqual(others)
     expect(() => decodeChunk(bytes.subarray(0, bytes.length - 1))).toThrow(/cut short/)
-    expect(() => decodeChunk(Uint8Array.of(2, 0, 0, 0, 0))).toThrow(/unknown format/)
+    expect(() => decodeChunk(Uint8Array.of(3, 0, 0, 0, 0))).toThrow(/unknown format/)
   })
 
   it('opens a chunk and the directory only under the key that sealed them and their own names', async () => {

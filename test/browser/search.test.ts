@@ -1,8 +1,8 @@
 // The web app's Search screen (issue 41; decision 0070), in Chromium: photos with known dates,
 // cameras and places (kept by coffer-photos with --location), a favourite and a video in two
 // albums, stored from Node as coffer-photos stores them; the screen finds each kind of query
-// (a name, a year, a month of a year, a range, a camera, an album, favourites, a place named from
-// the shipped table, videos), offers suggestions for the word being typed (with how many each
+// (a name, a caption, a year, a month of a year, a range, a camera, an album, favourites, a place
+// named from the shipped table, videos), offers suggestions for the word being typed (with how many each
 // finds) and takes one on a click or with ↓ and Enter; a found photo opens and closes back to the
 // search. The index it searches is the date index, sealed in this browser: no name, camera or
 // place of a photo reads in what IndexedDB holds.
@@ -26,6 +26,8 @@ const shared = serverAndBrowser()
 const poll = expect.poll
 
 const ALBUMS = { Iceland: ICELAND, Family: FAMILY }
+/** Captions, as an import from Google Photos brings them (metadata version 5). */
+const CAPTIONS = new Map([['garden.jpg', 'Roses in first bloom by the shed']])
 
 let folder: string
 let account: WebAccount
@@ -39,7 +41,9 @@ beforeAll(async () => {
     const album = await openAlbum(account.library, albumName)
     const target = { ...account.library, albumId: album.albumId, protocolVersion: album.protocolVersion }
     const store = async (name: string, type: string, bytes: Uint8Array, modified: number | null) =>
-      backupFile(target, memorySource(bytes, { name, type, modified }), { describe: () => describeMedia(bytes, type, { location: true }) })
+      backupFile(target, memorySource(bytes, { name, type, modified }), {
+        describe: async () => ({ ...(await describeMedia(bytes, type, { location: true })), description: CAPTIONS.get(name) ?? null }),
+      })
     for (const photo of list) {
       const file = path.join(folder, photo.name)
       await writePhoto(file, {
@@ -109,6 +113,9 @@ describe('the Search screen', () => {
     expect(await found(page, 'reykjavik', 1)).toEqual(['harbour-dawn.jpg'])
     expect(await found(page, 'paris', 1)).toEqual(['birthday-cake.jpg'])
     expect(await found(page, 'iceland 2019 canon', 1)).toEqual(['harbour-dawn.jpg'])
+    // A caption's words, as a name's.
+    expect(await found(page, 'roses', 1)).toEqual(['garden.jpg'])
+    expect(await found(page, '"first bloom" 2020', 1)).toEqual(['garden.jpg'])
     // Newest taken first (the video by its modification time).
     await found(page, '2019', 3)
     expect(await shown(page)).toEqual(['glacier-walk.jpg', 'puffins.mp4', 'harbour-dawn.jpg'])
@@ -146,7 +153,7 @@ describe('the Search screen', () => {
     expect(await decryptedThumbnails(page)).toEqual(['glacier-walk.jpg'])
   })
 
-  it('keeps what it searches sealed in this browser: no name, camera or place reads in IndexedDB', async () => {
+  it('keeps what it searches sealed in this browser: no name, camera, place or caption reads in IndexedDB', async () => {
     const { page } = device
     const stored = await page.evaluate(`(async () => {
       const seen = []
@@ -167,7 +174,7 @@ describe('the Search screen', () => {
       return seen.join('\\n')
     })()`)
     expect(String(stored).length).toBeGreaterThan(1000) // the date index is there
-    for (const secret of ['harbour-dawn', 'glacier-walk', 'birthday-cake', 'puffins', 'EOS 5D', 'X-T3', 'iPhone', 'NIKON', 'Iceland', 'Family'])
+    for (const secret of ['harbour-dawn', 'glacier-walk', 'birthday-cake', 'puffins', 'EOS 5D', 'X-T3', 'iPhone', 'NIKON', 'Iceland', 'Family', 'first bloom'])
       expect(String(stored).includes(secret), secret).toBe(false)
   })
 })

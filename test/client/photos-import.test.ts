@@ -6,7 +6,7 @@
 // (the date taken with the offset it is shown at, the place, the description, the favourite
 // mark, the trash), the albums recreated with a photo in several of them stored once, and the
 // report; run again, nothing is sent.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -173,7 +173,7 @@ describe('coffer-photos import takeout', () => {
     expect(library.size).toBe(11)
   })
 
-  it('keeps the place, the description and the favourite mark; an album has its title and the photo copied into it, not sent again', async () => {
+  it('keeps the place, the description (searched as the name is) and the favourite mark; an album has its title and the photo copied into it, not sent again', async () => {
     const library = await listed('Google Photos')
     const rome = library.get(`${YEAR}/IMG_0001.jpg`)!
     expect(rome).toMatchObject({ favourite: true, description: 'The Colosseum\nat noon' })
@@ -187,6 +187,20 @@ describe('coffer-photos import takeout', () => {
     // Stored once: the copy's file was never sent; only the album's own photo was.
     const sent = events(first).filter((e) => e.event === 'file' && e.album === ALBUM)
     expect(sent.map((e) => e.name)).toEqual([`${ALBUM_FOLDER}/IMG_0100.jpg`])
+    // The description is searched as the name is: the photo, and its copy in the album.
+    const search = await photos(laptop, ['search', 'colosseum noon', '--json'], ENV)
+    expectOk(search)
+    const hits = events(search).filter((e) => e.event === 'hit')
+    expect(hits.map((hit) => [hit.album, hit.name]).sort()).toEqual([
+      ['Google Photos', `${YEAR}/IMG_0001.jpg`],
+      [ALBUM, `${YEAR}/IMG_0001.jpg`],
+    ])
+    // Kept in the device's index sealed, as names are.
+    const state = Buffer.concat(
+      await Promise.all(['state.sqlite', 'state.sqlite-wal'].map((file) => readFile(path.join(laptop, file)).catch(() => Buffer.alloc(0)))),
+    )
+    expect(state.length).toBeGreaterThan(8192)
+    expect(state.includes(Buffer.from('Colosseum')), 'the caption in plain').toBe(false)
   })
 
   it('leaves out the place with --no-location', async () => {

@@ -6,7 +6,7 @@
 // random nonce per seal, the album id and the row's place as associated data (a row opens only
 // where it was written). What is in plain: album ids (the server knows them; backed_up holds them
 // too), how many chunks each album has and their sizes. Names, dates, places, cameras, favourite
-// marks, even asset ids: sealed. A refresh rewrites the header and the chunks it changed, in one
+// marks, captions, even asset ids: sealed. A refresh rewrites the header and the chunks it changed, in one
 // transaction. A row that does not open (another account's, a damaged file) drops that album's
 // index, which the next search builds again from the feed.
 import { closeSync, openSync } from 'node:fs'
@@ -18,8 +18,11 @@ import { primitives, type AesGcm } from '../format/primitives.ts'
 import type { AlbumIndexState, AlbumRefresh, IndexedAsset } from '../search-sync.ts'
 
 export const SEARCH_INDEX_INFO = 'coffer/v1/search-index'
-/** The first byte of every sealed row: the layout below, version 1. */
-const SEALED_VERSION = 0x01
+/**
+ * The first byte of every sealed row: the layout below, version 2 (1 had no descriptions: an
+ * index of version 1 does not open, so it is built again from the feeds, captions included).
+ */
+const SEALED_VERSION = 0x02
 /** Photos per sealed chunk: a change reseals about 200 KB, and a library of 100,000 is 100 rows. */
 export const CHUNK_ENTRIES = 1000
 
@@ -68,6 +71,7 @@ interface StoredAsset {
   k?: [string | null, string | null]
   l?: [number, number]
   f?: 1
+  d?: string
 }
 
 function stored(asset: IndexedAsset): StoredAsset {
@@ -85,6 +89,7 @@ function stored(asset: IndexedAsset): StoredAsset {
     ...(metadata.camera === undefined ? {} : { k: [metadata.camera.make ?? null, metadata.camera.model ?? null] }),
     ...(metadata.location === undefined ? {} : { l: [metadata.location.latitude, metadata.location.longitude] }),
     ...(metadata.favourite === true ? { f: 1 as const } : {}),
+    ...(metadata.description === undefined ? {} : { d: metadata.description }),
   }
 }
 
@@ -104,6 +109,7 @@ function indexed(row: StoredAsset): IndexedAsset {
       ...(row.k === undefined ? {} : { camera: { ...(make === null ? {} : { make }), ...(model === null ? {} : { model }) } }),
       ...(row.l === undefined ? {} : { location: { latitude: row.l[0], longitude: row.l[1] } }),
       ...(row.f === 1 ? { favourite: true } : {}),
+      ...(row.d === undefined ? {} : { description: row.d }),
     },
   }
 }

@@ -50,6 +50,8 @@ export interface DatedPhoto {
   /** Where it was taken, when its metadata says (only coffer-photos records it, and only when asked). */
   readonly place: GeoLocation | null
   readonly video: boolean
+  /** The person's caption (metadata version 5: an import's), or null. */
+  readonly description: string | null
 }
 
 /** Photos a chunk holds at most. */
@@ -58,8 +60,9 @@ export const DIRECTORY = 'directory'
 const DIRECTORY_NAME = 'dates'
 const chunkName = (key: string): string => `dates/${key}`
 // 2: each photo's original and favourite mark (decision 0061); 3: its name, camera, place and
-// kind, for search (decision 0070). An index of an earlier format is read again from the feeds.
-const FORMAT = 3
+// kind, for search (decision 0070); 4: its description, for search. An index of an earlier
+// format is read again from the feeds.
+const FORMAT = 4
 
 /** The sources by their code in a chunk: never reordered, only appended to. */
 export const SOURCES: readonly TakenSource[] = ['exif-original', 'exif-digitized', 'exif-modified', 'gps', 'exif', 'file-name', 'file-modified', 'uploaded']
@@ -81,7 +84,7 @@ function uuidText(bytes: Uint8Array): string {
 }
 
 /**
- * A chunk's plaintext: format (1 byte, 1), count (u32, big-endian), then each photo:
+ * A chunk's plaintext: format (1 byte, FORMAT), count (u32, big-endian), then each photo:
  *   id      kind (1 byte: 0, then the UUID's 16 bytes; n in 1..255, then n bytes of UTF-8)
  *   seq     f64 (big-endian, as every number here)
  *   version length (1 byte: 32, or 0 for none), then the hash's bytes
@@ -93,7 +96,8 @@ function uuidText(bytes: Uint8Array): string {
  *   name    length (u16), then its UTF-8
  *   camera  length (u16, 0 for none), then its UTF-8
  *   place   (when flagged) latitude, longitude: f64 each
- * About 140 bytes a photo.
+ *   description length (u16, 0 for none), then its UTF-8 (at most 4,096 code units: 12 KiB)
+ * About 140 bytes a photo, and its caption.
  */
 export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
   const list = [...photos]
@@ -108,7 +112,9 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     const original = HASH.test(photo.original) ? fromHex(photo.original) : new Uint8Array(0)
     const name = encoder.encode(photo.name)
     const camera = encoder.encode(photo.camera ?? '')
-    if (name.length > 0xffff || camera.length > 0xffff) throw new Error('a name or camera the date index cannot keep')
+    const description = encoder.encode(photo.description ?? '')
+    if (name.length > 0xffff || camera.length > 0xffff || description.length > 0xffff)
+      throw new Error('a name, camera or description the date index cannot keep')
     const part = new Uint8Array(
       1 +
         (UUID.test(photo.assetId) ? 16 : id.length) +
@@ -125,7 +131,9 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
         name.length +
         2 +
         camera.length +
-        (photo.place === null ? 0 : 16),
+        (photo.place === null ? 0 : 16) +
+        2 +
+        description.length,
     )
     const view = new DataView(part.buffer)
     let at = 0
@@ -155,7 +163,10 @@ export function encodeChunk(photos: Iterable<DatedPhoto>): Uint8Array {
     if (photo.place !== null) {
       view.setFloat64(at, photo.place.latitude)
       view.setFloat64(at + 8, photo.place.longitude)
+      at += 16
     }
+    view.setUint16(at, description.length)
+    part.set(description, at + 2)
     parts.push(part)
     size += part.length
   }
@@ -205,6 +216,7 @@ export function decodeChunk(bytes: Uint8Array): DatedPhoto[] {
     const name = text()
     const camera = text()
     const place = (flags & PLACE) === 0 ? null : { latitude: number(), longitude: number() }
+    const description = text()
     photos.push({
       assetId,
       seq,
@@ -218,6 +230,7 @@ export function decodeChunk(bytes: Uint8Array): DatedPhoto[] {
       camera: camera === '' ? null : camera,
       place,
       video: (flags & VIDEO) !== 0,
+      description: description === '' ? null : description,
     })
   }
   if (at !== bytes.length) throw new Error('a date index chunk with bytes after its photos')

@@ -1,6 +1,6 @@
 // The Search screen's index (decision 0070): every photo of the timeline (lib/timeline.ts) as
 // src/client/search.ts searches it, built from the date index's records, which hold what search
-// reads of each photo (name, date taken, camera, place, favourite, video) sealed in this browser
+// reads of each photo (name, date taken, camera, place, favourite, video, caption) sealed in this browser
 // (lib/date-index-records.ts). Kept in step with the timeline one photo at a time: a photo is put
 // again only when its version changed, so a refresh that found one new photo costs one put.
 import { SearchIndex } from '#photos/search.ts'
@@ -48,6 +48,7 @@ const entryOf = (albumId: string, photo: DatedPhoto) => ({
   place: photo.place,
   favourite: photo.favourite,
   kind: photo.video ? ('video' as const) : ('photo' as const),
+  description: photo.description,
 })
 
 /** The place names, loaded the first time search is used (a chunk of its own); null when they cannot be (offline): positions are then not searched by name. */

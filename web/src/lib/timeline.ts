@@ -293,6 +293,7 @@ export class Timeline {
           camera: cameraText(result.value.metadata.camera),
           place: result.value.metadata.location ?? null,
           video: kindOf(result.value.metadata.type) === 'video',
+          description: result.value.metadata.description ?? null,
         } satisfies DatedPhoto)
       })
       this.#read += batch.length
