@@ -58,6 +58,7 @@ describe('the sealed search index', () => {
       camera: { make: 'Canon', model: 'Canon EOS 5D' },
       location: { latitude: 64.1466, longitude: -21.9426 },
       favourite: true,
+      description: 'Roses in first bloom by the shed',
     })
     const older = asset(2, { capturedSource: null, capturedOffset: null, camera: { model: 'X-T3' } })
     const many = Array.from({ length: CHUNK_ENTRIES * 2 + 10 }, (_, n) => asset(n + 10))
@@ -116,6 +117,21 @@ describe('the sealed search index', () => {
     const db = new DatabaseSync(file)
     const chunk1 = rows(file, 'album-a').get(1)!
     db.prepare('UPDATE search_chunks SET sealed = ? WHERE album_id = ? AND chunk = 0').run(chunk1, 'album-a')
+    db.close()
+    expect(await store.load('album-a')).toBeNull()
+    expect(store.albumIds()).toEqual([])
+    store.close()
+  })
+
+  it('does not open a row of the version before captions: the album is dropped, to be built again with them', async () => {
+    const file = path.join(work, 'versions.sqlite')
+    const store = await openSearchStore(file, KEY)
+    await store.update('album-a', null, refresh(3, [asset(1)]))
+    expect(await store.load('album-a')).not.toBeNull()
+    const db = new DatabaseSync(file)
+    const sealed = Uint8Array.from(rows(file, 'album-a').get(0)!)
+    sealed[0] = 0x01
+    db.prepare('UPDATE search_chunks SET sealed = ? WHERE album_id = ? AND chunk = 0').run(sealed, 'album-a')
     db.close()
     expect(await store.load('album-a')).toBeNull()
     expect(store.albumIds()).toEqual([])
