@@ -278,7 +278,7 @@ export const search: Scenario = {
       measured: [...measured.values()],
       checks,
       notes: [
-        `${PHOTOS.toLocaleString('en')} synthetic photos (BENCH_SEARCH_PHOTOS) in ${ALBUMS} albums: names as cameras and people write them, dates over 20 years (2% undated), 90% with a camera, 40% with a position among ${SPOTS.length} places (one at sea), 3% favourites, 5% videos; each query lists the newest ${LIMIT} and counts all. Rows: queries per second against the bare scan's (1.0: as fast as one includes() per name).`,
+        `${PHOTOS.toLocaleString('en')} synthetic photos (BENCH_SEARCH_PHOTOS) in ${ALBUMS} albums: names as cameras and people write them, dates over 20 years (2% undated), 90% with a camera, 40% with a position among ${SPOTS.length} places (one at sea), 3% favourites, 5% videos, 5% with a caption of seven words; each query lists the newest ${LIMIT} and counts all. Rows: queries per second against the bare scan's (1.0: as fast as one includes() per name).`,
         ...kinds.map((kind) => `${kind}: ${totals[kind]}`),
       ],
     }

@@ -342,9 +342,12 @@ export function describeQuery(query: SearchQuery): string {
 /** Words as a query reads them: each after a space, and one at the end (" canon eos 5d "). */
 const spaced = (list: readonly string[]): string => (list.length === 0 ? '' : ['', ...list, ''].join(' '))
 
-/** A photo's name and description as one text; `|` between them, so that no phrase runs from one into the other. */
+/**
+ * A photo's name and description as one flat text (one join: see Item.name), `|` between them,
+ * so that no phrase runs from one into the other.
+ */
 const textOf = (entry: SearchEntry): string =>
-  entry.description === null ? spaced(words(entry.name)) : `${spaced(words(entry.name))}|${spaced(words(entry.description))}`
+  entry.description === null ? spaced(words(entry.name)) : spaced([...words(entry.name), '|', ...words(entry.description)])
 
 /** A photo as the index keeps it: its entry and what a query compares, worked out once. */
 interface Item {
