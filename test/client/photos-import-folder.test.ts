@@ -269,7 +269,7 @@ describe('coffer-photos import folder', () => {
   it('says what it did in words without --json', async () => {
     const run = await photos(laptop, ['import', 'folder', root, '--album', 'Words', '--verbose'], ENV)
     expect(run.code, run.stderr).toBe(0)
-    expect(run.stdout).toMatch(/^10 of 10 photos and videos in [\d.]+ s: 10 imported \(/m)
+    expect(run.stdout).toMatch(/^10 of 10 files in [\d.]+ s: 10 imported \(/m)
     expect(run.stdout).toMatch(
       /^sidecars: 7 with an XMP sidecar, 3 without, 1 unreadable; 2 XMP files no photo took; Apple's Photo Details: 1 file, 1 favourite stored$/m,
     )

@@ -91,7 +91,8 @@ export async function importFolder(invocation: Invocation, given: readonly strin
 
   const account = await openAccount(home, commandClientOptions(out, signal))
   const { album, target, state } = await openBackupTarget(account, albumName)
-  if (verbosity !== 'quiet') out.say(`importing ${totals.files} photos and videos (${bytesText(totals.bytes)}) from ${root} into album "${album.name}"`)
+  if (verbosity !== 'quiet')
+    out.say(`importing ${totals.files} file${totals.files === 1 ? '' : 's'} (${bytesText(totals.bytes)}) from ${root} into album "${album.name}"`)
 
   const unreadable: UnreadableFolder[] = []
   const skipped: SkippedFile[] = []
@@ -243,7 +244,7 @@ export async function importFolder(invocation: Invocation, given: readonly strin
     seconds,
   })
   out.say(
-    `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} photos and videos in ${seconds.toFixed(1)} s: ` +
+    `${summary.stopped ? 'stopped: ' : ''}${summary.files} of ${totals.files} file${totals.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ` +
       `${summary.stored} imported (${bytesText(sentBytes)} sent${summary.deduplicated > 0 ? `; ${summary.deduplicated} already in another album, their originals not sent again` : ''}), ` +
       `${summary.replaced > 0 ? `${summary.replaced} changed (stored as new versions), ` : ''}${alreadyStored} already stored, ` +
       `${summary.conflict > 0 ? `${summary.conflict} in conflict (not sent), ` : ''}` +

@@ -97,7 +97,7 @@ export const importCommand: Command = {
       })
       if (verbosity !== 'quiet')
         out.say(
-          `importing ${totals.files} photos and videos (${bytesText(totals.bytes)}) from ${opened.archives.length === 0 ? 'the folder' : `${opened.archives.length} archive${opened.archives.length === 1 ? '' : 's'}`}` +
+          `importing ${totals.files} file${totals.files === 1 ? '' : 's'} (${bytesText(totals.bytes)}) from ${opened.archives.length === 0 ? 'the folder' : `${opened.archives.length} archive${opened.archives.length === 1 ? '' : 's'}`}` +
             ` into ${albums.length} album${albums.length === 1 ? '' : 's'}`,
         )
       const account = await openAccount(home, commandClientOptions(out, signal))
@@ -259,7 +259,7 @@ export const importCommand: Command = {
         seconds,
       })
       out.say(
-        `${stopped ? 'stopped: ' : ''}${total('files')} of ${totals.files} photos and videos in ${seconds.toFixed(1)} s: ${total('stored')} imported (${bytesText(total('sentBytes'))} sent), ` +
+        `${stopped ? 'stopped: ' : ''}${total('files')} of ${totals.files} file${totals.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s: ${total('stored')} imported (${bytesText(total('sentBytes'))} sent), ` +
           `${total('present') + total('unchanged')} already stored, ${total('failed')} failed${total('deleted') > 0 ? `, ${total('deleted')} deleted since (not stored again)` : ''}`,
       )
       out.say(
