@@ -226,6 +226,26 @@ describe('videos in the web app', { timeout: 60_000 }, () => {
     }
   })
 
+  it('streams on a page its worker does not control (force-reloaded): opening a video asks the worker to take it over', async () => {
+    const other = await openDevice(shared.browser, shared.server.url)
+    const { page, context } = other
+    try {
+      await openAs(page, shared.server, account, `/#/albums/${encodeURIComponent(albumId)}`)
+      await poll(() => page.evaluate('navigator.serviceWorker.controller !== null'), { timeout: 15_000 }).toBe(true)
+      // A reload that bypasses the worker, as Shift+Reload does: the page loads without it, which stays active.
+      const cdp = await context.newCDPSession(page)
+      await cdp.send('Page.reload', { ignoreCache: true })
+      await poll(async () => JSON.stringify(await workerState(page))).toBe(
+        JSON.stringify({ controlled: false, registered: { active: 'activated', installing: null } }),
+      )
+      await openVideo(page, 'river.webm')
+      await poll(async () => (await state(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3)
+      expect(other.problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
   it('stops with a clear error where the server altered a chunk, and plays what it did not alter', async () => {
     // Another device: this one's HTTP cache holds what it fetched of the video, and the altered bytes it will fetch stay out of it.
     const other = await openDevice(shared.browser, shared.server.url)

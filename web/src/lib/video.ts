@@ -89,7 +89,9 @@ export async function streamedVideo(asset: OpenedAsset, fetchCiphertext: Ciphert
  * The worker controlling this page; on a first visit, the one registered as it takes over (a
  * moment after the page loaded). A page that has none registered (its install failed: a file of
  * the shell it caches could not be fetched) registers it again: the browser never retries it
- * before the next load.
+ * before the next load. A page an active worker does not control (loaded while the worker was
+ * being installed, after its activation claimed the pages open then; or force-reloaded) asks it
+ * to take the page over.
  */
 async function controller(): Promise<ServiceWorker | null> {
   if (!('serviceWorker' in navigator)) return null
@@ -100,7 +102,9 @@ async function controller(): Promise<ServiceWorker | null> {
     serviceWorker.addEventListener('controllerchange', resolve, { once: true })
     setTimeout(resolve, WORKER_WAIT_MS)
   })
-  if ((await serviceWorker.getRegistration()) === undefined && !(await registerWorker())) return null
+  const registration = await serviceWorker.getRegistration()
+  if (registration === undefined && !(await registerWorker())) return null
+  registration?.active?.postMessage({ type: 'claim' })
   await takenOver
   return serviceWorker.controller
 }

@@ -269,6 +269,10 @@ scope.addEventListener('message', (event) => {
       else waiter?.reject(new Error(data.message))
     }
     port.postMessage({ type: 'ready' })
+  } else if (message?.type === 'claim') {
+    // A page this worker does not control (loaded while it was being installed, after its
+    // activation had claimed the pages then open; or force-reloaded) asks to be taken over.
+    event.waitUntil(scope.clients.claim())
   } else if (message?.type === 'shared-files') event.ports[0]?.postMessage({ type: 'shared-files', files: shared })
   else if (message?.type === 'shared-done') shared = null
 })
