@@ -15,8 +15,9 @@ export interface TcpProxy {
   route(url: string): string
   setMode(mode: ProxyMode): void
   /**
-   * Destroys every connection through the proxy, both sides; answers how many of them reached
-   * the database (held ones never did).
+   * Destroys every connection through the proxy, both sides; answers how many of them had been
+   * established: the database had said it was ready for a query (ReadyForQuery). Held ones
+   * never reached it, and one still starting fails its connect rather than being lost.
    */
   cut(): number
   /**
@@ -30,7 +31,12 @@ export interface TcpProxy {
 interface Link {
   readonly client: net.Socket
   readonly upstream: net.Socket | null
+  /** The database has sent a ReadyForQuery on it: the connection is established. */
+  ready: boolean
 }
+
+/** PostgreSQL's ReadyForQuery message ('Z', length 5) but its status byte. */
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5])
 
 export async function startTcpProxy(database: { host: string; port: number }): Promise<TcpProxy> {
   const links = new Set<Link>()
@@ -38,7 +44,7 @@ export async function startTcpProxy(database: { host: string; port: number }): P
   let trigger: { text: Buffer; fire: (cut: number) => void } | null = null
 
   const cut = () => {
-    const count = [...links].filter((link) => link.upstream !== null).length
+    const count = [...links].filter((link) => link.ready).length
     for (const link of links) {
       link.client.destroy()
       link.upstream?.destroy()
@@ -55,7 +61,7 @@ export async function startTcpProxy(database: { host: string; port: number }): P
       return
     }
     const upstream = mode === 'hold' ? null : net.connect(database)
-    const link: Link = { client, upstream }
+    const link: Link = { client, upstream, ready: false }
     links.add(link)
     client.on('close', () => {
       links.delete(link)
@@ -68,7 +74,10 @@ export async function startTcpProxy(database: { host: string; port: number }): P
     }
     upstream.on('error', () => client.destroy())
     upstream.on('close', () => client.destroy())
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    upstream.on('data', (chunk: Buffer) => {
+      link.ready ||= chunk.includes(READY_FOR_QUERY)
+      client.write(chunk)
+    })
     // The end of what was sent before, so that a statement split across two reads still matches.
     let tail = Buffer.alloc(0)
     client.on('data', (chunk: Buffer) => {
