@@ -82,6 +82,16 @@ const workerState = (page: Page): Promise<unknown> =>
     }
   })()`)
 
+/** Runs `use` on a device of its own (a fresh browser context: nothing cached, no worker yet), closed afterwards. */
+async function onAnotherDevice(use: (other: WatchedPage) => Promise<void>): Promise<void> {
+  const other = await openDevice(shared.browser, shared.server.url)
+  try {
+    await use(other)
+  } finally {
+    await other.context.close()
+  }
+}
+
 async function openVideo(page: Page, name: string): Promise<void> {
   await page.goto(`/#/albums/${encodeURIComponent(albumId)}/${videos.get(name)!.assetId}`)
   // The app waits up to 10 s for a worker to take over, and 10 s more for it to answer (web/src/lib/video.ts).
@@ -184,8 +194,7 @@ describe('videos in the web app', { timeout: 60_000 }, () => {
   it('plays a video through a public link the same way: streamed, with no account', async () => {
     const owner = { library: account.library, contacts: contactsFile(path.join(folder, 'pins.sqlite')) }
     const { url } = await createLink(owner, albumId)
-    const visitor = await openDevice(shared.browser, shared.server.url)
-    try {
+    await onAnotherDevice(async (visitor) => {
       const { page } = visitor
       await page.goto(url)
       // A first visit: the page registers the worker, which takes the page over.
@@ -195,23 +204,20 @@ describe('videos in the web app', { timeout: 60_000 }, () => {
       await poll(async () => (await state(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3)
       await checkScreen(visitor, 'link-video')
       expect(visitor.problems).toEqual([])
-    } finally {
-      await visitor.context.close()
-    }
+    })
   })
 
   it('streams on a page whose worker failed to install: opening a video registers it again', async () => {
-    const other = await openDevice(shared.browser, shared.server.url)
-    const { page, context } = other
-    // The worker's fetch of a shell file fails, as on a dropped connection: its install fails and the browser forgets it.
-    let refusing = true
-    let refused = 0
-    await context.route('**/manifest.webmanifest', (route) => {
-      if (!refusing || route.request().serviceWorker() === null) return route.continue()
-      refused++
-      return route.abort('connectionreset')
-    })
-    try {
+    await onAnotherDevice(async (other) => {
+      const { page, context } = other
+      // The worker's fetch of a shell file fails, as on a dropped connection: its install fails and the browser forgets it.
+      let refusing = true
+      let refused = 0
+      await context.route('**/manifest.webmanifest', (route) => {
+        if (!refusing || route.request().serviceWorker() === null) return route.continue()
+        refused++
+        return route.abort('connectionreset')
+      })
       await openAs(page, shared.server, account, `/#/albums/${encodeURIComponent(albumId)}`)
       await page.evaluate('navigator.serviceWorker.getRegistration().then((registration) => registration?.unregister())')
       const before = refused
@@ -221,15 +227,12 @@ describe('videos in the web app', { timeout: 60_000 }, () => {
       await openVideo(page, 'river.webm')
       await poll(async () => (await state(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3)
       expect(other.problems).toEqual([])
-    } finally {
-      await context.close()
-    }
+    })
   })
 
   it('streams on a page its worker does not control (force-reloaded): opening a video asks the worker to take it over', async () => {
-    const other = await openDevice(shared.browser, shared.server.url)
-    const { page, context } = other
-    try {
+    await onAnotherDevice(async (other) => {
+      const { page, context } = other
       await openAs(page, shared.server, account, `/#/albums/${encodeURIComponent(albumId)}`)
       await poll(() => page.evaluate('navigator.serviceWorker.controller !== null'), { timeout: 15_000 }).toBe(true)
       // A reload that bypasses the worker, as Shift+Reload does: the page loads without it, which stays active.
@@ -241,9 +244,7 @@ describe('videos in the web app', { timeout: 60_000 }, () => {
       await openVideo(page, 'river.webm')
       await poll(async () => (await state(page)).currentTime, { timeout: 15_000 }).toBeGreaterThan(0.3)
       expect(other.problems).toEqual([])
-    } finally {
-      await context.close()
-    }
+    })
   })
 
   it('stops with a clear error where the server altered a chunk, and plays what it did not alter', async () => {
